@@ -1,0 +1,46 @@
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from support.lmstudio import FakeLMStudio  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Never read or write the real ~/.vaultbrain, and never talk to a real LLM server."""
+    home = tmp_path_factory.mktemp("vbhome")
+    monkeypatch.setenv("VAULTBRAIN_HOME", str(home))
+    for var in ("VAULTBRAIN_VAULT", "VAULTBRAIN_ENDPOINT", "VAULTBRAIN_MODEL",
+                "VAULTBRAIN_PROVIDER", "VAULTBRAIN_SCHEMA_PACK"):
+        monkeypatch.delenv(var, raising=False)
+    # An endpoint where nothing listens: tests that want an LLM start the fake one.
+    monkeypatch.setenv("VAULTBRAIN_ENDPOINT", "http://127.0.0.1:9/v1")
+
+
+@pytest.fixture
+def lmstudio(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLMStudio]:
+    server = FakeLMStudio().start()
+    monkeypatch.setenv("VAULTBRAIN_ENDPOINT", server.url)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "Vault"
+    root.mkdir()
+    return root
+
+
+@pytest.fixture
+def env_home() -> Path:
+    return Path(os.environ["VAULTBRAIN_HOME"])

@@ -1,0 +1,5 @@
+"""vaultbrain: a second brain that lives inside an Obsidian vault."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"

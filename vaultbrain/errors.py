@@ -1,0 +1,30 @@
+"""The error hierarchy. The CLI turns these into one-line messages and exit codes."""
+
+from __future__ import annotations
+
+
+class VaultbrainError(Exception):
+    """Base of every error vaultbrain raises on purpose."""
+
+    exit_code = 1
+
+
+class UserError(VaultbrainError):
+    """Something the person can fix; the message says what to do next."""
+
+
+class UnsafePathError(UserError):
+    """A path that would lead outside the vault or the state dir."""
+
+
+class ConflictError(VaultbrainError):
+    """A compare-and-swap write found the file changed since it was read."""
+
+
+class LLMError(VaultbrainError):
+    """The LLM server failed or answered something we cannot use."""
+
+    def __init__(self, message: str, *, kind: str = "error", retryable: bool = False) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.retryable = retryable

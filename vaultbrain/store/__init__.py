@@ -1,0 +1,8 @@
+"""The JSON store in the state dir. Knows nothing of notes, the daemon or the CLI."""
+
+from __future__ import annotations
+
+from vaultbrain.store.collection import Collection, validate_id
+from vaultbrain.store.store import Store
+
+__all__ = ["Collection", "Store", "validate_id"]

@@ -1,0 +1,232 @@
+"""A collection: a folder with a schema-versioned ``index.json`` and ``<id>/index.json`` records.
+
+The collection index (a small summary per record) is kept fast to update on a 10,000-record
+store: each change is appended to ``index.log.jsonl`` and folded into ``index.json`` now and
+then, so a write costs one small append instead of rewriting the whole index. A reader that
+sees the log grow (another process wrote) reads only the new lines.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from vaultbrain.errors import UserError
+from vaultbrain.vault.files import atomic_write_file
+
+SCHEMA_VERSION = 1
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
+_FORBIDDEN_IDS = {"__proto__", "constructor", "prototype", "index", "con", "nul", "prn", "aux"}
+_COMPACT_EVERY = 2000
+SUMMARY_KEYS = ("id", "type", "title", "aliases", "path", "status", "updated", "deleted")
+
+
+def validate_id(record_id: str) -> str:
+    """Refuse ids that could escape the collection folder or poison a JS reader."""
+    if (
+        not isinstance(record_id, str)
+        or not _ID.match(record_id)
+        or record_id.lower() in _FORBIDDEN_IDS
+    ):
+        raise UserError(f"not a valid record id: {record_id!r}")
+    return record_id
+
+
+class Collection:
+    def __init__(self, root: Path, name: str) -> None:
+        validate_id(name)
+        self.name = name
+        self.dir = root / name
+        self._index: dict[str, dict[str, Any]] | None = None
+        self._log_pos = 0
+        self._log_ino: int | None = None
+        self._log_lines = 0
+        self._lock = threading.RLock()
+
+    # -- index ---------------------------------------------------------------------------
+    @property
+    def _index_path(self) -> Path:
+        return self.dir / "index.json"
+
+    @property
+    def _log_path(self) -> Path:
+        return self.dir / "index.log.jsonl"
+
+    def _load(self) -> dict[str, dict[str, Any]]:
+        with self._lock:
+            if self._index is None:
+                self._index = {}
+                try:
+                    doc = json.loads(self._index_path.read_text("utf-8"))
+                    if doc.get("schema_version", 1) > SCHEMA_VERSION:
+                        raise UserError(
+                            f"the store's {self.name} collection was written by a newer vaultbrain"
+                        )
+                    self._index = dict(doc.get("records", {}))
+                except FileNotFoundError:
+                    pass
+                except (ValueError, AttributeError):
+                    self._index = self._rebuild()
+                self._log_pos, self._log_ino, self._log_lines = 0, None, 0
+            self._tail()
+            return self._index
+
+    def _tail(self) -> None:
+        """Fold in index changes appended since we last looked (by us or another process)."""
+        assert self._index is not None
+        try:
+            st = os.stat(self._log_path)
+        except FileNotFoundError:
+            if self._log_ino is not None:  # compacted by another process: reload
+                self._index = None
+                self._log_ino = None
+                self._load()
+            return
+        if self._log_ino is not None and st.st_ino != self._log_ino:
+            self._index = None
+            self._log_ino = None
+            self._load()
+            return
+        self._log_ino = st.st_ino
+        if st.st_size <= self._log_pos:
+            return
+        with open(self._log_path, "rb") as fh:
+            fh.seek(self._log_pos)
+            chunk = fh.read()
+        end = chunk.rfind(b"\n")
+        if end < 0:
+            return  # a partial line still being written
+        for line in chunk[: end + 1].splitlines():
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue  # a torn line from a crash: the record file is the truth
+            self._log_lines += 1
+            if entry.get("op") == "drop":
+                self._index.pop(entry["id"], None)
+            else:
+                self._index[entry["id"]] = entry["summary"]
+        self._log_pos += end + 1
+
+    def _rebuild(self) -> dict[str, dict[str, Any]]:
+        index: dict[str, dict[str, Any]] = {}
+        if not self.dir.is_dir():
+            return index
+        for child in self.dir.iterdir():
+            rec = self._read_record_file(child / "index.json")
+            if rec and "id" in rec:
+                index[rec["id"]] = summarize(rec)
+        return index
+
+    def _append_log(self, entry: dict[str, Any]) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        data = (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+        fd = os.open(self._log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def compact(self) -> None:
+        """Fold the log into ``index.json`` (the caller holds the store lock)."""
+        with self._lock:
+            index = self._load()
+            self.dir.mkdir(parents=True, exist_ok=True)
+            doc = {"schema_version": SCHEMA_VERSION, "collection": self.name, "records": index}
+            atomic_write_file(
+                self._index_path, json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+            )
+            try:
+                os.unlink(self._log_path)
+            except FileNotFoundError:
+                pass
+            self._log_pos, self._log_ino, self._log_lines = 0, None, 0
+
+    # -- records -------------------------------------------------------------------------
+    def _record_path(self, record_id: str) -> Path:
+        return self.dir / validate_id(record_id) / "index.json"
+
+    @staticmethod
+    def _read_record_file(path: Path) -> dict[str, Any] | None:
+        try:
+            return json.loads(path.read_text("utf-8"))
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except ValueError:
+            return None
+
+    def get(self, record_id: str, *, include_deleted: bool = False) -> dict[str, Any] | None:
+        rec = self._read_record_file(self._record_path(record_id))
+        if rec is None or (rec.get("deleted") and not include_deleted):
+            return None
+        return rec
+
+    def put(self, record: dict[str, Any]) -> dict[str, Any]:
+        """Write a record (the caller holds the store lock) and update the index."""
+        rid = validate_id(record["id"])
+        with self._lock:
+            self._load()
+            path = self._record_path(rid)
+            atomic_write_file(
+                path, json.dumps(record, ensure_ascii=False, indent=1, sort_keys=False)
+            )
+            summary = summarize(record)
+            assert self._index is not None
+            if self._index.get(rid) != summary:
+                self._append_log({"op": "put", "id": rid, "summary": summary})
+                self._index[rid] = summary
+                self._log_lines += 1
+                self._log_pos = os.stat(self._log_path).st_size
+                if self._log_lines >= _COMPACT_EVERY:
+                    self.compact()
+        return record
+
+    def tombstone(self, record_id: str, **extra: Any) -> dict[str, Any] | None:
+        rec = self.get(record_id, include_deleted=True)
+        if rec is None:
+            return None
+        rec["deleted"] = True
+        rec.update(extra)
+        return self.put(rec)
+
+    def drop(self, record_id: str) -> None:
+        """Forget a record entirely (used when it moves to another collection)."""
+        with self._lock:
+            self._load()
+            path = self._record_path(record_id)
+            try:
+                os.unlink(path)
+                os.rmdir(path.parent)
+            except OSError:
+                pass
+            assert self._index is not None
+            if self._index.pop(record_id, None) is not None:
+                self._append_log({"op": "drop", "id": record_id})
+                self._log_pos = os.stat(self._log_path).st_size
+
+    def summaries(self, *, include_deleted: bool = False) -> Iterator[dict[str, Any]]:
+        for summary in list(self._load().values()):
+            if include_deleted or not summary.get("deleted"):
+                yield summary
+
+    def ids(self) -> list[str]:
+        return [s["id"] for s in self.summaries()]
+
+    def all(self, *, include_deleted: bool = False) -> Iterator[dict[str, Any]]:
+        for summary in self.summaries(include_deleted=include_deleted):
+            rec = self.get(summary["id"], include_deleted=include_deleted)
+            if rec is not None:
+                yield rec
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self.summaries())
+
+
+def summarize(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: record[k] for k in SUMMARY_KEYS if k in record and record[k] not in (None, [], "")}

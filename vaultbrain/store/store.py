@@ -1,0 +1,93 @@
+"""The store: collections, JSONL sidecars and ``meta.json`` in the state dir.
+
+One process-wide lock file serialises writers (the daemon and a CLI command may run at the
+same time); readers never block.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from vaultbrain.store.collection import Collection
+from vaultbrain.vault.files import atomic_write_file
+
+
+class Store:
+    def __init__(self, state_dir: Path) -> None:
+        self.root = Path(state_dir)
+        self._collections: dict[str, Collection] = {}
+        self._rlock = threading.RLock()
+        self._depth = 0
+        self._fd: int | None = None
+
+    def collection(self, name: str) -> Collection:
+        col = self._collections.get(name)
+        if col is None:
+            col = self._collections[name] = Collection(self.root, name)
+        return col
+
+    @property
+    def inbox(self) -> Collection:
+        return self.collection("inbox")
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the store's write lock (re-entrant within the process)."""
+        with self._rlock:
+            if self._depth == 0:
+                self.root.mkdir(parents=True, exist_ok=True)
+                self._fd = os.open(self.root / "store.lock", os.O_RDWR | os.O_CREAT, 0o644)
+                fcntl.flock(self._fd, fcntl.LOCK_EX)
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+                if self._depth == 0 and self._fd is not None:
+                    fcntl.flock(self._fd, fcntl.LOCK_UN)
+                    os.close(self._fd)
+                    self._fd = None
+
+    # -- sidecars ------------------------------------------------------------------------
+    def append_jsonl(self, name: str, entry: dict[str, Any]) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        data = (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+        fd = os.open(self.root / name, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+
+    def read_jsonl(self, name: str) -> Iterator[dict[str, Any]]:
+        try:
+            fh = open(self.root / name, encoding="utf-8")
+        except FileNotFoundError:
+            return
+        with fh:
+            for line in fh:
+                try:
+                    yield json.loads(line)
+                except ValueError:
+                    continue
+
+    def read_json(self, name: str, default: Any = None) -> Any:
+        try:
+            return json.loads((self.root / name).read_text("utf-8"))
+        except FileNotFoundError:
+            return default
+        except ValueError:
+            return default
+
+    def write_json(self, name: str, data: Any) -> None:
+        atomic_write_file(self.root / name, json.dumps(data, ensure_ascii=False, indent=1))
+
+    def audit(self, event: dict[str, Any]) -> None:
+        """An entry of the trust trail (``audit.jsonl``)."""
+        self.append_jsonl("audit.jsonl", event)

@@ -1,0 +1,7 @@
+"""The vault: files, notes and atomic, compare-and-swap writes. Knows nothing of the store."""
+
+from __future__ import annotations
+
+from vaultbrain.vault.files import Vault, content_hash, is_ignored
+
+__all__ = ["Vault", "content_hash", "is_ignored"]

@@ -1,0 +1,312 @@
+"""Safe paths, ignore rules and the only code that writes into the vault.
+
+Every write is atomic (a temp file in the same folder, fsync, ``os.replace``) and, for a note
+that already exists, compare-and-swap against the hash of the text that was read. New notes
+are created with ``os.link`` so an existing file is never clobbered. Own writes are
+remembered by hash so the watcher can tell them from the person's.
+"""
+
+from __future__ import annotations
+
+import errno
+import fnmatch
+import hashlib
+import os
+import secrets
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from vaultbrain.errors import ConflictError, UnsafePathError, UserError
+
+TEMP_PREFIX = ".vb-tmp-"
+_CONFLICT_PATTERNS = ("*.sync-conflict-*", "*(conflict*", "*.icloud")
+
+
+def content_hash(data: str | bytes) -> str:
+    """SHA-256 of a note's bytes; decides "changed", mtime and size only say where to look."""
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogateescape")
+    return hashlib.sha256(data).hexdigest()
+
+
+def is_ignored(rel: str) -> bool:
+    """True for paths vaultbrain never reads as notes and never writes.
+
+    Dot-folders and dot-files (``.obsidian``, ``.trash``, ``.git``, the state dir, our temp
+    files), iCloud placeholders and the copies sync tools leave on a conflict.
+    """
+    parts = PurePosixPath(rel).parts
+    for part in parts:
+        if part.startswith("."):
+            return True
+    name = parts[-1] if parts else ""
+    return any(fnmatch.fnmatchcase(name.lower(), pat) for pat in _CONFLICT_PATTERNS)
+
+
+@dataclass(frozen=True)
+class NoteFile:
+    """A note as read: its path relative to the vault, its text and the hash of its bytes."""
+
+    rel: str
+    text: str
+    hash: str
+    mtime_ns: int
+    size: int
+
+
+class Vault:
+    """One Obsidian vault on disk."""
+
+    def __init__(self, root: Path | str, state_dir: Path | str | None = None) -> None:
+        self.root = Path(root).expanduser().resolve()
+        self.state_dir = (
+            Path(state_dir).expanduser().resolve() if state_dir else self.root / ".vaultbrain"
+        )
+        self._own: dict[str, str] = {}
+        self._own_lock = threading.Lock()
+
+    # -- paths ---------------------------------------------------------------------------
+    def resolve(self, rel: str | PurePosixPath) -> Path:
+        """The absolute path of ``rel``, refused if it would lead outside the vault."""
+        rel = str(rel)
+        if not rel or "\x00" in rel:
+            raise UnsafePathError(f"not a usable vault path: {rel!r}")
+        p = PurePosixPath(rel.replace("\\", "/"))
+        if p.is_absolute() or rel.startswith(("/", "\\")) or (len(rel) > 1 and rel[1] == ":"):
+            raise UnsafePathError(f"absolute paths are not allowed in the vault: {rel}")
+        if any(part == ".." for part in p.parts):
+            raise UnsafePathError(f"'..' is not allowed in a vault path: {rel}")
+        target = self.root.joinpath(*p.parts)
+        # Symlinks may point anywhere; what matters is where the nearest existing ancestor
+        # really is. A link leading out of the vault is refused.
+        probe = target
+        while not os.path.lexists(probe) and probe != self.root:
+            probe = probe.parent
+        real = Path(os.path.realpath(probe))
+        if real != self.root and self.root not in real.parents:
+            raise UnsafePathError(f"{rel} leads outside the vault (through a symlink)")
+        return target
+
+    def rel(self, path: Path | str) -> str:
+        return Path(path).resolve().relative_to(self.root).as_posix()
+
+    def exists(self, rel: str) -> bool:
+        return self.resolve(rel).is_file()
+
+    def iter_notes(self, folder: str = "") -> Iterator[os.DirEntry[str]]:
+        """Every Markdown note below ``folder`` that is not ignored, as directory entries.
+
+        Does not follow symlinked folders (a loop or a link out of the vault stays unread).
+        ``entry.path`` relative to the root is ``rel_of(entry)``.
+        """
+        start = self.resolve(folder) if folder else self.root
+        stack = [start]
+        while stack:
+            current = stack.pop()
+            try:
+                with os.scandir(current) as it:
+                    entries = list(it)
+            except OSError:
+                continue
+            for entry in entries:
+                name = entry.name
+                if name.startswith("."):
+                    continue
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(Path(entry.path))
+                        continue
+                    if not entry.is_file(follow_symlinks=False):
+                        continue
+                except OSError:
+                    continue
+                if not name.lower().endswith(".md"):
+                    continue
+                if any(fnmatch.fnmatchcase(name.lower(), pat) for pat in _CONFLICT_PATTERNS):
+                    continue
+                yield entry
+
+    def rel_of(self, entry: os.DirEntry[str]) -> str:
+        return os.path.relpath(entry.path, self.root).replace(os.sep, "/")
+
+    # -- reading -------------------------------------------------------------------------
+    def read(self, rel: str) -> NoteFile:
+        """Read a note. Raises UserError when it is unreadable or not text."""
+        path = self.resolve(rel)
+        if path.is_symlink():
+            # A symlinked note is read only if it stays inside the vault.
+            real = Path(os.path.realpath(path))
+            if self.root not in real.parents:
+                raise UnsafePathError(f"{rel} is a symlink leading outside the vault")
+        try:
+            with open(path, "rb") as fh:
+                st = os.fstat(fh.fileno())
+                data = fh.read()
+        except FileNotFoundError:
+            raise
+        except IsADirectoryError as exc:
+            raise UserError(f"{rel} is a folder, not a note") from exc
+        except PermissionError as exc:
+            raise UserError(f"{rel} cannot be read (permission denied)") from exc
+        except OSError as exc:
+            raise UserError(f"{rel} cannot be read: {exc.strerror}") from exc
+        if b"\x00" in data:
+            raise UserError(f"{rel} holds binary data, not Markdown text; left as it is")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise UserError(
+                f"{rel} is not UTF-8 text (byte {exc.start}); left as it is"
+            ) from exc
+        if text.startswith("\ufeff"):
+            text = text[1:]
+        return NoteFile(rel, text, content_hash(data), st.st_mtime_ns, st.st_size)
+
+    def try_read(self, rel: str) -> NoteFile | None:
+        try:
+            return self.read(rel)
+        except FileNotFoundError:
+            return None
+
+    def current_hash(self, rel: str) -> str | None:
+        try:
+            with open(self.resolve(rel), "rb") as fh:
+                return content_hash(fh.read())
+        except FileNotFoundError:
+            return None
+
+    # -- writing -------------------------------------------------------------------------
+    def create(self, rel: str, text: str) -> str:
+        """Create a new note; refuses (FileExistsError) if anything is already there."""
+        path = self.resolve(rel)
+        data = text.encode("utf-8")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.resolve(rel)  # the folders just made must not have led anywhere else
+        tmp = _write_temp(path, data)
+        try:
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                raise
+            except OSError as exc:
+                if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EXDEV, errno.EMLINK):
+                    raise
+                if os.path.lexists(path):
+                    raise FileExistsError(errno.EEXIST, "exists", str(path)) from exc
+                os.replace(tmp, path)
+                tmp = None
+        finally:
+            if tmp is not None:
+                _unlink_quietly(tmp)
+        _fsync_dir(path.parent)
+        digest = content_hash(data)
+        self._remember(rel, digest)
+        return digest
+
+    def replace(self, rel: str, text: str, expected_hash: str | None) -> str:
+        """Compare-and-swap: write ``text`` only if the note still hashes to ``expected_hash``.
+
+        ``expected_hash=None`` means "the note must not exist". Raises ConflictError when the
+        note changed since it was read, so the caller re-reads and recomputes.
+        """
+        if expected_hash is None:
+            try:
+                return self.create(rel, text)
+            except FileExistsError as exc:
+                raise ConflictError(f"{rel} appeared while it was being written") from exc
+        path = self.resolve(rel)
+        data = text.encode("utf-8")
+        current = self.current_hash(rel)
+        if current != expected_hash:
+            raise ConflictError(f"{rel} changed since it was read")
+        digest = content_hash(data)
+        if digest == current:
+            return digest
+        tmp = _write_temp(path, data)
+        try:
+            _copy_mode(path, tmp)
+            # Narrow the window between the check and the swap as far as a plain file allows.
+            if self.current_hash(rel) != expected_hash:
+                raise ConflictError(f"{rel} changed while it was being written")
+            os.replace(tmp, path)
+            tmp = None
+        finally:
+            if tmp is not None:
+                _unlink_quietly(tmp)
+        _fsync_dir(path.parent)
+        self._remember(rel, digest)
+        return digest
+
+    def move(self, src: str, dst: str) -> None:
+        """Rename a note without clobbering whatever is at ``dst``."""
+        s, d = self.resolve(src), self.resolve(dst)
+        d.parent.mkdir(parents=True, exist_ok=True)
+        os.link(s, d)
+        os.unlink(s)
+        _fsync_dir(d.parent)
+
+    # -- own writes ----------------------------------------------------------------------
+    def _remember(self, rel: str, digest: str) -> None:
+        with self._own_lock:
+            self._own[rel] = digest
+            if len(self._own) > 4096:
+                self._own.pop(next(iter(self._own)))
+
+    def is_own_write(self, rel: str, digest: str | None) -> bool:
+        with self._own_lock:
+            return digest is not None and self._own.get(rel) == digest
+
+
+def atomic_write_file(path: Path, data: str | bytes) -> None:
+    """Atomic write for state-dir files (no compare-and-swap: only vaultbrain edits them)."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(_write_temp(path, data), path)
+
+
+def _write_temp(path: Path, data: bytes) -> Path:
+    """Write ``data`` to a fresh temp file beside ``path`` and fsync it."""
+    tmp = path.parent / f"{TEMP_PREFIX}{secrets.token_hex(6)}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            n = os.write(fd, view)
+            view = view[n:]
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        _unlink_quietly(tmp)
+        raise
+    os.close(fd)
+    return tmp
+
+
+def _copy_mode(src: Path, dst: Path) -> None:
+    try:
+        os.chmod(dst, os.stat(src).st_mode & 0o7777)
+    except OSError:
+        pass
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _unlink_quietly(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass

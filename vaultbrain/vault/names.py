@@ -1,0 +1,52 @@
+"""File names for notes: the record's title made safe on every platform Obsidian syncs to."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+
+MAX_CHARS = 120
+MAX_BYTES = 240  # leaves room for " (NN).md" under the 255-byte limit of most filesystems
+_FORBIDDEN = re.compile(r'[\\/:*?"<>|#^\[\]%]')
+_BIDI = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_RESERVED = re.compile(r"^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$", re.IGNORECASE)
+
+
+def sanitize_filename(title: str) -> str:
+    """A file stem for ``title``: forbidden and control characters become ``-``.
+
+    No leading dots (a dot file is hidden, and ignored by vaultbrain), no trailing dots or
+    spaces (Windows drops them), no Windows-reserved device names, at most 120 characters
+    and 240 UTF-8 bytes, never empty.
+    """
+    text = unicodedata.normalize("NFC", title)
+    text = _BIDI.sub("", text)
+    text = "".join("-" if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in text)
+    text = _FORBIDDEN.sub("-", text)
+    text = re.sub(r"\s+", " ", text).strip()
+    text = re.sub(r"-{2,}", "-", text)
+    text = text.lstrip(". ")
+    text = _truncate(text).rstrip(". ")
+    if not text or set(text) <= {"-", " "}:
+        text = "Untitled"
+    if _RESERVED.match(text):
+        text = f"{text}_"
+    return text
+
+
+def _truncate(text: str) -> str:
+    text = text[:MAX_CHARS]
+    while len(text.encode("utf-8")) > MAX_BYTES:
+        text = text[:-1]
+    return text
+
+
+def unique_name(stem: str, taken: Callable[[str], bool], ext: str = ".md") -> str:
+    """``stem.md``, or ``stem (2).md``, ``stem (3).md`` … for the first name not ``taken``."""
+    name = f"{stem}{ext}"
+    n = 2
+    while taken(name):
+        name = f"{stem} ({n}){ext}"
+        n += 1
+    return name

@@ -1,0 +1,316 @@
+"""Notes with Obsidian Properties (YAML frontmatter): parse, render, and edit in place.
+
+Updating a note must leave every line it does not change byte-identical: comments, flow
+lists, odd quoting and the body included. Round-trip YAML libraries (python-frontmatter's
+dump, ruamel.yaml) re-emit the whole mapping and so re-indent, re-quote or re-flow what the
+person wrote. Instead this module finds the line span of each top-level key and replaces
+only the spans whose values change; new keys are appended at the end of the frontmatter.
+Values are read with PyYAML (the C loader when present).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from vaultbrain.errors import UserError
+
+try:
+    _Loader: type = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - PyYAML without libyaml
+    _Loader = yaml.SafeLoader
+
+_FENCE_OPEN = re.compile(r"---[ \t]*(\r?\n)")
+_FENCE_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
+_KEY_LINE = re.compile(
+    r"""^(?:"(?P<dq>(?:[^"\\]|\\.)*)"|'(?P<sq>(?:[^']|'')*)'|(?P<plain>[^\s#'"\-?:{}\[\],&*!|>%@`][^:#]*?|-[^\s:][^:#]*?))[ \t]*:(?:[ \t]|$)"""
+)
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$")
+_PLAIN_SAFE = re.compile(r"^[^\s\-?:,\[\]{}#&*!|>'\"%@`][^\n]*$")
+_YAML_SPECIAL = re.compile(
+    r"^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF"
+    r"|null|Null|NULL|~|[-+]?(?:\d[\d_]*)?\.?\d[\d_]*(?:[eE][-+]?\d+)?|0x[0-9a-fA-F]+|0o?[0-7]+"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|\d+(?::[0-5]?\d)+(?:\.\d*)?)$"
+)
+
+
+class NoteFormatError(UserError):
+    """A note whose frontmatter cannot be read; the note is left untouched."""
+
+
+@dataclass
+class ParsedNote:
+    text: str
+    data: dict[str, Any] = field(default_factory=dict)
+    body: str = ""
+    has_frontmatter: bool = False
+    error: str | None = None
+    raw: str = ""
+    raw_start: int = 0
+    body_start: int = 0
+    newline: str = "\n"
+
+
+def parse_note(text: str) -> ParsedNote:
+    """Split a note into frontmatter data and body. Never raises; ``error`` says what is wrong."""
+    note = ParsedNote(text=text, body=text)
+    m = _FENCE_OPEN.match(text)
+    if not m:
+        return note
+    newline = m.group(1)
+    pos = m.end()
+    close_at = None
+    body_start = len(text)
+    cursor = pos
+    while cursor <= len(text):
+        nl = text.find("\n", cursor)
+        line_end = len(text) if nl == -1 else nl
+        line = text[cursor:line_end].rstrip("\r")
+        if _FENCE_CLOSE.match(line):
+            close_at = cursor
+            body_start = len(text) if nl == -1 else nl + 1
+            break
+        if nl == -1:
+            break
+        cursor = nl + 1
+    if close_at is None:
+        return note  # an unclosed fence is not Properties in Obsidian either
+    raw = text[pos:close_at]
+    note.has_frontmatter = True
+    note.raw, note.raw_start, note.body_start, note.newline = raw, pos, body_start, newline
+    note.body = text[body_start:]
+    dupes = _duplicate_keys(raw)
+    if dupes:
+        note.error = f"duplicate property {dupes[0]!r} in the frontmatter"
+        return note
+    try:
+        data = yaml.load(raw, Loader=_Loader) if raw.strip() else {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 2})" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "invalid YAML"
+        note.error = f"the frontmatter is not valid YAML{where}: {problem}"
+        return note
+    except RecursionError:
+        note.error = "the frontmatter is nested too deeply to read"
+        return note
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        note.error = "the frontmatter is not a list of properties (a YAML mapping)"
+        return note
+    note.data = {str(k): normalize(v) for k, v in data.items()}
+    return note
+
+
+def normalize(value: Any) -> Any:
+    """YAML values as the store keeps them: dates and date-times become ISO strings."""
+    if isinstance(value, dt.datetime):
+        return value.strftime("%Y-%m-%dT%H:%M:%S")
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, list):
+        return [normalize(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): normalize(v) for k, v in value.items()}
+    return value
+
+
+# -- rendering ---------------------------------------------------------------------------
+
+
+def render_scalar(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value) if isinstance(value, float) else str(value)
+    if isinstance(value, dt.datetime):
+        return value.strftime("%Y-%m-%dT%H:%M:%S")
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    text = str(value)
+    if _DATE.match(text) or _DATETIME.match(text):
+        return text
+    if (
+        _PLAIN_SAFE.match(text)
+        and not _YAML_SPECIAL.match(text)
+        and ": " not in text
+        and " #" not in text
+        and not text.endswith((" ", ":", "\t"))
+        and text.isprintable()
+    ):
+        return text
+    return json.dumps(text, ensure_ascii=False)
+
+
+def render_key(key: str) -> str:
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_\-. ]*", key) and not key.endswith(" "):
+        return key
+    return json.dumps(key, ensure_ascii=False)
+
+
+def render_entry(key: str, value: Any, newline: str = "\n") -> str:
+    k = render_key(key)
+    if isinstance(value, list | tuple):
+        if not value:
+            return f"{k}: []{newline}"
+        items = "".join(f"  - {_render_item(v)}{newline}" for v in value)
+        return f"{k}:{newline}{items}"
+    if isinstance(value, dict):
+        return f"{k}: {json.dumps(normalize(value), ensure_ascii=False)}{newline}"
+    rendered = render_scalar(value)
+    return f"{k}: {rendered}{newline}" if rendered else f"{k}:{newline}"
+
+
+def _render_item(value: Any) -> str:
+    if isinstance(value, dict | list):
+        return json.dumps(normalize(value), ensure_ascii=False)
+    return render_scalar(value) or '""'
+
+
+def render_frontmatter(data: Mapping[str, Any], newline: str = "\n") -> str:
+    inner = "".join(render_entry(k, v, newline) for k, v in data.items())
+    return f"---{newline}{inner}---{newline}"
+
+
+def render_note(data: Mapping[str, Any], body: str) -> str:
+    return render_frontmatter(data) + body
+
+
+# -- editing in place --------------------------------------------------------------------
+
+
+def _key_spans(raw: str) -> tuple[list[str], dict[str, tuple[int, int]], list[str]]:
+    """Lines of the frontmatter, each top-level key's [start, end) line span, and duplicates."""
+    lines = raw.splitlines(keepends=True)
+    spans: dict[str, tuple[int, int]] = {}
+    dupes: list[str] = []
+    current: str | None = None
+    start = 0
+    last_content = 0
+    for i, line in enumerate(lines):
+        stripped = line.rstrip("\r\n")
+        m = _KEY_LINE.match(stripped)
+        if m:
+            if current is not None:
+                spans[current] = (start, last_content + 1)
+            key = m.group("plain")
+            if key is None:
+                key = m.group("dq") if m.group("dq") is not None else m.group("sq")
+                key = key.replace("''", "'")
+            key = key.strip()
+            if key in spans or key == current:
+                dupes.append(key)
+            current, start, last_content = key, i, i
+            continue
+        if current is None:
+            continue
+        if not stripped.strip():
+            continue  # a blank line may sit inside a block scalar; decided by what follows
+        if stripped.startswith((" ", "\t")) or stripped == "-" or stripped.startswith("- "):
+            last_content = i
+            continue
+        # A comment or anything else at column 0 ends the current key's span.
+        spans[current] = (start, last_content + 1)
+        current = None
+    if current is not None:
+        spans[current] = (start, last_content + 1)
+    return lines, spans, dupes
+
+
+def _duplicate_keys(raw: str) -> list[str]:
+    return _key_spans(raw)[2]
+
+
+def update_frontmatter(
+    text: str, changes: Mapping[str, Any], remove: Iterable[str] = ()
+) -> str:
+    """Return ``text`` with properties set or removed, changing only the lines that must change."""
+    note = parse_note(text)
+    if note.error:
+        raise NoteFormatError(note.error)
+    removals = [k for k in remove if k not in changes]
+    if not note.has_frontmatter:
+        additions = {k: v for k, v in changes.items() if v is not None or k in changes}
+        if not additions:
+            return text
+        return render_frontmatter(additions) + text
+    nl = note.newline
+    lines, spans, _ = _key_spans(note.raw)
+    replacement: dict[int, tuple[int, str]] = {}
+    appended: list[str] = []
+    for key, value in changes.items():
+        if key in spans:
+            if key in note.data and normalize(note.data[key]) == normalize(value):
+                continue
+            s, e = spans[key]
+            replacement[s] = (e, render_entry(key, value, nl))
+        else:
+            appended.append(render_entry(key, value, nl))
+    for key in removals:
+        if key in spans:
+            s, e = spans[key]
+            replacement[s] = (e, "")
+    if not replacement and not appended:
+        return text
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        if i in replacement:
+            end, new = replacement[i]
+            out.append(new)
+            i = end
+            continue
+        out.append(lines[i])
+        i += 1
+    if out and not out[-1].endswith("\n"):
+        out[-1] += nl
+    out.extend(appended)
+    raw = "".join(out)
+    return text[: note.raw_start] + raw + text[note.raw_start + len(note.raw) :]
+
+
+def append_to_section(text: str, heading: str, line: str) -> str:
+    """Append ``line`` at the end of the section under ``heading`` (``## Log``), adding it if absent.
+
+    Only the new line (and, when the section is new, its heading) is added; nothing else moves.
+    """
+    nl = "\r\n" if "\r\n" in text else "\n"
+    level = len(heading) - len(heading.lstrip("#"))
+    lines = text.splitlines(keepends=True)
+    start = None
+    for i, existing in enumerate(lines):
+        if existing.rstrip("\r\n").strip() == heading:
+            start = i
+            break
+    if start is None:
+        prefix = text
+        if prefix and not prefix.endswith("\n"):
+            prefix += nl
+        if prefix and not prefix.endswith(nl + nl) and prefix.strip():
+            prefix += nl
+        return f"{prefix}{heading}{nl}{line}{nl}"
+    end = len(lines)
+    for j in range(start + 1, len(lines)):
+        s = lines[j].lstrip()
+        if s.startswith("#"):
+            hashes = len(s) - len(s.lstrip("#"))
+            if 0 < hashes <= level and s[hashes : hashes + 1] in (" ", "\t", "\n", "\r", ""):
+                end = j
+                break
+    insert_at = end
+    while insert_at > start + 1 and not lines[insert_at - 1].strip():
+        insert_at -= 1
+    if insert_at > 0 and not lines[insert_at - 1].endswith("\n"):
+        lines[insert_at - 1] += nl
+    lines.insert(insert_at, f"{line}{nl}")
+    return "".join(lines)
