@@ -23,7 +23,7 @@ SCHEMA_VERSION = 1
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
 _FORBIDDEN_IDS = {"__proto__", "constructor", "prototype", "index", "con", "nul", "prn", "aux"}
 _COMPACT_EVERY = 2000
-SUMMARY_KEYS = ("id", "type", "title", "aliases", "path", "status", "updated", "deleted")
+SUMMARY_KEYS = ("id", "type", "title", "aliases", "path", "status", "updated", "deleted", "base_hash")
 
 
 def validate_id(record_id: str) -> str:
@@ -209,6 +209,11 @@ class Collection:
             if self._index.pop(record_id, None) is not None:
                 self._append_log({"op": "drop", "id": record_id})
                 self._log_pos = os.stat(self._log_path).st_size
+
+    def version(self) -> tuple[int | None, int]:
+        """Changes whenever the index changes, in this process or another."""
+        self._load()
+        return (self._log_ino, self._log_pos)
 
     def summaries(self, *, include_deleted: bool = False) -> Iterator[dict[str, Any]]:
         for summary in list(self._load().values()):

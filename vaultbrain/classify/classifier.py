@@ -1,0 +1,71 @@
+"""Choosing and running a classifier: the configured LLM, or the embedded one."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from vaultbrain.classify.heuristic import classify_heuristic
+from vaultbrain.classify.llm import LLMClient
+from vaultbrain.classify.prompt import build_prompt
+from vaultbrain.classify.result import Classification, validate_reply, reply_schema
+from vaultbrain.errors import LLMError
+from vaultbrain.packs import ResolvedPack
+
+
+class LLMClassifier:
+    def __init__(self, client: LLMClient) -> None:
+        self.client = client
+
+    def classify(
+        self,
+        pack: ResolvedPack,
+        text: str,
+        today: dt.date,
+        known: list[dict[str, Any]],
+        examples: list[dict[str, Any]],
+    ) -> tuple[Classification, dict[str, Any]]:
+        """Ask the LLM. Raises LLMError on any failure; the caller decides fallback or retry."""
+        prompt = build_prompt(pack, text, today, known, examples)
+        reply = self.client.chat_json(prompt.messages(), reply_schema(pack), name="brain_classification")
+        result = validate_reply(reply.data, pack, f"lmstudio:{reply.model}")
+        result.model, result.raw, result.usage = reply.model, reply.raw, reply.usage
+        result.elapsed_ms = reply.elapsed_ms
+        audit = {
+            "prompt_template": prompt.template,
+            "prompt_hash": prompt.template_hash,
+            "prompt_chars": len(prompt.system) + len(prompt.user),
+            "examples": len(examples),
+            "known": len(known),
+        }
+        return result, audit
+
+
+def classify_with_fallback(
+    provider: str,
+    fallback: str,
+    client: LLMClient | None,
+    pack: ResolvedPack,
+    text: str,
+    today: dt.date,
+    known: list[dict[str, Any]],
+    examples: list[dict[str, Any]],
+    auto_confidence: float,
+) -> tuple[Classification, dict[str, Any]]:
+    """The LLM's classification, or the embedded one when the LLM fails and fallback allows.
+
+    Raises LLMError when the LLM failed and ``fallback`` is ``none``: the capture stays pending.
+    """
+    cap = max(0.0, min(0.75, auto_confidence - 0.01))
+    if provider == "heuristic" or client is None:
+        return classify_heuristic(text, today, known, cap), {"provider": "heuristic"}
+    try:
+        result, audit = LLMClassifier(client).classify(pack, text, today, known, examples)
+        audit["provider"] = provider
+        return result, audit
+    except LLMError as exc:
+        if fallback != "heuristic":
+            raise
+        result = classify_heuristic(text, today, known, cap)
+        result.error = f"LLM unavailable ({exc.kind}): {exc}"
+        return result, {"provider": "heuristic", "fallback_from": provider, "llm_error": str(exc)}

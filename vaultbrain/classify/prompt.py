@@ -1,0 +1,99 @@
+"""The classifier prompt: a template file with named ``{{variables}}``, filled from the pack.
+
+The prompt carries only the existing records whose names or aliases occur in the thought and
+at most a few past corrections, so its size does not grow with the vault.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from vaultbrain.packs import ResolvedPack
+from vaultbrain.resources import data_dir
+
+CLASSIFIER_TEMPLATE = "brain-classifier.md"
+_VAR = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
+MAX_KNOWN = 12
+MAX_THOUGHT_CHARS = 10_000
+
+
+@dataclass(frozen=True)
+class Prompt:
+    system: str
+    user: str
+    template: str
+    template_hash: str
+
+    def messages(self) -> list[dict[str, str]]:
+        return [{"role": "system", "content": self.system}, {"role": "user", "content": self.user}]
+
+
+@lru_cache(maxsize=16)
+def _load_template(path: str, mtime: int) -> tuple[str, str]:
+    text = Path(path).read_text("utf-8")
+    return text, hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def load_template(name: str) -> tuple[str, str]:
+    """(template text, short hash) of a prompt template in ``prompts/``."""
+    path = data_dir("prompts") / name
+    return _load_template(str(path), path.stat().st_mtime_ns)
+
+
+def fill(template: str, values: dict[str, str]) -> str:
+    return _VAR.sub(lambda m: values.get(m.group(1), m.group(0)), template)
+
+
+def describe_types(pack: ResolvedPack) -> str:
+    lines = []
+    for t in pack.fileable_types():
+        fields = []
+        for name, spec in t.fields.items():
+            if name == t.title_key:
+                continue
+            kind = spec.type
+            if spec.type == "enum" and spec.values:
+                kind = " | ".join(spec.values)
+            fields.append(f"{name} ({kind})")
+        desc = (t.description or "").strip().replace("\n", " ")
+        lines.append(f"- `{t.name}`: {desc} Fields: {', '.join(fields) or 'none'}.")
+    return "\n".join(lines)
+
+
+def build_prompt(
+    pack: ResolvedPack,
+    thought: str,
+    today: dt.date,
+    known: list[dict[str, Any]] | None = None,
+    examples: list[dict[str, Any]] | None = None,
+) -> Prompt:
+    template, digest = load_template(CLASSIFIER_TEMPLATE)
+    known_lines = [
+        f"- {k['type']}: {k['title']}" + (f" (aliases: {', '.join(k['aliases'])})" if k.get("aliases") else "")
+        for k in (known or [])[:MAX_KNOWN]
+    ]
+    example_lines = [
+        f"- \"{_clip(e['text'], 200)}\" was filed as {e.get('from') or 'unknown'}; "
+        f"the person corrected it to {e['to']}"
+        for e in (examples or [])
+    ]
+    system = fill(template, {
+        "today": today.isoformat(),
+        "weekday": today.strftime("%A"),
+        "types": describe_types(pack),
+        "known_records": "\n".join(known_lines) or "- (none)",
+        "examples": "\n".join(example_lines) or "- (none)",
+    })
+    user = "Thought:\n" + json.dumps(_clip(thought, MAX_THOUGHT_CHARS), ensure_ascii=False)
+    return Prompt(system, user, CLASSIFIER_TEMPLATE, digest)
+
+
+def _clip(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"

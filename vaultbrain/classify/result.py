@@ -1,0 +1,197 @@
+"""What a classifier returns, validated against the active pack, and the confidence bands."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from vaultbrain.packs import ResolvedPack
+
+UNKNOWN = "unknown"
+
+
+class Band(enum.Enum):
+    """beets-style strength of a result: act alone, suggest, or ask the person."""
+
+    AUTO = "auto"
+    SUGGEST = "suggest"
+    REVIEW = "review"
+
+
+def band_for(confidence: float, auto: float, minimum: float) -> Band:
+    if confidence >= auto:
+        return Band.AUTO
+    if confidence >= minimum:
+        return Band.SUGGEST
+    return Band.REVIEW
+
+
+@dataclass
+class Destination:
+    type: str
+    title: str
+    fields: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "title": self.title, "fields": dict(self.fields)}
+
+
+@dataclass
+class Classification:
+    destinations: list[Destination]
+    confidence: float
+    reasoning: str
+    classified_by: str
+    model: str | None = None
+    dropped: list[dict[str, Any]] = field(default_factory=list)
+    error: str | None = None
+    raw: str | None = None
+    usage: dict[str, Any] = field(default_factory=dict)
+    elapsed_ms: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "destinations": [d.to_dict() for d in self.destinations],
+            "confidence": self.confidence,
+            "reasoning": self.reasoning,
+            "classified_by": self.classified_by,
+            "model": self.model,
+            "dropped": self.dropped,
+            "error": self.error,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Classification:
+        return cls(
+            destinations=[
+                Destination(x["type"], x["title"], dict(x.get("fields") or {}))
+                for x in d.get("destinations", [])
+            ],
+            confidence=float(d.get("confidence", 0.0)),
+            reasoning=str(d.get("reasoning", "")),
+            classified_by=str(d.get("classified_by", "")),
+            model=d.get("model"),
+            dropped=list(d.get("dropped") or []),
+            error=d.get("error"),
+        )
+
+    @property
+    def fileable(self) -> list[Destination]:
+        return [d for d in self.destinations if d.type != UNKNOWN]
+
+
+def validate_reply(
+    data: Any, pack: ResolvedPack, classified_by: str, max_destinations: int = 8
+) -> Classification:
+    """Turn a parsed reply into a Classification; what does not fit the pack is dropped and noted.
+
+    A type the pack lacks becomes ``unknown``; a field the type lacks, or a value that does not
+    fit the field, is dropped. Nothing here raises for a bad reply: the capture goes to review.
+    """
+    dropped: list[dict[str, Any]] = []
+    if not isinstance(data, dict):
+        return Classification([], 0.0, "", classified_by, error="the reply is not a JSON object")
+    conf_raw = data.get("confidence", 0.0)
+    try:
+        confidence = float(conf_raw)
+        if confidence != confidence:  # NaN
+            raise ValueError
+    except (TypeError, ValueError):
+        dropped.append({"field": "confidence", "value": conf_raw, "why": "not a number"})
+        confidence = 0.0
+    confidence = min(max(confidence, 0.0), 1.0)
+    reasoning = data.get("reasoning", "")
+    reasoning = reasoning if isinstance(reasoning, str) else str(reasoning)
+    raw_dests = data.get("destinations", [])
+    if isinstance(raw_dests, dict):
+        raw_dests = [raw_dests]
+    if not isinstance(raw_dests, list):
+        return Classification(
+            [], 0.0, reasoning[:2000], classified_by,
+            error="the reply's destinations are not a list", dropped=dropped,
+        )
+    destinations: list[Destination] = []
+    fileable = {t.name for t in pack.fileable_types()}
+    for item in raw_dests[:max_destinations]:
+        if not isinstance(item, dict):
+            dropped.append({"value": item, "why": "a destination is not an object"})
+            continue
+        tname = str(item.get("type") or "").strip().lower()
+        title = item.get("title")
+        title = title.strip() if isinstance(title, str) else ""
+        ptype = pack.get_type(tname)
+        if ptype is None or ptype.name not in fileable:
+            if tname and tname != UNKNOWN:
+                dropped.append({"type": tname, "why": "not a fileable type of the active pack"})
+            destinations.append(Destination(UNKNOWN, title, {}))
+            continue
+        if not title:
+            dropped.append({"type": ptype.name, "why": "a destination without a title"})
+            continue
+        fields: dict[str, Any] = {}
+        raw_fields = item.get("fields") or {}
+        if not isinstance(raw_fields, dict):
+            dropped.append({"type": ptype.name, "value": raw_fields, "why": "fields is not an object"})
+            raw_fields = {}
+        for fname, value in raw_fields.items():
+            spec = ptype.fields.get(fname)
+            if spec is None:
+                dropped.append(
+                    {"type": ptype.name, "field": fname, "value": value, "why": "not a field of the type"}
+                )
+                continue
+            if fname == ptype.title_key:
+                continue
+            ok, coerced = spec.coerce(value)
+            if not ok:
+                if value not in (None, "", []):
+                    dropped.append(
+                        {"type": ptype.name, "field": fname, "value": value,
+                         "why": f"does not fit {spec.type}"}
+                    )
+                continue
+            fields[fname] = coerced
+        destinations.append(Destination(ptype.name, title[:200], fields))
+    return Classification(
+        destinations, confidence, reasoning[:2000], classified_by, dropped=dropped
+    )
+
+
+def reply_schema(pack: ResolvedPack) -> dict[str, Any]:
+    """The JSON schema sent as ``response_format``: one variant per fileable type."""
+    variants: list[dict[str, Any]] = []
+    for t in pack.fileable_types():
+        props = {
+            name: spec.json_schema() for name, spec in t.fields.items() if name != t.title_key
+        }
+        variants.append({
+            "type": "object",
+            "properties": {
+                "type": {"type": "string", "enum": [t.name]},
+                "title": {"type": "string"},
+                "fields": {"type": "object", "properties": props, "additionalProperties": False},
+            },
+            "required": ["type", "title", "fields"],
+            "additionalProperties": False,
+        })
+    variants.append({
+        "type": "object",
+        "properties": {
+            "type": {"type": "string", "enum": [UNKNOWN]},
+            "title": {"type": "string"},
+            "fields": {"type": "object", "properties": {}, "additionalProperties": False},
+        },
+        "required": ["type", "title", "fields"],
+        "additionalProperties": False,
+    })
+    return {
+        "type": "object",
+        "properties": {
+            "destinations": {"type": "array", "items": {"anyOf": variants}, "minItems": 1},
+            "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+            "reasoning": {"type": "string"},
+        },
+        "required": ["destinations", "confidence", "reasoning"],
+        "additionalProperties": False,
+    }

@@ -1,0 +1,156 @@
+"""init, capture, inbox, settings, reindex."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from vaultbrain.cli.render import echo_json, echo_table
+
+STATUSES = ["pending", "filed", "suggested", "needs_review", "corrected", "dismissed"]
+
+
+@click.command("init")
+@click.argument("directory", required=False, type=click.Path(file_okay=False))
+@click.pass_obj
+def init_cmd(obj: Any, directory: str | None) -> None:
+    """Make a vault skeleton (pack folders, Inbox.md). Never overwrites anything."""
+    from vaultbrain.filing.setup import init_vault
+
+    if directory:
+        obj.vault_arg = directory
+    app = obj.app(must_exist=False)
+    made = init_vault(app)
+    for rel in made:
+        click.echo(f"created {rel}")
+    click.echo(f"vault ready at {app.vault.root}" + ("" if made else " (nothing to create)"))
+
+
+def capture_summary(record: dict[str, Any]) -> dict[str, Any]:
+    cls = record.get("classification") or {}
+    return {
+        "id": record["id"],
+        "text": record["text"],
+        "status": record["status"],
+        "confidence": cls.get("confidence"),
+        "classified_by": cls.get("classified_by"),
+        "reasoning": cls.get("reasoning"),
+        "destinations": [
+            {"type": d["type"], "title": d["title"], "path": d["path"]}
+            for d in record.get("destinations", [])
+        ],
+        "created": record.get("created"),
+        "error": record.get("last_error") or cls.get("error"),
+        "warnings": record.get("warnings", []),
+    }
+
+
+@click.command("capture")
+@click.argument("text")
+@click.option("--json", "as_json", is_flag=True, help="Print the capture record as JSON.")
+@click.pass_obj
+def capture_cmd(obj: Any, text: str, as_json: bool) -> None:
+    """Capture one thought now (TEXT, or - to read it from stdin) and file it."""
+    from vaultbrain.filing.capture import Filer
+
+    if text == "-":
+        text = sys.stdin.read()
+    app = obj.app()
+    record = Filer(app).capture(text)
+    summary = capture_summary(record)
+    if as_json:
+        echo_json(summary)
+        return
+    status = summary["status"]
+    conf = summary["confidence"]
+    head = f"{status}" + (f" ({conf:.2f}, {summary['classified_by']})" if conf is not None else "")
+    click.echo(f"{record['id']}: {head}")
+    for d in summary["destinations"]:
+        click.echo(f"  {d['type']:<8} {d['path']}")
+    if status == "needs_review":
+        click.echo("  waiting for you in Brain/Needs Review.md (or `vaultbrain review list`)")
+    if status == "pending":
+        click.echo(f"  pending: {summary['error']}; the daemon will retry")
+
+
+@click.command("inbox")
+@click.option("--status", type=click.Choice(STATUSES), help="Only captures with this status.")
+@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def inbox_cmd(obj: Any, status: str | None, limit: int, as_json: bool) -> None:
+    """The inbox log: recent captures, newest first."""
+    app = obj.app()
+    rows = [r for r in app.store.inbox.all() if not status or r.get("status") == status]
+    rows.sort(key=lambda r: r.get("created", ""), reverse=True)
+    rows = [capture_summary(r) for r in rows[:limit]]
+    if as_json:
+        echo_json(rows)
+        return
+    echo_table(
+        [(r["id"], r["created"], r["status"], r["confidence"], r["text"]) for r in rows],
+        ["id", "created", "status", "conf", "thought"],
+    )
+
+
+@click.group("settings")
+def settings_cmd() -> None:
+    """Show or change settings (stored in the state dir)."""
+
+
+@settings_cmd.command("get")
+@click.argument("key", required=False)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def settings_get(obj: Any, key: str | None, as_json: bool) -> None:
+    """Every setting with its value and where it comes from, or one KEY's value."""
+    from vaultbrain.settings import KEYS
+
+    app = obj.app()
+    if key:
+        value = app.settings.get(key)
+        if as_json:
+            echo_json({key: value})
+        else:
+            click.echo(value)
+        return
+    items = list(app.settings.items())
+    if as_json:
+        echo_json({name: value for name, value, _ in items})
+        return
+    echo_table(
+        [(n, v, src, KEYS[n].help if n in KEYS else "") for n, v, src in items],
+        ["key", "value", "from", "what"],
+    )
+
+
+@settings_cmd.command("set")
+@click.argument("key")
+@click.argument("value")
+@click.pass_obj
+def settings_set(obj: Any, key: str, value: str) -> None:
+    """Set KEY to VALUE (checked against the key's type)."""
+    app = obj.app()
+    parsed = app.settings.set(key, value)
+    click.echo(f"{key} = {parsed}")
+
+
+@click.command("reindex")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def reindex_cmd(obj: Any, as_json: bool) -> None:
+    """Rescan the vault into the store (notes are the truth)."""
+    from vaultbrain.filing.sync import reindex
+
+    app = obj.app()
+    report = reindex(app)
+    if as_json:
+        echo_json(report.to_dict())
+        return
+    click.echo(report.summary())
+    for problem in report.problems[:50]:
+        click.echo(f"  {problem}", err=True)
+    if report.warning:
+        click.echo(report.warning, err=True)

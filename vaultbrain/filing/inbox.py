@@ -1,0 +1,82 @@
+"""The inbox note as the filing layer uses it: create it, add lines, rewrite taken lines."""
+
+from __future__ import annotations
+
+from vaultbrain.errors import ConflictError, UserError
+from vaultbrain.vault import Vault
+from vaultbrain.vault.inbox import InboxLine, append_line, render_taken_line, replace_line, scan_inbox
+
+REVIEW_NOTE = "Brain/Needs Review.md"
+WAITING = "⏳ waiting for the classifier"
+INBOX_HEADER = """\
+> [!info] vaultbrain inbox
+> Write one thought per line below. When you have stopped typing for a few seconds, vaultbrain
+> files each finished line as notes (People, Projects, Ideas, Admin…) and ticks it, with links
+> to what it became. Lines waiting for your decision stay unticked and say so; resolve them in
+> [[Brain/Needs Review]]. Headings, quotes, comments and code blocks are never taken.
+> A line that is only a YouTube video URL pulls in its transcript; options on the same line:
+> `#video`, `#audio`, `#no-transcript`, other `#tags`, and ` -- what to do with it` as a prompt.
+> Any other bare URL is saved as a link.
+
+"""
+MAX_CAS_RETRIES = 20
+
+
+def ensure_inbox(vault: Vault, rel: str) -> None:
+    if vault.try_read(rel) is None:
+        try:
+            vault.create(rel, INBOX_HEADER)
+        except FileExistsError:
+            pass
+
+
+def find_line(text: str, capture_id: str) -> InboxLine | None:
+    for line in scan_inbox(text):
+        if line.block_id == capture_id:
+            return line
+    return None
+
+
+def add_line(vault: Vault, rel: str, raw: str) -> None:
+    """Append a new line to the inbox (compare-and-swap, retried)."""
+    ensure_inbox(vault, rel)
+    for _ in range(MAX_CAS_RETRIES):
+        note = vault.read(rel)
+        try:
+            vault.replace(rel, append_line(note.text, raw), note.hash)
+            return
+        except ConflictError:
+            continue
+    raise UserError(f"{rel} keeps changing; try again in a moment")
+
+
+def person_text(line: InboxLine, previous_suffix: str | None) -> str:
+    """The person's words on a taken line: what is left once our own suffix is removed."""
+    text = line.text
+    for suffix in (previous_suffix, WAITING):
+        if suffix and text.endswith(suffix):
+            return text[: -len(suffix)].rstrip()
+    return text
+
+
+def rewrite_line(
+    vault: Vault, rel: str, capture_id: str, previous_suffix: str | None, suffix: str, done: bool
+) -> bool:
+    """Rewrite the taken line of ``capture_id``; False when the person removed it."""
+    for _ in range(MAX_CAS_RETRIES):
+        note = vault.try_read(rel)
+        if note is None:
+            return False
+        line = find_line(note.text, capture_id)
+        if line is None:
+            return False
+        words = person_text(line, previous_suffix)
+        new_raw = render_taken_line(line, words, suffix, capture_id, done)
+        if new_raw == line.raw:
+            return True
+        try:
+            vault.replace(rel, replace_line(note.text, line.number, new_raw), note.hash)
+            return True
+        except ConflictError:
+            continue
+    raise UserError(f"{rel} keeps changing; the line will be rewritten on the next pass")

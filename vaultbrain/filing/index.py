@@ -1,0 +1,136 @@
+"""Lookup of existing records by name, alias and path, across the pack's collections.
+
+Built from the store's collection summaries, kept in step with our own writes, and rebuilt
+for a collection when another process changed it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from vaultbrain.packs import ResolvedPack
+from vaultbrain.store import Store
+
+_WORD = re.compile(r"[\w][\w'’\-.&]*", re.UNICODE)
+MAX_NGRAM = 5
+
+
+class RecordIndex:
+    def __init__(self, store: Store, pack: ResolvedPack) -> None:
+        self.store = store
+        self.pack = pack
+        self._versions: dict[str, Any] = {}
+        self._records: dict[str, dict[str, dict[str, Any]]] = {}  # collection -> id -> summary
+        self._names: dict[str, set[tuple[str, str]]] = {}  # lower name -> {(collection, id)}
+        self._paths: dict[str, tuple[str, str]] = {}
+        self.refresh()
+
+    @property
+    def collections(self) -> list[str]:
+        seen: list[str] = []
+        for t in self.pack.types:
+            if t.store_collection not in seen:
+                seen.append(t.store_collection)
+        return seen
+
+    def refresh(self) -> None:
+        """Pick up changes other processes made to the store."""
+        for name in self.collections:
+            col = self.store.collection(name)
+            version = col.version()
+            if self._versions.get(name) == version:
+                continue
+            for rid in list(self._records.get(name, {})):
+                self._forget(name, rid)
+            self._records[name] = {}
+            for summary in col.summaries():
+                self._learn(name, summary)
+            self._versions[name] = col.version()
+
+    def _keys(self, summary: dict[str, Any]) -> list[str]:
+        keys = [str(summary.get("title", "")).strip().lower()]
+        keys += [str(a).strip().lower() for a in summary.get("aliases", []) or []]
+        return [k for k in keys if k]
+
+    def _learn(self, collection: str, summary: dict[str, Any]) -> None:
+        rid = summary["id"]
+        self._records.setdefault(collection, {})[rid] = summary
+        for key in self._keys(summary):
+            self._names.setdefault(key, set()).add((collection, rid))
+        if summary.get("path"):
+            self._paths[summary["path"].lower()] = (collection, rid)
+
+    def _forget(self, collection: str, rid: str) -> None:
+        old = self._records.get(collection, {}).pop(rid, None)
+        if not old:
+            return
+        for key in self._keys(old):
+            bucket = self._names.get(key)
+            if bucket:
+                bucket.discard((collection, rid))
+                if not bucket:
+                    del self._names[key]
+        if old.get("path") and self._paths.get(old["path"].lower()) == (collection, rid):
+            del self._paths[old["path"].lower()]
+
+    def upsert(self, collection: str, record: dict[str, Any]) -> None:
+        """Our own write: update the lookup without a rebuild."""
+        from vaultbrain.store.collection import summarize
+
+        self._forget(collection, record["id"])
+        if not record.get("deleted"):
+            self._learn(collection, summarize(record))
+        self._versions[collection] = self.store.collection(collection).version()
+
+    def remove(self, collection: str, rid: str) -> None:
+        self._forget(collection, rid)
+        self._versions[collection] = self.store.collection(collection).version()
+
+    # -- queries -------------------------------------------------------------------------
+    def find(self, type_name: str, title: str) -> dict[str, Any] | None:
+        """The record of this type named ``title`` (by name or alias, any case)."""
+        ptype = self.pack.get_type(type_name)
+        if ptype is None:
+            return None
+        for collection, rid in sorted(self._names.get(title.strip().lower(), ())):
+            summary = self._records.get(collection, {}).get(rid)
+            if summary and summary.get("type") == ptype.name:
+                return summary
+        return None
+
+    def by_path(self, rel: str) -> tuple[str, dict[str, Any]] | None:
+        hit = self._paths.get(rel.lower())
+        if hit is None:
+            return None
+        collection, rid = hit
+        summary = self._records.get(collection, {}).get(rid)
+        return (collection, summary) if summary else None
+
+    def get(self, collection: str, rid: str) -> dict[str, Any] | None:
+        return self._records.get(collection, {}).get(rid)
+
+    def mentioned(self, text: str, limit: int = 12) -> list[dict[str, Any]]:
+        """Records whose names or aliases occur in ``text``: bounded by the text, not the vault."""
+        words = [w.strip(".&'’-").lower() for w in _WORD.findall(text)]
+        words = [w for w in words if w]
+        found: list[dict[str, Any]] = []
+        seen: set[tuple[str, str]] = set()
+        for i in range(len(words)):
+            for n in range(MAX_NGRAM, 0, -1):
+                if i + n > len(words):
+                    continue
+                key = " ".join(words[i : i + n])
+                for hit in sorted(self._names.get(key, ())):
+                    if hit in seen:
+                        continue
+                    seen.add(hit)
+                    summary = self._records.get(hit[0], {}).get(hit[1])
+                    if summary:
+                        found.append(summary)
+                        if len(found) >= limit:
+                            return found
+        return found
+
+    def __len__(self) -> int:
+        return sum(len(v) for v in self._records.values())
