@@ -105,7 +105,8 @@ class LLMClient:
                     retryable=True,
                 ) from exc
             except (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError) as exc:
-                if attempt < self.retries:
+                # A refused connection means no server: retrying here only delays the fallback.
+                if attempt < self.retries and not isinstance(exc, httpx.ConnectError):
                     attempt += 1
                     time.sleep(self.backoff * 2 ** (attempt - 1))
                     continue

@@ -48,6 +48,18 @@ LOG_HEADING = "## Log"
 _LINK_FIELDS = {"project": ("people",), "admin": ("related",), "idea": ("related",)}
 
 
+def _youtube_hook(name: str) -> Any:
+    """A function of the YouTube package, imported only when an inbox line needs it."""
+    try:
+        from vaultbrain import youtube
+    except ImportError:  # pragma: no cover - the package ships with vaultbrain
+        youtube = None  # type: ignore[assignment]
+    fn = getattr(youtube, name, None)
+    if fn is None:
+        return lambda *a, **k: None
+    return fn
+
+
 def check_thought(text: str) -> str:
     """The thought to file, or a UserError saying why it cannot be."""
     thought = text.strip()
@@ -183,11 +195,8 @@ class Filer:
     def take_special(self, record: dict[str, Any]) -> dict[str, Any] | None:
         """A bare URL becomes a link and a YouTube video URL an ingest, without the classifier."""
         text = record["text"]
-        try:
-            from vaultbrain import youtube
-        except ImportError:  # pragma: no cover - the package ships with vaultbrain
-            youtube = None  # type: ignore[assignment]
-        if youtube is not None and youtube.is_youtube_url(text.split()[0] if text.split() else ""):
+        first = text.split()[0] if text.split() else ""
+        if _youtube_hook("is_youtube_url")(first):
             return self._ingest_youtube(record)
         url = bare_url(text)
         if url is None:
@@ -199,13 +208,11 @@ class Filer:
         return self._store_classification(record, result, {"provider": "url"}, 0.0)
 
     def _ingest_youtube(self, record: dict[str, Any]) -> dict[str, Any]:
-        from vaultbrain import youtube
-
         try:
-            request = youtube.parse_inbox_line(record["text"])
+            request = _youtube_hook("parse_inbox_line")(record["text"])
             if request is None:
                 raise UserError("not a single-video YouTube URL")
-            result = youtube.ingest(self.app, request)
+            result = _youtube_hook("ingest")(self.app, request)
         except UserError as exc:
             outcome = {"status": "needs_review", "destinations": [], "last_error": str(exc)}
         else:

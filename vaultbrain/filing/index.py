@@ -24,6 +24,7 @@ class RecordIndex:
         self._records: dict[str, dict[str, dict[str, Any]]] = {}  # collection -> id -> summary
         self._names: dict[str, set[tuple[str, str]]] = {}  # lower name -> {(collection, id)}
         self._paths: dict[str, tuple[str, str]] = {}
+        self._ids: dict[str, str] = {}  # id -> collection
         self.refresh()
 
     @property
@@ -60,6 +61,7 @@ class RecordIndex:
             self._names.setdefault(key, set()).add((collection, rid))
         if summary.get("path"):
             self._paths[summary["path"].lower()] = (collection, rid)
+        self._ids[rid] = collection
 
     def _forget(self, collection: str, rid: str) -> None:
         old = self._records.get(collection, {}).pop(rid, None)
@@ -73,6 +75,8 @@ class RecordIndex:
                     del self._names[key]
         if old.get("path") and self._paths.get(old["path"].lower()) == (collection, rid):
             del self._paths[old["path"].lower()]
+        if self._ids.get(rid) == collection:
+            del self._ids[rid]
 
     def upsert(self, collection: str, record: dict[str, Any]) -> None:
         """Our own write: update the lookup without a rebuild."""
@@ -106,6 +110,16 @@ class RecordIndex:
         collection, rid = hit
         summary = self._records.get(collection, {}).get(rid)
         return (collection, summary) if summary else None
+
+    def by_id(self, rid: str) -> tuple[str, dict[str, Any]] | None:
+        collection = self._ids.get(rid)
+        if collection is None:
+            return None
+        summary = self._records.get(collection, {}).get(rid)
+        return (collection, summary) if summary else None
+
+    def all(self) -> list[tuple[str, dict[str, Any]]]:
+        return [(c, s) for c, recs in self._records.items() for s in recs.values()]
 
     def get(self, collection: str, rid: str) -> dict[str, Any] | None:
         return self._records.get(collection, {}).get(rid)

@@ -1,0 +1,89 @@
+"""db list|show|add|update|delete: the records, by hand."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from vaultbrain.cli.render import echo_json, echo_table, parse_sets
+
+
+@click.group("db")
+def db() -> None:
+    """List, show, add, update and delete records (notes and store together)."""
+
+
+@db.command("list")
+@click.argument("type_name", metavar="TYPE")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def db_list(obj: Any, type_name: str, as_json: bool) -> None:
+    """Every record of TYPE (person, project, idea, admin, …)."""
+    from vaultbrain.filing.db import list_records
+
+    rows = list_records(obj.app(), type_name)
+    if as_json:
+        echo_json(rows)
+        return
+    echo_table([(r["id"], r.get("title"), r.get("path"), r.get("updated")) for r in rows],
+               ["id", "title", "path", "updated"])
+
+
+@db.command("show")
+@click.argument("type_name", metavar="TYPE")
+@click.argument("ref", metavar="ID")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def db_show(obj: Any, type_name: str, ref: str, as_json: bool) -> None:
+    """One record, by id or title."""
+    from vaultbrain.filing.db import find_record, resolve_type
+
+    app = obj.app()
+    rec = find_record(app, resolve_type(app, type_name), ref)
+    if as_json:
+        echo_json(rec)
+        return
+    click.echo(f"{rec['title']}  ({rec['type']} {rec['id']})")
+    click.echo(f"  path: {rec.get('path')}")
+    for k, v in rec.get("fields", {}).items():
+        click.echo(f"  {k}: {v}")
+
+
+@db.command("add")
+@click.argument("type_name", metavar="TYPE")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="A field (repeatable).")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def db_add(obj: Any, type_name: str, sets: tuple[str, ...], as_json: bool) -> None:
+    """Add a record: `db add person --set name=Sarah --set contact=sarah@example.com`."""
+    from vaultbrain.filing.db import add_record
+
+    rec = add_record(obj.app(), type_name, parse_sets(sets))
+    echo_json(rec) if as_json else click.echo(f"added {rec['type']} {rec['id']}: {rec['path']}")
+
+
+@db.command("update")
+@click.argument("type_name", metavar="TYPE")
+@click.argument("ref", metavar="ID")
+@click.option("--set", "sets", multiple=True, required=True, metavar="KEY=VALUE")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def db_update(obj: Any, type_name: str, ref: str, sets: tuple[str, ...], as_json: bool) -> None:
+    """Change fields; the note's other lines stay as they are. Lists: --set topics=a,b."""
+    from vaultbrain.filing.db import update_record
+
+    rec = update_record(obj.app(), type_name, ref, parse_sets(sets))
+    echo_json(rec) if as_json else click.echo(f"updated {rec['type']} {rec['id']}: {rec['path']}")
+
+
+@db.command("delete")
+@click.argument("type_name", metavar="TYPE")
+@click.argument("ref", metavar="ID")
+@click.pass_obj
+def db_delete(obj: Any, type_name: str, ref: str) -> None:
+    """Delete a record: its note moves to the vault's .trash folder (recoverable)."""
+    from vaultbrain.filing.db import delete_record
+
+    rec = delete_record(obj.app(), type_name, ref)
+    click.echo(f"deleted {rec['type']} {rec['id']}" + (f"; note moved to {rec['trashed_to']}" if rec.get("trashed_to") else ""))

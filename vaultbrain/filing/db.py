@@ -1,0 +1,157 @@
+"""Records by hand: list, show, add, update, delete (the ``db`` commands' core)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from vaultbrain.errors import UserError
+from vaultbrain.filing.capture import Filer
+from vaultbrain.filing.records import new_id, ordered_frontmatter, render_body
+from vaultbrain.filing.sync import NoteSync
+from vaultbrain.packs import PageType
+from vaultbrain.vault.note import render_note
+
+
+def resolve_type(app: Any, name: str) -> PageType:
+    ptype = app.pack.get_type(name)
+    if ptype is None:
+        names = ", ".join(t.name for t in app.pack.types)
+        raise UserError(f"the active schema pack has no type {name!r} (it has: {names})")
+    return ptype
+
+
+def coerce_fields(ptype: PageType, values: dict[str, str]) -> dict[str, Any]:
+    """``--set`` values checked against the type's fields; a bad one is a UserError."""
+    out: dict[str, Any] = {}
+    for key, raw in values.items():
+        spec = ptype.fields.get(key)
+        if spec is None:
+            known = ", ".join(ptype.fields)
+            raise UserError(f"{ptype.name} has no field {key!r} (its fields: {known})")
+        value: Any = raw
+        if spec.type in ("list", "links"):
+            value = [v.strip() for v in raw.split(",") if v.strip()] if raw else []
+        elif spec.type == "checkbox":
+            value = raw.strip().lower() in ("1", "true", "yes", "on", "x")
+        elif spec.type == "number":
+            try:
+                value = json.loads(raw)
+            except ValueError:
+                value = raw
+        ok, coerced = spec.coerce(value)
+        if not ok and raw != "":
+            hint = f" (one of {', '.join(spec.values or [])})" if spec.type == "enum" else ""
+            raise UserError(f"{ptype.name}.{key}: {raw!r} is not a valid {spec.type}{hint}")
+        out[key] = coerced if ok else None
+    return out
+
+
+def find_record(app: Any, ptype: PageType, ref: str) -> dict[str, Any]:
+    col = app.store.collection(ptype.store_collection)
+    rec = col.get(ref) if _looks_like_id(ref) else None
+    if rec is None:
+        low = ref.strip().lower()
+        for s in col.summaries():
+            names = [str(s.get("title", "")).lower()] + [a.lower() for a in s.get("aliases", [])]
+            if low in names:
+                rec = col.get(s["id"])
+                break
+    if rec is None:
+        raise UserError(f"no {ptype.name} {ref!r}; `vaultbrain db list {ptype.name}` lists them")
+    return rec
+
+
+def _looks_like_id(ref: str) -> bool:
+    from vaultbrain.store import validate_id
+
+    try:
+        validate_id(ref)
+        return True
+    except UserError:
+        return False
+
+
+def list_records(app: Any, type_name: str) -> list[dict[str, Any]]:
+    ptype = resolve_type(app, type_name)
+    rows = list(app.store.collection(ptype.store_collection).all())
+    rows.sort(key=lambda r: str(r.get("title", "")).lower())
+    return rows
+
+
+def add_record(app: Any, type_name: str, values: dict[str, str]) -> dict[str, Any]:
+    ptype = resolve_type(app, type_name)
+    fields = {k: v for k, v in coerce_fields(ptype, values).items() if v is not None}
+    title = fields.get(ptype.title_key) or values.get("title") or values.get("name")
+    if not title:
+        raise UserError(f"give the {ptype.name} a {ptype.title_key}: --set {ptype.title_key}=…")
+    for name, spec in ptype.fields.items():
+        if spec.default is not None:
+            fields.setdefault(name, spec.default)
+        if spec.required and name not in fields and name != ptype.title_key:
+            raise UserError(f"{ptype.name}.{name} is required: --set {name}=…")
+    filer = Filer(app)
+    with app.store.locked():
+        if filer.index.find(ptype.name, str(title)):
+            raise UserError(f"a {ptype.name} named {title!r} exists; use `db update`")
+        rel = filer._free_path(ptype, str(title), set())
+        now = app.now().isoformat()
+        core = {"type": ptype.name, "id": new_id(), "created": now, "updated": now}
+        body = render_body(ptype, str(title), fields, f"- {now[:10]} added by hand")
+        app.vault.create(rel, render_note(ordered_frontmatter(ptype, core, fields), body))
+        sync = NoteSync(app, filer)
+        sync.sync_path(rel)
+        hit = filer.index.by_path(rel)
+        assert hit is not None
+        return app.store.collection(hit[0]).get(hit[1]["id"])
+
+
+def update_record(app: Any, type_name: str, ref: str, values: dict[str, str]) -> dict[str, Any]:
+    ptype = resolve_type(app, type_name)
+    fields = coerce_fields(ptype, values)
+    filer = Filer(app)
+    sync = NoteSync(app, filer)
+    with app.store.locked():
+        rec = find_record(app, ptype, ref)
+        sync.sync_path(rec["path"])  # take in the person's latest edit first
+        rec = app.store.collection(ptype.store_collection).get(rec["id"])
+        if rec is None:
+            raise UserError(f"the {ptype.name} {ref!r} was deleted in the vault")
+        new_fields = dict(rec.get("fields", {}))
+        for k, v in fields.items():
+            if v is None:
+                new_fields.pop(k, None)
+            else:
+                new_fields[k] = v
+        rec["fields"] = new_fields
+        rec["store_dirty"] = True
+        app.store.collection(ptype.store_collection).put(rec)
+        if not sync.export(ptype.store_collection, rec):
+            raise UserError(
+                f"{rec['path']} changed while it was being updated; nothing was overwritten "
+                "and the conflict is listed in Brain/Needs Review.md"
+            )
+        return app.store.collection(ptype.store_collection).get(rec["id"])
+
+
+def delete_record(app: Any, type_name: str, ref: str) -> dict[str, Any]:
+    """Move the note to the vault's ``.trash`` (recoverable) and tombstone the record."""
+    ptype = resolve_type(app, type_name)
+    with app.store.locked():
+        rec = find_record(app, ptype, ref)
+        vault = app.vault
+        if vault.try_read(rec["path"]) is not None:
+            name = rec["path"].rsplit("/", 1)[-1]
+            dest = f".trash/{name}"
+            n = 2
+            while vault.resolve(dest).exists():
+                dest = f".trash/{name[:-3]} ({n}).md"
+                n += 1
+            vault.move(rec["path"], dest)
+            rec["trashed_to"] = dest
+        rec["deleted"] = True
+        rec["deleted_at"] = app.now().isoformat()
+        app.store.collection(ptype.store_collection).put(rec)
+        app.store.audit({"at": rec["deleted_at"], "kind": "sync", "decision": "delete",
+                         "record": rec["id"], "type": ptype.name, "path": rec["path"], "by": "cli"})
+        return rec

@@ -1,0 +1,473 @@
+"""Notes and the store stay in step: a vdirsyncer-style decision table, applied.
+
+Each record keeps the hash of its note as last read or written (its base). One pure function,
+:func:`decide`, turns (base, note side, store side) into an action; the rest of this module
+applies it. A content hash decides "changed"; mtime and size only say whether to look.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from vaultbrain.errors import ConflictError, UserError
+from vaultbrain.filing.corrections import record_correction
+from vaultbrain.filing.records import new_id, record_from_note
+from vaultbrain.vault import is_ignored
+from vaultbrain.vault.note import parse_note, update_frontmatter
+
+log = logging.getLogger("vaultbrain.sync")
+CACHE_FILE = "notes-cache.json"
+
+
+class Action(enum.Enum):
+    NOTHING = "nothing"
+    IMPORT = "import"  # the person's edit wins: parse the note into the store
+    EXPORT = "export"  # render the store's change into the note (compare-and-swap)
+    NEW_BASE = "new_base"  # both changed to the same result
+    CONFLICT = "conflict"  # both changed differently: neither side overwritten
+    TOMBSTONE = "tombstone"  # the note was deleted: the record never comes back by itself
+    TOMBSTONE_CONFLICT = "tombstone_conflict"  # deleted, but the store had news: keep both
+    CREATE = "create"  # a note with no record
+
+
+def decide(
+    base: str | None, note_hash: str | None, store_changed: bool, same_result: bool = False
+) -> Action:
+    """The decision table (DESIGN.md §2), as a pure function."""
+    if note_hash is None:
+        return Action.TOMBSTONE_CONFLICT if store_changed else Action.TOMBSTONE
+    if base is None:
+        return Action.CREATE
+    if note_hash == base:
+        return Action.EXPORT if store_changed else Action.NOTHING
+    if not store_changed:
+        return Action.IMPORT
+    return Action.NEW_BASE if same_result else Action.CONFLICT
+
+
+@dataclass
+class SyncReport:
+    scanned: int = 0
+    read: int = 0
+    unchanged: int = 0
+    imported: int = 0
+    created: int = 0
+    moved: int = 0
+    retyped: int = 0
+    tombstoned: int = 0
+    exported: int = 0
+    conflicts: int = 0
+    untyped: int = 0
+    problems: list[str] = field(default_factory=list)
+    warning: str | None = None
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+    def summary(self) -> str:
+        parts = [f"{self.scanned} notes scanned", f"{self.read} read"]
+        for name in ("imported", "created", "moved", "retyped", "tombstoned", "exported",
+                     "conflicts"):
+            value = getattr(self, name)
+            if value:
+                parts.append(f"{value} {name}")
+        if self.problems:
+            parts.append(f"{len(self.problems)} unreadable")
+        return ", ".join(parts) + f" in {self.seconds:.2f}s"
+
+
+class NoteSync:
+    """Applies the decision table for one app; the filer's index is shared."""
+
+    def __init__(self, app: Any, filer: Any) -> None:
+        self.app = app
+        self.filer = filer
+        self.cache: dict[str, list[Any]] = {}
+        self._cache_loaded = False
+        self._cache_dirty = False
+
+    @property
+    def index(self) -> Any:
+        return self.filer.index
+
+    # -- cache of (mtime, size, hash) per note -------------------------------------------
+    def load_cache(self) -> None:
+        if not self._cache_loaded:
+            doc = self.app.store.read_json(CACHE_FILE, {}) or {}
+            if doc.get("pack") == self.app.pack.identity:
+                self.cache = dict(doc.get("notes", {}))
+            self._cache_loaded = True
+
+    def save_cache(self) -> None:
+        if self._cache_dirty:
+            self.app.store.write_json(
+                CACHE_FILE, {"version": 1, "pack": self.app.pack.identity, "notes": self.cache}
+            )
+            self._cache_dirty = False
+
+    def _remember(self, rel: str, note: Any) -> None:
+        self.cache[rel] = [note.mtime_ns, note.size, note.hash]
+        self._cache_dirty = True
+
+    # -- one note ------------------------------------------------------------------------
+    def sync_path(self, rel: str, report: SyncReport | None = None) -> Action | None:
+        """Bring the store in step with one note that may have changed or appeared."""
+        report = report or SyncReport()
+        if is_ignored(rel) or rel == self.filer.inbox_rel or not rel.lower().endswith(".md"):
+            return None
+        try:
+            note = self.app.vault.try_read(rel)
+        except UserError as exc:
+            report.problems.append(str(exc))
+            return None
+        if note is None:
+            return self.note_gone(rel, report)
+        report.read += 1
+        self._remember(rel, note)
+        pack = self.app.pack
+        parsed = parse_note(note.text)
+        hit = self.index.by_path(rel)
+        if parsed.error:
+            if hit is not None:
+                report.problems.append(f"{rel}: {parsed.error}; the store keeps its last good copy")
+            elif pack.type_for_path(rel) is not None:
+                report.problems.append(f"{rel}: {parsed.error}; not filed until it is fixed")
+            return None
+        declared = parsed.data.get("type")
+        ptype = pack.get_type(str(declared)) if declared else None
+        if ptype is None:
+            ptype = pack.type_for_path(rel)
+        if ptype is None:
+            if pack.type_for_path(rel) is None and declared is None:
+                return None
+            report.untyped += 1
+            return None
+        rid = parsed.data.get("id")
+        rid = str(rid) if rid is not None else None
+        by_id = self.index.by_id(rid) if rid else None
+        if by_id is not None and by_id[1].get("path") and by_id[1]["path"] != rel:
+            other = by_id[1]["path"]
+            if self.app.vault.try_read(other) is not None and hit is None:
+                # The same id at two paths: the person copied a note. The copy is a new record.
+                return self._create(rel, note, parsed, ptype, report, force_new_id=True)
+        target = by_id or hit
+        if target is None:
+            revived = self._tombstoned(rid) if rid else None
+            if revived is not None:
+                return self._import(revived[0], revived[1], rel, note, parsed, ptype, report)
+            return self._create(rel, note, parsed, ptype, report)
+        collection, summary = target
+        record = self.app.store.collection(collection).get(summary["id"], include_deleted=True)
+        if record is None:
+            return self._create(rel, note, parsed, ptype, report)
+        if record.get("path") != rel:
+            report.moved += 1
+        action = decide(record.get("base_hash"), note.hash, bool(record.get("store_dirty")))
+        if action is Action.NOTHING and record.get("path") == rel and record.get("type") == ptype.name:
+            report.unchanged += 1
+            return action
+        if action in (Action.IMPORT, Action.NOTHING):
+            return self._import(collection, record, rel, note, parsed, ptype, report)
+        if action is Action.EXPORT:
+            self.export(collection, record, report)
+            return action
+        # both sides changed
+        wanted = record.get("fields", {})
+        have = {k: v for k, v in parsed.data.items() if k in wanted}
+        if have == wanted:
+            return self._import(collection, record, rel, note, parsed, ptype, report)
+        self.conflict(collection, record, rel, "both-sides-changed",
+                      "the note and the store both changed since they last agreed", report)
+        return Action.CONFLICT
+
+    def _tombstoned(self, rid: str) -> tuple[str, dict[str, Any]] | None:
+        for t in self.app.pack.types:
+            rec = self.app.store.collection(t.store_collection).get(rid, include_deleted=True)
+            if rec is not None:
+                return t.store_collection, rec
+        return None
+
+    def _create(
+        self, rel: str, note: Any, parsed: Any, ptype: Any, report: SyncReport,
+        force_new_id: bool = False,
+    ) -> Action:
+        rid = parsed.data.get("id")
+        if rid is None or force_new_id or not _valid_id(str(rid)):
+            rid = new_id()
+            changes: dict[str, Any] = {"id": rid}
+            if "type" not in parsed.data:
+                changes = {"type": ptype.name, "id": rid}
+            for _ in range(10):
+                try:
+                    text = update_frontmatter(note.text, changes)
+                    self.app.vault.replace(rel, text, note.hash)
+                    break
+                except ConflictError:
+                    note = self.app.vault.read(rel)
+            note = self.app.vault.read(rel)
+            parsed = parse_note(note.text)
+            self._remember(rel, note)
+        rec = record_from_note(rel, parsed, ptype, None, note.hash)
+        rec["id"] = str(rid)
+        rec.setdefault("created", "")
+        if not rec["created"]:
+            rec["created"] = _mtime_iso(note.mtime_ns)
+        col = ptype.store_collection
+        with self.app.store.locked():
+            self.app.store.collection(col).put(rec)
+        self.index.upsert(col, rec)
+        report.created += 1
+        self._audit("create", rec, rel)
+        return Action.CREATE
+
+    def _import(
+        self, collection: str, record: dict[str, Any], rel: str, note: Any, parsed: Any,
+        ptype: Any, report: SyncReport,
+    ) -> Action:
+        old_type = record.get("type")
+        new = record_from_note(rel, parsed, ptype, record, note.hash)
+        new.pop("store_dirty", None)
+        target = ptype.store_collection
+        with self.app.store.locked():
+            if target != collection:
+                self.app.store.collection(collection).drop(record["id"])
+                self.index.remove(collection, record["id"])
+            self.app.store.collection(target).put(new)
+        self.index.upsert(target, new)
+        if old_type and old_type != ptype.name:
+            report.retyped += 1
+            self._retyped(new, old_type, ptype.name, rel)
+        elif record.get("deleted"):
+            self._audit("revive", new, rel)
+            report.imported += 1
+        else:
+            report.imported += 1
+            self._audit("import", new, rel)
+        return Action.IMPORT
+
+    def _retyped(self, record: dict[str, Any], old: str, new: str, rel: str) -> None:
+        """The person re-filed a note by changing its type or folder: a correction."""
+        at = self.app.now().isoformat()
+        self.app.store.audit({"at": at, "kind": "correction", "record": record["id"],
+                              "path": rel, "from": old, "to": new, "by": "vault"})
+        for cid in record.get("sources", []):
+            cap = self.app.store.inbox.get(cid)
+            if cap is None:
+                continue
+            record_correction(self.app.store, cap["text"], old, new, at)
+            with self.app.store.locked():
+                cap["status"] = "corrected"
+                cap.setdefault("corrections", []).append({"at": at, "from": old, "to": new})
+                for d in cap.get("destinations", []):
+                    if d.get("record_id") == record["id"]:
+                        d["type"], d["path"] = new, rel
+                self.app.store.inbox.put(cap)
+        hook = getattr(self.app, "on_retype", None)
+        if hook is not None:
+            hook(record, old, new, rel)
+
+    def note_gone(self, rel: str, report: SyncReport | None = None) -> Action | None:
+        report = report or SyncReport()
+        self.cache.pop(rel, None)
+        self._cache_dirty = True
+        hit = self.index.by_path(rel)
+        if hit is None:
+            return None
+        collection, summary = hit
+        folder = rel.split("/", 1)[0]
+        if "/" in rel and not self.app.vault.resolve(folder).exists():
+            report.problems.append(
+                f"the folder {folder}/ is gone: not treating its notes as deleted "
+                "(an unmounted sync folder looks the same); put it back or run `vaultbrain reindex`"
+            )
+            return None
+        record = self.app.store.collection(collection).get(summary["id"])
+        if record is None:
+            return None
+        action = decide(record.get("base_hash"), None, bool(record.get("store_dirty")))
+        with self.app.store.locked():
+            self.app.store.collection(collection).tombstone(
+                record["id"], deleted_at=self.app.now().isoformat()
+            )
+        self.index.remove(collection, record["id"])
+        report.tombstoned += 1
+        self._audit("tombstone", record, rel)
+        if action is Action.TOMBSTONE_CONFLICT:
+            self.conflict(collection, record, rel, "deleted-changed",
+                          "the note was deleted while the store had changes; they are kept "
+                          "in the record", report)
+        return action
+
+    # -- store -> note -------------------------------------------------------------------
+    def export(self, collection: str, record: dict[str, Any], report: SyncReport | None = None) -> bool:
+        """Write the store's fields into the note (CAS against the base). False on conflict."""
+        report = report or SyncReport()
+        rel = record["path"]
+        vault = self.app.vault
+        note = vault.try_read(rel)
+        if note is None:
+            self.note_gone(rel, report)
+            return False
+        if note.hash != record.get("base_hash"):
+            parsed = parse_note(note.text)
+            wanted = record.get("fields", {})
+            if not parsed.error and all(parsed.data.get(k) == v for k, v in wanted.items()):
+                record["base_hash"] = note.hash
+                record.pop("store_dirty", None)
+                with self.app.store.locked():
+                    self.app.store.collection(collection).put(record)
+                return True
+            self.conflict(collection, record, rel, "both-sides-changed",
+                          "the note changed while the store had changes", report)
+            return False
+        changes = dict(record.get("fields", {}))
+        changes["updated"] = self.app.now().isoformat()
+        text = update_frontmatter(note.text, changes)
+        try:
+            digest = vault.replace(rel, text, note.hash)
+        except ConflictError:
+            self.conflict(collection, record, rel, "both-sides-changed",
+                          "the note changed while it was being written", report)
+            return False
+        record["base_hash"] = digest
+        record["updated"] = changes["updated"]
+        record.pop("store_dirty", None)
+        with self.app.store.locked():
+            self.app.store.collection(collection).put(record)
+        self.index.upsert(collection, record)
+        written = vault.read(rel)
+        self._remember(rel, written)
+        report.exported += 1
+        self._audit("export", record, rel)
+        return True
+
+    def conflict(
+        self, collection: str, record: dict[str, Any], rel: str, kind: str, detail: str,
+        report: SyncReport,
+    ) -> None:
+        conflicts = self.app.store.collection("conflicts")
+        cid = f"{record['id']}-{kind}"
+        with self.app.store.locked():
+            existing = conflicts.get(cid)
+            if existing is None or existing.get("resolved"):
+                conflicts.put({
+                    "id": cid, "record_id": record["id"], "collection": collection, "path": rel,
+                    "kind": kind, "detail": detail, "at": self.app.now().isoformat(),
+                    "resolved": False, "title": record.get("title"),
+                })
+        report.conflicts += 1
+        self._audit("conflict", record, rel, kind=kind)
+
+    def _audit(self, decision: str, record: dict[str, Any], rel: str, **extra: Any) -> None:
+        self.app.store.audit({"at": self.app.now().isoformat(), "kind": "sync",
+                              "decision": decision, "record": record.get("id"),
+                              "type": record.get("type"), "path": rel, **extra})
+
+    # -- the whole vault -----------------------------------------------------------------
+    def scan(self, report: SyncReport | None = None) -> SyncReport:
+        """Every note against the cache; only changed notes are read; then deletions."""
+        report = report or SyncReport()
+        started = time.perf_counter()
+        self.load_cache()
+        self.index.refresh()
+        vault = self.app.vault
+        seen: set[str] = set()
+        inbox = self.filer.inbox_rel
+        for entry in vault.iter_notes():
+            rel = vault.rel_of(entry)
+            if rel == inbox or is_ignored(rel):
+                continue
+            report.scanned += 1
+            seen.add(rel)
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            cached = self.cache.get(rel)
+            if cached and cached[0] == st.st_mtime_ns and cached[1] == st.st_size:
+                report.unchanged += 1
+                continue
+            hit = self.index.by_path(rel)
+            if hit is not None and cached is None:
+                # No cache entry but a record: hash the note and compare with its base.
+                try:
+                    note = vault.read(rel)
+                except (UserError, FileNotFoundError) as exc:
+                    report.problems.append(str(exc))
+                    continue
+                if note.hash == hit[1].get("base_hash"):
+                    self._remember(rel, note)
+                    report.read += 1
+                    report.unchanged += 1
+                    continue
+            self.sync_path(rel, report)
+        missing = [
+            (c, s) for c, s in self.index.all()
+            if s.get("path") and s["path"] not in seen and not s.get("deleted")
+        ]
+        gone_folders: dict[str, int] = {}
+        for _, s in missing:
+            folder = s["path"].split("/", 1)[0]
+            if not vault.resolve(folder).exists():
+                gone_folders[folder] = gone_folders.get(folder, 0) + 1
+        for folder, n in gone_folders.items():
+            report.problems.append(
+                f"the folder {folder}/ is gone with {n} notes: not treating them as deleted "
+                "(an unmounted sync folder looks the same); put it back, then rescan"
+            )
+        for _, s in missing:
+            if s["path"].split("/", 1)[0] in gone_folders:
+                continue
+            if vault.try_read(s["path"]) is None:
+                self.note_gone(s["path"], report)
+        self.save_cache()
+        report.seconds = time.perf_counter() - started
+        return report
+
+
+def _valid_id(rid: str) -> bool:
+    from vaultbrain.store import validate_id
+
+    try:
+        validate_id(rid)
+        return True
+    except UserError:
+        return False
+
+
+def _mtime_iso(mtime_ns: int) -> str:
+    import datetime as dt
+
+    return dt.datetime.fromtimestamp(mtime_ns / 1e9).replace(microsecond=0).isoformat()
+
+
+def reindex(app: Any) -> SyncReport:
+    """Rescan the vault into the store; the untyped warning of the schema pack at the end."""
+    from vaultbrain.filing.capture import Filer
+
+    sync = NoteSync(app, Filer(app))
+    report = sync.scan()
+    warn = _untyped_warning(app)
+    if warn:
+        report.warning = warn
+    return report
+
+
+def _untyped_warning(app: Any) -> str | None:
+    try:
+        from vaultbrain.packs import untyped_warning  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    try:
+        return untyped_warning(app.vault, app.pack)
+    except Exception as exc:  # a warning must never break reindex
+        log.debug("untyped warning failed: %s", exc)
+        return None
+
+
+__all__ = ["Action", "NoteSync", "SyncReport", "decide", "reindex"]
