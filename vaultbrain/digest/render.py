@@ -1,0 +1,302 @@
+"""Digest and review notes as Markdown: Properties Dataview can query, then the sections.
+
+Every record a note mentions is a wikilink to its note (``[[People/Sarah|Sarah]]``), and the
+same links are listed in the ``mentions`` property so ``WHERE contains(mentions, [[Sarah]])``
+finds every digest that names Sarah. Long sections are capped; the count in the heading and
+in the frontmatter stays the full one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from vaultbrain.vault.note import render_note
+
+from .facts import Action, DailyFacts, Item, Ref, WeeklyFacts
+from .insights import DigestInsights, Insights, ReviewInsights
+
+DIGEST_FOLDER = "Brain/Digests"
+REVIEW_FOLDER = "Brain/Reviews"
+NEEDS_REVIEW_LINK = "[[Brain/Needs Review|Needs Review]]"
+MAX_ITEMS = 50
+# A person may keep their own notes in a digest under this heading; a re-run carries them over.
+NOTES_HEADING = "## Notes"
+
+
+def digest_path(day: dt.date) -> str:
+    return f"{DIGEST_FOLDER}/{day.isoformat()}.md"
+
+
+def review_path(week: str) -> str:
+    return f"{REVIEW_FOLDER}/{week}.md"
+
+
+class _Body:
+    """Collects lines and the records they mention."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.mentions: list[Ref] = []
+
+    def add(self, line: str = "") -> None:
+        self.lines.append(line)
+
+    def link(self, ref: Ref) -> str:
+        if ref.target and all(m.target != ref.target for m in self.mentions):
+            self.mentions.append(ref)
+        return ref.link
+
+    def section(
+        self, title: str, entries: list[Any], fmt: Any, empty: str, after: str = ""
+    ) -> None:
+        self.add(f"## {title} ({len(entries)})" if entries else f"## {title}")
+        self.add()
+        if not entries:
+            self.add(f"_{empty}_")
+        for entry in entries[:MAX_ITEMS]:
+            self.add(f"- {fmt(entry)}")
+        if len(entries) > MAX_ITEMS:
+            self.add(f"- … and {len(entries) - MAX_ITEMS} more")
+        if after:
+            self.add()
+            self.add(after)
+        self.add()
+
+    def item(self, item: Item) -> str:
+        return self.link(item.ref) + (f" — {_inline_links(self, item.note)}" if item.note else "")
+
+    def action(self, action: Action) -> str:
+        note = f" ({action.note})" if action.note else ""
+        return f"{action.verb}: {self.link(action.ref)}{note}"
+
+    def text(self) -> str:
+        while self.lines and not self.lines[-1]:
+            self.lines.pop()
+        return "\n".join(self.lines) + "\n"
+
+
+_LINK = re.compile(r"\[\[([^\]|]+)(?:\|([^\]]*))?\]\]")
+
+
+def _inline_links(body: _Body, text: str) -> str:
+    """Notes may already hold links (a scheduled follow-up): count them as mentions too."""
+    for m in _LINK.finditer(text):
+        target = m.group(1)
+        ref = Ref("", m.group(2) or target, target + ".md")
+        body.link(ref)
+    return text
+
+
+def _summary_block(body: _Body, insights: Insights, what: str) -> None:
+    body.add("## Summary")
+    body.add()
+    if insights.data is None:
+        body.add(
+            f"> [!warning] Summary unavailable\n> {_quote(insights.reason or 'no LLM')}\n"
+            f"> The lists below come from your notes and are complete; run "
+            f"`vaultbrain {what} run` again once the LLM server is up to add the summary."
+        )
+        body.add()
+        return
+    body.add(insights.data.summary)
+    body.add()
+
+
+def _quote(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _frontmatter_links(mentions: Iterable[Ref]) -> list[str]:
+    return [m.link for m in mentions if m.target]
+
+
+def _carry(old_text: str | None) -> str:
+    """The person's own ``## Notes`` section from the previous version of the note."""
+    if not old_text:
+        return ""
+    lines = old_text.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if line.rstrip("\r\n").strip() == NOTES_HEADING:
+            return "".join(lines[i:])
+    return ""
+
+
+def _finish(data: dict[str, Any], body: _Body, old_text: str | None) -> str:
+    text = body.text()
+    kept = _carry(old_text)
+    if kept:
+        text = text + "\n" + (kept if kept.endswith("\n") else kept + "\n")
+    tags = data.pop("tags", [])
+    data["mentions"] = _frontmatter_links(body.mentions)
+    data["tags"] = tags
+    return render_note(data, text)
+
+
+def _common(insights: Insights) -> dict[str, Any]:
+    return {
+        "llm": "ok" if insights.available else "unavailable",
+        "model": insights.model or "",
+        "summary": insights.data.summary if insights.data is not None else "",
+    }
+
+
+def render_digest(
+    facts: DailyFacts, insights: Insights, generated: dt.datetime, old_text: str | None = None
+) -> str:
+    """The daily digest note for ``facts``."""
+    body = _Body()
+    day = facts.day
+    body.add(f"# Daily digest: {day.strftime('%A')} {day.isoformat()}")
+    body.add()
+    _summary_block(body, insights, "digest")
+    data = insights.data
+    if isinstance(data, DigestInsights):
+        if data.top_actions:
+            body.add("### Top actions")
+            body.add()
+            for i, action in enumerate(data.top_actions, 1):
+                body.add(f"{i}. {action}")
+            body.add()
+        if data.stuck:
+            body.add("### Stuck")
+            body.add()
+            body.add(data.stuck)
+            body.add()
+        if data.small_win:
+            body.add("### Small win")
+            body.add()
+            body.add(data.small_win)
+            body.add()
+
+    def capture(c: Any) -> str:
+        when = f"{c.time} " if c.time else ""
+        dest = " · ".join(body.link(r) for r in c.destinations)
+        status = "" if c.status in ("filed", "corrected") else f" _({c.status.replace('_', ' ')})_"
+        return f"{when}{c.text}" + (f" → {dest}" if dest else "") + status
+
+    body.section("Captured today", facts.captures, capture, "Nothing captured today.")
+    body.section("Actions taken", facts.actions, body.action, "No actions taken.")
+    body.section(
+        "Projects with recent activity",
+        facts.projects,
+        body.item,
+        "No project activity in the last few days.",
+    )
+    body.section("People interacted with", facts.people, body.item, "Nobody today.")
+    body.section("Admin overdue", facts.admin_overdue, body.item, "Nothing overdue.")
+    body.section("Admin due within 7 days", facts.admin_due, body.item, "Nothing due this week.")
+    body.section(
+        "Ideas ready for next steps",
+        facts.ideas_ready,
+        body.item,
+        "No explored or validated ideas waiting.",
+    )
+    body.add("## Needs review")
+    body.add()
+    if facts.needs_review:
+        s = "" if facts.needs_review == 1 else "s"
+        body.add(f"{facts.needs_review} thought{s} wait for you in {NEEDS_REVIEW_LINK}.")
+    else:
+        body.add("Nothing waits for review.")
+    if facts.pending:
+        s = "" if facts.pending == 1 else "s"
+        body.add(f"{facts.pending} thought{s} still wait for the classifier.")
+    body.add()
+
+    fm: dict[str, Any] = {
+        "type": "digest",
+        "date": day.isoformat(),
+        "generated": generated.strftime("%Y-%m-%dT%H:%M:%S"),
+    }
+    fm.update(facts.counts())
+    fm.update(_common(insights))
+    fm["tags"] = ["vaultbrain/digest"]
+    return _finish(fm, body, old_text)
+
+
+def render_review(
+    facts: WeeklyFacts, insights: Insights, generated: dt.datetime, old_text: str | None = None
+) -> str:
+    """The weekly review note for ``facts``."""
+    body = _Body()
+    body.add(f"# Weekly review: {facts.week}")
+    body.add()
+    body.add(f"{facts.start.isoformat()} to {facts.day.isoformat()}")
+    body.add()
+    _summary_block(body, insights, "weekly")
+    data = insights.data
+    if isinstance(data, ReviewInsights):
+        for title, entries in (("Wins", data.wins), ("Focus next week", data.focus)):
+            if entries:
+                body.add(f"### {title}")
+                body.add()
+                for i, entry in enumerate(entries, 1):
+                    body.add(f"{i}. {entry}")
+                body.add()
+        if data.let_go:
+            body.add("### Let go")
+            body.add()
+            body.add(data.let_go)
+            body.add()
+
+    total = sum(len(o.items) for o in facts.open_loops)
+    body.add(f"## Open loops ({total})" if total else "## Open loops")
+    body.add()
+    if not facts.open_loops:
+        body.add("_No open loops._")
+        body.add()
+    for loops in facts.open_loops:
+        body.add(f"### {loops.label} ({len(loops.items)})")
+        body.add()
+        for item in loops.items[:MAX_ITEMS]:
+            body.add(f"- {body.item(item)}")
+        if len(loops.items) > MAX_ITEMS:
+            body.add(f"- … and {len(loops.items) - MAX_ITEMS} more")
+        body.add()
+
+    created = ", ".join(f"{n} {col}" for col, n in sorted(facts.created.items()))
+    tally = f"{facts.captures} thought{'s' if facts.captures != 1 else ''} captured this week" + (
+        f"; new records: {created}." if created else "."
+    )
+    body.section(
+        "Accomplishments",
+        facts.accomplishments,
+        body.action,
+        "Nothing marked done this week.",
+        after=tally,
+    )
+    body.section(
+        "Projects to review",
+        facts.projects_to_review,
+        body.item,
+        "Every project has a next action and recent activity.",
+    )
+    body.section(
+        "People to follow up", facts.people_to_follow_up, body.item, "No follow-ups pending."
+    )
+    body.section("Ideas to explore", facts.ideas_to_explore, body.item, "No raw ideas waiting.")
+    body.section("Admin to address", facts.admin_to_address, body.item, "No open admin items.")
+    body.add("## Needs review")
+    body.add()
+    if facts.needs_review:
+        s = "" if facts.needs_review == 1 else "s"
+        body.add(f"{facts.needs_review} thought{s} wait for you in {NEEDS_REVIEW_LINK}.")
+    else:
+        body.add("Nothing waits for review.")
+    body.add()
+
+    fm: dict[str, Any] = {
+        "type": "weekly-review",
+        "week": facts.week,
+        "date": facts.day.isoformat(),
+        "period_start": facts.start.isoformat(),
+        "period_end": facts.day.isoformat(),
+        "generated": generated.strftime("%Y-%m-%dT%H:%M:%S"),
+    }
+    fm.update(facts.counts())
+    fm.update(_common(insights))
+    fm["tags"] = ["vaultbrain/weekly-review"]
+    return _finish(fm, body, old_text)
