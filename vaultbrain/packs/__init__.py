@@ -6,7 +6,24 @@ the vault.
 
 from __future__ import annotations
 
-from vaultbrain.packs.model import FieldSpec, PackError, PageType, ResolvedPack
-from vaultbrain.packs.loader import active_pack, load_pack
+from vaultbrain.packs.loader import (
+    ActivePack,
+    active_pack,
+    home_dir,
+    load_pack,
+    pack_for_path,
+)
+from vaultbrain.packs.model import FieldSpec, Manifest, PackError, PageType, ResolvedPack
 
-__all__ = ["FieldSpec", "PackError", "PageType", "ResolvedPack", "active_pack", "load_pack"]
+__all__ = [
+    "ActivePack",
+    "FieldSpec",
+    "Manifest",
+    "PackError",
+    "PageType",
+    "ResolvedPack",
+    "active_pack",
+    "home_dir",
+    "load_pack",
+    "pack_for_path",
+]

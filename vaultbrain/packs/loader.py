@@ -1,15 +1,27 @@
-"""Finding, loading, merging and choosing schema packs.
+"""Finding, reading, resolving and choosing schema packs.
+
+Packs live in two places: the bundled ``packs/`` folder and ``~/.vaultbrain/schema-packs/
+<name>/pack.yaml`` (``$VAULTBRAIN_HOME`` moves ``~/.vaultbrain``); an installed pack shadows a
+bundled one of the same name. Manifests are YAML (PyYAML, so block scalars and anchors work)
+or JSON.
 
 Resolution chain, first match wins: (1) ``--schema-pack``; (2) ``VAULTBRAIN_SCHEMA_PACK``;
-(3) per-folder setting ``schema_pack.source.<folder>``; (4) the vault setting ``schema_pack``;
-(5) ``vaultbrain.yml`` ``schema:``; (6) ``~/.vaultbrain/config.json`` ``schema_pack``;
+(3) per-folder setting ``schema_pack.source.<folder>`` for notes under that folder; (4) the
+vault setting ``schema_pack``; (5) ``vaultbrain.yml`` ``schema:`` at the vault root;
+(6) ``~/.vaultbrain/config.json`` ``schema_pack`` (what ``schema use`` writes);
 (7) ``vaultbrain-base``.
+
+Resolved packs are cached by name; a hit is checked against the stat of every file that fed
+it (the chain and the borrow targets) and against where each name is found now, so editing,
+installing or removing a pack file is seen on the next call without a restart.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,108 +29,419 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from vaultbrain.packs.model import Manifest, PackError, PageType, ResolvedPack
+from vaultbrain.packs.merge import Layer, find_alias_cycle, merge_chain
+from vaultbrain.packs.model import (
+    API_VERSIONS,
+    SKILLPACK_API_VERSIONS,
+    Manifest,
+    PackError,
+    ResolvedPack,
+)
 from vaultbrain.resources import data_dir
+
+log = logging.getLogger(__name__)
 
 DEFAULT_PACK = "vaultbrain-base"
 MAX_DEPTH = 8
-_cache: dict[tuple[str, ...], tuple[tuple[Any, ...], ResolvedPack]] = {}
+WARN_DEPTH = 4
+MANIFEST_NAMES = ("pack.yaml", "pack.yml", "pack.json")
+FOLDER_KEY_PREFIX = "schema_pack.source."
+# gbrain packs name gbrain's bundled packs as parents; ours play the same part.
+_GBRAIN_PARENTS = {"gbrain-base": "vaultbrain-base", "gbrain-recommended": "vaultbrain-recommended"}
+TIERS: dict[int, str] = {
+    1: "--schema-pack",
+    2: "VAULTBRAIN_SCHEMA_PACK",
+    3: "per-folder setting schema_pack.source.<folder>",
+    4: "vault setting schema_pack",
+    5: "vaultbrain.yml schema:",
+    6: "~/.vaultbrain/config.json schema_pack",
+    7: "default",
+}
+
+try:
+    _YamlLoader: type = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - PyYAML without libyaml
+    _YamlLoader = yaml.SafeLoader
 
 
-def home_dir() -> Path:
-    return Path(os.environ.get("VAULTBRAIN_HOME") or Path.home() / ".vaultbrain")
+def home_dir(env: Mapping[str, str] | None = None) -> Path:
+    """``$VAULTBRAIN_HOME``, else ``~/.vaultbrain``: installed packs, config, history."""
+    env = os.environ if env is None else env
+    value = env.get("VAULTBRAIN_HOME")
+    return Path(value).expanduser() if value else Path.home() / ".vaultbrain"
 
 
-def pack_file(name: str) -> Path:
-    """Where pack ``name`` lives: installed packs shadow bundled ones."""
-    installed = home_dir() / "schema-packs" / name
-    for candidate in ("pack.yaml", "pack.yml", "pack.json"):
-        if (installed / candidate).is_file():
-            return installed / candidate
+def installed_dir(home: Path | None = None) -> Path:
+    return (home or home_dir()) / "schema-packs"
+
+
+def bundled_dir() -> Path:
+    return data_dir("packs")
+
+
+def manifest_in(folder: Path) -> Path | None:
+    for candidate in MANIFEST_NAMES:
+        if (folder / candidate).is_file():
+            return folder / candidate
+    return None
+
+
+def find_pack(name: str, home: Path | None = None) -> Path | None:
+    """Where pack ``name`` lives, or None: installed packs shadow bundled ones."""
+    found = manifest_in(installed_dir(home) / name)
+    if found is not None:
+        return found
     for ext in (".yaml", ".yml", ".json"):
-        bundled = data_dir("packs") / f"{name}{ext}"
+        bundled = bundled_dir() / f"{name}{ext}"
         if bundled.is_file():
             return bundled
-    raise PackError("UNKNOWN_PACK", f"no schema pack named {name!r} (`vaultbrain schema list`)")
+    return None
 
 
-def read_manifest(path: Path) -> Manifest:
+def pack_file(name: str, home: Path | None = None) -> Path:
+    path = find_pack(name, home)
+    if path is None:
+        raise PackError("UNKNOWN_PACK", f"no schema pack named {name!r} (`vaultbrain schema list`)")
+    return path
+
+
+def parse_manifest_text(text: str, where: str, json_only: bool = False) -> dict[str, Any]:
     try:
-        text = path.read_text("utf-8")
-    except FileNotFoundError as exc:
-        raise PackError("FILE_NOT_FOUND", f"{path} does not exist") from exc
-    try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        data = json.loads(text) if json_only else yaml.load(text, Loader=_YamlLoader)
     except (yaml.YAMLError, ValueError) as exc:
-        raise PackError("PARSE_ERROR", f"{path}: {exc}") from exc
+        raise PackError("PARSE_ERROR", f"{where}: {_one_line(str(exc))}") from exc
     if not isinstance(data, dict):
-        raise PackError("INVALID_SHAPE", f"{path}: a pack manifest is a mapping")
-    if data.get("api_version") not in ("vaultbrain-schema-pack-v1", "gbrain-schema-pack-v1"):
+        raise PackError("INVALID_SHAPE", f"{where}: a pack manifest is a mapping of keys")
+    return data
+
+
+def manifest_from_data(data: dict[str, Any], where: str) -> Manifest:
+    api = data.get("api_version")
+    if api in SKILLPACK_API_VERSIONS:
         raise PackError(
             "INVALID_API_VERSION",
-            f"{path}: api_version must be vaultbrain-schema-pack-v1 (got {data.get('api_version')!r})",
+            f"{where}: this is a skillpack ({api}), not a schema pack",
+            field="api_version",
+        )
+    if api not in API_VERSIONS:
+        raise PackError(
+            "INVALID_API_VERSION",
+            f"{where}: api_version must be vaultbrain-schema-pack-v1 (got {api!r})",
+            field="api_version",
         )
     try:
         return Manifest.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
-        raise PackError("INVALID_SHAPE", f"{path}: {where}: {err['msg']}") from exc
+        errors = exc.errors()
+        err = errors[0]
+        field = _field_path(err["loc"], data)
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise PackError(
+            "INVALID_SHAPE", f"{where}: {field}: {_message(err)}{more}", field=field
+        ) from exc
 
 
-def load_pack(name: str) -> ResolvedPack:
-    """Pack ``name`` with its extends chain merged (cached until a pack file changes)."""
-    chain: list[tuple[Path, Manifest]] = []
-    seen: list[str] = []
-    current: str | None = name
-    while current:
-        if current in seen:
-            raise PackError("EXTENDS_TOO_DEEP", "extends cycle: " + " -> ".join([*seen, current]))
-        seen.append(current)
-        if len(seen) > MAX_DEPTH:
-            raise PackError("EXTENDS_TOO_DEEP", "extends chain deeper than 8: " + " -> ".join(seen))
-        path = pack_file(current)
-        manifest = read_manifest(path)
-        chain.append((path, manifest))
-        current = manifest.extends
-    stamp = tuple((str(p), _mtime(p)) for p, _ in chain)
-    key = tuple(seen)
+def read_manifest(path: Path) -> Manifest:
+    """Read and validate one manifest file (or the manifest inside a pack folder)."""
+    path = Path(path)
+    if path.is_dir():
+        inside = manifest_in(path)
+        if inside is None:
+            raise PackError("FILE_NOT_FOUND", f"{path} holds no pack.yaml, pack.yml or pack.json")
+        path = inside
+    try:
+        text = path.read_text("utf-8")
+    except FileNotFoundError as exc:
+        raise PackError("FILE_NOT_FOUND", f"{path} does not exist") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PackError("PARSE_ERROR", f"{path} cannot be read: {exc}") from exc
+    data = parse_manifest_text(text, str(path), json_only=path.suffix == ".json")
+    return manifest_from_data(data, str(path))
+
+
+def _field_path(loc: tuple[Any, ...], data: Any) -> str:
+    out = ""
+    node = data
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+            try:
+                node = node[part]
+            except (TypeError, IndexError, KeyError):
+                node = None
+            if isinstance(node, dict) and isinstance(node.get("name"), str) and out.endswith("]"):
+                out += f"({node['name']})"
+        else:
+            out += ("." if out else "") + str(part)
+            node = node.get(part) if isinstance(node, dict) else None
+    return out or "(top level)"
+
+
+def _message(err: Mapping[str, Any]) -> str:
+    if err.get("type") == "extra_forbidden":
+        return "unknown key"
+    if err.get("type") == "missing":
+        return "required key is missing"
+    msg = str(err.get("msg", "invalid"))
+    return msg.removeprefix("Value error, ")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+# -- resolving -----------------------------------------------------------------------------
+
+
+@dataclass
+class _Fed:
+    """A file that fed a resolved pack, as it was when it was read."""
+
+    name: str
+    path: str
+    mtime_ns: int
+    size: int
+
+
+_cache: dict[tuple[str, str, str], tuple[list[_Fed], ResolvedPack]] = {}
+
+
+def clear_cache() -> None:
+    _cache.clear()
+
+
+def _stat(path: Path | str) -> tuple[int, int]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return -1, -1
+    return st.st_mtime_ns, st.st_size
+
+
+def resolve(
+    manifest: Manifest,
+    source: Path | None = None,
+    *,
+    home: Path | None = None,
+    fed: list[_Fed] | None = None,
+) -> ResolvedPack:
+    """Merge ``manifest`` with its extends chain and borrow targets into a ResolvedPack.
+
+    Refuses an extends cycle or a chain deeper than 8 (EXTENDS_TOO_DEEP, naming the chain),
+    a missing parent or borrow target (UNKNOWN_PACK), a borrowed type or link type the
+    target does not declare itself (UNKNOWN_TYPE) and an alias cycle (ALIAS_CYCLE).
+    """
+    fed = [] if fed is None else fed
+    chain_names: list[str] = [manifest.name]
+    manifests: list[Manifest] = [manifest]
+    current = manifest
+    while current.extends:
+        parent_name = current.extends
+        path = find_pack(parent_name, home)
+        if (
+            path is None
+            and current.api_version.startswith("gbrain")
+            and parent_name in _GBRAIN_PARENTS
+        ):
+            parent_name = _GBRAIN_PARENTS[parent_name]
+            path = find_pack(parent_name, home)
+        if parent_name in chain_names:
+            raise PackError(
+                "EXTENDS_TOO_DEEP",
+                "extends cycle: " + " -> ".join([*chain_names, parent_name]),
+                field="extends",
+            )
+        if len(chain_names) + 1 > MAX_DEPTH:
+            raise PackError(
+                "EXTENDS_TOO_DEEP",
+                f"extends chain deeper than {MAX_DEPTH}: "
+                + " -> ".join([*chain_names, parent_name]),
+                field="extends",
+            )
+        if path is None:
+            raise PackError(
+                "UNKNOWN_PACK",
+                f"{current.name} extends {parent_name!r}, and no pack has that name "
+                "(`vaultbrain schema list`)",
+                field="extends",
+            )
+        mtime, size = _stat(path)
+        fed.append(_Fed(parent_name, str(path), mtime, size))
+        current = read_manifest(path)
+        if current.name != parent_name:
+            raise PackError(
+                "INVALID_SHAPE",
+                f"{path}: name is {current.name!r} but the pack is found as {parent_name!r}",
+                field="name",
+            )
+        chain_names.append(parent_name)
+        manifests.append(current)
+
+    layers = [_layer(m, home, fed) for m in manifests]
+    merged, origins = merge_chain(layers)
+    cycle = find_alias_cycle(merged.page_types)
+    if cycle:
+        raise PackError(
+            "ALIAS_CYCLE",
+            f"{manifest.name}: aliases form a cycle: " + " -> ".join(cycle),
+            field="page_types.aliases",
+        )
+    warnings = []
+    if len(chain_names) > WARN_DEPTH:
+        warnings.append(
+            f"extends chain is {len(chain_names)} packs deep (more than {WARN_DEPTH}): "
+            + " -> ".join(chain_names)
+        )
+        log.warning("schema pack %s: %s", manifest.name, warnings[-1])
+    return ResolvedPack(
+        merged,
+        chain=chain_names,
+        warnings=warnings,
+        origins=origins,
+        source=str(source) if source else None,
+    )
+
+
+def _layer(manifest: Manifest, home: Path | None, fed: list[_Fed]) -> Layer:
+    layer = Layer(manifest)
+    for i, spec in enumerate(manifest.borrow_from):
+        where = f"borrow_from[{i}]"
+        if spec.pack == manifest.name:
+            raise PackError(
+                "INVALID_SHAPE",
+                f"{manifest.name}: {where}.pack names the pack itself",
+                field=f"{where}.pack",
+            )
+        path = find_pack(spec.pack, home)
+        if path is None:
+            raise PackError(
+                "UNKNOWN_PACK",
+                f"{manifest.name} borrows from {spec.pack!r}, and no pack has that name",
+                field=f"{where}.pack",
+            )
+        mtime, size = _stat(path)
+        fed.append(_Fed(spec.pack, str(path), mtime, size))
+        target = read_manifest(path)
+        own_types = {t.name: t for t in target.page_types}
+        for j, name in enumerate(spec.types or []):
+            if name not in own_types:
+                raise PackError(
+                    "UNKNOWN_TYPE",
+                    f"{manifest.name} borrows type {name!r} from {spec.pack}, which does not "
+                    "declare it itself (borrow_from takes a pack's own declarations only)",
+                    field=f"{where}.types[{j}]",
+                )
+            layer.borrowed_types.append((spec.pack, own_types[name]))
+        own_links = {lt.name: lt for lt in target.link_types}
+        for j, name in enumerate(spec.link_types or []):
+            if name not in own_links:
+                raise PackError(
+                    "UNKNOWN_TYPE",
+                    f"{manifest.name} borrows link type {name!r} from {spec.pack}, which does "
+                    "not declare it itself",
+                    field=f"{where}.link_types[{j}]",
+                )
+            layer.borrowed_links.append(own_links[name])
+    return layer
+
+
+def _fresh(fed: list[_Fed], home: Path | None) -> bool:
+    for f in fed:
+        if f.path != str(find_pack(f.name, home)):
+            return False
+        if _stat(f.path) != (f.mtime_ns, f.size):
+            return False
+    return True
+
+
+def load_pack(name: str, home: Path | None = None) -> ResolvedPack:
+    """Pack ``name``, resolved (cached until a file that fed it changes)."""
+    home = home or home_dir()
+    key = (name, str(home), str(bundled_dir()))
     hit = _cache.get(key)
-    if hit and hit[0] == stamp:
+    if hit is not None and _fresh(hit[0], home):
         return hit[1]
-    merged = _merge([m for _, m in chain])
-    resolved = ResolvedPack(merged, chain=seen)
-    _cache[key] = (stamp, resolved)
+    path = pack_file(name, home)
+    mtime, size = _stat(path)
+    fed = [_Fed(name, str(path), mtime, size)]
+    manifest = read_manifest(path)
+    if manifest.name != name:
+        raise PackError(
+            "INVALID_SHAPE",
+            f"{path}: name is {manifest.name!r} but the pack is found as {name!r}",
+            field="name",
+        )
+    resolved = resolve(manifest, path, home=home, fed=fed)
+    _cache[key] = (fed, resolved)
     return resolved
 
 
-def _mtime(path: Path) -> int:
-    try:
-        return path.stat().st_mtime_ns
-    except OSError:
-        return 0
+def load_pack_path(path: Path | str, home: Path | None = None) -> ResolvedPack:
+    """A pack file (or pack folder) that need not be installed, resolved against its parents."""
+    path = Path(path)
+    return resolve(read_manifest(path), path, home=home or home_dir())
 
 
-def _merge(chain: list[Manifest]) -> Manifest:
-    """Merge nearest-first ``chain`` (child first): child wins; new types are prepended."""
-    root = chain[-1]
-    types: list[PageType] = list(root.page_types)
-    for manifest in reversed(chain[:-1]):
-        by_name = {t.name: i for i, t in enumerate(types)}
-        new: list[PageType] = []
-        for t in manifest.page_types:
-            if t.name in by_name:
-                types[by_name[t.name]] = t
-            else:
-                new.append(t)
-        types = new + types
-    child = chain[0]
-    kinds: list[str] = []
-    for m in reversed(chain):
-        for k in m.takes_kinds:
-            if k not in kinds:
-                kinds.append(k)
-    return child.model_copy(update={"page_types": types, "takes_kinds": kinds})
+def looks_like_path(ref: str) -> bool:
+    return (
+        "/" in ref or "\\" in ref or ref.endswith((".yaml", ".yml", ".json")) or ref in (".", "..")
+    )
+
+
+def load_ref(ref: str, home: Path | None = None) -> ResolvedPack:
+    """A pack by name, or by the path of a manifest or pack folder."""
+    if looks_like_path(ref) or (Path(ref).exists() and find_pack(ref, home) is None):
+        return load_pack_path(ref, home)
+    return load_pack(ref, home)
+
+
+# -- listing -------------------------------------------------------------------------------
+
+
+@dataclass
+class PackListing:
+    name: str
+    path: str
+    where: str  # bundled | installed
+    version: str | None = None
+    extends: str | None = None
+    description: str = ""
+    shadows_bundled: bool = False
+    error: str | None = None
+
+
+def list_packs(home: Path | None = None) -> list[PackListing]:
+    """Every bundled and installed pack, by name; a broken one is listed with its error."""
+    home = home or home_dir()
+    found: dict[str, PackListing] = {}
+    bundled = bundled_dir()
+    if bundled.is_dir():
+        for path in sorted(bundled.iterdir()):
+            if path.suffix in (".yaml", ".yml", ".json") and path.is_file():
+                found.setdefault(path.stem, PackListing(path.stem, str(path), "bundled"))
+    inst = installed_dir(home)
+    if inst.is_dir():
+        for folder in sorted(inst.iterdir()):
+            manifest = manifest_in(folder) if folder.is_dir() else None
+            if manifest is None or folder.name.startswith("."):
+                continue
+            shadows = folder.name in found
+            found[folder.name] = PackListing(
+                folder.name, str(manifest), "installed", shadows_bundled=shadows
+            )
+    for listing in found.values():
+        try:
+            m = read_manifest(Path(listing.path))
+        except PackError as exc:
+            listing.error = str(exc)
+            continue
+        listing.version = m.version
+        listing.extends = m.extends
+        listing.description = (m.description or "").strip().splitlines()[0] if m.description else ""
+    return sorted(found.values(), key=lambda x: x.name)
+
+
+# -- choosing ------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -126,39 +449,147 @@ class ActivePack:
     pack: ResolvedPack
     tier: int
     source: str
+    folder: str | None = None
+
+
+@dataclass(frozen=True)
+class PackChoice:
+    """Which pack a tier names, before it is loaded."""
+
+    name: str
+    tier: int
+    source: str
+    folder: str | None = None
+
+
+def home_config_path(home: Path | None = None) -> Path:
+    return (home or home_dir()) / "config.json"
+
+
+def read_home_config(home: Path | None = None) -> dict[str, Any]:
+    path = home_config_path(home)
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise PackError("PARSE_ERROR", f"{path}: {_one_line(str(exc))}") from exc
+    if not isinstance(data, dict):
+        raise PackError("INVALID_SHAPE", f"{path}: expected a JSON object")
+    return data
+
+
+def read_vault_yml(vault_root: Path) -> str | None:
+    """``schema:`` of ``vaultbrain.yml`` at the vault root (a name, or ``{pack: name}``)."""
+    yml = Path(vault_root) / "vaultbrain.yml"
+    if not yml.is_file():
+        return None
+    try:
+        doc = yaml.load(yml.read_text("utf-8"), Loader=_YamlLoader) or {}
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise PackError("PARSE_ERROR", f"{yml}: {_one_line(str(exc))}") from exc
+    if not isinstance(doc, dict):
+        return None
+    schema = doc.get("schema")
+    if isinstance(schema, dict):
+        schema = schema.get("pack") or schema.get("name")
+    return str(schema).strip() if schema else None
+
+
+def folder_packs(settings: Any | None) -> list[tuple[str, str]]:
+    """(folder, pack name) of every ``schema_pack.source.<folder>`` setting, deepest first."""
+    if settings is None or not hasattr(settings, "items"):
+        return []
+    out = []
+    for name, value, _where in settings.items():
+        if name.startswith(FOLDER_KEY_PREFIX) and value:
+            folder = name[len(FOLDER_KEY_PREFIX) :].replace("\\", "/").strip("/")
+            if folder:
+                out.append((folder, str(value).strip()))
+    out.sort(key=lambda x: -x[0].count("/"))
+    return out
+
+
+def folder_for(rel: str, folders: list[tuple[str, str]]) -> tuple[str, str] | None:
+    """The deepest configured folder that holds ``rel`` (whole folder names, any case)."""
+    low = rel.replace("\\", "/").lower()
+    for folder, pack in folders:
+        if low.startswith(folder.lower() + "/"):
+            return folder, pack
+    return None
+
+
+def choose_pack(
+    vault_root: Path | None,
+    settings: Any | None = None,
+    override: str | None = None,
+    env: Mapping[str, str] | None = None,
+    rel: str | None = None,
+) -> PackChoice:
+    """Walk the resolution chain; the first tier that names a pack wins (nothing is loaded)."""
+    env = os.environ if env is None else env
+    if override:
+        return PackChoice(override, 1, TIERS[1])
+    if env.get("VAULTBRAIN_SCHEMA_PACK"):
+        return PackChoice(env["VAULTBRAIN_SCHEMA_PACK"].strip(), 2, TIERS[2])
+    if rel is not None:
+        hit = folder_for(rel, folder_packs(settings))
+        if hit is not None:
+            return PackChoice(hit[1], 3, f"setting {FOLDER_KEY_PREFIX}{hit[0]}", folder=hit[0])
+    if settings is not None:
+        value = settings.get("schema_pack")
+        if value:
+            return PackChoice(str(value).strip(), 4, TIERS[4])
+    if vault_root is not None:
+        name = read_vault_yml(Path(vault_root))
+        if name:
+            return PackChoice(name, 5, str(Path(vault_root) / "vaultbrain.yml"))
+    home = home_dir(env)
+    value = read_home_config(home).get("schema_pack")
+    if value:
+        return PackChoice(str(value).strip(), 6, str(home_config_path(home)))
+    return PackChoice(DEFAULT_PACK, 7, TIERS[7])
 
 
 def active_pack(
     vault_root: Path | None,
     settings: Any | None = None,
     override: str | None = None,
-    env: dict[str, str] | None = None,
+    env: Mapping[str, str] | None = None,
+    rel: str | None = None,
 ) -> ActivePack:
-    """Walk the resolution chain; the first tier that names a pack wins."""
-    env = os.environ if env is None else env
-    if override:
-        return ActivePack(load_pack(override), 1, "--schema-pack")
-    if env.get("VAULTBRAIN_SCHEMA_PACK"):
-        return ActivePack(load_pack(env["VAULTBRAIN_SCHEMA_PACK"]), 2, "VAULTBRAIN_SCHEMA_PACK")
-    if settings is not None:
-        value = settings.get("schema_pack")
-        if value:
-            return ActivePack(load_pack(value), 4, "vault setting schema_pack")
-    if vault_root is not None:
-        yml = Path(vault_root) / "vaultbrain.yml"
-        if yml.is_file():
-            try:
-                doc = yaml.safe_load(yml.read_text("utf-8")) or {}
-            except yaml.YAMLError as exc:
-                raise PackError("PARSE_ERROR", f"{yml}: {exc}") from exc
-            if isinstance(doc, dict) and doc.get("schema"):
-                return ActivePack(load_pack(str(doc["schema"])), 5, "vaultbrain.yml")
-    cfg = home_dir() / "config.json"
-    if cfg.is_file():
-        try:
-            data = json.loads(cfg.read_text("utf-8"))
-        except ValueError as exc:
-            raise PackError("PARSE_ERROR", f"{cfg}: {exc}") from exc
-        if isinstance(data, dict) and data.get("schema_pack"):
-            return ActivePack(load_pack(str(data["schema_pack"])), 6, str(cfg))
-    return ActivePack(load_pack(DEFAULT_PACK), 7, "default")
+    """The pack in force (for the note ``rel`` when given: tier 3 may apply) and its tier."""
+    choice = choose_pack(vault_root, settings, override, env, rel)
+    home = home_dir(os.environ if env is None else env)
+    try:
+        pack = load_ref(choice.name, home) if choice.tier == 1 else load_pack(choice.name, home)
+    except PackError as exc:
+        raise PackError(
+            exc.code,
+            f"{exc.detail} [the pack named by {choice.source} (tier {choice.tier})]",
+            field=exc.field,
+        ) from exc
+    return ActivePack(pack, choice.tier, choice.source, choice.folder)
+
+
+def pack_for_path(app: Any, rel: str) -> ResolvedPack:
+    """The pack that types the note ``rel`` of ``app``'s vault (tier 3 included)."""
+    app.settings.reload()
+    return active_pack(app.vault.root, app.settings, app.schema_override, app.env, rel=rel).pack
+
+
+def typer_for(app: Any) -> Callable[[str], ResolvedPack]:
+    """A function rel -> pack for many notes at once (settings read once, packs cached)."""
+    app.settings.reload()
+    folders = folder_packs(app.settings)
+    default = active_pack(app.vault.root, app.settings, app.schema_override, app.env)
+    if not folders or default.tier <= 2:
+        return lambda rel: default.pack
+    home = home_dir(app.env)
+    by_folder = {folder: load_pack(name, home) for folder, name in folders}
+
+    def typer(rel: str) -> ResolvedPack:
+        hit = folder_for(rel, folders)
+        return by_folder[hit[0]] if hit else default.pack
+
+    return typer

@@ -1,4 +1,27 @@
-"""The pack manifest, validated with pydantic, and the resolved pack everything consults."""
+"""The pack manifest, validated with pydantic, and the resolved pack everything consults.
+
+A manifest is one pack file as written (``api_version: vaultbrain-schema-pack-v1``; gbrain's
+``gbrain-schema-pack-v1`` loads too). Unknown keys are refused everywhere, so a typo is an
+error instead of a silently ignored setting.
+
+Page types carry the seed's keys (``name``, ``primitive``, ``path_prefixes``, ``aliases``,
+``extractable``, ``expert_routing``) and vaultbrain's own: ``fields`` (Obsidian property
+types), ``fileable`` (a classifier destination), ``description`` (told to the classifier),
+``template`` (a file in ``templates/``), ``collection`` (the store collection its records
+live in; default: the plural of the name) and ``title_field`` (the field that names a
+record; default ``title`` or ``name``, whichever the type declares).
+
+Aliases are other names for a type: a frontmatter ``type: contact``, a classifier answer
+``"people"`` or ``db add task`` all mean the type that declares the alias. The alias graph is
+symmetric per declaration (declaring ``contact`` on ``person`` links both ways) and must be a
+forest: a cycle (``a: [b]``, ``b: [c]``, ``c: [a]``, or two types sharing two aliases) makes
+resolution order-dependent and is refused at load with ``ALIAS_CYCLE``.
+
+:class:`ResolvedPack` is a manifest with its ``extends`` chain and ``borrow_from`` targets
+merged (see :mod:`vaultbrain.packs.merge`); its identity is ``name@version+sha8`` where sha8
+is the first 8 hex digits of SHA-256 over the canonical JSON of the merged manifest after
+defaults, so a change anywhere in the chain changes the identity a capture records.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +31,7 @@ import re
 from functools import cached_property
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from vaultbrain.errors import UserError
 
@@ -16,26 +39,62 @@ FieldType = Literal[
     "text", "list", "number", "checkbox", "date", "datetime", "link", "links", "enum"
 ]
 Primitive = Literal["entity", "media", "temporal", "annotation", "concept"]
+PRIMITIVES: tuple[str, ...] = ("entity", "media", "temporal", "annotation", "concept")
+FIELD_TYPES: tuple[str, ...] = (
+    "text",
+    "list",
+    "number",
+    "checkbox",
+    "date",
+    "datetime",
+    "link",
+    "links",
+    "enum",
+)
 API_VERSIONS = ("vaultbrain-schema-pack-v1", "gbrain-schema-pack-v1")
+SKILLPACK_API_VERSIONS = ("vaultbrain-skillpack-v1", "gbrain-skillpack-v1")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$")
+_TYPE_NAME = re.compile(r"[a-z][a-z0-9_-]*")
+PACK_NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
+_SEMVER = re.compile(r"\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?")
 
 
 class PackError(UserError):
-    """A pack that cannot be loaded or resolved; ``code`` says which kind of failure."""
+    """A pack that cannot be loaded or resolved.
 
-    def __init__(self, code: str, message: str) -> None:
+    ``code`` says which kind of failure (INVALID_SHAPE, INVALID_API_VERSION, PARSE_ERROR,
+    FILE_NOT_FOUND, UNKNOWN_PACK, EXTENDS_TOO_DEEP, ALIAS_CYCLE); ``field`` names the
+    manifest path that is wrong (``page_types[2].fields.status.type``) when there is one.
+    """
+
+    def __init__(self, code: str, message: str, *, field: str | None = None) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
+        self.field = field
+        self.detail = message
 
 
-class FieldSpec(BaseModel):
+class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+class FieldSpec(_Strict):
+    """One frontmatter property of a page type, in Obsidian's property types."""
+
     type: FieldType = "text"
     values: list[str] | None = None
     required: bool = False
     default: Any = None
     description: str | None = None
+
+    @model_validator(mode="after")
+    def _values_fit_type(self) -> FieldSpec:
+        if self.type == "enum" and not self.values:
+            raise ValueError("an enum field needs `values`")
+        if self.type != "enum" and self.values is not None:
+            raise ValueError("`values` belongs to enum fields only")
+        return self
 
     def coerce(self, value: Any) -> tuple[bool, Any]:
         """(ok, value as stored) for a value offered for this field; not ok means drop it."""
@@ -59,7 +118,9 @@ class FieldSpec(BaseModel):
                     return False, None
             return True, out
         if t == "link":
-            return (True, value.strip()) if isinstance(value, str) and value.strip() else (False, None)
+            return (
+                (True, value.strip()) if isinstance(value, str) and value.strip() else (False, None)
+            )
         if t == "number":
             if isinstance(value, bool):
                 return False, None
@@ -103,13 +164,17 @@ class FieldSpec(BaseModel):
         return {"type": "string"}
 
 
-class PageType(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+def normalize_prefix(prefix: str) -> str:
+    """A path prefix as matched: forward slashes, lower case, one trailing slash."""
+    return prefix.replace("\\", "/").strip().strip("/").lower() + "/"
+
+
+class PageType(_Strict):
     name: str
     primitive: Primitive = "entity"
     path_prefixes: list[str] = Field(default_factory=list)
     aliases: list[str] = Field(default_factory=list)
-    extractable: bool = False
+    extractable: bool | dict[str, Any] = False
     expert_routing: bool = False
     fields: dict[str, FieldSpec] = Field(default_factory=dict)
     fileable: bool = False
@@ -121,8 +186,35 @@ class PageType(BaseModel):
     @field_validator("name")
     @classmethod
     def _slug(cls, v: str) -> str:
-        if not re.fullmatch(r"[a-z][a-z0-9_-]*", v):
-            raise ValueError("a type name is a lowercase slug")
+        if not _TYPE_NAME.fullmatch(v):
+            raise ValueError(f"{v!r}: a type name is a lowercase slug (letters, digits, - or _)")
+        return v
+
+    @field_validator("path_prefixes")
+    @classmethod
+    def _prefixes(cls, v: list[str]) -> list[str]:
+        for prefix in v:
+            p = prefix.replace("\\", "/").strip()
+            parts = [x for x in p.strip("/").split("/")]
+            if not p.strip("/") or p.startswith("/") or any(x in ("", "..", ".") for x in parts):
+                raise ValueError(f"{prefix!r}: a path prefix is a folder path from the vault root")
+            if any(x.startswith(".") for x in parts):
+                raise ValueError(f"{prefix!r}: dot-folders are never read as notes")
+        return v
+
+    @field_validator("aliases")
+    @classmethod
+    def _aliases(cls, v: list[str]) -> list[str]:
+        for alias in v:
+            if not isinstance(alias, str) or not alias.strip():
+                raise ValueError("an alias is a non-empty name")
+        return v
+
+    @field_validator("template")
+    @classmethod
+    def _template(cls, v: str | None) -> str | None:
+        if v is not None and (v.startswith(("/", "\\")) or ".." in v.replace("\\", "/").split("/")):
+            raise ValueError(f"{v!r}: a template is a file name inside templates/")
         return v
 
     @property
@@ -130,7 +222,7 @@ class PageType(BaseModel):
         """Where new notes of this type are filed: the first path prefix, without its slash."""
         if not self.path_prefixes:
             return self.name.capitalize()
-        return self.path_prefixes[0].strip("/")
+        return self.path_prefixes[0].replace("\\", "/").strip("/")
 
     @property
     def store_collection(self) -> str:
@@ -154,9 +246,74 @@ def _plural(name: str) -> str:
     return name + "s"
 
 
-class Manifest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    api_version: str
+class LinkInference(_Strict):
+    """How a link verb is found in a note's body: a regex whose group 1 names the target."""
+
+    regex: str | None = None
+    page_type: str | None = None
+    target_type: str | None = None
+
+    @field_validator("regex")
+    @classmethod
+    def _compiles(cls, v: str | None) -> str | None:
+        if v is not None:
+            try:
+                re.compile(v)
+            except re.error as exc:
+                raise ValueError(f"regex does not compile: {exc}") from exc
+        return v
+
+
+class LinkType(_Strict):
+    name: str
+    inverse: str | None = None
+    description: str | None = None
+    inference: LinkInference | None = None
+
+
+class FrontmatterLink(_Strict):
+    """Frontmatter properties of ``page_type`` whose links are ``link_type`` edges."""
+
+    page_type: str
+    fields: list[str] = Field(min_length=1)
+    link_type: str
+
+
+class EnrichableType(_Strict):
+    type: str
+    rubric: str | None = None
+
+
+class FilingRule(_Strict):
+    kind: str
+    directory: str
+    examples: list[str] = Field(default_factory=list)
+    description: str | None = None
+
+    @field_validator("directory")
+    @classmethod
+    def _inside(cls, v: str) -> str:
+        if v.startswith(("/", "\\")) or ".." in v.replace("\\", "/").split("/"):
+            raise ValueError(f"{v!r}: a directory is a folder path from the vault root")
+        return v
+
+
+class BorrowSpec(_Strict):
+    """Selective borrow: only the named types / link types of ``pack``'s own declarations."""
+
+    pack: str
+    types: list[str] | None = None
+    link_types: list[str] | None = None
+
+
+class CalibrationDomain(_Strict):
+    name: str
+    aggregator: str | None = None
+    page_types: list[str] = Field(default_factory=list)
+
+
+class Manifest(_Strict):
+    api_version: Literal["vaultbrain-schema-pack-v1", "gbrain-schema-pack-v1"]
     name: str
     version: str
     description: str | None = None
@@ -166,49 +323,88 @@ class Manifest(BaseModel):
     min_version: str | None = None
     gbrain_min_version: str | None = None
     extends: str | None = "vaultbrain-base"
-    borrow_from: list[dict[str, Any]] = Field(default_factory=list)
+    borrow_from: list[BorrowSpec] = Field(default_factory=list)
     page_types: list[PageType] = Field(default_factory=list)
-    link_types: list[dict[str, Any]] = Field(default_factory=list)
-    frontmatter_links: list[dict[str, Any]] = Field(default_factory=list)
+    link_types: list[LinkType] = Field(default_factory=list)
+    frontmatter_links: list[FrontmatterLink] = Field(default_factory=list)
     takes_kinds: list[str] = Field(default_factory=lambda: ["fact", "take", "bet", "hunch"])
-    enrichable_types: list[str] = Field(default_factory=list)
-    filing_rules: list[dict[str, Any]] = Field(default_factory=list)
-    phases: list[Any] = Field(default_factory=list)
-    calibration_domains: list[Any] = Field(default_factory=list)
-
-    @field_validator("api_version")
-    @classmethod
-    def _api(cls, v: str) -> str:
-        if v not in API_VERSIONS:
-            raise ValueError(f"api_version must be one of {', '.join(API_VERSIONS)}")
-        return v
+    enrichable_types: list[EnrichableType] = Field(default_factory=list)
+    filing_rules: list[FilingRule] = Field(default_factory=list)
+    phases: list[str] = Field(default_factory=list)
+    calibration_domains: list[CalibrationDomain] = Field(default_factory=list)
 
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
-        if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", v):
-            raise ValueError("a pack name is a lowercase slug")
+        if not PACK_NAME.fullmatch(v):
+            raise ValueError(f"{v!r}: a pack name is a lowercase slug (letters, digits and -)")
         return v
 
     @field_validator("version")
     @classmethod
     def _semver(cls, v: str) -> str:
-        if not re.fullmatch(r"\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?", v):
-            raise ValueError("version must be semver (1.2.3)")
+        if not _SEMVER.fullmatch(str(v)):
+            raise ValueError(f"{v!r}: version must be semver (1.2.3)")
         return v
+
+    @field_validator("min_version")
+    @classmethod
+    def _min_semver(cls, v: str | None) -> str | None:
+        if v is not None and not _SEMVER.fullmatch(str(v)):
+            raise ValueError(f"{v!r}: min_version must be semver (1.2.3)")
+        return v
+
+    @field_validator("enrichable_types", mode="before")
+    @classmethod
+    def _enrichable_shorthand(cls, v: Any) -> Any:
+        # `enrichable_types: [person]` is shorthand for `[{type: person}]`.
+        if isinstance(v, list):
+            return [{"type": x} if isinstance(x, str) else x for x in v]
+        return v
+
+    @field_validator("extends")
+    @classmethod
+    def _extends(cls, v: str | None) -> str | None:
+        if v is not None and not PACK_NAME.fullmatch(v):
+            raise ValueError(f"{v!r}: extends names a pack (a lowercase slug) or is null")
+        return v
+
+
+def canonical_json(data: Any) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 class ResolvedPack:
     """A pack with its extends chain merged: what the classifier, filing and the daemon read."""
 
-    def __init__(self, manifest: Manifest, chain: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        manifest: Manifest,
+        chain: list[str] | None = None,
+        *,
+        warnings: list[str] | None = None,
+        origins: dict[str, list[str]] | None = None,
+        source: str | None = None,
+    ) -> None:
         self.manifest = manifest
         self.chain = chain or [manifest.name]
+        self.warnings = list(warnings or [])
+        # type name -> packs declaring it, nearest first (explain says who overrode what)
+        self.origins = origins or {t.name: [manifest.name] for t in manifest.page_types}
+        self.source = source
         self._by_name = {t.name: t for t in manifest.page_types}
         self._aliases: dict[str, str] = {}
         for t in manifest.page_types:
             for alias in t.aliases:
-                self._aliases.setdefault(alias.lower(), t.name)
+                self._aliases.setdefault(alias.strip().lower(), t.name)
+        # prefix -> (priority, type): the first declaration of a prefix in merged order wins
+        self._prefixes: dict[str, tuple[int, PageType]] = {}
+        order = 0
+        for t in manifest.page_types:
+            for prefix in t.path_prefixes:
+                self._prefixes.setdefault(normalize_prefix(prefix), (order, t))
+                order += 1
+        self._max_depth = max((p.count("/") for p in self._prefixes), default=0)
 
     @property
     def name(self) -> str:
@@ -220,9 +416,7 @@ class ResolvedPack:
 
     @cached_property
     def sha8(self) -> str:
-        canonical = json.dumps(
-            self.manifest.model_dump(mode="json"), sort_keys=True, separators=(",", ":")
-        )
+        canonical = canonical_json(self.manifest.model_dump(mode="json"))
         return hashlib.sha256(canonical.encode()).hexdigest()[:8]
 
     @property
@@ -238,7 +432,7 @@ class ResolvedPack:
 
     def get_type(self, name: str) -> PageType | None:
         """A type by its name or one of its aliases, any case."""
-        if not name:
+        if not name or not isinstance(name, str):
             return None
         low = name.strip().lower()
         t = self._by_name.get(low)
@@ -247,14 +441,47 @@ class ResolvedPack:
         return t
 
     def type_for_path(self, rel: str) -> PageType | None:
-        """The type a note's path implies: first matching prefix, whole folder names, any case."""
-        low = rel.lower()
-        for t in self.manifest.page_types:
-            for prefix in t.path_prefixes:
-                p = prefix.lower().strip("/")
-                if p and (low.startswith(p + "/")):
-                    return t
-        return None
+        """The type a note's path implies.
+
+        The first matching prefix in merged order, matched from the vault root, any case, on
+        whole folder names (``Projects/`` does not match ``Projects-old/``); None: untyped.
+        """
+        low = rel.replace("\\", "/").lower()
+        if low.startswith("./"):
+            low = low[2:]
+        best: tuple[int, PageType] | None = None
+        end = -1
+        prefixes = self._prefixes
+        for _ in range(self._max_depth):
+            end = low.find("/", end + 1)
+            if end < 0:
+                break
+            hit = prefixes.get(low[: end + 1])
+            if hit is not None and (best is None or hit[0] < best[0]):
+                best = hit
+        return best[1] if best is not None else None
+
+    def infer_type(self, rel: str, frontmatter: dict[str, Any] | None = None) -> PageType | None:
+        """A note's type: its frontmatter ``type`` wins (name or alias); else its path.
+
+        A frontmatter type the pack does not declare means the note has no matching type.
+        """
+        if frontmatter:
+            declared = frontmatter.get("type")
+            if isinstance(declared, str) and declared.strip():
+                return self.get_type(declared)
+        return self.type_for_path(rel)
 
     def folders(self) -> list[str]:
         return [t.folder for t in self.manifest.page_types]
+
+    def prefixes(self) -> list[str]:
+        """Every declared path prefix, normalized, in merged order."""
+        return list(self._prefixes)
+
+    def aliases_of(self, type_name: str) -> list[str]:
+        t = self.get_type(type_name)
+        return list(t.aliases) if t else []
+
+    def __repr__(self) -> str:
+        return f"ResolvedPack({self.identity})"
