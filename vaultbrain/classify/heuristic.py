@@ -18,7 +18,7 @@ from vaultbrain.classify.result import UNKNOWN, Classification, Destination
 CLASSIFIED_BY = "heuristic"
 _NAME = r"[A-Z][a-zà-ÿ'’\-]+(?:\s+[A-Z][a-zà-ÿ'’\-]+)?"
 _PERSON_CUES = re.compile(
-    r"\b(?:met|meet(?:ing)?(?: with)?|with|call(?:ed)?|phone(?:d)?|email(?:ed)?|e-mail(?:ed)?|"
+    r"\b(?i:met|meet(?:ing)?(?: with)?|with|call(?:ed)?|phone(?:d)?|email(?:ed)?|e-mail(?:ed)?|"
     r"ask(?:ed)?|tell|told|text(?:ed)?|ping(?:ed)?|remind|thank(?:ed)?|saw|see|visit(?:ed)?|"
     r"spoke (?:to|with)|talk(?:ed)? (?:to|with)|message(?:d)?|invite(?:d)?|introduce(?:d)?|"
     r"lunch with|coffee with|dinner with|from|for|to)\s+(" + _NAME + r")"

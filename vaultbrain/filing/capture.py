@@ -176,7 +176,9 @@ class Filer:
         return True
 
     # -- the pipeline --------------------------------------------------------------------
-    def process(self, capture_id: str, hold_lease: bool = False) -> dict[str, Any]:
+    def process(
+        self, capture_id: str, hold_lease: bool = False, rewrite_line: bool = True
+    ) -> dict[str, Any]:
         """Run every step still to do for a capture. Returns the record as it ends up."""
         store = self.app.store
         record = store.inbox.get(capture_id)
@@ -190,7 +192,7 @@ class Filer:
                 return record  # still pending: the LLM is down and there is no fallback
         if record["status"] == "pending":
             record = self.file(record)
-        return self.finish_line(record)
+        return self.finish_line(record) if rewrite_line else record
 
     def take_special(self, record: dict[str, Any]) -> dict[str, Any] | None:
         """A bare URL becomes a link and a YouTube video URL an ingest, without the classifier."""

@@ -80,3 +80,14 @@ def rewrite_line(
         except ConflictError:
             continue
     raise UserError(f"{rel} keeps changing; the line will be rewritten on the next pass")
+
+
+def words_of(line: InboxLine, record: dict | None) -> str:
+    """The person's words on an anchored line, whatever suffix we last wrote there."""
+    if record is not None:
+        original = record.get("text", "")
+        rest = line.text[len(original) :] if line.text.startswith(original) else None
+        if original and rest is not None and (rest == "" or rest.startswith((" → ", " ⏳ "))):
+            return original
+        return person_text(line, record.get("line_suffix"))
+    return person_text(line, None)

@@ -1,0 +1,86 @@
+"""daemon, service."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+
+@click.command("daemon")
+@click.option("--once", is_flag=True, help="Do what is due (ready lines, changes, retries, jobs), then exit.")
+@click.pass_obj
+def daemon_cmd(obj: Any, once: bool) -> None:
+    """Watch the vault and file each finished inbox line (the main job).
+
+    Stops cleanly on SIGTERM/SIGINT after the current write. Logs go to stderr (journald and
+    launchd keep them); -v for debug. A second daemon on the same vault is refused.
+    """
+    from vaultbrain.daemon.runner import Daemon
+
+    app = obj.app()
+    daemon = Daemon(app, once=once)
+    if not once:
+        daemon.install_signal_handlers()
+    stats = daemon.run()
+    if once:
+        click.echo(f"took {stats.taken} line(s), processed {stats.processed} capture(s)", err=True)
+
+
+@click.group("service")
+def service() -> None:
+    """Run the daemon as a systemd user unit (Linux) or a launchd agent (macOS)."""
+
+
+def _platform(value: str | None) -> str:
+    if value:
+        return value
+    return "macos" if sys.platform == "darwin" else "linux"
+
+
+@service.command("install")
+@click.option("--print", "print_only", is_flag=True, help="Show the file; install nothing.")
+@click.option("--platform", type=click.Choice(["linux", "macos"]), help="Default: this machine's.")
+@click.option("--no-start", is_flag=True, help="Write the file but do not enable/start it.")
+@click.pass_obj
+def service_install(obj: Any, print_only: bool, platform: str | None, no_start: bool) -> None:
+    """Install (and start) the daemon as a per-user service for this vault."""
+    from vaultbrain.daemon.service import install_service, render_service
+
+    app = obj.app()
+    plat = _platform(platform)
+    spec = render_service(app.vault.root, app.state_dir if obj.state_dir else None, plat)
+    if print_only:
+        click.echo(spec.text, nl=False)
+        return
+    messages = install_service(spec, start=not no_start)
+    click.echo(f"wrote {spec.path}")
+    for m in messages:
+        click.echo(m)
+
+
+@service.command("uninstall")
+@click.option("--platform", type=click.Choice(["linux", "macos"]))
+@click.pass_obj
+def service_uninstall(obj: Any, platform: str | None) -> None:
+    """Stop and remove the service of this vault."""
+    from vaultbrain.daemon.service import render_service, uninstall_service
+
+    app = obj.app()
+    spec = render_service(app.vault.root, None, _platform(platform))
+    for m in uninstall_service(spec):
+        click.echo(m)
+
+
+@service.command("status")
+@click.option("--platform", type=click.Choice(["linux", "macos"]))
+@click.pass_obj
+def service_status(obj: Any, platform: str | None) -> None:
+    """Whether the service is installed and running, and the daemon lock's holder."""
+    from vaultbrain.daemon.service import render_service, service_status as status
+
+    app = obj.app()
+    spec = render_service(app.vault.root, None, _platform(platform))
+    for m in status(spec, app.state_dir):
+        click.echo(m)

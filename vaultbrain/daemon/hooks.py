@@ -1,0 +1,113 @@
+"""Integrations the daemon drives besides filing: each is a small object with ``tick``.
+
+``tick(once=False)`` runs on every loop turn (it must return at once when nothing is due);
+``once=True`` is ``daemon --once``: do what is due now. ``note_changed(rel)`` is told about
+notes the person changed; ``shutdown()`` runs when the daemon stops.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+log = logging.getLogger("vaultbrain.daemon")
+
+
+class Hook:
+    name = "hook"
+
+    def tick(self, once: bool = False) -> None:
+        return None
+
+    def shutdown(self) -> None:
+        return None
+
+
+class Throttled(Hook):
+    """Runs ``step`` at most every ``every`` seconds (always on ``once``)."""
+
+    every = 1.0
+
+    def __init__(self) -> None:
+        self._last = 0.0
+
+    def tick(self, once: bool = False) -> None:
+        now = time.monotonic()
+        if once or now - self._last >= self.every:
+            self._last = now
+            self.step(once)
+
+    def step(self, once: bool) -> None:
+        return None
+
+
+class SchedulerHook(Throttled):
+    name = "scheduler"
+    every = 20.0
+
+    def __init__(self, app: Any) -> None:
+        super().__init__()
+        from vaultbrain.digest.scheduler import Scheduler
+
+        self.scheduler = Scheduler(app)
+        self.started = False
+
+    def step(self, once: bool) -> None:
+        if once:
+            ran = self.scheduler.run_due()
+            if ran:
+                log.info("scheduled jobs run: %s", ", ".join(ran))
+            return
+        if not self.started:
+            self.scheduler.start()
+            self.started = True
+        refresh = getattr(self.scheduler, "refresh", None)
+        if refresh is not None:
+            refresh()
+
+    def shutdown(self) -> None:
+        if self.started:
+            self.scheduler.shutdown()
+
+
+class IdeaLoomHook(Throttled):
+    name = "idealoom"
+    every = 1.0
+
+    def __init__(self, app: Any) -> None:
+        super().__init__()
+        from vaultbrain.idealoom import AutoExporter
+
+        self.exporter = AutoExporter(app)
+
+    def step(self, once: bool) -> None:
+        self.exporter.tick()
+
+
+class ReviewHook(Throttled):
+    name = "review"
+    every = 1.0
+
+    def __init__(self, app: Any) -> None:
+        super().__init__()
+        from vaultbrain.filing.review import ReviewQueue
+
+        self.queue = ReviewQueue(app)
+
+    def step(self, once: bool) -> None:
+        self.queue.refresh()
+
+    def note_changed(self, rel: str) -> None:
+        if rel == self.queue.note_rel:
+            self.queue.apply_decisions()
+
+
+def load_hooks(app: Any) -> list[Hook]:
+    hooks: list[Hook] = []
+    for factory in (ReviewHook, SchedulerHook, IdeaLoomHook):
+        try:
+            hooks.append(factory(app))
+        except ImportError as exc:
+            log.debug("%s not available: %s", factory.name, exc)
+    return hooks

@@ -1,0 +1,311 @@
+"""The daemon's loop: events in, debounced; inbox passes when the note is quiet; workers for
+the LLM; note sync for everything else; a periodic rescan; scheduled jobs.
+
+The main thread owns every decision about *when*; worker threads only classify and file
+(``Filer.process`` without touching the inbox note), and the main thread brings the inbox
+lines up to date in one compare-and-swap rewrite once the note is quiet.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from vaultbrain.daemon.lock import DaemonLock
+from vaultbrain.daemon.watcher import RESCAN, VaultWatcher
+from vaultbrain.errors import VaultbrainError
+from vaultbrain.filing.capture import Filer
+from vaultbrain.filing.inbox_pass import reconcile_inbox
+from vaultbrain.filing.sync import NoteSync, SyncReport
+
+log = logging.getLogger("vaultbrain.daemon")
+NOTE_DEBOUNCE = 0.5
+TICK = 0.1
+
+
+@dataclass
+class DaemonStats:
+    passes: int = 0
+    taken: int = 0
+    processed: int = 0
+    synced: int = 0
+    rescans: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+class Daemon:
+    def __init__(self, app: Any, *, once: bool = False, watch: bool = True) -> None:
+        self.app = app
+        self.once = once
+        self.watch = watch and not once
+        self.filer = Filer(app)
+        self.sync = NoteSync(app, self.filer)
+        self.stop_event = threading.Event()
+        self.stats = DaemonStats()
+        self._pending_paths: dict[str, float] = {}
+        self._inbox_changed_at = time.monotonic() - self._inbox_quiet_seconds()
+        self._inbox_dirty = True
+        self._futures: dict[str, Future[Any]] = {}
+        self._pool: ThreadPoolExecutor | None = None
+        self._last_rescan = time.monotonic()
+        self._rescan_requested = False
+        self._hooks: list[Any] = []
+
+    # -- settings read live, so `settings set` takes effect without a restart ------------
+    def _setting(self, key: str) -> Any:
+        return self.app.settings.get(key)
+
+    # -- lifecycle -----------------------------------------------------------------------
+    def install_signal_handlers(self) -> None:
+        def stop(signum: int, _frame: Any) -> None:
+            log.info("received %s: finishing the current write, then stopping",
+                     signal.Signals(signum).name)
+            self.stop_event.set()
+
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
+
+    def run(self) -> DaemonStats:
+        lock = DaemonLock(self.app.state_dir)
+        lock.acquire()
+        watcher = VaultWatcher(self.app.vault.root) if self.watch else None
+        workers = int(self._setting("llm_concurrency"))
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="vb-llm")
+        try:
+            if watcher is not None:
+                watcher.start()
+            started = time.perf_counter()
+            self._load_hooks()
+            report = self.sync.scan()
+            self._log_report("startup scan", report)
+            log.info("watching %s (%d records; ready in %.2fs)", self.app.vault.root,
+                     len(self.filer.index), time.perf_counter() - started)
+            if self.once:
+                self._run_once()
+            else:
+                self._loop(watcher)
+        finally:
+            if watcher is not None:
+                watcher.stop()
+            self._pool.shutdown(wait=True, cancel_futures=False)
+            self.sync.save_cache()
+            self._shutdown_hooks()
+            lock.release()
+            log.info("stopped")
+        return self.stats
+
+    def _inbox_quiet_seconds(self) -> float:
+        """How long the inbox note has been left alone, by its modification time."""
+        try:
+            mtime = self.app.vault.resolve(self.filer.inbox_rel).stat().st_mtime
+        except (OSError, VaultbrainError):
+            return float("inf")
+        return max(0.0, time.time() - mtime)
+
+    def _run_once(self) -> None:
+        """Everything due, then exit: a pass, every capture to finish, a final pass."""
+        quiet = self._inbox_quiet_seconds()
+        if quiet >= float(self._setting("inbox_settle_seconds")):
+            self._inbox_pass(idle=quiet >= float(self._setting("inbox_idle_seconds")))
+        self._submit_due(force=True)
+        self._wait_workers()
+        self._inbox_pass(idle=False, take_new=False)
+        self._tick_hooks(once=True)
+
+    def _loop(self, watcher: VaultWatcher | None) -> None:
+        self._submit_due(force=True)
+        last_save = time.monotonic()
+        while not self.stop_event.is_set():
+            if watcher is not None:
+                self._drain(watcher, timeout=TICK)
+            else:
+                self.stop_event.wait(TICK)
+            now = time.monotonic()
+            self._reap_workers()
+            self._sync_settled(now)
+            self._maybe_inbox_pass(now)
+            self._submit_due()
+            rescan_every = float(self._setting("rescan_seconds"))
+            if self._rescan_requested or now - self._last_rescan >= rescan_every:
+                self._rescan()
+            self._tick_hooks()
+            if now - last_save > 30:
+                self.sync.save_cache()
+                last_save = now
+
+    # -- events --------------------------------------------------------------------------
+    def _drain(self, watcher: VaultWatcher, timeout: float) -> None:
+        try:
+            when, rel = watcher.events.get(timeout=timeout)
+        except Exception:
+            return
+        batch = [(when, rel)]
+        while True:
+            try:
+                batch.append(watcher.events.get_nowait())
+            except Exception:
+                break
+        inbox = self.filer.inbox_rel
+        for when, rel in batch:
+            if rel == RESCAN:
+                self._rescan_requested = True
+                continue
+            if rel == inbox:
+                digest = self.app.vault.current_hash(rel)
+                if self.app.vault.is_own_write(rel, digest):
+                    continue
+                self._inbox_changed_at = when
+                self._inbox_dirty = True
+                continue
+            self._pending_paths[rel] = when
+
+    def _sync_settled(self, now: float) -> None:
+        due = [rel for rel, when in self._pending_paths.items() if now - when >= NOTE_DEBOUNCE]
+        if not due:
+            return
+        report = SyncReport()
+        for rel in due:
+            del self._pending_paths[rel]
+            digest = self.app.vault.current_hash(rel) if self._exists(rel) else None
+            if digest is not None and self.app.vault.is_own_write(rel, digest):
+                continue
+            try:
+                self.sync.sync_path(rel, report)
+                self.stats.synced += 1
+            except VaultbrainError as exc:
+                log.warning("%s: %s", rel, exc)
+            self._dispatch_note_change(rel)
+        self._log_report("sync", report, quiet=True)
+
+    def _exists(self, rel: str) -> bool:
+        try:
+            return self.app.vault.resolve(rel).is_file()
+        except VaultbrainError:
+            return False
+
+    def _rescan(self) -> None:
+        self._rescan_requested = False
+        self._last_rescan = time.monotonic()
+        self.stats.rescans += 1
+        report = self.sync.scan()
+        self._log_report("rescan", report, quiet=True)
+        self._inbox_dirty = True
+
+    # -- the inbox -----------------------------------------------------------------------
+    def _maybe_inbox_pass(self, now: float) -> None:
+        if not self._inbox_dirty:
+            return
+        quiet = now - self._inbox_changed_at
+        if quiet < float(self._setting("inbox_settle_seconds")):
+            return
+        self._inbox_pass(idle=quiet >= float(self._setting("inbox_idle_seconds")))
+
+    def _inbox_pass(self, idle: bool, force: bool = False, take_new: bool = True) -> None:
+        try:
+            result = reconcile_inbox(self.filer, idle=idle, take_new=take_new)
+        except VaultbrainError as exc:
+            log.warning("inbox: %s", exc)
+            return
+        self.stats.passes += 1
+        for problem in result.skipped:
+            log.warning("inbox: %s", problem)
+        if result.conflict:
+            self._inbox_changed_at = time.monotonic()  # the person is typing: wait again
+            return
+        self._inbox_dirty = bool(self._futures) and not idle
+        if result.new:
+            self.stats.taken += len(result.new)
+            log.info("took %d new line(s) from %s", len(result.new), self.filer.inbox_rel)
+            for cid in result.new:
+                self._submit(cid)
+        if not idle and not result.new and not self._futures:
+            self._inbox_dirty = False
+
+    # -- workers -------------------------------------------------------------------------
+    def _submit(self, cid: str) -> None:
+        if cid in self._futures or self._pool is None:
+            return
+        self._futures[cid] = self._pool.submit(self._work, cid)
+
+    def _work(self, cid: str) -> dict[str, Any] | None:
+        try:
+            record = self.filer.process(cid, rewrite_line=False)
+        except VaultbrainError as exc:
+            log.warning("capture %s: %s", cid, exc)
+            return None
+        except Exception:
+            log.exception("capture %s failed", cid)
+            return None
+        log.info("capture %s: %s", cid, record.get("status"))
+        return record
+
+    def _reap_workers(self) -> None:
+        done = [cid for cid, fut in self._futures.items() if fut.done()]
+        for cid in done:
+            self._futures.pop(cid)
+            self.stats.processed += 1
+        if done:
+            self._inbox_dirty = True
+
+    def _wait_workers(self) -> None:
+        while self._futures:
+            for cid, fut in list(self._futures.items()):
+                fut.result()
+                self._futures.pop(cid, None)
+                self.stats.processed += 1
+
+    def _submit_due(self, force: bool = False) -> None:
+        """Captures left pending (offline LLM, a crash): retry those whose time has come."""
+        now = time.time()
+        for summary in self.app.store.inbox.summaries():
+            if summary.get("status") != "pending" or summary["id"] in self._futures:
+                continue
+            rec = self.app.store.inbox.get(summary["id"])
+            if rec is None:
+                continue
+            if not force and rec.get("next_attempt", 0) > now:
+                continue
+            self._submit(rec["id"])
+
+    # -- hooks: scheduled jobs and other integrations -----------------------------------
+    def _load_hooks(self) -> None:
+        from vaultbrain.daemon.hooks import load_hooks
+
+        self._hooks = load_hooks(self.app)
+
+    def _tick_hooks(self, once: bool = False) -> None:
+        for hook in self._hooks:
+            try:
+                hook.tick(once=once)
+            except VaultbrainError as exc:
+                log.warning("%s: %s", hook.name, exc)
+            except Exception:
+                log.exception("%s failed", hook.name)
+
+    def _dispatch_note_change(self, rel: str) -> None:
+        for hook in self._hooks:
+            fn = getattr(hook, "note_changed", None)
+            if fn is not None:
+                try:
+                    fn(rel)
+                except Exception:
+                    log.exception("%s failed on %s", hook.name, rel)
+
+    def _shutdown_hooks(self) -> None:
+        for hook in self._hooks:
+            try:
+                hook.shutdown()
+            except Exception:
+                log.exception("%s failed to stop", hook.name)
+
+    def _log_report(self, what: str, report: SyncReport, quiet: bool = False) -> None:
+        for problem in report.problems:
+            log.warning("%s: %s", what, problem)
+        busy = report.imported + report.created + report.tombstoned + report.conflicts
+        if not quiet or busy:
+            log.info("%s: %s", what, report.summary())

@@ -1,0 +1,108 @@
+"""One pass over the inbox note: anchor ready lines, journal them, and bring every taken line
+to the form its capture's status calls for — all in a single compare-and-swap rewrite.
+
+Only called when the note has been quiet for the settle time, so the person is never typing
+in a line that is being rewritten; if the note changed anyway, the write is refused and the
+pass runs again on the next quiet moment.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from vaultbrain.errors import ConflictError, UserError
+from vaultbrain.filing.capture import Filer, check_thought
+from vaultbrain.filing.inbox import WAITING, words_of
+from vaultbrain.vault.inbox import render_taken_line, replace_line, scan_inbox
+
+log = logging.getLogger("vaultbrain.inbox")
+
+
+@dataclass
+class InboxPass:
+    new: list[str] = field(default_factory=list)  # capture ids journaled by this pass
+    rewritten: int = 0
+    skipped: list[str] = field(default_factory=list)
+    conflict: bool = False
+    text_hash: str | None = None
+
+
+def reconcile_inbox(filer: Filer, idle: bool, take_new: bool = True) -> InboxPass:
+    """``idle``: the note has been quiet for ``inbox_idle_seconds`` (take unterminated lines too)."""
+    app = filer.app
+    rel = filer.inbox_rel
+    result = InboxPass()
+    try:
+        note = app.vault.try_read(rel)
+    except UserError as exc:
+        result.skipped.append(str(exc))
+        return result
+    if note is None:
+        return result
+    text = note.text
+    lines = scan_inbox(text)
+    store = app.store
+    replacements: dict[int, str] = {}
+    forms: dict[str, tuple[str, bool]] = {}
+    new: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for line in lines:
+        if line.block_id:
+            cid = line.block_id
+            if cid in seen:
+                result.skipped.append(f"line {line.number + 1}: a second copy of ^vb-{cid}; left alone")
+                continue
+            seen.add(cid)
+            record = store.inbox.get(cid, include_deleted=True)
+            words = words_of(line, record)
+            if record is None:
+                new.append((cid, words))
+                suffix, done = WAITING, False
+            else:
+                suffix, done = filer.line_form(record)
+            new_raw = render_taken_line(line, words, suffix, cid, done)
+            forms[cid] = (suffix, done)
+            if new_raw != line.raw:
+                replacements[line.number] = new_raw
+            continue
+        if not take_new or (not line.terminated and not idle):
+            continue
+        try:
+            thought = check_thought(line.text)
+        except UserError as exc:
+            result.skipped.append(f"line {line.number + 1}: {exc}")
+            continue
+        cid = filer.new_capture_id()
+        while cid in seen:
+            cid = filer.new_capture_id()
+        seen.add(cid)
+        replacements[line.number] = render_taken_line(line, thought, WAITING, cid, False)
+        forms[cid] = (WAITING, False)
+        new.append((cid, thought))
+    if replacements:
+        new_text = text
+        for number, raw in replacements.items():
+            new_text = replace_line(new_text, number, raw)
+        try:
+            result.text_hash = app.vault.replace(rel, new_text, note.hash)
+        except ConflictError:
+            result.conflict = True
+            return result
+        result.rewritten = len(replacements)
+    for cid, words in new:
+        filer.journal(cid, words, "inbox", rel)
+        result.new.append(cid)
+    _remember_forms(filer, forms)
+    return result
+
+
+def _remember_forms(filer: Filer, forms: dict[str, tuple[str, bool]]) -> None:
+    store = filer.app.store
+    with store.locked():
+        for cid, (suffix, done) in forms.items():
+            rec = store.inbox.get(cid)
+            if rec is None:
+                continue
+            if rec.get("line_suffix") != suffix or rec.get("line_done") != done:
+                rec["line_suffix"], rec["line_done"] = suffix, done
+                store.inbox.put(rec)
