@@ -21,7 +21,7 @@ _PERSON_CUES = re.compile(
     r"\b(?i:met|meet(?:ing)?(?: with)?|with|call(?:ed)?|phone(?:d)?|email(?:ed)?|e-mail(?:ed)?|"
     r"ask(?:ed)?|tell|told|text(?:ed)?|ping(?:ed)?|remind|thank(?:ed)?|saw|see|visit(?:ed)?|"
     r"spoke (?:to|with)|talk(?:ed)? (?:to|with)|message(?:d)?|invite(?:d)?|introduce(?:d)?|"
-    r"lunch with|coffee with|dinner with|from|for|to)\s+(" + _NAME + r")"
+    r"lunch with|coffee with|dinner with|send(?: it)? to|give(?: it)? to|write to|hear from)\s+(" + _NAME + r")"
 )
 _NOT_NAMES = {
     "I", "The", "A", "An", "This", "That", "Monday", "Tuesday", "Wednesday", "Thursday",
