@@ -46,6 +46,7 @@ class Collection:
         self._log_pos = 0
         self._log_ino: int | None = None
         self._log_lines = 0
+        self._index_stamp: tuple[int, int, int] | None = None
         self._lock = threading.RLock()
 
     # -- index ---------------------------------------------------------------------------
@@ -61,6 +62,7 @@ class Collection:
         with self._lock:
             if self._index is None:
                 self._index = {}
+                self._index_stamp = self._stamp()
                 try:
                     doc = json.loads(self._index_path.read_text("utf-8"))
                     if doc.get("schema_version", 1) > SCHEMA_VERSION:
@@ -76,9 +78,20 @@ class Collection:
             self._tail()
             return self._index
 
+    def _stamp(self) -> tuple[int, int, int] | None:
+        try:
+            st = os.stat(self._index_path)
+        except FileNotFoundError:
+            return None
+        return (st.st_ino, st.st_mtime_ns, st.st_size)
+
     def _tail(self) -> None:
         """Fold in index changes appended since we last looked (by us or another process)."""
         assert self._index is not None
+        if self._stamp() != self._index_stamp:  # compacted by another process: start over
+            self._index = None
+            self._load()
+            return
         try:
             st = os.stat(self._log_path)
         except FileNotFoundError:
@@ -92,8 +105,13 @@ class Collection:
             self._log_ino = None
             self._load()
             return
+        if st.st_size < self._log_pos:
+            self._index = None
+            self._log_ino = None
+            self._load()
+            return
         self._log_ino = st.st_ino
-        if st.st_size <= self._log_pos:
+        if st.st_size == self._log_pos:
             return
         with open(self._log_path, "rb") as fh:
             fh.seek(self._log_pos)
@@ -147,6 +165,7 @@ class Collection:
             except FileNotFoundError:
                 pass
             self._log_pos, self._log_ino, self._log_lines = 0, None, 0
+            self._index_stamp = self._stamp()
 
     # -- records -------------------------------------------------------------------------
     def _record_path(self, record_id: str) -> Path:
@@ -180,9 +199,7 @@ class Collection:
             assert self._index is not None
             if self._index.get(rid) != summary:
                 self._append_log({"op": "put", "id": rid, "summary": summary})
-                self._index[rid] = summary
-                self._log_lines += 1
-                self._log_pos = os.stat(self._log_path).st_size
+                self._tail()  # our line, and any another process appended meanwhile
                 if self._log_lines >= _COMPACT_EVERY:
                     self.compact()
         return record
@@ -206,9 +223,9 @@ class Collection:
             except OSError:
                 pass
             assert self._index is not None
-            if self._index.pop(record_id, None) is not None:
+            if record_id in self._index:
                 self._append_log({"op": "drop", "id": record_id})
-                self._log_pos = os.stat(self._log_path).st_size
+                self._tail()
 
     def version(self) -> tuple[int | None, int]:
         """Changes whenever the index changes, in this process or another."""

@@ -22,11 +22,12 @@ def sanitize_filename(title: str) -> str:
     """
     text = unicodedata.normalize("NFC", title)
     text = _BIDI.sub("", text)
+    text = re.sub(r"[\t\n\r\v\f]", " ", text)
     text = "".join("-" if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in text)
     text = _FORBIDDEN.sub("-", text)
     text = re.sub(r"\s+", " ", text).strip()
     text = re.sub(r"-{2,}", "-", text)
-    text = text.lstrip(". ")
+    text = text.lstrip(".- ")
     text = _truncate(text).rstrip(". ")
     if not text or set(text) <= {"-", " "}:
         text = "Untitled"

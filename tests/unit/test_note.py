@@ -1,0 +1,118 @@
+from __future__ import annotations
+
+import pytest
+
+from vaultbrain.vault.note import (
+    NoteFormatError,
+    append_to_section,
+    parse_note,
+    render_frontmatter,
+    update_frontmatter,
+)
+
+PERSON_WROTE = """---
+# my own comment
+type: person
+tags: [friend,   work]   # flow list, odd spacing
+name:   'Sarah'
+nickname: "S."
+follow_ups:
+- call about the offsite
+weird: >-
+  folded
+  text
+
+created: 2026-11-01
+---
+Body line one
+  indented body **bold**
+"""
+
+
+def test_parse_reads_values_and_normalises_dates() -> None:
+    note = parse_note(PERSON_WROTE)
+    assert note.error is None
+    assert note.data["name"] == "Sarah"
+    assert note.data["tags"] == ["friend", "work"]
+    assert note.data["created"] == "2026-11-01"
+    assert note.data["weird"] == "folded text"
+    assert note.body.startswith("Body line one")
+
+
+def test_update_changes_only_the_lines_that_change() -> None:
+    new = update_frontmatter(
+        PERSON_WROTE,
+        {"follow_ups": ["call about the offsite", "send the deck"], "updated": "2026-12-01T10:00:00",
+         "name": "Sarah"},
+    )
+    old_lines = PERSON_WROTE.splitlines(keepends=True)
+    new_lines = new.splitlines(keepends=True)
+    # everything but the follow_ups span and the appended key is byte-identical
+    assert new_lines[:7] == old_lines[:7]
+    assert "  - send the deck\n" in new_lines
+    assert "weird: >-\n" in new_lines and "  folded\n" in new_lines
+    assert new.endswith("created: 2026-11-01\nupdated: 2026-12-01T10:00:00\n---\nBody line one\n  indented body **bold**\n")
+    assert parse_note(new).data["follow_ups"] == ["call about the offsite", "send the deck"]
+
+
+def test_update_with_same_values_is_a_no_op() -> None:
+    assert update_frontmatter(PERSON_WROTE, {"name": "Sarah", "tags": ["friend", "work"]}) == PERSON_WROTE
+
+
+def test_update_keeps_crlf_line_endings() -> None:
+    text = "---\r\ntype: idea\r\ntitle: X\r\n---\r\nbody\r\n"
+    new = update_frontmatter(text, {"maturity": "raw"})
+    assert new == "---\r\ntype: idea\r\ntitle: X\r\nmaturity: raw\r\n---\r\nbody\r\n"
+
+
+def test_update_adds_frontmatter_to_a_plain_note() -> None:
+    assert update_frontmatter("just text\n", {"id": "abc"}) == "---\nid: abc\n---\njust text\n"
+
+
+def test_remove_deletes_only_that_span() -> None:
+    new = update_frontmatter(PERSON_WROTE, {}, remove=["follow_ups"])
+    assert "follow_ups" not in new and "call about the offsite" not in new
+    assert "# my own comment\n" in new and "nickname: \"S.\"\n" in new
+
+
+def test_rendering_is_obsidian_properties() -> None:
+    text = render_frontmatter({
+        "type": "project", "people": ["[[People/Sarah|Sarah]]"], "deadline": "2026-12-08",
+        "updated": "2026-12-01T10:00:00", "tags": [], "note": "yes", "count": 3,
+        "colon": "a: b", "hash": "x #y", "empty": None, "flag": True,
+    })
+    assert text == (
+        "---\ntype: project\npeople:\n  - \"[[People/Sarah|Sarah]]\"\ndeadline: 2026-12-08\n"
+        "updated: 2026-12-01T10:00:00\ntags: []\nnote: \"yes\"\ncount: 3\ncolon: \"a: b\"\n"
+        "hash: \"x #y\"\nempty:\nflag: true\n---\n"
+    )
+    data = parse_note(text + "body").data
+    assert data["note"] == "yes" and data["people"] == ["[[People/Sarah|Sarah]]"]
+    assert data["updated"] == "2026-12-01T10:00:00"
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("---\nname: a\nname: b\n---\n", "duplicate property 'name'"),
+        ("---\nname: [unclosed\n---\n", "not valid YAML"),
+        ("---\n- a\n- b\n---\n", "not a list of properties"),
+    ],
+)
+def test_bad_frontmatter_is_reported_and_never_rewritten(text: str, needle: str) -> None:
+    note = parse_note(text)
+    assert note.error is not None and needle in note.error
+    with pytest.raises(NoteFormatError):
+        update_frontmatter(text, {"x": 1})
+
+
+def test_unclosed_fence_is_body() -> None:
+    note = parse_note("---\nname: a\nno closing fence\n")
+    assert not note.has_frontmatter and note.data == {}
+
+
+def test_append_to_section_adds_only_the_line() -> None:
+    text = "# Sarah\n\n## Log\n- one\n\n## Notes\nkeep me\n"
+    assert append_to_section(text, "## Log", "- two") == "# Sarah\n\n## Log\n- one\n- two\n\n## Notes\nkeep me\n"
+    assert append_to_section("# T\n", "## Log", "- x") == "# T\n\n## Log\n- x\n"
+    assert append_to_section("no newline", "## Log", "- x") == "no newline\n\n## Log\n- x\n"

@@ -1,0 +1,91 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from vaultbrain.errors import ConflictError, UnsafePathError
+from vaultbrain.vault import Vault, content_hash, is_ignored
+
+
+def test_resolve_refuses_escapes(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    root.mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    os.symlink(outside, root / "link-out")
+    vault = Vault(root)
+    for bad in ["../x.md", "a/../../x.md", "/etc/passwd", "C:\\x.md", "link-out/x.md", "", "a\x00b"]:
+        with pytest.raises(UnsafePathError):
+            vault.resolve(bad)
+    assert vault.resolve("People/Sarah.md") == root / "People" / "Sarah.md"
+
+
+def test_create_never_clobbers(tmp_path: Path) -> None:
+    vault = Vault(tmp_path)
+    vault.create("A/n.md", "one")
+    with pytest.raises(FileExistsError):
+        vault.create("A/n.md", "two")
+    assert (tmp_path / "A" / "n.md").read_text() == "one"
+    assert not [p for p in (tmp_path / "A").iterdir() if p.name.startswith(".vb-tmp-")]
+
+
+def test_replace_is_compare_and_swap(tmp_path: Path) -> None:
+    vault = Vault(tmp_path)
+    digest = vault.create("n.md", "one")
+    assert vault.read("n.md").hash == digest == content_hash("one")
+    (tmp_path / "n.md").write_text("the person's edit")
+    with pytest.raises(ConflictError):
+        vault.replace("n.md", "ours", digest)
+    assert (tmp_path / "n.md").read_text() == "the person's edit"
+    fresh = vault.read("n.md")
+    vault.replace("n.md", "ours", fresh.hash)
+    assert (tmp_path / "n.md").read_text() == "ours"
+    assert vault.is_own_write("n.md", content_hash("ours"))
+
+
+def test_replace_keeps_file_mode(tmp_path: Path) -> None:
+    vault = Vault(tmp_path)
+    digest = vault.create("n.md", "one")
+    os.chmod(tmp_path / "n.md", 0o600)
+    vault.replace("n.md", "two", digest)
+    assert (os.stat(tmp_path / "n.md").st_mode & 0o777) == 0o600
+
+
+@pytest.mark.parametrize(
+    ("rel", "ignored"),
+    [
+        (".obsidian/workspace.md", True), (".trash/x.md", True), (".git/x.md", True),
+        ("People/.hidden.md", True), ("People/Sarah.md", False),
+        ("People/Sarah.sync-conflict-20261201-123456-ABC.md", True),
+        ("People/Sarah (conflicted copy).md", True), ("People/.Sarah.md.icloud", True),
+        ("People/Sarah.md.icloud", True), (".vaultbrain/inbox/index.json", True),
+        ("Ideas/.vb-tmp-abc", True),
+    ],
+)
+def test_ignore_rules(rel: str, ignored: bool) -> None:
+    assert is_ignored(rel) is ignored
+
+
+def test_iter_notes_skips_ignored_and_symlink_loops(tmp_path: Path) -> None:
+    (tmp_path / "People").mkdir()
+    (tmp_path / "People" / "A.md").write_text("a")
+    (tmp_path / "People" / "A.sync-conflict-1.md").write_text("a")
+    (tmp_path / ".obsidian").mkdir()
+    (tmp_path / ".obsidian" / "x.md").write_text("x")
+    os.symlink(tmp_path, tmp_path / "People" / "loop")
+    vault = Vault(tmp_path)
+    assert sorted(vault.rel_of(e) for e in vault.iter_notes()) == ["People/A.md"]
+
+
+def test_read_refuses_binary_and_non_utf8(tmp_path: Path) -> None:
+    from vaultbrain.errors import UserError
+
+    (tmp_path / "bin.md").write_bytes(b"\x00\x01\x02")
+    (tmp_path / "latin.md").write_bytes("caf\xe9".encode("latin-1"))
+    vault = Vault(tmp_path)
+    with pytest.raises(UserError, match="binary"):
+        vault.read("bin.md")
+    with pytest.raises(UserError, match="not UTF-8"):
+        vault.read("latin.md")
