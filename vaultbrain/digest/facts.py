@@ -241,10 +241,6 @@ class _Records:
         t = self.type_by_name.get(type_name)
         return t.folder if t else type_name.capitalize()
 
-    def collection_of(self, type_name: str) -> str:
-        t = self.type_by_name.get(type_name)
-        return t.store_collection if t else type_name
-
 
 def _fields(rec: dict[str, Any]) -> dict[str, Any]:
     f = rec.get("fields")
@@ -536,9 +532,8 @@ def collect_weekly(app: Any, day: dt.date) -> WeeklyFacts:
         role = role_of.get(type_name)
         for rec in sorted(recs, key=lambda r: str(r.get("updated") or "")):
             if in_week(rec.get("created")):
-                facts.created[records.collection_of(type_name)] = (
-                    facts.created.get(records.collection_of(type_name), 0) + 1
-                )
+                label = records.label(type_name)
+                facts.created[label] = facts.created.get(label, 0) + 1
             if not in_week(rec.get("updated")):
                 continue
             ref = records.ref(rec, type_name)
@@ -562,9 +557,10 @@ def collect_weekly(app: Any, day: dt.date) -> WeeklyFacts:
         if not _list(_fields(rec).get("next_actions")):
             reasons.append("needs next actions")
         last = _last_activity(rec, day)
-        if last is None or last < stale_before:
-            since = f" since {last.isoformat()}" if last else ""
-            reasons.append(f"no activity for {STALE_DAYS} days{since}")
+        if last is None:
+            reasons.append("no recorded activity")
+        elif last < stale_before:
+            reasons.append(f"no activity for {(day - last).days} days (since {last.isoformat()})")
         if reasons:
             label = f"{status} · " if status else ""
             facts.projects_to_review.append(Item(records.ref(rec), label + "; ".join(reasons)))

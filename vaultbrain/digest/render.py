@@ -135,6 +135,20 @@ def _finish(data: dict[str, Any], body: _Body, old_text: str | None) -> str:
     return render_note(data, text)
 
 
+def _thoughts(n: int) -> str:
+    return "1 thought waits" if n == 1 else f"{n} thoughts wait"
+
+
+def _waiting(body: _Body, needs_review: int, pending: int) -> None:
+    if needs_review:
+        body.add(f"{_thoughts(needs_review)} for you in {NEEDS_REVIEW_LINK}.")
+    else:
+        body.add("Nothing waits for review.")
+    if pending:
+        body.add(f"{_thoughts(pending)} for the classifier (the daemon retries them).")
+    body.add()
+
+
 def _common(insights: Insights) -> dict[str, Any]:
     return {
         "llm": "ok" if insights.available else "unavailable",
@@ -196,15 +210,7 @@ def render_digest(
     )
     body.add("## Needs review")
     body.add()
-    if facts.needs_review:
-        s = "" if facts.needs_review == 1 else "s"
-        body.add(f"{facts.needs_review} thought{s} wait for you in {NEEDS_REVIEW_LINK}.")
-    else:
-        body.add("Nothing waits for review.")
-    if facts.pending:
-        s = "" if facts.pending == 1 else "s"
-        body.add(f"{facts.pending} thought{s} still wait for the classifier.")
-    body.add()
+    _waiting(body, facts.needs_review, facts.pending)
 
     fm: dict[str, Any] = {
         "type": "digest",
@@ -257,9 +263,9 @@ def render_review(
             body.add(f"- … and {len(loops.items) - MAX_ITEMS} more")
         body.add()
 
-    created = ", ".join(f"{n} {col}" for col, n in sorted(facts.created.items()))
+    created = ", ".join(f"{label} {n}" for label, n in facts.created.items())
     tally = f"{facts.captures} thought{'s' if facts.captures != 1 else ''} captured this week" + (
-        f"; new records: {created}." if created else "."
+        f"; new notes: {created}." if created else "."
     )
     body.section(
         "Accomplishments",
@@ -281,12 +287,7 @@ def render_review(
     body.section("Admin to address", facts.admin_to_address, body.item, "No open admin items.")
     body.add("## Needs review")
     body.add()
-    if facts.needs_review:
-        s = "" if facts.needs_review == 1 else "s"
-        body.add(f"{facts.needs_review} thought{s} wait for you in {NEEDS_REVIEW_LINK}.")
-    else:
-        body.add("Nothing waits for review.")
-    body.add()
+    _waiting(body, facts.needs_review, facts.pending)
 
     fm: dict[str, Any] = {
         "type": "weekly-review",

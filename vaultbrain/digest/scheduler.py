@@ -287,10 +287,15 @@ class Scheduler:
     def running(self) -> bool:
         return self._aps is not None
 
-    def scheduled(self) -> dict[str, str | None]:
-        """The cron expression each APScheduler job is currently scheduled with."""
+    def scheduled(self) -> dict[str, dict[str, str | None]]:
+        """What APScheduler holds now: each job's cron expression and next wake-up."""
         with self._guard:
-            return dict(self._scheduled)
+            out: dict[str, dict[str, str | None]] = {}
+            for name, text in self._scheduled.items():
+                job = self._aps.get_job(name) if self._aps is not None else None
+                wake = job.next_run_time if job is not None else None
+                out[name] = {"cron": text, "next_run": self._iso(wake)}
+            return out
 
     def _reschedule(self) -> None:
         """Give APScheduler the schedules in the settings (the caller holds ``_guard``)."""
