@@ -13,12 +13,19 @@ from support.lmstudio import FakeLMStudio  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
-def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Never read or write the real ~/.vaultbrain, and never talk to a real LLM server."""
     home = tmp_path_factory.mktemp("vbhome")
     monkeypatch.setenv("VAULTBRAIN_HOME", str(home))
-    for var in ("VAULTBRAIN_VAULT", "VAULTBRAIN_ENDPOINT", "VAULTBRAIN_MODEL",
-                "VAULTBRAIN_PROVIDER", "VAULTBRAIN_SCHEMA_PACK"):
+    for var in (
+        "VAULTBRAIN_VAULT",
+        "VAULTBRAIN_ENDPOINT",
+        "VAULTBRAIN_MODEL",
+        "VAULTBRAIN_PROVIDER",
+        "VAULTBRAIN_SCHEMA_PACK",
+    ):
         monkeypatch.delenv(var, raising=False)
     # An endpoint where nothing listens: tests that want an LLM start the fake one.
     monkeypatch.setenv("VAULTBRAIN_ENDPOINT", "http://127.0.0.1:9/v1")

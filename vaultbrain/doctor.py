@@ -20,11 +20,22 @@ def run_checks(app: Any) -> list[Check]:
     root = app.vault.root
     if root.is_dir():
         writable = os.access(root, os.W_OK)
-        checks.append(Check("vault", writable, f"{root}" + ("" if writable else " is not writable")))
+        checks.append(
+            Check("vault", writable, f"{root}" + ("" if writable else " is not writable"))
+        )
     else:
-        checks.append(Check("vault", False, f"{root} does not exist; run `vaultbrain --vault {root} init`"))
+        checks.append(
+            Check("vault", False, f"{root} does not exist; run `vaultbrain --vault {root} init`")
+        )
     inbox = app.vault.root / str(app.settings.get("inbox_note"))
-    checks.append(Check("inbox", inbox.is_file(), str(inbox) if inbox.is_file() else f"{inbox} is missing (`vaultbrain init` makes it)", "warn"))
+    checks.append(
+        Check(
+            "inbox",
+            inbox.is_file(),
+            str(inbox) if inbox.is_file() else f"{inbox} is missing (`vaultbrain init` makes it)",
+            "warn",
+        )
+    )
     state = app.state_dir
     try:
         state.mkdir(parents=True, exist_ok=True)
@@ -36,7 +47,11 @@ def run_checks(app: Any) -> list[Check]:
         checks.append(Check("state dir", False, f"{state}: {exc.strerror}"))
     try:
         active = app.active()
-        checks.append(Check("schema pack", True, f"{active.pack.identity} (tier {active.tier}: {active.source})"))
+        checks.append(
+            Check(
+                "schema pack", True, f"{active.pack.identity} (tier {active.tier}: {active.source})"
+            )
+        )
         consistency = _pack_consistency(app)
         if consistency is not None:
             checks.append(consistency)
@@ -53,22 +68,40 @@ def _llm_check(app: Any) -> Check:
 
     s = app.settings
     if s.get("provider") == "heuristic":
-        return Check("llm", True, "provider is heuristic: the embedded classifier, no server needed")
-    client = LLMClient(s.get("endpoint"), s.get("model"), timeout=min(5.0, float(s.get("llm_timeout_seconds"))), retries=0)
+        return Check(
+            "llm", True, "provider is heuristic: the embedded classifier, no server needed"
+        )
+    client = LLMClient(
+        s.get("endpoint"),
+        s.get("model"),
+        timeout=min(5.0, float(s.get("llm_timeout_seconds"))),
+        retries=0,
+    )
     fallback = s.get("fallback")
     try:
         models = client.models()
     except LLMError as exc:
-        detail = f"{exc}; " + ("the embedded classifier files suggestions meanwhile" if fallback == "heuristic" else "captures wait as pending (fallback: none)")
+        detail = f"{exc}; " + (
+            "the embedded classifier files suggestions meanwhile"
+            if fallback == "heuristic"
+            else "captures wait as pending (fallback: none)"
+        )
         return Check("llm", False, detail, "warn")
     finally:
         client.close()
     if not models:
-        return Check("llm", False, f"{s.get('endpoint')} has no models loaded; load one in LM Studio", "warn")
+        return Check(
+            "llm", False, f"{s.get('endpoint')} has no models loaded; load one in LM Studio", "warn"
+        )
     wanted = s.get("model")
     if wanted and wanted not in models:
         return Check("llm", False, f"model {wanted!r} is not among {', '.join(models)}", "warn")
-    return Check("llm", True, f"{s.get('endpoint')}: {', '.join(models[:5])}" + (f" (using {wanted})" if wanted else f" (using {models[0]})"))
+    return Check(
+        "llm",
+        True,
+        f"{s.get('endpoint')}: {', '.join(models[:5])}"
+        + (f" (using {wanted})" if wanted else f" (using {models[0]})"),
+    )
 
 
 def _pack_consistency(app: Any) -> Check | None:

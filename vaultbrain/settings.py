@@ -89,33 +89,66 @@ class Key:
 KEYS: dict[str, Key] = {
     k.name: k
     for k in [
-        Key("provider", "lmstudio", _choice("lmstudio", "heuristic"),
+        Key(
+            "provider",
+            "lmstudio",
+            _choice("lmstudio", "heuristic"),
             "lmstudio (any OpenAI-compatible server) or heuristic (embedded, no model)",
-            "VAULTBRAIN_PROVIDER"),
-        Key("endpoint", "http://localhost:1234/v1", _text, "the LLM server's /v1 URL",
-            "VAULTBRAIN_ENDPOINT"),
-        Key("model", "", _text, "model id; empty: the first model the server lists",
-            "VAULTBRAIN_MODEL"),
-        Key("fallback", "heuristic", _choice("heuristic", "none"),
-            "when the server is unreachable: heuristic files suggestions, none keeps lines pending"),
+            "VAULTBRAIN_PROVIDER",
+        ),
+        Key(
+            "endpoint",
+            "http://localhost:1234/v1",
+            _text,
+            "the LLM server's /v1 URL",
+            "VAULTBRAIN_ENDPOINT",
+        ),
+        Key(
+            "model",
+            "",
+            _text,
+            "model id; empty: the first model the server lists",
+            "VAULTBRAIN_MODEL",
+        ),
+        Key(
+            "fallback",
+            "heuristic",
+            _choice("heuristic", "none"),
+            "when the server is unreachable: heuristic files suggestions, none keeps lines pending",
+        ),
         Key("auto_confidence", 0.8, _float01, "confidence at or above which a thought is filed"),
-        Key("min_confidence", 0.5, _float01,
-            "confidence at or above which a thought is filed as a suggestion"),
+        Key(
+            "min_confidence",
+            0.5,
+            _float01,
+            "confidence at or above which a thought is filed as a suggestion",
+        ),
         Key("digest_schedule", "0 18 * * *", _cron, "daily digest, standard cron, local time"),
         Key("review_schedule", "0 9 * * 0", _cron, "weekly review, standard cron (0 = Sunday)"),
         Key("inbox_note", "Inbox.md", _note_path, "the capture note, relative to the vault"),
-        Key("inbox_settle_seconds", 10.0, _pos_float,
-            "quiet time before a finished line is taken"),
-        Key("inbox_idle_seconds", 120.0, _pos_float,
-            "quiet time before a line without a newline is taken"),
+        Key("inbox_settle_seconds", 10.0, _pos_float, "quiet time before a finished line is taken"),
+        Key(
+            "inbox_idle_seconds",
+            120.0,
+            _pos_float,
+            "quiet time before a line without a newline is taken",
+        ),
         Key("llm_timeout_seconds", 60.0, _pos_float, "timeout of one LLM request"),
         Key("llm_concurrency", 2, _pos_int, "LLM requests in flight at once"),
         Key("rescan_seconds", 300.0, _pos_float, "the daemon's periodic rescan of the vault"),
-        Key("correction_examples", 8, _pos_int,
-            "past corrections shown to the classifier as examples"),
+        Key(
+            "correction_examples",
+            8,
+            _pos_int,
+            "past corrections shown to the classifier as examples",
+        ),
         Key("schema_pack", "", _text, "the vault's schema pack (tier 4 of the resolution chain)"),
-        Key("daily_notes_folder", "", _text,
-            "your daily notes folder; the day's note gets a link to the digest"),
+        Key(
+            "daily_notes_folder",
+            "",
+            _text,
+            "your daily notes folder; the day's note gets a link to the digest",
+        ),
         Key("youtube.folder", "Consumed/YouTube", _note_path, "where YouTube transcript notes go"),
         Key("youtube.transcript", True, _bool, "ingest the transcript by default"),
         Key("youtube.video", False, _bool, "download the video by default"),
@@ -149,9 +182,7 @@ class Settings:
         try:
             data = json.loads(self.path.read_text("utf-8"))
         except ValueError as exc:
-            raise UserError(
-                f"{self.path} is not valid JSON; fix or delete it ({exc})"
-            ) from exc
+            raise UserError(f"{self.path} is not valid JSON; fix or delete it ({exc})") from exc
         self._data = data if isinstance(data, dict) else {}
         self._mtime = st.st_mtime_ns
 

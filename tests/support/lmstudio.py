@@ -49,9 +49,13 @@ class FakeLMStudio:
                 if self.path.rstrip("/").endswith("/models"):
                     if outer.mode == "error500":
                         return self._send(500, {"error": "boom"})
-                    data = [] if outer.mode == "no_models" else [
-                        {"id": outer.model, "object": "model", "owned_by": "organization_owner"}
-                    ]
+                    data = (
+                        []
+                        if outer.mode == "no_models"
+                        else [
+                            {"id": outer.model, "object": "model", "owned_by": "organization_owner"}
+                        ]
+                    )
                     return self._send(200, {"object": "list", "data": data})
                 self._send(404, {"error": "not found"})
 
@@ -78,25 +82,50 @@ class FakeLMStudio:
                 if mode == "error500":
                     return self._send(500, {"error": {"message": "internal error"}})
                 if mode == "no_models":
-                    return self._send(400, {"error": "No models loaded. Please load a model in the developer page or use the `lms load` command."})
+                    return self._send(
+                        400,
+                        {
+                            "error": "No models loaded. Please load a model in the developer page or use the `lms load` command."
+                        },
+                    )
                 if mode == "invalid_json":
                     content = "this is not json {"
                 elif mode == "huge":
-                    content = '{"destinations": [], "confidence": 0.9, "reasoning": "' + "x" * 5_000_000 + '"}'
+                    content = (
+                        '{"destinations": [], "confidence": 0.9, "reasoning": "'
+                        + "x" * 5_000_000
+                        + '"}'
+                    )
                 elif mode == "schema_violation":
                     content = json.dumps({"destinations": "person", "confidence": "high"})
                 elif outer.responder is not None:
                     content = outer.responder(body)
                 else:
-                    content = json.dumps({"destinations": [], "confidence": 0.1, "reasoning": "no responder"})
+                    content = json.dumps(
+                        {"destinations": [], "confidence": 0.1, "reasoning": "no responder"}
+                    )
                 model = "other-model" if mode == "wrong_model" else body.get("model") or outer.model
-                self._send(200, {
-                    "id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()),
-                    "model": model,
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": content}}],
-                    "usage": {"prompt_tokens": 100, "completion_tokens": 50, "total_tokens": 150},
-                })
+                self._send(
+                    200,
+                    {
+                        "id": "chatcmpl-test",
+                        "object": "chat.completion",
+                        "created": int(time.time()),
+                        "model": model,
+                        "choices": [
+                            {
+                                "index": 0,
+                                "finish_reason": "stop",
+                                "message": {"role": "assistant", "content": content},
+                            }
+                        ],
+                        "usage": {
+                            "prompt_tokens": 100,
+                            "completion_tokens": 50,
+                            "total_tokens": 150,
+                        },
+                    },
+                )
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
@@ -116,7 +145,9 @@ class FakeLMStudio:
         self.httpd.server_close()
 
 
-def reply(destinations: list[dict[str, Any]], confidence: float = 0.9,
-          reasoning: str = "test") -> str:
-    return json.dumps({"destinations": destinations, "confidence": confidence,
-                       "reasoning": reasoning})
+def reply(
+    destinations: list[dict[str, Any]], confidence: float = 0.9, reasoning: str = "test"
+) -> str:
+    return json.dumps(
+        {"destinations": destinations, "confidence": confidence, "reasoning": reasoning}
+    )

@@ -39,8 +39,14 @@ plain line, last, no newline"""
 def test_only_thoughts_are_lines() -> None:
     lines = scan_inbox(INBOX)
     assert [line.text for line in lines] == [
-        "first thought", "star thought", "plus thought", "numbered thought", "paren thought",
-        "open task thought", "nested thought", "plain line, last, no newline",
+        "first thought",
+        "star thought",
+        "plus thought",
+        "numbered thought",
+        "paren thought",
+        "open task thought",
+        "nested thought",
+        "plain line, last, no newline",
     ]
     star = lines[1]
     assert star.block_id == "abc123" and star.marker == "* "

@@ -42,8 +42,11 @@ def test_parse_reads_values_and_normalises_dates() -> None:
 def test_update_changes_only_the_lines_that_change() -> None:
     new = update_frontmatter(
         PERSON_WROTE,
-        {"follow_ups": ["call about the offsite", "send the deck"], "updated": "2026-12-01T10:00:00",
-         "name": "Sarah"},
+        {
+            "follow_ups": ["call about the offsite", "send the deck"],
+            "updated": "2026-12-01T10:00:00",
+            "name": "Sarah",
+        },
     )
     old_lines = PERSON_WROTE.splitlines(keepends=True)
     new_lines = new.splitlines(keepends=True)
@@ -51,12 +54,17 @@ def test_update_changes_only_the_lines_that_change() -> None:
     assert new_lines[:7] == old_lines[:7]
     assert "  - send the deck\n" in new_lines
     assert "weird: >-\n" in new_lines and "  folded\n" in new_lines
-    assert new.endswith("created: 2026-11-01\nupdated: 2026-12-01T10:00:00\n---\nBody line one\n  indented body **bold**\n")
+    assert new.endswith(
+        "created: 2026-11-01\nupdated: 2026-12-01T10:00:00\n---\nBody line one\n  indented body **bold**\n"
+    )
     assert parse_note(new).data["follow_ups"] == ["call about the offsite", "send the deck"]
 
 
 def test_update_with_same_values_is_a_no_op() -> None:
-    assert update_frontmatter(PERSON_WROTE, {"name": "Sarah", "tags": ["friend", "work"]}) == PERSON_WROTE
+    assert (
+        update_frontmatter(PERSON_WROTE, {"name": "Sarah", "tags": ["friend", "work"]})
+        == PERSON_WROTE
+    )
 
 
 def test_update_keeps_crlf_line_endings() -> None:
@@ -72,19 +80,29 @@ def test_update_adds_frontmatter_to_a_plain_note() -> None:
 def test_remove_deletes_only_that_span() -> None:
     new = update_frontmatter(PERSON_WROTE, {}, remove=["follow_ups"])
     assert "follow_ups" not in new and "call about the offsite" not in new
-    assert "# my own comment\n" in new and "nickname: \"S.\"\n" in new
+    assert "# my own comment\n" in new and 'nickname: "S."\n' in new
 
 
 def test_rendering_is_obsidian_properties() -> None:
-    text = render_frontmatter({
-        "type": "project", "people": ["[[People/Sarah|Sarah]]"], "deadline": "2026-12-08",
-        "updated": "2026-12-01T10:00:00", "tags": [], "note": "yes", "count": 3,
-        "colon": "a: b", "hash": "x #y", "empty": None, "flag": True,
-    })
+    text = render_frontmatter(
+        {
+            "type": "project",
+            "people": ["[[People/Sarah|Sarah]]"],
+            "deadline": "2026-12-08",
+            "updated": "2026-12-01T10:00:00",
+            "tags": [],
+            "note": "yes",
+            "count": 3,
+            "colon": "a: b",
+            "hash": "x #y",
+            "empty": None,
+            "flag": True,
+        }
+    )
     assert text == (
-        "---\ntype: project\npeople:\n  - \"[[People/Sarah|Sarah]]\"\ndeadline: 2026-12-08\n"
-        "updated: 2026-12-01T10:00:00\ntags: []\nnote: \"yes\"\ncount: 3\ncolon: \"a: b\"\n"
-        "hash: \"x #y\"\nempty:\nflag: true\n---\n"
+        '---\ntype: project\npeople:\n  - "[[People/Sarah|Sarah]]"\ndeadline: 2026-12-08\n'
+        'updated: 2026-12-01T10:00:00\ntags: []\nnote: "yes"\ncount: 3\ncolon: "a: b"\n'
+        'hash: "x #y"\nempty:\nflag: true\n---\n'
     )
     data = parse_note(text + "body").data
     assert data["note"] == "yes" and data["people"] == ["[[People/Sarah|Sarah]]"]
@@ -113,6 +131,9 @@ def test_unclosed_fence_is_body() -> None:
 
 def test_append_to_section_adds_only_the_line() -> None:
     text = "# Sarah\n\n## Log\n- one\n\n## Notes\nkeep me\n"
-    assert append_to_section(text, "## Log", "- two") == "# Sarah\n\n## Log\n- one\n- two\n\n## Notes\nkeep me\n"
+    assert (
+        append_to_section(text, "## Log", "- two")
+        == "# Sarah\n\n## Log\n- one\n- two\n\n## Notes\nkeep me\n"
+    )
     assert append_to_section("# T\n", "## Log", "- x") == "# T\n\n## Log\n- x\n"
     assert append_to_section("no newline", "## Log", "- x") == "no newline\n\n## Log\n- x\n"

@@ -9,7 +9,9 @@ from vaultbrain.store import Store, validate_id
 from vaultbrain.store import collection as collection_mod
 
 
-@pytest.mark.parametrize("bad", ["..", "../x", "a/b", "__proto__", "constructor", "", "a b", "x" * 200, ".hidden"])
+@pytest.mark.parametrize(
+    "bad", ["..", "../x", "a/b", "__proto__", "constructor", "", "a b", "x" * 200, ".hidden"]
+)
 def test_bad_ids_are_refused(bad: str) -> None:
     with pytest.raises(UserError):
         validate_id(bad)
@@ -27,7 +29,9 @@ def test_put_get_tombstone(tmp_path: Path) -> None:
     assert [s["id"] for s in people.summaries()] == []
 
 
-def test_other_process_sees_changes_and_compaction(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_other_process_sees_changes_and_compaction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(collection_mod, "_COMPACT_EVERY", 5)
     a = Store(tmp_path).collection("ideas")
     b = Store(tmp_path).collection("ideas")

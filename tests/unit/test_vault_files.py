@@ -16,7 +16,15 @@ def test_resolve_refuses_escapes(tmp_path: Path) -> None:
     outside.mkdir()
     os.symlink(outside, root / "link-out")
     vault = Vault(root)
-    for bad in ["../x.md", "a/../../x.md", "/etc/passwd", "C:\\x.md", "link-out/x.md", "", "a\x00b"]:
+    for bad in [
+        "../x.md",
+        "a/../../x.md",
+        "/etc/passwd",
+        "C:\\x.md",
+        "link-out/x.md",
+        "",
+        "a\x00b",
+    ]:
         with pytest.raises(UnsafePathError):
             vault.resolve(bad)
     assert vault.resolve("People/Sarah.md") == root / "People" / "Sarah.md"
@@ -56,11 +64,16 @@ def test_replace_keeps_file_mode(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("rel", "ignored"),
     [
-        (".obsidian/workspace.md", True), (".trash/x.md", True), (".git/x.md", True),
-        ("People/.hidden.md", True), ("People/Sarah.md", False),
+        (".obsidian/workspace.md", True),
+        (".trash/x.md", True),
+        (".git/x.md", True),
+        ("People/.hidden.md", True),
+        ("People/Sarah.md", False),
         ("People/Sarah.sync-conflict-20261201-123456-ABC.md", True),
-        ("People/Sarah (conflicted copy).md", True), ("People/.Sarah.md.icloud", True),
-        ("People/Sarah.md.icloud", True), (".vaultbrain/inbox/index.json", True),
+        ("People/Sarah (conflicted copy).md", True),
+        ("People/.Sarah.md.icloud", True),
+        ("People/Sarah.md.icloud", True),
+        (".vaultbrain/inbox/index.json", True),
         ("Ideas/.vb-tmp-abc", True),
     ],
 )

@@ -8,7 +8,7 @@ from typing import Any
 from vaultbrain.classify.heuristic import classify_heuristic
 from vaultbrain.classify.llm import LLMClient
 from vaultbrain.classify.prompt import build_prompt
-from vaultbrain.classify.result import Classification, validate_reply, reply_schema
+from vaultbrain.classify.result import Classification, reply_schema, validate_reply
 from vaultbrain.errors import LLMError
 from vaultbrain.packs import ResolvedPack
 
@@ -27,7 +27,9 @@ class LLMClassifier:
     ) -> tuple[Classification, dict[str, Any]]:
         """Ask the LLM. Raises LLMError on any failure; the caller decides fallback or retry."""
         prompt = build_prompt(pack, text, today, known, examples)
-        reply = self.client.chat_json(prompt.messages(), reply_schema(pack), name="brain_classification")
+        reply = self.client.chat_json(
+            prompt.messages(), reply_schema(pack), name="brain_classification"
+        )
         result = validate_reply(reply.data, pack, f"lmstudio:{reply.model}")
         result.model, result.raw, result.usage = reply.model, reply.raw, reply.usage
         result.elapsed_ms = reply.elapsed_ms

@@ -10,17 +10,45 @@ import calendar
 import datetime as dt
 import re
 
-_WEEKDAYS = {name: i for i, name in enumerate(
-    ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])}
-_WEEKDAY_ABBR = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3,
-                 "fri": 4, "sat": 5, "sun": 6}
+_WEEKDAYS = {
+    name: i
+    for i, name in enumerate(
+        ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+    )
+}
+_WEEKDAY_ABBR = {
+    "mon": 0,
+    "tue": 1,
+    "tues": 1,
+    "wed": 2,
+    "thu": 3,
+    "thur": 3,
+    "thurs": 3,
+    "fri": 4,
+    "sat": 5,
+    "sun": 6,
+}
 _MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 _MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
 _MONTHS["sept"] = 9
 _MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _DAY_RE = "|".join(sorted([*_WEEKDAYS, *_WEEKDAY_ABBR], key=len, reverse=True))
-_NUM_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-              "seven": 7, "eight": 8, "nine": 9, "ten": 10, "couple of": 2, "few": 3}
+_NUM_WORDS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "couple of": 2,
+    "few": 3,
+}
 
 _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"), "iso"),
@@ -32,10 +60,28 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bnext week\b", re.I), "nextweek"),
     (re.compile(r"\bnext month\b", re.I), "nextmonth"),
     (re.compile(r"\bnext year\b", re.I), "nextyear"),
-    (re.compile(r"\bin\s+(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few)\s+(day|week|month)s?\b", re.I), "in"),
-    (re.compile(rf"\b(?:(next|this|on|by|before|until|till)\s+)?({_DAY_RE})\b\.?", re.I), "weekday"),
-    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\.?(?:,?\s+(\d{{4}}))?\b", re.I), "dmy"),
-    (re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", re.I), "mdy"),
+    (
+        re.compile(
+            r"\bin\s+(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few)\s+(day|week|month)s?\b",
+            re.I,
+        ),
+        "in",
+    ),
+    (
+        re.compile(rf"\b(?:(next|this|on|by|before|until|till)\s+)?({_DAY_RE})\b\.?", re.I),
+        "weekday",
+    ),
+    (
+        re.compile(
+            rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\.?(?:,?\s+(\d{{4}}))?\b",
+            re.I,
+        ),
+        "dmy",
+    ),
+    (
+        re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", re.I),
+        "mdy",
+    ),
 ]
 
 

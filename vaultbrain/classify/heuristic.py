@@ -21,14 +21,57 @@ _PERSON_CUES = re.compile(
     r"\b(?i:met|meet(?:ing)?(?: with)?|with|call(?:ed)?|phone(?:d)?|email(?:ed)?|e-mail(?:ed)?|"
     r"ask(?:ed)?|tell|told|text(?:ed)?|ping(?:ed)?|remind|thank(?:ed)?|saw|see|visit(?:ed)?|"
     r"spoke (?:to|with)|talk(?:ed)? (?:to|with)|message(?:d)?|invite(?:d)?|introduce(?:d)?|"
-    r"lunch with|coffee with|dinner with|send(?: it)? to|give(?: it)? to|write to|hear from)\s+(" + _NAME + r")"
+    r"lunch with|coffee with|dinner with|send(?: it)? to|give(?: it)? to|write to|hear from)\s+("
+    + _NAME
+    + r")"
 )
 _NOT_NAMES = {
-    "I", "The", "A", "An", "This", "That", "Monday", "Tuesday", "Wednesday", "Thursday",
-    "Friday", "Saturday", "Sunday", "January", "February", "March", "April", "May", "June",
-    "July", "August", "September", "October", "November", "December", "Today", "Tomorrow",
-    "Next", "Project", "Team", "Everyone", "My", "Our", "Me", "Him", "Her", "Them", "It",
-    "We", "You", "Mom", "Dad", "Google", "Zoom", "Slack", "Obsidian",
+    "I",
+    "The",
+    "A",
+    "An",
+    "This",
+    "That",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+    "Today",
+    "Tomorrow",
+    "Next",
+    "Project",
+    "Team",
+    "Everyone",
+    "My",
+    "Our",
+    "Me",
+    "Him",
+    "Her",
+    "Them",
+    "It",
+    "We",
+    "You",
+    "Mom",
+    "Dad",
+    "Google",
+    "Zoom",
+    "Slack",
+    "Obsidian",
 }
 _ACTION = re.compile(
     r"\b(?:i\s+)?(?:need(?:s)? to|have to|has to|must|should|remember to|don'?t forget to|"
@@ -54,9 +97,11 @@ _IDEA = re.compile(
 _URL = re.compile(r"^<?(https?://[^\s<>]+)>?$")
 _URGENT = re.compile(r"\b(?:urgent|asap|important|critical|high priority)\b", re.I)
 _LOW = re.compile(r"\b(?:someday|eventually|low priority|whenever)\b", re.I)
-_STATUS = {"active": re.compile(r"\b(?:working on|started|kick(?:ed)? off|in progress)\b", re.I),
-           "completed": re.compile(r"\b(?:finished|shipped|completed|launched|wrapped up)\b", re.I),
-           "on-hold": re.compile(r"\b(?:paused|on hold|postponed)\b", re.I)}
+_STATUS = {
+    "active": re.compile(r"\b(?:working on|started|kick(?:ed)? off|in progress)\b", re.I),
+    "completed": re.compile(r"\b(?:finished|shipped|completed|launched|wrapped up)\b", re.I),
+    "on-hold": re.compile(r"\b(?:paused|on hold|postponed)\b", re.I),
+}
 
 
 def _cap(text: str) -> str:
@@ -68,8 +113,10 @@ def _clean_action(act: str, date_words: str | None) -> str:
     act = act.strip()
     if date_words:
         act = re.sub(
-            r"\s*\b(?:by|on|before|until|till|due)?\s*" + re.escape(date_words) + r"\b", "",
-            act, flags=re.I,
+            r"\s*\b(?:by|on|before|until|till|due)?\s*" + re.escape(date_words) + r"\b",
+            "",
+            act,
+            flags=re.I,
         )
     act = re.sub(r"[\s,]+(?:asap|urgent(?:ly)?|important|high priority)\b", "", act, flags=re.I)
     act = re.sub(r"^(?:i\s+)?(?:need to|have to|must|should)\s+", "", act, flags=re.I)
@@ -91,7 +138,9 @@ def classify_heuristic(
     if url:
         return Classification(
             [Destination("link", url.group(1), {"url": url.group(1)})],
-            min(0.7, max_confidence), "A bare URL: saved as a link", CLASSIFIED_BY,
+            min(0.7, max_confidence),
+            "A bare URL: saved as a link",
+            CLASSIFIED_BY,
         )
 
     idea = _IDEA.match(thought)
@@ -141,10 +190,14 @@ def classify_heuristic(
     m = _ACTION.search(thought) or _IMPERATIVE.match(thought)
     if m:
         action = _clean_action(m.group("act"), date_words)
-        if re.fullmatch(r"(?:follow up|call|email|e-mail|text|ping|message|remind|thank)", action, re.I):
+        if re.fullmatch(
+            r"(?:follow up|call|email|e-mail|text|ping|message|remind|thank)", action, re.I
+        ):
             if people:
                 verb = action.lower()
-                action = f"{verb} with {people[0]}" if verb == "follow up" else f"{verb} {people[0]}"
+                action = (
+                    f"{verb} with {people[0]}" if verb == "follow up" else f"{verb} {people[0]}"
+                )
         action = _cap(action)[:120] if action else None
 
     for name in people:
@@ -181,8 +234,12 @@ def classify_heuristic(
 
     if not dests:
         return Classification(
-            [Destination(UNKNOWN, _cap(" ".join(thought.split()[:8])), {})], 0.3,
-            "No person, project, idea or action recognised", CLASSIFIED_BY,
+            [Destination(UNKNOWN, _cap(" ".join(thought.split()[:8])), {})],
+            0.3,
+            "No person, project, idea or action recognised",
+            CLASSIFIED_BY,
         )
     confidence = min(max_confidence, 0.5 + 0.07 * signals)
-    return Classification(dests, round(confidence, 2), "Heuristic: " + "; ".join(reasons), CLASSIFIED_BY)
+    return Classification(
+        dests, round(confidence, 2), "Heuristic: " + "; ".join(reasons), CLASSIFIED_BY
+    )

@@ -74,9 +74,7 @@ class LLMClient:
     @classmethod
     def from_app(cls, app: Any) -> LLMClient:
         s = app.settings
-        return cls(
-            s.get("endpoint"), s.get("model"), timeout=float(s.get("llm_timeout_seconds"))
-        )
+        return cls(s.get("endpoint"), s.get("model"), timeout=float(s.get("llm_timeout_seconds")))
 
     def _http(self) -> httpx.Client:
         if self._client is None:
@@ -116,7 +114,9 @@ class LLMClient:
                     retryable=True,
                 ) from exc
             except httpx.HTTPError as exc:
-                raise LLMError(f"LLM request failed: {exc}", kind="unreachable", retryable=True) from exc
+                raise LLMError(
+                    f"LLM request failed: {exc}", kind="unreachable", retryable=True
+                ) from exc
             if resp.status_code >= 500 and attempt < self.retries:
                 attempt += 1
                 time.sleep(self.backoff * 2 ** (attempt - 1))
@@ -127,7 +127,8 @@ class LLMClient:
         resp = self._request("GET", "/models")
         if resp.status_code != 200:
             raise LLMError(
-                f"the LLM server answered {resp.status_code} to GET /models", kind="server",
+                f"the LLM server answered {resp.status_code} to GET /models",
+                kind="server",
                 retryable=resp.status_code >= 500,
             )
         try:
@@ -182,7 +183,9 @@ class LLMClient:
             doc = resp.json()
             content = doc["choices"][0]["message"]["content"] or ""
         except (ValueError, KeyError, IndexError, TypeError) as exc:
-            raise LLMError("the LLM server's reply is not a chat completion", kind="server") from exc
+            raise LLMError(
+                "the LLM server's reply is not a chat completion", kind="server"
+            ) from exc
         answered_by = str(doc.get("model") or model)
         if self.model and answered_by != self.model and not _same_model(answered_by, self.model):
             raise LLMError(
@@ -216,6 +219,7 @@ class LLMClient:
 
 def _same_model(a: str, b: str) -> bool:
     """LM Studio sometimes answers with a path-like id (publisher/model or model.gguf)."""
+
     def norm(x: str) -> str:
         return x.lower().rsplit("/", 1)[-1].removesuffix(".gguf")
 

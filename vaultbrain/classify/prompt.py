@@ -76,21 +76,25 @@ def build_prompt(
 ) -> Prompt:
     template, digest = load_template(CLASSIFIER_TEMPLATE)
     known_lines = [
-        f"- {k['type']}: {k['title']}" + (f" (aliases: {', '.join(k['aliases'])})" if k.get("aliases") else "")
+        f"- {k['type']}: {k['title']}"
+        + (f" (aliases: {', '.join(k['aliases'])})" if k.get("aliases") else "")
         for k in (known or [])[:MAX_KNOWN]
     ]
     example_lines = [
-        f"- \"{_clip(e['text'], 200)}\" was filed as {e.get('from') or 'unknown'}; "
+        f'- "{_clip(e["text"], 200)}" was filed as {e.get("from") or "unknown"}; '
         f"the person corrected it to {e['to']}"
         for e in (examples or [])
     ]
-    system = fill(template, {
-        "today": today.isoformat(),
-        "weekday": today.strftime("%A"),
-        "types": describe_types(pack),
-        "known_records": "\n".join(known_lines) or "- (none)",
-        "examples": "\n".join(example_lines) or "- (none)",
-    })
+    system = fill(
+        template,
+        {
+            "today": today.isoformat(),
+            "weekday": today.strftime("%A"),
+            "types": describe_types(pack),
+            "known_records": "\n".join(known_lines) or "- (none)",
+            "examples": "\n".join(example_lines) or "- (none)",
+        },
+    )
     user = "Thought:\n" + json.dumps(_clip(thought, MAX_THOUGHT_CHARS), ensure_ascii=False)
     return Prompt(system, user, CLASSIFIER_TEMPLATE, digest)
 

@@ -108,8 +108,12 @@ def validate_reply(
         raw_dests = [raw_dests]
     if not isinstance(raw_dests, list):
         return Classification(
-            [], 0.0, reasoning[:2000], classified_by,
-            error="the reply's destinations are not a list", dropped=dropped,
+            [],
+            0.0,
+            reasoning[:2000],
+            classified_by,
+            error="the reply's destinations are not a list",
+            dropped=dropped,
         )
     destinations: list[Destination] = []
     fileable = {t.name for t in pack.fileable_types()}
@@ -132,13 +136,20 @@ def validate_reply(
         fields: dict[str, Any] = {}
         raw_fields = item.get("fields") or {}
         if not isinstance(raw_fields, dict):
-            dropped.append({"type": ptype.name, "value": raw_fields, "why": "fields is not an object"})
+            dropped.append(
+                {"type": ptype.name, "value": raw_fields, "why": "fields is not an object"}
+            )
             raw_fields = {}
         for fname, value in raw_fields.items():
             spec = ptype.fields.get(fname)
             if spec is None:
                 dropped.append(
-                    {"type": ptype.name, "field": fname, "value": value, "why": "not a field of the type"}
+                    {
+                        "type": ptype.name,
+                        "field": fname,
+                        "value": value,
+                        "why": "not a field of the type",
+                    }
                 )
                 continue
             if fname == ptype.title_key:
@@ -147,8 +158,12 @@ def validate_reply(
             if not ok:
                 if value not in (None, "", []):
                     dropped.append(
-                        {"type": ptype.name, "field": fname, "value": value,
-                         "why": f"does not fit {spec.type}"}
+                        {
+                            "type": ptype.name,
+                            "field": fname,
+                            "value": value,
+                            "why": f"does not fit {spec.type}",
+                        }
                     )
                 continue
             fields[fname] = coerced
@@ -162,29 +177,35 @@ def reply_schema(pack: ResolvedPack) -> dict[str, Any]:
     """The JSON schema sent as ``response_format``: one variant per fileable type."""
     variants: list[dict[str, Any]] = []
     for t in pack.fileable_types():
-        props = {
-            name: spec.json_schema() for name, spec in t.fields.items() if name != t.title_key
-        }
-        variants.append({
+        props = {name: spec.json_schema() for name, spec in t.fields.items() if name != t.title_key}
+        variants.append(
+            {
+                "type": "object",
+                "properties": {
+                    "type": {"type": "string", "enum": [t.name]},
+                    "title": {"type": "string"},
+                    "fields": {
+                        "type": "object",
+                        "properties": props,
+                        "additionalProperties": False,
+                    },
+                },
+                "required": ["type", "title", "fields"],
+                "additionalProperties": False,
+            }
+        )
+    variants.append(
+        {
             "type": "object",
             "properties": {
-                "type": {"type": "string", "enum": [t.name]},
+                "type": {"type": "string", "enum": [UNKNOWN]},
                 "title": {"type": "string"},
-                "fields": {"type": "object", "properties": props, "additionalProperties": False},
+                "fields": {"type": "object", "properties": {}, "additionalProperties": False},
             },
             "required": ["type", "title", "fields"],
             "additionalProperties": False,
-        })
-    variants.append({
-        "type": "object",
-        "properties": {
-            "type": {"type": "string", "enum": [UNKNOWN]},
-            "title": {"type": "string"},
-            "fields": {"type": "object", "properties": {}, "additionalProperties": False},
-        },
-        "required": ["type", "title", "fields"],
-        "additionalProperties": False,
-    })
+        }
+    )
     return {
         "type": "object",
         "properties": {

@@ -62,8 +62,9 @@ class LazyGroup(click.Group):
 class Context:
     """What the group's options decided, handed to every command."""
 
-    def __init__(self, vault: str | None, state_dir: str | None, schema_pack: str | None,
-                 verbose: int) -> None:
+    def __init__(
+        self, vault: str | None, state_dir: str | None, schema_pack: str | None, verbose: int
+    ) -> None:
         self.vault_arg = vault
         self.state_dir = state_dir
         self.schema_pack = schema_pack
@@ -89,14 +90,21 @@ class Context:
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--vault", "vault", metavar="DIR", help="The vault (default $VAULTBRAIN_VAULT, then .).")
+@click.option(
+    "--vault", "vault", metavar="DIR", help="The vault (default $VAULTBRAIN_VAULT, then .)."
+)
 @click.option("--state-dir", metavar="DIR", help="Machine state (default <vault>/.vaultbrain).")
 @click.option("--schema-pack", metavar="NAME", help="Use this schema pack for this run.")
 @click.option("-v", "--verbose", count=True, help="Debug logs and tracebacks.")
 @click.version_option(__version__, prog_name="vaultbrain")
 @click.pass_context
-def cli(ctx: click.Context, vault: str | None, state_dir: str | None, schema_pack: str | None,
-        verbose: int) -> None:
+def cli(
+    ctx: click.Context,
+    vault: str | None,
+    state_dir: str | None,
+    schema_pack: str | None,
+    verbose: int,
+) -> None:
     """vaultbrain: a second brain that lives inside your Obsidian vault.
 
     Write one thought per line in Inbox.md; the daemon files each as notes in People/,

@@ -9,7 +9,9 @@ import click
 
 
 @click.command("daemon")
-@click.option("--once", is_flag=True, help="Do what is due (ready lines, changes, retries, jobs), then exit.")
+@click.option(
+    "--once", is_flag=True, help="Do what is due (ready lines, changes, retries, jobs), then exit."
+)
 @click.pass_obj
 def daemon_cmd(obj: Any, once: bool) -> None:
     """Watch the vault and file each finished inbox line (the main job).
@@ -78,7 +80,8 @@ def service_uninstall(obj: Any, platform: str | None) -> None:
 @click.pass_obj
 def service_status(obj: Any, platform: str | None) -> None:
     """Whether the service is installed and running, and the daemon lock's holder."""
-    from vaultbrain.daemon.service import render_service, service_status as status
+    from vaultbrain.daemon.service import render_service
+    from vaultbrain.daemon.service import service_status as status
 
     app = obj.app()
     spec = render_service(app.vault.root, None, _platform(platform))

@@ -26,8 +26,10 @@ def db_list(obj: Any, type_name: str, as_json: bool) -> None:
     if as_json:
         echo_json(rows)
         return
-    echo_table([(r["id"], r.get("title"), r.get("path"), r.get("updated")) for r in rows],
-               ["id", "title", "path", "updated"])
+    echo_table(
+        [(r["id"], r.get("title"), r.get("path"), r.get("updated")) for r in rows],
+        ["id", "title", "path", "updated"],
+    )
 
 
 @db.command("show")
@@ -86,4 +88,7 @@ def db_delete(obj: Any, type_name: str, ref: str) -> None:
     from vaultbrain.filing.db import delete_record
 
     rec = delete_record(obj.app(), type_name, ref)
-    click.echo(f"deleted {rec['type']} {rec['id']}" + (f"; note moved to {rec['trashed_to']}" if rec.get("trashed_to") else ""))
+    click.echo(
+        f"deleted {rec['type']} {rec['id']}"
+        + (f"; note moved to {rec['trashed_to']}" if rec.get("trashed_to") else "")
+    )

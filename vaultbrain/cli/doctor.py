@@ -19,7 +19,9 @@ def doctor_cmd(obj: Any, as_json: bool) -> None:
     app = obj.app(must_exist=False)
     checks = run_checks(app)
     if as_json:
-        echo_json([{"check": c.name, "ok": c.ok, "detail": c.detail, "level": c.level} for c in checks])
+        echo_json(
+            [{"check": c.name, "ok": c.ok, "detail": c.detail, "level": c.level} for c in checks]
+        )
     else:
         for c in checks:
             mark = "ok  " if c.ok else ("warn" if c.level == "warn" else "FAIL")

@@ -63,8 +63,10 @@ class Daemon:
     # -- lifecycle -----------------------------------------------------------------------
     def install_signal_handlers(self) -> None:
         def stop(signum: int, _frame: Any) -> None:
-            log.info("received %s: finishing the current write, then stopping",
-                     signal.Signals(signum).name)
+            log.info(
+                "received %s: finishing the current write, then stopping",
+                signal.Signals(signum).name,
+            )
             self.stop_event.set()
 
         signal.signal(signal.SIGTERM, stop)
@@ -83,8 +85,12 @@ class Daemon:
             self._load_hooks()
             report = self.sync.scan()
             self._log_report("startup scan", report)
-            log.info("watching %s (%d records; ready in %.2fs)", self.app.vault.root,
-                     len(self.filer.index), time.perf_counter() - started)
+            log.info(
+                "watching %s (%d records; ready in %.2fs)",
+                self.app.vault.root,
+                len(self.filer.index),
+                time.perf_counter() - started,
+            )
             if self.once:
                 self._run_once()
             else:

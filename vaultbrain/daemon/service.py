@@ -55,24 +55,26 @@ def render_service(vault: Path, state_dir: Path | None, platform: str) -> Servic
     if platform == "linux":
         name = f"vaultbrain-{slug}.service"
         unit_dir = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "systemd" / "user"
-        text = "\n".join([
-            "[Unit]",
-            f"Description=vaultbrain daemon for {vault.name}",
-            "Documentation=https://pypi.org/project/vaultbrain/",
-            "",
-            "[Service]",
-            "Type=simple",
-            "ExecStart=" + " ".join(_systemd_quote(a) for a in cmd),
-            f"WorkingDirectory={_systemd_quote(str(vault))}",
-            "Restart=on-failure",
-            "RestartSec=5",
-            "Environment=PYTHONUNBUFFERED=1",
-            "Nice=5",
-            "",
-            "[Install]",
-            "WantedBy=default.target",
-            "",
-        ])
+        text = "\n".join(
+            [
+                "[Unit]",
+                f"Description=vaultbrain daemon for {vault.name}",
+                "Documentation=https://pypi.org/project/vaultbrain/",
+                "",
+                "[Service]",
+                "Type=simple",
+                "ExecStart=" + " ".join(_systemd_quote(a) for a in cmd),
+                f"WorkingDirectory={_systemd_quote(str(vault))}",
+                "Restart=on-failure",
+                "RestartSec=5",
+                "Environment=PYTHONUNBUFFERED=1",
+                "Nice=5",
+                "",
+                "[Install]",
+                "WantedBy=default.target",
+                "",
+            ]
+        )
         return ServiceSpec(platform, name, unit_dir / name, text)
     label = f"com.vaultbrain.{slug}"
     logs = home / "Library" / "Logs" / "vaultbrain"
@@ -109,10 +111,14 @@ def install_service(spec: ServiceSpec, start: bool = True) -> list[str]:
         return ["not started (--no-start)"]
     if spec.platform == "linux":
         if not shutil.which("systemctl"):
-            return ["systemctl not found: start it with `systemctl --user enable --now "
-                    f"{spec.name}` where systemd runs"]
-        return [_run(["systemctl", "--user", "daemon-reload"]),
-                _run(["systemctl", "--user", "enable", "--now", spec.name])]
+            return [
+                "systemctl not found: start it with `systemctl --user enable --now "
+                f"{spec.name}` where systemd runs"
+            ]
+        return [
+            _run(["systemctl", "--user", "daemon-reload"]),
+            _run(["systemctl", "--user", "enable", "--now", spec.name]),
+        ]
     if not shutil.which("launchctl"):
         return ["launchctl not found"]
     return [_run(["launchctl", "bootstrap", f"gui/{os.getuid()}", str(spec.path)])]
@@ -133,7 +139,10 @@ def uninstall_service(spec: ServiceSpec) -> list[str]:
 
 
 def service_status(spec: ServiceSpec, state_dir: Path) -> list[str]:
-    out = [f"{spec.name}: " + ("installed at " + str(spec.path) if spec.path.exists() else "not installed")]
+    out = [
+        f"{spec.name}: "
+        + ("installed at " + str(spec.path) if spec.path.exists() else "not installed")
+    ]
     if spec.platform == "linux" and shutil.which("systemctl") and spec.path.exists():
         out.append(_run(["systemctl", "--user", "is-active", spec.name]))
     lock = Path(state_dir) / "daemon.lock"

@@ -148,9 +148,7 @@ class Filer:
         cid = self.new_capture_id()
         rel = self.inbox_rel
         lease = self._lease()
-        inbox_note.add_line(
-            self.app.vault, rel, f"- [ ] {thought} {inbox_note.WAITING} ^vb-{cid}"
-        )
+        inbox_note.add_line(self.app.vault, rel, f"- [ ] {thought} {inbox_note.WAITING} ^vb-{cid}")
         record = self.journal(cid, thought, "cli", rel)
         record["lease"] = lease
         record["line_suffix"] = inbox_note.WAITING
@@ -204,8 +202,10 @@ class Filer:
         if url is None:
             return None
         result = Classification(
-            [Destination("link", title_for_url(url), {"url": url})], 1.0,
-            "A bare URL: saved as a link", "url",
+            [Destination("link", title_for_url(url), {"url": url})],
+            1.0,
+            "A bare URL: saved as a link",
+            "url",
         )
         return self._store_classification(record, result, {"provider": "url"}, 0.0)
 
@@ -222,10 +222,20 @@ class Filer:
             for path in (getattr(result, "note_path", None), getattr(result, "link_path", None)):
                 if path:
                     title = path.rsplit("/", 1)[-1].removesuffix(".md")
-                    dests.append({"type": "youtube" if "YouTube" in path else "link",
-                                  "title": title, "path": path, "record_id": "", "op": "create"})
-            outcome = {"status": "filed", "destinations": dests,
-                       "warnings": list(getattr(result, "warnings", []) or [])}
+                    dests.append(
+                        {
+                            "type": "youtube" if "YouTube" in path else "link",
+                            "title": title,
+                            "path": path,
+                            "record_id": "",
+                            "op": "create",
+                        }
+                    )
+            outcome = {
+                "status": "filed",
+                "destinations": dests,
+                "warnings": list(getattr(result, "warnings", []) or []),
+            }
         with self.app.store.locked():
             fresh = self.app.store.inbox.get(record["id"]) or record
             fresh.update(outcome)
@@ -251,15 +261,28 @@ class Filer:
             fresh["updated"] = self.app.now().isoformat()
             fresh.pop("last_error", None)
             self.app.store.inbox.put(fresh)
-        self.app.store.audit({
-            "at": self.app.now().isoformat(), "kind": "classification", "capture": record["id"],
-            "input": record["text"], "pack": pack.identity, "model": result.model,
-            "classified_by": result.classified_by, "raw": (result.raw or "")[:20000],
-            "parsed": result.to_dict(), "dropped": result.dropped,
-            "confidence": result.confidence, "reasoning": result.reasoning,
-            "timings": {"classify_ms": round(elapsed, 2), "llm_ms": round(result.elapsed_ms, 2)},
-            "tokens": result.usage, **audit,
-        })
+        self.app.store.audit(
+            {
+                "at": self.app.now().isoformat(),
+                "kind": "classification",
+                "capture": record["id"],
+                "input": record["text"],
+                "pack": pack.identity,
+                "model": result.model,
+                "classified_by": result.classified_by,
+                "raw": (result.raw or "")[:20000],
+                "parsed": result.to_dict(),
+                "dropped": result.dropped,
+                "confidence": result.confidence,
+                "reasoning": result.reasoning,
+                "timings": {
+                    "classify_ms": round(elapsed, 2),
+                    "llm_ms": round(result.elapsed_ms, 2),
+                },
+                "tokens": result.usage,
+                **audit,
+            }
+        )
         return fresh
 
     def classify(self, record: dict[str, Any]) -> dict[str, Any]:
@@ -274,8 +297,15 @@ class Filer:
         started = time.perf_counter()
         try:
             result, audit = classify_with_fallback(
-                s.get("provider"), s.get("fallback"), self.client(), pack, record["text"],
-                self.app.today(), known, examples, float(s.get("auto_confidence")),
+                s.get("provider"),
+                s.get("fallback"),
+                self.client(),
+                pack,
+                record["text"],
+                self.app.today(),
+                known,
+                examples,
+                float(s.get("auto_confidence")),
             )
         except LLMError as exc:
             return self._classify_failed(record, exc)
@@ -295,18 +325,25 @@ class Filer:
                     [], 0.0, "", "lmstudio", error=f"the classifier failed: {exc}"
                 ).to_dict()
             self.app.store.inbox.put(fresh)
-        self.app.store.audit({
-            "at": self.app.now().isoformat(), "kind": "classification_failed",
-            "capture": record["id"], "error": str(exc), "error_kind": exc.kind,
-            "attempts": attempts,
-        })
+        self.app.store.audit(
+            {
+                "at": self.app.now().isoformat(),
+                "kind": "classification_failed",
+                "capture": record["id"],
+                "error": str(exc),
+                "error_kind": exc.kind,
+                "attempts": attempts,
+            }
+        )
         log.warning("capture %s: classifier failed (%s); will retry", record["id"], exc)
         return fresh
 
     def correction_examples(self, text: str) -> list[dict[str, Any]]:
         from vaultbrain.filing.corrections import similar_corrections
 
-        return similar_corrections(self.app.store, text, int(self.app.settings.get("correction_examples")))
+        return similar_corrections(
+            self.app.store, text, int(self.app.settings.get("correction_examples"))
+        )
 
     # -- plan + write --------------------------------------------------------------------
     def band(self, confidence: float) -> Band:
@@ -355,18 +392,31 @@ class Filer:
             seen.add(key)
             existing = self.index.find(ptype.name, d.title)
             if existing and existing.get("path"):
-                ops.append({
-                    "op": "update", "type": ptype.name, "title": existing["title"],
-                    "path": existing["path"], "record_id": existing["id"],
-                    "collection": ptype.store_collection, "fields": d.fields,
-                })
+                ops.append(
+                    {
+                        "op": "update",
+                        "type": ptype.name,
+                        "title": existing["title"],
+                        "path": existing["path"],
+                        "record_id": existing["id"],
+                        "collection": ptype.store_collection,
+                        "fields": d.fields,
+                    }
+                )
                 continue
             path = self._free_path(ptype, d.title, planned)
             planned.add(path.lower())
-            ops.append({
-                "op": "create", "type": ptype.name, "title": d.title, "path": path,
-                "record_id": new_id(), "collection": ptype.store_collection, "fields": d.fields,
-            })
+            ops.append(
+                {
+                    "op": "create",
+                    "type": ptype.name,
+                    "title": d.title,
+                    "path": path,
+                    "record_id": new_id(),
+                    "collection": ptype.store_collection,
+                    "fields": d.fields,
+                }
+            )
         return ops
 
     def _free_path(self, ptype: PageType, title: str, planned: set[str]) -> str:
@@ -436,8 +486,14 @@ class Filer:
         return fields
 
     def _create(
-        self, cid: str, record: dict[str, Any], op: dict[str, Any], others: list[str],
-        related: dict[str, list[str]], result: Classification, confirmed: bool,
+        self,
+        cid: str,
+        record: dict[str, Any],
+        op: dict[str, Any],
+        others: list[str],
+        related: dict[str, list[str]],
+        result: Classification,
+        confirmed: bool,
     ) -> None:
         vault = self.app.vault
         ptype = self.pack.get_type(op["type"])
@@ -451,10 +507,14 @@ class Filer:
         now = self.app.now().isoformat()
         fields = self._fields_for(ptype, op, related)
         core = {
-            "type": ptype.name, "id": op["record_id"],
-            "source": block_link(self.inbox_rel, cid), "confidence": round(result.confidence, 2),
-            "classified_by": result.classified_by, "confirmed": None if confirmed else False,
-            "created": now, "updated": now,
+            "type": ptype.name,
+            "id": op["record_id"],
+            "source": block_link(self.inbox_rel, cid),
+            "confidence": round(result.confidence, 2),
+            "classified_by": result.classified_by,
+            "confirmed": None if confirmed else False,
+            "created": now,
+            "updated": now,
         }
         text = render_note(
             ordered_frontmatter(ptype, core, fields),
@@ -469,8 +529,13 @@ class Filer:
         self._store_note(op, vault.read(op["path"]), cid, record)
 
     def _update(
-        self, cid: str, record: dict[str, Any], op: dict[str, Any], others: list[str],
-        related: dict[str, list[str]], result: Classification,
+        self,
+        cid: str,
+        record: dict[str, Any],
+        op: dict[str, Any],
+        others: list[str],
+        related: dict[str, list[str]],
+        result: Classification,
     ) -> bool:
         vault = self.app.vault
         ptype = self.pack.get_type(op["type"])
@@ -501,7 +566,10 @@ class Filer:
         raise UserError(f"{op['path']} keeps changing; the capture will be retried")
 
     def _merge_changes(
-        self, ptype: PageType, data: dict[str, Any], op: dict[str, Any],
+        self,
+        ptype: PageType,
+        data: dict[str, Any],
+        op: dict[str, Any],
         related: dict[str, list[str]],
     ) -> dict[str, Any]:
         """New values for an existing note: lists grow, empty fields fill, nothing is overwritten."""
@@ -536,8 +604,10 @@ class Filer:
         if parsed.error is None:
             rec = record_from_note(note.rel, parsed, ptype, existing, note.hash)
         else:
-            rec = dict(existing or {"id": op["record_id"], "type": ptype.name,
-                                    "title": op["title"], "fields": {}})
+            rec = dict(
+                existing
+                or {"id": op["record_id"], "type": ptype.name, "title": op["title"], "fields": {}}
+            )
             rec.update({"path": note.rel, "base_hash": note.hash})
         rec["id"] = op["record_id"]
         sources = rec.setdefault("sources", [])

@@ -12,8 +12,32 @@ from typing import Any
 from vaultbrain.store import Store
 
 _TOKEN = re.compile(r"[a-z0-9']+")
-_STOP = {"the", "a", "an", "to", "of", "and", "or", "in", "on", "for", "with", "about", "is",
-         "it", "at", "by", "i", "my", "we", "be", "this", "that", "need", "next"}
+_STOP = {
+    "the",
+    "a",
+    "an",
+    "to",
+    "of",
+    "and",
+    "or",
+    "in",
+    "on",
+    "for",
+    "with",
+    "about",
+    "is",
+    "it",
+    "at",
+    "by",
+    "i",
+    "my",
+    "we",
+    "be",
+    "this",
+    "that",
+    "need",
+    "next",
+}
 MAX_SCAN = 5000
 
 
@@ -43,5 +67,9 @@ def similar_corrections(store: Store, text: str, limit: int = 8) -> list[dict[st
     return [e for _, _, e in scored[:limit]]
 
 
-def record_correction(store: Store, text: str, from_type: str | None, to_type: str, at: str) -> None:
-    store.append_jsonl("corrections.jsonl", {"text": text[:1000], "from": from_type, "to": to_type, "at": at})
+def record_correction(
+    store: Store, text: str, from_type: str | None, to_type: str, at: str
+) -> None:
+    store.append_jsonl(
+        "corrections.jsonl", {"text": text[:1000], "from": from_type, "to": to_type, "at": at}
+    )

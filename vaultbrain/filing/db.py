@@ -152,6 +152,15 @@ def delete_record(app: Any, type_name: str, ref: str) -> dict[str, Any]:
         rec["deleted"] = True
         rec["deleted_at"] = app.now().isoformat()
         app.store.collection(ptype.store_collection).put(rec)
-        app.store.audit({"at": rec["deleted_at"], "kind": "sync", "decision": "delete",
-                         "record": rec["id"], "type": ptype.name, "path": rec["path"], "by": "cli"})
+        app.store.audit(
+            {
+                "at": rec["deleted_at"],
+                "kind": "sync",
+                "decision": "delete",
+                "record": rec["id"],
+                "type": ptype.name,
+                "path": rec["path"],
+                "by": "cli",
+            }
+        )
         return rec

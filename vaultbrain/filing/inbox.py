@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from vaultbrain.errors import ConflictError, UserError
 from vaultbrain.vault import Vault
-from vaultbrain.vault.inbox import InboxLine, append_line, render_taken_line, replace_line, scan_inbox
+from vaultbrain.vault.inbox import (
+    InboxLine,
+    append_line,
+    render_taken_line,
+    replace_line,
+    scan_inbox,
+)
 
 REVIEW_NOTE = "Brain/Needs Review.md"
 WAITING = "⏳ waiting for the classifier"

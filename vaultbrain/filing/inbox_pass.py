@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+
 from vaultbrain.errors import ConflictError, UserError
 from vaultbrain.filing.capture import Filer, check_thought
 from vaultbrain.filing.inbox import WAITING, words_of
@@ -50,7 +51,9 @@ def reconcile_inbox(filer: Filer, idle: bool, take_new: bool = True) -> InboxPas
         if line.block_id:
             cid = line.block_id
             if cid in seen:
-                result.skipped.append(f"line {line.number + 1}: a second copy of ^vb-{cid}; left alone")
+                result.skipped.append(
+                    f"line {line.number + 1}: a second copy of ^vb-{cid}; left alone"
+                )
                 continue
             seen.add(cid)
             record = store.inbox.get(cid, include_deleted=True)

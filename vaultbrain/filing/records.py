@@ -16,8 +16,16 @@ from vaultbrain.packs import PageType
 from vaultbrain.resources import data_dir
 from vaultbrain.vault.note import ParsedNote
 
-CORE_KEYS = ("type", "id", "created", "updated", "source", "confidence", "classified_by",
-             "confirmed")
+CORE_KEYS = (
+    "type",
+    "id",
+    "created",
+    "updated",
+    "source",
+    "confidence",
+    "classified_by",
+    "confirmed",
+)
 PRIORITY_EMOJI = {"highest": "🔺", "high": "⏫", "medium": "🔼", "low": "🔽", "lowest": "⏬"}
 _ALPHABET = string.ascii_lowercase + string.digits
 _TASK_LINE = re.compile(r"^(\s*[-*] \[)(.)(\] .*)$", re.M)
@@ -72,13 +80,16 @@ def render_body(ptype: PageType, title: str, fields: dict[str, Any], log_line: s
         "title": title,
         "log": log_line,
         "task": task_line(title, fields.get("due"), fields.get("priority"))
-        if ptype.name == "admin" else "",
+        if ptype.name == "admin"
+        else "",
         "url": str(fields.get("url", "")),
     }
     return re.sub(r"\{\{\s*([a-z_]+)\s*\}\}", lambda m: values.get(m.group(1), ""), template)
 
 
-def ordered_frontmatter(ptype: PageType, core: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+def ordered_frontmatter(
+    ptype: PageType, core: dict[str, Any], fields: dict[str, Any]
+) -> dict[str, Any]:
     """Properties in a stable order: type, id, the type's fields, then provenance and times."""
     out: dict[str, Any] = {"type": core["type"], "id": core["id"]}
     for name in ptype.fields:
@@ -106,18 +117,20 @@ def record_from_note(
             fields["status"] = "done"
     title = fields.get(ptype.title_key) or rec.get("title") or rel.rsplit("/", 1)[-1][:-3]
     aliases = fields.get("aliases") or []
-    rec.update({
-        "id": str(data.get("id") or rec.get("id")),
-        "type": ptype.name,
-        "title": str(title),
-        "aliases": [str(a) for a in aliases] if isinstance(aliases, list) else [str(aliases)],
-        "path": rel,
-        "fields": fields,
-        "created": str(data.get("created") or rec.get("created") or ""),
-        "updated": str(data.get("updated") or rec.get("updated") or ""),
-        "base_hash": note_hash,
-        "deleted": False,
-    })
+    rec.update(
+        {
+            "id": str(data.get("id") or rec.get("id")),
+            "type": ptype.name,
+            "title": str(title),
+            "aliases": [str(a) for a in aliases] if isinstance(aliases, list) else [str(aliases)],
+            "path": rel,
+            "fields": fields,
+            "created": str(data.get("created") or rec.get("created") or ""),
+            "updated": str(data.get("updated") or rec.get("updated") or ""),
+            "base_hash": note_hash,
+            "deleted": False,
+        }
+    )
     for key in ("confidence", "classified_by", "confirmed"):
         if key in data:
             rec[key] = data[key]

@@ -71,8 +71,15 @@ class SyncReport:
 
     def summary(self) -> str:
         parts = [f"{self.scanned} notes scanned", f"{self.read} read"]
-        for name in ("imported", "created", "moved", "retyped", "tombstoned", "exported",
-                     "conflicts"):
+        for name in (
+            "imported",
+            "created",
+            "moved",
+            "retyped",
+            "tombstoned",
+            "exported",
+            "conflicts",
+        ):
             value = getattr(self, name)
             if value:
                 parts.append(f"{value} {name}")
@@ -168,7 +175,11 @@ class NoteSync:
         if record.get("path") != rel:
             report.moved += 1
         action = decide(record.get("base_hash"), note.hash, bool(record.get("store_dirty")))
-        if action is Action.NOTHING and record.get("path") == rel and record.get("type") == ptype.name:
+        if (
+            action is Action.NOTHING
+            and record.get("path") == rel
+            and record.get("type") == ptype.name
+        ):
             report.unchanged += 1
             return action
         if action in (Action.IMPORT, Action.NOTHING):
@@ -181,8 +192,14 @@ class NoteSync:
         have = {k: v for k, v in parsed.data.items() if k in wanted}
         if have == wanted:
             return self._import(collection, record, rel, note, parsed, ptype, report)
-        self.conflict(collection, record, rel, "both-sides-changed",
-                      "the note and the store both changed since they last agreed", report)
+        self.conflict(
+            collection,
+            record,
+            rel,
+            "both-sides-changed",
+            "the note and the store both changed since they last agreed",
+            report,
+        )
         return Action.CONFLICT
 
     def _tombstoned(self, rid: str) -> tuple[str, dict[str, Any]] | None:
@@ -193,7 +210,12 @@ class NoteSync:
         return None
 
     def _create(
-        self, rel: str, note: Any, parsed: Any, ptype: Any, report: SyncReport,
+        self,
+        rel: str,
+        note: Any,
+        parsed: Any,
+        ptype: Any,
+        report: SyncReport,
         force_new_id: bool = False,
     ) -> Action:
         rid = parsed.data.get("id")
@@ -226,8 +248,14 @@ class NoteSync:
         return Action.CREATE
 
     def _import(
-        self, collection: str, record: dict[str, Any], rel: str, note: Any, parsed: Any,
-        ptype: Any, report: SyncReport,
+        self,
+        collection: str,
+        record: dict[str, Any],
+        rel: str,
+        note: Any,
+        parsed: Any,
+        ptype: Any,
+        report: SyncReport,
     ) -> Action:
         old_type = record.get("type")
         new = record_from_note(rel, parsed, ptype, record, note.hash)
@@ -253,8 +281,17 @@ class NoteSync:
     def _retyped(self, record: dict[str, Any], old: str, new: str, rel: str) -> None:
         """The person re-filed a note by changing its type or folder: a correction."""
         at = self.app.now().isoformat()
-        self.app.store.audit({"at": at, "kind": "correction", "record": record["id"],
-                              "path": rel, "from": old, "to": new, "by": "vault"})
+        self.app.store.audit(
+            {
+                "at": at,
+                "kind": "correction",
+                "record": record["id"],
+                "path": rel,
+                "from": old,
+                "to": new,
+                "by": "vault",
+            }
+        )
         for cid in record.get("sources", []):
             cap = self.app.store.inbox.get(cid)
             if cap is None:
@@ -298,13 +335,20 @@ class NoteSync:
         report.tombstoned += 1
         self._audit("tombstone", record, rel)
         if action is Action.TOMBSTONE_CONFLICT:
-            self.conflict(collection, record, rel, "deleted-changed",
-                          "the note was deleted while the store had changes; they are kept "
-                          "in the record", report)
+            self.conflict(
+                collection,
+                record,
+                rel,
+                "deleted-changed",
+                "the note was deleted while the store had changes; they are kept in the record",
+                report,
+            )
         return action
 
     # -- store -> note -------------------------------------------------------------------
-    def export(self, collection: str, record: dict[str, Any], report: SyncReport | None = None) -> bool:
+    def export(
+        self, collection: str, record: dict[str, Any], report: SyncReport | None = None
+    ) -> bool:
         """Write the store's fields into the note (CAS against the base). False on conflict."""
         report = report or SyncReport()
         rel = record["path"]
@@ -322,8 +366,14 @@ class NoteSync:
                 with self.app.store.locked():
                     self.app.store.collection(collection).put(record)
                 return True
-            self.conflict(collection, record, rel, "both-sides-changed",
-                          "the note changed while the store had changes", report)
+            self.conflict(
+                collection,
+                record,
+                rel,
+                "both-sides-changed",
+                "the note changed while the store had changes",
+                report,
+            )
             return False
         changes = dict(record.get("fields", {}))
         changes["updated"] = self.app.now().isoformat()
@@ -331,8 +381,14 @@ class NoteSync:
         try:
             digest = vault.replace(rel, text, note.hash)
         except ConflictError:
-            self.conflict(collection, record, rel, "both-sides-changed",
-                          "the note changed while it was being written", report)
+            self.conflict(
+                collection,
+                record,
+                rel,
+                "both-sides-changed",
+                "the note changed while it was being written",
+                report,
+            )
             return False
         record["base_hash"] = digest
         record["updated"] = changes["updated"]
@@ -347,7 +403,12 @@ class NoteSync:
         return True
 
     def conflict(
-        self, collection: str, record: dict[str, Any], rel: str, kind: str, detail: str,
+        self,
+        collection: str,
+        record: dict[str, Any],
+        rel: str,
+        kind: str,
+        detail: str,
         report: SyncReport,
     ) -> None:
         conflicts = self.app.store.collection("conflicts")
@@ -355,18 +416,34 @@ class NoteSync:
         with self.app.store.locked():
             existing = conflicts.get(cid)
             if existing is None or existing.get("resolved"):
-                conflicts.put({
-                    "id": cid, "record_id": record["id"], "collection": collection, "path": rel,
-                    "kind": kind, "detail": detail, "at": self.app.now().isoformat(),
-                    "resolved": False, "title": record.get("title"),
-                })
+                conflicts.put(
+                    {
+                        "id": cid,
+                        "record_id": record["id"],
+                        "collection": collection,
+                        "path": rel,
+                        "kind": kind,
+                        "detail": detail,
+                        "at": self.app.now().isoformat(),
+                        "resolved": False,
+                        "title": record.get("title"),
+                    }
+                )
         report.conflicts += 1
         self._audit("conflict", record, rel, kind=kind)
 
     def _audit(self, decision: str, record: dict[str, Any], rel: str, **extra: Any) -> None:
-        self.app.store.audit({"at": self.app.now().isoformat(), "kind": "sync",
-                              "decision": decision, "record": record.get("id"),
-                              "type": record.get("type"), "path": rel, **extra})
+        self.app.store.audit(
+            {
+                "at": self.app.now().isoformat(),
+                "kind": "sync",
+                "decision": decision,
+                "record": record.get("id"),
+                "type": record.get("type"),
+                "path": rel,
+                **extra,
+            }
+        )
 
     # -- the whole vault -----------------------------------------------------------------
     def scan(self, report: SyncReport | None = None) -> SyncReport:
@@ -407,7 +484,8 @@ class NoteSync:
                     continue
             self.sync_path(rel, report)
         missing = [
-            (c, s) for c, s in self.index.all()
+            (c, s)
+            for c, s in self.index.all()
             if s.get("path") and s["path"] not in seen and not s.get("deleted")
         ]
         gone_folders: dict[str, int] = {}

@@ -8,11 +8,12 @@ sees the log grow (another process wrote) reads only the new lines.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,17 @@ SCHEMA_VERSION = 1
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
 _FORBIDDEN_IDS = {"__proto__", "constructor", "prototype", "index", "con", "nul", "prn", "aux"}
 _COMPACT_EVERY = 2000
-SUMMARY_KEYS = ("id", "type", "title", "aliases", "path", "status", "updated", "deleted", "base_hash")
+SUMMARY_KEYS = (
+    "id",
+    "type",
+    "title",
+    "aliases",
+    "path",
+    "status",
+    "updated",
+    "deleted",
+    "base_hash",
+)
 
 
 def validate_id(record_id: str) -> str:
@@ -38,8 +49,14 @@ def validate_id(record_id: str) -> str:
 
 
 class Collection:
-    def __init__(self, root: Path, name: str) -> None:
+    def __init__(
+        self,
+        root: Path,
+        name: str,
+        lock: Callable[[], contextlib.AbstractContextManager[None]] | None = None,
+    ) -> None:
         validate_id(name)
+        self._write_lock = lock or contextlib.nullcontext
         self.name = name
         self.dir = root / name
         self._index: dict[str, dict[str, Any]] | None = None
@@ -152,8 +169,8 @@ class Collection:
             os.close(fd)
 
     def compact(self) -> None:
-        """Fold the log into ``index.json`` (the caller holds the store lock)."""
-        with self._lock:
+        """Fold the log into ``index.json``, under the store's write lock."""
+        with self._write_lock(), self._lock:
             index = self._load()
             self.dir.mkdir(parents=True, exist_ok=True)
             doc = {"schema_version": SCHEMA_VERSION, "collection": self.name, "records": index}
@@ -187,9 +204,9 @@ class Collection:
         return rec
 
     def put(self, record: dict[str, Any]) -> dict[str, Any]:
-        """Write a record (the caller holds the store lock) and update the index."""
+        """Write a record and update the index, under the store's cross-process write lock."""
         rid = validate_id(record["id"])
-        with self._lock:
+        with self._write_lock(), self._lock:
             self._load()
             path = self._record_path(rid)
             atomic_write_file(
@@ -214,7 +231,7 @@ class Collection:
 
     def drop(self, record_id: str) -> None:
         """Forget a record entirely (used when it moves to another collection)."""
-        with self._lock:
+        with self._write_lock(), self._lock:
             self._load()
             path = self._record_path(record_id)
             try:

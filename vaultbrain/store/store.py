@@ -30,7 +30,7 @@ class Store:
     def collection(self, name: str) -> Collection:
         col = self._collections.get(name)
         if col is None:
-            col = self._collections[name] = Collection(self.root, name)
+            col = self._collections[name] = Collection(self.root, name, lock=self.locked)
         return col
 
     @property

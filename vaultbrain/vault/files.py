@@ -157,9 +157,7 @@ class Vault:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise UserError(
-                f"{rel} is not UTF-8 text (byte {exc.start}); left as it is"
-            ) from exc
+            raise UserError(f"{rel} is not UTF-8 text (byte {exc.start}); left as it is") from exc
         if text.startswith("\ufeff"):
             text = text[1:]
         return NoteFile(rel, text, content_hash(data), st.st_mtime_ns, st.st_size)

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from vaultbrain.vault.note import parse_note
 
 BLOCK_ID = re.compile(r"[ \t]\^vb-([a-z0-9]{6,12})[ \t]*$")
-_MARKER = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[(?P<box>.)\][ \t]+)?)?")
+_MARKER = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<marker>(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[(?P<box>.)\][ \t]+)?)?"
+)
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}([ \t]|$)")
 _RULE = re.compile(r"^[ \t]*([-*_])([ \t]*\1){2,}[ \t]*$")

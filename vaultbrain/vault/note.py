@@ -231,9 +231,7 @@ def _duplicate_keys(raw: str) -> list[str]:
     return _key_spans(raw)[2]
 
 
-def update_frontmatter(
-    text: str, changes: Mapping[str, Any], remove: Iterable[str] = ()
-) -> str:
+def update_frontmatter(text: str, changes: Mapping[str, Any], remove: Iterable[str] = ()) -> str:
     """Return ``text`` with properties set or removed, changing only the lines that must change."""
     note = parse_note(text)
     if note.error:
