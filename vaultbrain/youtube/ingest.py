@@ -1,0 +1,603 @@
+"""One YouTube ingest, from URL to notes: the orchestration both front ends call.
+
+Stages: ``metadata`` → ``transcript`` → ``video`` → ``audio`` (each only when switched on)
+→ ``saving`` → ``queueing`` (only with a prompt). Everything yt-dlp fetches lands in a
+scratch folder of the state dir first (``youtube/tmp/<job>``); nothing reaches the vault or
+the kept state until ``saving``. A cancel is honoured up to that point, so a cancelled
+ingest leaves no trace in the vault and is recorded in the index as incomplete. Saving
+itself is a few atomic writes and runs to the end once begun.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import secrets
+import shutil
+import threading
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vaultbrain.errors import ConflictError, UserError, VaultbrainError
+from vaultbrain.vault.files import atomic_write_file
+from vaultbrain.vault.names import unique_name
+from vaultbrain.vault.note import parse_note, update_frontmatter
+
+from .backend import FFMPEG_HINT, Backend, IngestCancelled, YtDlpBackend, choose_captions
+from .captions import captions_to_prose
+from .index import VideoIndex, obsidian_vault_id
+from .jobs import JobRegistry, ProgressCallback
+from .notes import (
+    VideoMeta,
+    format_duration,
+    merge_tags,
+    note_fields,
+    note_filename,
+    quote_tags_block,
+    render_agent_task,
+    render_body,
+    render_transcript_markdown,
+    render_video_note,
+    task_filename,
+    wikilink,
+)
+from .recorded import REPLAY_ENV, RecordedBackend
+from .request import IngestRequest
+
+log = logging.getLogger("vaultbrain.youtube")
+AGENT_QUEUE = "Brain/Agent Queue"
+ACTIVITY_LOG = "activity.jsonl"
+MEDIA_LIBRARY = "media/library.jsonl"
+
+
+@dataclass
+class IngestResult:
+    """What an ingest did. ``status``: complete | incomplete (cancelled) | failed."""
+
+    job_id: str
+    video_id: str
+    url: str
+    status: str = "incomplete"
+    title: str | None = None
+    note_path: str | None = None
+    note_created: bool = False
+    link_path: str | None = None
+    link_id: str | None = None
+    transcript_path: str | None = None
+    transcript_source: str | None = None
+    audio_path: str | None = None
+    video_path: str | None = None
+    agent_task_path: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "complete"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Switches:
+    transcript: bool
+    video: bool
+    audio: bool
+
+
+def resolve_switches(app: Any, request: IngestRequest) -> Switches:
+    """The request's switches, defaults from settings; UserError when all are off."""
+
+    def pick(value: bool | None, key: str) -> bool:
+        return bool(app.settings.get(key)) if value is None else value
+
+    s = Switches(
+        pick(request.transcript, "youtube.transcript"),
+        pick(request.video, "youtube.video"),
+        pick(request.audio, "youtube.audio"),
+    )
+    if not (s.transcript or s.video or s.audio):
+        raise UserError(
+            "nothing to ingest: transcript, video and audio are all off; turn on at least one "
+            "(drop --no-transcript, or add --video or --audio)"
+        )
+    return s
+
+
+def default_backend(app: Any) -> Backend:
+    """yt-dlp, unless ``VAULTBRAIN_YTDLP_REPLAY`` points at recordings to replay."""
+    replay = app.env.get(REPLAY_ENV)
+    if replay:
+        return RecordedBackend.from_dir(Path(replay))
+    return YtDlpBackend()
+
+
+def ingest(
+    app: Any,
+    request: IngestRequest,
+    progress: ProgressCallback | None = None,
+    cancel: threading.Event | None = None,
+    *,
+    backend: Backend | None = None,
+    registry: JobRegistry | None = None,
+) -> IngestResult:
+    """Ingest one video. Returns the result whatever happened at YouTube's end.
+
+    Raises UserError only for a request that cannot start (every switch off, ffmpeg missing
+    for audio or video, the same video already being ingested); a failure or cancel after
+    the start is ``result.status`` "failed" / "incomplete" with ``result.error`` saying why.
+    """
+    switches = resolve_switches(app, request)
+    backend = backend or default_backend(app)
+    if (switches.video or switches.audio) and not backend.ffmpeg_available():
+        wanted = " and ".join(
+            name for name, on in (("video", switches.video), ("audio (mp3)", switches.audio)) if on
+        )
+        raise UserError(f"{wanted} needs ffmpeg, which is not installed; {FFMPEG_HINT}")
+    stages = ("metadata",)
+    stages += ("transcript",) if switches.transcript else ()
+    stages += ("video",) if switches.video else ()
+    stages += ("audio",) if switches.audio else ()
+    stages += ("saving",) + (("queueing",) if request.prompt else ())
+    registry = registry or JobRegistry(app.state_dir)
+    job = registry.start(request.video_id, request.url, stages, cancel=cancel, callback=progress)
+    result = IngestResult(job_id=job.id, video_id=request.video_id, url=request.url)
+    scratch = app.state_dir / "youtube" / "tmp" / job.id
+    run = _Run(app, request, switches, backend, job, scratch, result)
+    try:
+        run.fetch()
+        if job.cancel.is_set():
+            raise IngestCancelled()
+        run.save()
+        result.status = "complete"
+    except IngestCancelled:
+        result.status = "incomplete"
+        result.error = "cancelled; nothing was saved"
+        run.record_attempt()
+    except (VaultbrainError, OSError) as exc:
+        result.status = "failed"
+        result.error = str(exc)
+        run.record_attempt()
+    except BaseException as exc:
+        result.status = "failed"
+        result.error = f"internal error: {type(exc).__name__}: {exc}"
+        run.record_attempt()
+        raise
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+        registry.finish(job)
+    return result
+
+
+class _Run:
+    """The state of one ingest while it runs."""
+
+    def __init__(
+        self,
+        app: Any,
+        request: IngestRequest,
+        switches: Switches,
+        backend: Backend,
+        job: Any,
+        scratch: Path,
+        result: IngestResult,
+    ) -> None:
+        self.app = app
+        self.request = request
+        self.switches = switches
+        self.backend = backend
+        self.job = job
+        self.scratch = scratch
+        self.result = result
+        self.index = VideoIndex(app.store)
+        self.started = app.now().isoformat()
+        self.meta: VideoMeta | None = None
+        self.prose: str | None = None
+        self.track_language: str | None = None
+        self.no_transcript_reason: str | None = None
+        self.audio_file: Path | None = None
+        self.video_file: Path | None = None
+        self.note_prompt: str | None = request.prompt
+
+    # -- fetching (cancellable) ----------------------------------------------------------
+    def _stage_progress(self, stage: str):  # noqa: ANN202 - a small closure
+        def report(percent: float) -> None:
+            self.job.report(stage, percent)
+
+        return report
+
+    def fetch(self) -> None:
+        job, backend, result = self.job, self.backend, self.result
+        job.report("metadata", 0)
+        info = backend.extract_info(self.request.url, cancel=job.cancel)
+        video_id = str(info.get("id") or self.request.video_id)
+        if video_id != self.request.video_id:
+            raise UserError(
+                f"yt-dlp answered for video {video_id}, not {self.request.video_id}; not saved"
+            )
+        self.meta = VideoMeta.from_info(info, video_id)
+        result.title = self.meta.title
+        job.report("metadata", 100)
+        if self.switches.transcript:
+            self._fetch_transcript(info)
+        for kind, on in (("video", self.switches.video), ("audio", self.switches.audio)):
+            if not on:
+                continue
+            self._check_cancel()
+            job.report(kind, 0)
+            path = backend.download(
+                info,
+                kind=kind,  # type: ignore[arg-type]
+                dest=self.scratch / kind,
+                progress=self._stage_progress(kind),
+                cancel=job.cancel,
+            )
+            if path is None or not path.exists():
+                raise UserError(f"yt-dlp produced no {kind} file for {video_id}")
+            setattr(self, f"{kind}_file", path)
+            job.report(kind, 100)
+
+    def _fetch_transcript(self, info: dict[str, Any]) -> None:
+        self._check_cancel()
+        self.job.report("transcript", 0)
+        track, why = choose_captions(info)
+        if track is None:
+            self.no_transcript_reason = why
+            self.result.warnings.append(f"{self.request.video_id}: {why}")
+        else:
+            path = self.backend.download(
+                info,
+                kind="captions",
+                dest=self.scratch / "captions",
+                track=track,
+                progress=self._stage_progress("transcript"),
+                cancel=self.job.cancel,
+            )
+            text = path.read_text("utf-8", errors="replace") if path and path.exists() else ""
+            prose = captions_to_prose(text)
+            if prose.strip():
+                self.prose = prose
+                self.track_language = track.language
+                self.result.transcript_source = track.source
+            else:
+                why = f"the {track.source} ({track.language}) came back empty; no transcript"
+                self.no_transcript_reason = why
+                self.result.warnings.append(f"{self.request.video_id}: {why}")
+        self.job.report("transcript", 100)
+
+    def _check_cancel(self) -> None:
+        if self.job.cancel.is_set():
+            raise IngestCancelled()
+
+    # -- saving (the commit; not cancellable once begun) ---------------------------------
+    def save(self) -> None:
+        app, job, result, meta = self.app, self.job, self.result, self.meta
+        assert meta is not None
+        job.report("saving", 0)
+        prev = self.index.get(meta.video_id)
+        state_yt = app.state_dir / "youtube"
+        now = app.now().isoformat()
+        captured = (prev or {}).get("captured") or now
+        tags = merge_tags(["youtube"], (prev or {}).get("tags") or [], self.request.tags)
+        # The note shows the latest prompt; a re-ingest without one keeps the earlier one.
+        self.note_prompt = self.request.prompt or (prev or {}).get("prompt")
+
+        if self.prose:
+            rel = f"youtube/{meta.video_id}.md"
+            atomic_write_file(
+                app.state_dir / rel,
+                render_transcript_markdown(
+                    meta,
+                    prose=self.prose,
+                    source=result.transcript_source or "",
+                    language=self.track_language or "en",
+                    captured=captured,
+                ),
+            )
+            result.transcript_path = rel
+        elif prev and prev.get("transcript_path"):
+            result.transcript_path = prev["transcript_path"]
+            result.transcript_source = prev.get("transcript_source")
+        if self.audio_file is not None:
+            target = state_yt / f"{meta.video_id}.mp3"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(self.audio_file, target)
+            result.audio_path = f"youtube/{meta.video_id}.mp3"
+        elif prev:
+            result.audio_path = prev.get("audio_path")
+        if self.video_file is not None:
+            result.video_path = self._save_video(self.video_file, meta, now)
+        elif prev:
+            result.video_path = prev.get("video_path")
+        job.report("saving", 30)
+
+        note_hash = None
+        note_rel = _existing_note(app, prev, meta.video_id)
+        if self.switches.transcript or note_rel:
+            note_rel, note_hash, tags = self._write_note(note_rel, prev, tags, captured)
+            result.note_path = note_rel
+        job.report("saving", 60)
+
+        # Imported here: the filing layer (the inbox) imports this package.
+        from vaultbrain.filing.records import save_link
+
+        body = f"Transcript: {wikilink(note_rel, meta.title)}" if note_rel else None
+        link = save_link(
+            app,
+            url=meta.url,
+            title=meta.title,
+            fields={"site": "YouTube", "description": _link_description(meta)},
+            tags=tags,
+            body=body,
+            source=self.request.source,
+        )
+        result.link_path, result.link_id = link.get("path"), link.get("id")
+        activity_id = (prev or {}).get("activity_id") or self._record_watch(meta, now)
+        job.report("saving", 100)
+
+        tasks = list((prev or {}).get("agent_tasks") or [])
+        if self.request.prompt:
+            job.report("queueing", 0)
+            result.agent_task_path = self._queue_agent(tasks, note_rel, now)
+            job.report("queueing", 100)
+
+        def change(entry: dict[str, Any] | None) -> dict[str, Any]:
+            entry = dict(entry or {})
+            entry.update(
+                {
+                    "video_id": meta.video_id,
+                    "url": meta.url,
+                    "title": meta.title,
+                    "channel": meta.channel,
+                    "duration": meta.duration,
+                    "published": meta.published,
+                    "status": "complete",
+                    "captured": captured,
+                    "updated": now,
+                    "job": job.id,
+                    "origin": self.request.origin,
+                    "options": asdict(self.switches),
+                    "tags": tags,
+                    "prompt": self.note_prompt,
+                    "transcript_path": result.transcript_path,
+                    "transcript_source": result.transcript_source,
+                    "audio_path": result.audio_path,
+                    "video_path": result.video_path,
+                    "vault": {
+                        "path": str(app.vault.root),
+                        "obsidian_id": obsidian_vault_id(app.vault.root, app.env),
+                    },
+                    "note_path": result.note_path,
+                    "note_hash": note_hash or entry.get("note_hash"),
+                    "link_id": result.link_id,
+                    "link_path": result.link_path,
+                    "activity_id": activity_id,
+                    "agent_tasks": tasks,
+                    "warnings": list(result.warnings),
+                    "last_attempt": {"status": "complete", "at": now, "job": job.id},
+                }
+            )
+            return entry
+
+        self.index.update(meta.video_id, change)
+
+    def _save_video(self, path: Path, meta: VideoMeta, now: str) -> str:
+        rel = f"media/youtube-{meta.video_id}{path.suffix or '.mp4'}"
+        target = self.app.state_dir / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(path, target)
+        self.app.store.append_jsonl(
+            MEDIA_LIBRARY,
+            {
+                "id": f"youtube-{meta.video_id}",
+                "source": "download",
+                "origin": "youtube",
+                "url": meta.url,
+                "title": meta.title,
+                "channel": meta.channel,
+                "path": rel,
+                "bytes": target.stat().st_size,
+                "added": now,
+            },
+        )
+        return rel
+
+    def _record_watch(self, meta: VideoMeta, now: str) -> str:
+        event_id = "mw-" + secrets.token_hex(5)
+        self.app.store.append_jsonl(
+            ACTIVITY_LOG,
+            {
+                "id": event_id,
+                "kind": "media.watch",
+                "at": now,
+                "source": "youtube",
+                "origin": self.request.origin,
+                "video_id": meta.video_id,
+                "url": meta.url,
+                "title": meta.title,
+                "channel": meta.channel,
+                "duration": meta.duration,
+            },
+        )
+        return event_id
+
+    def _write_note(
+        self, rel: str | None, prev: dict[str, Any] | None, tags: list[str], captured: str
+    ) -> tuple[str, str | None, list[str]]:
+        """Create or update the transcript note; (path, hash written, its tags)."""
+        app, meta, vault = self.app, self.meta, self.app.vault
+        assert meta is not None
+        if rel is None:
+            folder = str(app.settings.get("youtube.folder")).strip("/")
+            name = note_filename(app.today(), meta.title, meta.video_id)
+            text = render_video_note(
+                meta,
+                captured=captured,
+                tags=tags,
+                prose=self.prose,
+                transcript_source=self.result.transcript_source,
+                prompt=self.note_prompt,
+                no_transcript_reason=self.no_transcript_reason,
+            )
+            stem = name[:-3]
+            for _ in range(50):
+                candidate = unique_name(stem, lambda n: vault.exists(f"{folder}/{n}"))
+                try:
+                    digest = vault.create(f"{folder}/{candidate}", text)
+                except FileExistsError:
+                    continue
+                self.result.note_created = True
+                return f"{folder}/{candidate}", digest, tags
+            raise UserError(f"cannot find a free name for {name} in {folder}")
+        for _ in range(8):
+            note = vault.read(rel)
+            parsed = parse_note(note.text)
+            if parsed.error:
+                self.result.warnings.append(f"{rel}: {parsed.error}; the note was left as it is")
+                return rel, None, tags
+            old_tags = parsed.data.get("tags")
+            old_list = old_tags if isinstance(old_tags, list) else ([old_tags] if old_tags else [])
+            merged = merge_tags(old_list, tags)
+            ours = prev is not None and prev.get("note_hash") == note.hash
+            regenerate = (
+                ours
+                and self.switches.transcript
+                and (self.prose is not None or not (prev or {}).get("transcript_source"))
+            )
+            if regenerate:
+                changes: dict[str, Any] = {
+                    k: v for k, v in note_fields(meta, captured).items() if v is not None
+                }
+                changes["captured"] = parsed.data.get("captured") or captured
+            else:
+                changes = {
+                    k: v
+                    for k, v in note_fields(meta, captured).items()
+                    if v is not None and k not in parsed.data
+                }
+                if not ours:
+                    self.result.warnings.append(
+                        f"{rel} was edited since the last ingest; only its properties were "
+                        "updated (tags merged), the text was left as it is"
+                    )
+            if merged != old_list:
+                changes["tags"] = merged
+            text = update_frontmatter(note.text, changes)
+            if "tags" in changes:
+                text = quote_tags_block(text, merged)
+            if regenerate:
+                body = render_body(
+                    meta,
+                    prose=self.prose,
+                    transcript_source=self.result.transcript_source,
+                    prompt=self.note_prompt,
+                    no_transcript_reason=self.no_transcript_reason,
+                )
+                head = parse_note(text)
+                text = text[: head.body_start] + "\n" + body
+            if text == note.text:
+                return rel, note.hash, merged
+            try:
+                return rel, vault.replace(rel, text, note.hash), merged
+            except ConflictError:
+                continue
+        raise UserError(f"{rel} keeps changing while it is being updated; try again")
+
+    def _queue_agent(self, tasks: list[dict[str, Any]], note_rel: str | None, now: str) -> str:
+        app, meta, result, vault = self.app, self.meta, self.result, self.app.vault
+        assert meta is not None and self.request.prompt
+        prompt = self.request.prompt
+        digest = hashlib.sha256(prompt.encode("utf-8")).hexdigest()[:16]
+        for task in tasks:
+            if task.get("prompt_hash") == digest and vault.exists(task.get("path", "")):
+                return str(task["path"])  # the same ask is already queued
+        material = note_rel or result.link_path
+        text = render_agent_task(
+            meta,
+            prompt=prompt,
+            created=now,
+            material_rel=material,
+            transcript_state_path=str(app.state_dir / result.transcript_path)
+            if result.transcript_path
+            else None,
+            audio_path=str(app.state_dir / result.audio_path) if result.audio_path else None,
+            video_path=str(app.state_dir / result.video_path) if result.video_path else None,
+        )
+        stem = task_filename(app.today(), meta.title)
+        for _ in range(50):
+            name = unique_name(stem, lambda n: vault.exists(f"{AGENT_QUEUE}/{n}"))
+            try:
+                vault.create(f"{AGENT_QUEUE}/{name}", text)
+            except FileExistsError:
+                continue
+            rel = f"{AGENT_QUEUE}/{name}"
+            tasks.append({"path": rel, "prompt_hash": digest, "created": now})
+            return rel
+        raise UserError(f"cannot find a free name for {stem} in {AGENT_QUEUE}")
+
+    # -- after a cancel or a failure -----------------------------------------------------
+    def record_attempt(self) -> None:
+        """Note the unfinished attempt in the index, keeping what an earlier ingest saved."""
+        result, meta = self.result, self.meta
+        now = self.app.now().isoformat()
+        attempt = {
+            "status": result.status,
+            "error": result.error,
+            "at": now,
+            "job": result.job_id,
+        }
+
+        def change(entry: dict[str, Any] | None) -> dict[str, Any]:
+            if entry and entry.get("status") == "complete":
+                return {**entry, "last_attempt": attempt}
+            base = dict(entry or {})
+            base.update(
+                {
+                    "video_id": result.video_id,
+                    "url": result.url,
+                    "title": meta.title if meta else base.get("title"),
+                    "channel": meta.channel if meta else base.get("channel"),
+                    "status": result.status,
+                    "error": result.error,
+                    "updated": now,
+                    "job": result.job_id,
+                    "origin": self.request.origin,
+                    "options": asdict(self.switches),
+                    "tags": merge_tags(["youtube"], base.get("tags") or [], self.request.tags),
+                    "last_attempt": attempt,
+                }
+            )
+            return base
+
+        try:
+            self.index.update(result.video_id, change)
+        except (OSError, VaultbrainError) as exc:  # the result still tells the caller
+            log.warning("could not record the ingest of %s: %s", result.video_id, exc)
+
+
+def _existing_note(app: Any, prev: dict[str, Any] | None, video_id: str) -> str | None:
+    """The transcript note of an earlier ingest: where the index says, else by its name."""
+    if prev and prev.get("note_path") and app.vault.exists(prev["note_path"]):
+        return str(prev["note_path"])
+    folder = str(app.settings.get("youtube.folder")).strip("/")
+    try:
+        if not app.vault.resolve(folder).is_dir():
+            return None
+        for entry in app.vault.iter_notes(folder):
+            if entry.name.endswith(f"({video_id}).md"):
+                return app.vault.rel_of(entry)
+    except (OSError, UserError):
+        return None
+    return None
+
+
+def _link_description(meta: VideoMeta) -> str:
+    bits = ["YouTube video"]
+    if meta.channel:
+        bits.append(f"by {meta.channel}")
+    if (d := format_duration(meta.duration)) is not None:
+        bits.append(f"({d})")
+    return " ".join(bits)
