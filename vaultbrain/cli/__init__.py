@@ -41,7 +41,27 @@ COMMANDS: dict[str, str] = {
 }
 
 
+class ReportedError(click.ClickException):
+    """A VaultbrainError on its way out: one line on stderr, its exit code."""
+
+    def __init__(self, exc: VaultbrainError) -> None:
+        super().__init__(str(exc))
+        self.exit_code = exc.exit_code
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"error: {self.message}", err=True)
+
+
 class LazyGroup(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except VaultbrainError as exc:
+            obj = ctx.obj
+            if obj is not None and getattr(obj, "verbose", 0):
+                traceback.print_exc()
+            raise ReportedError(exc) from exc
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return [name for name in COMMANDS if self.get_command(ctx, name) is not None]
 
