@@ -318,11 +318,15 @@ class Scheduler:
             self._scheduled[spec.name] = text
             log.info("%s scheduled: %s (%s)", spec.name, expr.text, expr.describe())
 
+    def refresh(self) -> None:
+        """Re-read the settings and reschedule what changed (cheap; the tick also does it)."""
+        self.app.settings.reload()
+        with self._guard:
+            self._reschedule()
+
     def _wake(self) -> None:
         try:
-            self.app.settings.reload()
-            with self._guard:
-                self._reschedule()
+            self.refresh()
             self.run_due()
         except Exception:  # keep the background thread alive whatever happens
             log.exception("the digest scheduler's check failed")
