@@ -30,8 +30,17 @@ class PendingExports:
         self.path = store.root / QUEUE_NAME
 
     def add(self, list_id: str, at: float) -> None:
+        line = (json.dumps({"list": list_id, "at": float(at)}) + "\n").encode()
         with self.store.locked():
-            self.store.append_jsonl(QUEUE_NAME, {"list": list_id, "at": float(at)})
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+            try:
+                size = os.fstat(fd).st_size
+                if size and os.pread(fd, 1, size - 1) != b"\n":
+                    line = b"\n" + line  # end a line torn by a crash, or this one is lost too
+                os.write(fd, line)
+            finally:
+                os.close(fd)
 
     def any(self) -> bool:
         """Whether anything is queued: one stat, no read (the daemon asks every second)."""
