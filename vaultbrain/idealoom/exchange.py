@@ -311,12 +311,9 @@ class _Exchange:
             return
         message = ""
         if decision.outcome == "missing":
-            message = (
-                "the note was deleted in the vault; the list is kept. "
-                "`vaultbrain idealoom export --recreate-missing` writes it again"
-            )
+            message = "deleted in the vault; list kept; export --recreate-missing"
         elif decision.outcome == "unavailable":
-            message = "the note is in iCloud but not downloaded to this machine"
+            message = "in iCloud, not downloaded to this machine"
         self.report(self.item(decision.outcome, decision.reason, lst, message=message), lst)
 
     # -- export --------------------------------------------------------------------------
