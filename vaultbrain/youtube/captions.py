@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator
 _TIMESTAMP = r"(?:\d+:)?\d{1,2}:\d{2}(?:[.,]\d{1,3})?"
 _TIMING = re.compile(rf"^\s*{_TIMESTAMP}\s*-->\s*{_TIMESTAMP}")
 _TAG = re.compile(r"<[^<>\n]*>")
+_RUBY_TEXT = re.compile(r"<rt>.*?</rt>")
 _ASS_TAG = re.compile(r"\{\\[^{}]*\}")
 _SPACE = re.compile(r"\s+")
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u200e\u200f"), None)
@@ -60,6 +61,8 @@ def _block_cues(block: list[str]) -> Iterator[list[str]]:
 def clean_line(line: str) -> str:
     """One caption line as plain text: inline tags gone, entities decoded, spaces folded."""
     if "<" in line:
+        if "<rt>" in line:
+            line = _RUBY_TEXT.sub("", line)
         line = _TAG.sub("", line)
     if "{\\" in line:
         line = _ASS_TAG.sub("", line)
