@@ -263,8 +263,8 @@ class _Exchange:
         for lst in list(self.lists.values()):
             if lst.id in seen or not lst.sync.path:
                 continue
-            scanned = self.scan.notes.get(lst.sync.path)
-            if scanned is not None and scanned.note is None:
+            at_path = self.scan.notes.get(lst.sync.path)
+            if at_path is not None and at_path.note is None:
                 continue  # already reported as the malformed or unreadable note it is
             self.report_gone(lst, recreate=False)
         owned = {lst.sync.path for lst in self.lists.values()}
