@@ -424,3 +424,35 @@ def test_names_and_weeks() -> None:
     assert iso_week(dt.date(2027, 1, 1)) == "2026-W53"
     assert iso_week(dt.date(2026, 1, 1)) == "2026-W01"
     assert link_alias("A | B [draft]") == "A - B (draft)"
+
+
+def test_follow_ups_scheduled_by_name_or_by_link(vault: Path) -> None:
+    app = App(vault, clock=lambda: NOW)
+    put_record(app, "pann000001", "person", "Ann Lee", {}, "2026-11-01T08:00:00")
+    put_record(app, "pann000002", "person", "Ann", {}, "2026-11-01T08:00:00")
+    put_record(app, "pbob000001", "person", "Bob", {}, "2026-11-01T08:00:00")
+    put_record(
+        app,
+        "aemail0001",
+        "admin",
+        "Email ann lee the draft",
+        {"status": "open"},
+        "2026-11-01T08:00:00",
+    )
+    put_record(
+        app, "areport001", "admin", "Annual report", {"status": "open"}, "2026-11-01T08:00:00"
+    )
+    put_record(
+        app,
+        "acall00001",
+        "admin",
+        "Call about the lease",
+        {"status": "open", "related": ["[[People/Bob|Bob]]"]},
+        "2026-11-01T08:00:00",
+    )
+    put_record(app, "adone00001", "admin", "Thank Bob", {"status": "done"}, "2026-11-01T08:00:00")
+    people = {i.ref.title: i.note for i in collect_weekly(app, DAY).people_to_follow_up}
+    assert set(people) == {"Ann Lee", "Bob"}  # "Ann" is not in "Annual", nor only in "Ann Lee"
+    assert "Email ann lee the draft" in people["Ann Lee"]
+    assert "[[Admin/Call about the lease|Call about the lease]]" in people["Bob"]
+    assert "Thank Bob" not in people["Bob"]  # done items are not follow-ups

@@ -29,7 +29,7 @@ from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
-from vaultbrain.errors import UserError
+from vaultbrain.errors import UserError, VaultbrainError
 
 from .cron import CronExpr
 from .lock import BusyError, run_lock
@@ -178,7 +178,7 @@ class Scheduler:
                     if self._run_one(spec, now):
                         ran.append(spec.name)
         except BusyError:
-            log.info("a digest or review is already being written; checking again later")
+            log.debug("a digest or review is already being written; checking again later")
         return ran
 
     def _run_one(self, spec: JobSpec, now: dt.datetime) -> bool:
@@ -271,6 +271,9 @@ class Scheduler:
                 IntervalTrigger(seconds=self.tick_seconds, timezone=self.tz),
                 id="tick",
                 name="settings and catch-up",
+                # A second tick during a long run finds the lock taken and returns at once,
+                # instead of APScheduler warning every tick that an instance is still running.
+                max_instances=2,
                 next_run_time=dt.datetime.now(self.tz),
             )
             aps.start()
@@ -319,8 +322,16 @@ class Scheduler:
             log.info("%s scheduled: %s (%s)", spec.name, expr.text, expr.describe())
 
     def refresh(self) -> None:
-        """Re-read the settings and reschedule what changed (cheap; the tick also does it)."""
-        self.app.settings.reload()
+        """Re-read the settings and reschedule what changed (cheap; the tick also does it).
+
+        Never raises for a settings file caught mid-edit: the old schedules stay until the
+        next refresh reads a good one.
+        """
+        try:
+            self.app.settings.reload()
+        except VaultbrainError as exc:
+            log.warning("settings not reloaded: %s", exc)
+            return
         with self._guard:
             self._reschedule()
 
