@@ -14,6 +14,7 @@ from vaultbrain.packs.loader import (
     pack_for_path,
 )
 from vaultbrain.packs.model import FieldSpec, Manifest, PackError, PageType, ResolvedPack
+from vaultbrain.packs.survey import schema_pack_consistency, untyped_warning
 
 __all__ = [
     "ActivePack",
@@ -26,4 +27,6 @@ __all__ = [
     "home_dir",
     "load_pack",
     "pack_for_path",
+    "schema_pack_consistency",
+    "untyped_warning",
 ]

@@ -18,9 +18,11 @@ installing or removing a pack file is seen on the next call without a restart.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -195,14 +197,32 @@ def _one_line(text: str) -> str:
 
 @dataclass
 class _Fed:
-    """A file that fed a resolved pack, as it was when it was read."""
+    """A file that fed a resolved pack, as it was when it was read.
+
+    A file modified within the clock's granularity of being read could change again without
+    its stat changing (the "racy git" problem), so for such a file the content hash is kept
+    and compared too.
+    """
 
     name: str
     path: str
     mtime_ns: int
     size: int
+    digest: str | None = None
+
+    @classmethod
+    def of(cls, name: str, path: Path | str) -> _Fed:
+        mtime, size = _stat(path)
+        digest = _digest(path) if time.time_ns() - mtime < _RACY_NS else None
+        return cls(name, str(path), mtime, size, digest)
+
+    def unchanged(self) -> bool:
+        if _stat(self.path) != (self.mtime_ns, self.size):
+            return False
+        return self.digest is None or _digest(self.path) == self.digest
 
 
+_RACY_NS = 3_000_000_000
 _cache: dict[tuple[str, str, str], tuple[list[_Fed], ResolvedPack]] = {}
 
 
@@ -216,6 +236,13 @@ def _stat(path: Path | str) -> tuple[int, int]:
     except OSError:
         return -1, -1
     return st.st_mtime_ns, st.st_size
+
+
+def _digest(path: Path | str) -> str | None:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 def resolve(
@@ -265,8 +292,7 @@ def resolve(
                 "(`vaultbrain schema list`)",
                 field="extends",
             )
-        mtime, size = _stat(path)
-        fed.append(_Fed(parent_name, str(path), mtime, size))
+        fed.append(_Fed.of(parent_name, path))
         current = read_manifest(path)
         if current.name != parent_name:
             raise PackError(
@@ -319,8 +345,7 @@ def _layer(manifest: Manifest, home: Path | None, fed: list[_Fed]) -> Layer:
                 f"{manifest.name} borrows from {spec.pack!r}, and no pack has that name",
                 field=f"{where}.pack",
             )
-        mtime, size = _stat(path)
-        fed.append(_Fed(spec.pack, str(path), mtime, size))
+        fed.append(_Fed.of(spec.pack, path))
         target = read_manifest(path)
         own_types = {t.name: t for t in target.page_types}
         for j, name in enumerate(spec.types or []):
@@ -349,7 +374,7 @@ def _fresh(fed: list[_Fed], home: Path | None) -> bool:
     for f in fed:
         if f.path != str(find_pack(f.name, home)):
             return False
-        if _stat(f.path) != (f.mtime_ns, f.size):
+        if not f.unchanged():
             return False
     return True
 
@@ -362,8 +387,7 @@ def load_pack(name: str, home: Path | None = None) -> ResolvedPack:
     if hit is not None and _fresh(hit[0], home):
         return hit[1]
     path = pack_file(name, home)
-    mtime, size = _stat(path)
-    fed = [_Fed(name, str(path), mtime, size)]
+    fed = [_Fed.of(name, path)]
     manifest = read_manifest(path)
     if manifest.name != name:
         raise PackError(
@@ -593,3 +617,41 @@ def typer_for(app: Any) -> Callable[[str], ResolvedPack]:
         return by_folder[hit[0]] if hit else default.pack
 
     return typer
+
+
+def tier_report(
+    vault_root: Path | None,
+    settings: Any | None = None,
+    override: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> list[dict[str, Any]]:
+    """What each tier of the resolution chain names (None: nothing), for ``schema active``."""
+    env = os.environ if env is None else env
+    home = home_dir(env)
+    folders = folder_packs(settings)
+    value4 = settings.get("schema_pack") if settings is not None else None
+    try:
+        value5 = read_vault_yml(Path(vault_root)) if vault_root is not None else None
+    except PackError as exc:
+        value5 = f"(unreadable: {exc})"
+    try:
+        value6 = read_home_config(home).get("schema_pack")
+    except PackError as exc:
+        value6 = f"(unreadable: {exc})"
+    return [
+        {"tier": 1, "source": TIERS[1], "value": override or None},
+        {"tier": 2, "source": TIERS[2], "value": env.get("VAULTBRAIN_SCHEMA_PACK") or None},
+        {
+            "tier": 3,
+            "source": TIERS[3],
+            "value": {f"{folder}/": name for folder, name in folders} or None,
+        },
+        {"tier": 4, "source": TIERS[4], "value": value4 or None},
+        {
+            "tier": 5,
+            "source": str(Path(vault_root) / "vaultbrain.yml") if vault_root else TIERS[5],
+            "value": value5 or None,
+        },
+        {"tier": 6, "source": str(home_config_path(home)), "value": value6 or None},
+        {"tier": 7, "source": TIERS[7], "value": DEFAULT_PACK},
+    ]

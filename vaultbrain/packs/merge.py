@@ -161,9 +161,9 @@ def find_alias_cycle(page_types: Iterable[PageType]) -> list[str] | None:
             a, b = t.name.lower(), alias.strip().lower()
             if a == b or b in adjacency.get(a, ()):
                 continue
-            path = _path(adjacency, a, b)
-            if path is not None:
-                return [*path, a]
+            path = _path(adjacency, b, a)
+            if path is not None:  # the declaring type, its alias, and back round to it
+                return [a, *path]
             adjacency.setdefault(a, set()).add(b)
             adjacency.setdefault(b, set()).add(a)
     return None

@@ -1,0 +1,278 @@
+"""Each lint rule, on the merged manifest (inherited types included), and the ReDoS check."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fixtures.packs.packkit import manifest, ptype, write_pack
+
+from vaultbrain.packs.lint import LintReport, chain_layers, known_type_names, lint_pack
+from vaultbrain.packs.loader import load_pack
+from vaultbrain.packs.redos import check_regex
+
+
+def _lint(home: Path, name: str, **keys) -> LintReport:  # type: ignore[no-untyped-def]
+    keys.setdefault("extends", None)
+    write_pack(home, name, manifest(name, **keys))
+    pack = load_pack(name)
+    return lint_pack(pack, chain_layers(pack, home), known_type_names(home), "0.1.0")
+
+
+def _rules(report: LintReport, severity: str | None = None) -> list[str]:
+    return [i.rule for i in report.issues if severity is None or i.severity == severity]
+
+
+@pytest.mark.parametrize("name", ["vaultbrain-base", "vaultbrain-recommended"])
+def test_bundled_packs_are_lint_clean(name: str) -> None:
+    pack = load_pack(name)
+    report = lint_pack(pack, chain_layers(pack), known_type_names(), "0.1.0")
+    assert report.issues == []
+
+
+def test_duplicate_type(env_home: Path) -> None:
+    r = _lint(env_home, "dup", page_types=[ptype("a", "A/"), ptype("a", "A2/")])
+    assert _rules(r, "error") == ["duplicate_type"]
+    assert not r.ok
+
+
+def test_duplicate_link_type(env_home: Path) -> None:
+    r = _lint(
+        env_home, "dupl", page_types=[ptype("a", "A/")], link_types=[{"name": "x"}, {"name": "x"}]
+    )
+    assert _rules(r) == ["duplicate_link_type"]
+
+
+def test_duplicate_type_in_an_inherited_layer_is_found(env_home: Path) -> None:
+    write_pack(
+        env_home,
+        "base2",
+        manifest("base2", extends=None, page_types=[ptype("a", "A/"), ptype("a", "B/")]),
+    )
+    r = _lint(env_home, "kid", extends="base2", page_types=[ptype("k", "K/")])
+    assert "duplicate_type" in _rules(r, "error")
+
+
+def test_type_without_prefix_warns(env_home: Path) -> None:
+    r = _lint(env_home, "nopath", page_types=[ptype("a", "A/"), ptype("floating")])
+    assert _rules(r) == ["unreachable_type"]
+    assert r.ok and r.warnings[0].type == "floating"
+
+
+def test_type_whose_prefixes_are_all_claimed_first_is_unreachable(env_home: Path) -> None:
+    r = _lint(env_home, "shadowed", page_types=[ptype("a", "A/"), ptype("b", "A/Sub/")])
+    assert "unreachable_type" in _rules(r, "error")
+
+
+def test_inherited_types_count_for_reachability(env_home: Path) -> None:
+    # The child's new type is prepended, so its People/Friends/ wins over base's People/.
+    r = _lint(
+        env_home,
+        "friends",
+        extends="vaultbrain-base",
+        page_types=[ptype("friend", "People/Friends/")],
+    )
+    assert "unreachable_type" not in _rules(r)
+    assert _rules(r) == ["prefix_nested"] and r.ok  # a warning: it works, but say so
+
+
+def test_alias_shadowing_a_type(env_home: Path) -> None:
+    r = _lint(env_home, "shadow", page_types=[ptype("a", "A/"), ptype("b", "B/", aliases=["A"])])
+    assert _rules(r, "error") == ["alias_shadows_type"]
+
+
+def test_alias_shadowing_an_inherited_type(env_home: Path) -> None:
+    r = _lint(
+        env_home,
+        "shadow2",
+        extends="vaultbrain-base",
+        page_types=[ptype("contact-card", "Cards/", aliases=["idea"])],
+    )
+    assert "alias_shadows_type" in _rules(r, "error")
+
+
+def test_alias_declared_by_two_types(env_home: Path) -> None:
+    r = _lint(
+        env_home,
+        "twice",
+        page_types=[ptype("a", "A/", aliases=["thing"]), ptype("b", "B/", aliases=["Thing"])],
+    )
+    assert _rules(r, "error") == ["alias_declared_by_two_types"]
+
+
+def test_alias_to_an_undeclared_type(env_home: Path) -> None:
+    # A root pack without `person` that aliases it, gbrain-style: the alias only names its own
+    # type; person is a type of vaultbrain-base, which this pack does not declare.
+    r = _lint(
+        env_home,
+        "researchers",
+        page_types=[ptype("researcher", "R/", aliases=["person", "scientist"])],
+    )
+    assert _rules(r) == ["alias_to_undeclared_type"]
+    assert r.warnings[0].type == "researcher" and "person" in r.warnings[0].message
+
+
+def test_undeclared_enrichable_type(env_home: Path) -> None:
+    r = _lint(env_home, "enrich", page_types=[ptype("a", "A/")], enrichable_types=["ghost"])
+    assert _rules(r, "error") == ["enrichable_type_undeclared"]
+
+
+def test_enrichable_type_inherited_from_the_parent_is_declared(env_home: Path) -> None:
+    r = _lint(
+        env_home,
+        "enrich2",
+        extends="vaultbrain-base",
+        page_types=[ptype("x", "X/")],
+        enrichable_types=["person", "x"],
+    )
+    assert r.issues == []
+
+
+def test_undeclared_types_in_link_types(env_home: Path) -> None:
+    r = _lint(
+        env_home,
+        "links",
+        page_types=[ptype("a", "A/")],
+        link_types=[
+            {"name": "knows", "inference": {"page_type": "a", "target_type": "ghost"}},
+            {"name": "from_ghost", "inference": {"page_type": "phantom"}},
+        ],
+    )
+    assert _rules(r, "error") == ["link_type_undeclared_type", "link_type_undeclared_type"]
+    assert {i.type for i in r.errors} == {"ghost", "phantom"}
+
+
+def test_undeclared_types_and_links_in_frontmatter_links(env_home: Path) -> None:
+    r = _lint(
+        env_home,
+        "fm",
+        page_types=[ptype("a", "A/", fields={"owner": {"type": "link"}})],
+        link_types=[{"name": "owned_by"}],
+        frontmatter_links=[
+            {"page_type": "ghost", "fields": ["x"], "link_type": "owned_by"},
+            {"page_type": "a", "fields": ["owner"], "link_type": "nope"},
+            {"page_type": "a", "fields": ["missing"], "link_type": "owned_by"},
+        ],
+    )
+    assert sorted(_rules(r)) == [
+        "frontmatter_link_undeclared_link",
+        "frontmatter_link_undeclared_type",
+        "frontmatter_link_unknown_field",
+    ]
+    assert [i.rule for i in r.warnings] == ["frontmatter_link_unknown_field"]
+
+
+def test_undeclared_calibration_domain_type(env_home: Path) -> None:
+    r = _lint(
+        env_home,
+        "cal",
+        page_types=[ptype("a", "A/")],
+        calibration_domains=[{"name": "d", "page_types": ["a", "ghost"]}],
+    )
+    assert _rules(r) == ["calibration_domain_undeclared_type"]
+
+
+def test_same_prefix_on_two_types(env_home: Path) -> None:
+    r = _lint(env_home, "collide", page_types=[ptype("a", "Shared/"), ptype("b", "shared")])
+    assert "prefix_collision" in _rules(r, "error")
+
+
+def test_prefix_collision_with_an_inherited_type(env_home: Path) -> None:
+    r = _lint(
+        env_home,
+        "collide2",
+        extends="vaultbrain-base",
+        page_types=[ptype("contact-card", "People/")],
+    )
+    assert "prefix_collision" in _rules(r, "error")
+
+
+def test_prefix_inside_another_declared_later_is_an_error(env_home: Path) -> None:
+    r = _lint(env_home, "nested", page_types=[ptype("a", "Work/"), ptype("b", "B/", "Work/Sub/")])
+    nested = [i for i in r.issues if i.rule == "prefix_nested"]
+    assert len(nested) == 1 and nested[0].severity == "error"
+
+
+def test_prefix_inside_another_declared_first_is_a_warning(env_home: Path) -> None:
+    r = _lint(env_home, "nested2", page_types=[ptype("b", "Work/Sub/"), ptype("a", "Work/")])
+    assert _rules(r) == ["prefix_nested"] and r.ok
+
+
+def test_link_regex_prone_to_catastrophic_backtracking(env_home: Path) -> None:
+    r = _lint(
+        env_home,
+        "redos",
+        page_types=[ptype("a", "A/")],
+        link_types=[
+            {"name": "bad", "inference": {"regex": r"(\w+\s?)+$", "page_type": "a"}},
+            {"name": "slow", "inference": {"regex": r"x.*.*=", "page_type": "a"}},
+            {"name": "fine", "inference": {"regex": r"\[\[([^\]|#]{1,200})", "page_type": "a"}},
+        ],
+    )
+    issues = [(i.link, i.severity) for i in r.issues if i.rule == "redos_link_regex"]
+    assert issues == [("bad", "error"), ("slow", "warning")]
+
+
+def test_invalid_field_default(env_home: Path) -> None:
+    r = _lint(
+        env_home,
+        "defaults",
+        page_types=[
+            ptype(
+                "a",
+                "A/",
+                fields={
+                    "status": {"type": "enum", "values": ["open", "done"], "default": "later"},
+                    "due": {"type": "date", "default": "2026-12-01"},
+                },
+            )
+        ],
+    )
+    assert _rules(r) == ["field_default_invalid"]
+
+
+def test_title_field_not_among_fields(env_home: Path) -> None:
+    r = _lint(
+        env_home,
+        "titles",
+        page_types=[ptype("a", "A/", title_field="headline", fields={"title": {"type": "text"}})],
+    )
+    assert _rules(r) == ["title_field_undeclared"]
+
+
+def test_deep_chain_and_newer_min_version_warn(env_home: Path) -> None:
+    write_pack(env_home, "d1", manifest("d1", extends=None, page_types=[ptype("a", "A/")]))
+    for i in range(2, 6):
+        write_pack(env_home, f"d{i}", manifest(f"d{i}", extends=f"d{i - 1}"))
+    r = _lint(env_home, "d6", extends="d5", min_version="9.0.0")
+    assert _rules(r) == ["extends_deep", "min_version_newer"]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "severity"),
+    [
+        (r"(a+)+$", "error"),
+        (r"(a*)*b", "error"),
+        (r"^(\d+)*$", "error"),
+        (r"(\w+\s?)+$", "error"),
+        (r"(?:[a-z]+|\d+)+!", "error"),
+        (r"(a|aa)+$", "error"),
+        (r"(.*a){12}", "error"),
+        (r"\s*\s*x", "warning"),
+        (r".*.*=", "warning"),
+        (r"([a-z]+,)+", None),
+        (r"(\w+\s)+", None),
+        (r"(ab?)+", None),
+        (r"(ab|a)+c", None),
+        (r"(\d{3}-?)+", None),
+        (r".*foo.*", None),
+        (r"\[\[([^\]]+)\]\]", None),
+        (r"\bworks? at \[\[([^\]|#]{1,200})", None),
+    ],
+)
+def test_redos_check(pattern: str, severity: str | None) -> None:
+    found = {f.severity for f in check_regex(pattern)}
+    if severity is None:
+        assert found == set()
+    else:
+        assert severity in found

@@ -1,0 +1,244 @@
+"""How well the active pack fits the vault: which notes it types, which it leaves untyped.
+
+A note's type is its frontmatter ``type`` (a name or alias the pack declares) or else the
+type its path implies; a frontmatter type the pack does not declare counts as no type. The
+share of untyped notes is measured over notes in folders (root-level notes such as the inbox
+are loose by design) outside vaultbrain's own output (``Brain/``, the YouTube and IdeaLoom
+folders). ``reindex`` ends with :func:`untyped_warning` and ``doctor`` runs
+:func:`schema_pack_consistency`; both say the same thing so the signal persists after the
+session that caused it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vaultbrain.errors import UserError
+from vaultbrain.packs.loader import folder_packs, home_dir, load_pack, typer_for
+from vaultbrain.packs.model import PackError, ResolvedPack
+from vaultbrain.settings import Settings
+from vaultbrain.vault.note import parse_note
+
+UNTYPED_THRESHOLD = 0.10
+GENERATED_FOLDERS = ("Brain",)
+Typer = Callable[[str], ResolvedPack]
+
+
+@dataclass
+class NoteTyping:
+    rel: str
+    folder: str  # the folder holding the note ("" at the vault root)
+    type: str | None
+    declared: str | None  # the frontmatter `type`, as written
+    data: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def title(self) -> str:
+        return Path(self.rel).stem
+
+
+@dataclass
+class Survey:
+    notes: list[NoteTyping]
+    excluded: list[str]
+
+    def in_scope(self) -> list[NoteTyping]:
+        return [n for n in self.notes if n.folder]
+
+    def untyped(self, scope_only: bool = True) -> list[NoteTyping]:
+        pool = self.in_scope() if scope_only else self.notes
+        return [n for n in pool if n.type is None]
+
+
+def generated_folders(settings: Any | None) -> list[str]:
+    folders = list(GENERATED_FOLDERS)
+    if settings is not None:
+        for key in ("youtube.folder", "idealoom.folder"):
+            try:
+                value = settings.get(key)
+            except UserError:
+                continue
+            if value:
+                folders.append(str(value).strip("/"))
+    return folders
+
+
+def _under(rel_low: str, folders: Iterable[str]) -> bool:
+    return any(rel_low.startswith(f.lower().strip("/") + "/") for f in folders)
+
+
+def survey_vault(
+    vault: Any,
+    typer: Typer | ResolvedPack,
+    exclude: Iterable[str] = (),
+    skip: Iterable[str] = (),
+    with_data: bool = False,
+) -> Survey:
+    """Type every note of ``vault`` (not under ``exclude`` folders, not the ``skip`` notes)."""
+    if isinstance(typer, ResolvedPack):
+        pack = typer
+        typer = lambda _rel: pack  # noqa: E731
+    exclude = [e for e in exclude if e]
+    skip_low = {s.lower() for s in skip}
+    out: list[NoteTyping] = []
+    for entry in vault.iter_notes():
+        rel = vault.rel_of(entry)
+        low = rel.lower()
+        if low in skip_low or _under(low, exclude):
+            continue
+        try:
+            note = vault.read(rel)
+        except (UserError, OSError):
+            continue
+        parsed = parse_note(note.text)
+        data = parsed.data if isinstance(parsed.data, dict) else {}
+        declared = data.get("type")
+        declared = (
+            str(declared).strip()
+            if isinstance(declared, str | int) and str(declared).strip()
+            else None
+        )
+        ptype = typer(rel).infer_type(rel, data)
+        folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        out.append(
+            NoteTyping(
+                rel, folder, ptype.name if ptype else None, declared, data if with_data else {}
+            )
+        )
+    out.sort(key=lambda n: n.rel.lower())
+    return Survey(out, exclude)
+
+
+def _typer_and_scope(
+    subject: Any, pack: Any = None, settings: Any = None
+) -> tuple[Any, Typer | ResolvedPack, list[str], list[str], str]:
+    """(vault, typer, excluded folders, skipped notes, pack identity) from an app or a vault."""
+    if hasattr(subject, "vault") and hasattr(subject, "settings"):  # an App
+        app = subject
+        typer = typer_for(app) if pack is None else pack
+        settings = app.settings
+        vault = app.vault
+        identity = (pack if isinstance(pack, ResolvedPack) else app.pack).identity
+    else:
+        vault = subject
+        if pack is None:
+            raise TypeError("untyped_warning(vault, pack): pass the pack")
+        typer = pack
+        if settings is None:
+            try:
+                settings = Settings(vault.state_dir)
+            except UserError:
+                settings = None
+        identity = pack.identity if isinstance(pack, ResolvedPack) else pack("").identity
+    skip = []
+    if settings is not None:
+        try:
+            skip.append(str(settings.get("inbox_note")))
+        except UserError:
+            pass
+    return vault, typer, generated_folders(settings), skip, identity
+
+
+def untyped_counts(subject: Any, pack: Any = None, settings: Any = None) -> tuple[int, int, str]:
+    vault, typer, exclude, skip, identity = _typer_and_scope(subject, pack, settings)
+    survey = survey_vault(vault, typer, exclude, skip)
+    return len(survey.untyped()), len(survey.in_scope()), identity
+
+
+def untyped_warning(subject: Any, pack: Any = None, settings: Any = None) -> str | None:
+    """The seed's warning when 10% or more of the notes in folders have no matching type.
+
+    ``untyped_warning(app)`` honours per-folder packs (tier 3); ``untyped_warning(vault,
+    pack)`` types every note with ``pack``.
+    """
+    untyped, total, identity = untyped_counts(subject, pack, settings)
+    return format_untyped(untyped, total, identity)
+
+
+def format_untyped(untyped: int, total: int, identity: str) -> str | None:
+    if not total or untyped / total < UNTYPED_THRESHOLD:
+        return None
+    pct = 100.0 * untyped / total
+    return (
+        f"[schema] {untyped} of {total} pages ({pct:.0f}%) have no type matching the active "
+        f"schema pack ({identity}). Run `vaultbrain schema detect` to propose a pack matching "
+        "your content shape."
+    )
+
+
+@dataclass
+class OrphanFolder:
+    folder: str
+    count: int
+    samples: list[str]
+
+
+@dataclass
+class Orphans:
+    pack: str
+    total: int
+    untyped: int
+    folders: list[OrphanFolder]
+    undeclared_types: dict[str, int]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "pack": self.pack,
+            "total": self.total,
+            "untyped": self.untyped,
+            "folders": [f.__dict__ for f in self.folders],
+            "undeclared_frontmatter_types": self.undeclared_types,
+        }
+
+
+def review_orphans(app: Any, samples: int = 5) -> Orphans:
+    """Notes no type of the pack reaches, grouped by folder (the vault root included)."""
+    vault, typer, exclude, skip, identity = _typer_and_scope(app)
+    survey = survey_vault(vault, typer, exclude, skip)
+    orphans = survey.untyped(scope_only=False)
+    groups: dict[str, list[NoteTyping]] = {}
+    for n in orphans:
+        groups.setdefault(n.folder or "(vault root)", []).append(n)
+    folders = [
+        OrphanFolder(folder, len(notes), [n.rel for n in notes[:samples]])
+        for folder, notes in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0].lower()))
+    ]
+    undeclared = Counter(n.declared for n in orphans if n.declared)
+    return Orphans(identity, len(survey.notes), len(orphans), folders, dict(undeclared))
+
+
+def schema_pack_consistency(app: Any) -> tuple[bool, str]:
+    """``doctor``'s check: the pack resolves, lints clean and types the vault's notes."""
+    from vaultbrain.packs.lint import chain_layers, lint_pack
+
+    try:
+        active = app.active()
+    except (PackError, UserError) as exc:
+        return False, str(exc)
+    home = home_dir(getattr(app, "env", None))
+    for folder, name in folder_packs(app.settings):
+        try:
+            load_pack(name, home)
+        except PackError as exc:
+            return False, f"per-folder pack for {folder}/: {exc}"
+    pack = active.pack
+    report = lint_pack(pack, chain_layers(pack, home))
+    if report.errors:
+        first = report.errors[0]
+        return False, (
+            f"{pack.identity}: {len(report.errors)} lint error(s), first: {first.message} "
+            "(`vaultbrain schema lint`)"
+        )
+    try:
+        untyped, total, identity = untyped_counts(app)
+    except (UserError, OSError) as exc:
+        return False, f"could not survey the vault: {exc}"
+    warning = format_untyped(untyped, total, identity)
+    if warning:
+        return False, warning
+    where = f"tier {active.tier}: {active.source}"
+    return True, f"{pack.identity} ({where}); {total - untyped} of {total} notes in folders typed"
