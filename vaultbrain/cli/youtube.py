@@ -102,12 +102,14 @@ class _ProgressBar:
         self.enabled = enabled
         self.tty = enabled and sys.stderr.isatty()
         self._latest: Any = None
-        self._shown_stage: str | None = None
+        self._stages: list[str] = []  # stages entered since the last draw, in order
         self._lock = threading.Lock()
         self._drawn = False
 
     def update(self, progress: Any) -> None:
         with self._lock:
+            if self._latest is None or progress.stage != self._latest.stage:
+                self._stages.append(progress.stage)
             self._latest = progress
 
     def draw(self) -> None:
@@ -115,6 +117,7 @@ class _ProgressBar:
             return
         with self._lock:
             p = self._latest
+            entered, self._stages = self._stages, []
         if p is None:
             return
         if self.tty:
@@ -123,9 +126,9 @@ class _ProgressBar:
             line = f"\r[{'#' * filled}{'-' * (width - filled)}] {p.overall:3.0f}% {p.stage:<10}"
             click.echo(line, err=True, nl=False)
             self._drawn = True
-        elif p.stage != self._shown_stage:
-            self._shown_stage = p.stage
-            click.echo(f"{p.stage}…", err=True)
+        else:
+            for stage in entered:
+                click.echo(f"{stage}…", err=True)
 
     def note(self, text: str) -> None:
         if self._drawn:

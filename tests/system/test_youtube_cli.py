@@ -1,0 +1,144 @@
+"""The ``youtube`` commands through click, replaying recorded yt-dlp results."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from support.cli import frontmatter, run, run_json
+
+from vaultbrain.youtube import REPLAY_ENV
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "youtube"
+TALK = "cach3Talk01"
+
+
+@pytest.fixture
+def vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv(REPLAY_ENV, str(FIXTURES / "recordings"))
+    root = tmp_path / "Vault"
+    run(root, "init")
+    return root
+
+
+def test_ingest_prints_what_it_saved(vault: Path) -> None:
+    result = run(vault, "youtube", "ingest", f"https://youtu.be/{TALK}", "--tag", "caching")
+    lines = result.stdout.splitlines()
+    assert re.fullmatch(
+        rf"saved Consumed/YouTube/\d{{4}}-\d\d-\d\d Caching- why it's hard \({TALK}\)\.md", lines[0]
+    )
+    assert "transcript from auto-captions" in lines[1]
+    stages = [line for line in result.stderr.splitlines() if line.endswith("…")]
+    assert stages == ["metadata…", "transcript…", "saving…"]  # one line per stage, no TTY
+    note = vault / lines[0].removeprefix("saved ")
+    assert frontmatter(note)["tags"] == ["youtube", "caching"]
+
+
+def test_ingest_json_and_the_management_commands(vault: Path) -> None:
+    doc = json.loads(
+        run(
+            vault, "youtube", "ingest", f"https://www.youtube.com/shorts/{TALK}", "--audio",
+            "--prompt", "Summarise it", "--json",
+        ).stdout
+    )  # fmt: skip
+    assert doc["status"] == "complete" and doc["agent_task_path"].startswith("Brain/Agent Queue/")
+    assert doc["audio_path"] == f"youtube/{TALK}.mp3"
+
+    rows = run_json(vault, "youtube", "list")
+    assert [(r["video_id"], r["status"]) for r in rows] == [(TALK, "complete")]
+    table = run(vault, "youtube", "list").stdout
+    assert "VIDEO" in table and TALK in table and "complete" in table
+
+    shown = run_json(vault, "youtube", "show", TALK)
+    assert shown["note_path"] == doc["note_path"]
+    text = run(vault, "youtube", "show", f"https://youtu.be/{TALK}").stdout
+    assert f"note_path: {doc['note_path']}" in text and "agent task: Brain/Agent Queue/" in text
+
+    transcript = run(vault, "youtube", "transcript", TALK).stdout
+    assert "welcome back to the channel" in transcript
+
+    forgot = run(vault, "youtube", "forget", TALK).stdout
+    assert f"removed youtube/{TALK}.md" in forgot and f"removed youtube/{TALK}.mp3" in forgot
+    assert "kept Links/" in forgot and f"forgot {TALK}" in forgot
+    assert run_json(vault, "youtube", "list") == []
+    assert run(vault, "youtube", "list").stdout.startswith("no YouTube ingests yet")
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["https://www.youtube.com/playlist?list=PL123"], "is a playlist"),
+        (["https://www.youtube.com/@somebody"], "is a channel"),
+        (["https://vimeo.com/1234"], "vimeo.com is not YouTube"),
+        ([f"https://youtu.be/{TALK}", "--no-transcript"], "turn on at least one"),
+        (["https://youtu.be/pr1vateVid0"], "the video is private"),
+        (["https://youtu.be/b0tCheck000"], "not a bot"),
+    ],
+)
+def test_ingest_errors_are_one_line(vault: Path, args: list[str], says: str) -> None:
+    result = run(vault, "youtube", "ingest", *args, ok=False)
+    assert result.exit_code == 1
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and says in errors[0]
+    assert not (vault / "Consumed" / "YouTube").exists() or not any(
+        (vault / "Consumed" / "YouTube").iterdir()
+    )
+
+
+def test_audio_without_ffmpeg_names_it(vault: Path, tmp_path: Path) -> None:
+    import shutil
+
+    replay = tmp_path / "replay"
+    shutil.copytree(FIXTURES / "recordings", replay)
+    (replay / "replay.json").write_text('{"ffmpeg": false}')
+    from click.testing import CliRunner
+
+    from vaultbrain.cli import cli
+
+    result = CliRunner(env={REPLAY_ENV: str(replay)}).invoke(
+        cli, ["--vault", str(vault), "youtube", "ingest", f"https://youtu.be/{TALK}", "--audio"]
+    )
+    assert result.exit_code == 1 and "needs ffmpeg, which is not installed" in result.stderr
+
+
+def test_no_captions_warns_and_completes(vault: Path) -> None:
+    result = run(vault, "youtube", "ingest", "https://youtu.be/n0CapsAtAll")
+    assert result.stdout.startswith("saved Consumed/YouTube/")
+    assert "warning: n0CapsAtAll: the video has no English captions" in result.stderr
+
+
+def test_cancel_of_an_unknown_job(vault: Path) -> None:
+    result = run(vault, "youtube", "cancel", "nosuchjob", ok=False)
+    assert result.exit_code == 1 and "no running YouTube ingest 'nosuchjob'" in result.stderr
+
+
+def test_settings(vault: Path) -> None:
+    assert run_json(vault, "youtube", "settings") == {
+        "youtube.folder": "Consumed/YouTube",
+        "youtube.transcript": True,
+        "youtube.video": False,
+        "youtube.audio": False,
+    }
+    out = run(vault, "youtube", "settings", "--folder", "Talks", "--audio").stdout
+    assert "youtube.folder = Talks" in out and "youtube.audio = true" in out
+    doc = run_json(vault, "youtube", "ingest", f"https://youtu.be/{TALK}")
+    assert doc["note_path"].startswith("Talks/") and doc["audio_path"]
+    bad = run(vault, "youtube", "settings", "--folder", "../outside", ok=False)
+    assert bad.exit_code == 1 and "must be a path inside the vault" in bad.stderr
+
+
+def test_vtt_prints_prose(vault: Path) -> None:
+    out = run(vault, "youtube", "vtt", str(FIXTURES / "captions" / "rolling_auto.en.vtt")).stdout
+    assert out.startswith("hi everyone and welcome back to the channel today")
+    srt = run(vault, "youtube", "vtt", str(FIXTURES / "captions" / "numbers.en.srt")).stdout
+    assert "count? 42 Forty-two." in srt
+    notes = vault / "Inbox.md"
+    bad = run(vault, "youtube", "vtt", str(notes), ok=False)
+    assert bad.exit_code == 1 and "not a WebVTT or SRT caption file" in bad.stderr
+
+
+def test_help_documents_the_inbox_options_and_cancel(vault: Path) -> None:
+    assert "#no-transcript" in run(vault, "youtube", "--help").stdout
+    assert "youtube/cancel/<job>" in run(vault, "youtube", "cancel", "--help").stdout
