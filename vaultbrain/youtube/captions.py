@@ -24,7 +24,6 @@ _TIMING = re.compile(rf"^\s*{_TIMESTAMP}\s*-->\s*{_TIMESTAMP}")
 _TAG = re.compile(r"<[^<>\n]*>")
 _RUBY_TEXT = re.compile(r"<rt>.*?</rt>")
 _ASS_TAG = re.compile(r"\{\\[^{}]*\}")
-_SPACE = re.compile(r"\s+")
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u200e\u200f"), None)
 _SENTENCE_END = (".", "!", "?", "…", '."', '!"', '?"', ".”", "!”", "?”")
 DEFAULT_PARAGRAPH_LINES = 8
@@ -68,8 +67,9 @@ def clean_line(line: str) -> str:
         line = _ASS_TAG.sub("", line)
     if "&" in line:
         line = html.unescape(line)
-    line = line.translate(_INVISIBLE).replace("\xa0", " ")
-    return _SPACE.sub(" ", line).strip()
+    if not line.isascii():  # cheap: the invisible characters and nbsp are all non-ASCII
+        line = line.translate(_INVISIBLE)
+    return " ".join(line.split())  # str.split() folds every kind of space, nbsp included
 
 
 class ProseBuilder:
