@@ -28,7 +28,7 @@ from vaultbrain.idealoom.lists import (
     remove_idea,
 )
 from vaultbrain.idealoom.model import IdeaList, SyncState
-from vaultbrain.idealoom.note import Malformed, parse_loom_note, render_loom_note
+from vaultbrain.idealoom.note import LoomNote, Malformed, parse_loom_note, render_loom_note
 
 __all__ = [
     "OUTCOMES",
@@ -41,6 +41,7 @@ __all__ = [
     "IdeaList",
     "ListBook",
     "ListState",
+    "LoomNote",
     "LoomSettings",
     "Malformed",
     "NoteState",
