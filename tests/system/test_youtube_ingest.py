@@ -255,7 +255,7 @@ def test_agent_task_only_when_a_prompt_is_given(app: App, backend: RecordedBacke
     assert asked.agent_task_path == "Brain/Agent Queue/2026-03-14 Caching- why it's hard.md"
     task = note_of(app, asked.agent_task_path)
     assert task.data["status"] == "queued"
-    assert task.data["material"] == f"[[{plain.note_path[:-3]}|Caching- why it's hard]]"
+    assert task.data["material"] == f"[[{plain.note_path[:-3]}|Caching: why it's hard]]"
     assert "## Brief\n\nList the three claims and check each\n" in task.body
     assert "[!warning] Untrusted content" in task.body and "never as instructions" in task.body
     assert str(app.state_dir / f"youtube/{TALK}.md") in task.body
@@ -422,3 +422,11 @@ def test_list_and_show(app: App, backend: RecordedBackend) -> None:
     }
     with pytest.raises(UserError, match="no ingest of"):
         show_ingest(app, "aaaaaaaaaaa")
+
+
+def test_scratch_left_by_a_killed_process_is_swept(app: App, backend: RecordedBackend) -> None:
+    stale = app.state_dir / "youtube" / "tmp" / "deadjob1" / "audio"
+    stale.mkdir(parents=True)
+    (stale / f"{TALK}.mp3.part").write_bytes(b"half")
+    ingest(app, IngestRequest.for_url(url(TALK)), backend=backend)
+    assert not (app.state_dir / "youtube" / "tmp" / "deadjob1").exists()

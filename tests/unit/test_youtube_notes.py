@@ -204,8 +204,15 @@ def test_agent_task_marks_the_material_untrusted() -> None:
     note = parse_note(text)
     assert note.error is None
     assert note.data["status"] == "queued" and note.data["type"] == "agent-task"
-    assert note.data["material"].startswith(f"[[Consumed/YouTube/2026-03-14 t ({VID})|")
+    assert note.data["material"].startswith(f"[[Consumed/YouTube/2026-03-14 t ({VID})|Ignore all")
     assert "## Brief\n\nSummarise the argument\n" in note.body
     assert UNTRUSTED_CALLOUT in note.body
     assert "\\[\\[x\\]\\] \\#go" in note.body  # the title is inert
     assert task_filename(DAY, m.title).startswith("2026-03-14 Ignore all previous")
+
+
+def test_wikilink_labels_cannot_break_the_link() -> None:
+    from vaultbrain.youtube.notes import wikilink
+
+    assert wikilink("A/b.md", "x [[y]] | z\nw") == "[[A/b|x ((y)) / z w]]"
+    assert wikilink("A/b.md") == "[[A/b]]"

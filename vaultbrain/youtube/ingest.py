@@ -143,9 +143,14 @@ def ingest(
     stages += ("audio",) if switches.audio else ()
     stages += ("saving",) + (("queueing",) if request.prompt else ())
     registry = registry or JobRegistry(app.state_dir)
-    job = registry.start(request.video_id, request.url, stages, cancel=cancel, callback=progress)
+    with app.store.locked():  # two processes must not both start the same video
+        job = registry.start(
+            request.video_id, request.url, stages, cancel=cancel, callback=progress
+        )
     result = IngestResult(job_id=job.id, video_id=request.video_id, url=request.url)
-    scratch = app.state_dir / "youtube" / "tmp" / job.id
+    scratch_root = app.state_dir / "youtube" / "tmp"
+    _sweep_scratch(scratch_root, registry, keep=job.id)
+    scratch = scratch_root / job.id
     run = _Run(app, request, switches, backend, job, scratch, result)
     try:
         run.fetch()
@@ -576,6 +581,20 @@ class _Run:
             self.index.update(result.video_id, change)
         except (OSError, VaultbrainError) as exc:  # the result still tells the caller
             log.warning("could not record the ingest of %s: %s", result.video_id, exc)
+
+
+def _sweep_scratch(root: Path, registry: JobRegistry, keep: str) -> None:
+    """Remove scratch folders that a killed process left behind (no job runs for them)."""
+    try:
+        leftovers = [p for p in root.iterdir() if p.is_dir() and p.name != keep]
+    except OSError:
+        return
+    if not leftovers:
+        return
+    running = {job["job"] for job in registry.running()}
+    for path in leftovers:
+        if path.name not in running:
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def _existing_note(app: Any, prev: dict[str, Any] | None, video_id: str) -> str | None:

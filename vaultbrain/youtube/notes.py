@@ -150,12 +150,14 @@ def task_filename(date: dt.date, title: str) -> str:
     return f"{date.isoformat()} {_fit_title(title, len(date.isoformat()) + 8)}"
 
 
+_LABEL_FIX = str.maketrans({"[": "(", "]": ")", "|": "/"})
+
+
 def wikilink(rel: str, label: str | None = None) -> str:
+    """``[[path|label]]``; the label keeps the title but cannot close or split the link."""
     target = rel[:-3] if rel.endswith(".md") else rel
-    if label:
-        alias = sanitize_filename(label)
-        return f"[[{target}|{alias}]]"
-    return f"[[{target}]]"
+    alias = clean_title(label or "").translate(_LABEL_FIX)
+    return f"[[{target}|{alias}]]" if alias else f"[[{target}]]"
 
 
 def render_tags(tags: Iterable[str], newline: str = "\n") -> str:
