@@ -255,7 +255,8 @@ def fork_pack(source: str, dest: str, *, home: Path | None = None) -> Path:
     if manifest.name != dest:
         raise UserError(f"{src}: could not rename the pack (its name is {manifest.name!r})")
     folder = installed_dir(home) / dest
-    staging = Path(tempfile.mkdtemp(prefix=".fork-", dir=installed_dir(home)))
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".fork-", dir=folder.parent))
     try:
         if src.parent.parent == installed_dir(home):  # an installed pack: bring its files
             _copy_folder(src.parent, staging)

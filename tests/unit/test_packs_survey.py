@@ -1,0 +1,313 @@
+"""Untyped warning, orphans, detect's clustering and fields, deltas, doctor's consistency."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import yaml
+from fixtures.packs.packkit import manifest, ptype, write_pack
+
+from vaultbrain.app import App
+from vaultbrain.packs import schema_pack_consistency, untyped_warning
+from vaultbrain.packs.detect import (
+    apply_refinements,
+    detect,
+    infer_fields,
+    load_candidates,
+    review_candidates,
+    slug_for,
+)
+from vaultbrain.packs.loader import load_pack_path
+from vaultbrain.packs.survey import NoteTyping, review_orphans
+
+
+def note(vault: Path, rel: str, front: dict | None = None, body: str = "text\n") -> None:
+    path = vault / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = body
+    if front is not None:
+        text = "---\n" + yaml.safe_dump(front, sort_keys=False) + "---\n" + body
+    path.write_text(text, "utf-8")
+
+
+def _app(vault: Path) -> App:
+    return App(vault, env=dict(os.environ))
+
+
+def test_untyped_warning_fires_at_ten_percent(vault: Path) -> None:
+    for i in range(9):
+        note(vault, f"People/P{i}.md")
+    note(vault, "Inbox.md")  # root-level notes are not counted
+    note(vault, "Loose.md")
+    app = _app(vault)
+    assert untyped_warning(app.vault, app.pack) is None
+    note(vault, "Reading/Book.md")  # 1 of 10 = 10%
+    warning = untyped_warning(app.vault, app.pack)
+    assert warning == (
+        f"[schema] 1 of 10 pages (10%) have no type matching the active schema pack "
+        f"({app.pack.identity}). Run `vaultbrain schema detect` to propose a pack matching "
+        "your content shape."
+    )
+    assert untyped_warning(app) == warning
+
+
+def test_generated_folders_and_undeclared_frontmatter_types(vault: Path) -> None:
+    for i in range(5):
+        note(vault, f"People/P{i}.md")
+        note(vault, f"Brain/Digests/2026-12-0{i + 1}.md")  # vaultbrain's own output
+        note(vault, f"Consumed/YouTube/V{i}.md")
+    note(vault, "People/Recipe.md", {"type": "recipe"})  # a type the pack does not declare
+    app = _app(vault)
+    warning = untyped_warning(app)
+    assert warning and warning.startswith("[schema] 1 of 6 pages (17%)")
+
+
+def test_untyped_warning_honours_per_folder_packs(vault: Path, env_home: Path) -> None:
+    write_pack(env_home, "reading", manifest("reading", page_types=[ptype("book", "Reading/")]))
+    for i in range(5):
+        note(vault, f"Reading/B{i}.md")
+        note(vault, f"People/P{i}.md")
+    app = _app(vault)
+    assert untyped_warning(app).startswith("[schema] 5 of 10")
+    app.settings.set("schema_pack.source.Reading", "reading")
+    assert untyped_warning(app) is None
+
+
+def test_review_orphans_groups_by_folder(vault: Path) -> None:
+    for i in range(3):
+        note(vault, f"Reading/B{i}.md")
+    note(vault, "People/Sarah.md")
+    note(vault, "People/Odd.md", {"type": "recipe"})
+    note(vault, "Loose.md")
+    note(vault, "Inbox.md")
+    orphans = review_orphans(_app(vault), samples=2)
+    assert orphans.total == 6 and orphans.untyped == 5
+    assert [(f.folder, f.count) for f in orphans.folders] == [
+        ("Reading", 3),
+        ("(vault root)", 1),
+        ("People", 1),
+    ]
+    assert orphans.folders[0].samples == ["Reading/B0.md", "Reading/B1.md"]
+    assert orphans.undeclared_types == {"recipe": 1}
+
+
+def _reading_vault(vault: Path) -> None:
+    statuses = ["reading", "done", "done", "to-read", "done", "reading"]
+    for i, status in enumerate(statuses):
+        note(
+            vault,
+            f"Reading/Book {i}.md",
+            {
+                "author": f"Author {i}",
+                "status": status,
+                "rating": i,
+                "finished": f"2026-01-0{i + 1}",
+                "tags": ["book"],
+                "related": ["[[Ideas/X]]"],
+                "type": "book" if i < 2 else None,
+            },
+        )
+    for i in range(7):
+        note(vault, f"Journal/2026-11-{i + 10:02d}.md", {"mood": "good"})
+    for i in range(5):
+        note(vault, f"Work/Clients/Client {i}.md", {"website": "https://x"})
+        note(vault, f"Work/Vendors/Vendor {i}.md", {"contract": "[[Contracts/C]]"})
+    for i in range(3):
+        note(vault, f"Misc/M{i}.md")  # below the threshold
+    for i in range(6):
+        note(vault, f"Contacts/C{i}.md")  # 'contact' is an alias of person
+        note(vault, f"People/P{i}.md")
+
+
+def test_detect_clusters_folders_and_infers_fields(vault: Path) -> None:
+    _reading_vault(vault)
+    d = detect(_app(vault))
+    assert (d.total, d.untyped) == (38, 32)
+    by = {c.folder: c for c in d.candidates}
+    assert set(by) == {"Reading", "Journal", "Work/Clients", "Work/Vendors", "Contacts"}
+    assert [c.folder for c in d.candidates][:2] == ["Work/Clients", "Work/Vendors"]  # deepest first
+    reading = by["Reading"]
+    assert (reading.name, reading.primitive, reading.notes, reading.action) == (
+        "reading",
+        "media",
+        6,
+        "new",
+    )
+    assert reading.fields == {
+        "title": {"type": "text", "required": True},
+        "author": {"type": "text"},
+        "finished": {"type": "date"},
+        "rating": {"type": "number"},
+        "related": {"type": "links"},
+        "status": {"type": "enum", "values": ["done", "reading", "to-read"]},
+        "tags": {"type": "list"},
+    }
+    assert reading.frontmatter_types == {"book": 2}
+    journal = by["Journal"]
+    assert journal.primitive == "temporal" and "named by date" in journal.reason
+    assert by["Work/Clients"].name == "client" and by["Work/Vendors"].name == "vendor"
+    assert by["Work/Vendors"].fields["contract"] == {"type": "link"}
+    contacts = by["Contacts"]
+    assert (contacts.action, contacts.extends_type) == ("extend", "person")
+    assert load_candidates(_app(vault)).candidates[0].folder == "Work/Clients"
+
+
+def test_detect_min_notes(vault: Path) -> None:
+    _reading_vault(vault)
+    folders = {c.folder for c in detect(_app(vault), min_notes=3).candidates}
+    assert "Misc" in folders
+    folders = {c.folder for c in detect(_app(vault), min_notes=7).candidates}
+    assert folders == {"Journal", "Work"}  # Work's 10 notes stay one cluster at this size
+
+
+def test_slugs_for_folders() -> None:
+    assert slug_for("Daily Notes") == "daily-note"
+    assert slug_for("Work/Companies") == "company"
+    assert slug_for("Reading") == "reading"
+    assert slug_for("Boxes") == "box"
+    assert slug_for("2024") == "t-2024"
+    assert slug_for("Status") == "status"
+
+
+def test_infer_fields_types_by_value() -> None:
+    notes = [
+        NoteTyping(f"F/{i}.md", "F", None, None, data)
+        for i, data in enumerate(
+            [
+                {"done": True, "when": "2026-01-01T10:00:00", "n": 1.5, "mixed": 1},
+                {"done": False, "when": "2026-01-02T10:00", "n": 2, "mixed": "x"},
+            ]
+        )
+    ]
+    fields = infer_fields(notes)
+    assert fields["done"] == {"type": "checkbox"}
+    assert fields["when"] == {"type": "datetime"}
+    assert fields["n"] == {"type": "number"}
+    assert fields["mixed"] == {"type": "text"}
+
+
+def test_review_candidates_writes_a_delta_and_edits_no_pack(vault: Path, env_home: Path) -> None:
+    _reading_vault(vault)
+    app = _app(vault)
+    detect(app)
+    review = review_candidates(
+        app,
+        apply=["reading/", "Contacts"],
+        rename=[("Journal", "journal-entry")],
+        ignore=["Work/Vendors"],
+    )
+    delta = review.delta
+    assert delta is not None and delta.name == "vaultbrain-base-local"
+    assert delta.path == app.state_dir / "schema-deltas" / "vaultbrain-base-local" / "pack.yaml"
+    assert (delta.added, delta.extended) == (["reading"], ["person"])
+    assert delta.lint.ok
+    assert not (env_home / "schema-packs").exists()  # nothing installed or edited
+    assert app.pack.name == "vaultbrain-base"
+    pack = load_pack_path(delta.path)
+    assert pack.chain == ["vaultbrain-base-local", "vaultbrain-base"]
+    assert pack.type_for_path("Reading/Book 1.md").name == "reading"
+    assert pack.type_for_path("Contacts/C1.md").name == "person"
+    assert pack.get_type("person").path_prefixes == ["People/", "Contacts/"]
+    assert pack.types[-6].name == "person"  # the override kept the base position
+    stored = {c.folder: c for c in load_candidates(app).candidates}
+    assert stored["Reading"].status == "applied"
+    assert stored["Work/Vendors"].status == "ignored"
+    assert stored["Journal"].name == "journal-entry"
+    # Decisions survive a fresh detect.
+    again = {c.folder: c for c in detect(app).candidates}
+    assert again["Work/Vendors"].status == "ignored" and again["Journal"].name == "journal-entry"
+
+
+def test_a_second_apply_builds_on_the_installed_delta(vault: Path, env_home: Path) -> None:
+    from vaultbrain.packs.config import use_pack
+    from vaultbrain.packs.install import install_pack
+
+    _reading_vault(vault)
+    app = _app(vault)
+    first = review_candidates(app, apply=["Reading"]).delta
+    install_pack(first.path.parent)
+    use_pack(first.name, at=app.now())
+    assert app.pack.name == "vaultbrain-base-local"
+    second = review_candidates(app, apply=["Journal"]).delta
+    assert second.name == "vaultbrain-base-local" and second.replaces_installed
+    pack = load_pack_path(second.path)
+    assert pack.version == "0.1.1" and pack.chain[1] == "vaultbrain-base"
+    assert pack.get_type("reading") and pack.get_type("journal")
+
+
+def test_llm_refinements_are_validated(vault: Path) -> None:
+    _reading_vault(vault)
+    app = _app(vault)
+    d = detect(app, save=False)
+    n = apply_refinements(
+        d,
+        {
+            "types": [
+                {
+                    "folder": "Reading/",
+                    "name": "Book",
+                    "primitive": "media",
+                    "description": "  A book  ",
+                    "fileable": False,
+                    "fields": [
+                        {"name": "author", "type": "text", "values": []},
+                        {"name": "shelf", "type": "enum", "values": []},
+                        {"name": "bad key!", "type": "text", "values": []},
+                        {"name": "kind", "type": "colour", "values": []},
+                    ],
+                },
+                {
+                    "folder": "Journal",
+                    "name": "person",
+                    "primitive": "weird",
+                    "description": "",
+                    "fileable": False,
+                    "fields": [],
+                },
+                {
+                    "folder": "Nowhere",
+                    "name": "x",
+                    "primitive": "entity",
+                    "description": "",
+                    "fileable": False,
+                    "fields": [],
+                },
+                "junk",
+            ]
+        },
+        app.pack,
+    )
+    assert n == 2
+    by = {c.folder: c for c in d.candidates}
+    assert by["Reading"].name == "book" and by["Reading"].description == "A book"
+    assert by["Reading"].fields == {
+        "title": {"type": "text", "required": True},
+        "author": {"type": "text"},
+        "shelf": {"type": "text"},
+    }
+    assert by["Journal"].name == "journal"  # 'person' is taken; primitive stays valid
+    assert by["Journal"].primitive == "temporal"
+    assert apply_refinements(d, "not a dict", app.pack) == 0
+
+
+def test_consistency_ok_then_untyped_then_broken(vault: Path, env_home: Path) -> None:
+    for i in range(5):
+        note(vault, f"People/P{i}.md")
+    app = _app(vault)
+    ok, detail = schema_pack_consistency(app)
+    assert ok and "5 of 5 notes in folders typed" in detail and app.pack.identity in detail
+    note(vault, "Reading/B.md")
+    ok, detail = schema_pack_consistency(app)
+    assert not ok and detail.startswith("[schema] 1 of 6 pages")
+    write_pack(env_home, "linty", manifest("linty", page_types=[ptype("x", "People/")]))
+    app.settings.set("schema_pack", "linty")
+    ok, detail = schema_pack_consistency(app)
+    assert not ok and "lint error" in detail
+    app.settings.set("schema_pack", "ghost-pack")
+    ok, detail = schema_pack_consistency(app)
+    assert not ok and "UNKNOWN_PACK" in detail
+    app.settings.set("schema_pack", "")
+    app.settings.set("schema_pack.source.Reading", "ghost-pack")
+    ok, detail = schema_pack_consistency(app)
+    assert not ok and "Reading/" in detail
