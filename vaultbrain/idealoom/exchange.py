@@ -100,6 +100,7 @@ class Scan:
         self.folder = folder
         self.notes: dict[str, ScannedNote] = {}
         self.placeholders: set[str] = set()
+        self._by_id: dict[str, list[str]] | None = None
         root = self.vault.resolve(folder)
         if root.is_dir():
             for entry in self.vault.iter_notes(folder):
@@ -119,6 +120,7 @@ class Scan:
     def read(self, path: str) -> ScannedNote | None:
         """(Re-)read one note into the scan; None when nothing is there."""
         self.notes.pop(path, None)
+        self._by_id = None
         try:
             file = self.vault.read(path)
         except FileNotFoundError:
@@ -151,11 +153,14 @@ class Scan:
             return False
 
     def paths_of(self, list_id: str) -> list[str]:
-        return sorted(
-            path
-            for path, s in self.notes.items()
-            if s.note is not None and s.note.list.id == list_id
-        )
+        """The notes holding ``list_id`` (more than one is a duplicate)."""
+        if self._by_id is None:
+            self._by_id = {}
+            for path in sorted(self.notes):
+                note = self.notes[path].note
+                if note is not None:
+                    self._by_id.setdefault(note.list.id, []).append(path)
+        return self._by_id.get(list_id, [])
 
     def taken(self, path: str) -> bool:
         return path in self.notes or path in self.placeholders or self.vault.exists(path)
@@ -205,7 +210,14 @@ class _Exchange:
         self.result.items.append(item)
         if lst is None:
             return
-        saved = lst.with_sync(outcome=item.outcome, reason=item.reason, at=self.now, **sync)
+        saved = lst.with_sync(outcome=item.outcome, reason=item.reason, **sync)
+        stored = self.lists.get(saved.id)
+        if (
+            stored is not None
+            and stored.to_record() == saved.with_sync(at=stored.sync.at).to_record()
+        ):
+            return  # nothing new to remember: ``at`` keeps when this outcome was first seen
+        saved = saved.with_sync(at=self.now)
         self.book.put(saved)
         self.lists[saved.id] = saved
 
