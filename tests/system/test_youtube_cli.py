@@ -142,3 +142,43 @@ def test_vtt_prints_prose(vault: Path) -> None:
 def test_help_documents_the_inbox_options_and_cancel(vault: Path) -> None:
     assert "#no-transcript" in run(vault, "youtube", "--help").stdout
     assert "youtube/cancel/<job>" in run(vault, "youtube", "cancel", "--help").stdout
+
+
+def test_cancel_a_running_ingest_from_another_process(vault: Path, tmp_path: Path) -> None:
+    """The daemon case: the ingest runs in another process; `youtube cancel JOB` stops it."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import time
+
+    replay = tmp_path / "slow"
+    shutil.copytree(FIXTURES / "recordings", replay)
+    (replay / "replay.json").write_text('{"steps": 200, "step_seconds": 0.05}')
+    env = {**os.environ, REPLAY_ENV: str(replay)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vaultbrain", "--vault", str(vault), "youtube", "ingest",
+         f"https://youtu.be/{TALK}", "--audio"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        job = None
+        deadline = time.monotonic() + 30
+        while job is None and time.monotonic() < deadline:
+            rows = [r for r in run_json(vault, "youtube", "list") if r["status"] == "running"]
+            if rows and rows[0].get("stage") in ("transcript", "audio"):
+                job = rows[0]["job"]
+            else:
+                time.sleep(0.05)
+        assert job is not None, "the ingest never showed up as running"
+        out = run(vault, "youtube", "cancel", job).stdout
+        assert f"asked job {job} ({TALK}) to stop" in out and f"job {job} ended: incomplete" in out
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130 and "cancelled" in stderr
+    assert not (vault / "Consumed" / "YouTube").exists() or not any(
+        (vault / "Consumed" / "YouTube").iterdir()
+    )
+    assert run_json(vault, "youtube", "show", TALK)["status"] == "incomplete"

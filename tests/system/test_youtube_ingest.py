@@ -14,6 +14,8 @@ from vaultbrain.app import App
 from vaultbrain.errors import UserError
 from vaultbrain.vault.note import parse_note
 from vaultbrain.youtube import (
+    IngestCancelled,
+    IngestError,
     IngestRequest,
     JobRegistry,
     Progress,
@@ -198,9 +200,11 @@ def test_settings_give_the_defaults(app: App, backend: RecordedBackend) -> None:
 def test_youtube_failures_are_clear_and_leave_the_vault_alone(
     app: App, backend: RecordedBackend, video_id: str, kind_says: str
 ) -> None:
-    result = ingest(app, IngestRequest.for_url(url(video_id)), backend=backend)
-    assert result.status == "failed"
-    assert kind_says in (result.error or "") and "\n" not in (result.error or "")
+    with pytest.raises(IngestError) as err:
+        ingest(app, IngestRequest.for_url(url(video_id)), backend=backend)
+    result = err.value.result
+    assert result.status == "failed" and result.error == str(err.value)
+    assert kind_says in str(err.value) and "\n" not in str(err.value)
     assert vault_files(app) == set()
     assert show_ingest(app, video_id)["status"] == "failed"
     assert not list((app.state_dir / "youtube").glob("*.md"))
@@ -293,13 +297,16 @@ def test_cancel_mid_ingest_leaves_nothing_half_written(
     app: App, backend: RecordedBackend, stage: str, percent: float
 ) -> None:
     cancel = CancelAt(stage, percent)
-    result = ingest(
-        app,
-        IngestRequest.for_url(url(TALK), audio=True, prompt="do it"),
-        progress=cancel,
-        cancel=cancel.event,
-        backend=backend,
-    )
+    with pytest.raises(IngestCancelled) as err:
+        ingest(
+            app,
+            IngestRequest.for_url(url(TALK), audio=True, prompt="do it"),
+            progress=cancel,
+            cancel=cancel.event,
+            backend=backend,
+        )
+    assert isinstance(err.value, UserError)  # callers that catch UserError see it too
+    result = err.value.result
     assert result.status == "incomplete" and "cancelled" in (result.error or "")
     assert vault_files(app) == set()
     assert not (app.state_dir / "youtube" / f"{TALK}.md").exists()
@@ -320,14 +327,14 @@ def test_a_cancel_after_a_complete_ingest_keeps_what_was_saved(
     done = ingest(app, IngestRequest.for_url(url(TALK)), backend=backend)
     before = (app.vault.root / done.note_path).read_text()
     cancel = CancelAt("transcript", 40)
-    result = ingest(
-        app,
-        IngestRequest.for_url(url(TALK), tags=["x"]),
-        progress=cancel,
-        cancel=cancel.event,
-        backend=backend,
-    )
-    assert result.status == "incomplete"
+    with pytest.raises(IngestCancelled):
+        ingest(
+            app,
+            IngestRequest.for_url(url(TALK), tags=["x"]),
+            progress=cancel,
+            cancel=cancel.event,
+            backend=backend,
+        )
     assert (app.vault.root / done.note_path).read_text() == before
     entry = show_ingest(app, TALK)
     assert entry["status"] == "complete" and entry["last_attempt"]["status"] == "incomplete"
@@ -349,14 +356,17 @@ def test_cancel_from_another_process_through_the_job_file(
     outcome: dict[str, Any] = {}
 
     def run() -> None:
-        outcome["r"] = ingest(
-            app,
-            IngestRequest.for_url(url(TALK), audio=True),
-            progress=progress,
-            cancel=cancel,
-            backend=backend,
-            registry=JobRegistry(app.state_dir, poll_seconds=0.01),
-        )
+        try:
+            ingest(
+                app,
+                IngestRequest.for_url(url(TALK), audio=True),
+                progress=progress,
+                cancel=cancel,
+                backend=backend,
+                registry=JobRegistry(app.state_dir, poll_seconds=0.01),
+            )
+        except IngestCancelled as exc:
+            outcome["r"] = exc.result
 
     worker = threading.Thread(target=run)
     worker.start()
@@ -414,7 +424,8 @@ def test_hostile_title_end_to_end(app: App, backend: RecordedBackend) -> None:
 
 def test_list_and_show(app: App, backend: RecordedBackend) -> None:
     ingest(app, IngestRequest.for_url(url(TALK)), backend=backend)
-    ingest(app, IngestRequest.for_url(url("pr1vateVid0")), backend=backend)
+    with pytest.raises(IngestError):
+        ingest(app, IngestRequest.for_url(url("pr1vateVid0")), backend=backend)
     rows = list_ingests(app)
     assert {r["video_id"]: r["status"] for r in rows} == {
         TALK: "complete",

@@ -53,7 +53,7 @@ def ingest_cmd(
     Shows progress by stage. Ctrl-C cancels: yt-dlp stops, nothing is written to the
     vault, and the ingest is listed as incomplete.
     """
-    from vaultbrain.youtube import IngestRequest, ingest
+    from vaultbrain.youtube import IngestCancelled, IngestRequest, ingest
 
     app = obj.app()
     request = IngestRequest.for_url(
@@ -81,18 +81,20 @@ def ingest_cmd(
         while worker.is_alive():
             worker.join(0.1)
     bar.close()
-    if "error" in outcome:
-        raise outcome["error"]
+    error = outcome.get("error")
+    if error is not None:
+        attempt = getattr(error, "result", None)
+        if as_json and attempt is not None:
+            echo_json(attempt.to_dict())
+        if isinstance(error, IngestCancelled):
+            click.echo(f"cancelled: {error}", err=True)
+            sys.exit(130)
+        raise error
     result = outcome["result"]
     if as_json:
         echo_json(result.to_dict())
     else:
         _echo_result(result)
-    if result.status == "failed":
-        raise UserError(result.error or "the ingest failed")
-    if result.status == "incomplete":
-        click.echo(f"cancelled: {result.error}", err=True)
-        sys.exit(130)
 
 
 class _ProgressBar:
@@ -143,22 +145,21 @@ class _ProgressBar:
 
 
 def _echo_result(result: Any) -> None:
-    if result.status == "complete":
-        what = result.note_path or result.link_path or result.video_id
-        click.echo(f"saved {what}")
-        facts = []
-        if result.transcript_source:
-            facts.append(f"transcript from {result.transcript_source}")
-        if result.link_path:
-            facts.append(f"link {result.link_path}")
-        if result.audio_path:
-            facts.append(f"audio {result.audio_path}")
-        if result.video_path:
-            facts.append(f"video {result.video_path}")
-        if facts:
-            click.echo("  " + " · ".join(facts))
-        if result.agent_task_path:
-            click.echo(f"  agent task queued: {result.agent_task_path}")
+    what = result.note_path or result.link_path or result.video_id
+    click.echo(f"saved {what}")
+    facts = []
+    if result.transcript_source:
+        facts.append(f"transcript from {result.transcript_source}")
+    if result.link_path:
+        facts.append(f"link {result.link_path}")
+    if result.audio_path:
+        facts.append(f"audio {result.audio_path}")
+    if result.video_path:
+        facts.append(f"video {result.video_path}")
+    if facts:
+        click.echo("  " + " · ".join(facts))
+    if result.agent_task_path:
+        click.echo(f"  agent task queued: {result.agent_task_path}")
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from vaultbrain.errors import UserError, VaultbrainError
+from vaultbrain.errors import UserError
 
 Kind = Literal["captions", "audio", "video"]
 ProgressFn = Callable[[float], None]
@@ -32,21 +32,29 @@ FFMPEG_HINT = (
 )
 
 
-class IngestCancelled(VaultbrainError):
-    """The person cancelled the ingest (Ctrl-C or ``youtube cancel``)."""
-
-    exit_code = 130
-
-    def __init__(self, message: str = "cancelled") -> None:
-        super().__init__(message)
-
-
 class IngestError(UserError):
-    """yt-dlp could not do its part; ``kind`` names the cause (rate-limited, private, …)."""
+    """The ingest failed; ``kind`` names the cause (rate-limited, private, …).
+
+    Raised out of :func:`~vaultbrain.youtube.ingest` with ``result`` set: the
+    ``IngestResult`` (status "failed") as recorded in the index.
+    """
 
     def __init__(self, message: str, *, kind: str = "error") -> None:
         super().__init__(message)
         self.kind = kind
+        self.result: Any = None
+
+
+class IngestCancelled(IngestError):
+    """The person cancelled the ingest (Ctrl-C or ``youtube cancel``); nothing was saved.
+
+    Out of ``ingest`` its ``result`` has status "incomplete".
+    """
+
+    exit_code = 130
+
+    def __init__(self, message: str = "cancelled; nothing was saved") -> None:
+        super().__init__(message, kind="cancelled")
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,14 @@ from vaultbrain.vault.files import atomic_write_file
 from vaultbrain.vault.names import unique_name
 from vaultbrain.vault.note import parse_note, update_frontmatter
 
-from .backend import FFMPEG_HINT, Backend, IngestCancelled, YtDlpBackend, choose_captions
+from .backend import (
+    FFMPEG_HINT,
+    Backend,
+    IngestCancelled,
+    IngestError,
+    YtDlpBackend,
+    choose_captions,
+)
 from .captions import captions_to_prose
 from .index import VideoIndex, obsidian_vault_id
 from .jobs import JobRegistry, ProgressCallback
@@ -54,7 +61,8 @@ MEDIA_LIBRARY = "media/library.jsonl"
 
 @dataclass
 class IngestResult:
-    """What an ingest did. ``status``: complete | incomplete (cancelled) | failed."""
+    """What an ingest did. ``status``: complete, or (on an IngestError's ``result``)
+    incomplete (cancelled) or failed, with ``error`` saying why."""
 
     job_id: str
     video_id: str
@@ -124,11 +132,13 @@ def ingest(
     backend: Backend | None = None,
     registry: JobRegistry | None = None,
 ) -> IngestResult:
-    """Ingest one video. Returns the result whatever happened at YouTube's end.
+    """Ingest one video; returns the result of a complete ingest (``status`` "complete").
 
-    Raises UserError only for a request that cannot start (every switch off, ffmpeg missing
-    for audio or video, the same video already being ingested); a failure or cancel after
-    the start is ``result.status`` "failed" / "incomplete" with ``result.error`` saying why.
+    Raises UserError before anything starts for a request that cannot (every switch off,
+    ffmpeg missing for audio or video, the same video already being ingested). After the
+    start, a failure raises :class:`IngestError` and a cancel :class:`IngestCancelled` (a
+    kind of IngestError, so of UserError too); both carry ``.result``, the attempt as
+    recorded in the index (status "failed" / "incomplete"), and a one-line message.
     """
     switches = resolve_switches(app, request)
     backend = backend or default_backend(app)
@@ -158,14 +168,23 @@ def ingest(
             raise IngestCancelled()
         run.save()
         result.status = "complete"
-    except IngestCancelled:
-        result.status = "incomplete"
-        result.error = "cancelled; nothing was saved"
+    except IngestCancelled as exc:
+        result.status, result.error = "incomplete", str(exc)
         run.record_attempt()
+        exc.result = result
+        raise
+    except IngestError as exc:
+        result.status, result.error = "failed", str(exc)
+        run.record_attempt()
+        exc.result = result
+        raise
     except (VaultbrainError, OSError) as exc:
-        result.status = "failed"
-        result.error = str(exc)
+        message = str(exc) if isinstance(exc, UserError) else f"{request.video_id}: {exc}"
+        result.status, result.error = "failed", message
         run.record_attempt()
+        err = IngestError(message, kind="error")
+        err.result = result
+        raise err from exc
     except BaseException as exc:
         result.status = "failed"
         result.error = f"internal error: {type(exc).__name__}: {exc}"

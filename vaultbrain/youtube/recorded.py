@@ -8,7 +8,8 @@ the point where yt-dlp would touch the network. A recording is a folder per vide
     <root>/<name>/automatic_captions/<lang>.<ext>  auto-captions
     <root>/<name>/error.txt                     a yt-dlp error message raised for metadata
     <root>/<name>/<kind>-error.txt              … or for one download (captions/audio/video)
-    <root>/replay.json                          optional: {"ffmpeg": false, "steps": 4}
+    <root>/replay.json                          optional: {"ffmpeg": false, "steps": 4,
+                                                "step_seconds": 0.0}  (a slow download)
 
 Point ``VAULTBRAIN_YTDLP_REPLAY`` at such a folder and every ingest uses it instead of
 yt-dlp (how the system tests drive the CLI and the daemon without a network).
@@ -19,6 +20,7 @@ from __future__ import annotations
 import copy
 import json
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,10 +52,12 @@ class RecordedBackend:
         *,
         ffmpeg: bool = True,
         steps: int = 4,
+        step_seconds: float = 0.0,
     ) -> None:
         self.videos: dict[str, RecordedVideo] = dict(videos or {})
         self.ffmpeg = ffmpeg
         self.steps = max(1, steps)
+        self.step_seconds = max(0.0, step_seconds)
         self.calls: list[tuple[str, str]] = []
 
     # -- building recordings ---------------------------------------------------------------
@@ -85,7 +89,9 @@ class RecordedBackend:
         if (root / "replay.json").is_file():
             settings = json.loads((root / "replay.json").read_text("utf-8"))
         backend = cls(
-            ffmpeg=bool(settings.get("ffmpeg", True)), steps=int(settings.get("steps", 4))
+            ffmpeg=bool(settings.get("ffmpeg", True)),
+            steps=int(settings.get("steps", 4)),
+            step_seconds=float(settings.get("step_seconds", 0.0)),
         )
         for folder in sorted(p for p in root.iterdir() if p.is_dir()):
             info_path = folder / "info.json"
@@ -166,6 +172,11 @@ class RecordedBackend:
         chunk = max(1, len(data) // self.steps + 1)
         with open(part, "wb") as fh:
             for step in range(self.steps):
+                if self.step_seconds:
+                    if cancel is not None:
+                        cancel.wait(self.step_seconds)
+                    else:
+                        time.sleep(self.step_seconds)
                 if cancel is not None and cancel.is_set():
                     raise IngestCancelled()
                 fh.write(data[step * chunk : (step + 1) * chunk])
