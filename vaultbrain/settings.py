@@ -137,6 +137,12 @@ KEYS: dict[str, Key] = {
         Key("llm_concurrency", 2, _pos_int, "LLM requests in flight at once"),
         Key("rescan_seconds", 300.0, _pos_float, "the daemon's periodic rescan of the vault"),
         Key(
+            "retry_seconds",
+            5.0,
+            _pos_float,
+            "first retry of a pending capture; doubles each time, at most 10 minutes",
+        ),
+        Key(
             "correction_examples",
             8,
             _pos_int,

@@ -16,7 +16,7 @@ from typing import Any
 
 
 class FakeLMStudio:
-    def __init__(self, model: str = "test-model") -> None:
+    def __init__(self, model: str = "test-model", port: int = 0) -> None:
         self.model = model
         self.mode = "ok"
         self.responder: Callable[[dict[str, Any]], str] | None = None
@@ -127,7 +127,8 @@ class FakeLMStudio:
                     },
                 )
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        ThreadingHTTPServer.allow_reuse_address = True
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 

@@ -83,6 +83,9 @@ class Daemon:
                 watcher.start()
             started = time.perf_counter()
             self._load_hooks()
+            swept = self.app.vault.sweep_temp_files()
+            if swept:
+                log.info("removed %d temp file(s) left by an interrupted write", swept)
             report = self.sync.scan()
             self._log_report("startup scan", report)
             log.info(
@@ -177,6 +180,9 @@ class Daemon:
         report = SyncReport()
         for rel in due:
             del self._pending_paths[rel]
+        # Notes that exist first, so a move is seen as a move before its old path goes.
+        due.sort(key=lambda rel: not self._exists(rel))
+        for rel in due:
             digest = self.app.vault.current_hash(rel) if self._exists(rel) else None
             if digest is not None and self.app.vault.is_own_write(rel, digest):
                 continue

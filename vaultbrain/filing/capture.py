@@ -318,7 +318,8 @@ class Filer:
             fresh = self.app.store.inbox.get(record["id"]) or record
             fresh["attempts"] = attempts
             fresh["last_error"] = f"{exc.kind}: {exc}"
-            fresh["next_attempt"] = time.time() + min(600.0, 2.0 * 2 ** min(attempts, 9))
+            base = float(self.app.settings.get("retry_seconds"))
+            fresh["next_attempt"] = time.time() + min(600.0, base * 2 ** min(attempts - 1, 12))
             fresh["updated"] = self.app.now().isoformat()
             if not exc.retryable and attempts >= 3:
                 fresh["classification"] = Classification(

@@ -174,6 +174,17 @@ class NoteSync:
             return self._create(rel, note, parsed, ptype, report)
         if record.get("path") != rel:
             report.moved += 1
+            folder_type = pack.type_for_path(rel)
+            if (
+                folder_type is not None
+                and folder_type.name != record.get("type")
+                and (declared is None or str(declared).lower() == record.get("type"))
+            ):
+                # Moved into another type's folder: the person re-filed it. The note's own
+                # `type:` follows the move, so the two never disagree.
+                ptype = folder_type
+                if declared is not None:
+                    note, parsed = self._set_type(rel, note, ptype.name)
         action = decide(record.get("base_hash"), note.hash, bool(record.get("store_dirty")))
         if (
             action is Action.NOTHING
@@ -201,6 +212,19 @@ class NoteSync:
             report,
         )
         return Action.CONFLICT
+
+    def _set_type(self, rel: str, note: Any, type_name: str) -> tuple[Any, Any]:
+        for _ in range(10):
+            try:
+                self.app.vault.replace(
+                    rel, update_frontmatter(note.text, {"type": type_name}), note.hash
+                )
+                break
+            except ConflictError:
+                note = self.app.vault.read(rel)
+        note = self.app.vault.read(rel)
+        self._remember(rel, note)
+        return note, parse_note(note.text)
 
     def _tombstoned(self, rid: str) -> tuple[str, dict[str, Any]] | None:
         for t in self.app.pack.types:

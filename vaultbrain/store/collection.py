@@ -210,7 +210,9 @@ class Collection:
             self._load()
             path = self._record_path(rid)
             atomic_write_file(
-                path, json.dumps(record, ensure_ascii=False, indent=1, sort_keys=False)
+                path,
+                json.dumps(record, ensure_ascii=False, indent=1, sort_keys=False),
+                tmp_dir=self.dir,
             )
             summary = summarize(record)
             assert self._index is not None

@@ -128,6 +128,52 @@ class Vault:
                     continue
                 yield entry
 
+    def sweep_temp_files(self, older_than: float = 3600.0) -> int:
+        """Remove temp files a killed process left behind (never a note: only our own names).
+
+        A temp name carries its writer's pid: one whose writer is gone is removed at once;
+        any other only once it is an hour old.
+        """
+        import time as _time
+
+        removed = 0
+        cutoff = _time.time() - older_than
+
+        def consider(entry: os.DirEntry[str]) -> None:
+            nonlocal removed
+            if entry.name.startswith(TEMP_PREFIX) and entry.is_file(follow_symlinks=False):
+                if not _writer_alive(entry.name) or entry.stat().st_mtime < cutoff:
+                    os.unlink(entry.path)
+                    removed += 1
+
+        stack = [self.root]
+        while stack:
+            current = stack.pop()
+            try:
+                with os.scandir(current) as it:
+                    entries = list(it)
+            except OSError:
+                continue
+            for entry in entries:
+                try:
+                    consider(entry)
+                    if not entry.name.startswith(".") and entry.is_dir(follow_symlinks=False):
+                        stack.append(Path(entry.path))
+                except OSError:
+                    continue
+        # The state dir: its top level and each collection folder (where records' temps go).
+        for folder in [self.state_dir, *_subdirs(self.state_dir)]:
+            try:
+                with os.scandir(folder) as it:
+                    for entry in it:
+                        try:
+                            consider(entry)
+                        except OSError:
+                            continue
+            except OSError:
+                continue
+        return removed
+
     def rel_of(self, entry: os.DirEntry[str]) -> str:
         return os.path.relpath(entry.path, self.root).replace(os.sep, "/")
 
@@ -216,26 +262,48 @@ class Vault:
                 raise ConflictError(f"{rel} appeared while it was being written") from exc
         path = self.resolve(rel)
         data = text.encode("utf-8")
-        current = self.current_hash(rel)
-        if current != expected_hash:
-            raise ConflictError(f"{rel} changed since it was read")
         digest = content_hash(data)
-        if digest == current:
-            return digest
-        tmp = _write_temp(path, data)
         try:
-            _copy_mode(path, tmp)
-            # Narrow the window between the check and the swap as far as a plain file allows.
-            if self.current_hash(rel) != expected_hash:
-                raise ConflictError(f"{rel} changed while it was being written")
-            os.replace(tmp, path)
-            tmp = None
+            fd = os.open(path, os.O_RDONLY)
+        except FileNotFoundError as exc:
+            raise ConflictError(f"{rel} was removed since it was read") from exc
+        try:
+            seen = _read_all(fd)
+            if content_hash(seen) != expected_hash:
+                raise ConflictError(f"{rel} changed since it was read")
+            if digest == expected_hash:
+                return digest
+            tmp = _write_temp(path, data)
+            try:
+                _copy_mode(path, tmp)
+                os.replace(tmp, path)
+                tmp = None
+            finally:
+                if tmp is not None:
+                    _unlink_quietly(tmp)
+            # A writer that had the note open may have written to the old file while it was
+            # being swapped. Whatever it wrote is carried over, never dropped.
+            after = _read_all(fd)
         finally:
-            if tmp is not None:
-                _unlink_quietly(tmp)
+            os.close(fd)
         _fsync_dir(path.parent)
         self._remember(rel, digest)
+        if after != seen:
+            if after.startswith(seen):
+                self._append_bytes(path, after[len(seen) :])
+            else:
+                # Rewritten in place during the swap: the person's version wins; try again.
+                self.replace(rel, after.decode("utf-8", "surrogateescape"), digest)
+                raise ConflictError(f"{rel} was rewritten while it was being written")
         return digest
+
+    def _append_bytes(self, path: Path, extra: bytes) -> None:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        try:
+            os.write(fd, extra)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
     def move(self, src: str, dst: str) -> None:
         """Rename a note without clobbering whatever is at ``dst``."""
@@ -257,17 +325,21 @@ class Vault:
             return digest is not None and self._own.get(rel) == digest
 
 
-def atomic_write_file(path: Path, data: str | bytes) -> None:
-    """Atomic write for state-dir files (no compare-and-swap: only vaultbrain edits them)."""
+def atomic_write_file(path: Path, data: str | bytes, tmp_dir: Path | None = None) -> None:
+    """Atomic write for state-dir files (no compare-and-swap: only vaultbrain edits them).
+
+    ``tmp_dir`` (same filesystem) keeps temp files out of deep folders, so a sweep after a
+    crash need not walk every record folder.
+    """
     if isinstance(data, str):
         data = data.encode("utf-8")
     path.parent.mkdir(parents=True, exist_ok=True)
-    os.replace(_write_temp(path, data), path)
+    os.replace(_write_temp(path, data, tmp_dir), path)
 
 
-def _write_temp(path: Path, data: bytes) -> Path:
-    """Write ``data`` to a fresh temp file beside ``path`` and fsync it."""
-    tmp = path.parent / f"{TEMP_PREFIX}{secrets.token_hex(6)}"
+def _write_temp(path: Path, data: bytes, tmp_dir: Path | None = None) -> Path:
+    """Write ``data`` to a fresh temp file beside ``path`` (or in ``tmp_dir``) and fsync it."""
+    tmp = (tmp_dir or path.parent) / f"{TEMP_PREFIX}{os.getpid()}-{secrets.token_hex(6)}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
         view = memoryview(data)
@@ -281,6 +353,41 @@ def _write_temp(path: Path, data: bytes) -> Path:
         raise
     os.close(fd)
     return tmp
+
+
+def _subdirs(folder: Path) -> list[Path]:
+    try:
+        with os.scandir(folder) as it:
+            return [Path(e.path) for e in it if e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return []
+
+
+def _writer_alive(temp_name: str) -> bool:
+    pid_text = temp_name[len(TEMP_PREFIX) :].split("-", 1)[0]
+    if not pid_text.isdigit():
+        return False
+    pid = int(pid_text)
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    offset = 0
+    while True:
+        chunk = os.pread(fd, 1 << 20, offset)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        offset += len(chunk)
 
 
 def _copy_mode(src: Path, dst: Path) -> None:

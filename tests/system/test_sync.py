@@ -1,0 +1,100 @@
+"""Notes ↔ store in step, in-process: conflicts, vanished folders, copies, bad notes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support.cli import frontmatter, run, run_json
+
+from vaultbrain.app import App
+from vaultbrain.filing.capture import Filer
+from vaultbrain.filing.sync import NoteSync
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "Vault"
+    run(root, "init")
+    run(root, "db", "add", "person", "--set", "name=Sarah", "--set", "contact=s@example.com")
+    return root
+
+
+def sync_for(vault: Path) -> tuple[App, NoteSync]:
+    app = App(vault)
+    return app, NoteSync(app, Filer(app))
+
+
+def test_both_sides_changed_is_a_conflict_and_nothing_is_overwritten(vault: Path) -> None:
+    app, sync = sync_for(vault)
+    col = app.store.collection("people")
+    rec = next(col.all())
+    rec["fields"]["contact"] = "store@example.com"
+    rec["store_dirty"] = True
+    col.put(rec)
+    note = vault / "People/Sarah.md"
+    person_text = note.read_text().replace("s@example.com", "note@example.com")
+    note.write_text(person_text)
+    report = sync.scan()
+    assert report.conflicts == 1
+    assert note.read_text() == person_text
+    assert col.get(rec["id"])["fields"]["contact"] == "store@example.com"
+    conflicts = list(app.store.collection("conflicts").all())
+    assert (
+        conflicts[0]["kind"] == "both-sides-changed" and conflicts[0]["path"] == "People/Sarah.md"
+    )
+
+
+def test_store_side_change_is_exported_with_cas(vault: Path) -> None:
+    before = (vault / "People/Sarah.md").read_text()
+    run(vault, "db", "update", "person", "Sarah", "--set", "topics=bees,honey")
+    after = (vault / "People/Sarah.md").read_text()
+    assert frontmatter(vault / "People/Sarah.md")["topics"] == ["bees", "honey"]
+    assert after.split("---\n", 2)[2] == before.split("---\n", 2)[2]  # body untouched
+
+
+def test_a_vanished_folder_is_not_a_mass_deletion(vault: Path) -> None:
+    run(vault, "db", "add", "person", "--set", "name=Bob")
+    (vault / "People").rename(vault.parent / "unmounted")
+    result = run(vault, "reindex")
+    assert "the folder People/ is gone" in result.output
+    assert {r["title"] for r in run_json(vault, "db", "list", "person")} == {"Sarah", "Bob"}
+    (vault.parent / "unmounted").rename(vault / "People")
+    run(vault, "reindex")
+    assert len(run_json(vault, "db", "list", "person")) == 2
+
+
+def test_a_copied_note_becomes_a_new_record(vault: Path) -> None:
+    text = (vault / "People/Sarah.md").read_text()
+    (vault / "People/Sarah copy.md").write_text(text.replace("name: Sarah", "name: Sarah B"))
+    run(vault, "reindex")
+    people = run_json(vault, "db", "list", "person")
+    assert len(people) == 2 and len({p["id"] for p in people}) == 2
+    assert (
+        frontmatter(vault / "People/Sarah copy.md")["id"]
+        != frontmatter(vault / "People/Sarah.md")["id"]
+    )
+
+
+def test_bad_frontmatter_is_reported_and_the_store_keeps_its_copy(vault: Path) -> None:
+    note = vault / "People/Sarah.md"
+    broken = note.read_text().replace("name: Sarah", "name: [unclosed")
+    note.write_text(broken)
+    result = run(vault, "reindex")
+    assert "People/Sarah.md" in result.output and "not valid YAML" in result.output
+    assert note.read_text() == broken
+    assert run_json(vault, "db", "show", "person", "Sarah")["fields"]["contact"] == "s@example.com"
+
+
+def test_warm_reindex_reads_nothing(vault: Path) -> None:
+    run(vault, "reindex")
+    doc = run_json(vault, "reindex")
+    assert doc["read"] == 0 and doc["unchanged"] == doc["scanned"] == 1
+
+
+def test_deleted_note_is_never_resurrected(vault: Path) -> None:
+    (vault / "People/Sarah.md").unlink()
+    assert run_json(vault, "reindex")["tombstoned"] == 1
+    run(vault, "reindex")
+    assert not (vault / "People/Sarah.md").exists()
+    assert run_json(vault, "db", "list", "person") == []
