@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -92,10 +93,7 @@ def test_a_line_being_typed_is_not_taken(vault: Path, daemon, lmstudio: FakeLMSt
     d.wait_ready()
     with open(vault / "Inbox.md", "a") as fh:
         fh.write("- still typi")
-    wait_for(lambda: "took" in d.log.read_text() or True, 1)
-    import time
-
-    time.sleep(1.0)
+    time.sleep(1.5)  # well past the settle time: an unfinished line is still not taken
     assert "^vb-" not in (vault / "Inbox.md").read_text()
     with open(vault / "Inbox.md", "a") as fh:
         fh.write("ng this\n")
@@ -229,14 +227,12 @@ def test_kill_9_at_random_moments_files_each_thought_exactly_once(
     rnd = random.Random(1234)
     total, kills = 200, 20
     written = 0
-    for k in range(kills):
+    for _ in range(kills):
         d = daemon().start()
-        for _ in range(total // kills):
+        for _line in range(total // kills):
             with open(vault / "Inbox.md", "a", encoding="utf-8") as fh:
                 fh.write(f"- crash test thought {written}\n")
             written += 1
-        import time
-
         time.sleep(rnd.uniform(0.3, 1.5))
         d.kill9()
     final = daemon().start()

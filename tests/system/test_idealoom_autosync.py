@@ -83,13 +83,8 @@ def exported_list(app: App) -> tuple[str, Path]:
     return lst.id, app.vault.root / path
 
 
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
 def test_nothing_runs_at_start_up_and_an_idle_tick_does_no_vault_io(
-    vault: Path, clock: FakeClock
+    vault: Path
 ) -> None:
     app = make_app(vault)
     exported_list(app)
@@ -100,7 +95,7 @@ def test_nothing_runs_at_start_up_and_an_idle_tick_does_no_vault_io(
     assert vault_of(fresh).touched == []
 
 
-def test_reordering_one_move_at_a_time_is_one_write(vault: Path, clock: FakeClock) -> None:
+def test_reordering_one_move_at_a_time_is_one_write(vault: Path) -> None:
     app = make_app(vault)
     list_id, path = exported_list(app)
     exporter = AutoExporter(app, clock=clock)
@@ -126,7 +121,7 @@ def test_reordering_one_move_at_a_time_is_one_write(vault: Path, clock: FakeCloc
 
 
 def test_a_list_edited_without_pause_is_still_written_after_the_max_wait(
-    vault: Path, clock: FakeClock
+    vault: Path
 ) -> None:
     app = make_app(vault)
     list_id, _ = exported_list(app)
@@ -143,7 +138,7 @@ def test_a_list_edited_without_pause_is_still_written_after_the_max_wait(
 
 @pytest.mark.parametrize("key", ["idealoom.enabled", "idealoom.auto_export"])
 def test_turning_either_opt_in_off_cancels_queued_work(
-    vault: Path, clock: FakeClock, key: str
+    vault: Path, key: str
 ) -> None:
     app = make_app(vault)
     list_id, path = exported_list(app)
@@ -164,7 +159,7 @@ def test_turning_either_opt_in_off_cancels_queued_work(
     assert exporter.tick() is None
 
 
-def test_edits_queue_nothing_while_it_is_off(vault: Path, clock: FakeClock) -> None:
+def test_edits_queue_nothing_while_it_is_off(vault: Path) -> None:
     app = make_app(vault, auto=False)
     list_id, _ = exported_list(app)
     add_idea(app, list_id, "x")
@@ -173,7 +168,7 @@ def test_edits_queue_nothing_while_it_is_off(vault: Path, clock: FakeClock) -> N
     assert not exporter.pending()
 
 
-def test_it_never_creates_a_note(vault: Path, clock: FakeClock) -> None:
+def test_it_never_creates_a_note(vault: Path) -> None:
     app = make_app(vault)
     lst = create_list(app, prompt="New?", category="c")
     add_idea(app, lst.id, "x")
@@ -186,7 +181,7 @@ def test_it_never_creates_a_note(vault: Path, clock: FakeClock) -> None:
     assert not (vault / "Idea Loom").exists()
 
 
-def test_it_never_recreates_a_deleted_note(vault: Path, clock: FakeClock) -> None:
+def test_it_never_recreates_a_deleted_note(vault: Path) -> None:
     app = make_app(vault)
     list_id, path = exported_list(app)
     path.unlink()
@@ -199,7 +194,7 @@ def test_it_never_recreates_a_deleted_note(vault: Path, clock: FakeClock) -> Non
     assert vault_of(app).writes == []
 
 
-def test_it_never_resolves_a_conflict(vault: Path, clock: FakeClock) -> None:
+def test_it_never_resolves_a_conflict(vault: Path) -> None:
     app = make_app(vault)
     list_id, path = exported_list(app)
     path.write_text(path.read_text().replace("1. a", "1. edited in Obsidian"))
@@ -214,7 +209,7 @@ def test_it_never_resolves_a_conflict(vault: Path, clock: FakeClock) -> None:
 
 
 def test_an_import_schedules_nothing_and_an_identical_export_is_skipped(
-    vault: Path, clock: FakeClock, tmp_path: Path
+    vault: Path, tmp_path: Path
 ) -> None:
     first = make_app(vault)
     list_id, path = exported_list(first)
@@ -233,7 +228,7 @@ def test_an_import_schedules_nothing_and_an_identical_export_is_skipped(
     assert vault_of(other).writes == []
 
 
-def test_a_list_deleted_while_queued_is_dropped(vault: Path, clock: FakeClock) -> None:
+def test_a_list_deleted_while_queued_is_dropped(vault: Path) -> None:
     app = make_app(vault)
     list_id, _ = exported_list(app)
     exporter = AutoExporter(app, clock=clock)
@@ -245,7 +240,7 @@ def test_a_list_deleted_while_queued_is_dropped(vault: Path, clock: FakeClock) -
     assert not exporter.pending()
 
 
-def test_the_queue_ignores_torn_lines(vault: Path, clock: FakeClock) -> None:
+def test_the_queue_ignores_torn_lines(vault: Path) -> None:
     app = make_app(vault)
     list_id, _ = exported_list(app)
     queue = PendingExports(app.store)
