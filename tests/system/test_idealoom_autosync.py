@@ -26,8 +26,8 @@ from vaultbrain.vault import Vault
 
 
 class FakeClock:
-    """Epoch seconds that move only when told; starts at the real time because edits made
-    through the core functions queue with the real time, as the CLI does."""
+    """Epoch seconds that move only when told. It starts at the real time, just before the
+    edits, because the core edit functions queue with the real time, as the CLI does."""
 
     def __init__(self) -> None:
         self.t = time.time()
@@ -83,13 +83,11 @@ def exported_list(app: App) -> tuple[str, Path]:
     return lst.id, app.vault.root / path
 
 
-def test_nothing_runs_at_start_up_and_an_idle_tick_does_no_vault_io(
-    vault: Path
-) -> None:
+def test_nothing_runs_at_start_up_and_an_idle_tick_does_no_vault_io(vault: Path) -> None:
     app = make_app(vault)
     exported_list(app)
     fresh = make_app(vault)
-    exporter = AutoExporter(fresh, clock=clock)
+    exporter = AutoExporter(fresh, clock=FakeClock())
     assert not exporter.pending()
     assert exporter.tick() is None
     assert vault_of(fresh).touched == []
@@ -98,6 +96,7 @@ def test_nothing_runs_at_start_up_and_an_idle_tick_does_no_vault_io(
 def test_reordering_one_move_at_a_time_is_one_write(vault: Path) -> None:
     app = make_app(vault)
     list_id, path = exported_list(app)
+    clock = FakeClock()
     exporter = AutoExporter(app, clock=clock)
     for _ in range(3):  # three moves, two seconds apart
         move_idea(app, list_id, 4, 1)
@@ -120,11 +119,10 @@ def test_reordering_one_move_at_a_time_is_one_write(vault: Path) -> None:
     assert last_auto_export(app)["counts"]["exported"] == 1  # type: ignore[index]
 
 
-def test_a_list_edited_without_pause_is_still_written_after_the_max_wait(
-    vault: Path
-) -> None:
+def test_a_list_edited_without_pause_is_still_written_after_the_max_wait(vault: Path) -> None:
     app = make_app(vault)
     list_id, _ = exported_list(app)
+    clock = FakeClock()
     exporter = AutoExporter(app, clock=clock)
     for _ in range(15):  # an edit every 4 s for 56 s
         add_idea(app, list_id, "more")
@@ -137,11 +135,10 @@ def test_a_list_edited_without_pause_is_still_written_after_the_max_wait(
 
 
 @pytest.mark.parametrize("key", ["idealoom.enabled", "idealoom.auto_export"])
-def test_turning_either_opt_in_off_cancels_queued_work(
-    vault: Path, key: str
-) -> None:
+def test_turning_either_opt_in_off_cancels_queued_work(vault: Path, key: str) -> None:
     app = make_app(vault)
     list_id, path = exported_list(app)
+    clock = FakeClock()
     exporter = AutoExporter(app, clock=clock)
     add_idea(app, list_id, "queued")
     assert exporter.pending()
@@ -163,7 +160,7 @@ def test_edits_queue_nothing_while_it_is_off(vault: Path) -> None:
     app = make_app(vault, auto=False)
     list_id, _ = exported_list(app)
     add_idea(app, list_id, "x")
-    exporter = AutoExporter(app, clock=clock)
+    exporter = AutoExporter(app, clock=FakeClock())
     assert not exporter.schedule(list_id)
     assert not exporter.pending()
 
@@ -171,6 +168,7 @@ def test_edits_queue_nothing_while_it_is_off(vault: Path) -> None:
 def test_it_never_creates_a_note(vault: Path) -> None:
     app = make_app(vault)
     lst = create_list(app, prompt="New?", category="c")
+    clock = FakeClock()
     add_idea(app, lst.id, "x")
     exporter = AutoExporter(app, clock=clock)
     clock.advance(6)
@@ -185,6 +183,7 @@ def test_it_never_recreates_a_deleted_note(vault: Path) -> None:
     app = make_app(vault)
     list_id, path = exported_list(app)
     path.unlink()
+    clock = FakeClock()
     add_idea(app, list_id, "x")
     clock.advance(6)
     result = AutoExporter(app, clock=clock).tick()
@@ -199,6 +198,7 @@ def test_it_never_resolves_a_conflict(vault: Path) -> None:
     list_id, path = exported_list(app)
     path.write_text(path.read_text().replace("1. a", "1. edited in Obsidian"))
     edited = path.read_bytes()
+    clock = FakeClock()
     edit_list(app, list_id, status="completed")
     clock.advance(6)
     result = AutoExporter(app, clock=clock).tick()
@@ -218,6 +218,7 @@ def test_an_import_schedules_nothing_and_an_identical_export_is_skipped(
     other.settings.set("idealoom.auto_export", "true")
     other.vault = CountingVault(vault, other.state_dir)
     run_import(other)
+    clock = FakeClock()
     exporter = AutoExporter(other, clock=clock)
     assert not exporter.pending()  # no feedback loop: an import queues no export
     exporter.schedule(list_id)  # even if something queued one, the note already matches
@@ -231,6 +232,7 @@ def test_an_import_schedules_nothing_and_an_identical_export_is_skipped(
 def test_a_list_deleted_while_queued_is_dropped(vault: Path) -> None:
     app = make_app(vault)
     list_id, _ = exported_list(app)
+    clock = FakeClock()
     exporter = AutoExporter(app, clock=clock)
     exporter.schedule(list_id)
     ListBook(app).drop(list_id)
@@ -247,6 +249,6 @@ def test_the_queue_ignores_torn_lines(vault: Path) -> None:
     queue.path.parent.mkdir(parents=True, exist_ok=True)
     with open(queue.path, "a") as fh:
         fh.write('{"list": 3}\n{"torn')
-    exporter = AutoExporter(app, clock=clock)
+    exporter = AutoExporter(app, clock=FakeClock())
     exporter.schedule(list_id)
     assert set(queue.windows()) == {list_id}

@@ -156,7 +156,7 @@ def test_cli_edits_reach_the_daemons_automatic_export(vault: Path) -> None:
     run(vault, "idealoom", "add-idea", list_id, "sundial")
     app = App(vault)
     assert AutoExporter(app).pending()
-    assert AutoExporter(app).tick() is None  # still inside the debounce
+    assert AutoExporter(app, clock=lambda: time.time() - 60).tick() is None  # not yet due
     result = AutoExporter(app, clock=lambda: time.time() + 10).tick()
     assert result is not None
     assert [(i.outcome, i.reason) for i in result.items] == [("exported", "list-changed")]
