@@ -267,7 +267,8 @@ def test_rerun_the_same_day_replaces_the_note(seeded: Path, lmstudio: Any) -> No
 
 def test_latest_prints_the_last_digest(seeded: Path) -> None:
     missing = run(seeded, "digest", "latest")
-    assert missing.exit_code == 1 and "no digest yet" in str(missing.exception)
+    assert missing.exit_code == 1
+    assert "error: no digest yet; run `vaultbrain digest run`" in missing.output
     assert run(seeded, "digest", "run", "--date", "2026-11-30").exit_code == 0
     assert run(seeded, "digest", "run", "--date", DAY).exit_code == 0
     result = run(seeded, "digest", "latest")
