@@ -82,6 +82,7 @@ class Scheduler:
         self.cooldown = cooldown
         self._aps: BackgroundScheduler | None = None
         self._scheduled: dict[str, str | None] = {}
+        self._warned: dict[str, str | None] = {}
         self._guard = threading.Lock()
 
     # -- time ---------------------------------------------------------------------------------
@@ -169,13 +170,15 @@ class Scheduler:
         A job that fails is not in the list: its error and ``retry_at`` are in :meth:`jobs`.
         Returns at once with nothing when another run holds the lock.
         """
-        now = self._aware(now) if now is not None else self._now()
+        fixed = self._aware(now) if now is not None else None
         ran: list[str] = []
         try:
             with run_lock(self.app.state_dir, 0):
                 self.app.settings.reload()
                 for spec in JOBS:
-                    if self._run_one(spec, now):
+                    # Each job reads the clock when it starts: the one before may have waited
+                    # a minute on the LLM.
+                    if self._run_one(spec, fixed or self._now()):
                         ran.append(spec.name)
         except BusyError:
             log.debug("a digest or review is already being written; checking again later")
@@ -184,8 +187,11 @@ class Scheduler:
     def _run_one(self, spec: JobSpec, now: dt.datetime) -> bool:
         state, expr, error = self._observe(spec, now, record=True)
         if expr is None:
-            log.warning("%s is not scheduled: %s", spec.name, error)
+            if self._warned.get(spec.name) != error:  # once per bad value, not every tick
+                self._warned[spec.name] = error
+                log.warning("%s is not scheduled: %s", spec.name, error)
             return False
+        self._warned.pop(spec.name, None)
         fire = self._due_fire(state, expr, now)
         if fire is None:
             return False
