@@ -411,11 +411,11 @@ def collect_daily(app: Any, day: dt.date) -> DailyFacts:
             )
             if not ref.title:
                 continue
-            rec = rec_by_id.get(rid)
+            filed = rec_by_id.get(rid)
             if d.get("op") == "update":
                 add(f"Updated {ref.type}", ref)
             else:
-                verb, note = _new_verb(ref.type, role_of.get(ref.type), rec)
+                verb, note = _new_verb(ref.type, role_of.get(ref.type), filed)
                 add(verb, ref, note)
     for type_name, recs in records.by_type.items():
         role = role_of.get(type_name)
