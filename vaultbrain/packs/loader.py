@@ -18,6 +18,7 @@ installing or removing a pack file is seen on the next call without a restart.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -77,6 +78,7 @@ def installed_dir(home: Path | None = None) -> Path:
     return (home or home_dir()) / "schema-packs"
 
 
+@functools.lru_cache(maxsize=1)
 def bundled_dir() -> Path:
     return data_dir("packs")
 
@@ -90,13 +92,17 @@ def manifest_in(folder: Path) -> Path | None:
 
 def find_pack(name: str, home: Path | None = None) -> Path | None:
     """Where pack ``name`` lives, or None: installed packs shadow bundled ones."""
-    found = manifest_in(installed_dir(home) / name)
-    if found is not None:
-        return found
+    # Plain os.path: this runs on every cache check, and pathlib costs more than the stats.
+    folder = os.path.join(installed_dir(home), name)
+    for candidate in MANIFEST_NAMES:
+        path = os.path.join(folder, candidate)
+        if os.path.isfile(path):
+            return Path(path)
+    bundled = str(bundled_dir())
     for ext in (".yaml", ".yml", ".json"):
-        bundled = bundled_dir() / f"{name}{ext}"
-        if bundled.is_file():
-            return bundled
+        path = os.path.join(bundled, name + ext)
+        if os.path.isfile(path):
+            return Path(path)
     return None
 
 
@@ -372,7 +378,8 @@ def _layer(manifest: Manifest, home: Path | None, fed: list[_Fed]) -> Layer:
 
 def _fresh(fed: list[_Fed], home: Path | None) -> bool:
     for f in fed:
-        if f.path != str(find_pack(f.name, home)):
+        found = find_pack(f.name, home)
+        if found is None or f.path != str(found):
             return False
         if not f.unchanged():
             return False
@@ -490,27 +497,47 @@ def home_config_path(home: Path | None = None) -> Path:
     return (home or home_dir()) / "config.json"
 
 
+_small_files: dict[str, tuple[tuple[int, int], Any]] = {}
+
+
+def _read_small(path: Path, parse: Callable[[str], Any]) -> Any:
+    """``parse`` of a small config file, cached while its stat is unchanged (not when fresh)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        _small_files.pop(str(path), None)
+        return None
+    stamp = (st.st_mtime_ns, st.st_size)
+    hit = _small_files.get(str(path))
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    value = parse(path.read_text("utf-8"))
+    if time.time_ns() - st.st_mtime_ns > _RACY_NS:
+        _small_files[str(path)] = (stamp, value)
+    return value
+
+
 def read_home_config(home: Path | None = None) -> dict[str, Any]:
     path = home_config_path(home)
     try:
-        data = json.loads(path.read_text("utf-8"))
-    except FileNotFoundError:
-        return {}
+        data = _read_small(path, json.loads)
     except (OSError, ValueError) as exc:
         raise PackError("PARSE_ERROR", f"{path}: {_one_line(str(exc))}") from exc
+    if data is None:
+        return {}
     if not isinstance(data, dict):
         raise PackError("INVALID_SHAPE", f"{path}: expected a JSON object")
-    return data
+    return dict(data)
 
 
 def read_vault_yml(vault_root: Path) -> str | None:
     """``schema:`` of ``vaultbrain.yml`` at the vault root (a name, or ``{pack: name}``)."""
     yml = Path(vault_root) / "vaultbrain.yml"
-    if not yml.is_file():
-        return None
     try:
-        doc = yaml.load(yml.read_text("utf-8"), Loader=_YamlLoader) or {}
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        doc = _read_small(yml, lambda text: yaml.load(text, Loader=_YamlLoader)) or {}
+    except IsADirectoryError:
+        return None
+    except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
         raise PackError("PARSE_ERROR", f"{yml}: {_one_line(str(exc))}") from exc
     if not isinstance(doc, dict):
         return None
