@@ -155,7 +155,7 @@ def graph_lines(pack: ResolvedPack) -> list[str]:
     for i, t in enumerate(types):
         last = i == len(types) - 1
         branch, stem = ("└── ", "    ") if last else ("├── ", "│   ")
-        flags = [t.primitive]
+        flags: list[str] = [t.primitive]
         if t.fileable:
             flags.append("fileable")
         if t.extractable:
@@ -209,7 +209,7 @@ def explain_type(pack: ResolvedPack, name: str) -> str:
     if t.fields:
         fields = []
         for key, spec in t.fields.items():
-            desc = spec.type
+            desc: str = spec.type
             if spec.values:
                 desc += " of " + " | ".join(spec.values)
             if spec.required:
