@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -88,8 +94,6 @@ def test_ingest_errors_are_one_line(vault: Path, args: list[str], says: str) -> 
 
 
 def test_audio_without_ffmpeg_names_it(vault: Path, tmp_path: Path) -> None:
-    import shutil
-
     replay = tmp_path / "replay"
     shutil.copytree(FIXTURES / "recordings", replay)
     (replay / "replay.json").write_text('{"ffmpeg": false}')
@@ -144,41 +148,53 @@ def test_help_documents_the_inbox_options_and_cancel(vault: Path) -> None:
     assert "youtube/cancel/<job>" in run(vault, "youtube", "cancel", "--help").stdout
 
 
-def test_cancel_a_running_ingest_from_another_process(vault: Path, tmp_path: Path) -> None:
-    """The daemon case: the ingest runs in another process; `youtube cancel JOB` stops it."""
-    import os
-    import shutil
-    import subprocess
-    import sys
-    import time
-
+def _start_slow_ingest(vault: Path, tmp_path: Path) -> tuple[subprocess.Popen[str], str]:
+    """``vaultbrain youtube ingest`` in its own process, slowed down, once it is running."""
     replay = tmp_path / "slow"
     shutil.copytree(FIXTURES / "recordings", replay)
     (replay / "replay.json").write_text('{"steps": 200, "step_seconds": 0.05}')
-    env = {**os.environ, REPLAY_ENV: str(replay)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "vaultbrain", "--vault", str(vault), "youtube", "ingest",
          f"https://youtu.be/{TALK}", "--audio"],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, REPLAY_ENV: str(replay)},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # a shell may start background jobs with SIGINT ignored; Ctrl-C must reach this one
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        rows = [r for r in run_json(vault, "youtube", "list") if r["status"] == "running"]
+        if rows and rows[0].get("stage") in ("transcript", "audio"):
+            return proc, rows[0]["job"]
+        time.sleep(0.05)
+    proc.kill()
+    raise AssertionError("the ingest never showed up as running")
+
+
+def _assert_cancelled(vault: Path, proc: subprocess.Popen[str]) -> None:
     try:
-        job = None
-        deadline = time.monotonic() + 30
-        while job is None and time.monotonic() < deadline:
-            rows = [r for r in run_json(vault, "youtube", "list") if r["status"] == "running"]
-            if rows and rows[0].get("stage") in ("transcript", "audio"):
-                job = rows[0]["job"]
-            else:
-                time.sleep(0.05)
-        assert job is not None, "the ingest never showed up as running"
-        out = run(vault, "youtube", "cancel", job).stdout
-        assert f"asked job {job} ({TALK}) to stop" in out and f"job {job} ended: incomplete" in out
         _, stderr = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 130 and "cancelled" in stderr
-    assert not (vault / "Consumed" / "YouTube").exists() or not any(
-        (vault / "Consumed" / "YouTube").iterdir()
-    )
+    assert proc.returncode == 130, stderr
+    assert stderr.splitlines()[-1] == "cancelled: nothing was saved"
+    youtube_dir = vault / "Consumed" / "YouTube"
+    assert not youtube_dir.exists() or not any(youtube_dir.iterdir())
+    assert not list((vault / "Links").iterdir())
     assert run_json(vault, "youtube", "show", TALK)["status"] == "incomplete"
+    assert run_json(vault, "youtube", "list")[0]["status"] == "incomplete"
+
+
+def test_cancel_a_running_ingest_from_another_process(vault: Path, tmp_path: Path) -> None:
+    """The daemon case: the ingest runs in another process; `youtube cancel JOB` stops it."""
+    proc, job = _start_slow_ingest(vault, tmp_path)
+    out = run(vault, "youtube", "cancel", job).stdout
+    assert f"asked job {job} ({TALK}) to stop" in out and f"job {job} ended: incomplete" in out
+    _assert_cancelled(vault, proc)
+
+
+def test_ctrl_c_cancels_the_ingest(vault: Path, tmp_path: Path) -> None:
+    proc, _ = _start_slow_ingest(vault, tmp_path)
+    proc.send_signal(signal.SIGINT)
+    _assert_cancelled(vault, proc)

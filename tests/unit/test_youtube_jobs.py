@@ -80,3 +80,22 @@ def test_unknown_and_stale_jobs(tmp_path: Path) -> None:
     stale.write_text(json.dumps({"job": "deadbeef", "video_id": "x", "pid": 2**22 + 12345}))
     assert registry.running() == []
     assert not stale.exists()  # a job whose process is gone is cleaned away
+
+
+def test_progress_logger_logs_stages_and_quarters(caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    from vaultbrain.youtube import progress_logger
+
+    log = progress_logger(logging.getLogger("test.youtube"))
+    with caplog.at_level(logging.INFO, logger="test.youtube"):
+        for pct in (0, 5, 30, 40, 60, 100):
+            log(Progress("j1", "abcdefghijk", "audio", pct, pct / 2))
+        log(Progress("j1", "abcdefghijk", "saving", 0, 90))
+    assert [r.getMessage().split(": ", 1)[1] for r in caplog.records] == [
+        "audio 0% (overall 0%)",
+        "audio 30% (overall 15%)",
+        "audio 60% (overall 30%)",
+        "audio 100% (overall 50%)",
+        "saving 0% (overall 90%)",
+    ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -62,24 +63,28 @@ def ingest_cmd(
     cancel = threading.Event()
     bar = _ProgressBar(enabled=not as_json)
     outcome: dict[str, Any] = {}
+    done = threading.Event()
 
     def work() -> None:
         try:
             outcome["result"] = ingest(app, request, progress=bar.update, cancel=cancel)
         except BaseException as exc:  # handed to the main thread, which reports it
             outcome["error"] = exc
+        finally:
+            done.set()
 
-    worker = threading.Thread(target=work, name="youtube-ingest", daemon=True)
-    worker.start()
+    # The main thread only sleeps and polls: Ctrl-C interrupting Thread.join() can leave
+    # the thread looking finished while it still runs, so join() is never what waits.
+    threading.Thread(target=work, name="youtube-ingest", daemon=True).start()
     try:
-        while worker.is_alive():
-            worker.join(0.1)
+        while not done.is_set():
+            time.sleep(0.1)
             bar.draw()
     except KeyboardInterrupt:
         cancel.set()
         bar.note("cancelling…")
-        while worker.is_alive():
-            worker.join(0.1)
+        while not done.is_set():
+            time.sleep(0.1)
     bar.close()
     error = outcome.get("error")
     if error is not None:
@@ -87,7 +92,7 @@ def ingest_cmd(
         if as_json and attempt is not None:
             echo_json(attempt.to_dict())
         if isinstance(error, IngestCancelled):
-            click.echo(f"cancelled: {error}", err=True)
+            click.echo(str(error), err=True)
             sys.exit(130)
         raise error
     result = outcome["result"]

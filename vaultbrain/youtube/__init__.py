@@ -25,7 +25,7 @@ from .backend import (
 from .captions import captions_to_prose
 from .doctor import doctor_checks
 from .ingest import AGENT_QUEUE, IngestResult, default_backend, ingest
-from .jobs import STAGES, Job, JobRegistry, Progress
+from .jobs import STAGES, Job, JobRegistry, Progress, progress_logger
 from .manage import forget, list_ingests, read_transcript, show_ingest
 from .recorded import REPLAY_ENV, RecordedBackend
 from .request import IngestRequest, inbox_refusal, parse_inbox_line
@@ -60,6 +60,7 @@ __all__ = [
     "parse_inbox_line",
     "parse_video_id",
     "parse_video_url",
+    "progress_logger",
     "read_transcript",
     "show_ingest",
 ]

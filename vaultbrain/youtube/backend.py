@@ -53,7 +53,7 @@ class IngestCancelled(IngestError):
 
     exit_code = 130
 
-    def __init__(self, message: str = "cancelled; nothing was saved") -> None:
+    def __init__(self, message: str = "cancelled: nothing was saved") -> None:
         super().__init__(message, kind="cancelled")
 
 

@@ -16,6 +16,7 @@ import os
 import secrets
 import shutil
 import threading
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -147,7 +148,7 @@ def ingest(
             name for name, on in (("video", switches.video), ("audio (mp3)", switches.audio)) if on
         )
         raise UserError(f"{wanted} needs ffmpeg, which is not installed; {FFMPEG_HINT}")
-    stages = ("metadata",)
+    stages: tuple[str, ...] = ("metadata",)
     stages += ("transcript",) if switches.transcript else ()
     stages += ("video",) if switches.video else ()
     stages += ("audio",) if switches.audio else ()
@@ -227,7 +228,7 @@ class _Run:
         self.note_prompt: str | None = request.prompt
 
     # -- fetching (cancellable) ----------------------------------------------------------
-    def _stage_progress(self, stage: str):  # noqa: ANN202 - a small closure
+    def _stage_progress(self, stage: str) -> Callable[[float], None]:
         def report(percent: float) -> None:
             self.job.report(stage, percent)
 

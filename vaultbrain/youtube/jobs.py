@@ -10,6 +10,7 @@ the yt-dlp progress hooks check. Both files go when the job ends.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import secrets
 import string
@@ -46,6 +47,21 @@ class Progress:
 
 
 ProgressCallback = Callable[[Progress], None]
+
+
+def progress_logger(logger: logging.Logger, every: float = 25.0) -> ProgressCallback:
+    """A progress callback for the daemon: logs each stage as it starts, then every
+    ``every`` percent of it."""
+    last: dict[tuple[str, str], float] = {}
+
+    def log_progress(p: Progress) -> None:
+        key = (p.job_id, p.stage)
+        seen = last.get(key)
+        if seen is None or p.percent >= seen + every or (p.percent >= 100 > seen):
+            last[key] = p.percent
+            logger.info("%s", p)
+
+    return log_progress
 
 
 def new_job_id() -> str:

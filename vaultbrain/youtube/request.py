@@ -108,7 +108,15 @@ def parse_inbox_line(text: str) -> IngestRequest | None:
         else:
             tags.append(word[1:])
     try:
-        return IngestRequest.for_url(words[0], tags=tags, prompt=prompt, origin="inbox", **switches)
+        return IngestRequest.for_url(
+            words[0],
+            transcript=switches.get("transcript"),
+            video=switches.get("video"),
+            audio=switches.get("audio"),
+            tags=tags,
+            prompt=prompt,
+            origin="inbox",
+        )
     except UserError:
         return None
 
