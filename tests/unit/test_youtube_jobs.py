@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -99,3 +101,15 @@ def test_progress_logger_logs_stages_and_quarters(caplog: pytest.LogCaptureFixtu
         "audio 100% (overall 50%)",
         "saving 0% (overall 90%)",
     ]
+
+
+def test_a_cancel_left_after_its_job_ended_is_cleaned(tmp_path: Path) -> None:
+    registry = JobRegistry(tmp_path)
+    flag = tmp_path / "youtube" / "cancel" / "gonejob1"
+    flag.parent.mkdir(parents=True)
+    flag.write_text("cancel\n")
+    registry.running()
+    assert flag.exists()  # fresh: its job may have started after the listing
+    os.utime(flag, (time.time() - 60, time.time() - 60))
+    registry.running()
+    assert not flag.exists()

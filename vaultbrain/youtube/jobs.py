@@ -216,6 +216,21 @@ class JobRegistry:
             local = self._jobs.get(str(data.get("job")))
             out.append(local.snapshot() if local else data)
         out.sort(key=lambda d: d.get("started") or 0)
+        # A cancel asked just as its job ended would otherwise stay behind.
+        alive = {str(job.get("job")) for job in out}
+        try:
+            flags = list(self.cancel_dir.iterdir())
+        except OSError:
+            flags = []
+        for flag in flags:
+            if flag.name in alive or flag.name.startswith("."):
+                continue
+            try:
+                # Old ones only: a job that started after the listing above has a fresh flag.
+                if time.time() - flag.stat().st_mtime > 10:
+                    flag.unlink()
+            except OSError:
+                pass
         return out
 
     def find(self, ref: str) -> dict[str, Any] | None:
