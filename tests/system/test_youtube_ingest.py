@@ -441,3 +441,17 @@ def test_scratch_left_by_a_killed_process_is_swept(app: App, backend: RecordedBa
     (stale / f"{TALK}.mp3.part").write_bytes(b"half")
     ingest(app, IngestRequest.for_url(url(TALK)), backend=backend)
     assert not (app.state_dir / "youtube" / "tmp" / "deadjob1").exists()
+
+
+def test_a_failure_while_saving_is_recorded_and_forget_can_clean_up(
+    app: App, backend: RecordedBackend
+) -> None:
+    (app.vault.root / "Links").write_text("a file where the Links folder should be\n")
+    with pytest.raises(IngestError) as err:
+        ingest(app, IngestRequest.for_url(url(TALK)), backend=backend)
+    assert err.value.result.status == "failed" and "\n" not in str(err.value)
+    entry = show_ingest(app, TALK)
+    assert entry["status"] == "failed" and entry["note_path"] == err.value.result.note_path
+    report = forget(app, TALK)
+    assert report["trashed"]["from"] == entry["note_path"]
+    assert not (app.vault.root / entry["note_path"]).exists()

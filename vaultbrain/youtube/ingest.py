@@ -595,6 +595,10 @@ class _Run:
                     "last_attempt": attempt,
                 }
             )
+            # A failure part-way through saving: keep what was written findable (forget).
+            for key in ("transcript_path", "audio_path", "video_path", "note_path", "link_path"):
+                if getattr(result, key):
+                    base[key] = getattr(result, key)
             return base
 
         try:
