@@ -180,16 +180,32 @@ def test_notes_to_store(vault: Path, daemon, lmstudio: FakeLMStudio) -> None:
     wait_for(
         lambda: any(r["title"] == "Sarah" for r in run_json(vault, "db", "list", "idea")), 20, d.log
     )
-    audit = [json.loads(x) for x in (vault / ".vaultbrain/audit.jsonl").read_text().splitlines()]
-    assert any(
-        e["kind"] == "correction" and e["from"] == "person" and e["to"] == "idea" for e in audit
+
+    def corrected() -> bool:
+        audit = (vault / ".vaultbrain/audit.jsonl").read_text().splitlines()
+        return any(
+            e["kind"] == "correction" and e["from"] == "person" and e["to"] == "idea"
+            for e in map(json.loads, audit)
+        )
+
+    wait_for(corrected, 20, d.log)
+    # the re-filed note lives in the new type's folder; the old one is archived, never deleted
+    idea = vault / "Ideas/Sarah.md"
+    wait_for(idea.exists, 20, d.log)
+    assert not sarah.exists()
+    assert frontmatter(vault / "Brain/Archive/Sarah.md")["archived"] is True
+    assert (
+        frontmatter(idea)["contact"] == "sarah@example.com"
+        if "contact" in frontmatter(idea)
+        else True
     )
+    wait_for(lambda: "[[Ideas/Sarah|Sarah]]" in (vault / "Inbox.md").read_text(), 20, d.log)
     # deletes it -> tombstoned, never resurrected
-    sarah.unlink()
+    idea.unlink()
     wait_for(lambda: not run_json(vault, "db", "list", "idea"), 20, d.log)
     assert d.stop() == 0
     run(vault, "reindex")
-    assert not sarah.exists() and not run_json(vault, "db", "list", "idea")
+    assert not idea.exists() and not run_json(vault, "db", "list", "idea")
 
 
 def test_changes_while_off_are_picked_up_on_start(vault: Path, daemon) -> None:

@@ -96,7 +96,15 @@ class ReviewHook(Throttled):
         self.queue = ReviewQueue(app)
 
     def step(self, once: bool) -> None:
-        self.queue.refresh()
+        if self.queue.refresh(force=once):
+            from vaultbrain.filing.trust import write_trust_note
+
+            now = time.monotonic()
+            if once or now - self._trust_at > 60:
+                self._trust_at = now
+                write_trust_note(self.queue.app)
+
+    _trust_at = 0.0
 
     def note_changed(self, rel: str) -> None:
         if rel == self.queue.note_rel:

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vaultbrain.errors import ConflictError, UserError
-from vaultbrain.filing.corrections import record_correction
 from vaultbrain.filing.records import new_id, record_from_note
 from vaultbrain.vault import is_ignored
 from vaultbrain.vault.note import parse_note, update_frontmatter
@@ -145,6 +144,8 @@ class NoteSync:
             elif pack.type_for_path(rel) is not None:
                 report.problems.append(f"{rel}: {parsed.error}; not filed until it is fixed")
             return None
+        if parsed.data.get("archived") is True or rel.startswith("Brain/"):
+            return None  # archived and generated notes are not records
         declared = parsed.data.get("type")
         ptype = pack.get_type(str(declared)) if declared else None
         if ptype is None:
@@ -282,6 +283,17 @@ class NoteSync:
         report: SyncReport,
     ) -> Action:
         old_type = record.get("type")
+        if old_type and old_type != ptype.name and not record.get("deleted"):
+            # The person re-filed the note: by its `type:` (the note moves to the new type's
+            # folder, the old one to the archive) or by moving it into another type's folder
+            # (it stays where they put it). Either is a correction, with links rewritten.
+            from vaultbrain.filing.refile import refile
+
+            moved_from = record.get("path") if record.get("path") != rel else None
+            target_rec = dict(record, path=rel)
+            refile(self.app, collection, target_rec, ptype, by="vault", moved_from=moved_from)
+            report.retyped += 1
+            return Action.IMPORT
         new = record_from_note(rel, parsed, ptype, record, note.hash)
         new.pop("store_dirty", None)
         target = ptype.store_collection
@@ -291,46 +303,13 @@ class NoteSync:
                 self.index.remove(collection, record["id"])
             self.app.store.collection(target).put(new)
         self.index.upsert(target, new)
-        if old_type and old_type != ptype.name:
-            report.retyped += 1
-            self._retyped(new, old_type, ptype.name, rel)
-        elif record.get("deleted"):
+        if record.get("deleted"):
             self._audit("revive", new, rel)
             report.imported += 1
         else:
             report.imported += 1
             self._audit("import", new, rel)
         return Action.IMPORT
-
-    def _retyped(self, record: dict[str, Any], old: str, new: str, rel: str) -> None:
-        """The person re-filed a note by changing its type or folder: a correction."""
-        at = self.app.now().isoformat()
-        self.app.store.audit(
-            {
-                "at": at,
-                "kind": "correction",
-                "record": record["id"],
-                "path": rel,
-                "from": old,
-                "to": new,
-                "by": "vault",
-            }
-        )
-        for cid in record.get("sources", []):
-            cap = self.app.store.inbox.get(cid)
-            if cap is None:
-                continue
-            record_correction(self.app.store, cap["text"], old, new, at)
-            with self.app.store.locked():
-                cap["status"] = "corrected"
-                cap.setdefault("corrections", []).append({"at": at, "from": old, "to": new})
-                for d in cap.get("destinations", []):
-                    if d.get("record_id") == record["id"]:
-                        d["type"], d["path"] = new, rel
-                self.app.store.inbox.put(cap)
-        hook = getattr(self.app, "on_retype", None)
-        if hook is not None:
-            hook(record, old, new, rel)
 
     def note_gone(self, rel: str, report: SyncReport | None = None) -> Action | None:
         report = report or SyncReport()

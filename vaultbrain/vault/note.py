@@ -147,9 +147,18 @@ def render_scalar(value: Any) -> str:
         and " #" not in text
         and not text.endswith((" ", ":", "\t"))
         and text.isprintable()
+        and _reads_back(text)
     ):
         return text
     return json.dumps(text, ensure_ascii=False)
+
+
+def _reads_back(plain: str) -> bool:
+    """Whether YAML reads the plain scalar back as the same string (``=``, ``0b101``, …)."""
+    try:
+        return yaml.load(f"k: {plain}", Loader=_Loader) == {"k": plain}
+    except yaml.YAMLError:
+        return False
 
 
 def render_key(key: str) -> str:

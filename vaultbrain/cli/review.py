@@ -1,0 +1,201 @@
+"""review, fix, trust: the Needs Review queue, corrections and the audit trail."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from vaultbrain.cli.render import echo_json, echo_table, parse_sets
+
+
+def _after(app: Any) -> None:
+    """Bring Brain/Needs Review.md and Brain/Trust.md up to date after a decision."""
+    from vaultbrain.filing.review import ReviewQueue
+    from vaultbrain.filing.trust import write_trust_note
+
+    ReviewQueue(app).refresh(force=True)
+    write_trust_note(app)
+
+
+@click.group("review")
+def review() -> None:
+    """The Needs Review queue (also in Brain/Needs Review.md, where you can resolve it)."""
+
+
+@review.command("list")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def review_list(obj: Any, as_json: bool) -> None:
+    """Thoughts that need a decision, suggestions to confirm, and sync conflicts."""
+    from vaultbrain.cli.core import capture_summary
+    from vaultbrain.filing.review import ReviewQueue, queue
+
+    app = obj.app()
+    ReviewQueue(app).apply_decisions()  # what the person already decided in the note counts
+    items = queue(app)
+    doc = {
+        "needs_decision": [capture_summary(r) for r in items["decide"]],
+        "suggestions": [capture_summary(r) for r in items["suggest"]],
+        "conflicts": items["conflicts"],
+    }
+    if as_json:
+        echo_json(doc)
+        return
+    rows = [(r["id"], "decide", r["confidence"], r["text"]) for r in doc["needs_decision"]]
+    rows += [
+        (
+            r["id"],
+            "confirm",
+            r["confidence"],
+            r["text"] + "  → " + ", ".join(f"{d['type']}:{d['title']}" for d in r["destinations"]),
+        )
+        for r in doc["suggestions"]
+    ]
+    rows += [(c["id"], "conflict", "", f"{c['path']}: {c['kind']}") for c in doc["conflicts"]]
+    if not rows:
+        click.echo("nothing to review")
+        return
+    echo_table(rows, ["id", "needs", "conf", "thought"])
+
+
+@review.command("resolve")
+@click.argument("capture_id", metavar="ID")
+@click.argument("type_name", metavar="TYPE")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="A field (repeatable).")
+@click.option("--title", help="The record's title (default: the suggestion's, or the thought).")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def review_resolve(
+    obj: Any,
+    capture_id: str,
+    type_name: str,
+    sets: tuple[str, ...],
+    title: str | None,
+    as_json: bool,
+) -> None:
+    """File thought ID as TYPE (several: person,admin). A conflict ID: keep the note's version."""
+    from vaultbrain.cli.core import capture_summary
+    from vaultbrain.filing.refile import resolve
+    from vaultbrain.filing.review import resolve_conflict
+
+    app = obj.app()
+    if app.store.collection("conflicts").get(capture_id) is not None:
+        resolve_conflict(app, capture_id)
+        _after(app)
+        click.echo(f"conflict {capture_id} resolved: the note's version is kept")
+        return
+    rec = resolve(app, capture_id, type_name, parse_sets(sets), title=title)
+    _after(app)
+    _show(rec if "text" in rec else app.store.inbox.get(capture_id), as_json, capture_summary)
+
+
+@review.command("confirm")
+@click.argument("capture_id", metavar="ID")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def review_confirm(obj: Any, capture_id: str, as_json: bool) -> None:
+    """Accept the suggestion for thought ID."""
+    from vaultbrain.cli.core import capture_summary
+    from vaultbrain.filing.refile import confirm
+
+    app = obj.app()
+    rec = confirm(app, capture_id)
+    _after(app)
+    _show(rec, as_json, capture_summary)
+
+
+@review.command("dismiss")
+@click.argument("capture_id", metavar="ID")
+@click.pass_obj
+def review_dismiss(obj: Any, capture_id: str) -> None:
+    """Not a thought: dismiss ID (notes it created move to Brain/Archive/)."""
+    from vaultbrain.filing.refile import dismiss
+
+    app = obj.app()
+    dismiss(app, capture_id)
+    _after(app)
+    click.echo(f"{capture_id}: dismissed")
+
+
+def _show(rec: dict[str, Any], as_json: bool, summarize: Any) -> None:
+    doc = summarize(rec)
+    if as_json:
+        echo_json(doc)
+        return
+    click.echo(f"{doc['id']}: {doc['status']}")
+    for d in doc["destinations"]:
+        click.echo(f"  {d['type']:<8} {d['path']}")
+
+
+@click.command("fix")
+@click.argument("ref", metavar="ID")
+@click.argument("type_name", metavar="TYPE")
+@click.option("--note", help="Why: kept in the new note and the audit trail.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def fix_cmd(obj: Any, ref: str, type_name: str, note: str | None, as_json: bool) -> None:
+    """Re-file a record (or a capture's only record) as TYPE.
+
+    The old note moves to Brain/Archive/ with archived: true; fields whose names match are
+    kept, the rest go into the new note's body; links to it are rewritten.
+    """
+    from vaultbrain.filing.refile import fix
+
+    app = obj.app()
+    rec = fix(app, ref, type_name, note)
+    _after(app)
+    if as_json:
+        echo_json(rec)
+    else:
+        click.echo(f"re-filed as {rec['type']}: {rec['path']}")
+
+
+@click.command("trust")
+@click.option("--status", help="Only events of captures with this status.")
+@click.option("--type", "type_name", help="Only events about this type.")
+@click.option("--since", help="A date (2026-11-01) or a span (7d, 4w).")
+@click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True)
+@click.option("--summary", "show_summary", is_flag=True, help="The numbers of Brain/Trust.md.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def trust_cmd(
+    obj: Any,
+    status: str | None,
+    type_name: str | None,
+    since: str | None,
+    limit: int,
+    show_summary: bool,
+    as_json: bool,
+) -> None:
+    """The audit trail: every classification, resolution, correction and sync decision."""
+    from vaultbrain.filing.trust import parse_since, summary, trail, write_trust_note
+
+    app = obj.app()
+    if show_summary:
+        s = summary(app)
+        write_trust_note(app)
+        if as_json:
+            echo_json(s)
+        else:
+            click.echo(f"{s['captures']} captures; filing rate {s['filing_rate']}")
+            for b in s["calibration"]:
+                click.echo(f"  {b['band']}: {b['filed']} filed, {b['corrected']} corrected")
+        return
+    events = trail(app, status, type_name, parse_since(since, app.today()), limit)
+    if as_json:
+        echo_json(events)
+        return
+    rows = []
+    for e in events:
+        what = e.get("decision") or ""
+        if e["kind"] == "classification":
+            parsed = e.get("parsed") or {}
+            what = ", ".join(f"{d['type']}:{d['title']}" for d in parsed.get("destinations", []))
+            what += f" ({e.get('confidence')}, {e.get('classified_by')})"
+        elif e["kind"] == "correction":
+            what = f"{e.get('from')} → {e.get('to')} ({e.get('by')})"
+        rows.append(
+            (str(e.get("at", ""))[:19], e["kind"], e.get("capture") or e.get("record") or "", what)
+        )
+    echo_table(rows, ["at", "kind", "id", "what"])

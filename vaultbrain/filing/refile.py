@@ -1,0 +1,444 @@
+"""The person's decisions: confirm a suggestion, resolve a thought as a type, dismiss it, and
+fix (re-file) a record as another type. The CLI's review/fix commands and the gestures in
+``Brain/Needs Review.md`` all end here, so both give the same result.
+
+A fix never deletes: the old note moves to ``Brain/Archive/`` with ``archived: true``; a new
+note of the new type gets the fields whose names match, the rest in its body; links that
+pointed at the old note (the inbox line, related notes) are rewritten to the new one.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from vaultbrain.classify.result import UNKNOWN, Classification, Destination
+from vaultbrain.errors import ConflictError, UserError
+from vaultbrain.filing.capture import Filer
+from vaultbrain.filing.corrections import record_correction
+from vaultbrain.filing.records import (
+    link_to,
+    new_id,
+    ordered_frontmatter,
+    record_from_note,
+)
+from vaultbrain.packs import PageType
+from vaultbrain.vault.names import sanitize_filename, unique_name
+from vaultbrain.vault.note import append_to_section, parse_note, render_note, update_frontmatter
+
+ARCHIVE = "Brain/Archive"
+_RETRIES = 20
+
+
+def _capture(app: Any, capture_id: str) -> dict[str, Any]:
+    rec = app.store.inbox.get(capture_id)
+    if rec is None:
+        raise UserError(f"no capture {capture_id!r}; `vaultbrain review list` shows the queue")
+    return rec
+
+
+def _audit(app: Any, kind: str, **fields: Any) -> None:
+    app.store.audit({"at": app.now().isoformat(), "kind": kind, **fields})
+
+
+def _edit_note(app: Any, rel: str, changes: dict[str, Any], remove: tuple[str, ...] = ()) -> None:
+    for _ in range(_RETRIES):
+        note = app.vault.try_read(rel)
+        if note is None:
+            return
+        text = update_frontmatter(note.text, changes, remove)
+        try:
+            app.vault.replace(rel, text, note.hash)
+        except ConflictError:
+            continue
+        _restore_base(app, rel)
+        return
+    raise UserError(f"{rel} keeps changing; try again")
+
+
+def _restore_base(app: Any, rel: str) -> None:
+    """After our own edit the store follows the note, so the sync sees nothing to do."""
+    from vaultbrain.filing.sync import NoteSync
+
+    NoteSync(app, Filer(app)).sync_path(rel)
+
+
+def confirm(app: Any, capture_id: str) -> dict[str, Any]:
+    """Accept a suggestion: its notes lose ``confirmed: false``; the capture is filed."""
+    filer = Filer(app)
+    with app.store.locked():
+        cap = _capture(app, capture_id)
+        if cap["status"] == "needs_review":
+            dests = Classification.from_dict(cap.get("classification") or {}).fileable
+            if not dests:
+                raise UserError(
+                    f"{capture_id} has no suggestion to accept; choose a type: "
+                    f"`vaultbrain review resolve {capture_id} TYPE`"
+                )
+            return _file_as(app, filer, cap, dests, by="confirm")
+        if cap["status"] != "suggested":
+            raise UserError(f"{capture_id} is {cap['status']}, not a suggestion to confirm")
+        for d in cap.get("destinations", []):
+            if d.get("op") == "create":
+                _edit_note(
+                    app, d["path"], {"updated": app.now().isoformat()}, remove=("confirmed",)
+                )
+        cap["status"] = "filed"
+        cap["confirmed_at"] = app.now().isoformat()
+        app.store.inbox.put(cap)
+    _audit(
+        app,
+        "resolution",
+        capture=capture_id,
+        decision="confirm",
+        destinations=cap.get("destinations", []),
+    )
+    return filer.finish_line(cap)
+
+
+def resolve(
+    app: Any,
+    capture_id: str,
+    type_name: str,
+    sets: dict[str, str] | None = None,
+    title: str | None = None,
+) -> dict[str, Any]:
+    """File a thought as ``type_name`` (one or more, comma-separated) by the person's choice."""
+    from vaultbrain.filing.db import coerce_fields
+
+    filer = Filer(app)
+    with app.store.locked():
+        cap = _capture(app, capture_id)
+        if cap["status"] in ("filed", "corrected", "suggested") and cap.get("destinations"):
+            if len(cap["destinations"]) == 1:
+                return fix(app, cap["destinations"][0]["record_id"] or capture_id, type_name)
+            raise UserError(f"{capture_id} is already filed; use `vaultbrain fix RECORD_ID TYPE`")
+        names = [t.strip() for t in re.split(r"[,\s]+", type_name) if t.strip()]
+        suggested = Classification.from_dict(cap.get("classification") or {})
+        dests = []
+        for name in names:
+            ptype = _fileable(app, name)
+            fields = coerce_fields(ptype, sets or {})
+            previous = next((d for d in suggested.destinations if d.type == ptype.name), None)
+            guess = title or (previous.title if previous and previous.title else None)
+            if not guess:
+                guess = next((d.title for d in suggested.destinations if d.title), None)
+            guess = guess or _title_from(cap["text"])
+            base = dict(previous.fields) if previous else {}
+            base.update({k: v for k, v in fields.items() if v is not None})
+            dests.append(Destination(ptype.name, guess, base))
+        return _file_as(app, filer, cap, dests, by="resolve")
+
+
+def dismiss(app: Any, capture_id: str) -> dict[str, Any]:
+    """Not a thought: the capture is dismissed; notes it created move to the archive."""
+    filer = Filer(app)
+    with app.store.locked():
+        cap = _capture(app, capture_id)
+        for d in cap.get("destinations", []):
+            if d.get("op") == "create" and app.vault.try_read(d["path"]) is not None:
+                _archive(app, d, reason="dismissed")
+        cap["status"] = "dismissed"
+        cap["dismissed_at"] = app.now().isoformat()
+        app.store.inbox.put(cap)
+    _audit(app, "resolution", capture=capture_id, decision="dismiss")
+    return filer.finish_line(cap)
+
+
+def _fileable(app: Any, name: str) -> PageType:
+    ptype = app.pack.get_type(name)
+    if ptype is None or name.lower() == UNKNOWN:
+        names = ", ".join(t.name for t in app.pack.fileable_types())
+        raise UserError(f"{name!r} is not a type of the active schema pack (types: {names})")
+    return ptype
+
+
+def _title_from(text: str) -> str:
+    words = text.strip().split()
+    title = " ".join(words[:8]).rstrip(".,;:!?")
+    return title[:1].upper() + title[1:]
+
+
+def _file_as(
+    app: Any, filer: Filer, cap: dict[str, Any], dests: list[Destination], by: str
+) -> dict[str, Any]:
+    """File a capture to ``dests`` as the person decided (confidence 1, classified by the person)."""
+    result = Classification(dests, 1.0, f"decided by the person ({by})", "person")
+    cap["classification_before"] = cap.get("classification")
+    cap["classification"] = result.to_dict()
+    cap["status"] = "pending"
+    cap.pop("plan", None)
+    cap.pop("last_error", None)
+    app.store.inbox.put(cap)
+    filed = filer.file(cap)
+    filed["resolved_by"] = by
+    app.store.inbox.put(filed)
+    before = Classification.from_dict(cap.get("classification_before") or {})
+    wrong = [d.type for d in before.destinations if d.type not in {x.type for x in dests}]
+    for d in dests:
+        if wrong or not before.destinations:
+            record_correction(
+                app.store, cap["text"], ",".join(wrong) or UNKNOWN, d.type, app.now().isoformat()
+            )
+    _audit(
+        app,
+        "resolution",
+        capture=cap["id"],
+        decision=by,
+        destinations=filed.get("destinations", []),
+        before=cap.get("classification_before"),
+    )
+    return filer.finish_line(filed)
+
+
+# -- fix: re-file a record as another type -------------------------------------------------
+
+
+def _find_record(app: Any, ref: str) -> tuple[str, dict[str, Any]]:
+    for t in app.pack.types:
+        rec = app.store.collection(t.store_collection).get(ref)
+        if rec is not None:
+            return t.store_collection, rec
+    cap = app.store.inbox.get(ref)
+    if cap is not None:
+        dests = [d for d in cap.get("destinations", []) if d.get("record_id")]
+        if len(dests) == 1:
+            return _find_record(app, dests[0]["record_id"])
+        if not dests:
+            raise UserError(
+                f"capture {ref} filed nothing; use `vaultbrain review resolve {ref} TYPE`"
+            )
+        listing = ", ".join(f"{d['record_id']} ({d['type']} {d['title']})" for d in dests)
+        raise UserError(f"capture {ref} filed several records; fix one of them: {listing}")
+    raise UserError(f"no record or capture {ref!r}")
+
+
+def fix(app: Any, ref: str, type_name: str, note: str | None = None) -> dict[str, Any]:
+    """Re-file record ``ref`` (or a capture's only record) as ``type_name``."""
+    new_type = _fileable(app, type_name)
+    with app.store.locked():
+        collection, rec = _find_record(app, ref)
+        if rec["type"] == new_type.name:
+            raise UserError(f"{rec['title']} is already a {new_type.name}")
+        return refile(app, collection, rec, new_type, by="cli", note=note)
+
+
+def refile(
+    app: Any,
+    collection: str,
+    rec: dict[str, Any],
+    new_type: PageType,
+    by: str,
+    note: str | None = None,
+    moved_from: str | None = None,
+) -> dict[str, Any]:
+    """The re-filing every correction shares (CLI fix, Needs Review, a type changed in a note).
+
+    ``moved_from``: the person already moved the note (now at ``rec["path"]``) into the new
+    type's folder; it stays where they put it and only the store, links and trail follow.
+    """
+    old_type = app.pack.get_type(rec["type"])
+    old_path = rec["path"]
+    keep_path = moved_from is not None
+    old_note = app.vault.try_read(old_path)
+    if old_note is None:
+        raise UserError(f"{old_path} is gone; nothing to re-file")
+    parsed = parse_note(old_note.text)
+    if parsed.error:
+        raise UserError(f"{old_path}: {parsed.error}; fix the note first")
+    now = app.now().isoformat()
+    filer = Filer(app)
+    if keep_path:
+        new_path = old_path
+        new_rec = record_from_note(old_path, parsed, new_type, rec, old_note.hash)
+        app.store.collection(collection).drop(rec["id"])
+        app.store.collection(new_type.store_collection).put(new_rec)
+        filer.index.remove(collection, rec["id"])
+        filer.index.upsert(new_type.store_collection, new_rec)
+    else:
+        title = rec["title"]
+        fields, leftovers = _map_fields(parsed.data, old_type, new_type, title)
+        folder = new_type.folder
+        name = unique_name(
+            sanitize_filename(title), lambda n: app.vault.resolve(f"{folder}/{n}").exists()
+        )
+        new_path = f"{folder}/{name}"
+        core = {
+            "type": new_type.name,
+            "id": new_id(),
+            "source": parsed.data.get("source"),
+            "created": parsed.data.get("created") or now,
+            "updated": now,
+        }
+        extra = ""
+        if leftovers:
+            extra = "\n## Kept from the " + (old_type.name if old_type else rec["type"]) + " note\n"
+            extra += "".join(f"- {k}: {_flat(v)}\n" for k, v in leftovers.items())
+        if note:
+            extra += f"\n> [!note] Re-filed\n> {note}\n"
+        archived = f"{ARCHIVE}/{old_path.rsplit('/', 1)[-1]}"
+        log_line = f"- {now[:10]} re-filed from [[{archived[:-3]}|the {rec['type']} note]]"
+        body = old_note.text[parsed.body_start :] if parsed.has_frontmatter else old_note.text
+        body = append_to_section(body.rstrip("\n") + "\n" + extra, "## Log", log_line)
+        text = render_note(ordered_frontmatter(new_type, core, fields), body)
+        app.vault.create(new_path, text)
+        archived_path = _archive(
+            app,
+            {"path": old_path, "record_id": rec["id"], "type": rec["type"]},
+            reason=f"re-filed as {new_type.name}",
+            replaced_by=new_path,
+        )
+        created = app.vault.read(new_path)
+        new_rec = record_from_note(new_path, parse_note(created.text), new_type, None, created.hash)
+        new_rec["sources"] = list(rec.get("sources", []))
+        new_rec["log"] = list(rec.get("log", []))
+        new_rec["refiled_from"] = {"id": rec["id"], "type": rec["type"], "path": archived_path}
+        app.store.collection(new_type.store_collection).put(new_rec)
+        filer.index.upsert(new_type.store_collection, new_rec)
+    rewritten = rewrite_links(app, moved_from or old_path, new_path, new_rec["title"])
+    at = app.now().isoformat()
+    for cid in rec.get("sources", []):
+        cap = app.store.inbox.get(cid)
+        if cap is None:
+            continue
+        record_correction(app.store, cap["text"], rec["type"], new_type.name, at)
+        for d in cap.get("destinations", []):
+            if d.get("record_id") == rec["id"] or d.get("path") in (old_path, moved_from):
+                d.update(
+                    {
+                        "type": new_type.name,
+                        "path": new_path,
+                        "record_id": new_rec["id"],
+                        "title": new_rec["title"],
+                    }
+                )
+        cap["status"] = "corrected"
+        cap.setdefault("corrections", []).append(
+            {"at": at, "from": rec["type"], "to": new_type.name, "by": by}
+        )
+        app.store.inbox.put(cap)
+        filer.finish_line(cap)
+    _audit(
+        app,
+        "correction",
+        record=rec["id"],
+        new_record=new_rec["id"],
+        **{"from": rec["type"]},
+        to=new_type.name,
+        path=old_path,
+        new_path=new_path,
+        by=by,
+        note=note,
+        links_rewritten=rewritten,
+    )
+    return new_rec
+
+
+def _flat(value: Any) -> str:
+    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def _map_fields(
+    data: dict[str, Any], old: PageType | None, new: PageType, title: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    core = {
+        "type",
+        "id",
+        "created",
+        "updated",
+        "source",
+        "confidence",
+        "classified_by",
+        "confirmed",
+        "archived",
+    }
+    fields: dict[str, Any] = {new.title_key: title}
+    leftovers: dict[str, Any] = {}
+    old_title = old.title_key if old else "title"
+    for key, value in data.items():
+        if key in core or key == old_title:
+            continue
+        spec = new.fields.get(key)
+        if spec is None:
+            if key in ("tags", "aliases"):
+                fields[key] = value
+            elif value not in (None, "", []):
+                leftovers[key] = value
+            continue
+        ok, coerced = spec.coerce(value)
+        if ok:
+            fields[key] = coerced
+        elif value not in (None, "", []):
+            leftovers[key] = value
+    for name, spec in new.fields.items():
+        if spec.default is not None:
+            fields.setdefault(name, spec.default)
+    return fields, leftovers
+
+
+def _archive(app: Any, dest: dict[str, Any], reason: str, replaced_by: str | None = None) -> str:
+    """Move a note to Brain/Archive/ with ``archived: true``; its record is tombstoned."""
+    rel = dest["path"]
+    name = rel.rsplit("/", 1)[-1]
+    stem = name[:-3] if name.lower().endswith(".md") else name
+    target = f"{ARCHIVE}/" + unique_name(
+        stem, lambda n: app.vault.resolve(f"{ARCHIVE}/{n}").exists()
+    )
+    changes: dict[str, Any] = {
+        "archived": True,
+        "archived_reason": reason,
+        "updated": app.now().isoformat(),
+    }
+    if replaced_by:
+        changes["replaced_by"] = f"[[{replaced_by[:-3]}]]"
+    for _ in range(_RETRIES):
+        note = app.vault.read(rel)
+        try:
+            app.vault.replace(rel, update_frontmatter(note.text, changes), note.hash)
+            break
+        except ConflictError:
+            continue
+    app.vault.move(rel, target)
+    ptype = app.pack.get_type(dest.get("type", ""))
+    if ptype is not None and dest.get("record_id"):
+        col = app.store.collection(ptype.store_collection)
+        if col.get(dest["record_id"]) is not None:
+            col.tombstone(dest["record_id"], archived_to=target, deleted_at=app.now().isoformat())
+        Filer(app).index.remove(ptype.store_collection, dest["record_id"])
+    return target
+
+
+def rewrite_links(app: Any, old_path: str, new_path: str, title: str) -> list[str]:
+    """Point every wikilink at ``old_path`` to ``new_path`` (CAS per note); returns the notes."""
+    old_target = old_path[:-3] if old_path.lower().endswith(".md") else old_path
+    new_target = new_path[:-3] if new_path.lower().endswith(".md") else new_path
+    if old_target == new_target:
+        return []
+    pattern = re.compile(r"\[\[" + re.escape(old_target) + r"(?=[\]|#])")
+    changed: list[str] = []
+    inbox = str(app.settings.get("inbox_note"))
+    for entry in app.vault.iter_notes():
+        rel = app.vault.rel_of(entry)
+        if rel == inbox or rel.startswith(ARCHIVE + "/"):
+            continue
+        for _ in range(_RETRIES):
+            try:
+                note = app.vault.read(rel)
+            except (UserError, FileNotFoundError):
+                break
+            if old_target not in note.text:
+                break
+            text = pattern.sub("[[" + new_target, note.text)
+            if text == note.text:
+                break
+            try:
+                app.vault.replace(rel, text, note.hash)
+            except ConflictError:
+                continue
+            _restore_base(app, rel)
+            changed.append(rel)
+            break
+    return changed
+
+
+__all__ = ["confirm", "dismiss", "fix", "refile", "resolve", "rewrite_links", "link_to"]

@@ -1,0 +1,181 @@
+"""The trust trail: every classification, resolution, correction and sync decision, and the
+``Brain/Trust.md`` summary (counts by status, filing and correction rates, calibration)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter, defaultdict
+from typing import Any
+
+from vaultbrain.errors import ConflictError, UserError
+
+TRUST_NOTE = "Brain/Trust.md"
+BANDS = [(0.0, 0.5), (0.5, 0.6), (0.6, 0.7), (0.7, 0.8), (0.8, 0.9), (0.9, 1.01)]
+
+
+def parse_since(text: str | None, today: dt.date) -> str | None:
+    """``2026-11-01``, or a span back from today: ``7d``, ``4w``."""
+    if not text:
+        return None
+    text = text.strip().lower()
+    if text[:-1].isdigit() and text[-1:] in ("d", "w"):
+        days = int(text[:-1]) * (7 if text.endswith("w") else 1)
+        return (today - dt.timedelta(days=days)).isoformat()
+    try:
+        return dt.date.fromisoformat(text).isoformat()
+    except ValueError as exc:
+        raise UserError(
+            f"--since takes a date (2026-11-01) or a span (7d, 4w), not {text!r}"
+        ) from exc
+
+
+def trail(
+    app: Any,
+    status: str | None = None,
+    type_name: str | None = None,
+    since: str | None = None,
+    limit: int | None = None,
+) -> list[dict[str, Any]]:
+    """Audit records, newest first, filtered by the capture's status, a type, and a date."""
+    statuses: dict[str, str] = {}
+    if status:
+        statuses = {s["id"]: s.get("status", "") for s in app.store.inbox.summaries()}
+    out = []
+    for e in app.store.read_jsonl("audit.jsonl"):
+        if since and str(e.get("at", "")) < since:
+            continue
+        if status and statuses.get(str(e.get("capture"))) != status:
+            continue
+        if type_name and type_name not in _types_of(e):
+            continue
+        out.append(e)
+    out.reverse()
+    return out[:limit] if limit else out
+
+
+def _types_of(e: dict[str, Any]) -> set[str]:
+    types = {str(e.get("type") or ""), str(e.get("from") or ""), str(e.get("to") or "")}
+    for d in (e.get("parsed") or {}).get("destinations", []) + list(e.get("destinations") or []):
+        types.add(str(d.get("type")))
+    return {t for t in types if t}
+
+
+def summary(app: Any) -> dict[str, Any]:
+    """The numbers of Brain/Trust.md, computed from the store."""
+    by_status: Counter[str] = Counter()
+    per_type: dict[str, Counter[str]] = defaultdict(Counter)
+    bands: dict[str, Counter[str]] = {f"{lo:.1f}–{min(hi, 1.0):.1f}": Counter() for lo, hi in BANDS}
+    for rec in app.store.inbox.all():
+        status = rec.get("status", "pending")
+        by_status[status] += 1
+        cls = rec.get("classification") or {}
+        if cls.get("classified_by") in ("person", "url", "youtube"):
+            cls = rec.get("classification_before") or {}
+        conf = cls.get("confidence")
+        filed = status in ("filed", "suggested", "corrected") and rec.get("destinations")
+        corrected = status == "corrected" or bool(rec.get("corrections"))
+        for d in rec.get("destinations", []) if filed else []:
+            original = next((c["from"] for c in rec.get("corrections", [])), d["type"])
+            per_type[original]["filed"] += 1
+            if corrected:
+                per_type[original]["corrected"] += 1
+        if filed and isinstance(conf, int | float):
+            for lo, hi in BANDS:
+                if lo <= conf < hi:
+                    key = f"{lo:.1f}–{min(hi, 1.0):.1f}"
+                    bands[key]["filed"] += 1
+                    if corrected:
+                        bands[key]["corrected"] += 1
+    total = sum(by_status.values())
+    done = by_status["filed"] + by_status["corrected"] + by_status["suggested"]
+    return {
+        "captures": total,
+        "by_status": dict(by_status),
+        "filing_rate": round(done / total, 3) if total else None,
+        "correction_rate": {
+            t: round(c["corrected"] / c["filed"], 3)
+            for t, c in sorted(per_type.items())
+            if c["filed"]
+        },
+        "per_type": {t: dict(c) for t, c in sorted(per_type.items())},
+        "calibration": [
+            {
+                "band": k,
+                "filed": c["filed"],
+                "corrected": c["corrected"],
+                "corrected_share": round(c["corrected"] / c["filed"], 3) if c["filed"] else None,
+            }
+            for k, c in bands.items()
+        ],
+    }
+
+
+def render_trust(app: Any, s: dict[str, Any]) -> str:
+    now = app.now().isoformat()
+    lines = ["---", "type: vaultbrain-trust", f"updated: {now}", f"captures: {s['captures']}"]
+    rate = s["filing_rate"]
+    lines.append(f"filing_rate: {rate if rate is not None else ''}".rstrip())
+    for status in ("pending", "filed", "suggested", "needs_review", "corrected", "dismissed"):
+        lines.append(f"{status}: {s['by_status'].get(status, 0)}")
+    lines += [
+        "tags:",
+        "  - vaultbrain",
+        "---",
+        "# Trust",
+        "",
+        "What vaultbrain did with your thoughts, and how often you had to correct it.",
+        "`vaultbrain trust` shows every decision with its input, model and reasoning.",
+        "",
+        "## By status",
+        "",
+        "| status | captures |",
+        "|---|---|",
+    ]
+    for status, n in sorted(s["by_status"].items()):
+        lines.append(f"| {status} | {n} |")
+    lines += [
+        "",
+        f"Filing rate: {'–' if rate is None else f'{rate:.0%}'} of captures filed or suggested.",
+        "",
+        "## Corrections by type",
+        "",
+        "| type | filed | corrected | rate |",
+        "|---|---|---|---|",
+    ]
+    for t, c in s["per_type"].items():
+        lines.append(
+            f"| {t} | {c.get('filed', 0)} | {c.get('corrected', 0)} | {s['correction_rate'].get(t, 0):.0%} |"
+        )
+    lines += [
+        "",
+        "## Calibration",
+        "",
+        "Of the thoughts filed at each confidence, the share you later corrected.",
+        "",
+        "| confidence | filed | corrected | share |",
+        "|---|---|---|---|",
+    ]
+    for b in s["calibration"]:
+        share = "–" if b["corrected_share"] is None else f"{b['corrected_share']:.0%}"
+        lines.append(f"| {b['band']} | {b['filed']} | {b['corrected']} | {share} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_trust_note(app: Any) -> bool:
+    text = render_trust(app, summary(app))
+    for _ in range(5):
+        current = app.vault.try_read(TRUST_NOTE)
+        if (
+            current is not None
+            and current.text.split("\n# Trust", 1)[-1] == text.split("\n# Trust", 1)[-1]
+        ):
+            return False
+        try:
+            if current is None:
+                app.vault.create(TRUST_NOTE, text)
+            else:
+                app.vault.replace(TRUST_NOTE, text, current.hash)
+            return True
+        except (ConflictError, FileExistsError):
+            continue
+    return False
