@@ -48,18 +48,6 @@ LOG_HEADING = "## Log"
 _LINK_FIELDS = {"project": ("people",), "admin": ("related",), "idea": ("related",)}
 
 
-def _youtube_hook(name: str) -> Any:
-    """A function of the YouTube package, imported only when an inbox line needs it."""
-    try:
-        from vaultbrain import youtube
-    except ImportError:  # pragma: no cover - the package ships with vaultbrain
-        youtube = None  # type: ignore[assignment]
-    fn = getattr(youtube, name, None)
-    if fn is None:
-        return lambda *a, **k: None
-    return fn
-
-
 def check_thought(text: str) -> str:
     """The thought to file, or a UserError saying why it cannot be."""
     thought = text.strip()
@@ -195,8 +183,10 @@ class Filer:
     def take_special(self, record: dict[str, Any]) -> dict[str, Any] | None:
         """A bare URL becomes a link and a YouTube video URL an ingest, without the classifier."""
         text = record["text"]
+        from vaultbrain.youtube import is_youtube_url
+
         first = text.split()[0] if text.split() else ""
-        if _youtube_hook("is_youtube_url")(first):
+        if is_youtube_url(first):
             return self._ingest_youtube(record)
         url = bare_url(text)
         if url is None:
@@ -210,31 +200,45 @@ class Filer:
         return self._store_classification(record, result, {"provider": "url"}, 0.0)
 
     def _ingest_youtube(self, record: dict[str, Any]) -> dict[str, Any]:
+        from vaultbrain import youtube
+
+        text = record["text"]
         try:
-            request = _youtube_hook("parse_inbox_line")(record["text"])
+            request = youtube.parse_inbox_line(text)
             if request is None:
-                raise UserError("not a single-video YouTube URL")
-            result = _youtube_hook("ingest")(self.app, request)
+                raise UserError(youtube.inbox_refusal(text) or "not a single-video YouTube URL")
+            request = request.with_source(block_link(self.inbox_rel, record["id"]))
+            result = youtube.ingest(self.app, request, progress=youtube.progress_logger(log))
         except UserError as exc:
             outcome = {"status": "needs_review", "destinations": [], "last_error": str(exc)}
         else:
+            title = str(getattr(result, "title", "") or result.video_id)
             dests = []
-            for path in (getattr(result, "note_path", None), getattr(result, "link_path", None)):
-                if path:
-                    title = path.rsplit("/", 1)[-1].removesuffix(".md")
-                    dests.append(
-                        {
-                            "type": "youtube" if "YouTube" in path else "link",
-                            "title": title,
-                            "path": path,
-                            "record_id": "",
-                            "op": "create",
-                        }
-                    )
+            if result.note_path:
+                dests.append(
+                    {
+                        "type": "youtube",
+                        "title": title,
+                        "path": result.note_path,
+                        "record_id": "",
+                        "op": "create",
+                    }
+                )
+            if result.link_path:
+                link = self.index.by_path(result.link_path)
+                dests.append(
+                    {
+                        "type": "link",
+                        "title": title,
+                        "path": result.link_path,
+                        "record_id": link[1]["id"] if link else "",
+                        "op": "create",
+                    }
+                )
             outcome = {
                 "status": "filed",
                 "destinations": dests,
-                "warnings": list(getattr(result, "warnings", []) or []),
+                "warnings": list(result.warnings or []),
             }
         with self.app.store.locked():
             fresh = self.app.store.inbox.get(record["id"]) or record

@@ -101,13 +101,21 @@ def save_link(
         wanted[ptype.title_key] = title
         core = {"type": ptype.name, "id": rid, "source": source, "created": now, "updated": now}
         log_line = f"- {now[:10]} saved" + (f" ({source})" if source else "")
-        text_body = f"# {title}\n\n<{url}>\n\n" + (f"{body.rstrip()}\n\n" if body else "")
+        text_body = f"# {_plain(title)}\n\n<{url}>\n\n" + (f"{body.rstrip()}\n\n" if body else "")
         text_body += f"## Log\n{log_line}\n"
         vault.create(rel, render_note(ordered_frontmatter(ptype, core, wanted), text_body))
         note = vault.read(rel)
         rec = record_from_note(rel, parse_note(note.text), ptype, None, note.hash)
         col.put(rec)
         return rec
+
+
+def _plain(text: str) -> str:
+    """A title as a heading that makes no links, tags, comments or embeds of its own."""
+    text = " ".join(text.split())
+    for ch in "[]#%|^":
+        text = text.replace(ch, "\\" + ch)
+    return text.replace("<", "&lt;")
 
 
 def link_markdown(rec: dict[str, Any]) -> str:
