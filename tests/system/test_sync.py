@@ -98,3 +98,23 @@ def test_deleted_note_is_never_resurrected(vault: Path) -> None:
     run(vault, "reindex")
     assert not (vault / "People/Sarah.md").exists()
     assert run_json(vault, "db", "list", "person") == []
+
+
+def test_a_folder_typed_by_its_own_pack(vault: Path, env_home: Path) -> None:
+    pack_dir = env_home / "schema-packs" / "cooking"
+    pack_dir.mkdir(parents=True)
+    (pack_dir / "pack.yaml").write_text(
+        "api_version: vaultbrain-schema-pack-v1\nname: cooking\nversion: 0.1.0\n"
+        "extends: vaultbrain-base\npage_types:\n  - name: recipe\n    primitive: concept\n"
+        "    path_prefixes: [Recipes/]\n    fields:\n      title: {type: text}\n"
+    )
+    run(vault, "settings", "set", "schema_pack.source.Recipes", "cooking")
+    (vault / "Recipes").mkdir()
+    (vault / "Recipes/Soup.md").write_text("---\ntitle: Soup\n---\nleeks\n")
+    doc = run_json(vault, "reindex")
+    assert doc["created"] == 1
+    app = App(vault)
+    recipes = list(app.store.collection("recipes").all())
+    assert [r["title"] for r in recipes] == ["Soup"] and recipes[0]["type"] == "recipe"
+    assert frontmatter(vault / "Recipes/Soup.md")["type"] == "recipe"
+    assert run_json(vault, "reindex")["created"] == 0

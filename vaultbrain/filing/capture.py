@@ -81,14 +81,25 @@ class Filer:
     def inbox_rel(self) -> str:
         return str(self.app.settings.get("inbox_note"))
 
+    def folder_packs(self) -> list[ResolvedPack]:
+        """Packs that type notes under particular folders (tier 3 of the resolution chain)."""
+        from vaultbrain.packs.loader import folder_packs, home_dir, load_pack
+
+        return [load_pack(name, home_dir(self.app.env)) for _, name in folder_packs(self.app.settings)]
+
     @property
     def index(self) -> RecordIndex:
         pack = self.pack
-        if self._index is None or self._index.pack.identity != pack.identity:
-            self._index = RecordIndex(self.app.store, pack)
+        extra = self.folder_packs()
+        key = (pack.identity, *[p.identity for p in extra])
+        if self._index is None or self._index_key != key:
+            self._index = RecordIndex(self.app.store, pack, extra)
+            self._index_key = key
         else:
             self._index.refresh()
         return self._index
+
+    _index_key: tuple[str, ...] = ()
 
     def client(self) -> LLMClient | None:
         s = self.app.settings

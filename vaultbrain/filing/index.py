@@ -17,9 +17,12 @@ MAX_NGRAM = 5
 
 
 class RecordIndex:
-    def __init__(self, store: Store, pack: ResolvedPack) -> None:
+    def __init__(
+        self, store: Store, pack: ResolvedPack, extra: list[ResolvedPack] | None = None
+    ) -> None:
         self.store = store
         self.pack = pack
+        self.extra = list(extra or [])  # per-folder packs (tier 3): their collections too
         self._versions: dict[str, Any] = {}
         self._records: dict[str, dict[str, dict[str, Any]]] = {}  # collection -> id -> summary
         self._names: dict[str, set[tuple[str, str]]] = {}  # lower name -> {(collection, id)}
@@ -30,7 +33,7 @@ class RecordIndex:
     @property
     def collections(self) -> list[str]:
         seen: list[str] = []
-        for t in self.pack.types:
+        for t in [t for p in (self.pack, *self.extra) for t in p.types]:
             if t.store_collection not in seen:
                 seen.append(t.store_collection)
         return seen

@@ -101,6 +101,16 @@ class NoteSync:
     def index(self) -> Any:
         return self.filer.index
 
+    def _typer(self) -> Any:
+        """rel -> the pack that types it (per-folder packs win), refreshed with the settings."""
+        from vaultbrain.packs.loader import typer_for
+
+        stamp = (self.app.settings._mtime, self.app.pack.identity)
+        if getattr(self, "_typer_stamp", None) != stamp:
+            self._typer_fn = typer_for(self.app)
+            self._typer_stamp = stamp
+        return self._typer_fn
+
     # -- cache of (mtime, size, hash) per note -------------------------------------------
     def load_cache(self) -> None:
         if not self._cache_loaded:
@@ -135,7 +145,7 @@ class NoteSync:
             return self.note_gone(rel, report)
         report.read += 1
         self._remember(rel, note)
-        pack = self.app.pack
+        pack = self._typer()(rel)
         parsed = parse_note(note.text)
         hit = self.index.by_path(rel)
         if parsed.error:
@@ -228,7 +238,7 @@ class NoteSync:
         return note, parse_note(note.text)
 
     def _tombstoned(self, rid: str) -> tuple[str, dict[str, Any]] | None:
-        for t in self.app.pack.types:
+        for t in [t for p in (self.app.pack, *self.filer.folder_packs()) for t in p.types]:
             rec = self.app.store.collection(t.store_collection).get(rid, include_deleted=True)
             if rec is not None:
                 return t.store_collection, rec
@@ -545,7 +555,7 @@ def _untyped_warning(app: Any) -> str | None:
     except ImportError:
         return None
     try:
-        return untyped_warning(app.vault, app.pack)
+        return untyped_warning(app)
     except Exception as exc:  # a warning must never break reindex
         log.debug("untyped warning failed: %s", exc)
         return None
