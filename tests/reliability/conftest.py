@@ -1,0 +1,167 @@
+"""Shared set-up for the fault-injection tests: vaults, the daemon as a subprocess, a small
+tmpfs for "disk full", and subprocesses that obey file permissions although we run as root."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from support.cli import run
+from support.daemon import DaemonProcess
+
+# Root reads and writes everything; without these capabilities it obeys mode bits like anyone.
+NO_DAC = "-dac_override,-dac_read_search,-fowner,-linux_immutable"
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "Vault"
+    make_vault(root)
+    return root
+
+
+def make_vault(root: Path) -> Path:
+    run(root, "init")
+    run(root, "settings", "set", "inbox_settle_seconds", "0.2")
+    run(root, "settings", "set", "inbox_idle_seconds", "1")
+    run(root, "settings", "set", "retry_seconds", "0.3")
+    return root
+
+
+@pytest.fixture
+def daemon(vault: Path, tmp_path: Path) -> Iterator:
+    procs: list[DaemonProcess] = []
+
+    def make(root: Path | None = None, env: dict[str, str] | None = None) -> DaemonProcess:
+        d = DaemonProcess(root or vault, tmp_path / f"daemon-{len(procs)}.log", env)
+        procs.append(d)
+        return d
+
+    yield make
+    for d in procs:
+        if d.alive():
+            d.kill9()
+
+
+def vb(
+    vault: Path, *args: str, prefix: list[str] | None = None, timeout: float = 120, **kw
+) -> subprocess.CompletedProcess[str]:
+    """``vaultbrain --vault VAULT ARGS`` as a whole process (optionally under ``prefix``)."""
+    cmd = [*(prefix or []), sys.executable, "-m", "vaultbrain", "--vault", str(vault), *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
+
+
+def no_traceback(proc: subprocess.CompletedProcess[str]) -> None:
+    assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr[-3000:]
+
+
+def one_line_error(proc: subprocess.CompletedProcess[str]) -> str:
+    """The command failed the way PRODUCT.md says: exit 1 and one `error: …` line."""
+    no_traceback(proc)
+    assert proc.returncode == 1, (proc.returncode, proc.stdout, proc.stderr)
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1, proc.stderr
+    return errors[0]
+
+
+def snapshot(root: Path, skip_state: bool = True) -> dict[str, bytes]:
+    """Every file below ``root`` (not following symlinks) and its bytes."""
+    out: dict[str, bytes] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel_dir = os.path.relpath(dirpath, root)
+        if skip_state and rel_dir.split(os.sep)[0] == ".vaultbrain":
+            dirnames[:] = []
+            continue
+        for name in filenames:
+            path = os.path.join(dirpath, name)
+            rel = os.path.normpath(os.path.join(rel_dir, name))
+            if os.path.islink(path):
+                out[rel] = b"-> " + os.fsencode(os.readlink(path))
+                continue
+            try:
+                with open(path, "rb") as fh:
+                    out[rel] = fh.read()
+            except OSError as exc:
+                out[rel] = f"<unreadable {exc.errno}>".encode()
+    return out
+
+
+def temp_leftovers(root: Path) -> list[str]:
+    return [str(p) for p in root.rglob(".vb-tmp-*")]
+
+
+# -- a small filesystem that can fill up ---------------------------------------------------
+class SmallDisk:
+    """A tmpfs of a few MB; ``fill()`` takes all its free space, ``free()`` gives it back."""
+
+    def __init__(self, mountpoint: Path) -> None:
+        self.root = mountpoint
+        self.filler = mountpoint / "filler.bin"
+
+    def fill(self) -> None:
+        with open(self.filler, "ab") as fh:
+            block = b"\0" * 4096
+            try:
+                while True:
+                    fh.write(block)
+                    fh.flush()
+            except OSError:
+                pass
+        # tmpfs may still fit a few bytes in the filler's last page: take those too.
+        with open(self.root / "filler-tail.bin", "ab", buffering=0) as fh:
+            try:
+                while True:
+                    fh.write(b"\0")
+            except OSError:
+                pass
+
+    def free(self) -> None:
+        for p in (self.filler, self.root / "filler-tail.bin"):
+            p.unlink(missing_ok=True)
+
+    def remount(self, *options: str) -> None:
+        subprocess.run(
+            ["mount", "-o", ",".join(("remount", *options)), str(self.root)],
+            check=True,
+            capture_output=True,
+        )
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[SmallDisk]:
+    if shutil.which("mount") is None or os.geteuid() != 0:
+        pytest.skip("needs root and mount(8) to make a small tmpfs")
+    point = tmp_path / f"disk-{uuid.uuid4().hex[:6]}"
+    point.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=4m,mode=0755", "tmpfs", str(point)],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    try:
+        yield SmallDisk(point)
+    finally:
+        subprocess.run(["umount", "-l", str(point)], capture_output=True)
+
+
+@pytest.fixture
+def obey_permissions() -> list[str]:
+    """A command prefix under which root obeys file mode bits (no DAC override)."""
+    if shutil.which("setpriv") is None:
+        pytest.skip("setpriv(1) is not installed: cannot drop root's DAC override")
+    probe = subprocess.run(
+        ["setpriv", f"--bounding-set={NO_DAC}", sys.executable, "-c", "import vaultbrain"],
+        capture_output=True,
+        text=True,
+    )
+    if probe.returncode != 0:
+        pytest.skip(f"setpriv cannot drop capabilities here: {probe.stderr.strip()[:200]}")
+    return ["setpriv", f"--bounding-set={NO_DAC}"]
