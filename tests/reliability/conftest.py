@@ -105,21 +105,16 @@ class SmallDisk:
         self.filler = mountpoint / "filler.bin"
 
     def fill(self) -> None:
-        with open(self.filler, "ab") as fh:
-            block = b"\0" * 4096
+        for path, size in ((self.filler, 1 << 16), (self.root / "filler-tail.bin", 1)):
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
             try:
+                block = b"\0" * size
                 while True:
-                    fh.write(block)
-                    fh.flush()
+                    os.write(fd, block)
             except OSError:
-                pass
-        # tmpfs may still fit a few bytes in the filler's last page: take those too.
-        with open(self.root / "filler-tail.bin", "ab", buffering=0) as fh:
-            try:
-                while True:
-                    fh.write(b"\0")
-            except OSError:
-                pass
+                pass  # ENOSPC: full (the tail file takes the last bytes of a page)
+            finally:
+                os.close(fd)
 
     def free(self) -> None:
         for p in (self.filler, self.root / "filler-tail.bin"):
