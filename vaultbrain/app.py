@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -44,8 +45,18 @@ class App:
         return self.now().date()
 
     def active(self) -> ActivePack:
+        """The pack in force. Re-resolved at most once a second, so a changed setting or pack
+        file takes effect without a restart, while a scan of 10,000 notes asks only once."""
+        now = time.monotonic()
+        cached = self._active
+        if cached is not None and now - cached[0] < 1.0:
+            return cached[1]
         self.settings.reload()
-        return active_pack(self.vault.root, self.settings, self.schema_override, self.env)
+        active = active_pack(self.vault.root, self.settings, self.schema_override, self.env)
+        self._active = (now, active)
+        return active
+
+    _active: tuple[float, ActivePack] | None = None
 
     @property
     def pack(self) -> ResolvedPack:

@@ -30,6 +30,7 @@ class FakeLMStudio:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body leave at once, as a real server does
 
             def log_message(self, *args: Any) -> None:
                 pass

@@ -85,7 +85,14 @@ class Filer:
         """Packs that type notes under particular folders (tier 3 of the resolution chain)."""
         from vaultbrain.packs.loader import folder_packs, home_dir, load_pack
 
-        return [load_pack(name, home_dir(self.app.env)) for _, name in folder_packs(self.app.settings)]
+        names = tuple(name for _, name in folder_packs(self.app.settings))
+        if not names:
+            return []
+        if self._folder_packs is None or self._folder_packs[0] != names:
+            self._folder_packs = (names, [load_pack(n, home_dir(self.app.env)) for n in names])
+        return self._folder_packs[1]
+
+    _folder_packs: tuple[tuple[str, ...], list[ResolvedPack]] | None = None
 
     @property
     def index(self) -> RecordIndex:
@@ -395,6 +402,7 @@ class Filer:
 
     def plan(self, capture_id: str, dests: list[Destination]) -> list[dict[str, Any]]:
         """Exact targets for each destination: an existing record to update, or a new path."""
+        self.index.refresh(force=True)  # under the store lock: another process's new record counts
         ops: list[dict[str, Any]] = []
         seen: set[tuple[str, str]] = set()
         planned: set[str] = set()
@@ -626,6 +634,7 @@ class Filer:
             )
             rec.update({"path": note.rel, "base_hash": note.hash})
         rec["id"] = op["record_id"]
+        index = self.index  # before the write, so our own change is not mistaken for another's
         sources = rec.setdefault("sources", [])
         if cid not in sources:
             sources.append(cid)
@@ -633,7 +642,7 @@ class Filer:
                 {"date": str(record["created"])[:10], "text": record["text"][:500], "capture": cid}
             )
         col.put(rec)
-        self.index.upsert(op["collection"], rec)
+        index.upsert(op["collection"], rec)
 
     # -- finish --------------------------------------------------------------------------
     def line_form(self, record: dict[str, Any]) -> tuple[str, bool]:

@@ -7,6 +7,7 @@ for a collection when another process changed it.
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 from vaultbrain.packs import ResolvedPack
@@ -28,7 +29,8 @@ class RecordIndex:
         self._names: dict[str, set[tuple[str, str]]] = {}  # lower name -> {(collection, id)}
         self._paths: dict[str, tuple[str, str]] = {}
         self._ids: dict[str, str] = {}  # id -> collection
-        self.refresh()
+        self._checked = 0.0
+        self.refresh(force=True)
 
     @property
     def collections(self) -> list[str]:
@@ -38,19 +40,31 @@ class RecordIndex:
                 seen.append(t.store_collection)
         return seen
 
-    def refresh(self) -> None:
-        """Pick up changes other processes made to the store."""
+    def refresh(self, force: bool = False) -> None:
+        """Pick up changes other processes made to the store (only what changed is relearnt).
+
+        Our own writes update the lookup directly, so a check is needed only for other
+        processes: at most every 0.2 s, and always (``force``) before a decision that a
+        stale view could get wrong, such as planning where a thought is filed.
+        """
+        now = time.monotonic()
+        if not force and now - self._checked < 0.2:
+            return
+        self._checked = now
         for name in self.collections:
             col = self.store.collection(name)
             version = col.version()
             if self._versions.get(name) == version:
                 continue
-            for rid in list(self._records.get(name, {})):
+            current = self._records.setdefault(name, {})
+            fresh = {s["id"]: s for s in col.summaries()}
+            for rid in [rid for rid in current if rid not in fresh]:
                 self._forget(name, rid)
-            self._records[name] = {}
-            for summary in col.summaries():
-                self._learn(name, summary)
-            self._versions[name] = col.version()
+            for rid, summary in fresh.items():
+                if current.get(rid) != summary:
+                    self._forget(name, rid)
+                    self._learn(name, summary)
+            self._versions[name] = version
 
     def _keys(self, summary: dict[str, Any]) -> list[str]:
         keys = [str(summary.get("title", "")).strip().lower()]

@@ -239,7 +239,10 @@ class NoteSync:
 
     def _tombstoned(self, rid: str) -> tuple[str, dict[str, Any]] | None:
         for t in [t for p in (self.app.pack, *self.filer.folder_packs()) for t in p.types]:
-            rec = self.app.store.collection(t.store_collection).get(rid, include_deleted=True)
+            col = self.app.store.collection(t.store_collection)
+            if col.summary(rid, include_deleted=True) is None:
+                continue
+            rec = col.get(rid, include_deleted=True)
             if rec is not None:
                 return t.store_collection, rec
         return None
@@ -464,7 +467,7 @@ class NoteSync:
         report = report or SyncReport()
         started = time.perf_counter()
         self.load_cache()
-        self.index.refresh()
+        self.index.refresh(force=True)
         vault = self.app.vault
         seen: set[str] = set()
         inbox = self.filer.inbox_rel
@@ -542,7 +545,8 @@ def reindex(app: Any) -> SyncReport:
     from vaultbrain.filing.capture import Filer
 
     sync = NoteSync(app, Filer(app))
-    report = sync.scan()
+    with app.store.bulk():
+        report = sync.scan()
     warn = _untyped_warning(app)
     if warn:
         report.warning = warn

@@ -57,8 +57,11 @@ class Collection:
     ) -> None:
         validate_id(name)
         self._write_lock = lock or contextlib.nullcontext
+        self.durable = True  # off only inside Store.bulk(): one sync at the end instead
         self.name = name
         self.dir = root / name
+        self._index_path = self.dir / "index.json"
+        self._log_path = self.dir / "index.log.jsonl"
         self._index: dict[str, dict[str, Any]] | None = None
         self._log_pos = 0
         self._log_ino: int | None = None
@@ -67,13 +70,6 @@ class Collection:
         self._lock = threading.RLock()
 
     # -- index ---------------------------------------------------------------------------
-    @property
-    def _index_path(self) -> Path:
-        return self.dir / "index.json"
-
-    @property
-    def _log_path(self) -> Path:
-        return self.dir / "index.log.jsonl"
 
     def _load(self) -> dict[str, dict[str, Any]]:
         with self._lock:
@@ -164,7 +160,8 @@ class Collection:
         fd = os.open(self._log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         try:
             os.write(fd, data)
-            os.fsync(fd)
+            if self.durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
 
@@ -213,6 +210,7 @@ class Collection:
                 path,
                 json.dumps(record, ensure_ascii=False, indent=1, sort_keys=False),
                 tmp_dir=self.dir,
+                durable=self.durable,
             )
             summary = summarize(record)
             assert self._index is not None
@@ -245,6 +243,13 @@ class Collection:
             if record_id in self._index:
                 self._append_log({"op": "drop", "id": record_id})
                 self._tail()
+
+    def summary(self, record_id: str, *, include_deleted: bool = False) -> dict[str, Any] | None:
+        """A record's index entry, without reading its file."""
+        found = self._load().get(record_id)
+        if found is None or (found.get("deleted") and not include_deleted):
+            return None
+        return found
 
     def version(self) -> tuple[int | None, int]:
         """Changes whenever the index changes, in this process or another."""

@@ -31,6 +31,7 @@ class Store:
         col = self._collections.get(name)
         if col is None:
             col = self._collections[name] = Collection(self.root, name, lock=self.locked)
+        col.durable = not self._bulk
         return col
 
     @property
@@ -54,6 +55,24 @@ class Store:
                     fcntl.flock(self._fd, fcntl.LOCK_UN)
                     os.close(self._fd)
                     self._fd = None
+
+    @contextlib.contextmanager
+    def bulk(self) -> Iterator[None]:
+        """Many record writes (a reindex of a new vault): no fsync per record, one sync at the
+        end. A crash inside loses nothing the notes do not hold: a rescan rebuilds it."""
+        self._bulk = True
+        for col in self._collections.values():
+            col.durable = False
+        try:
+            yield
+        finally:
+            self._bulk = False
+            for col in self._collections.values():
+                col.durable = True
+            if hasattr(os, "sync"):
+                os.sync()
+
+    _bulk = False
 
     # -- sidecars ------------------------------------------------------------------------
     def append_jsonl(self, name: str, entry: dict[str, Any]) -> None:

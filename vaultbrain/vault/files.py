@@ -325,7 +325,9 @@ class Vault:
             return digest is not None and self._own.get(rel) == digest
 
 
-def atomic_write_file(path: Path, data: str | bytes, tmp_dir: Path | None = None) -> None:
+def atomic_write_file(
+    path: Path, data: str | bytes, tmp_dir: Path | None = None, durable: bool = True
+) -> None:
     """Atomic write for state-dir files (no compare-and-swap: only vaultbrain edits them).
 
     ``tmp_dir`` (same filesystem) keeps temp files out of deep folders, so a sweep after a
@@ -334,10 +336,10 @@ def atomic_write_file(path: Path, data: str | bytes, tmp_dir: Path | None = None
     if isinstance(data, str):
         data = data.encode("utf-8")
     path.parent.mkdir(parents=True, exist_ok=True)
-    os.replace(_write_temp(path, data, tmp_dir), path)
+    os.replace(_write_temp(path, data, tmp_dir, durable), path)
 
 
-def _write_temp(path: Path, data: bytes, tmp_dir: Path | None = None) -> Path:
+def _write_temp(path: Path, data: bytes, tmp_dir: Path | None = None, durable: bool = True) -> Path:
     """Write ``data`` to a fresh temp file beside ``path`` (or in ``tmp_dir``) and fsync it."""
     tmp = (tmp_dir or path.parent) / f"{TEMP_PREFIX}{os.getpid()}-{secrets.token_hex(6)}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
@@ -346,7 +348,8 @@ def _write_temp(path: Path, data: bytes, tmp_dir: Path | None = None) -> Path:
         while view:
             n = os.write(fd, view)
             view = view[n:]
-        os.fsync(fd)
+        if durable:
+            os.fsync(fd)
     except BaseException:
         os.close(fd)
         _unlink_quietly(tmp)
