@@ -17,6 +17,23 @@ class UnsafePathError(UserError):
     """A path that would lead outside the vault or the state dir."""
 
 
+class StorageError(UserError):
+    """The disk refused a write (full, read-only, no permission); nothing was half-written."""
+
+    @classmethod
+    def from_os(cls, exc: OSError, what: str) -> StorageError:
+        import errno
+
+        reason = {
+            errno.ENOSPC: "no space left on the disk",
+            errno.EROFS: "the file system is read-only",
+            errno.EACCES: "permission denied",
+            errno.EPERM: "permission denied",
+            errno.EDQUOT: "the disk quota is exhausted",
+        }.get(exc.errno or 0, exc.strerror or str(exc))
+        return cls(f"cannot write {what}: {reason}; nothing was changed, try again once fixed")
+
+
 class ConflictError(VaultbrainError):
     """A compare-and-swap write found the file changed since it was read."""
 

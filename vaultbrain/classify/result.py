@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import enum
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,6 +83,15 @@ class Classification:
         return [d for d in self.destinations if d.type != UNKNOWN]
 
 
+def _clean_text(value: Any) -> str:
+    """A title as a note may hold it: no control characters, one line, no edge spaces."""
+    if not isinstance(value, str):
+        return ""
+    cleaned = "".join(" " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in value)
+    cleaned = re.sub(r"\[[0-9;]*[A-Za-z]", "", cleaned)  # what is left of ANSI escapes
+    return " ".join(cleaned.split())
+
+
 def validate_reply(
     data: Any, pack: ResolvedPack, classified_by: str, max_destinations: int = 8
 ) -> Classification:
@@ -122,8 +133,7 @@ def validate_reply(
             dropped.append({"value": item, "why": "a destination is not an object"})
             continue
         tname = str(item.get("type") or "").strip().lower()
-        title = item.get("title")
-        title = title.strip() if isinstance(title, str) else ""
+        title = _clean_text(item.get("title"))
         ptype = pack.get_type(tname)
         if ptype is None or ptype.name not in fileable:
             if tname and tname != UNKNOWN:

@@ -61,6 +61,13 @@ class LazyGroup(click.Group):
             if obj is not None and getattr(obj, "verbose", 0):
                 traceback.print_exc()
             raise ReportedError(exc) from exc
+        except OSError as exc:
+            # The disk said no somewhere a write seam did not name it: still one line.
+            obj = ctx.obj
+            if obj is not None and getattr(obj, "verbose", 0):
+                traceback.print_exc()
+            where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
+            raise ReportedError(VaultbrainError(f"{exc.strerror or exc}{where}")) from exc
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return [name for name in COMMANDS if self.get_command(ctx, name) is not None]

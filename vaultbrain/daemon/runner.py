@@ -54,6 +54,7 @@ class Daemon:
         self._pool: ThreadPoolExecutor | None = None
         self._last_rescan = time.monotonic()
         self._rescan_requested = False
+        self._inbox_retry_at = 0.0
         self._hooks: list[Any] = []
 
     # -- settings read live, so `settings set` takes effect without a restart ------------
@@ -130,22 +131,33 @@ class Daemon:
         self._submit_due(force=True)
         last_save = time.monotonic()
         while not self.stop_event.is_set():
-            if watcher is not None:
-                self._drain(watcher, timeout=TICK)
-            else:
-                self.stop_event.wait(TICK)
-            now = time.monotonic()
-            self._reap_workers()
-            self._sync_settled(now)
-            self._maybe_inbox_pass(now)
-            self._submit_due()
-            rescan_every = float(self._setting("rescan_seconds"))
-            if self._rescan_requested or now - self._last_rescan >= rescan_every:
-                self._rescan()
-            self._tick_hooks()
-            if now - last_save > 30:
-                self.sync.save_cache()
-                last_save = now
+            try:
+                last_save = self._turn(watcher, last_save)
+            except Exception:
+                # One bad turn (a full disk, an unreadable folder) must not end the daemon:
+                # it is logged, and the next turn tries again after a pause.
+                log.exception("the daemon's loop failed; retrying in 5 s")
+                self.stop_event.wait(5.0)
+
+    def _turn(self, watcher: VaultWatcher | None, last_save: float) -> float:
+        """One turn of the loop: events, settled notes, the inbox, retries, rescans, hooks."""
+        if watcher is not None:
+            self._drain(watcher, timeout=TICK)
+        else:
+            self.stop_event.wait(TICK)
+        now = time.monotonic()
+        self._reap_workers()
+        self._sync_settled(now)
+        self._maybe_inbox_pass(now)
+        self._submit_due()
+        rescan_every = float(self._setting("rescan_seconds"))
+        if self._rescan_requested or now - self._last_rescan >= rescan_every:
+            self._rescan()
+        self._tick_hooks()
+        if now - last_save > 30:
+            self.sync.save_cache()
+            last_save = now
+        return last_save
 
     # -- events --------------------------------------------------------------------------
     def _drain(self, watcher: VaultWatcher, timeout: float) -> None:
@@ -218,10 +230,14 @@ class Daemon:
         self._inbox_pass(idle=quiet >= float(self._setting("inbox_idle_seconds")))
 
     def _inbox_pass(self, idle: bool, force: bool = False, take_new: bool = True) -> None:
+        if time.monotonic() < self._inbox_retry_at:
+            return
         try:
             result = reconcile_inbox(self.filer, idle=idle, take_new=take_new)
         except VaultbrainError as exc:
+            # A full disk or a read-only vault: say so once per pause, not ten times a second.
             log.warning("inbox: %s", exc)
+            self._inbox_retry_at = time.monotonic() + float(self._setting("retry_seconds"))
             return
         self.stats.passes += 1
         for problem in result.skipped:

@@ -345,5 +345,7 @@ class Scheduler:
         try:
             self.refresh()
             self.run_due()
+        except VaultbrainError as exc:  # a full disk, a read-only vault: one line, try later
+            log.warning("the digest scheduler's check failed: %s", exc)
         except Exception:  # keep the background thread alive whatever happens
             log.exception("the digest scheduler's check failed")

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from vaultbrain.errors import ConflictError, UserError
+from vaultbrain.errors import ConflictError, StorageError, UserError
 from vaultbrain.filing.records import new_id, record_from_note
 from vaultbrain.vault import is_ignored
 from vaultbrain.vault.note import parse_note, update_frontmatter
@@ -262,16 +262,20 @@ class NoteSync:
             changes: dict[str, Any] = {"id": rid}
             if "type" not in parsed.data:
                 changes = {"type": ptype.name, "id": rid}
-            for _ in range(10):
-                try:
-                    text = update_frontmatter(note.text, changes)
-                    self.app.vault.replace(rel, text, note.hash)
-                    break
-                except ConflictError:
-                    note = self.app.vault.read(rel)
-            note = self.app.vault.read(rel)
-            parsed = parse_note(note.text)
-            self._remember(rel, note)
+            try:
+                for _ in range(10):
+                    try:
+                        text = update_frontmatter(note.text, changes)
+                        self.app.vault.replace(rel, text, note.hash)
+                        break
+                    except ConflictError:
+                        note = self.app.vault.read(rel)
+                note = self.app.vault.read(rel)
+                parsed = parse_note(note.text)
+                self._remember(rel, note)
+            except StorageError as exc:
+                # A read-only vault: the record is kept by path until the id can be written.
+                report.problems.append(f"{rel}: {exc}")
         rec = record_from_note(rel, parsed, ptype, None, note.hash)
         rec["id"] = str(rid)
         rec.setdefault("created", "")
@@ -517,7 +521,12 @@ class NoteSync:
         for _, s in missing:
             if s["path"].split("/", 1)[0] in gone_folders:
                 continue
-            if vault.try_read(s["path"]) is None:
+            try:
+                present = vault.try_read(s["path"]) is not None
+            except UserError as exc:
+                report.problems.append(str(exc))  # unreadable is not deleted
+                continue
+            if not present:
                 self.note_gone(s["path"], report)
         self.save_cache()
         report.seconds = time.perf_counter() - started

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from vaultbrain.errors import UserError
+from vaultbrain.errors import StorageError, UserError
 from vaultbrain.vault.files import atomic_write_file
 
 SCHEMA_VERSION = 1
@@ -155,6 +155,12 @@ class Collection:
         return index
 
     def _append_log(self, entry: dict[str, Any]) -> None:
+        try:
+            self._append_log_raw(entry)
+        except OSError as exc:
+            raise StorageError.from_os(exc, str(self._log_path)) from exc
+
+    def _append_log_raw(self, entry: dict[str, Any]) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
         data = (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
         fd = os.open(self._log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from vaultbrain.errors import StorageError
 from vaultbrain.store.collection import Collection
 from vaultbrain.vault.files import atomic_write_file
 
@@ -43,8 +44,11 @@ class Store:
         """Hold the store's write lock (re-entrant within the process)."""
         with self._rlock:
             if self._depth == 0:
-                self.root.mkdir(parents=True, exist_ok=True)
-                self._fd = os.open(self.root / "store.lock", os.O_RDWR | os.O_CREAT, 0o644)
+                try:
+                    self.root.mkdir(parents=True, exist_ok=True)
+                    self._fd = os.open(self.root / "store.lock", os.O_RDWR | os.O_CREAT, 0o644)
+                except OSError as exc:
+                    raise StorageError.from_os(exc, f"the state dir {self.root}") from exc
                 fcntl.flock(self._fd, fcntl.LOCK_EX)
             self._depth += 1
             try:
@@ -76,6 +80,12 @@ class Store:
 
     # -- sidecars ------------------------------------------------------------------------
     def append_jsonl(self, name: str, entry: dict[str, Any]) -> None:
+        try:
+            self._append_jsonl(name, entry)
+        except OSError as exc:
+            raise StorageError.from_os(exc, str(self.root / name)) from exc
+
+    def _append_jsonl(self, name: str, entry: dict[str, Any]) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
         data = (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
         fd = os.open(self.root / name, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from vaultbrain.errors import ConflictError, UnsafePathError, UserError
+from vaultbrain.errors import ConflictError, StorageError, UnsafePathError, UserError
 
 TEMP_PREFIX = ".vb-tmp-"
 _CONFLICT_PATTERNS = ("*.sync-conflict-*", "*(conflict*", "*.icloud")
@@ -181,12 +181,12 @@ class Vault:
     def read(self, rel: str) -> NoteFile:
         """Read a note. Raises UserError when it is unreadable or not text."""
         path = self.resolve(rel)
-        if path.is_symlink():
-            # A symlinked note is read only if it stays inside the vault.
-            real = Path(os.path.realpath(path))
-            if self.root not in real.parents:
-                raise UnsafePathError(f"{rel} is a symlink leading outside the vault")
         try:
+            if path.is_symlink():
+                # A symlinked note is read only if it stays inside the vault.
+                real = Path(os.path.realpath(path))
+                if self.root not in real.parents:
+                    raise UnsafePathError(f"{rel} is a symlink leading outside the vault")
             with open(path, "rb") as fh:
                 st = os.fstat(fh.fileno())
                 data = fh.read()
@@ -220,10 +220,20 @@ class Vault:
                 return content_hash(fh.read())
         except FileNotFoundError:
             return None
+        except OSError as exc:
+            raise UserError(f"{rel} cannot be read: {exc.strerror}") from exc
 
     # -- writing -------------------------------------------------------------------------
     def create(self, rel: str, text: str) -> str:
         """Create a new note; refuses (FileExistsError) if anything is already there."""
+        try:
+            return self._create(rel, text)
+        except (FileExistsError, ConflictError, UnsafePathError):
+            raise
+        except OSError as exc:
+            raise StorageError.from_os(exc, rel) from exc
+
+    def _create(self, rel: str, text: str) -> str:
         path = self.resolve(rel)
         data = text.encode("utf-8")
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -250,6 +260,15 @@ class Vault:
         return digest
 
     def replace(self, rel: str, text: str, expected_hash: str | None) -> str:
+        """Compare-and-swap (see :meth:`_replace`); a refused disk write is a StorageError."""
+        try:
+            return self._replace(rel, text, expected_hash)
+        except (ConflictError, UnsafePathError):
+            raise
+        except OSError as exc:
+            raise StorageError.from_os(exc, rel) from exc
+
+    def _replace(self, rel: str, text: str, expected_hash: str | None) -> str:
         """Compare-and-swap: write ``text`` only if the note still hashes to ``expected_hash``.
 
         ``expected_hash=None`` means "the note must not exist". Raises ConflictError when the
@@ -293,7 +312,7 @@ class Vault:
                 self._append_bytes(path, after[len(seen) :])
             else:
                 # Rewritten in place during the swap: the person's version wins; try again.
-                self.replace(rel, after.decode("utf-8", "surrogateescape"), digest)
+                self._replace(rel, after.decode("utf-8", "surrogateescape"), digest)
                 raise ConflictError(f"{rel} was rewritten while it was being written")
         return digest
 
@@ -308,9 +327,14 @@ class Vault:
     def move(self, src: str, dst: str) -> None:
         """Rename a note without clobbering whatever is at ``dst``."""
         s, d = self.resolve(src), self.resolve(dst)
-        d.parent.mkdir(parents=True, exist_ok=True)
-        os.link(s, d)
-        os.unlink(s)
+        try:
+            d.parent.mkdir(parents=True, exist_ok=True)
+            os.link(s, d)
+            os.unlink(s)
+        except FileExistsError:
+            raise
+        except OSError as exc:
+            raise StorageError.from_os(exc, dst) from exc
         _fsync_dir(d.parent)
 
     # -- own writes ----------------------------------------------------------------------
@@ -326,6 +350,16 @@ class Vault:
 
 
 def atomic_write_file(
+    path: Path, data: str | bytes, tmp_dir: Path | None = None, durable: bool = True
+) -> None:
+    """Atomic write of a state-dir file; a refused disk write is a StorageError."""
+    try:
+        _atomic_write_file(path, data, tmp_dir, durable)
+    except OSError as exc:
+        raise StorageError.from_os(exc, str(path)) from exc
+
+
+def _atomic_write_file(
     path: Path, data: str | bytes, tmp_dir: Path | None = None, durable: bool = True
 ) -> None:
     """Atomic write for state-dir files (no compare-and-swap: only vaultbrain edits them).

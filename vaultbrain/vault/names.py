@@ -31,8 +31,11 @@ def sanitize_filename(title: str) -> str:
     text = _truncate(text).rstrip(". ")
     if not text or set(text) <= {"-", " "}:
         text = "Untitled"
-    if _RESERVED.match(text):
-        text = f"{text}_"
+    reserved = _RESERVED.match(text)
+    if reserved:
+        # Windows reserves the device name before any extension too: "nul.txt" -> "nul_.txt"
+        stem = reserved.group(1)
+        text = f"{stem}_{text[len(stem) :]}"
     return text
 
 
