@@ -1,9 +1,12 @@
 """A watchdog observer on the vault, turning file events into (time, path) changes.
 
 Recursive and on folders, so an editor's atomic save (write temp, rename over) is seen as a
-change of the note it replaces. Ignored paths (dot-folders, the state dir, our temp files,
-sync-conflict copies) never reach the daemon. An inotify queue overflow is reported by
-watchdog only as a log line, so a log handler turns it into a request for a full rescan.
+change of the note it replaces. The vault root is watched on its own and each visible
+top-level folder recursively, so dot-folders — the state dir with its thousands of record
+folders, ``.obsidian``, ``.git``, ``.trash`` — are never watched at all; and only the events
+that can change a note are asked of the kernel (no opens, no reads: our own scans must not
+fill the inotify queue). Ignored paths never reach the daemon. An inotify queue overflow
+is reported by watchdog only as a log line, so a log handler turns it into a rescan.
 """
 
 from __future__ import annotations
@@ -15,18 +18,42 @@ import threading
 import time
 from pathlib import Path
 
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.events import (
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
 from watchdog.observers import Observer
 
 from vaultbrain.vault import is_ignored
 
 RESCAN = "<rescan>"
+EVENTS = [
+    FileCreatedEvent,
+    FileModifiedEvent,
+    FileDeletedEvent,
+    FileMovedEvent,
+    FileClosedEvent,
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+]
 
 
 class _Handler(FileSystemEventHandler):
-    def __init__(self, root: Path, out: queue.Queue[tuple[float, str]]) -> None:
+    def __init__(
+        self, root: Path, out: queue.Queue[tuple[float, str]], watcher: VaultWatcher | None = None
+    ) -> None:
         self.root = str(root)
         self.out = out
+        self.watcher = watcher
 
     def _rel(self, path: str | bytes) -> str | None:
         if isinstance(path, bytes):
@@ -54,6 +81,8 @@ class _Handler(FileSystemEventHandler):
             if event.is_directory:
                 if event.event_type in ("moved", "deleted", "created"):
                     self.out.put((now, RESCAN))
+                    if self.watcher is not None and "/" not in rel:
+                        self.watcher.top_level_changed()
                 continue
             if rel.lower().endswith(".md"):
                 self.out.put((now, rel))
@@ -79,11 +108,41 @@ class VaultWatcher:
 
     def start(self) -> None:
         observer = Observer()
-        observer.schedule(_Handler(self.root, self.events), str(self.root), recursive=True)
         observer.daemon = True
+        self._observer = observer
+        self._handler = _Handler(self.root, self.events, self)
+        observer.schedule(self._handler, str(self.root), recursive=False, event_filter=EVENTS)
+        self._watched: dict[str, object] = {}
+        self.top_level_changed()
         observer.start()
         logging.getLogger("watchdog").addHandler(self._overflow)
-        self._observer = observer
+
+    def top_level_changed(self) -> None:
+        """Watch every visible top-level folder recursively (new ones too); drop gone ones."""
+        with self._lock:
+            if self._observer is None:
+                return
+            try:
+                names = {
+                    e.name
+                    for e in os.scandir(self.root)
+                    if e.is_dir(follow_symlinks=False) and not e.name.startswith(".")
+                }
+            except OSError:
+                return
+            for name in names - set(self._watched):
+                try:
+                    self._watched[name] = self._observer.schedule(
+                        self._handler, str(self.root / name), recursive=True, event_filter=EVENTS
+                    )
+                except OSError:
+                    continue
+            for name in set(self._watched) - names:
+                watch = self._watched.pop(name)
+                try:
+                    self._observer.unschedule(watch)  # type: ignore[arg-type]
+                except (KeyError, OSError):
+                    pass
 
     def stop(self) -> None:
         logging.getLogger("watchdog").removeHandler(self._overflow)
