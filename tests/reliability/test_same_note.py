@@ -1,0 +1,158 @@
+"""The person and the daemon write the same note at once.
+
+A writer process edits ``People/Sarah.md`` a hundred times, in the three ways editors save
+(append in place, write a temp file and rename it over, truncate and rewrite in place), while
+the daemon files thoughts that update Sarah (a log line, ``updated`` bumped). Whatever the
+daemon does, every edit the person made must be in the final note.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from conftest import temp_leftovers
+from support.cli import run, run_json
+from support.daemon import wait_for
+from support.lmstudio import FakeLMStudio, reply
+
+from vaultbrain.vault.note import parse_note
+
+WRITER = textwrap.dedent(
+    """
+    import os, random, sys, time
+    path, mode, stop = sys.argv[1], sys.argv[2], sys.argv[3]
+    rnd = random.Random(5)
+    i = -1
+    while not os.path.exists(stop):  # edit for as long as the daemon is filing
+        i += 1
+        line = f"- person edit {i}\\n"
+        if mode == "append":
+            with open(path, "a", encoding="utf-8") as fh:
+                fh.write(line)
+        else:
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+            if not text.endswith("\\n"):
+                text += "\\n"
+            text += line
+            if mode == "rename":
+                tmp = path + f".~{i}.tmp"
+                with open(tmp, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+                os.replace(tmp, path)
+            else:  # truncate and rewrite in place, as many editors save
+                with open(path, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+        time.sleep(rnd.uniform(0.0, 0.02))
+    print(i + 1)
+    """
+)
+
+
+# These two races are timing-dependent (most runs lose edits, not every run), so the marks
+# are not strict: a strict mark would turn a lucky run red. The deterministic twin of the
+# second one is test_a_note_caught_mid_save_is_not_overwritten below (strict).
+RENAME_BUG = pytest.mark.xfail(
+    strict=False,
+    reason="bug: vault/files.py Vault.replace compares the hash, then writes and fsyncs the "
+    "temp file, then os.replace()s it: an editor's atomic save (rename over the note) landing "
+    "in that window is silently overwritten; the after-check reads only the old inode",
+)
+
+
+REWRITE_BUG = pytest.mark.xfail(
+    strict=False,
+    reason="bug: filing/capture.py Filer._update edits a note an editor has just truncated "
+    "(mid-save): it reads the empty file, writes frontmatter made of its own changes only, and "
+    "the editor's bytes land in the unlinked old inode: the whole note is lost",
+)
+
+
+@pytest.mark.parametrize(
+    "mode",
+    [
+        "append",
+        pytest.param("rename", marks=RENAME_BUG),
+        pytest.param("rewrite", marks=REWRITE_BUG),
+    ],
+)
+def test_the_person_and_the_daemon_write_the_same_note(
+    vault: Path, daemon, lmstudio: FakeLMStudio, tmp_path: Path, mode: str
+) -> None:
+    run(vault, "db", "add", "person", "--set", "name=Sarah")
+    sarah = vault / "People/Sarah.md"
+    lmstudio.responder = lambda body: reply(
+        [{"type": "person", "title": "Sarah", "fields": {"topics": ["race"]}}], 0.9
+    )
+    run(vault, "settings", "set", "inbox_settle_seconds", "0")
+    d = daemon().start()
+    d.wait_ready()
+    script = tmp_path / "writer.py"
+    script.write_text(WRITER)
+    thoughts = 40
+    stop = tmp_path / "stop"
+    writer = subprocess.Popen(
+        [sys.executable, str(script), str(sarah), mode, str(stop)], stdout=subprocess.PIPE
+    )
+    for i in range(thoughts):
+        with open(vault / "Inbox.md", "a", encoding="utf-8") as fh:
+            fh.write(f"- race thought {i} with Sarah\n")
+        time.sleep(0.05)
+    inbox = vault / "Inbox.md"
+    wait_for(lambda: inbox.read_text().count("- [x] race thought") == thoughts, 60, d.log)
+    stop.touch()
+    out, _ = writer.communicate(timeout=30)
+    assert writer.returncode == 0
+    edits = int(out)
+    assert edits > 50
+    time.sleep(1.0)  # the daemon takes in the person's last edits
+    assert d.stop() == 0
+    text = sarah.read_text("utf-8")
+    missing = [i for i in range(edits) if f"- person edit {i}\n" not in text]
+    assert not missing, f"{len(missing)} of the person's edits lost: {missing[:10]}"
+    parsed = parse_note(text)
+    assert parsed.error is None, parsed.error
+    assert parsed.data["name"] == "Sarah" and parsed.data["type"] == "person"
+    captures = run_json(vault, "inbox", "--limit", "1000")
+    assert {c["status"] for c in captures} == {"filed"}
+    if mode == "append":
+        # appends never clobber: every capture's log line is there too, once
+        for c in captures:
+            assert text.count(f"^vb-{c['id']}") == 1, c["id"]
+    for c in captures:
+        assert text.count(f"^vb-{c['id']}") <= 1, c["id"]
+    assert json.loads(run(vault, "db", "show", "person", "Sarah", "--json").output)["path"]
+    assert temp_leftovers(vault) == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="bug: filing/capture.py Filer._update (and vault/files.py Vault.replace) write over a "
+    "note that is empty because an editor is saving it: the person's note is lost",
+)
+def test_a_note_caught_mid_save_is_not_overwritten(
+    vault: Path, daemon, lmstudio: FakeLMStudio
+) -> None:
+    run(vault, "db", "add", "person", "--set", "name=Sarah", "--set", "contact=s@x.org")
+    sarah = vault / "People/Sarah.md"
+    lmstudio.responder = lambda body: reply([{"type": "person", "title": "Sarah"}], 0.9)
+    d = daemon().start()
+    d.wait_ready()
+    full = sarah.read_text("utf-8") + "- the person's own line\n"
+    with open(sarah, "w", encoding="utf-8") as editor:  # truncated: the editor is saving
+        with open(vault / "Inbox.md", "a", encoding="utf-8") as fh:
+            fh.write("- Met with Sarah about the hives\n")
+        inbox = vault / "Inbox.md"
+        wait_for(lambda: "- [x] Met with Sarah about the hives" in inbox.read_text(), 30, d.log)
+        editor.write(full)  # the editor finishes its save
+    time.sleep(1.0)
+    d.stop()
+    text = sarah.read_text("utf-8")
+    assert "- the person's own line" in text and "contact: s@x.org" in text, text
+    assert parse_note(text).error is None
