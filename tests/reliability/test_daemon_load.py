@@ -10,8 +10,6 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import pytest
-
 
 def cpu_seconds(pid: int) -> float:
     import os
@@ -20,13 +18,6 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: daemon/watcher.py schedules watchdog with every event type (IN_OPEN, "
-    "IN_CLOSE_NOWRITE…) on the whole vault, state dir included; on a big store the inotify "
-    "queue overflows, watchdog re-walks every folder (more events), the overflow handler asks "
-    "for a full rescan (more folder opens): the idle daemon spins at 100% CPU",
-)
 def test_an_idle_daemon_on_a_big_store_stays_idle(vault: Path, daemon) -> None:
     # 12,000 record folders, as a 12,000-record store has (their contents do not matter here)
     blobs = vault / ".vaultbrain" / "load-test"

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import make_vault, one_line_error, snapshot, temp_leftovers, vb
+from faults import make_vault, one_line_error, snapshot, temp_leftovers, vb
 from support.daemon import wait_for
 from support.lmstudio import FakeLMStudio, reply
 
@@ -52,11 +52,6 @@ def test_a_capture_on_a_full_disk_changes_nothing(full_vault: Path, small_disk) 
     assert (full_vault / "People/Bob.md").exists()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: ENOSPC from vault/files.py _write_temp is an OSError, not a VaultbrainError: "
-    "the CLI prints a traceback instead of one line",
-)
 @pytest.mark.parametrize(
     "args",
     [
@@ -143,11 +138,6 @@ def test_a_full_disk_during_the_inbox_rewrite_loses_nothing(
     _full_during_inbox_rewrite(full_vault, small_disk, daemon)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: daemon/runner.py _inbox_pass catches only VaultbrainError; ENOSPC from the "
-    "inbox rewrite (an OSError) ends the daemon",
-)
 def test_the_daemon_stays_up_through_a_full_disk_during_the_inbox_rewrite(
     full_vault: Path, small_disk, daemon
 ) -> None:

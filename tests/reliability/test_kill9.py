@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import temp_leftovers
+from faults import temp_leftovers
 from support.cli import frontmatter, run, run_json
 from support.daemon import wait_for
 from support.lmstudio import FakeLMStudio, reply

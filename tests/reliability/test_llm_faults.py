@@ -9,7 +9,7 @@ import math
 from pathlib import Path
 
 import pytest
-from conftest import no_traceback, snapshot, temp_leftovers, vb
+from faults import no_traceback, snapshot, temp_leftovers, vb
 from support.cli import run
 from support.lmstudio import FakeLMStudio, reply
 
@@ -325,12 +325,6 @@ def test_a_thought_that_tells_the_model_to_write_elsewhere_writes_only_in_the_pa
     assert not Path("pwned").exists()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: control characters in an LLM title reach the notes' link text "
-    "(classify/result.py validate_reply keeps them); the note then reads as binary and the "
-    "capture stays pending for ever",
-)
 @pytest.mark.parametrize("bad", ["\x00", "\x1b[31m", "\x07"])
 def test_a_control_character_in_a_title_never_reaches_a_note(
     vault: Path, lmstudio: FakeLMStudio, bad: str
@@ -345,12 +339,6 @@ def test_a_control_character_in_a_title_never_reaches_a_note(
         assert bad.encode() not in note.read_bytes(), note
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: vault/names.py sanitize_filename appends '_' at the end ('nul.txt' -> "
-    "'nul.txt_'), but Windows reserves a device name before any extension: 'nul.txt_.md' "
-    "still cannot be synced to Windows",
-)
 @pytest.mark.parametrize("title", ["nul.txt", "con.md", "Aux.notes", "com1.backup"])
 def test_a_reserved_device_name_with_an_extension_is_made_safe(
     vault: Path, lmstudio: FakeLMStudio, title: str

@@ -14,7 +14,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from conftest import make_vault, no_traceback, one_line_error, snapshot, vb
+from faults import make_vault, no_traceback, one_line_error, snapshot, vb
 from support.cli import run
 
 READERS = [
@@ -122,11 +122,6 @@ def test_a_read_only_vault_with_a_writable_state_dir_can_be_read_and_indexed(
     _read_only_with_state_dir(vault, tmp_path, obey_permissions, hand_made=False)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: filing/sync.py NoteSync._create writes an id into a hand-made note; on a "
-    "read-only vault the PermissionError (an OSError) aborts the whole reindex with a traceback",
-)
 @pytest.mark.usefixtures("heuristic")
 def test_a_hand_made_note_in_a_read_only_vault_is_indexed_or_named(
     vault: Path, tmp_path: Path, obey_permissions: list[str]
@@ -134,11 +129,6 @@ def test_a_hand_made_note_in_a_read_only_vault_is_indexed_or_named(
     _read_only_with_state_dir(vault, tmp_path, obey_permissions, hand_made=True)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: PermissionError/EROFS writing the state dir or the inbox is an OSError, not a "
-    "VaultbrainError: reindex/daemon --once print a traceback",
-)
 @pytest.mark.usefixtures("heuristic")
 @pytest.mark.parametrize(
     "args",
@@ -215,13 +205,6 @@ def test_unreadable_notes_are_named_and_never_tombstoned(
     assert people == {"Sarah", "Secret"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: vault/files.py Vault.read calls path.is_symlink() outside its try block, so "
-    "a folder without search permission raises a bare PermissionError; filing/sync.py scan "
-    "(iter_notes skips the folder, then the missing-notes loop reads each note) lets it end "
-    "the whole scan: reindex prints a traceback and the daemon's startup scan stops the daemon",
-)
 def test_an_unreadable_folder_does_not_stop_the_scan(
     locked_out: tuple[Path, list[Path]], obey_permissions: list[str]
 ) -> None:

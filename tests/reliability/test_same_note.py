@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import temp_leftovers
+from faults import temp_leftovers
 from support.cli import run, run_json
 from support.daemon import wait_for
 from support.lmstudio import FakeLMStudio, reply
@@ -131,11 +131,6 @@ def test_the_person_and_the_daemon_write_the_same_note(
     assert temp_leftovers(vault) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: filing/capture.py Filer._update (and vault/files.py Vault.replace) write over a "
-    "note that is empty because an editor is saving it: the person's note is lost",
-)
 def test_a_note_caught_mid_save_is_not_overwritten(
     vault: Path, daemon, lmstudio: FakeLMStudio
 ) -> None:

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import no_traceback, snapshot, vb
+from faults import no_traceback, snapshot, vb
 from support.cli import run, run_json
 from support.daemon import wait_for
 
@@ -63,12 +63,6 @@ def test_a_conflict_copy_is_never_read_or_written(vault: Path, sarah: Path, tool
     assert {k for k in before if before[k] != after.get(k)} <= {"People/Sarah.md"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: vault/files.py _CONFLICT_PATTERNS has '*(conflict*' but Dropbox names its "
-    "copies 'Sarah (Jane's conflicted copy 2026-01-01).md': read as a copied note, given a "
-    "new id (the copy is rewritten) and filed as a second Sarah",
-)
 def test_a_dropbox_conflicted_copy_is_ignored(vault: Path, sarah: Path) -> None:
     rel = "People/Sarah (Jane's conflicted copy 2026-01-01).md"
     data = plant(vault, sarah, rel)
