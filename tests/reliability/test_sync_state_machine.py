@@ -207,14 +207,20 @@ class NotesAndStore(RuleBasedStateMachine):
 
 
 NotesAndStore.TestCase.settings = settings(
-    max_examples=30,
-    stateful_step_count=30,
+    max_examples=60,
+    stateful_step_count=40,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 TestNotesAndStore = NotesAndStore.TestCase
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="bug: filing/sync.py NoteSync.scan trusts (mtime_ns, size) from notes-cache.json; "
+    "an edit of the same size inside one timestamp tick (ext4 jiffies, 2 s on FAT/exFAT, SMB) "
+    "is never read: the store keeps the old value for ever. Git's 'racily clean' rule fixes it",
+)
 def test_an_edit_inside_one_timestamp_tick_is_not_lost(tmp_path: Path) -> None:
     root = tmp_path / "Vault"
     app = App(root)
@@ -245,3 +251,31 @@ def test_update_record_on_a_moved_note_says_so(tmp_path: Path) -> None:
     rec = next(iter(App(root).store.collection("people").all()))
     assert rec["path"] == "People/Ann B.md" and rec["fields"]["contact"] == "aaa"
     assert "contact: aaa" in (root / "People/Ann B.md").read_text()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="bug: filing/sync.py NoteSync.scan keys its cache on (mtime_ns, size) only; two "
+    "notes of one size whose mtimes a sync tool preserved (Syncthing, rsync -t, cp -p, git) "
+    "swap names and the scan sees nothing: each record now points at the other's note. "
+    "Keying on st_ino and st_ctime_ns as well (ctime cannot be set back) fixes both this and "
+    "the one-tick edit",
+)
+def test_two_notes_that_swap_names_are_seen(tmp_path: Path) -> None:
+    root = tmp_path / "Vault"
+    init_vault(App(root))
+    for name, contact in (("Ann", "aaa"), ("Bob", "bbb")):
+        (root / f"Ideas/{name}.md").write_text(f"---\ntitle: {name}\none_liner: {contact}\n---\n")
+        os.utime(root / f"Ideas/{name}.md", ns=(10**18, 10**18))  # mtime kept by a sync tool
+    NoteSync(App(root), Filer(App(root))).scan()  # gives both an id (same length)
+    for name in ("Ann", "Bob"):
+        os.utime(root / f"Ideas/{name}.md", ns=(10**18, 10**18))  # synced back, mtime kept
+    NoteSync(App(root), Filer(App(root))).scan()
+    assert (root / "Ideas/Ann.md").stat().st_size == (root / "Ideas/Bob.md").stat().st_size
+    os.rename(root / "Ideas/Ann.md", root / "Ideas/tmp.md")
+    os.rename(root / "Ideas/Bob.md", root / "Ideas/Ann.md")
+    os.rename(root / "Ideas/tmp.md", root / "Ideas/Bob.md")
+    NoteSync(App(root), Filer(App(root))).scan()
+    by_path = {r["path"]: r for r in App(root).store.collection("ideas").all()}
+    assert by_path["Ideas/Ann.md"]["title"] == "Bob"
+    assert by_path["Ideas/Bob.md"]["title"] == "Ann"
