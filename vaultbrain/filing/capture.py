@@ -571,6 +571,12 @@ class Filer:
             if f"^vb-{cid}" in note.text:
                 self._store_note(op, note, cid, record)
                 return True
+            if not note.text.strip():
+                # An emptied note is what an editor's save looks like halfway (truncate, then
+                # write). Writing now would replace the file under the editor, so the update
+                # waits on the record and is applied when the note next changes.
+                self._defer(op, cid, record, others, related)
+                return True
             parsed = parse_note(note.text)
             text = note.text
             if parsed.error is None:
@@ -588,6 +594,49 @@ class Filer:
             self._store_note(op, vault.read(op["path"]), cid, record)
             return True
         raise UserError(f"{op['path']} keeps changing; the capture will be retried")
+
+    def _defer(
+        self,
+        op: dict[str, Any],
+        cid: str,
+        record: dict[str, Any],
+        others: list[str],
+        related: dict[str, list[str]],
+    ) -> None:
+        col = self.app.store.collection(op["collection"])
+        target = col.get(op["record_id"])
+        if target is None:
+            return
+        waiting = target.setdefault("deferred_updates", [])
+        if not any(w["capture"] == cid for w in waiting):
+            waiting.append({"capture": cid, "op": op, "others": others, "related": related})
+            col.put(target)
+        record.setdefault("warnings", []).append(
+            f"{op['path']} was empty (being saved?); the update waits until it changes"
+        )
+
+    def apply_deferred(self, collection: str, record_id: str) -> int:
+        """Updates that waited for a note caught mid-save; applied once it has content again."""
+        col = self.app.store.collection(collection)
+        target = col.get(record_id)
+        if not target or not target.get("deferred_updates"):
+            return 0
+        note = self.app.vault.try_read(target["path"])
+        if note is None or not note.text.strip():
+            return 0
+        done = 0
+        with self.lock, self.app.store.locked():
+            for item in list(target["deferred_updates"]):
+                cap = self.app.store.inbox.get(item["capture"])
+                if cap is not None:
+                    op = dict(item["op"], path=target["path"])
+                    result = Classification.from_dict(cap.get("classification") or {})
+                    self._update(cap["id"], cap, op, item["others"], item["related"], result)
+                    done += 1
+            fresh = col.get(record_id) or target
+            fresh.pop("deferred_updates", None)
+            col.put(fresh)
+        return done
 
     def _merge_changes(
         self,

@@ -320,6 +320,8 @@ class NoteSync:
                 self.index.remove(collection, record["id"])
             self.app.store.collection(target).put(new)
         self.index.upsert(target, new)
+        if record.get("deferred_updates"):
+            self.filer.apply_deferred(target, new["id"])
         if record.get("deleted"):
             self._audit("revive", new, rel)
             report.imported += 1

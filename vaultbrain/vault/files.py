@@ -8,20 +8,26 @@ remembered by hash so the watcher can tell them from the person's.
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import fnmatch
 import hashlib
 import os
 import secrets
+import sys
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from vaultbrain.errors import ConflictError, StorageError, UnsafePathError, UserError
 
 TEMP_PREFIX = ".vb-tmp-"
-_CONFLICT_PATTERNS = ("*.sync-conflict-*", "*(conflict*", "*.icloud")
+# Syncthing, Nextcloud/ownCloud, Dropbox ("… (Jane's conflicted copy 2026-01-01).md"),
+# iCloud placeholders.
+_CONFLICT_PATTERNS = ("*.sync-conflict-*", "*(conflict*", "*conflicted copy*", "*.icloud")
 
 
 def content_hash(data: str | bytes) -> str:
@@ -134,10 +140,8 @@ class Vault:
         A temp name carries its writer's pid: one whose writer is gone is removed at once;
         any other only once it is an hour old.
         """
-        import time as _time
-
         removed = 0
-        cutoff = _time.time() - older_than
+        cutoff = time.time() - older_than
 
         def consider(entry: os.DirEntry[str]) -> None:
             nonlocal removed
@@ -295,13 +299,16 @@ class Vault:
             tmp = _write_temp(path, data)
             try:
                 _copy_mode(path, tmp)
-                os.replace(tmp, path)
+                _swap_in(tmp, path, os.fstat(fd).st_ino)
                 tmp = None
             finally:
                 if tmp is not None:
                     _unlink_quietly(tmp)
             # A writer that had the note open may have written to the old file while it was
-            # being swapped. Whatever it wrote is carried over, never dropped.
+            # being swapped. Whatever it wrote is carried over, never dropped. (A second look
+            # a moment later catches a writer that opened just before the swap.)
+            after = _read_all(fd)
+            time.sleep(0.002)
             after = _read_all(fd)
         finally:
             os.close(fd)
@@ -390,6 +397,61 @@ def _write_temp(path: Path, data: bytes, tmp_dir: Path | None = None, durable: b
         raise
     os.close(fd)
     return tmp
+
+
+_RENAME_EXCHANGE = 2
+_renameat2: Any = None
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two paths (Linux renameat2 RENAME_EXCHANGE); False where unsupported."""
+    global _renameat2
+    if not sys.platform.startswith("linux"):
+        return False
+    if _renameat2 is None:
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            fn = libc.renameat2
+            fn.argtypes = [
+                ctypes.c_int,
+                ctypes.c_char_p,
+                ctypes.c_int,
+                ctypes.c_char_p,
+                ctypes.c_uint,
+            ]
+            _renameat2 = fn
+        except (OSError, AttributeError):
+            _renameat2 = False
+    if not _renameat2:
+        return False
+    at_fdcwd = -100
+    rc = _renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE)
+    if rc == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EPERM):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def _swap_in(tmp: Path, path: Path, expected_ino: int) -> None:
+    """Put ``tmp`` at ``path`` only if ``path`` is still the file that was read.
+
+    An editor's atomic save (write a temp, rename it over the note) landing between the check
+    and the swap would otherwise be silently replaced. With RENAME_EXCHANGE the displaced
+    file is in hand after the swap: if it is not the one that was read, it is swapped back
+    and the write becomes a conflict. Elsewhere: a last check of the inode, then a rename.
+    """
+    if _exchange(tmp, path):
+        displaced_ino = os.lstat(tmp).st_ino
+        if displaced_ino != expected_ino:
+            _exchange(tmp, path)  # the editor's file goes back where it was
+            raise ConflictError(f"{path.name} was replaced while it was being written")
+        _unlink_quietly(tmp)
+        return
+    if os.lstat(path).st_ino != expected_ino:
+        raise ConflictError(f"{path.name} was replaced while it was being written")
+    os.replace(tmp, path)
 
 
 def _subdirs(folder: Path) -> list[Path]:
