@@ -20,6 +20,7 @@ from vaultbrain.vault.note import parse_note, update_frontmatter
 
 log = logging.getLogger("vaultbrain.sync")
 CACHE_FILE = "notes-cache.json"
+_RACY_NS = 2_000_000_000
 
 
 class Action(enum.Enum):
@@ -127,7 +128,7 @@ class NoteSync:
             self._cache_dirty = False
 
     def _remember(self, rel: str, note: Any) -> None:
-        self.cache[rel] = [note.mtime_ns, note.size, note.hash]
+        self.cache[rel] = [note.mtime_ns, note.size, note.hash, time.time_ns()]
         self._cache_dirty = True
 
     # -- one note ------------------------------------------------------------------------
@@ -489,8 +490,21 @@ class NoteSync:
                 continue
             cached = self.cache.get(rel)
             if cached and cached[0] == st.st_mtime_ns and cached[1] == st.st_size:
-                report.unchanged += 1
-                continue
+                # "Racily clean" (as git calls it): a note cached within a couple of seconds
+                # of its mtime may have been written again in the same timestamp tick with
+                # the same size. Only those are hashed again; every other is trusted.
+                seen_at = cached[3] if len(cached) > 3 else 0
+                if seen_at - st.st_mtime_ns > _RACY_NS:
+                    report.unchanged += 1
+                    continue
+                try:
+                    same = vault.current_hash(rel) == cached[2]
+                except UserError as exc:
+                    report.problems.append(str(exc))
+                    continue
+                if same:
+                    report.unchanged += 1
+                    continue
             hit = self.index.by_path(rel)
             if hit is not None and cached is None:
                 # No cache entry but a record: hash the note and compare with its base.
