@@ -141,9 +141,11 @@ def cli(
     ctx.obj = Context(vault, state_dir, schema_pack, verbose)
     import logging
 
+    # journald and launchd stamp each line themselves; a terminal gets the time from us.
+    under_service = bool(os.environ.get("JOURNAL_STREAM") or os.environ.get("XPC_SERVICE_NAME"))
     logging.basicConfig(
         level=logging.DEBUG if verbose else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        format=("" if under_service else "%(asctime)s ") + "%(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
     if not verbose:
