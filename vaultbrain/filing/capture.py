@@ -36,6 +36,7 @@ from vaultbrain.filing.records import (
     render_body,
 )
 from vaultbrain.packs import PageType, ResolvedPack
+from vaultbrain.procs import pid_alive
 from vaultbrain.vault import content_hash
 from vaultbrain.vault.names import sanitize_filename, unique_name
 from vaultbrain.vault.note import append_to_section, parse_note, render_note, update_frontmatter
@@ -172,12 +173,9 @@ class Filer:
         if not lease or lease.get("pid") == os.getpid() or lease.get("until", 0) < time.time():
             return False
         try:
-            os.kill(int(lease["pid"]), 0)
-        except (ProcessLookupError, ValueError, TypeError):
+            return pid_alive(int(lease["pid"]))
+        except (ValueError, TypeError):
             return False
-        except PermissionError:
-            return True
-        return True
 
     # -- the pipeline --------------------------------------------------------------------
     def process(

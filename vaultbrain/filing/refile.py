@@ -17,6 +17,7 @@ from vaultbrain.errors import ConflictError, UserError
 from vaultbrain.filing.capture import Filer
 from vaultbrain.filing.corrections import record_correction
 from vaultbrain.filing.records import (
+    CORE_KEYS,
     link_to,
     new_id,
     ordered_frontmatter,
@@ -341,17 +342,7 @@ def _flat(value: Any) -> str:
 def _map_fields(
     data: dict[str, Any], old: PageType | None, new: PageType, title: str
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    core = {
-        "type",
-        "id",
-        "created",
-        "updated",
-        "source",
-        "confidence",
-        "classified_by",
-        "confirmed",
-        "archived",
-    }
+    core = {*CORE_KEYS, "archived"}
     fields: dict[str, Any] = {new.title_key: title}
     leftovers: dict[str, Any] = {}
     old_title = old.title_key if old else "title"

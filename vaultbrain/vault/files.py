@@ -23,6 +23,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from vaultbrain.errors import ConflictError, StorageError, UnsafePathError, UserError
+from vaultbrain.procs import pid_alive
 
 TEMP_PREFIX = ".vb-tmp-"
 # Syncthing, Nextcloud/ownCloud, Dropbox ("… (Jane's conflicted copy 2026-01-01).md"),
@@ -108,31 +109,18 @@ class Vault:
         ``entry.path`` relative to the root is ``rel_of(entry)``.
         """
         start = self.resolve(folder) if folder else self.root
-        stack = [start]
-        while stack:
-            current = stack.pop()
+        for entry in _walk(start):
+            name = entry.name
             try:
-                with os.scandir(current) as it:
-                    entries = list(it)
+                if not entry.is_file(follow_symlinks=False):
+                    continue
             except OSError:
                 continue
-            for entry in entries:
-                name = entry.name
-                if name.startswith("."):
-                    continue
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        stack.append(Path(entry.path))
-                        continue
-                    if not entry.is_file(follow_symlinks=False):
-                        continue
-                except OSError:
-                    continue
-                if not name.lower().endswith(".md"):
-                    continue
-                if any(fnmatch.fnmatchcase(name.lower(), pat) for pat in _CONFLICT_PATTERNS):
-                    continue
-                yield entry
+            if not name.lower().endswith(".md"):
+                continue
+            if any(fnmatch.fnmatchcase(name.lower(), pat) for pat in _CONFLICT_PATTERNS):
+                continue
+            yield entry
 
     def sweep_temp_files(self, older_than: float = 3600.0) -> int:
         """Remove temp files a killed process left behind (never a note: only our own names).
@@ -150,21 +138,11 @@ class Vault:
                     os.unlink(entry.path)
                     removed += 1
 
-        stack = [self.root]
-        while stack:
-            current = stack.pop()
+        for entry in _walk(self.root, hidden_files=True):
             try:
-                with os.scandir(current) as it:
-                    entries = list(it)
+                consider(entry)
             except OSError:
                 continue
-            for entry in entries:
-                try:
-                    consider(entry)
-                    if not entry.name.startswith(".") and entry.is_dir(follow_symlinks=False):
-                        stack.append(Path(entry.path))
-                except OSError:
-                    continue
         # The state dir: its top level and each collection folder (where records' temps go).
         for folder in [self.state_dir, *_subdirs(self.state_dir)]:
             try:
@@ -454,6 +432,31 @@ def _swap_in(tmp: Path, path: Path, expected_ino: int) -> None:
     os.replace(tmp, path)
 
 
+def _walk(start: Path, hidden_files: bool = False) -> Iterator[os.DirEntry[str]]:
+    """Every entry below ``start``, never entering dot-folders or following symlinked ones
+    (a loop, or a link out of the vault, stays unread). Dot-files only with ``hidden_files``."""
+    stack = [start]
+    while stack:
+        current = stack.pop()
+        try:
+            with os.scandir(current) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        for entry in entries:
+            hidden = entry.name.startswith(".")
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if not hidden:
+                        stack.append(Path(entry.path))
+                    continue
+            except OSError:
+                continue
+            if hidden and not hidden_files:
+                continue
+            yield entry
+
+
 def _subdirs(folder: Path) -> list[Path]:
     try:
         with os.scandir(folder) as it:
@@ -464,18 +467,7 @@ def _subdirs(folder: Path) -> list[Path]:
 
 def _writer_alive(temp_name: str) -> bool:
     pid_text = temp_name[len(TEMP_PREFIX) :].split("-", 1)[0]
-    if not pid_text.isdigit():
-        return False
-    pid = int(pid_text)
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return pid_text.isdigit() and pid_alive(int(pid_text))
 
 
 def _read_all(fd: int) -> bytes:

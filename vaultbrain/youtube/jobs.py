@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from vaultbrain.errors import UserError
+from vaultbrain.procs import pid_alive
 from vaultbrain.vault.files import atomic_write_file
 
 STAGES = ("metadata", "transcript", "video", "audio", "saving", "queueing")
@@ -267,12 +268,5 @@ class JobRegistry:
 
 
 def _alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
+    return pid_alive(pid)
     return True
