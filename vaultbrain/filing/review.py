@@ -132,20 +132,16 @@ def render(app: Any, items: dict[str, list[dict[str, Any]]], notes: dict[str, st
         extra = f"{_NOTE_MARK}{notes[rid]}" if rid in notes else ""
         return f"- [ ] {body}{extra} ^{kind}-{rid}\n"
 
-    out.append("\n## Thoughts that need a decision\n")
-    if not items["decide"]:
-        out.append("_Nothing waiting._\n")
-    for rec in items["decide"]:
-        out.append(
-            line("vbr", rec["id"], f"**{_thought(rec['text'])}** — {_defuse(_describe(rec))}")
-        )
-    out.append("\n## Suggestions to confirm\n")
-    if not items["suggest"]:
-        out.append("_Nothing waiting._\n")
-    for rec in items["suggest"]:
-        out.append(
-            line("vbr", rec["id"], f"**{_thought(rec['text'])}** — {_defuse(_describe(rec))}")
-        )
+    for heading, key in (
+        ("Thoughts that need a decision", "decide"),
+        ("Suggestions to confirm", "suggest"),
+    ):
+        out.append(f"\n## {heading}\n")
+        if not items[key]:
+            out.append("_Nothing waiting._\n")
+        for rec in items[key]:
+            body = f"**{_thought(rec['text'])}** — {_defuse(_describe(rec))}"
+            out.append(line("vbr", rec["id"], body))
     out.append("\n## Sync conflicts\n")
     if not items["conflicts"]:
         out.append("_None._\n")
