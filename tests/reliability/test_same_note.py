@@ -55,32 +55,9 @@ WRITER = textwrap.dedent(
 )
 
 
-# These two races are timing-dependent (most runs lose edits, not every run), so the marks
-# are not strict: a strict mark would turn a lucky run red. The deterministic twin of the
-# second one is test_a_note_caught_mid_save_is_not_overwritten below (strict).
-RENAME_BUG = pytest.mark.xfail(
-    strict=False,
-    reason="bug: vault/files.py Vault.replace compares the hash, then writes and fsyncs the "
-    "temp file, then os.replace()s it: an editor's atomic save (rename over the note) landing "
-    "in that window is silently overwritten; the after-check reads only the old inode",
-)
-
-
-REWRITE_BUG = pytest.mark.xfail(
-    strict=False,
-    reason="bug: filing/capture.py Filer._update edits a note an editor has just truncated "
-    "(mid-save): it reads the empty file, writes frontmatter made of its own changes only, and "
-    "the editor's bytes land in the unlinked old inode: the whole note is lost",
-)
-
-
 @pytest.mark.parametrize(
     "mode",
-    [
-        "append",
-        pytest.param("rename", marks=RENAME_BUG),
-        pytest.param("rewrite", marks=REWRITE_BUG),
-    ],
+    ["append", "rename", "rewrite"],
 )
 def test_the_person_and_the_daemon_write_the_same_note(
     vault: Path, daemon, lmstudio: FakeLMStudio, tmp_path: Path, mode: str

@@ -7,7 +7,7 @@ the notes cache, sometimes with a temp file a killed writer left). After each qu
 (``NoteSync.scan()``): no edit lost, nothing deleted comes back, store and notes agree.
 
 Every note write moves its mtime on by a second: edits a person makes are that far apart.
-Two writes inside one timestamp tick are a separate, known bug (test at the end).
+Two writes inside one timestamp tick have their own test at the end.
 """
 
 from __future__ import annotations
@@ -67,6 +67,7 @@ class NotesAndStore(RuleBasedStateMachine):
         self.counter = 0
         self.live: list[Note] = []
         self.deleted: list[tuple[str, str, str]] = []  # (kind, rid, path)
+        self.quiet_paths: set[str] = set()  # where records were at the last quiet period
         self.rebuild()
 
     def teardown(self) -> None:
@@ -93,7 +94,10 @@ class NotesAndStore(RuleBasedStateMachine):
         self.touch(rel)
 
     def free_path(self, folder: str, name: str) -> str:
+        # Not into a path another record held at the last quiet period: that case is a known
+        # bug with its own test (test_a_new_note_at_a_renamed_notes_old_path_is_a_new_record).
         taken = {n.path.lower() for n in self.live} | {p.lower() for _, _, p in self.deleted}
+        taken |= {p.lower() for p in self.quiet_paths}
         rel, i = f"{folder}/{name}.md", 2
         while rel.lower() in taken or (self.root / rel).exists():
             rel, i = f"{folder}/{name} {i}.md", i + 1
@@ -173,6 +177,7 @@ class NotesAndStore(RuleBasedStateMachine):
             data = parse_note((self.root / note.path).read_text("utf-8")).data
             note.rid = str(data["id"])
             note.moved_since_quiet = False
+        self.quiet_paths = {n.path for n in self.live}
         self.check_agreement()
 
     # -- invariants ----------------------------------------------------------------------
@@ -210,17 +215,13 @@ NotesAndStore.TestCase.settings = settings(
     max_examples=60,
     stateful_step_count=40,
     deadline=None,
+    derandomize=True,  # the same examples on every run: CI stays deterministic
+    database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 TestNotesAndStore = NotesAndStore.TestCase
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: filing/sync.py NoteSync.scan trusts (mtime_ns, size) from notes-cache.json; "
-    "an edit of the same size inside one timestamp tick (ext4 jiffies, 2 s on FAT/exFAT, SMB) "
-    "is never read: the store keeps the old value for ever. Git's 'racily clean' rule fixes it",
-)
 def test_an_edit_inside_one_timestamp_tick_is_not_lost(tmp_path: Path) -> None:
     root = tmp_path / "Vault"
     app = App(root)
@@ -279,3 +280,29 @@ def test_two_notes_that_swap_names_are_seen(tmp_path: Path) -> None:
     by_path = {r["path"]: r for r in App(root).store.collection("ideas").all()}
     assert by_path["Ideas/Ann.md"]["title"] == "Bob"
     assert by_path["Ideas/Bob.md"]["title"] == "Ann"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="bug: filing/sync.py NoteSync.sync_path picks the record by path before by id: a "
+    "new note at the path a renamed note left is imported as that record (and the renamed "
+    "note, seen as a copy, gets a new id): the record's history follows the wrong note and a "
+    "ghost record remains. Proposed: when the note's id differs from the path hit, drop the hit",
+)
+@pytest.mark.parametrize("new_has_id", [False, True], ids=["new note without id", "with id"])
+def test_a_new_note_at_a_renamed_notes_old_path_is_a_new_record(
+    tmp_path: Path, new_has_id: bool
+) -> None:
+    root = tmp_path / "Vault"
+    init_vault(App(root))
+    (root / "People/Ada.md").write_text("---\nname: Ada\ncontact: ada@x.org\n---\n")
+    NoteSync(App(root), Filer(App(root))).scan()
+    first = next(iter(App(root).store.collection("people").all()))
+    os.rename(root / "People/Ada.md", root / "People/Ed.md")
+    head = "type: person\nid: newone1\n" if new_has_id else ""
+    (root / "People/Ada.md").write_text(f"---\n{head}name: Ada Two\n---\n")
+    NoteSync(App(root), Filer(App(root))).scan()
+    records = {r["id"]: r for r in App(root).store.collection("people").all()}
+    assert len(records) == 2, records.keys()
+    assert records[first["id"]]["path"] == "People/Ed.md"
+    assert f"id: {first['id']}" in (root / "People/Ed.md").read_text()
