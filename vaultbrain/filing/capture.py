@@ -86,14 +86,20 @@ class Filer:
         """Packs that type notes under particular folders (tier 3 of the resolution chain)."""
         from vaultbrain.packs.loader import folder_packs, home_dir, load_pack
 
+        stamp = self.app.settings._mtime
+        if self._folder_stamp == stamp and self._folder_packs is not None:
+            return self._folder_packs[1]
+        self._folder_stamp = stamp
         names = tuple(name for _, name in folder_packs(self.app.settings))
         if not names:
+            self._folder_packs = ((), [])
             return []
         if self._folder_packs is None or self._folder_packs[0] != names:
             self._folder_packs = (names, [load_pack(n, home_dir(self.app.env)) for n in names])
         return self._folder_packs[1]
 
     _folder_packs: tuple[tuple[str, ...], list[ResolvedPack]] | None = None
+    _folder_stamp: int | None = -1
 
     @property
     def index(self) -> RecordIndex:

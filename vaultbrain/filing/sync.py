@@ -62,6 +62,8 @@ class SyncReport:
     exported: int = 0
     conflicts: int = 0
     untyped: int = 0
+    in_folders: int = 0
+    untyped_in_folders: int = 0
     problems: list[str] = field(default_factory=list)
     warning: str | None = None
     seconds: float = 0.0
@@ -100,7 +102,11 @@ class NoteSync:
 
     @property
     def index(self) -> Any:
-        return self.filer.index
+        # During a scan the index is pinned: refreshed once at the start, kept in step by
+        # our own writes, instead of being checked again for each of 10,000 notes.
+        return self._pinned if self._pinned is not None else self.filer.index
+
+    _pinned: Any = None
 
     def _typer(self) -> Any:
         """rel -> the pack that types it (per-folder packs win), refreshed with the settings."""
@@ -237,6 +243,44 @@ class NoteSync:
         note = self.app.vault.read(rel)
         self._remember(rel, note)
         return note, parse_note(note.text)
+
+    def _scan_one(self, entry: Any, rel: str, report: SyncReport) -> None:
+        vault = self.app.vault
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            return
+        cached = self.cache.get(rel)
+        if cached and cached[0] == st.st_mtime_ns and cached[1] == st.st_size:
+            # "Racily clean" (as git calls it): a note cached within a couple of seconds of
+            # its mtime may have been written again in the same timestamp tick with the same
+            # size. Only those are hashed again; every other is trusted.
+            seen_at = cached[3] if len(cached) > 3 else 0
+            if seen_at - st.st_mtime_ns > _RACY_NS:
+                report.unchanged += 1
+                return
+            try:
+                same = vault.read(rel, entry).hash == cached[2]
+            except (UserError, FileNotFoundError) as exc:
+                report.problems.append(str(exc))
+                return
+            if same:
+                report.unchanged += 1
+                return
+        hit = self.index.by_path(rel)
+        if hit is not None and cached is None:
+            # No cache entry but a record: hash the note and compare with its base.
+            try:
+                note = vault.read(rel, entry)
+            except (UserError, FileNotFoundError) as exc:
+                report.problems.append(str(exc))
+                return
+            if note.hash == hit[1].get("base_hash"):
+                self._remember(rel, note)
+                report.read += 1
+                report.unchanged += 1
+                return
+        self.sync_path(rel, report)
 
     def _tombstoned(self, rid: str) -> tuple[str, dict[str, Any]] | None:
         for t in [t for p in (self.app.pack, *self.filer.folder_packs()) for t in p.types]:
@@ -470,55 +514,39 @@ class NoteSync:
 
     # -- the whole vault -----------------------------------------------------------------
     def scan(self, report: SyncReport | None = None) -> SyncReport:
-        """Every note against the cache; only changed notes are read; then deletions."""
+        """Every note against the cache; only changed notes are read; then deletions.
+
+        Also counts the notes in folders that no type reaches (the untyped warning of the
+        schema pack), from what the scan learns anyway: a note with no record is untyped.
+        """
+        from vaultbrain.packs.survey import generated_folders
+
         report = report or SyncReport()
         started = time.perf_counter()
         self.load_cache()
-        self.index.refresh(force=True)
+        index = self.index
+        index.refresh(force=True)
+        self._pinned = index
         vault = self.app.vault
         seen: set[str] = set()
         inbox = self.filer.inbox_rel
-        for entry in vault.iter_notes():
-            rel = vault.rel_of(entry)
-            if rel == inbox or is_ignored(rel):
-                continue
-            report.scanned += 1
-            seen.add(rel)
-            try:
-                st = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            cached = self.cache.get(rel)
-            if cached and cached[0] == st.st_mtime_ns and cached[1] == st.st_size:
-                # "Racily clean" (as git calls it): a note cached within a couple of seconds
-                # of its mtime may have been written again in the same timestamp tick with
-                # the same size. Only those are hashed again; every other is trusted.
-                seen_at = cached[3] if len(cached) > 3 else 0
-                if seen_at - st.st_mtime_ns > _RACY_NS:
-                    report.unchanged += 1
+        excluded = tuple(f.lower().strip("/") + "/" for f in generated_folders(self.app.settings))
+        in_folders = untyped = 0
+        try:
+            for entry in vault.iter_notes():
+                rel = vault.rel_of(entry)
+                if rel == inbox:
                     continue
-                try:
-                    same = vault.current_hash(rel) == cached[2]
-                except UserError as exc:
-                    report.problems.append(str(exc))
-                    continue
-                if same:
-                    report.unchanged += 1
-                    continue
-            hit = self.index.by_path(rel)
-            if hit is not None and cached is None:
-                # No cache entry but a record: hash the note and compare with its base.
-                try:
-                    note = vault.read(rel)
-                except (UserError, FileNotFoundError) as exc:
-                    report.problems.append(str(exc))
-                    continue
-                if note.hash == hit[1].get("base_hash"):
-                    self._remember(rel, note)
-                    report.read += 1
-                    report.unchanged += 1
-                    continue
-            self.sync_path(rel, report)
+                report.scanned += 1
+                seen.add(rel)
+                self._scan_one(entry, rel, report)
+                if "/" in rel and not rel.lower().startswith(excluded):
+                    in_folders += 1
+                    if index.by_path(rel) is None:
+                        untyped += 1
+        finally:
+            self._pinned = None
+        report.in_folders, report.untyped_in_folders = in_folders, untyped
         missing = [
             (c, s)
             for c, s in self.index.all()
@@ -568,26 +596,10 @@ def _mtime_iso(mtime_ns: int) -> str:
 def reindex(app: Any) -> SyncReport:
     """Rescan the vault into the store; the untyped warning of the schema pack at the end."""
     from vaultbrain.filing.capture import Filer
+    from vaultbrain.packs.survey import format_untyped
 
     sync = NoteSync(app, Filer(app))
     with app.store.bulk():
         report = sync.scan()
-    warn = _untyped_warning(app)
-    if warn:
-        report.warning = warn
+    report.warning = format_untyped(report.untyped_in_folders, report.in_folders, app.pack.identity)
     return report
-
-
-def _untyped_warning(app: Any) -> str | None:
-    try:
-        from vaultbrain.packs import untyped_warning  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    try:
-        return untyped_warning(app)
-    except Exception as exc:  # a warning must never break reindex
-        log.debug("untyped warning failed: %s", exc)
-        return None
-
-
-__all__ = ["Action", "NoteSync", "SyncReport", "decide", "reindex"]

@@ -13,6 +13,7 @@ import errno
 import fnmatch
 import hashlib
 import os
+import re
 import secrets
 import sys
 import threading
@@ -29,6 +30,7 @@ TEMP_PREFIX = ".vb-tmp-"
 # Syncthing, Nextcloud/ownCloud, Dropbox ("… (Jane's conflicted copy 2026-01-01).md"),
 # iCloud placeholders.
 _CONFLICT_PATTERNS = ("*.sync-conflict-*", "*(conflict*", "*conflicted copy*", "*.icloud")
+_CONFLICT_RE = re.compile("|".join(fnmatch.translate(p) for p in _CONFLICT_PATTERNS))
 
 
 def content_hash(data: str | bytes) -> str:
@@ -49,7 +51,7 @@ def is_ignored(rel: str) -> bool:
         if part.startswith("."):
             return True
     name = parts[-1] if parts else ""
-    return any(fnmatch.fnmatchcase(name.lower(), pat) for pat in _CONFLICT_PATTERNS)
+    return _CONFLICT_RE.match(name.lower()) is not None
 
 
 @dataclass(frozen=True)
@@ -118,7 +120,7 @@ class Vault:
                 continue
             if not name.lower().endswith(".md"):
                 continue
-            if any(fnmatch.fnmatchcase(name.lower(), pat) for pat in _CONFLICT_PATTERNS):
+            if _CONFLICT_RE.match(name.lower()):
                 continue
             yield entry
 
@@ -157,12 +159,26 @@ class Vault:
         return removed
 
     def rel_of(self, entry: os.DirEntry[str]) -> str:
-        return os.path.relpath(entry.path, self.root).replace(os.sep, "/")
+        path = entry.path
+        root = self._root_prefix
+        if path.startswith(root):
+            rel = path[len(root) :]
+        else:
+            rel = os.path.relpath(path, self.root)
+        return rel.replace(os.sep, "/") if os.sep != "/" else rel
+
+    @property
+    def _root_prefix(self) -> str:
+        return str(self.root).rstrip(os.sep) + os.sep
 
     # -- reading -------------------------------------------------------------------------
-    def read(self, rel: str) -> NoteFile:
-        """Read a note. Raises UserError when it is unreadable or not text."""
-        path = self.resolve(rel)
+    def read(self, rel: str, entry: os.DirEntry[str] | None = None) -> NoteFile:
+        """Read a note. Raises UserError when it is unreadable or not text.
+
+        ``entry``: the note as :meth:`iter_notes` found it (a regular file reached without
+        following a symlink), so the path needs no resolving.
+        """
+        path = Path(entry.path) if entry is not None else self.resolve(rel)
         try:
             if path.is_symlink():
                 # A symlinked note is read only if it stays inside the vault.
