@@ -72,6 +72,8 @@ class Filer:
         self.lock = threading.RLock()
         self._client = client
         self._index: RecordIndex | None = None
+        # capture id -> ((updated, status), what its inbox line needs): see inbox_pass
+        self.line_views: dict[str, tuple[Any, dict[str, Any]]] = {}
 
     # -- collaborators -------------------------------------------------------------------
     @property
@@ -152,7 +154,7 @@ class Filer:
     def new_capture_id(self) -> str:
         while True:
             cid = new_id(6)
-            if self.app.store.inbox.get(cid, include_deleted=True) is None:
+            if self.app.store.inbox.summary(cid, include_deleted=True) is None:
                 return cid
 
     def capture(self, text: str) -> dict[str, Any]:

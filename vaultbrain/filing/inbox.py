@@ -89,7 +89,10 @@ def rewrite_line(
 
 
 def words_of(line: InboxLine, record: dict | None) -> str:
-    """The person's words on an anchored line, whatever suffix we last wrote there."""
+    """The person's words on an anchored line, whatever suffix we last wrote there.
+
+    ``record``: the capture, or what inbox_pass keeps of it (its text and line_suffix).
+    """
     if record is not None:
         original = record.get("text", "")
         rest = line.text[len(original) :] if line.text.startswith(original) else None

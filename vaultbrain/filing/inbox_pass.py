@@ -42,7 +42,6 @@ def reconcile_inbox(filer: Filer, idle: bool, take_new: bool = True) -> InboxPas
         return result
     text = note.text
     lines = scan_inbox(text)
-    store = app.store
     replacements: dict[int, str] = {}
     forms: dict[str, tuple[str, bool]] = {}
     new: list[tuple[str, str]] = []
@@ -56,13 +55,13 @@ def reconcile_inbox(filer: Filer, idle: bool, take_new: bool = True) -> InboxPas
                 )
                 continue
             seen.add(cid)
-            record = store.inbox.get(cid, include_deleted=True)
-            words = words_of(line, record)
-            if record is None:
+            view = _line_view(filer, cid)
+            words = words_of(line, view)
+            if view is None:
                 new.append((cid, words))
                 suffix, done = WAITING, False
             else:
-                suffix, done = filer.line_form(record)
+                suffix, done = view["form"]
             new_raw = render_taken_line(line, words, suffix, cid, done)
             forms[cid] = (suffix, done)
             if new_raw != line.raw:
@@ -99,13 +98,48 @@ def reconcile_inbox(filer: Filer, idle: bool, take_new: bool = True) -> InboxPas
     return result
 
 
+def _line_view(filer: Filer, cid: str) -> dict | None:
+    """What an anchored line needs of its capture (its text, our last suffix, the form its
+    status calls for), from memory while the capture is unchanged: a pass over an inbox of
+    thousands of taken lines reads only the captures that changed."""
+    store = filer.app.store
+    summary = store.inbox.summary(cid, include_deleted=True)
+    if summary is None:
+        return None
+    key = (summary.get("updated"), summary.get("status"))
+    hit = filer.line_views.get(cid)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    record = store.inbox.get(cid, include_deleted=True)
+    if record is None:
+        return None
+    view = {
+        "text": record.get("text", ""),
+        "line_suffix": record.get("line_suffix"),
+        "line_done": record.get("line_done"),
+        "form": filer.line_form(record),
+    }
+    filer.line_views[cid] = (key, view)
+    return view
+
+
 def _remember_forms(filer: Filer, forms: dict[str, tuple[str, bool]]) -> None:
     store = filer.app.store
+    stale = []
+    for cid, (suffix, done) in forms.items():
+        hit = filer.line_views.get(cid)
+        if hit is None or hit[1]["line_suffix"] != suffix or hit[1]["line_done"] != done:
+            stale.append((cid, suffix, done))
+    if not stale:
+        return
     with store.locked():
-        for cid, (suffix, done) in forms.items():
+        for cid, suffix, done in stale:
             rec = store.inbox.get(cid)
             if rec is None:
                 continue
             if rec.get("line_suffix") != suffix or rec.get("line_done") != done:
                 rec["line_suffix"], rec["line_done"] = suffix, done
                 store.inbox.put(rec)
+            hit = filer.line_views.get(cid)
+            if hit is not None:
+                hit[1]["line_suffix"], hit[1]["line_done"] = suffix, done

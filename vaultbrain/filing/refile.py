@@ -85,7 +85,7 @@ def confirm(app: Any, capture_id: str) -> dict[str, Any]:
                     app, d["path"], {"updated": app.now().isoformat()}, remove=("confirmed",)
                 )
         cap["status"] = "filed"
-        cap["confirmed_at"] = app.now().isoformat()
+        cap["confirmed_at"] = cap["updated"] = app.now().isoformat()
         app.store.inbox.put(cap)
     _audit(
         app,
@@ -140,7 +140,7 @@ def dismiss(app: Any, capture_id: str) -> dict[str, Any]:
             if d.get("op") == "create" and app.vault.try_read(d["path"]) is not None:
                 _archive(app, d, reason="dismissed")
         cap["status"] = "dismissed"
-        cap["dismissed_at"] = app.now().isoformat()
+        cap["dismissed_at"] = cap["updated"] = app.now().isoformat()
         app.store.inbox.put(cap)
     _audit(app, "resolution", capture=capture_id, decision="dismiss")
     return filer.finish_line(cap)
@@ -314,6 +314,7 @@ def refile(
                     }
                 )
         cap["status"] = "corrected"
+        cap["updated"] = at
         cap.setdefault("corrections", []).append(
             {"at": at, "from": rec["type"], "to": new_type.name, "by": by}
         )
