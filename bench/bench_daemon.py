@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -216,7 +217,7 @@ def main() -> int:
             wait_for(lambda d=d: "watching" in d.output(), 60, 0.005)
             ready.append(time.perf_counter() - start)
             line = next(x for x in d.output().splitlines() if "watching" in x)
-            reported.append(float(line.rsplit("ready in ", 1)[1].rstrip("s)")))
+            reported.append(float(re.search(r"ready in ([\d.]+)s", line).group(1)))
             assert d.stop() == 0
         rows.append(
             row(
