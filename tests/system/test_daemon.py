@@ -252,6 +252,7 @@ def test_kill_9_at_random_moments_files_each_thought_exactly_once(
         time.sleep(rnd.uniform(0.3, 1.5))
         d.kill9()
     final = daemon().start()
+    final.wait_ready(60)
     wait_for(lambda: len(filed_lines(vault)) == total, 120, final.log)
     assert final.stop() == 0
     text = (vault / "Inbox.md").read_text()
