@@ -76,46 +76,15 @@ def main() -> int:
         report = reindex(App(vault))
         assert report.read == 0, report
 
-    def scan(drop_cache: bool) -> None:
-        # NoteSync.scan alone: reindex without the schema pack's untyped-notes survey
-        from vaultbrain.filing.capture import Filer
-        from vaultbrain.filing.sync import NoteSync
-
-        if drop_cache:
-            cache.unlink(missing_ok=True)
-        app = App(vault)
-        NoteSync(app, Filer(app)).scan()
-
     cold_t = timed(cold, args.runs)
     cold()
     warm_t = timed(warm, args.runs)
-    scan_cold = timed(lambda: scan(True), args.runs)
-    scan(False)
-    scan_warm = timed(lambda: scan(False), args.runs)
     b = sorted(base)[len(base) // 2]
     n = f"{args.notes:,}"
     rows = [
         row(f"reindex baseline: read + CSafeLoader, {n} notes", base, "s", "baseline"),
         row(f"reindex cold, {n} notes", cold_t, "s", f"< 1.5 x baseline {b:.2f} s", 1.5, b),
         row(f"reindex warm, {n} notes", warm_t, "s", f"< 0.1 x baseline {b:.2f} s", 0.1, b),
-        row(
-            f"NoteSync.scan cold, {n} notes",
-            scan_cold,
-            "s",
-            f"< 1.5 x baseline {b:.2f} s",
-            1.5,
-            b,
-            "reindex without the untyped-notes survey",
-        ),
-        row(
-            f"NoteSync.scan warm, {n} notes",
-            scan_warm,
-            "s",
-            f"< 0.1 x baseline {b:.2f} s",
-            0.1,
-            b,
-            "reindex without the untyped-notes survey",
-        ),
     ]
     emit(rows)
     return 0
