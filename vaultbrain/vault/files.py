@@ -82,7 +82,8 @@ class Vault:
         rel = str(rel)
         if not rel or "\x00" in rel:
             raise UnsafePathError(f"not a usable vault path: {rel!r}")
-        p = PurePosixPath(rel.replace("\\", "/"))
+        # A backslash is an ordinary character in a file name on Linux and macOS.
+        p = PurePosixPath(rel if os.sep == "/" else rel.replace("\\", "/"))
         if p.is_absolute() or rel.startswith(("/", "\\")) or (len(rel) > 1 and rel[1] == ":"):
             raise UnsafePathError(f"absolute paths are not allowed in the vault: {rel}")
         if any(part == ".." for part in p.parts):
@@ -202,8 +203,6 @@ class Vault:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise UserError(f"{rel} is not UTF-8 text (byte {exc.start}); left as it is") from exc
-        if text.startswith("\ufeff"):
-            text = text[1:]
         return NoteFile(rel, text, content_hash(data), st.st_mtime_ns, st.st_size)
 
     def try_read(self, rel: str) -> NoteFile | None:

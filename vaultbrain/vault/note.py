@@ -32,6 +32,11 @@ _KEY_LINE = re.compile(
     r"""^(?:"(?P<dq>(?:[^"\\]|\\.)*)"|'(?P<sq>(?:[^']|'')*)'|(?P<plain>[^\s#'"\-?:{}\[\],&*!|>%@`][^:#]*?|-[^\s:][^:#]*?))[ \t]*:(?:[ \t]|$)"""
 )
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_ALIAS = re.compile(
+    r"(?:^[ \t]*(?:-[ \t]+)?[^:#\n\"']*:[ \t]+|^[ \t]*-[ \t]+|[\[,][ \t]*)\*[\w-]+[ \t]*(?:$|[,\]}])",
+    re.M,
+)
+_ANCHOR = re.compile(r"(?:^|[\s\[{,:-])&[\w-]+", re.M)
 _DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$")
 _PLAIN_SAFE = re.compile(r"^[^\s\-?:,\[\]{}#&*!|>'\"%@`][^\n]*$")
 _YAML_SPECIAL = re.compile(
@@ -61,7 +66,8 @@ class ParsedNote:
 def parse_note(text: str) -> ParsedNote:
     """Split a note into frontmatter data and body. Never raises; ``error`` says what is wrong."""
     note = ParsedNote(text=text, body=text)
-    m = _FENCE_OPEN.match(text)
+    # A byte-order mark stays the person's: the fence is looked for after it.
+    m = _FENCE_OPEN.match(text, 1 if text.startswith("\ufeff") else 0)
     if not m:
         return note
     newline = m.group(1)
@@ -90,23 +96,28 @@ def parse_note(text: str) -> ParsedNote:
     if dupes:
         note.error = f"duplicate property {dupes[0]!r} in the frontmatter"
         return note
+    if "*" in raw and _ANCHOR.search(raw) and _ALIAS.search(raw):
+        # Obsidian has no use for YAML anchors, and expanding aliases is how a 300-byte note
+        # becomes millions of values. Refused, not expanded.
+        note.error = "the frontmatter uses YAML aliases (*name), which vaultbrain does not expand"
+        return note
     try:
         data = yaml.load(raw, Loader=_Loader) if raw.strip() else {}
+        if data is None:
+            data = {}
+        if not isinstance(data, dict):
+            note.error = "the frontmatter is not a list of properties (a YAML mapping)"
+            return note
+        note.data = {str(k): normalize(v) for k, v in data.items()}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 2})" if mark is not None else ""
         problem = getattr(exc, "problem", None) or "invalid YAML"
         note.error = f"the frontmatter is not valid YAML{where}: {problem}"
-        return note
     except RecursionError:
         note.error = "the frontmatter is nested too deeply to read"
-        return note
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        note.error = "the frontmatter is not a list of properties (a YAML mapping)"
-        return note
-    note.data = {str(k): normalize(v) for k, v in data.items()}
+    except (ValueError, TypeError, OverflowError) as exc:  # e.g. a date 2026-13-45
+        note.error = f"the frontmatter has a value YAML cannot read: {exc}"
     return note
 
 
