@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -306,7 +306,9 @@ class _Exchange:
             new = incoming.with_sync(**{**local.sync.to_dict(), "base_hash": file.hash})
             self.report(item, new, list_hash=new.fingerprint())
         elif decision.action is Action.REBASE:
-            self.report(item, local, base_hash=file.hash, list_hash=local.fingerprint())
+            # Both sides say the same: the note's modified time is taken, so they agree exactly.
+            agreed = replace(local, modified=incoming.modified)
+            self.report(item, agreed, base_hash=file.hash, list_hash=agreed.fingerprint())
         else:
             self.report(item, local)
 
@@ -367,7 +369,8 @@ class _Exchange:
         )
         if decision.action is Action.REBASE:
             item = self.item(decision.outcome, decision.reason, lst)
-            self.report(item, lst, base_hash=file.hash, list_hash=lst.fingerprint())
+            agreed = replace(lst, modified=note.list.modified)
+            self.report(item, agreed, base_hash=file.hash, list_hash=agreed.fingerprint())
             return
         if decision.action is not Action.WRITE:
             self.report(self.item(decision.outcome, decision.reason, lst), lst)
