@@ -169,7 +169,14 @@ class Filer:
         record["line_suffix"] = inbox_note.WAITING
         with self.app.store.locked():
             self.app.store.inbox.put(record)
-        return self.process(cid, hold_lease=True)
+        done = self.process(cid, hold_lease=True)
+        if done.get("lease"):  # still pending: let the daemon retry it at once, not in 5 min
+            with self.app.store.locked():
+                fresh = self.app.store.inbox.get(cid) or done
+                fresh.pop("lease", None)
+                self.app.store.inbox.put(fresh)
+                done = fresh
+        return done
 
     # -- leases: one process works on a capture at a time ---------------------------------
     def _lease(self) -> dict[str, Any]:

@@ -174,6 +174,8 @@ class NoteSync:
             return None
         rid = parsed.data.get("id")
         rid = str(rid) if rid is not None else None
+        if hit is not None and rid and hit[1]["id"] != rid:
+            hit = None  # a different note now stands where a renamed one was: its own id wins
         by_id = self.index.by_id(rid) if rid else None
         if by_id is not None and by_id[1].get("path") and by_id[1]["path"] != rel:
             other = by_id[1]["path"]
