@@ -30,6 +30,8 @@ class RecordIndex:
         self._paths: dict[str, tuple[str, str]] = {}
         self._ids: dict[str, str] = {}  # id -> collection
         self._checked = 0.0
+        # Names are learnt only when first asked for: a scan needs paths and ids alone.
+        self._names_built = False
         self.refresh(force=True)
 
     @property
@@ -66,6 +68,15 @@ class RecordIndex:
                     self._learn(name, summary)
             self._versions[name] = version
 
+    def _name_index(self) -> dict[str, set[tuple[str, str]]]:
+        if not self._names_built:
+            self._names_built = True
+            for collection, records in self._records.items():
+                for rid, summary in records.items():
+                    for key in self._keys(summary):
+                        self._names.setdefault(key, set()).add((collection, rid))
+        return self._names
+
     def _keys(self, summary: dict[str, Any]) -> list[str]:
         keys = [str(summary.get("title", "")).strip().lower()]
         keys += [str(a).strip().lower() for a in summary.get("aliases", []) or []]
@@ -74,8 +85,9 @@ class RecordIndex:
     def _learn(self, collection: str, summary: dict[str, Any]) -> None:
         rid = summary["id"]
         self._records.setdefault(collection, {})[rid] = summary
-        for key in self._keys(summary):
-            self._names.setdefault(key, set()).add((collection, rid))
+        if self._names_built:
+            for key in self._keys(summary):
+                self._names.setdefault(key, set()).add((collection, rid))
         if summary.get("path"):
             self._paths[summary["path"].lower()] = (collection, rid)
         self._ids[rid] = collection
@@ -84,7 +96,7 @@ class RecordIndex:
         old = self._records.get(collection, {}).pop(rid, None)
         if not old:
             return
-        for key in self._keys(old):
+        for key in self._keys(old) if self._names_built else ():
             bucket = self._names.get(key)
             if bucket:
                 bucket.discard((collection, rid))
@@ -114,7 +126,7 @@ class RecordIndex:
         ptype = self.pack.get_type(type_name)
         if ptype is None:
             return None
-        for collection, rid in sorted(self._names.get(title.strip().lower(), ())):
+        for collection, rid in sorted(self._name_index().get(title.strip().lower(), ())):
             summary = self._records.get(collection, {}).get(rid)
             if summary and summary.get("type") == ptype.name:
                 return summary
@@ -143,6 +155,7 @@ class RecordIndex:
 
     def mentioned(self, text: str, limit: int = 12) -> list[dict[str, Any]]:
         """Records whose names or aliases occur in ``text``: bounded by the text, not the vault."""
+        names = self._name_index()
         words = [w.strip(".&'’-").lower() for w in _WORD.findall(text)]
         words = [w for w in words if w]
         found: list[dict[str, Any]] = []
@@ -152,7 +165,7 @@ class RecordIndex:
                 if i + n > len(words):
                     continue
                 key = " ".join(words[i : i + n])
-                for hit in sorted(self._names.get(key, ())):
+                for hit in sorted(names.get(key, ())):
                     if hit in seen:
                         continue
                     seen.add(hit)
