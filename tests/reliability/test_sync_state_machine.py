@@ -254,14 +254,6 @@ def test_update_record_on_a_moved_note_says_so(tmp_path: Path) -> None:
     assert "contact: aaa" in (root / "People/Ann B.md").read_text()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: filing/sync.py NoteSync.scan keys its cache on (mtime_ns, size) only; two "
-    "notes of one size whose mtimes a sync tool preserved (Syncthing, rsync -t, cp -p, git) "
-    "swap names and the scan sees nothing: each record now points at the other's note. "
-    "Keying on st_ino and st_ctime_ns as well (ctime cannot be set back) fixes both this and "
-    "the one-tick edit",
-)
 def test_two_notes_that_swap_names_are_seen(tmp_path: Path) -> None:
     root = tmp_path / "Vault"
     init_vault(App(root))

@@ -134,7 +134,14 @@ class NoteSync:
             self._cache_dirty = False
 
     def _remember(self, rel: str, note: Any) -> None:
-        self.cache[rel] = [note.mtime_ns, note.size, note.hash, time.time_ns()]
+        self.cache[rel] = [
+            note.mtime_ns,
+            note.size,
+            note.hash,
+            time.time_ns(),
+            note.ino,
+            note.ctime_ns,
+        ]
         self._cache_dirty = True
 
     # -- one note ------------------------------------------------------------------------
@@ -253,7 +260,14 @@ class NoteSync:
         except OSError:
             return
         cached = self.cache.get(rel)
-        if cached and cached[0] == st.st_mtime_ns and cached[1] == st.st_size:
+        # mtime and size can be set back (sync tools preserve them; two notes may swap
+        # names); the inode and ctime cannot, so a cache entry counts only if they match too.
+        if (
+            cached
+            and cached[0] == st.st_mtime_ns
+            and cached[1] == st.st_size
+            and (len(cached) < 6 or (cached[4] == st.st_ino and cached[5] == st.st_ctime_ns))
+        ):
             # "Racily clean" (as git calls it): a note cached within a couple of seconds of
             # its mtime may have been written again in the same timestamp tick with the same
             # size. Only those are hashed again; every other is trusted.

@@ -63,6 +63,8 @@ class NoteFile:
     hash: str
     mtime_ns: int
     size: int
+    ino: int = 0
+    ctime_ns: int = 0
 
 
 class Vault:
@@ -203,7 +205,9 @@ class Vault:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise UserError(f"{rel} is not UTF-8 text (byte {exc.start}); left as it is") from exc
-        return NoteFile(rel, text, content_hash(data), st.st_mtime_ns, st.st_size)
+        return NoteFile(
+            rel, text, content_hash(data), st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns
+        )
 
     def try_read(self, rel: str) -> NoteFile | None:
         try:
