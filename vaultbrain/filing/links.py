@@ -7,7 +7,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from vaultbrain.errors import ConflictError, UserError
-from vaultbrain.filing.records import link_to, new_id, ordered_frontmatter, record_from_note
+from vaultbrain.filing.records import new_id, ordered_frontmatter, record_from_note
 from vaultbrain.vault.names import sanitize_filename, unique_name
 from vaultbrain.vault.note import append_to_section, parse_note, render_note, update_frontmatter
 
@@ -116,7 +116,3 @@ def _plain(text: str) -> str:
     for ch in "[]#%|^":
         text = text.replace(ch, "\\" + ch)
     return text.replace("<", "&lt;")
-
-
-def link_markdown(rec: dict[str, Any]) -> str:
-    return link_to(rec["path"], rec["title"])
