@@ -118,3 +118,61 @@ def test_a_folder_typed_by_its_own_pack(vault: Path, env_home: Path) -> None:
     assert [r["title"] for r in recipes] == ["Soup"] and recipes[0]["type"] == "recipe"
     assert frontmatter(vault / "Recipes/Soup.md")["type"] == "recipe"
     assert run_json(vault, "reindex")["created"] == 0
+
+
+# -- a warm scan from the cache alone ---------------------------------------------------
+def _warm(vault: Path) -> None:
+    run(vault, "db", "add", "person", "--set", "name=Bob")
+    (vault / "Misc").mkdir(exist_ok=True)
+    (vault / "Misc" / "Loose.md").write_text("---\ntitle: 1\n---\nin no type's folder\n")
+    (vault / "Projects").mkdir(exist_ok=True)
+    (vault / "Projects" / "Scratch.md").write_text("no frontmatter, in a typed folder\n")
+    run(vault, "reindex")
+    run(vault, "reindex")  # now the cache holds every note, with the store's version
+
+
+def test_an_unchanged_vault_is_scanned_without_building_the_record_index(vault: Path) -> None:
+    _warm(vault)
+    cold_app = App(vault)
+    slow = NoteSync(cold_app, Filer(cold_app))
+    slow._pin()  # the record index, the long way: what the cache must agree with
+    expected = slow.scan()
+    app, sync = sync_for(vault)
+    report = sync.scan()
+    assert sync.filer.loaded_index() is None
+    assert report.read == 0 and report.unchanged == report.scanned == expected.scanned
+    assert (report.in_folders, report.untyped_in_folders) == (
+        expected.in_folders,
+        expected.untyped_in_folders,
+    )
+    assert report.untyped_in_folders >= 1
+
+
+def test_a_note_deleted_while_nothing_ran_is_still_tombstoned(vault: Path) -> None:
+    _warm(vault)
+    (vault / "People/Bob.md").unlink()
+    assert run_json(vault, "reindex")["tombstoned"] == 1
+    assert {r["title"] for r in run_json(vault, "db", "list", "person")} == {"Sarah"}
+
+
+def test_a_store_changed_by_another_process_is_not_trusted_from_the_cache(vault: Path) -> None:
+    _warm(vault)
+    # Another process files a record (its note included) after the cache was written…
+    run(vault, "db", "add", "person", "--set", "name=Carol")
+    (vault / "People/Carol.md").unlink()  # …and its note is gone before the next scan
+    app, sync = sync_for(vault)
+    assert not sync._cache_current()
+    report = sync.scan()
+    assert report.tombstoned == 1
+    assert {r["title"] for r in run_json(vault, "db", "list", "person")} == {"Sarah", "Bob"}
+
+
+def test_the_cache_forgets_notes_that_are_gone(vault: Path) -> None:
+    _warm(vault)
+    (vault / "Misc" / "Loose.md").unlink()
+    app, sync = sync_for(vault)
+    sync.scan()
+    assert "Misc/Loose.md" not in sync.cache
+    again = NoteSync(app, Filer(app))
+    again.load_cache()
+    assert "Misc/Loose.md" not in again.cache and "People/Bob.md" in again.cache

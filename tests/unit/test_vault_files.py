@@ -89,7 +89,7 @@ def test_iter_notes_skips_ignored_and_symlink_loops(tmp_path: Path) -> None:
     (tmp_path / ".obsidian" / "x.md").write_text("x")
     os.symlink(tmp_path, tmp_path / "People" / "loop")
     vault = Vault(tmp_path)
-    assert sorted(vault.rel_of(e) for e in vault.iter_notes()) == ["People/A.md"]
+    assert sorted(rel for rel, _ in vault.iter_notes()) == ["People/A.md"]
 
 
 def test_read_refuses_binary_and_non_utf8(tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ from vaultbrain.classify.llm import LLMClient
 from vaultbrain.classify.result import Band, Classification, Destination, band_for
 from vaultbrain.errors import ConflictError, LLMError, UserError
 from vaultbrain.filing import inbox as inbox_note
-from vaultbrain.filing.index import RecordIndex
+from vaultbrain.filing.index import RecordIndex, collections_of
 from vaultbrain.filing.links import bare_url, title_for_url
 from vaultbrain.filing.records import (
     block_link,
@@ -116,6 +116,14 @@ class Filer:
         return self._index
 
     _index_key: tuple[str, ...] = ()
+
+    def loaded_index(self) -> RecordIndex | None:
+        """The record index if it has been built (building it loads every summary)."""
+        return self._index
+
+    def collections(self) -> list[str]:
+        """The store collections the index covers, without building it."""
+        return collections_of(self.pack, self.folder_packs())
 
     def client(self) -> LLMClient | None:
         s = self.app.settings

@@ -17,6 +17,15 @@ _WORD = re.compile(r"[\w][\w'’\-.&]*", re.UNICODE)
 MAX_NGRAM = 5
 
 
+def collections_of(pack: ResolvedPack, extra: list[ResolvedPack] | None = None) -> list[str]:
+    """The store collections the records of these packs live in, each once, in order."""
+    seen: list[str] = []
+    for t in [t for p in (pack, *(extra or ())) for t in p.types]:
+        if t.store_collection not in seen:
+            seen.append(t.store_collection)
+    return seen
+
+
 class RecordIndex:
     def __init__(
         self, store: Store, pack: ResolvedPack, extra: list[ResolvedPack] | None = None
@@ -36,11 +45,7 @@ class RecordIndex:
 
     @property
     def collections(self) -> list[str]:
-        seen: list[str] = []
-        for t in [t for p in (self.pack, *self.extra) for t in p.types]:
-            if t.store_collection not in seen:
-                seen.append(t.store_collection)
-        return seen
+        return collections_of(self.pack, self.extra)
 
     def refresh(self, force: bool = False) -> None:
         """Pick up changes other processes made to the store (only what changed is relearnt).
@@ -60,6 +65,10 @@ class RecordIndex:
                 continue
             current = self._records.setdefault(name, {})
             fresh = {s["id"]: s for s in col.summaries()}
+            if not current:
+                self._learn_all(name, fresh)
+                self._versions[name] = version
+                continue
             for rid in [rid for rid in current if rid not in fresh]:
                 self._forget(name, rid)
             for rid, summary in fresh.items():
@@ -91,6 +100,18 @@ class RecordIndex:
         if summary.get("path"):
             self._paths[summary["path"].lower()] = (collection, rid)
         self._ids[rid] = collection
+
+    def _learn_all(self, collection: str, fresh: dict[str, dict[str, Any]]) -> None:
+        """A collection's first load: :meth:`_learn` for each record, in bulk."""
+        self._records[collection] = fresh
+        self._paths.update(
+            (s["path"].lower(), (collection, r)) for r, s in fresh.items() if s.get("path")
+        )
+        self._ids.update(dict.fromkeys(fresh, collection))
+        if self._names_built:
+            for rid, summary in fresh.items():
+                for key in self._keys(summary):
+                    self._names.setdefault(key, set()).add((collection, rid))
 
     def _forget(self, collection: str, rid: str) -> None:
         old = self._records.get(collection, {}).pop(rid, None)
@@ -175,6 +196,10 @@ class RecordIndex:
                         if len(found) >= limit:
                             return found
         return found
+
+    def versions(self) -> dict[str, Any]:
+        """The store version each collection was last learnt at."""
+        return dict(self._versions)
 
     def __len__(self) -> int:
         return sum(len(v) for v in self._records.values())

@@ -409,8 +409,7 @@ def rewrite_links(app: Any, old_path: str, new_path: str, title: str) -> list[st
     pattern = re.compile(r"\[\[" + re.escape(old_target) + r"(?=[\]|#])")
     changed: list[str] = []
     inbox = str(app.settings.get("inbox_note"))
-    for entry in app.vault.iter_notes():
-        rel = app.vault.rel_of(entry)
+    for rel, _ in app.vault.iter_notes():
         if rel == inbox or rel.startswith(ARCHIVE + "/"):
             continue
         for _ in range(_RETRIES):

@@ -119,19 +119,52 @@ class NoteSync:
         return self._typer_fn
 
     # -- cache of (mtime, size, hash) per note -------------------------------------------
+    # Each entry: [mtime_ns, size, hash, seen_at_ns, ino, ctime_ns, is_record]. The flag and
+    # the store's version beside them are written only when every record's note is in the
+    # cache: then, while the store is still at that version, a scan whose notes are all
+    # unchanged needs no record index at all (a restart reads two files and stats the notes).
     def load_cache(self) -> None:
         if not self._cache_loaded:
             doc = self.app.store.read_json(CACHE_FILE, {}) or {}
             if doc.get("pack") == self.app.pack.identity:
                 self.cache = dict(doc.get("notes", {}))
+                store = doc.get("store")
+                self._cache_store = store if isinstance(store, dict) else None
             self._cache_loaded = True
 
+    _cache_store: dict[str, Any] | None = None
+
     def save_cache(self) -> None:
-        if self._cache_dirty:
-            self.app.store.write_json(
-                CACHE_FILE, {"version": 1, "pack": self.app.pack.identity, "notes": self.cache}
-            )
-            self._cache_dirty = False
+        if not self._cache_dirty:
+            return
+        doc: dict[str, Any] = {"version": 2, "pack": self.app.pack.identity, "notes": self.cache}
+        index = self.filer.loaded_index()
+        if index is not None:
+            index.refresh(force=True)
+            for rel, entry in self.cache.items():
+                del entry[6:]
+                entry.append(1 if index.by_path(rel) is not None else 0)
+            live = [s["path"] for _, s in index.all() if s.get("path") and not s.get("deleted")]
+            if all(path in self.cache for path in live):
+                doc["store"] = index.versions()
+        elif self._cache_store is not None:
+            # No record was learnt here: the flags still stand for the version they were
+            # written at (if this process wrote the store since, that version is gone).
+            doc["store"] = self._cache_store
+        self.app.store.write_json(CACHE_FILE, doc)
+        self._cache_store = doc.get("store")
+        self._cache_dirty = False
+
+    def _cache_current(self) -> bool:
+        """True when the cache's record flags can stand in for the record index."""
+        stamp = self._cache_store
+        if stamp is None or self.filer.loaded_index() is not None:
+            return False
+        collections = self.filer.collections()
+        if sorted(stamp) != sorted(collections):
+            return False
+        store = self.app.store
+        return all(store.collection(c).disk_version() == stamp[c] for c in collections)
 
     def _remember(self, rel: str, note: Any) -> None:
         self.cache[rel] = [
@@ -253,12 +286,21 @@ class NoteSync:
         self._remember(rel, note)
         return note, parse_note(note.text)
 
-    def _scan_one(self, entry: Any, rel: str, report: SyncReport) -> None:
+    def _pin(self) -> Any:
+        """The record index, refreshed and pinned for the rest of the scan."""
+        if self._pinned is None:
+            index = self.filer.index
+            index.refresh(force=True)
+            self._pinned = index
+        return self._pinned
+
+    def _scan_one(self, entry: Any, rel: str, report: SyncReport) -> list[Any] | None:
+        """One note of a scan. Returns its cache entry when the note is unchanged."""
         vault = self.app.vault
         try:
             st = entry.stat(follow_symlinks=False)
         except OSError:
-            return
+            return None
         cached = self.cache.get(rel)
         # mtime and size can be set back (sync tools preserve them; two notes may swap
         # names); the inode and ctime cannot, so a cache entry counts only if they match too.
@@ -274,29 +316,30 @@ class NoteSync:
             seen_at = cached[3] if len(cached) > 3 else 0
             if seen_at - st.st_mtime_ns > _RACY_NS:
                 report.unchanged += 1
-                return
+                return cached
             try:
                 same = vault.read(rel, entry).hash == cached[2]
             except (UserError, FileNotFoundError) as exc:
                 report.problems.append(str(exc))
-                return
+                return None
             if same:
                 report.unchanged += 1
-                return
-        hit = self.index.by_path(rel)
+                return cached
+        hit = self._pin().by_path(rel)
         if hit is not None and cached is None:
             # No cache entry but a record: hash the note and compare with its base.
             try:
                 note = vault.read(rel, entry)
             except (UserError, FileNotFoundError) as exc:
                 report.problems.append(str(exc))
-                return
+                return None
             if note.hash == hit[1].get("base_hash"):
                 self._remember(rel, note)
                 report.read += 1
                 report.unchanged += 1
-                return
+                return None
         self.sync_path(rel, report)
+        return None
 
     def _tombstoned(self, rid: str) -> tuple[str, dict[str, Any]] | None:
         for t in [t for p in (self.app.pack, *self.filer.folder_packs()) for t in p.types]:
@@ -540,29 +583,44 @@ class NoteSync:
         report = report or SyncReport()
         started = time.perf_counter()
         self.load_cache()
-        index = self.index
-        index.refresh(force=True)
-        self._pinned = index
+        # Unchanged notes and a store at the cache's version: the cache says which notes
+        # are records, and the index is built only when a note turns out to have changed.
+        from_cache = self._cache_current()
+        if not from_cache:
+            self._pin()
         vault = self.app.vault
         seen: set[str] = set()
         inbox = self.filer.inbox_rel
         excluded = tuple(f.lower().strip("/") + "/" for f in generated_folders(self.app.settings))
         in_folders = untyped = 0
         try:
-            for entry in vault.iter_notes():
-                rel = vault.rel_of(entry)
+            for rel, entry in vault.iter_notes():
                 if rel == inbox:
                     continue
                 report.scanned += 1
                 seen.add(rel)
-                self._scan_one(entry, rel, report)
+                clean = self._scan_one(entry, rel, report)
                 if "/" in rel and not rel.lower().startswith(excluded):
                     in_folders += 1
-                    if index.by_path(rel) is None:
+                    if self._pinned is None and clean is not None and len(clean) > 6:
+                        untyped += not clean[6]
+                    elif self._pin().by_path(rel) is None:
                         untyped += 1
+            if self._pinned is None and any(
+                (len(e) < 7 or e[6]) and rel not in seen for rel, e in self.cache.items()
+            ):
+                self._pin()  # a record's note is gone: what follows needs the records
         finally:
-            self._pinned = None
+            pinned, self._pinned = self._pinned, None
+        stale = [rel for rel in self.cache if rel not in seen]
+        for rel in stale:
+            del self.cache[rel]
+        self._cache_dirty |= bool(stale)
         report.in_folders, report.untyped_in_folders = in_folders, untyped
+        if pinned is None:  # every note unchanged, every record's note still there
+            self.save_cache()
+            report.seconds = time.perf_counter() - started
+            return report
         missing = [
             (c, s)
             for c, s in self.index.all()

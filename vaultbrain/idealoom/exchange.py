@@ -103,8 +103,8 @@ class Scan:
         self._by_id: dict[str, list[str]] | None = None
         root = self.vault.resolve(folder)
         if root.is_dir():
-            for entry in self.vault.iter_notes(folder):
-                self.read(self.vault.rel_of(entry))
+            for rel, _ in self.vault.iter_notes(folder):
+                self.read(rel)
             self._find_placeholders(root)
 
     def _find_placeholders(self, root: os.PathLike[str]) -> None:

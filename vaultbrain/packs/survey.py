@@ -85,8 +85,7 @@ def survey_vault(
     exclude = [e for e in exclude if e]
     skip_low = {s.lower() for s in skip}
     out: list[NoteTyping] = []
-    for entry in vault.iter_notes():
-        rel = vault.rel_of(entry)
+    for rel, _ in vault.iter_notes():
         low = rel.lower()
         if low in skip_low or _under(low, exclude):
             continue

@@ -132,11 +132,7 @@ class Collection:
         end = chunk.rfind(b"\n")
         if end < 0:
             return  # a partial line still being written
-        for line in chunk[: end + 1].splitlines():
-            try:
-                entry = json.loads(line)
-            except ValueError:
-                continue  # a torn line from a crash: the record file is the truth
+        for entry in _log_entries(chunk[: end + 1]):
             self._log_lines += 1
             if entry.get("op") == "drop":
                 self._index.pop(entry["id"], None)
@@ -257,10 +253,21 @@ class Collection:
             return None
         return found
 
-    def version(self) -> tuple[int | None, int]:
+    def version(self) -> list[Any]:
         """Changes whenever the index changes, in this process or another."""
         self._load()
-        return (self._log_ino, self._log_pos)
+        return [list(self._index_stamp or ()), self._log_ino, self._log_pos]
+
+    def disk_version(self) -> list[Any]:
+        """What :meth:`version` would be once caught up, from two ``stat`` calls and without
+        loading the index: the same value exactly when nothing changed since (a log line still
+        being written aside)."""
+        try:
+            st = os.stat(self._log_path)
+            log = [st.st_ino, st.st_size]
+        except FileNotFoundError:
+            log = [None, 0]
+        return [list(self._stamp() or ()), *log]
 
     def summaries(self, *, include_deleted: bool = False) -> Iterator[dict[str, Any]]:
         for summary in list(self._load().values()):
@@ -282,3 +289,23 @@ class Collection:
 
 def summarize(record: dict[str, Any]) -> dict[str, Any]:
     return {k: record[k] for k in SUMMARY_KEYS if k in record and record[k] not in (None, [], "")}
+
+
+def _log_entries(chunk: bytes) -> list[dict[str, Any]]:
+    """The entries of whole log lines: parsed as one JSON array (a long tail costs one call),
+    line by line only when a torn line from a crash is among them (that line is skipped: the
+    record file is the truth)."""
+    lines = chunk.splitlines()
+    try:
+        return [e for e in json.loads(b"[" + b",".join(lines) + b"]") if isinstance(e, dict)]
+    except ValueError:
+        pass
+    entries = []
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict):
+            entries.append(entry)
+    return entries

@@ -31,6 +31,7 @@ TEMP_PREFIX = ".vb-tmp-"
 # iCloud placeholders.
 _CONFLICT_PATTERNS = ("*.sync-conflict-*", "*(conflict*", "*conflicted copy*", "*.icloud")
 _CONFLICT_RE = re.compile("|".join(fnmatch.translate(p) for p in _CONFLICT_PATTERNS))
+# Every pattern a note's name (``*.md``) can match says "conflict": a cheap test first.
 
 
 def content_hash(data: str | bytes) -> str:
@@ -107,25 +108,24 @@ class Vault:
     def exists(self, rel: str) -> bool:
         return self.resolve(rel).is_file()
 
-    def iter_notes(self, folder: str = "") -> Iterator[os.DirEntry[str]]:
-        """Every Markdown note below ``folder`` that is not ignored, as directory entries.
+    def iter_notes(self, folder: str = "") -> Iterator[tuple[str, os.DirEntry[str]]]:
+        """Every Markdown note below ``folder`` that is not ignored: (its path relative to the
+        vault, its directory entry).
 
         Does not follow symlinked folders (a loop or a link out of the vault stays unread).
-        ``entry.path`` relative to the root is ``rel_of(entry)``.
         """
         start = self.resolve(folder) if folder else self.root
-        for entry in _walk(start):
-            name = entry.name
+        prefix = PurePosixPath(folder).as_posix().strip("/") + "/" if folder else ""
+        for rel, entry in _walk_rel(start, prefix):
+            name = entry.name.lower()
+            if not name.endswith(".md") or ("conflict" in name and _CONFLICT_RE.match(name)):
+                continue
             try:
                 if not entry.is_file(follow_symlinks=False):
                     continue
             except OSError:
                 continue
-            if not name.lower().endswith(".md"):
-                continue
-            if _CONFLICT_RE.match(name.lower()):
-                continue
-            yield entry
+            yield rel, entry
 
     def sweep_temp_files(self, older_than: float = 3600.0) -> int:
         """Remove temp files a killed process left behind (never a note: only our own names).
@@ -161,24 +161,11 @@ class Vault:
                 continue
         return removed
 
-    def rel_of(self, entry: os.DirEntry[str]) -> str:
-        path = entry.path
-        root = self._root_prefix
-        if path.startswith(root):
-            rel = path[len(root) :]
-        else:
-            rel = os.path.relpath(path, self.root)
-        return rel.replace(os.sep, "/") if os.sep != "/" else rel
-
-    @property
-    def _root_prefix(self) -> str:
-        return str(self.root).rstrip(os.sep) + os.sep
-
     # -- reading -------------------------------------------------------------------------
     def read(self, rel: str, entry: os.DirEntry[str] | None = None) -> NoteFile:
         """Read a note. Raises UserError when it is unreadable or not text.
 
-        ``entry``: the note as :meth:`iter_notes` found it (a regular file reached without
+        ``entry``: the note's directory entry as :meth:`iter_notes` found it (a regular file reached without
         following a symlink), so the path needs no resolving.
         """
         path = Path(entry.path) if entry is not None else self.resolve(rel)
@@ -474,6 +461,30 @@ def _walk(start: Path, hidden_files: bool = False) -> Iterator[os.DirEntry[str]]
             if hidden and not hidden_files:
                 continue
             yield entry
+
+
+def _walk_rel(start: Path, prefix: str = "") -> Iterator[tuple[str, os.DirEntry[str]]]:
+    """:func:`_walk` without dot-files, each entry with its path relative to ``start``
+    (``prefix`` before it), built as the walk goes down."""
+    stack = [(os.fspath(start), prefix)]
+    while stack:
+        current, rel_dir = stack.pop()
+        try:
+            with os.scandir(current) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append((entry.path, rel_dir + name + "/"))
+                    continue
+            except OSError:
+                continue
+            yield rel_dir + name, entry
 
 
 def _subdirs(folder: Path) -> list[Path]:

@@ -629,9 +629,9 @@ def _existing_note(app: Any, prev: dict[str, Any] | None, video_id: str) -> str 
     try:
         if not app.vault.resolve(folder).is_dir():
             return None
-        for entry in app.vault.iter_notes(folder):
+        for rel, entry in app.vault.iter_notes(folder):
             if entry.name.endswith(f"({video_id}).md"):
-                return app.vault.rel_of(entry)
+                return rel
     except (OSError, UserError):
         return None
     return None
