@@ -621,6 +621,8 @@ class NoteSync:
             self.save_cache()
             report.seconds = time.perf_counter() - started
             return report
+        if self._cache_store != pinned.versions():
+            self._cache_dirty = True  # so the next scan can start from the cache alone
         missing = [
             (c, s)
             for c, s in self.index.all()
