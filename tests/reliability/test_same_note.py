@@ -55,18 +55,7 @@ WRITER = textwrap.dedent(
 )
 
 
-# Timing-dependent, so not strict (a strict mark would turn a lucky run red): about one run
-# in four loses one edit of ~200.
-REWRITE_RACE = pytest.mark.xfail(
-    strict=False,
-    reason="residual race: an editor that truncates and rewrites the note in place, with its "
-    "file opened before vaultbrain's swap and written after the swap's last check, writes into "
-    "the displaced inode. Proposed: filing/capture.py Filer._update defers writing a record "
-    "note until it has been quiet for the settle time, as the inbox does",
-)
-
-
-@pytest.mark.parametrize("mode", ["append", "rename", pytest.param("rewrite", marks=REWRITE_RACE)])
+@pytest.mark.parametrize("mode", ["append", "rename", "rewrite"])
 def test_the_person_and_the_daemon_write_the_same_note(
     vault: Path, daemon, lmstudio: FakeLMStudio, tmp_path: Path, mode: str
 ) -> None:

@@ -274,13 +274,6 @@ def test_two_notes_that_swap_names_are_seen(tmp_path: Path) -> None:
     assert by_path["Ideas/Bob.md"]["title"] == "Ann"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: filing/sync.py NoteSync.sync_path picks the record by path before by id: a "
-    "new note at the path a renamed note left is imported as that record (and the renamed "
-    "note, seen as a copy, gets a new id): the record's history follows the wrong note and a "
-    "ghost record remains. Proposed: when the note's id differs from the path hit, drop the hit",
-)
 @pytest.mark.parametrize("new_has_id", [False, True], ids=["new note without id", "with id"])
 def test_a_new_note_at_a_renamed_notes_old_path_is_a_new_record(
     tmp_path: Path, new_has_id: bool

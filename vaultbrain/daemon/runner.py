@@ -26,6 +26,10 @@ from vaultbrain.filing.sync import NoteSync, SyncReport
 log = logging.getLogger("vaultbrain.daemon")
 NOTE_DEBOUNCE = 0.5
 TICK = 0.1
+# While captures are being filed and the person has not touched the inbox, its lines are
+# brought up to date at most this often (or four times the last pass's cost, if more): a
+# burst of 1,000 lines is not 1,000 rewrites of a 1,000-line note.
+FORMS_PACE = 0.5
 
 
 @dataclass
@@ -55,6 +59,7 @@ class Daemon:
         self._last_rescan = time.monotonic()
         self._rescan_requested = False
         self._inbox_retry_at = 0.0
+        self._last_pass: tuple[float, float, float] = (0.0, 0.0, 0.0)  # start, end, seconds
         self._hooks: list[Any] = []
 
     # -- settings read live, so `settings set` takes effect without a restart ------------
@@ -196,8 +201,11 @@ class Daemon:
         report = SyncReport()
         for rel in due:
             del self._pending_paths[rel]
-        # Notes that exist first, so a move is seen as a move before its old path goes.
-        due.sort(key=lambda rel: not self._exists(rel))
+        # Notes that exist first, so a move is seen as a move before its old path goes; of
+        # those, notes that declare an id first (a renamed note before a new one in its place).
+        present = self.sync.ids_first([rel for rel in due if self._exists(rel)])
+        chosen = set(present)
+        due = present + [rel for rel in due if rel not in chosen]
         for rel in due:
             digest = self.app.vault.current_hash(rel) if self._exists(rel) else None
             if digest is not None and self.app.vault.is_own_write(rel, digest):
@@ -231,11 +239,19 @@ class Daemon:
         quiet = now - self._inbox_changed_at
         if quiet < float(self._setting("inbox_settle_seconds")):
             return
+        started, ended, cost = self._last_pass
+        if (
+            self._futures
+            and self._inbox_changed_at < started
+            and now - ended < max(FORMS_PACE, 4 * cost)
+        ):
+            return  # only finished captures to show, and more are coming: soon
         self._inbox_pass(idle=quiet >= float(self._setting("inbox_idle_seconds")))
 
     def _inbox_pass(self, idle: bool, force: bool = False, take_new: bool = True) -> None:
         if time.monotonic() < self._inbox_retry_at:
             return
+        started = time.monotonic()
         try:
             result = reconcile_inbox(self.filer, idle=idle, take_new=take_new)
         except VaultbrainError as exc:
@@ -243,6 +259,8 @@ class Daemon:
             log.warning("inbox: %s", exc)
             self._inbox_retry_at = time.monotonic() + float(self._setting("retry_seconds"))
             return
+        ended = time.monotonic()
+        self._last_pass = (started, ended, ended - started)
         self.stats.passes += 1
         for problem in result.skipped:
             log.warning("inbox: %s", problem)

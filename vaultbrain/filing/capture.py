@@ -303,7 +303,8 @@ class Filer:
             fresh.setdefault("timings", {})["classify_ms"] = round(elapsed, 2)
             fresh["updated"] = self.app.now().isoformat()
             fresh.pop("last_error", None)
-            self.app.store.inbox.put(fresh)
+            # Not fsynced: a power cut that loses it means asking the model again.
+            self.app.store.inbox.put(fresh, durable=False)
         self.app.store.audit(
             {
                 "at": self.app.now().isoformat(),
@@ -418,7 +419,8 @@ class Filer:
             )
             record["band"] = band.value
             record["updated"] = self.app.now().isoformat()
-            self.app.store.inbox.put(record)
+            # Not fsynced: the plan above was, and filing it again finds its notes written.
+            self.app.store.inbox.put(record, durable=False)
         return record
 
     def plan(self, capture_id: str, dests: list[Destination]) -> list[dict[str, Any]]:
@@ -711,7 +713,7 @@ class Filer:
             rec.setdefault("log", []).append(
                 {"date": str(record["created"])[:10], "text": record["text"][:500], "capture": cid}
             )
-        col.put(rec)
+        col.put(rec, durable=False)  # the note is the truth: a rescan rebuilds this from it
         index.upsert(op["collection"], rec)
 
     # -- finish --------------------------------------------------------------------------
@@ -748,5 +750,5 @@ class Filer:
             if not present:
                 fresh["line_missing"] = True
             fresh.pop("lease", None)
-            self.app.store.inbox.put(fresh)
+            self.app.store.inbox.put(fresh, durable=False)  # the line itself says it
         return fresh

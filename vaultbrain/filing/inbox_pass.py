@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from vaultbrain.errors import ConflictError, UserError
 from vaultbrain.filing.capture import Filer, check_thought
 from vaultbrain.filing.inbox import WAITING, words_of
-from vaultbrain.vault.inbox import render_taken_line, replace_line, scan_inbox
+from vaultbrain.vault.inbox import render_taken_line, replace_lines, scan_inbox
 
 log = logging.getLogger("vaultbrain.inbox")
 
@@ -46,6 +46,7 @@ def reconcile_inbox(filer: Filer, idle: bool, take_new: bool = True) -> InboxPas
     forms: dict[str, tuple[str, bool]] = {}
     new: list[tuple[str, str]] = []
     seen: set[str] = set()
+    summaries = app.store.inbox.snapshot() if any(line.block_id for line in lines) else {}
     for line in lines:
         if line.block_id:
             cid = line.block_id
@@ -55,7 +56,7 @@ def reconcile_inbox(filer: Filer, idle: bool, take_new: bool = True) -> InboxPas
                 )
                 continue
             seen.add(cid)
-            view = _line_view(filer, cid)
+            view = _line_view(filer, cid, summaries.get(cid))
             words = words_of(line, view)
             if view is None:
                 new.append((cid, words))
@@ -82,9 +83,7 @@ def reconcile_inbox(filer: Filer, idle: bool, take_new: bool = True) -> InboxPas
         forms[cid] = (WAITING, False)
         new.append((cid, thought))
     if replacements:
-        new_text = text
-        for number, raw in replacements.items():
-            new_text = replace_line(new_text, number, raw)
+        new_text = replace_lines(text, replacements)
         try:
             result.text_hash = app.vault.replace(rel, new_text, note.hash)
         except ConflictError:
@@ -98,12 +97,11 @@ def reconcile_inbox(filer: Filer, idle: bool, take_new: bool = True) -> InboxPas
     return result
 
 
-def _line_view(filer: Filer, cid: str) -> dict | None:
+def _line_view(filer: Filer, cid: str, summary: dict | None) -> dict | None:
     """What an anchored line needs of its capture (its text, our last suffix, the form its
     status calls for), from memory while the capture is unchanged: a pass over an inbox of
     thousands of taken lines reads only the captures that changed."""
     store = filer.app.store
-    summary = store.inbox.summary(cid, include_deleted=True)
     if summary is None:
         return None
     key = (summary.get("updated"), summary.get("status"))
@@ -139,7 +137,7 @@ def _remember_forms(filer: Filer, forms: dict[str, tuple[str, bool]]) -> None:
                 continue
             if rec.get("line_suffix") != suffix or rec.get("line_done") != done:
                 rec["line_suffix"], rec["line_done"] = suffix, done
-                store.inbox.put(rec)
+                store.inbox.put(rec, durable=False)  # the line itself says it
             hit = filer.line_views.get(cid)
             if hit is not None:
                 hit[1]["line_suffix"], hit[1]["line_done"] = suffix, done

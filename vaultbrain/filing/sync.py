@@ -218,9 +218,10 @@ class NoteSync:
             hit = None  # a different note now stands where a renamed one was: its own id wins
         by_id = self.index.by_id(rid) if rid else None
         if by_id is not None and by_id[1].get("path") and by_id[1]["path"] != rel:
-            other = by_id[1]["path"]
-            if self.app.vault.try_read(other) is not None and hit is None:
+            if hit is None and self.declared_id(by_id[1]["path"]) == rid:
                 # The same id at two paths: the person copied a note. The copy is a new record.
+                # (A note with another id, or none, where the record was is not its copy: the
+                # record's note moved and a new note took its old name.)
                 return self._create(rel, note, parsed, ptype, report, force_new_id=True)
         target = by_id or hit
         if target is None:
@@ -273,6 +274,28 @@ class NoteSync:
         )
         return Action.CONFLICT
 
+    def declared_id(self, rel: str) -> str | None:
+        """The ``id:`` a note's frontmatter declares (None: no such note, no id, unreadable)."""
+        try:
+            note = self.app.vault.try_read(rel)
+        except UserError:
+            return None
+        if note is None:
+            return None
+        data = parse_note(note.text).data
+        rid = data.get("id") if isinstance(data, dict) else None
+        return str(rid) if rid is not None else None
+
+    def ids_first(self, rels: list[str]) -> list[str]:
+        """Notes that declare an id before those that do not, each group in its order: a note
+        renamed (it keeps its id) is seen at its new path before a new note at its old one,
+        which would otherwise be taken for it."""
+        if len(rels) < 2:
+            return list(rels)
+        with_id = [rel for rel in rels if self.declared_id(rel) is not None]
+        chosen = set(with_id)
+        return with_id + [rel for rel in rels if rel not in chosen]
+
     def _set_type(self, rel: str, note: Any, type_name: str) -> tuple[Any, Any]:
         for _ in range(10):
             try:
@@ -294,8 +317,11 @@ class NoteSync:
             self._pinned = index
         return self._pinned
 
-    def _scan_one(self, entry: Any, rel: str, report: SyncReport) -> list[Any] | None:
-        """One note of a scan. Returns its cache entry when the note is unchanged."""
+    def _scan_one(
+        self, entry: Any, rel: str, report: SyncReport, changed: list[str]
+    ) -> list[Any] | None:
+        """One note of a scan. Returns its cache entry when the note is unchanged; a note
+        that may have changed is added to ``changed``, to be synced after the walk."""
         vault = self.app.vault
         try:
             st = entry.stat(follow_symlinks=False)
@@ -338,7 +364,7 @@ class NoteSync:
                 report.read += 1
                 report.unchanged += 1
                 return None
-        self.sync_path(rel, report)
+        changed.append(rel)
         return None
 
     def _tombstoned(self, rid: str) -> tuple[str, dict[str, Any]] | None:
@@ -593,19 +619,27 @@ class NoteSync:
         inbox = self.filer.inbox_rel
         excluded = tuple(f.lower().strip("/") + "/" for f in generated_folders(self.app.settings))
         in_folders = untyped = 0
+        changed: list[str] = []
         try:
             for rel, entry in vault.iter_notes():
                 if rel == inbox:
                     continue
                 report.scanned += 1
                 seen.add(rel)
-                clean = self._scan_one(entry, rel, report)
+                clean = self._scan_one(entry, rel, report, changed)
                 if "/" in rel and not rel.lower().startswith(excluded):
                     in_folders += 1
+                    if changed and changed[-1] == rel:
+                        continue  # counted once it is synced
                     if self._pinned is None and clean is not None and len(clean) > 6:
                         untyped += not clean[6]
                     elif self._pin().by_path(rel) is None:
                         untyped += 1
+            for rel in self.ids_first(changed):
+                self.sync_path(rel, report)
+            for rel in changed:
+                if "/" in rel and not rel.lower().startswith(excluded):
+                    untyped += self._pin().by_path(rel) is None
             if self._pinned is None and any(
                 (len(e) < 7 or e[6]) and rel not in seen for rel, e in self.cache.items()
             ):

@@ -150,19 +150,19 @@ class Collection:
                 index[rec["id"]] = summarize(rec)
         return index
 
-    def _append_log(self, entry: dict[str, Any]) -> None:
+    def _append_log(self, entry: dict[str, Any], durable: bool = True) -> None:
         try:
-            self._append_log_raw(entry)
+            self._append_log_raw(entry, durable)
         except OSError as exc:
             raise StorageError.from_os(exc, str(self._log_path)) from exc
 
-    def _append_log_raw(self, entry: dict[str, Any]) -> None:
+    def _append_log_raw(self, entry: dict[str, Any], durable: bool = True) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
         data = (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
         fd = os.open(self._log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         try:
             os.write(fd, data)
-            if self.durable:
+            if durable and self.durable:
                 os.fsync(fd)
         finally:
             os.close(fd)
@@ -202,9 +202,14 @@ class Collection:
             return None
         return rec
 
-    def put(self, record: dict[str, Any]) -> dict[str, Any]:
-        """Write a record and update the index, under the store's cross-process write lock."""
+    def put(self, record: dict[str, Any], *, durable: bool = True) -> dict[str, Any]:
+        """Write a record and update the index, under the store's cross-process write lock.
+
+        Atomic always. ``durable=False`` skips the fsyncs, for a step that is redone by itself
+        if a power cut loses it (what a killed process wrote is never lost either way).
+        """
         rid = validate_id(record["id"])
+        durable = durable and self.durable
         with self._write_lock(), self._lock:
             self._load()
             path = self._record_path(rid)
@@ -212,12 +217,12 @@ class Collection:
                 path,
                 json.dumps(record, ensure_ascii=False, indent=1, sort_keys=False),
                 tmp_dir=self.dir,
-                durable=self.durable,
+                durable=durable,
             )
             summary = summarize(record)
             assert self._index is not None
             if self._index.get(rid) != summary:
-                self._append_log({"op": "put", "id": rid, "summary": summary})
+                self._append_log({"op": "put", "id": rid, "summary": summary}, durable)
                 self._tail()  # our line, and any another process appended meanwhile
                 if self._log_lines >= _COMPACT_EVERY:
                     self.compact()
@@ -252,6 +257,11 @@ class Collection:
         if found is None or (found.get("deleted") and not include_deleted):
             return None
         return found
+
+    def snapshot(self) -> dict[str, dict[str, Any]]:
+        """Every index entry (tombstones too) as of now, caught up once: for a caller that
+        looks up many records at once, instead of :meth:`summary` checking the disk for each."""
+        return dict(self._load())
 
     def version(self) -> list[Any]:
         """Changes whenever the index changes, in this process or another."""

@@ -294,6 +294,10 @@ class Vault:
             after = _read_all(fd)
             time.sleep(0.002)
             after = _read_all(fd)
+            if after != seen and not after.startswith(seen):
+                # Truncated or rewritten: an editor that opened the note before the swap is
+                # saving into the old file. Its save is waited for, then wins.
+                after = _settled(fd, after)
         finally:
             os.close(fd)
         _fsync_dir(path.parent)
@@ -498,6 +502,21 @@ def _subdirs(folder: Path) -> list[Path]:
 def _writer_alive(temp_name: str) -> bool:
     pid_text = temp_name[len(TEMP_PREFIX) :].split("-", 1)[0]
     return pid_text.isdigit() and pid_alive(int(pid_text))
+
+
+def _settled(fd: int, current: bytes, limit: float = 2.0, quiet: float = 0.05) -> bytes:
+    """The file's bytes once a writer has left it alone for ``quiet`` seconds (an emptied file
+    is waited on for the whole ``limit``, as a save usually follows its truncation)."""
+    deadline = time.monotonic() + limit
+    changed_at = time.monotonic()
+    while time.monotonic() < deadline:
+        time.sleep(0.01)
+        now = _read_all(fd)
+        if now != current:
+            current, changed_at = now, time.monotonic()
+        elif current and time.monotonic() - changed_at >= quiet:
+            break
+    return current
 
 
 def _read_all(fd: int) -> bytes:

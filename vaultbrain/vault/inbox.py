@@ -100,10 +100,17 @@ def scan_inbox(text: str) -> list[InboxLine]:
 
 def replace_line(text: str, number: int, new_raw: str) -> str:
     """``text`` with line ``number`` replaced by ``new_raw``, keeping that line's ending."""
+    return replace_lines(text, {number: new_raw})
+
+
+def replace_lines(text: str, new_lines: dict[int, str]) -> str:
+    """``text`` with each line ``number`` replaced by ``new_lines[number]``, keeping the line
+    endings (one split and one join, however many lines change)."""
     lines = text.splitlines(keepends=True)
-    old = lines[number]
-    body = old.rstrip("\r\n")
-    lines[number] = new_raw + old[len(body) :]
+    for number, new_raw in new_lines.items():
+        old = lines[number]
+        body = old.rstrip("\r\n")
+        lines[number] = new_raw + old[len(body) :]
     return "".join(lines)
 
 
