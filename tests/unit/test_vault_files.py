@@ -102,3 +102,41 @@ def test_read_refuses_binary_and_non_utf8(tmp_path: Path) -> None:
         vault.read("bin.md")
     with pytest.raises(UserError, match="not UTF-8"):
         vault.read("latin.md")
+
+
+def test_an_editor_saving_into_the_swapped_out_file_wins(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An editor opens (truncates) the note just before our swap and writes after it: its save
+    lands in the old file, which is waited for and put back; our write becomes a conflict."""
+    import threading
+    import time
+
+    from vaultbrain.vault import files
+
+    note = tmp_path / "People" / "Sarah.md"
+    note.parent.mkdir()
+    note.write_text("---\nname: Sarah\n---\n")
+    vault = Vault(tmp_path)
+    before = vault.read("People/Sarah.md")
+    person = "---\nname: Sarah Jones\n---\n- the person's own line\n"  # not an append
+    real_swap = files._swap_in
+    writers = []
+
+    def swap_while_an_editor_saves(tmp: Path, path: Path, ino: int) -> None:
+        editor = open(path, "w", encoding="utf-8")  # truncated, before the swap
+
+        def finish() -> None:
+            time.sleep(0.1)  # well after the swap's own checks
+            editor.write(person)
+            editor.close()
+
+        writers.append(threading.Thread(target=finish))
+        writers[-1].start()
+        real_swap(tmp, path, ino)
+
+    monkeypatch.setattr(files, "_swap_in", swap_while_an_editor_saves)
+    with pytest.raises(ConflictError):
+        vault.replace("People/Sarah.md", before.text + "- ours\n", before.hash)
+    writers[0].join()
+    assert note.read_text() == person
