@@ -176,3 +176,17 @@ def test_the_cache_forgets_notes_that_are_gone(vault: Path) -> None:
     again = NoteSync(app, Filer(app))
     again.load_cache()
     assert "Misc/Loose.md" not in again.cache and "People/Bob.md" in again.cache
+
+
+def test_db_delete_moves_the_note_to_the_state_dirs_trash(vault: Path) -> None:
+    note = (vault / "People/Sarah.md").read_text()
+    out = run(vault, "db", "delete", "person", "Sarah").output
+    trashed = vault / ".vaultbrain" / "trash"
+    kept = list(trashed.rglob("Sarah.md"))
+    assert len(kept) == 1 and kept[0].read_text() == note and str(kept[0]) in out
+    assert not (vault / "People/Sarah.md").exists()
+    assert not (vault / ".trash").exists()  # the vault's dot-folders are never written
+    run(vault, "db", "add", "person", "--set", "name=Sarah")
+    run(vault, "db", "delete", "person", "Sarah")
+    assert len(list(trashed.rglob("Sarah*.md"))) == 2  # a second one is not overwritten
+    assert run_json(vault, "db", "list", "person") == []

@@ -390,7 +390,8 @@ def test_forget_removes_transcript_mp3_and_note_and_keeps_the_link(
     report = forget(app, f"https://www.youtube.com/watch?v={TALK}&t=5")
     assert set(report["removed"]) == {f"youtube/{TALK}.md", f"youtube/{TALK}.mp3"}
     assert report["trashed"]["from"] == done.note_path
-    assert (app.vault.root / report["trashed"]["to"]).exists()  # recoverable, like Obsidian
+    assert (app.state_dir / report["trashed"]["to"]).exists()  # recoverable
+    assert not (app.vault.root / ".trash").exists()  # no dot-folder of the vault is written
     assert not (app.vault.root / done.note_path).exists()
     assert not (app.state_dir / f"youtube/{TALK}.md").exists()
     assert not (app.state_dir / f"youtube/{TALK}.mp3").exists()

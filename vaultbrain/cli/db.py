@@ -84,11 +84,13 @@ def db_update(obj: Any, type_name: str, ref: str, sets: tuple[str, ...], as_json
 @click.argument("ref", metavar="ID")
 @click.pass_obj
 def db_delete(obj: Any, type_name: str, ref: str) -> None:
-    """Delete a record: its note moves to the vault's .trash folder (recoverable)."""
+    """Delete a record: its note moves to the state dir's trash/ (recoverable)."""
     from vaultbrain.filing.db import delete_record
 
-    rec = delete_record(obj.app(), type_name, ref)
+    app = obj.app()
+    rec = delete_record(app, type_name, ref)
+    moved = rec.get("trashed_to")
     click.echo(
         f"deleted {rec['type']} {rec['id']}"
-        + (f"; note moved to {rec['trashed_to']}" if rec.get("trashed_to") else "")
+        + (f"; note moved to {app.state_dir / moved}" if moved else "")
     )

@@ -257,20 +257,23 @@ def transcript_cmd(obj: Any, video: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print what was removed as JSON.")
 @click.pass_obj
 def forget_cmd(obj: Any, video: str, as_json: bool) -> None:
-    """Remove VIDEO's transcript, mp3 and vault note (to the vault's .trash); keep the link.
+    """Remove VIDEO's transcript, mp3 and vault note (to the state dir's trash/); keep the link.
 
     A downloaded video file (media library) and queued agent tasks are kept.
     """
     from vaultbrain.youtube import forget
 
-    report = forget(obj.app(), video)
+    app = obj.app()
+    report = forget(app, video)
     if as_json:
         echo_json(report)
         return
     for rel in report["removed"]:
         click.echo(f"removed {rel}")
     if report["trashed"]:
-        click.echo(f"moved {report['trashed']['from']} to {report['trashed']['to']}")
+        click.echo(
+            f"moved {report['trashed']['from']} to {app.state_dir / report['trashed']['to']}"
+        )
     for rel in report["kept"]:
         click.echo(f"kept {rel}")
     click.echo(f"forgot {report['video_id']}")

@@ -90,21 +90,20 @@ class Daemon:
             started = time.perf_counter()
             report = self.sync.scan()
             self._log_report("startup scan", report)
-            ready = time.perf_counter() - started
-            # Sweeping temp files a killed write left waits until after "ready": they are
-            # ignored by everything meanwhile.
-            self._load_hooks()
+            # Ready: watching, and the vault and the store in step. What can wait a moment
+            # does: the temp files a killed write left (ignored by everything meanwhile), and
+            # the hooks (digests, IdeaLoom, the review note), loaded after the first pass.
             log.info(
-                "watching %s (%d records; ready in %.2fs, of which the scan %.2fs)",
+                "watching %s (%d notes; ready in %.2fs)",
                 self.app.vault.root,
-                len(self.filer.index),
+                report.scanned,
                 time.perf_counter() - started,
-                ready,
             )
             swept = self.app.vault.sweep_temp_files()
             if swept:
                 log.info("removed %d temp file(s) left by an interrupted write", swept)
             if self.once:
+                self._load_hooks()
                 self._run_once()
             else:
                 self._loop(watcher)
@@ -137,7 +136,9 @@ class Daemon:
         self._tick_hooks(once=True)
 
     def _loop(self, watcher: VaultWatcher | None) -> None:
+        self._maybe_inbox_pass(time.monotonic())  # lines written while it was off, at once
         self._submit_due(force=True)
+        self._load_hooks()
         last_save = time.monotonic()
         while not self.stop_event.is_set():
             try:

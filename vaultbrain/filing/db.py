@@ -135,20 +135,13 @@ def update_record(app: Any, type_name: str, ref: str, values: dict[str, str]) ->
 
 
 def delete_record(app: Any, type_name: str, ref: str) -> dict[str, Any]:
-    """Move the note to the vault's ``.trash`` (recoverable) and tombstone the record."""
+    """Move the note to the state dir's ``trash/`` (recoverable) and tombstone the record."""
     ptype = resolve_type(app, type_name)
     with app.store.locked():
         rec = find_record(app, ptype, ref)
         vault = app.vault
         if vault.try_read(rec["path"]) is not None:
-            name = rec["path"].rsplit("/", 1)[-1]
-            dest = f".trash/{name}"
-            n = 2
-            while vault.resolve(dest).exists():
-                dest = f".trash/{name[:-3]} ({n}).md"
-                n += 1
-            vault.move(rec["path"], dest)
-            rec["trashed_to"] = dest
+            rec["trashed_to"] = vault.trash(rec["path"], app.today().isoformat())
         rec["deleted"] = True
         rec["deleted_at"] = app.now().isoformat()
         app.store.collection(ptype.store_collection).put(rec)

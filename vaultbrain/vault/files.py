@@ -332,6 +332,39 @@ class Vault:
             raise StorageError.from_os(exc, dst) from exc
         _fsync_dir(d.parent)
 
+    def trash(self, rel: str, day: str) -> str:
+        """Move a note out of the vault into the state dir's ``trash/<day>/`` (recoverable;
+        never a dot-folder of the vault, which vaultbrain does not write). Returns where it
+        went, relative to the state dir; a name already there gets " (2)", " (3)"…"""
+        src = self.resolve(rel)
+        folder, _, name = rel.rpartition("/")
+        stem = name[:-3] if name.lower().endswith(".md") else name
+        n = 1
+        while True:
+            candidate = name if n == 1 else f"{stem} ({n}).md"
+            dest_rel = "/".join(p for p in ("trash", day, folder, candidate) if p)
+            dest = self.state_dir / dest_rel
+            try:
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                try:
+                    os.link(src, dest)
+                except OSError as exc:
+                    if exc.errno != errno.EXDEV:
+                        raise
+                    _copy_new(src, dest)  # a state dir on another filesystem
+            except FileExistsError:
+                n += 1
+                continue
+            except OSError as exc:
+                raise StorageError.from_os(exc, rel) from exc
+            break
+        try:
+            os.unlink(src)
+        except OSError as exc:
+            raise StorageError.from_os(exc, rel) from exc
+        _fsync_dir(src.parent)
+        return dest_rel
+
     # -- own writes ----------------------------------------------------------------------
     def _remember(self, rel: str, digest: str) -> None:
         with self._own_lock:
@@ -502,6 +535,17 @@ def _subdirs(folder: Path) -> list[Path]:
 def _writer_alive(temp_name: str) -> bool:
     pid_text = temp_name[len(TEMP_PREFIX) :].split("-", 1)[0]
     return pid_text.isdigit() and pid_alive(int(pid_text))
+
+
+def _copy_new(src: Path, dest: Path) -> None:
+    """Copy ``src`` to a ``dest`` that must not exist yet, synced before it counts."""
+    data = src.read_bytes()
+    fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _settled(fd: int, current: bytes, limit: float = 2.0, quiet: float = 0.05) -> bytes:

@@ -85,7 +85,8 @@ def _state_path(app: Any, rel: str | None) -> Path | None:
 def forget(app: Any, ref: str) -> dict[str, Any]:
     """Remove an ingest's transcript, mp3 and vault note; the Links record stays.
 
-    The note goes to the vault's ``.trash`` (recoverable, as Obsidian's own delete does).
+    The note goes to the state dir's ``trash/`` (recoverable; the vault's own ``.trash`` is
+    Obsidian's, and vaultbrain writes no dot-folder of the vault).
     A downloaded video belongs to the media library and is kept; agent task notes are the
     person's queue and are kept too.
     """
@@ -109,13 +110,7 @@ def forget(app: Any, ref: str) -> dict[str, Any]:
                 report["removed"].append(entry[key])
         note = entry.get("note_path")
         if note and app.vault.exists(note):
-            name = note.rsplit("/", 1)[-1]
-            dest = f".trash/{name}"
-            n = 2
-            while app.vault.resolve(dest).exists():
-                dest = f".trash/{name[:-3]} ({n}).md"
-                n += 1
-            app.vault.move(note, dest)
+            dest = app.vault.trash(note, app.today().isoformat())
             report["trashed"] = {"from": note, "to": dest}
         if entry.get("link_path"):
             report["kept"].append(entry["link_path"])
