@@ -127,6 +127,26 @@ def test_llm_down_then_up_with_fallback_none(
     assert len(list((vault / "Ideas").glob("*.md"))) == 1
 
 
+def test_an_offline_retry_waits_for_its_backoff(
+    vault: Path, daemon, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = FakeLMStudio().start()
+    port = server.httpd.server_address[1]
+    server.stop()
+    monkeypatch.setenv("VAULTBRAIN_ENDPOINT", f"http://127.0.0.1:{port}/v1")
+    run(vault, "settings", "set", "fallback", "none")
+    run(vault, "settings", "set", "retry_seconds", "3")
+    d = daemon().start()
+    d.wait_ready()
+    with open(vault / "Inbox.md", "a") as fh:
+        fh.write("- Idea: a retry that keeps its distance\n")
+    wait_for(lambda: run_json(vault, "inbox", "--status", "pending"), 20, d.log)
+    wait_for(lambda: "(offline" in (vault / "Inbox.md").read_text(), 20, d.log)
+    time.sleep(1.5)  # well inside the 3 s backoff: a failed call within the same second as
+    # the one before it leaves the store's summary unchanged, and must not be retried at once
+    assert d.output().count("classifier failed") == 1, d.output()
+
+
 def test_fallback_heuristic_files_suggestions_at_once(vault: Path, daemon) -> None:
     d = daemon().start()
     d.wait_ready()

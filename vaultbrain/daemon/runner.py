@@ -60,6 +60,8 @@ class Daemon:
         self._rescan_requested = False
         self._inbox_retry_at = 0.0
         self._last_pass: tuple[float, float, float] = (0.0, 0.0, 0.0)  # start, end, seconds
+        self._due: dict[str, tuple[Any, float]] = {}  # pending capture -> (updated, retry at)
+        self._due_version: Any = None
         self._hooks: list[Any] = []
 
     # -- settings read live, so `settings set` takes effect without a restart ------------
@@ -300,6 +302,10 @@ class Daemon:
         for cid in done:
             self._futures.pop(cid)
             self.stats.processed += 1
+            self._due.pop(cid, None)
+            rec = self.app.store.inbox.get(cid)  # its retry time, even if its summary is the same
+            if rec is not None and rec.get("status") == "pending":
+                self._due[cid] = (rec.get("updated"), float(rec.get("next_attempt", 0) or 0))
         if done:
             self._inbox_dirty = True
 
@@ -311,17 +317,32 @@ class Daemon:
                 self.stats.processed += 1
 
     def _submit_due(self, force: bool = False) -> None:
-        """Captures left pending (offline LLM, a crash): retry those whose time has come."""
+        """Captures left pending (offline LLM, a crash): retry those whose time has come.
+
+        Called every turn, so the pending ones and their retry times are kept in memory and
+        brought up to date only when the inbox store changes (and then only the captures
+        whose records changed are read): an idle daemon with a year of captures does no work.
+        """
         now = time.time()
-        for summary in self.app.store.inbox.summaries():
-            if summary.get("status") != "pending" or summary["id"] in self._futures:
-                continue
-            rec = self.app.store.inbox.get(summary["id"])
-            if rec is None:
-                continue
-            if not force and rec.get("next_attempt", 0) > now:
-                continue
-            self._submit(rec["id"])
+        inbox = self.app.store.inbox
+        version = inbox.version()
+        if force or version != self._due_version:
+            due: dict[str, tuple[Any, float]] = {}
+            for summary in inbox.summaries():
+                if summary.get("status") != "pending":
+                    continue
+                cid = summary["id"]
+                known = self._due.get(cid)
+                if not force and known is not None and known[0] == summary.get("updated"):
+                    due[cid] = known
+                    continue
+                rec = inbox.get(cid)
+                if rec is not None:
+                    due[cid] = (summary.get("updated"), float(rec.get("next_attempt", 0) or 0))
+            self._due, self._due_version = due, version
+        for cid, (_, at) in list(self._due.items()):
+            if cid not in self._futures and (force or at <= now):
+                self._submit(cid)
 
     # -- hooks: scheduled jobs and other integrations -----------------------------------
     def _load_hooks(self) -> None:
