@@ -101,14 +101,19 @@ def test_a_line_being_typed_is_not_taken(vault: Path, daemon, lmstudio: FakeLMSt
     assert "- [x] still typing this → " in (vault / "Inbox.md").read_text()
 
 
-def test_llm_down_then_up_with_fallback_none(
-    vault: Path, daemon, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def offline(vault: Path, monkeypatch: pytest.MonkeyPatch) -> int:
+    """The LLM server is down (a port nothing listens on) and there is no fallback."""
     server = FakeLMStudio().start()
     port = server.httpd.server_address[1]
     server.stop()
     monkeypatch.setenv("VAULTBRAIN_ENDPOINT", f"http://127.0.0.1:{port}/v1")
     run(vault, "settings", "set", "fallback", "none")
+    return port
+
+
+def test_llm_down_then_up_with_fallback_none(vault: Path, daemon, offline: int) -> None:
+    port = offline
     d = daemon().start()
     d.wait_ready()
     with open(vault / "Inbox.md", "a") as fh:
@@ -127,14 +132,7 @@ def test_llm_down_then_up_with_fallback_none(
     assert len(list((vault / "Ideas").glob("*.md"))) == 1
 
 
-def test_an_offline_retry_waits_for_its_backoff(
-    vault: Path, daemon, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    server = FakeLMStudio().start()
-    port = server.httpd.server_address[1]
-    server.stop()
-    monkeypatch.setenv("VAULTBRAIN_ENDPOINT", f"http://127.0.0.1:{port}/v1")
-    run(vault, "settings", "set", "fallback", "none")
+def test_an_offline_retry_waits_for_its_backoff(vault: Path, daemon, offline: int) -> None:
     run(vault, "settings", "set", "retry_seconds", "3")
     d = daemon().start()
     d.wait_ready()

@@ -476,33 +476,17 @@ def _swap_in(tmp: Path, path: Path, expected_ino: int) -> None:
 
 
 def _walk(start: Path, hidden_files: bool = False) -> Iterator[os.DirEntry[str]]:
-    """Every entry below ``start``, never entering dot-folders or following symlinked ones
-    (a loop, or a link out of the vault, stays unread). Dot-files only with ``hidden_files``."""
-    stack = [start]
-    while stack:
-        current = stack.pop()
-        try:
-            with os.scandir(current) as it:
-                entries = list(it)
-        except OSError:
-            continue
-        for entry in entries:
-            hidden = entry.name.startswith(".")
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    if not hidden:
-                        stack.append(Path(entry.path))
-                    continue
-            except OSError:
-                continue
-            if hidden and not hidden_files:
-                continue
-            yield entry
+    """Every entry below ``start`` (see :func:`_walk_rel`)."""
+    for _, entry in _walk_rel(start, "", hidden_files):
+        yield entry
 
 
-def _walk_rel(start: Path, prefix: str = "") -> Iterator[tuple[str, os.DirEntry[str]]]:
-    """:func:`_walk` without dot-files, each entry with its path relative to ``start``
-    (``prefix`` before it), built as the walk goes down."""
+def _walk_rel(
+    start: Path, prefix: str = "", hidden_files: bool = False
+) -> Iterator[tuple[str, os.DirEntry[str]]]:
+    """Every entry below ``start`` with its path relative to it (``prefix`` before it), built
+    as the walk goes down. Never enters dot-folders or follows symlinked ones (a loop, or a
+    link out of the vault, stays unread); dot-files only with ``hidden_files``."""
     stack = [(os.fspath(start), prefix)]
     while stack:
         current, rel_dir = stack.pop()
@@ -513,13 +497,15 @@ def _walk_rel(start: Path, prefix: str = "") -> Iterator[tuple[str, os.DirEntry[
             continue
         for entry in entries:
             name = entry.name
-            if name.startswith("."):
-                continue
+            hidden = name.startswith(".")
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    stack.append((entry.path, rel_dir + name + "/"))
+                    if not hidden:
+                        stack.append((entry.path, rel_dir + name + "/"))
                     continue
             except OSError:
+                continue
+            if hidden and not hidden_files:
                 continue
             yield rel_dir + name, entry
 
