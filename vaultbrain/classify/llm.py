@@ -12,11 +12,12 @@ import json
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import LLMError
+
+if TYPE_CHECKING:
+    import httpx  # imported when the first request is made: the embedded classifier never pays
 
 MAX_REPLY_BYTES = 2_000_000
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
@@ -77,6 +78,8 @@ class LLMClient:
         return cls(s.get("endpoint"), s.get("model"), timeout=float(s.get("llm_timeout_seconds")))
 
     def _http(self) -> httpx.Client:
+        import httpx
+
         if self._client is None:
             self._client = httpx.Client(
                 timeout=httpx.Timeout(self.timeout, connect=min(self.timeout, 5.0)),
@@ -91,6 +94,8 @@ class LLMClient:
             self._client = None
 
     def _request(self, method: str, path: str, **kw: Any) -> httpx.Response:
+        import httpx
+
         url = f"{self.endpoint}{path}"
         attempt = 0
         while True:

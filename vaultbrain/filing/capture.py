@@ -222,11 +222,13 @@ class Filer:
     def take_special(self, record: dict[str, Any]) -> dict[str, Any] | None:
         """A bare URL becomes a link and a YouTube video URL an ingest, without the classifier."""
         text = record["text"]
-        from vaultbrain.youtube import is_youtube_url
-
         first = text.split()[0] if text.split() else ""
-        if is_youtube_url(first):
-            return self._ingest_youtube(record)
+        # Every YouTube host has "youtu" in its name: other thoughts never import the ingest.
+        if "youtu" in first.lower():
+            from vaultbrain.youtube import is_youtube_url
+
+            if is_youtube_url(first):
+                return self._ingest_youtube(record)
         url = bare_url(text)
         if url is None:
             return None
