@@ -190,3 +190,24 @@ def test_db_delete_moves_the_note_to_the_state_dirs_trash(vault: Path) -> None:
     run(vault, "db", "delete", "person", "Sarah")
     assert len(list(trashed.rglob("Sarah*.md"))) == 2  # a second one is not overwritten
     assert run_json(vault, "db", "list", "person") == []
+
+
+def test_inbox_lines_follow_a_renamed_note(vault: Path) -> None:
+    run(vault, "settings", "set", "provider", "heuristic")
+    run(vault, "capture", "Idea: a hive scale that weighs honey")
+    inbox = vault / "Inbox.md"
+    old = next((vault / "Ideas").glob("*.md"))
+    assert f"[[Ideas/{old.stem}|" in inbox.read_text()
+    old.rename(vault / "Ideas" / "Hive scale.md")
+    run(vault, "daemon", "--once")
+    text = inbox.read_text()
+    assert "[[Ideas/Hive scale|" in text and f"[[Ideas/{old.stem}|" not in text, text
+    cap = run_json(vault, "inbox", "--json")[0]
+    assert [d["path"] for d in cap["destinations"]] == ["Ideas/Hive scale.md"]
+    # Obsidian renames too, and updates the link in the inbox itself: it is not turned back.
+    (vault / "Ideas" / "Hive scale.md").rename(vault / "Ideas" / "Honey scale.md")
+    inbox.write_text(inbox.read_text().replace("[[Ideas/Hive scale|", "[[Ideas/Honey scale|"))
+    before = inbox.read_text()
+    run(vault, "daemon", "--once")
+    assert inbox.read_text() == before
+    assert "[[Ideas/Honey scale|" in before

@@ -219,6 +219,8 @@ class Daemon:
             except VaultbrainError as exc:
                 log.warning("%s: %s", rel, exc)
             self._dispatch_note_change(rel)
+        if report.moved or report.retyped:
+            self._inbox_dirty = True  # inbox lines link to where their notes are now
         self._log_report("sync", report, quiet=True)
 
     def _exists(self, rel: str) -> bool:

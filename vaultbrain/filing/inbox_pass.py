@@ -104,7 +104,7 @@ def _line_view(filer: Filer, cid: str, summary: dict | None) -> dict | None:
     store = filer.app.store
     if summary is None:
         return None
-    key = (summary.get("updated"), summary.get("status"))
+    key = (summary.get("updated"), summary.get("status"), summary.get("rev"))
     hit = filer.line_views.get(cid)
     if hit is not None and hit[0] == key:
         return hit[1]

@@ -450,6 +450,8 @@ class NoteSync:
                 self.index.remove(collection, record["id"])
             self.app.store.collection(target).put(new)
         self.index.upsert(target, new)
+        if record.get("path") and record["path"] != rel:
+            self._follow_move(new, record["path"], rel)
         if record.get("deferred_updates"):
             self.filer.apply_deferred(target, new["id"])
         if record.get("deleted"):
@@ -459,6 +461,29 @@ class NoteSync:
             report.imported += 1
             self._audit("import", new, rel)
         return Action.IMPORT
+
+    def _follow_move(self, record: dict[str, Any], old: str, new: str) -> None:
+        """A record's note moved: the captures filed into it point at the new path, so their
+        inbox lines, Needs Review and the digests link to the note where it is now (and an
+        inbox link Obsidian already updated is not turned back)."""
+        inbox = self.app.store.inbox
+        with self.app.store.locked():
+            for cid in record.get("sources") or []:
+                cap = inbox.get(cid)
+                if cap is None:
+                    continue
+                dests = cap.get("destinations") or []
+                hits = [d for d in dests if d.get("record_id") == record["id"]]
+                if not hits or all(d.get("path") == new for d in hits):
+                    continue
+                for d in hits:
+                    d["path"] = new
+                for op in cap.get("plan") or []:
+                    if op.get("record_id") == record["id"] and op.get("path") == old:
+                        op["path"] = new
+                cap["updated"] = self.app.now().isoformat()
+                cap["rev"] = int(cap.get("rev", 0)) + 1  # in its summary: its line is redrawn
+                inbox.put(cap)
 
     def note_gone(self, rel: str, report: SyncReport | None = None) -> Action | None:
         report = report or SyncReport()

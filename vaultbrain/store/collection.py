@@ -34,6 +34,7 @@ SUMMARY_KEYS = (
     "updated",
     "deleted",
     "base_hash",
+    "rev",  # bumped when a record changes in a way its `updated` (to the second) may not show
 )
 
 
