@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -211,3 +212,24 @@ def test_inbox_lines_follow_a_renamed_note(vault: Path) -> None:
     run(vault, "daemon", "--once")
     assert inbox.read_text() == before
     assert "[[Ideas/Honey scale|" in before
+
+
+def test_daemon_once_never_rewrites_an_inbox_being_typed_in(vault: Path) -> None:
+    run(vault, "settings", "set", "provider", "heuristic")
+    run(vault, "settings", "set", "inbox_settle_seconds", "10")
+    run(vault, "capture", "Idea: a hive scale that weighs honey")
+    inbox = vault / "Inbox.md"
+    # vaultbrain wrote the inbox last, so a cron run need not wait out the settle time…
+    run(vault, "daemon", "--once")
+    # …but once the person types in it, nothing is rewritten until it has been quiet.
+    typed = inbox.read_text().replace(" → [[", " →→ [[") + "- Idea: typed a moment ago\n"
+    inbox.write_text(typed)
+    run(vault, "daemon", "--once")
+    assert inbox.read_text() == typed
+    assert len(run_json(vault, "inbox", "--json")) == 1
+    run(vault, "settings", "set", "inbox_settle_seconds", "0.2")
+    time.sleep(0.3)
+    run(vault, "daemon", "--once")
+    text = inbox.read_text()
+    assert "- [x] Idea: typed a moment ago →" in text or "- [ ] Idea: typed a moment ago →" in text
+    assert len(run_json(vault, "inbox", "--json")) == 2

@@ -127,14 +127,26 @@ class Daemon:
             return float("inf")
         return max(0.0, time.time() - mtime)
 
+    def _inbox_settled(self) -> bool:
+        """Nobody is typing in the inbox: quiet for the settle time, or just as vaultbrain
+        (this process or another) last wrote it."""
+        if self._inbox_quiet_seconds() >= float(self._setting("inbox_settle_seconds")):
+            return True
+        try:
+            return self.app.vault.last_written_by_vaultbrain(self.filer.inbox_rel)
+        except VaultbrainError:
+            return False
+
     def _run_once(self) -> None:
-        """Everything due, then exit: a pass, every capture to finish, a final pass."""
-        quiet = self._inbox_quiet_seconds()
-        if quiet >= float(self._setting("inbox_settle_seconds")):
-            self._inbox_pass(idle=quiet >= float(self._setting("inbox_idle_seconds")))
+        """Everything due, then exit: a pass, every capture to finish, a final pass (each
+        only if nobody is typing in the inbox: a cron run never rewrites a line being typed)."""
+        if self._inbox_settled():
+            idle = self._inbox_quiet_seconds() >= float(self._setting("inbox_idle_seconds"))
+            self._inbox_pass(idle=idle)
         self._submit_due(force=True)
         self._wait_workers()
-        self._inbox_pass(idle=False, take_new=False)
+        if self._inbox_settled():
+            self._inbox_pass(idle=False, take_new=False)
         self._tick_hooks(once=True)
 
     def _loop(self, watcher: VaultWatcher | None) -> None:

@@ -82,7 +82,9 @@ class Filer:
 
     @property
     def inbox_rel(self) -> str:
-        return str(self.app.settings.get("inbox_note"))
+        rel = str(self.app.settings.get("inbox_note"))
+        self.app.vault.shared_own.add(rel)
+        return rel
 
     def folder_packs(self) -> list[ResolvedPack]:
         """Packs that type notes under particular folders (tier 3 of the resolution chain)."""

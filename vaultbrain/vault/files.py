@@ -12,6 +12,7 @@ import ctypes
 import errno
 import fnmatch
 import hashlib
+import json
 import os
 import re
 import secrets
@@ -27,6 +28,7 @@ from vaultbrain.errors import ConflictError, StorageError, UnsafePathError, User
 from vaultbrain.procs import pid_alive
 
 TEMP_PREFIX = ".vb-tmp-"
+OWN_WRITES = "own-writes.json"  # in the state dir: see Vault.last_written_by_vaultbrain
 # Syncthing, Nextcloud/ownCloud, Dropbox ("… (Jane's conflicted copy 2026-01-01).md"),
 # iCloud placeholders.
 _CONFLICT_PATTERNS = ("*.sync-conflict-*", "*(conflict*", "*conflicted copy*", "*.icloud")
@@ -78,6 +80,9 @@ class Vault:
         )
         self._own: dict[str, str] = {}
         self._own_lock = threading.Lock()
+        # Notes whose last vaultbrain write every vaultbrain process should know of (the
+        # inbox: a note nobody but vaultbrain touched since needs no settle time).
+        self.shared_own: set[str] = set()
 
     # -- paths ---------------------------------------------------------------------------
     def resolve(self, rel: str | PurePosixPath) -> Path:
@@ -371,10 +376,41 @@ class Vault:
             self._own[rel] = digest
             if len(self._own) > 4096:
                 self._own.pop(next(iter(self._own)))
+        if rel in self.shared_own:
+            self._share_own(rel, digest)
 
     def is_own_write(self, rel: str, digest: str | None) -> bool:
         with self._own_lock:
             return digest is not None and self._own.get(rel) == digest
+
+    def last_written_by_vaultbrain(self, rel: str) -> bool:
+        """True when the note is as a vaultbrain process (this or another) last wrote it:
+        nobody has edited it since. Only for the notes in :attr:`shared_own`."""
+        digest = self.current_hash(rel)
+        if digest is None:
+            return False
+        if self.is_own_write(rel, digest):
+            return True
+        try:
+            doc = json.loads((self.state_dir / OWN_WRITES).read_text("utf-8"))
+        except (OSError, ValueError):
+            return False
+        return isinstance(doc, dict) and doc.get(rel) == digest
+
+    def _share_own(self, rel: str, digest: str) -> None:
+        path = self.state_dir / OWN_WRITES
+        try:
+            doc = json.loads(path.read_text("utf-8"))
+        except (OSError, ValueError):
+            doc = {}
+        if not isinstance(doc, dict):
+            doc = {}
+        doc[rel] = digest
+        try:
+            # Not fsynced: if it is lost, the note just waits out its settle time.
+            atomic_write_file(path, json.dumps(doc), durable=False)
+        except StorageError:
+            pass
 
 
 def atomic_write_file(
