@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from vaultbrain.errors import UserError
+from vaultbrain.vault.files import write_all
 
 
 class DaemonLock:
@@ -33,9 +34,14 @@ class DaemonLock:
                 f"another vaultbrain daemon (pid {pid}) is already watching this vault; "
                 "stop it first (`vaultbrain service status`)"
             ) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
-        os.fsync(fd)
+        try:
+            # Who holds it, for the message a second daemon gives; the flock is the lock, so
+            # a full disk that refuses these few bytes does not stop the daemon.
+            os.ftruncate(fd, 0)
+            write_all(fd, f"{os.getpid()}\n".encode())
+            os.fsync(fd)
+        except OSError:
+            pass
         self._fd = fd
 
     def release(self) -> None:

@@ -110,12 +110,17 @@ class Daemon:
             else:
                 self._loop(watcher)
         finally:
-            if watcher is not None:
-                watcher.stop()
-            self._pool.shutdown(wait=True, cancel_futures=False)
-            self.sync.save_cache()
-            self._shutdown_hooks()
-            lock.release()
+            try:
+                if watcher is not None:
+                    watcher.stop()
+                self._pool.shutdown(wait=True, cancel_futures=False)
+                try:
+                    self.sync.save_cache()  # only a cache: a full disk may refuse it
+                except VaultbrainError as exc:
+                    log.warning("the notes cache was not saved: %s", exc)
+                self._shutdown_hooks()
+            finally:
+                lock.release()
             log.info("stopped")
         return self.stats
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from vaultbrain.idealoom.config import LoomSettings
 from vaultbrain.store import Store
-from vaultbrain.vault.files import atomic_write_file
+from vaultbrain.vault.files import atomic_write_file, write_all
 
 if TYPE_CHECKING:
     from vaultbrain.app import App
@@ -38,7 +38,7 @@ class PendingExports:
                 size = os.fstat(fd).st_size
                 if size and os.pread(fd, 1, size - 1) != b"\n":
                     line = b"\n" + line  # end a line torn by a crash, or this one is lost too
-                os.write(fd, line)
+                write_all(fd, line)
             finally:
                 os.close(fd)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from vaultbrain.errors import StorageError, UserError
-from vaultbrain.vault.files import atomic_write_file
+from vaultbrain.vault.files import atomic_write_file, write_all
 
 SCHEMA_VERSION = 1
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
@@ -162,7 +162,7 @@ class Collection:
         data = (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
         fd = os.open(self._log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         try:
-            os.write(fd, data)
+            write_all(fd, data)
             if durable and self.durable:
                 os.fsync(fd)
         finally:

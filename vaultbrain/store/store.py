@@ -17,7 +17,7 @@ from typing import Any
 
 from vaultbrain.errors import StorageError
 from vaultbrain.store.collection import Collection
-from vaultbrain.vault.files import atomic_write_file
+from vaultbrain.vault.files import atomic_write_file, write_all
 
 
 class Store:
@@ -90,7 +90,7 @@ class Store:
         data = (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
         fd = os.open(self.root / name, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         try:
-            os.write(fd, data)
+            write_all(fd, data)
         finally:
             os.close(fd)
 

@@ -319,7 +319,7 @@ class Vault:
     def _append_bytes(self, path: Path, extra: bytes) -> None:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND)
         try:
-            os.write(fd, extra)
+            write_all(fd, extra)
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -442,10 +442,7 @@ def _write_temp(path: Path, data: bytes, tmp_dir: Path | None = None, durable: b
     tmp = (tmp_dir or path.parent) / f"{TEMP_PREFIX}{os.getpid()}-{secrets.token_hex(6)}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
-        view = memoryview(data)
-        while view:
-            n = os.write(fd, view)
-            view = view[n:]
+        write_all(fd, data)
         if durable:
             os.fsync(fd)
     except BaseException:
@@ -559,15 +556,30 @@ def _writer_alive(temp_name: str) -> bool:
     return pid_text.isdigit() and pid_alive(int(pid_text))
 
 
+# -- the write seam: every byte vaultbrain writes to a note or a state file goes through here
+_os_write = os.write  # tests give it a budget to make the disk full (tests/reliability)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` to ``fd`` (a short write is carried on)."""
+    view = memoryview(data)
+    while view:
+        n = _os_write(fd, view)
+        view = view[n:]
+
+
 def _copy_new(src: Path, dest: Path) -> None:
     """Copy ``src`` to a ``dest`` that must not exist yet, synced before it counts."""
     data = src.read_bytes()
     fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
-        os.write(fd, data)
+        write_all(fd, data)
         os.fsync(fd)
-    finally:
+    except BaseException:
         os.close(fd)
+        _unlink_quietly(dest)
+        raise
+    os.close(fd)
 
 
 def _settled(fd: int, current: bytes, limit: float = 2.0, quiet: float = 0.05) -> bytes:
