@@ -13,6 +13,15 @@ from support.cli import run
 NO_DAC = "-dac_override,-dac_read_search,-fowner,-linux_immutable"
 
 
+# Commands that write, each on a vault whose disk is full: (args, test id).
+WRITING_COMMANDS = [
+    (["capture", "Met with Bob about the shed"], "capture"),
+    (["db", "add", "person", "--set", "name=Bob"], "db add"),
+    (["db", "update", "person", "Sarah", "--set", "contact=s@x.org"], "db update"),
+    (["settings", "set", "inbox_settle_seconds", "3"], "settings set"),
+]
+
+
 def make_vault(root: Path) -> Path:
     run(root, "init")
     run(root, "settings", "set", "inbox_settle_seconds", "0.2")

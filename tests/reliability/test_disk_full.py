@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from faults import make_vault, one_line_error, snapshot, temp_leftovers, vb
+from faults import WRITING_COMMANDS, make_vault, one_line_error, snapshot, temp_leftovers, vb
 from support.daemon import wait_for
 from support.lmstudio import FakeLMStudio, reply
 
@@ -53,14 +53,7 @@ def test_a_capture_on_a_full_disk_changes_nothing(full_vault: Path, small_disk) 
 
 
 @pytest.mark.parametrize(
-    "args",
-    [
-        ["capture", "Met with Bob about the shed"],
-        ["db", "add", "person", "--set", "name=Bob"],
-        ["db", "update", "person", "Sarah", "--set", "contact=s@x.org"],
-        ["settings", "set", "inbox_settle_seconds", "3"],
-    ],
-    ids=["capture", "db add", "db update", "settings set"],
+    "args", [a for a, _ in WRITING_COMMANDS], ids=[i for _, i in WRITING_COMMANDS]
 )
 def test_a_full_disk_is_reported_in_one_line(full_vault: Path, small_disk, args) -> None:
     small_disk.fill()

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from faults import make_vault, snapshot, temp_leftovers
+from faults import WRITING_COMMANDS, make_vault, snapshot, temp_leftovers
 from support.cli import run, run_json
 
 from vaultbrain.cli import cli
@@ -118,14 +118,7 @@ def test_a_capture_on_a_full_disk_changes_nothing_it_cannot_finish(
 
 
 @pytest.mark.parametrize(
-    "args",
-    [
-        ["capture", "Met with Bob about the shed"],
-        ["db", "add", "person", "--set", "name=Bob"],
-        ["db", "update", "person", "Sarah", "--set", "contact=s@x.org"],
-        ["settings", "set", "inbox_settle_seconds", "3"],
-    ],
-    ids=["capture", "db add", "db update", "settings set"],
+    "args", [a for a, _ in WRITING_COMMANDS], ids=[i for _, i in WRITING_COMMANDS]
 )
 def test_a_full_disk_is_one_line_and_leaves_notes_whole(
     vault: Path, disk: InjectedDisk, args: list[str]

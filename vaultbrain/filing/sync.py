@@ -142,8 +142,9 @@ class NoteSync:
         if index is not None:
             index.refresh(force=True)
             for rel, entry in self.cache.items():
-                del entry[6:]
-                entry.append(1 if index.by_path(rel) is not None else 0)
+                if len(entry) >= 6:  # (an entry of an older cache is left without a flag)
+                    del entry[6:]
+                    entry.append(1 if index.by_path(rel) is not None else 0)
             live = [s["path"] for _, s in index.all() if s.get("path") and not s.get("deleted")]
             if all(path in self.cache for path in live):
                 doc["store"] = index.versions()

@@ -356,7 +356,7 @@ class Vault:
                 except OSError as exc:
                     if exc.errno != errno.EXDEV:
                         raise
-                    _copy_new(src, dest)  # a state dir on another filesystem
+                    _write_new(dest, src.read_bytes())  # a state dir on another filesystem
             except FileExistsError:
                 n += 1
                 continue
@@ -440,17 +440,22 @@ def _atomic_write_file(
 def _write_temp(path: Path, data: bytes, tmp_dir: Path | None = None, durable: bool = True) -> Path:
     """Write ``data`` to a fresh temp file beside ``path`` (or in ``tmp_dir``) and fsync it."""
     tmp = (tmp_dir or path.parent) / f"{TEMP_PREFIX}{os.getpid()}-{secrets.token_hex(6)}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    _write_new(tmp, data, durable)
+    return tmp
+
+
+def _write_new(path: Path, data: bytes, durable: bool = True) -> None:
+    """Write a file that must not exist yet; on any failure nothing of it is left."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
         write_all(fd, data)
         if durable:
             os.fsync(fd)
     except BaseException:
         os.close(fd)
-        _unlink_quietly(tmp)
+        _unlink_quietly(path)
         raise
     os.close(fd)
-    return tmp
 
 
 _RENAME_EXCHANGE = 2
@@ -566,20 +571,6 @@ def write_all(fd: int, data: bytes) -> None:
     while view:
         n = _os_write(fd, view)
         view = view[n:]
-
-
-def _copy_new(src: Path, dest: Path) -> None:
-    """Copy ``src`` to a ``dest`` that must not exist yet, synced before it counts."""
-    data = src.read_bytes()
-    fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    try:
-        write_all(fd, data)
-        os.fsync(fd)
-    except BaseException:
-        os.close(fd)
-        _unlink_quietly(dest)
-        raise
-    os.close(fd)
 
 
 def _settled(fd: int, current: bytes, limit: float = 2.0, quiet: float = 0.05) -> bytes:
