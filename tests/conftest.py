@@ -51,3 +51,22 @@ def vault(tmp_path: Path) -> Path:
 @pytest.fixture
 def env_home() -> Path:
     return Path(os.environ["VAULTBRAIN_HOME"])
+
+
+@pytest.fixture
+def daemon(vault: Path, tmp_path: Path) -> Iterator:
+    """``daemon()`` makes a daemon process on the test's ``vault`` (or ``root``), started by
+    the test; any still alive at the end is killed."""
+    from support.daemon import DaemonProcess
+
+    procs: list[DaemonProcess] = []
+
+    def make(root: Path | None = None, env: dict[str, str] | None = None) -> DaemonProcess:
+        d = DaemonProcess(root or vault, tmp_path / f"daemon-{len(procs)}.log", env)
+        procs.append(d)
+        return d
+
+    yield make
+    for d in procs:
+        if d.alive():
+            d.kill9()

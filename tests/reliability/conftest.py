@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 from faults import NO_DAC, SmallDisk, make_vault
-from support.daemon import DaemonProcess
 
 
 @pytest.fixture
@@ -21,21 +20,6 @@ def vault(tmp_path: Path) -> Path:
     root = tmp_path / "Vault"
     make_vault(root)
     return root
-
-
-@pytest.fixture
-def daemon(vault: Path, tmp_path: Path) -> Iterator:
-    procs: list[DaemonProcess] = []
-
-    def make(root: Path | None = None, env: dict[str, str] | None = None) -> DaemonProcess:
-        d = DaemonProcess(root or vault, tmp_path / f"daemon-{len(procs)}.log", env)
-        procs.append(d)
-        return d
-
-    yield make
-    for d in procs:
-        if d.alive():
-            d.kill9()
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from support.cli import frontmatter, run, run_json
-from support.daemon import DaemonProcess, wait_for
+from support.daemon import wait_for
 from support.lmstudio import FakeLMStudio, reply
 
 
@@ -33,21 +33,6 @@ def vault(tmp_path: Path) -> Path:
     run(root, "settings", "set", "inbox_idle_seconds", "1")
     run(root, "settings", "set", "retry_seconds", "0.3")
     return root
-
-
-@pytest.fixture
-def daemon(vault: Path, tmp_path: Path):
-    procs: list[DaemonProcess] = []
-
-    def make() -> DaemonProcess:
-        d = DaemonProcess(vault, tmp_path / "daemon.log")
-        procs.append(d)
-        return d
-
-    yield make
-    for d in procs:
-        if d.alive():
-            d.kill9()
 
 
 def filed_lines(vault: Path) -> list[str]:

@@ -279,16 +279,7 @@ def render_transcript_markdown(
     meta: VideoMeta, *, prose: str, source: str, language: str, captured: str
 ) -> str:
     """The state dir's ``youtube/<id>.md``: the transcript for agents and ``youtube transcript``."""
-    head = {
-        "title": meta.title,
-        "source": meta.url,
-        "channel": meta.channel,
-        "duration": format_duration(meta.duration),
-        "published": meta.published,
-        "captured": captured,
-        "transcript_source": source,
-        "language": language,
-    }
+    head = {**note_fields(meta, captured), "transcript_source": source, "language": language}
     inner = "".join(render_entry(k, v) for k, v in head.items() if v is not None)
     return f"---\n{inner}---\n\n{prose.strip()}\n"
 
