@@ -1,6 +1,6 @@
 """Benchmark: capture, in-process and as a whole process.
 
-- In-process: ``Filer(app).capture(text)`` with the loopback LM Studio server answering at
+- In-process: ``capture.pipeline.capture(brain, text)`` with the loopback LM Studio server answering at
   once, on an empty vault and on a generated vault of 10,000 record notes. Half the thoughts
   name an existing person (an update of that note), half are new ideas (a new note). Target:
   median under 30 ms per capture, and the 10,000-note / empty ratio under 1.5.
@@ -38,12 +38,12 @@ def responder(body: dict) -> str:
 
 
 def in_process(vault: Path, names: list[str], n: int, warmup: int = 5) -> list[float]:
-    from vaultbrain.app import App
-    from vaultbrain.filing.capture import Filer
+    from vaultbrain.brain import Brain
+    from vaultbrain.capture.pipeline import capture
 
-    app = App(vault)
+    app = Brain(vault)
     app.settings.set("provider", "lmstudio")
-    filer = Filer(app)
+    app.refresh()
     times = []
     for i in range(n + warmup):
         if i % 2 and names:
@@ -51,9 +51,9 @@ def in_process(vault: Path, names: list[str], n: int, warmup: int = 5) -> list[f
         else:
             text = f"Idea: benchmark thought number {i} about compost"
         start = time.perf_counter()
-        record = filer.capture(text)
+        record = capture(app, text)
         elapsed = (time.perf_counter() - start) * 1000
-        assert record["status"] == "filed", record
+        assert record.status == "filed", record
         if i >= warmup:
             times.append(elapsed)
     return times
@@ -100,10 +100,10 @@ def main() -> int:
     try:
         big = vaultgen.fresh_copy(work, args.notes, "capture-big")
         empty = vaultgen.fresh_copy(work, 0, "capture-empty")
-        from vaultbrain.app import App
+        from vaultbrain.brain import Brain
         from vaultbrain.store import Store  # noqa: F401
 
-        names = [s["title"] for s in App(big).store.collection("people").summaries()]
+        names = [s["title"] for s in Brain(big).store.collection("people").summaries()]
         t_empty = in_process(empty, [], args.captures)
         t_big = in_process(big, names, args.captures)
         proc_empty = whole_process(vaultgen.fresh_copy(work, 0, "capture-proc"), args.processes)

@@ -88,11 +88,11 @@ def main() -> int:
     from support.daemon import DaemonProcess
     from support.lmstudio import FakeLMStudio
 
-    from vaultbrain.app import App
+    from vaultbrain.brain import Brain
     from vaultbrain.vault.names import sanitize_filename
 
     vault = vaultgen.fresh_copy(work, args.notes, "daemon")
-    app = App(vault)
+    app = Brain(vault)
     for key, value in (
         ("provider", "lmstudio"),
         ("inbox_settle_seconds", "0"),
@@ -242,7 +242,7 @@ def main() -> int:
         for _ in range(3):
             cache.unlink()
             start = time.perf_counter()
-            reindex(App(vault))
+            reindex(Brain(vault))
             cold_in.append(time.perf_counter() - start)
         cold_in_med = sorted(cold_in)[len(cold_in) // 2]
         cache.write_bytes(saved)

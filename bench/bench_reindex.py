@@ -59,7 +59,7 @@ def main() -> int:
     work = vaultgen.workdir_from_env()
     vaultgen.isolate_home(work)
     vault = vaultgen.fresh_copy(work, args.notes, "reindex")
-    from vaultbrain.app import App
+    from vaultbrain.brain import Brain
     from vaultbrain.filing.sync import CACHE_FILE, reindex
 
     cache = vault / ".vaultbrain" / CACHE_FILE
@@ -69,11 +69,11 @@ def main() -> int:
 
     def cold() -> None:
         cache.unlink(missing_ok=True)
-        report = reindex(App(vault))
+        report = reindex(Brain(vault))
         assert report.read >= args.notes and not report.imported and not report.created, report
 
     def warm() -> None:
-        report = reindex(App(vault))
+        report = reindex(Brain(vault))
         assert report.read == 0, report
 
     cold_t = timed(cold, args.runs)

@@ -121,18 +121,18 @@ def write_notes(app: Any, n: int, seed: int = 42) -> dict[str, list[str]]:
 
 def build(root: Path, n: int) -> dict[str, Any]:
     """A vault of ``n`` record notes with the store in step; returns what it took."""
-    from vaultbrain.app import App
+    from vaultbrain.brain import Brain
     from vaultbrain.filing.setup import init_vault
     from vaultbrain.filing.sync import reindex
 
-    app = App(root)
+    app = Brain(root)
     init_vault(app)
     app.settings.set("provider", "heuristic")
     started = time.perf_counter()
     titles = write_notes(app, n) if n else {}
     wrote = time.perf_counter() - started
     started = time.perf_counter()
-    report = reindex(App(root))
+    report = reindex(Brain(root))
     return {
         "titles": titles,
         "write_s": wrote,

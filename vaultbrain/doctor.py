@@ -46,7 +46,7 @@ def run_checks(app: Any) -> list[Check]:
     except OSError as exc:
         checks.append(Check("state dir", False, f"{state}: {exc.strerror}"))
     try:
-        active = app.active()
+        active = app.active
         checks.append(
             Check(
                 "schema pack", True, f"{active.pack.identity} (tier {active.tier}: {active.source})"

@@ -177,6 +177,11 @@ class Settings:
         self._mtime: int | None = None
         self.reload()
 
+    @property
+    def version(self) -> int | None:
+        """Changes whenever the settings file does (None: no file)."""
+        return self._mtime
+
     def reload(self) -> None:
         try:
             st = self.path.stat()

@@ -2,7 +2,7 @@
 
 Random edits on both sides (notes written as an editor writes them; store edits through
 ``vaultbrain.filing.db.update_record``), renames, moves into sub-folders, deletions and
-crashes (the in-memory NoteSync/Filer/App dropped and rebuilt from disk, sometimes without
+crashes (the in-memory NoteSync/Brain dropped and rebuilt from disk, sometimes without
 the notes cache, sometimes with a temp file a killed writer left). After each quiet period
 (``NoteSync.scan()``): no edit lost, nothing deleted comes back, store and notes agree.
 
@@ -30,9 +30,8 @@ from hypothesis.stateful import (
     rule,
 )
 
-from vaultbrain.app import App
+from vaultbrain.brain import Brain
 from vaultbrain.errors import UserError
-from vaultbrain.filing.capture import Filer
 from vaultbrain.filing.db import update_record
 from vaultbrain.filing.setup import init_vault
 from vaultbrain.filing.sync import CACHE_FILE, NoteSync
@@ -60,7 +59,7 @@ class NotesAndStore(RuleBasedStateMachine):
         super().__init__()
         self.tmp = Path(tempfile.mkdtemp(prefix="vb-sm-"))
         self.root = self.tmp / "Vault"
-        app = App(self.root)
+        app = Brain(self.root)
         init_vault(app)
         app.settings.set("provider", "heuristic")
         self.clock = 1_700_000_000 * 10**9
@@ -75,9 +74,8 @@ class NotesAndStore(RuleBasedStateMachine):
 
     # -- helpers -------------------------------------------------------------------------
     def rebuild(self) -> None:
-        self.app = App(self.root)
-        self.filer = Filer(self.app)
-        self.sync = NoteSync(self.app, self.filer)
+        self.app = Brain(self.root)
+        self.sync = NoteSync(self.app)
 
     def fresh_value(self) -> str:
         self.counter += 1
@@ -224,52 +222,52 @@ TestNotesAndStore = NotesAndStore.TestCase
 
 def test_an_edit_inside_one_timestamp_tick_is_not_lost(tmp_path: Path) -> None:
     root = tmp_path / "Vault"
-    app = App(root)
+    app = Brain(root)
     init_vault(app)
     note = root / "People/Ann.md"
     note.write_text("---\nname: Ann\ncontact: aaa\n---\n")
-    sync = NoteSync(app, Filer(app))
+    sync = NoteSync(app)
     sync.scan()
     stamp = note.stat().st_mtime_ns
     note.write_text(note.read_text().replace("contact: aaa", "contact: bbb"))
     os.utime(note, ns=(stamp, stamp))  # the second write landed in the same tick
-    sync = NoteSync(App(root), Filer(App(root)))
+    sync = NoteSync(Brain(root))
     sync.scan()
-    rec = next(iter(App(root).store.collection("people").all()))
+    rec = next(iter(Brain(root).store.collection("people").all()))
     assert rec["fields"]["contact"] == "bbb"
 
 
 def test_update_record_on_a_moved_note_says_so(tmp_path: Path) -> None:
     root = tmp_path / "Vault"
-    app = App(root)
+    app = Brain(root)
     init_vault(app)
     (root / "People/Ann.md").write_text("---\nname: Ann\ncontact: aaa\n---\n")
-    NoteSync(app, Filer(app)).scan()
+    NoteSync(app).scan()
     os.rename(root / "People/Ann.md", root / "People/Ann B.md")
     with pytest.raises(UserError):
-        update_record(App(root), "person", "Ann", {"contact": "bbb"})
-    NoteSync(App(root), Filer(App(root))).scan()
-    rec = next(iter(App(root).store.collection("people").all()))
+        update_record(Brain(root), "person", "Ann", {"contact": "bbb"})
+    NoteSync(Brain(root)).scan()
+    rec = next(iter(Brain(root).store.collection("people").all()))
     assert rec["path"] == "People/Ann B.md" and rec["fields"]["contact"] == "aaa"
     assert "contact: aaa" in (root / "People/Ann B.md").read_text()
 
 
 def test_two_notes_that_swap_names_are_seen(tmp_path: Path) -> None:
     root = tmp_path / "Vault"
-    init_vault(App(root))
+    init_vault(Brain(root))
     for name, contact in (("Ann", "aaa"), ("Bob", "bbb")):
         (root / f"Ideas/{name}.md").write_text(f"---\ntitle: {name}\none_liner: {contact}\n---\n")
         os.utime(root / f"Ideas/{name}.md", ns=(10**18, 10**18))  # mtime kept by a sync tool
-    NoteSync(App(root), Filer(App(root))).scan()  # gives both an id (same length)
+    NoteSync(Brain(root)).scan()  # gives both an id (same length)
     for name in ("Ann", "Bob"):
         os.utime(root / f"Ideas/{name}.md", ns=(10**18, 10**18))  # synced back, mtime kept
-    NoteSync(App(root), Filer(App(root))).scan()
+    NoteSync(Brain(root)).scan()
     assert (root / "Ideas/Ann.md").stat().st_size == (root / "Ideas/Bob.md").stat().st_size
     os.rename(root / "Ideas/Ann.md", root / "Ideas/tmp.md")
     os.rename(root / "Ideas/Bob.md", root / "Ideas/Ann.md")
     os.rename(root / "Ideas/tmp.md", root / "Ideas/Bob.md")
-    NoteSync(App(root), Filer(App(root))).scan()
-    by_path = {r["path"]: r for r in App(root).store.collection("ideas").all()}
+    NoteSync(Brain(root)).scan()
+    by_path = {r["path"]: r for r in Brain(root).store.collection("ideas").all()}
     assert by_path["Ideas/Ann.md"]["title"] == "Bob"
     assert by_path["Ideas/Bob.md"]["title"] == "Ann"
 
@@ -279,15 +277,15 @@ def test_a_new_note_at_a_renamed_notes_old_path_is_a_new_record(
     tmp_path: Path, new_has_id: bool
 ) -> None:
     root = tmp_path / "Vault"
-    init_vault(App(root))
+    init_vault(Brain(root))
     (root / "People/Ada.md").write_text("---\nname: Ada\ncontact: ada@x.org\n---\n")
-    NoteSync(App(root), Filer(App(root))).scan()
-    first = next(iter(App(root).store.collection("people").all()))
+    NoteSync(Brain(root)).scan()
+    first = next(iter(Brain(root).store.collection("people").all()))
     os.rename(root / "People/Ada.md", root / "People/Ed.md")
     head = "type: person\nid: newone1\n" if new_has_id else ""
     (root / "People/Ada.md").write_text(f"---\n{head}name: Ada Two\n---\n")
-    NoteSync(App(root), Filer(App(root))).scan()
-    records = {r["id"]: r for r in App(root).store.collection("people").all()}
+    NoteSync(Brain(root)).scan()
+    records = {r["id"]: r for r in Brain(root).store.collection("people").all()}
     assert len(records) == 2, records.keys()
     assert records[first["id"]]["path"] == "People/Ed.md"
     assert f"id: {first['id']}" in (root / "People/Ed.md").read_text()

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from vaultbrain.app import App
+from vaultbrain.brain import Brain
 from vaultbrain.cli import cli
 from vaultbrain.vault.note import parse_note, render_note
 
@@ -30,7 +30,7 @@ def run(vault: Path, *args: str) -> Result:
 
 
 def seed(vault: Path) -> None:
-    app = App(vault)
+    app = Brain(vault)
 
     def put(col: str, rec: dict[str, Any]) -> None:
         base = {
@@ -188,7 +188,7 @@ def test_offline_digest_is_written_and_says_the_summary_is_unavailable(seeded: P
     assert (
         "Action due: [[Admin/Follow up with Sarah|Follow up with Sarah]] (2026-12-08)" in got.body
     )
-    entry = list(App(seeded).store.read_jsonl("digests.jsonl"))
+    entry = list(Brain(seeded).store.read_jsonl("digests.jsonl"))
     assert len(entry) == 1 and entry[0]["llm"]["status"] == "unavailable"
     assert entry[0]["llm"]["kind"] == "unreachable" and entry[0]["trigger"] == "cli"
 
@@ -240,7 +240,7 @@ def test_rerun_the_same_day_replaces_the_note(seeded: Path, lmstudio: Any) -> No
     path = seeded / "Brain/Digests/2026-12-01.md"
     path.write_text(path.read_text("utf-8") + "\n## Notes\n\nMy own thoughts.\n", "utf-8")
     # Something new happened later that day.
-    App(seeded).store.collection("inbox").put(
+    Brain(seeded).store.collection("inbox").put(
         {
             "id": "c3",
             "text": "Call the bank",
@@ -261,7 +261,7 @@ def test_rerun_the_same_day_replaces_the_note(seeded: Path, lmstudio: Any) -> No
     got = note(seeded, "Brain/Digests/2026-12-01.md")
     assert got.data["captures"] == 3 and "Call the bank" in got.body
     assert got.body.endswith("## Notes\n\nMy own thoughts.\n")
-    history = list(App(seeded).store.read_jsonl("digests.jsonl"))
+    history = list(Brain(seeded).store.read_jsonl("digests.jsonl"))
     assert [h["replaced"] for h in history] == [False, True]
 
 
@@ -301,7 +301,7 @@ def test_weekly_run_and_latest(seeded: Path, lmstudio: Any) -> None:
 
 
 def test_daily_note_gets_one_link_to_the_digest(seeded: Path) -> None:
-    App(seeded).settings.set("daily_notes_folder", "Daily")
+    Brain(seeded).settings.set("daily_notes_folder", "Daily")
     daily = seeded / "Daily/2026-12-01.md"
     daily.parent.mkdir()
     daily.write_text("# Tuesday\n\n- walked the dog", "utf-8")
@@ -339,7 +339,7 @@ def test_schedule_json_lists_the_jobs(seeded: Path) -> None:
 
 def test_schedule_shows_a_schedule_that_cannot_run(seeded: Path) -> None:
     # The settings check only the shape; the day-of-week 9 is caught by the scheduler.
-    App(seeded).settings.set("digest_schedule", "0 18 * * 9")
+    Brain(seeded).settings.set("digest_schedule", "0 18 * * 9")
     jobs = json.loads(run(seeded, "schedule", "--json").output)
     digest = jobs[0]
     assert digest["next_run"] is None and "out of range" in digest["last_error"]

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from vaultbrain.app import App
+from vaultbrain.brain import Brain
 
 
 def daemon_once(vault: Path) -> subprocess.CompletedProcess[str]:
@@ -21,7 +21,7 @@ def daemon_once(vault: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_daemon_once_runs_the_missed_digest_once(vault: Path) -> None:
-    app = App(vault)
+    app = Brain(vault)
     app.settings.set("provider", "heuristic")  # no LLM wait; the note says why
     now = dt.datetime.now().astimezone()
     # The daemon last looked two days ago, so at least one 18:00 has passed unrun.

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from vaultbrain.app import App
+from vaultbrain.brain import Brain
 from vaultbrain.idealoom import (
     AutoExporter,
     ListBook,
@@ -58,20 +58,20 @@ class CountingVault(Vault):
         return super().create(rel, text)
 
 
-def make_app(vault: Path, *, enabled: bool = True, auto: bool = True) -> App:
-    app = App(vault, clock=lambda: dt.datetime(2026, 1, 2, 9, 30))
+def make_app(vault: Path, *, enabled: bool = True, auto: bool = True) -> Brain:
+    app = Brain(vault, clock=lambda: dt.datetime(2026, 1, 2, 9, 30))
     app.settings.set("idealoom.enabled", str(enabled).lower())
     app.settings.set("idealoom.auto_export", str(auto).lower())
     app.vault = CountingVault(vault, app.state_dir)
     return app
 
 
-def vault_of(app: App) -> CountingVault:
+def vault_of(app: Brain) -> CountingVault:
     assert isinstance(app.vault, CountingVault)
     return app.vault
 
 
-def exported_list(app: App) -> tuple[str, Path]:
+def exported_list(app: Brain) -> tuple[str, Path]:
     lst = create_list(
         app, prompt="Weekend?", category="fun", title="Weekend", ideas=["a", "b", "c", "d"]
     )
@@ -144,14 +144,14 @@ def test_turning_either_opt_in_off_cancels_queued_work(vault: Path, key: str) ->
     assert exporter.pending()
     before = path.read_bytes()
     # Turned off from another process (`vaultbrain settings set …`) while the export waits.
-    App(vault).settings.set(key, "false")
+    Brain(vault).settings.set(key, "false")
     clock.advance(10)
     assert exporter.tick() is None
     assert not exporter.pending()
     assert path.read_bytes() == before
     assert vault_of(app).touched == []
     # Turning it back on does not revive the cancelled work.
-    App(vault).settings.set(key, "true")
+    Brain(vault).settings.set(key, "true")
     clock.advance(10)
     assert exporter.tick() is None
 
@@ -213,7 +213,7 @@ def test_an_import_schedules_nothing_and_an_identical_export_is_skipped(
 ) -> None:
     first = make_app(vault)
     list_id, path = exported_list(first)
-    other = App(vault, state_dir=tmp_path / "other", clock=lambda: dt.datetime(2026, 1, 3))
+    other = Brain(vault, state_dir=tmp_path / "other", clock=lambda: dt.datetime(2026, 1, 3))
     other.settings.set("idealoom.enabled", "true")
     other.settings.set("idealoom.auto_export", "true")
     other.vault = CountingVault(vault, other.state_dir)

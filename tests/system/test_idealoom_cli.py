@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from support.cli import run, run_json
 
-from vaultbrain.app import App
+from vaultbrain.brain import Brain
 from vaultbrain.idealoom import AutoExporter
 from vaultbrain.idealoom.pending import PendingExports
 
@@ -154,7 +154,7 @@ def test_cli_edits_reach_the_daemons_automatic_export(vault: Path) -> None:
     note = vault / run_json(vault, "idealoom", "show", list_id)["note"]
     run(vault, "idealoom", "move-idea", list_id, "2", "1")
     run(vault, "idealoom", "add-idea", list_id, "sundial")
-    app = App(vault)
+    app = Brain(vault)
     assert AutoExporter(app).pending()
     assert AutoExporter(app, clock=lambda: time.time() - 60).tick() is None  # not yet due
     result = AutoExporter(app, clock=lambda: time.time() + 10).tick()
@@ -172,7 +172,7 @@ def test_daemon_once_runs_a_due_automatic_export(vault: Path) -> None:
     note = vault / run_json(vault, "idealoom", "show", list_id)["note"]
     run(vault, "idealoom", "remove-idea", list_id, "1")
     # The edit happened more than the debounce ago.
-    queue = PendingExports(App(vault).store)
+    queue = PendingExports(Brain(vault).store)
     queue.discard()
     queue.add(list_id, time.time() - 30)
     run(vault, "daemon", "--once")
@@ -183,7 +183,7 @@ def test_daemon_once_runs_a_due_automatic_export(vault: Path) -> None:
 def test_a_disabled_integration_leaves_the_vault_alone_on_daemon_start(vault: Path) -> None:
     list_id = create(vault)["id"]
     run(vault, "idealoom", "add-idea", list_id, "x")
-    assert not PendingExports(App(vault).store).any()
+    assert not PendingExports(Brain(vault).store).any()
     run(vault, "daemon", "--once")
     assert not (vault / "Idea Loom").exists()
     assert json.loads(run(vault, "idealoom", "list", "--json").output)[0]["note"] is None

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from vaultbrain.app import App
+from vaultbrain.brain import Brain
 from vaultbrain.errors import UserError
 from vaultbrain.idealoom import (
     ListBook,
@@ -46,15 +46,15 @@ class RecordingVault(Vault):
         return super().resolve(rel)
 
 
-def make_app(vault: Path, state: Path | None = None, enabled: bool = True) -> App:
-    app = App(vault, state_dir=state, clock=Clock())
+def make_app(vault: Path, state: Path | None = None, enabled: bool = True) -> Brain:
+    app = Brain(vault, state_dir=state, clock=Clock())
     if enabled:
         app.settings.set("idealoom.enabled", "true")
     return app
 
 
 @pytest.fixture
-def app(vault: Path) -> App:
+def app(vault: Path) -> Brain:
     return make_app(vault)
 
 
@@ -64,7 +64,7 @@ def only(result: ExchangeResult) -> tuple[str, str]:
     return item.outcome, item.reason
 
 
-def exported(app: App, **kw: object) -> tuple[str, Path]:
+def exported(app: Brain, **kw: object) -> tuple[str, Path]:
     """A list created and exported: its id and its note's file."""
     fields = {"prompt": "What could I build in a weekend?", "category": "personal",
               "title": "Weekend projects", "ideas": ["A bird feeder camera", "A tide clock"]}  # fmt: skip
@@ -83,7 +83,7 @@ def edit_note(path: Path, old: str, new: str) -> None:
 
 
 def test_export_writes_a_dated_note_and_a_fresh_machine_imports_it_identically(
-    app: App, vault: Path, tmp_path: Path
+    app: Brain, vault: Path, tmp_path: Path
 ) -> None:
     lst = create_list(
         app,
@@ -117,7 +117,7 @@ def test_export_writes_a_dated_note_and_a_fresh_machine_imports_it_identically(
 # -- the conflict table, end to end -------------------------------------------------------
 
 
-def test_row_both_unchanged_is_skipped_and_nothing_written(app: App) -> None:
+def test_row_both_unchanged_is_skipped_and_nothing_written(app: Brain) -> None:
     list_id, path = exported(app)
     before = path.read_bytes(), path.stat().st_mtime_ns
     assert only(run_import(app)) == ("skipped", "unchanged")
@@ -125,7 +125,7 @@ def test_row_both_unchanged_is_skipped_and_nothing_written(app: App) -> None:
     assert (path.read_bytes(), path.stat().st_mtime_ns) == before
 
 
-def test_row_note_changed_imports_and_export_skips(app: App) -> None:
+def test_row_note_changed_imports_and_export_skips(app: Brain) -> None:
     list_id, path = exported(app)
     edit_note(path, "2. A tide clock", "2. A tide clock\n3. A sundial")
     edited = path.read_bytes()
@@ -140,7 +140,7 @@ def test_row_note_changed_imports_and_export_skips(app: App) -> None:
     assert path.read_bytes() == edited
 
 
-def test_row_list_changed_exports_and_import_skips(app: App) -> None:
+def test_row_list_changed_exports_and_import_skips(app: Brain) -> None:
     list_id, path = exported(app)
     move_idea(app, list_id, 2, 1)
     before = path.read_bytes()
@@ -154,7 +154,7 @@ def test_row_list_changed_exports_and_import_skips(app: App) -> None:
     assert only(run_import(app)) == ("skipped", "unchanged")
 
 
-def test_row_both_changed_is_a_conflict_and_neither_side_is_overwritten(app: App) -> None:
+def test_row_both_changed_is_a_conflict_and_neither_side_is_overwritten(app: Brain) -> None:
     list_id, path = exported(app)
     edit_note(path, "2. A tide clock", "2. A tide clock in the note")
     add_idea(app, list_id, "A local idea")
@@ -172,7 +172,7 @@ def test_row_both_changed_is_a_conflict_and_neither_side_is_overwritten(app: App
     assert only(run_export(app)) == ("skipped", "unchanged")
 
 
-def test_a_conflict_resolved_for_the_vault_side(app: App) -> None:
+def test_a_conflict_resolved_for_the_vault_side(app: Brain) -> None:
     list_id, path = exported(app)
     edit_note(path, "2. A tide clock", "2. The vault's version")
     edit_list(app, list_id, title="Local title")
@@ -183,7 +183,7 @@ def test_a_conflict_resolved_for_the_vault_side(app: App) -> None:
     assert ListBook(app).get(list_id).ideas[1] == "The vault's version"  # type: ignore[union-attr]
 
 
-def test_the_write_is_compare_and_swap(app: App, vault: Path) -> None:
+def test_the_write_is_compare_and_swap(app: Brain, vault: Path) -> None:
     list_id, path = exported(app)
     add_idea(app, list_id, "A local idea")
 
@@ -208,7 +208,7 @@ def test_the_write_is_compare_and_swap(app: App, vault: Path) -> None:
 
 
 def test_a_deleted_note_is_missing_for_import_and_export_and_nothing_is_written(
-    app: App, vault: Path
+    app: Brain, vault: Path
 ) -> None:
     list_id, path = exported(app)
     path.unlink()
@@ -223,7 +223,7 @@ def test_a_deleted_note_is_missing_for_import_and_export_and_nothing_is_written(
     assert lst is not None and lst.ideas[-1] == "edited after the deletion"
 
 
-def test_recreate_missing_writes_the_note_again_at_its_path(app: App) -> None:
+def test_recreate_missing_writes_the_note_again_at_its_path(app: Brain) -> None:
     list_id, path = exported(app)
     path.unlink()
     edit_list(app, list_id, status="completed")
@@ -234,7 +234,7 @@ def test_recreate_missing_writes_the_note_again_at_its_path(app: App) -> None:
     assert only(run_import(app)) == ("skipped", "unchanged")
 
 
-def test_recreate_when_the_path_now_holds_another_note(app: App, vault: Path) -> None:
+def test_recreate_when_the_path_now_holds_another_note(app: Brain, vault: Path) -> None:
     list_id, path = exported(app)
     other = create_list(app, prompt="Other?", category="c", title="Another")
     results = {i.list_id: i for i in run_export(app).items}
@@ -255,7 +255,7 @@ def test_recreate_when_the_path_now_holds_another_note(app: App, vault: Path) ->
     assert "# Other?" in path.read_text()
 
 
-def test_a_path_holding_a_malformed_note_is_not_missing(app: App) -> None:
+def test_a_path_holding_a_malformed_note_is_not_missing(app: Brain) -> None:
     list_id, path = exported(app)
     path.write_text("# Something else entirely\n")
     for result in (run_export(app, recreate_missing=True), run_import(app)):
@@ -264,7 +264,7 @@ def test_a_path_holding_a_malformed_note_is_not_missing(app: App) -> None:
     assert path.read_text() == "# Something else entirely\n"
 
 
-def test_deleting_a_local_list_leaves_its_note_alone(app: App) -> None:
+def test_deleting_a_local_list_leaves_its_note_alone(app: Brain) -> None:
     list_id, path = exported(app)
     before = path.read_bytes()
     delete_list(app, list_id)
@@ -277,7 +277,7 @@ def test_deleting_a_local_list_leaves_its_note_alone(app: App) -> None:
 # -- iCloud placeholders -----------------------------------------------------------------
 
 
-def test_an_icloud_placeholder_is_unavailable_never_missing(app: App, vault: Path) -> None:
+def test_an_icloud_placeholder_is_unavailable_never_missing(app: Brain, vault: Path) -> None:
     list_id, path = exported(app)
     path.unlink()
     placeholder = path.with_name(f".{path.name}.icloud")
@@ -298,7 +298,7 @@ def test_an_icloud_placeholder_is_unavailable_never_missing(app: App, vault: Pat
 
 
 def test_a_malformed_note_is_reported_with_its_line_and_never_half_imported(
-    app: App, vault: Path
+    app: Brain, vault: Path
 ) -> None:
     list_id, path = exported(app)
     edit_note(path, "2. A tide clock", "2. A tide clock\n4. Skipped a number\n5. more")
@@ -318,7 +318,7 @@ def test_a_malformed_note_is_reported_with_its_line_and_never_half_imported(
     assert ("Idea Loom/Draft.md", "missing-id", 1) in reasons
 
 
-def test_a_note_that_is_not_text_fails_to_read(app: App, vault: Path) -> None:
+def test_a_note_that_is_not_text_fails_to_read(app: Brain, vault: Path) -> None:
     folder = vault / "Idea Loom"
     folder.mkdir()
     (folder / "binary.md").write_bytes(b"\x00\x01\x02")
@@ -328,7 +328,7 @@ def test_a_note_that_is_not_text_fails_to_read(app: App, vault: Path) -> None:
 
 
 def test_the_same_id_in_two_notes_skips_both_and_imports_neither(
-    app: App, vault: Path, tmp_path: Path
+    app: Brain, vault: Path, tmp_path: Path
 ) -> None:
     list_id, path = exported(app)
     copy = path.with_name("copy.md")
@@ -350,7 +350,7 @@ def test_the_same_id_in_two_notes_skips_both_and_imports_neither(
 # -- file names and paths ----------------------------------------------------------------
 
 
-def test_a_name_collision_appends_the_first_8_characters_of_the_id(app: App, vault: Path) -> None:
+def test_a_name_collision_appends_the_first_8_characters_of_the_id(app: Brain, vault: Path) -> None:
     folder = vault / "Idea Loom"
     folder.mkdir()
     (folder / "2026-01-02-same-title.md").write_text("someone's own note\n")
@@ -363,7 +363,7 @@ def test_a_name_collision_appends_the_first_8_characters_of_the_id(app: App, vau
     assert (folder / "2026-01-02-same-title.md").read_text() == "someone's own note\n"
 
 
-def test_an_imported_note_keeps_its_path_forever(app: App, vault: Path) -> None:
+def test_an_imported_note_keeps_its_path_forever(app: Brain, vault: Path) -> None:
     folder = vault / "Idea Loom"
     folder.mkdir()
     note = folder / "My weekend list.md"
@@ -387,7 +387,7 @@ def test_an_imported_note_keeps_its_path_forever(app: App, vault: Path) -> None:
     assert "createdAt: 2025-05-06T07:08:09.000Z\n" in text
 
 
-def test_a_renamed_note_is_followed_by_its_id(app: App) -> None:
+def test_a_renamed_note_is_followed_by_its_id(app: Brain) -> None:
     list_id, path = exported(app)
     moved = path.with_name("renamed in Obsidian.md")
     path.rename(moved)
@@ -399,7 +399,7 @@ def test_a_renamed_note_is_followed_by_its_id(app: App) -> None:
     assert not path.exists()
 
 
-def test_the_folder_setting_is_used(app: App, vault: Path) -> None:
+def test_the_folder_setting_is_used(app: Brain, vault: Path) -> None:
     app.settings.set("idealoom.folder", "Lists/Loom")
     create_list(app, prompt="p?", category="c", title="T")
     item = run_export(app).items[0]

@@ -13,7 +13,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from vaultbrain.app import App
+from vaultbrain.brain import Brain
 from vaultbrain.idealoom import (
     ListBook,
     LoomNote,
@@ -38,7 +38,7 @@ class Exchange(RuleBasedStateMachine):
         vault = self.root / "Vault"
         vault.mkdir()
         self.tick = dt.datetime(2026, 1, 2, 9, 0)
-        self.app = App(vault, clock=self._now)
+        self.app = Brain(vault, clock=self._now)
         self.app.settings.set("idealoom.enabled", "true")
         self.list_id = create_list(self.app, prompt="Prompt?", category="c", ideas=["one"]).id
         self.exported_once = False

@@ -11,7 +11,7 @@ from support.cli import frontmatter, run, run_json
 from support.daemon import DaemonProcess, wait_for
 from support.lmstudio import FakeLMStudio, reply
 
-from vaultbrain.app import App
+from vaultbrain.brain import Brain
 from vaultbrain.filing.review import ReviewQueue
 from vaultbrain.filing.trust import summary
 
@@ -44,7 +44,7 @@ def edit_item(vault: Path, cid: str, fn) -> None:
 
 
 def apply(vault: Path) -> None:
-    ReviewQueue(App(vault)).refresh(force=True)
+    ReviewQueue(Brain(vault)).refresh(force=True)
 
 
 @pytest.fixture
@@ -271,7 +271,7 @@ def test_trust_trail_and_calibration(vault: Path, lmstudio: FakeLMStudio) -> Non
         )
     capture(vault, lmstudio, "nothing", [{"type": "unknown", "title": "", "fields": {}}], 0.1)
     run(vault, "fix", run_json(vault, "db", "show", "idea", "T1")["id"], "admin")
-    s = summary(App(vault))
+    s = summary(Brain(vault))
     assert s["captures"] == 5 and s["by_status"] == {
         "filed": 2,
         "corrected": 1,

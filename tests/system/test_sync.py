@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 from support.cli import frontmatter, run, run_json
 
-from vaultbrain.app import App
-from vaultbrain.filing.capture import Filer
+from vaultbrain.brain import Brain
 from vaultbrain.filing.sync import NoteSync
 
 
@@ -21,9 +20,9 @@ def vault(tmp_path: Path) -> Path:
     return root
 
 
-def sync_for(vault: Path) -> tuple[App, NoteSync]:
-    app = App(vault)
-    return app, NoteSync(app, Filer(app))
+def sync_for(vault: Path) -> tuple[Brain, NoteSync]:
+    app = Brain(vault)
+    return app, NoteSync(app)
 
 
 def test_both_sides_changed_is_a_conflict_and_nothing_is_overwritten(vault: Path) -> None:
@@ -114,7 +113,7 @@ def test_a_folder_typed_by_its_own_pack(vault: Path, env_home: Path) -> None:
     (vault / "Recipes/Soup.md").write_text("---\ntitle: Soup\n---\nleeks\n")
     doc = run_json(vault, "reindex")
     assert doc["created"] == 1
-    app = App(vault)
+    app = Brain(vault)
     recipes = list(app.store.collection("recipes").all())
     assert [r["title"] for r in recipes] == ["Soup"] and recipes[0]["type"] == "recipe"
     assert frontmatter(vault / "Recipes/Soup.md")["type"] == "recipe"
@@ -134,13 +133,13 @@ def _warm(vault: Path) -> None:
 
 def test_an_unchanged_vault_is_scanned_without_building_the_record_index(vault: Path) -> None:
     _warm(vault)
-    cold_app = App(vault)
-    slow = NoteSync(cold_app, Filer(cold_app))
+    cold_app = Brain(vault)
+    slow = NoteSync(cold_app)
     slow._pin()  # the record index, the long way: what the cache must agree with
     expected = slow.scan()
     app, sync = sync_for(vault)
     report = sync.scan()
-    assert sync.filer.loaded_index() is None
+    assert sync.app.loaded_records() is None
     assert report.read == 0 and report.unchanged == report.scanned == expected.scanned
     assert (report.in_folders, report.untyped_in_folders) == (
         expected.in_folders,
@@ -174,7 +173,7 @@ def test_the_cache_forgets_notes_that_are_gone(vault: Path) -> None:
     app, sync = sync_for(vault)
     sync.scan()
     assert "Misc/Loose.md" not in sync.cache
-    again = NoteSync(app, Filer(app))
+    again = NoteSync(app)
     again.load_cache()
     assert "Misc/Loose.md" not in again.cache and "People/Bob.md" in again.cache
 

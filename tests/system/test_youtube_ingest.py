@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from vaultbrain.app import App
+from vaultbrain.brain import Brain
 from vaultbrain.errors import UserError
 from vaultbrain.vault.note import parse_note
 from vaultbrain.youtube import (
@@ -33,8 +33,8 @@ NOW = dt.datetime(2026, 3, 14, 9, 30, 0)
 
 
 @pytest.fixture
-def app(vault: Path) -> App:
-    return App(vault, clock=lambda: NOW)
+def app(vault: Path) -> Brain:
+    return Brain(vault, clock=lambda: NOW)
 
 
 @pytest.fixture
@@ -46,7 +46,7 @@ def url(video_id: str) -> str:
     return f"https://youtu.be/{video_id}"
 
 
-def vault_files(app: App) -> set[str]:
+def vault_files(app: Brain) -> set[str]:
     root = app.vault.root
     return {
         p.relative_to(root).as_posix()
@@ -55,13 +55,13 @@ def vault_files(app: App) -> set[str]:
     }
 
 
-def note_of(app: App, rel: str) -> Any:
+def note_of(app: Brain, rel: str) -> Any:
     note = parse_note((app.vault.root / rel).read_text("utf-8"))
     assert note.error is None
     return note
 
 
-def test_a_transcript_ingest_writes_every_output(app: App, backend: RecordedBackend) -> None:
+def test_a_transcript_ingest_writes_every_output(app: Brain, backend: RecordedBackend) -> None:
     result = ingest(app, IngestRequest.for_url(url(TALK), tags=["#caching"]), backend=backend)
     assert result.status == "complete" and result.warnings == [] and result.error is None
     assert result.note_path == f"Consumed/YouTube/2026-03-14 Caching- why it's hard ({TALK}).md"
@@ -110,7 +110,7 @@ def test_a_transcript_ingest_writes_every_output(app: App, backend: RecordedBack
 
 
 def test_human_captions_win_and_are_recorded_as_captions(
-    app: App, backend: RecordedBackend
+    app: Brain, backend: RecordedBackend
 ) -> None:
     result = ingest(app, IngestRequest.for_url(url("hUm4nCapt10")), backend=backend)
     assert result.transcript_source == "captions"
@@ -119,7 +119,7 @@ def test_human_captions_win_and_are_recorded_as_captions(
     assert "British track" not in body and "welcome back" not in body
 
 
-def test_srt_only_captions(app: App, backend: RecordedBackend) -> None:
+def test_srt_only_captions(app: Brain, backend: RecordedBackend) -> None:
     result = ingest(app, IngestRequest.for_url(url("srtOnlyTrk1")), backend=backend)
     assert result.transcript_source == "captions"
     assert "How many did you count? 42 Forty-two." in note_of(app, result.note_path).body
@@ -133,7 +133,7 @@ def test_srt_only_captions(app: App, backend: RecordedBackend) -> None:
     ],
 )
 def test_no_usable_captions_is_a_warning_and_the_rest_is_stored(
-    app: App, backend: RecordedBackend, video_id: str, says: str
+    app: Brain, backend: RecordedBackend, video_id: str, says: str
 ) -> None:
     result = ingest(app, IngestRequest.for_url(url(video_id)), backend=backend)
     assert result.status == "complete"
@@ -145,14 +145,14 @@ def test_no_usable_captions_is_a_warning_and_the_rest_is_stored(
         read_transcript(app, video_id)
 
 
-def test_audio_is_kept_next_to_the_transcript(app: App, backend: RecordedBackend) -> None:
+def test_audio_is_kept_next_to_the_transcript(app: Brain, backend: RecordedBackend) -> None:
     result = ingest(app, IngestRequest.for_url(url(TALK), audio=True), backend=backend)
     assert result.audio_path == f"youtube/{TALK}.mp3"
     assert (app.state_dir / result.audio_path).read_bytes().startswith(b"ID3")
     assert backend.calls[-1] == ("audio", TALK)
 
 
-def test_video_goes_to_the_media_library(app: App, backend: RecordedBackend) -> None:
+def test_video_goes_to_the_media_library(app: Brain, backend: RecordedBackend) -> None:
     result = ingest(
         app, IngestRequest.for_url(url(TALK), transcript=False, video=True), backend=backend
     )
@@ -163,7 +163,7 @@ def test_video_goes_to_the_media_library(app: App, backend: RecordedBackend) -> 
     assert result.link_path  # the link is always recorded
 
 
-def test_audio_and_video_need_ffmpeg_and_say_so_before_anything(app: App) -> None:
+def test_audio_and_video_need_ffmpeg_and_say_so_before_anything(app: Brain) -> None:
     backend = RecordedBackend.from_dir(RECORDINGS)
     backend.ffmpeg = False
     with pytest.raises(UserError, match="audio \\(mp3\\) needs ffmpeg.*install ffmpeg"):
@@ -173,12 +173,12 @@ def test_audio_and_video_need_ffmpeg_and_say_so_before_anything(app: App) -> Non
     assert ingest(app, IngestRequest.for_url(url(TALK)), backend=backend).status == "complete"
 
 
-def test_at_least_one_switch(app: App, backend: RecordedBackend) -> None:
+def test_at_least_one_switch(app: Brain, backend: RecordedBackend) -> None:
     with pytest.raises(UserError, match="turn on at least one"):
         ingest(app, IngestRequest.for_url(url(TALK), transcript=False), backend=backend)
 
 
-def test_settings_give_the_defaults(app: App, backend: RecordedBackend) -> None:
+def test_settings_give_the_defaults(app: Brain, backend: RecordedBackend) -> None:
     app.settings.set("youtube.audio", "true")
     app.settings.set("youtube.folder", "Media/Talks")
     result = ingest(app, IngestRequest.for_url(url(TALK)), backend=backend)
@@ -198,7 +198,7 @@ def test_settings_give_the_defaults(app: App, backend: RecordedBackend) -> None:
     ],
 )
 def test_youtube_failures_are_clear_and_leave_the_vault_alone(
-    app: App, backend: RecordedBackend, video_id: str, kind_says: str
+    app: Brain, backend: RecordedBackend, video_id: str, kind_says: str
 ) -> None:
     with pytest.raises(IngestError) as err:
         ingest(app, IngestRequest.for_url(url(video_id)), backend=backend)
@@ -210,9 +210,11 @@ def test_youtube_failures_are_clear_and_leave_the_vault_alone(
     assert not list((app.state_dir / "youtube").glob("*.md"))
 
 
-def test_reingest_updates_the_same_note_and_merges_tags(app: App, backend: RecordedBackend) -> None:
+def test_reingest_updates_the_same_note_and_merges_tags(
+    app: Brain, backend: RecordedBackend
+) -> None:
     first = ingest(app, IngestRequest.for_url(url(TALK), tags=["caching"]), backend=backend)
-    later = App(app.vault.root, clock=lambda: NOW + dt.timedelta(days=3))
+    later = Brain(app.vault.root, clock=lambda: NOW + dt.timedelta(days=3))
     again = ingest(later, IngestRequest.for_url(url(TALK), tags=["systems"]), backend=backend)
     assert again.note_path == first.note_path and not again.note_created
     note = note_of(app, again.note_path)
@@ -224,7 +226,7 @@ def test_reingest_updates_the_same_note_and_merges_tags(app: App, backend: Recor
 
 
 def test_reingest_of_an_edited_note_touches_only_properties(
-    app: App, backend: RecordedBackend
+    app: Brain, backend: RecordedBackend
 ) -> None:
     first = ingest(app, IngestRequest.for_url(url(TALK)), backend=backend)
     path = app.vault.root / first.note_path
@@ -238,7 +240,7 @@ def test_reingest_of_an_edited_note_touches_only_properties(
 
 
 def test_a_person_deleting_the_note_gets_it_back_on_reingest(
-    app: App, backend: RecordedBackend
+    app: Brain, backend: RecordedBackend
 ) -> None:
     first = ingest(app, IngestRequest.for_url(url(TALK)), backend=backend)
     (app.vault.root / first.note_path).unlink()
@@ -246,7 +248,7 @@ def test_a_person_deleting_the_note_gets_it_back_on_reingest(
     assert again.note_created and (app.vault.root / again.note_path).exists()
 
 
-def test_agent_task_only_when_a_prompt_is_given(app: App, backend: RecordedBackend) -> None:
+def test_agent_task_only_when_a_prompt_is_given(app: Brain, backend: RecordedBackend) -> None:
     plain = ingest(app, IngestRequest.for_url(url(TALK)), backend=backend)
     assert plain.agent_task_path is None
     assert not (app.vault.root / "Brain" / "Agent Queue").exists()
@@ -294,7 +296,7 @@ class CancelAt:
 
 @pytest.mark.parametrize(("stage", "percent"), [("transcript", 40), ("audio", 40), ("metadata", 0)])
 def test_cancel_mid_ingest_leaves_nothing_half_written(
-    app: App, backend: RecordedBackend, stage: str, percent: float
+    app: Brain, backend: RecordedBackend, stage: str, percent: float
 ) -> None:
     cancel = CancelAt(stage, percent)
     with pytest.raises(IngestCancelled) as err:
@@ -322,7 +324,7 @@ def test_cancel_mid_ingest_leaves_nothing_half_written(
 
 
 def test_a_cancel_after_a_complete_ingest_keeps_what_was_saved(
-    app: App, backend: RecordedBackend
+    app: Brain, backend: RecordedBackend
 ) -> None:
     done = ingest(app, IngestRequest.for_url(url(TALK)), backend=backend)
     before = (app.vault.root / done.note_path).read_text()
@@ -341,7 +343,7 @@ def test_a_cancel_after_a_complete_ingest_keeps_what_was_saved(
 
 
 def test_cancel_from_another_process_through_the_job_file(
-    app: App, backend: RecordedBackend
+    app: Brain, backend: RecordedBackend
 ) -> None:
     """``youtube cancel JOB`` in another terminal: a second registry writes the cancel file,
     the running job's watcher turns it into its cancel event, and yt-dlp stops."""
@@ -382,7 +384,7 @@ def test_cancel_from_another_process_through_the_job_file(
 
 
 def test_forget_removes_transcript_mp3_and_note_and_keeps_the_link(
-    app: App, backend: RecordedBackend
+    app: Brain, backend: RecordedBackend
 ) -> None:
     done = ingest(
         app, IngestRequest.for_url(url(TALK), audio=True, prompt="summarise"), backend=backend
@@ -402,7 +404,7 @@ def test_forget_removes_transcript_mp3_and_note_and_keeps_the_link(
         forget(app, TALK)
 
 
-def test_hostile_title_end_to_end(app: App, backend: RecordedBackend) -> None:
+def test_hostile_title_end_to_end(app: Brain, backend: RecordedBackend) -> None:
     result = ingest(
         app, IngestRequest.for_url(url("h0st1leT1tl"), prompt="what is said?"), backend=backend
     )
@@ -423,7 +425,7 @@ def test_hostile_title_end_to_end(app: App, backend: RecordedBackend) -> None:
     assert link["title"] == note.data["title"]
 
 
-def test_list_and_show(app: App, backend: RecordedBackend) -> None:
+def test_list_and_show(app: Brain, backend: RecordedBackend) -> None:
     ingest(app, IngestRequest.for_url(url(TALK)), backend=backend)
     with pytest.raises(IngestError):
         ingest(app, IngestRequest.for_url(url("pr1vateVid0")), backend=backend)
@@ -436,7 +438,7 @@ def test_list_and_show(app: App, backend: RecordedBackend) -> None:
         show_ingest(app, "aaaaaaaaaaa")
 
 
-def test_scratch_left_by_a_killed_process_is_swept(app: App, backend: RecordedBackend) -> None:
+def test_scratch_left_by_a_killed_process_is_swept(app: Brain, backend: RecordedBackend) -> None:
     stale = app.state_dir / "youtube" / "tmp" / "deadjob1" / "audio"
     stale.mkdir(parents=True)
     (stale / f"{TALK}.mp3.part").write_bytes(b"half")
@@ -445,7 +447,7 @@ def test_scratch_left_by_a_killed_process_is_swept(app: App, backend: RecordedBa
 
 
 def test_a_failure_while_saving_is_recorded_and_forget_can_clean_up(
-    app: App, backend: RecordedBackend
+    app: Brain, backend: RecordedBackend
 ) -> None:
     (app.vault.root / "Links").write_text("a file where the Links folder should be\n")
     with pytest.raises(IngestError) as err:

@@ -186,11 +186,11 @@ class _LocalMetadata(YtDlpBackend):
 
 
 def test_a_whole_ingest_with_ytdlp_doing_the_downloads(server: str, vault: Path) -> None:
-    from vaultbrain.app import App
+    from vaultbrain.brain import Brain
     from vaultbrain.vault.note import parse_note
     from vaultbrain.youtube import IngestRequest, ingest
 
-    app = App(vault)
+    app = Brain(vault)
     result = ingest(
         app, IngestRequest.for_url(f"https://youtu.be/{VID}"), backend=_LocalMetadata(server)
     )

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from vaultbrain.app import App
+from vaultbrain.brain import Brain
 from vaultbrain.digest.facts import collect_daily, collect_weekly, iso_week, link_alias
 from vaultbrain.digest.insights import DigestInsights, Insights, ReviewInsights
 from vaultbrain.digest.render import render_digest, render_review
@@ -28,7 +28,7 @@ COLLECTIONS = {"person": "people", "project": "projects", "idea": "ideas", "admi
 
 
 def put_record(
-    app: App,
+    app: Brain,
     rid: str,
     type_: str,
     title: str,
@@ -71,7 +71,7 @@ def put_record(
 
 
 def put_capture(
-    app: App,
+    app: Brain,
     cid: str,
     text: str,
     created: str,
@@ -108,8 +108,8 @@ def dest(type_: str, title: str, rid: str, op: str = "create") -> dict[str, Any]
 
 
 @pytest.fixture
-def app(vault: Path) -> App:
-    app = App(vault, clock=lambda: NOW)
+def app(vault: Path) -> Brain:
+    app = Brain(vault, clock=lambda: NOW)
     today = "2026-12-01T19:30:00"
     put_record(
         app,
@@ -220,7 +220,7 @@ def titles(items: list[Any]) -> list[str]:
     return [i.ref.title for i in items]
 
 
-def test_daily_facts_from_the_store(app: App) -> None:
+def test_daily_facts_from_the_store(app: Brain) -> None:
     facts = collect_daily(app, DAY)
     assert [c.id for c in facts.captures] == ["c1", "c2", "c5"]  # dismissed is left out
     first = facts.captures[0]
@@ -255,7 +255,7 @@ def test_daily_facts_from_the_store(app: App) -> None:
     }
 
 
-def test_daily_facts_for_an_earlier_day_use_that_day(app: App) -> None:
+def test_daily_facts_for_an_earlier_day_use_that_day(app: Brain) -> None:
     facts = collect_daily(app, dt.date(2026, 11, 30))
     assert [c.id for c in facts.captures] == ["c3"]
     assert titles(facts.people) == []
@@ -265,7 +265,7 @@ def test_daily_facts_for_an_earlier_day_use_that_day(app: App) -> None:
     assert "Renew passport" in titles(facts.admin_overdue)
 
 
-def test_digest_note_links_every_record_and_counts_in_frontmatter(app: App) -> None:
+def test_digest_note_links_every_record_and_counts_in_frontmatter(app: Brain) -> None:
     facts = collect_daily(app, DAY)
     text = render_digest(facts, OFFLINE, NOW)
     note = parse_note(text)
@@ -295,7 +295,7 @@ def test_digest_note_links_every_record_and_counts_in_frontmatter(app: App) -> N
     assert "[[Admin/Renew passport|Renew passport]] — overdue since 2026-11-25 · high" in body
 
 
-def test_digest_note_with_the_llm_answer(app: App) -> None:
+def test_digest_note_with_the_llm_answer(app: Brain) -> None:
     facts = collect_daily(app, DAY)
     answer = DigestInsights.model_validate(
         {
@@ -314,7 +314,7 @@ def test_digest_note_with_the_llm_answer(app: App) -> None:
     assert "Summary unavailable" not in note.body
 
 
-def test_rerender_keeps_the_persons_own_notes_section(app: App) -> None:
+def test_rerender_keeps_the_persons_own_notes_section(app: Brain) -> None:
     facts = collect_daily(app, DAY)
     first = render_digest(facts, OFFLINE, NOW)
     edited = first + "\n## Notes\n\nCall the passport office first thing.\n"
@@ -324,7 +324,7 @@ def test_rerender_keeps_the_persons_own_notes_section(app: App) -> None:
     assert parse_note(again).data["generated"] == "2026-12-01T19:00:00"
 
 
-def test_weekly_facts_gtd_style(app: App) -> None:
+def test_weekly_facts_gtd_style(app: Brain) -> None:
     facts = collect_weekly(app, DAY)
     assert facts.week == "2026-W49" and facts.start == dt.date(2026, 11, 25)
     loops = {o.label: titles(o.items) for o in facts.open_loops}
@@ -360,7 +360,7 @@ def test_weekly_facts_gtd_style(app: App) -> None:
     assert counts["open_loops"] == 8 and counts["open_admin"] == 3 and counts["open_people"] == 1
 
 
-def test_review_note(app: App) -> None:
+def test_review_note(app: Brain) -> None:
     facts = collect_weekly(app, DAY)
     answer = ReviewInsights.model_validate(
         {
@@ -389,7 +389,7 @@ def test_review_note(app: App) -> None:
 
 
 def test_an_empty_store_still_makes_a_complete_note(vault: Path) -> None:
-    app = App(vault, clock=lambda: NOW)
+    app = Brain(vault, clock=lambda: NOW)
     facts = collect_daily(app, DAY)
     assert facts.is_empty()
     note = parse_note(render_digest(facts, OFFLINE, NOW))
@@ -400,7 +400,7 @@ def test_an_empty_store_still_makes_a_complete_note(vault: Path) -> None:
 
 
 def test_long_sections_are_capped_but_counted(vault: Path) -> None:
-    app = App(vault, clock=lambda: NOW)
+    app = Brain(vault, clock=lambda: NOW)
     for i in range(60):
         put_record(
             app,
@@ -427,7 +427,7 @@ def test_names_and_weeks() -> None:
 
 
 def test_follow_ups_scheduled_by_name_or_by_link(vault: Path) -> None:
-    app = App(vault, clock=lambda: NOW)
+    app = Brain(vault, clock=lambda: NOW)
     put_record(app, "pann000001", "person", "Ann Lee", {}, "2026-11-01T08:00:00")
     put_record(app, "pann000002", "person", "Ann", {}, "2026-11-01T08:00:00")
     put_record(app, "pbob000001", "person", "Bob", {}, "2026-11-01T08:00:00")

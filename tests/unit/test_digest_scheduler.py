@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from vaultbrain.app import App
+from vaultbrain.brain import Brain
 from vaultbrain.digest.lock import BusyError, run_lock
 from vaultbrain.digest.runs import run_digest
 from vaultbrain.digest.scheduler import Scheduler
@@ -40,17 +40,17 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-def app(vault: Path, clock: Clock) -> App:
-    app = App(vault, clock=clock)
+def app(vault: Path, clock: Clock) -> Brain:
+    app = Brain(vault, clock=clock)
     app.settings.set("provider", "heuristic")
     return app
 
 
-def history(app: App, name: str = "digests.jsonl") -> list[dict]:
+def history(app: Brain, name: str = "digests.jsonl") -> list[dict]:
     return list(app.store.read_jsonl(name))
 
 
-def test_first_start_runs_nothing_then_each_time_once(app: App, clock: Clock) -> None:
+def test_first_start_runs_nothing_then_each_time_once(app: Brain, clock: Clock) -> None:
     sched = Scheduler(app, clock)
     assert sched.run_due() == []  # a fresh install does not fire for times already past
     clock.set(2026, 11, 30, 17, 59)
@@ -63,7 +63,7 @@ def test_first_start_runs_nothing_then_each_time_once(app: App, clock: Clock) ->
     assert len(history(app)) == 1
 
 
-def test_missed_runs_are_caught_up_once_on_start(app: App, clock: Clock) -> None:
+def test_missed_runs_are_caught_up_once_on_start(app: Brain, clock: Clock) -> None:
     Scheduler(app, clock).run_due()  # the daemon ran on Monday morning, then the laptop slept
     clock.set(2026, 12, 3, 8, 0)  # Thursday morning: 18:00 on Mon, Tue and Wed were missed
     sched = Scheduler(app, clock)  # a new process: everything it knows is in meta.json
@@ -78,7 +78,7 @@ def test_missed_runs_are_caught_up_once_on_start(app: App, clock: Clock) -> None
     assert [r["date"] for r in history(app)] == ["2026-12-02", "2026-12-03"]
 
 
-def test_weekly_review_fires_on_sunday_and_names_the_iso_week(app: App, clock: Clock) -> None:
+def test_weekly_review_fires_on_sunday_and_names_the_iso_week(app: Brain, clock: Clock) -> None:
     sched = Scheduler(app, clock)
     sched.run_due()
     clock.set(2026, 12, 6, 9, 0)  # Sunday 09:00 (the Saturday and Sunday digests are due too)
@@ -88,7 +88,7 @@ def test_weekly_review_fires_on_sunday_and_names_the_iso_week(app: App, clock: C
     assert (app.vault.root / "Brain/Reviews/2026-W49.md").is_file()
 
 
-def test_jobs_lists_name_cron_last_and_next_run_in_local_time(app: App, clock: Clock) -> None:
+def test_jobs_lists_name_cron_last_and_next_run_in_local_time(app: Brain, clock: Clock) -> None:
     sched = Scheduler(app, clock)
     jobs = {j["name"]: j for j in sched.jobs()}
     assert set(jobs) == {"digest", "review"}
@@ -110,12 +110,12 @@ def test_jobs_lists_name_cron_last_and_next_run_in_local_time(app: App, clock: C
     )
 
 
-def test_a_changed_schedule_takes_effect_without_a_restart(app: App, clock: Clock) -> None:
+def test_a_changed_schedule_takes_effect_without_a_restart(app: Brain, clock: Clock) -> None:
     sched = Scheduler(app, clock)
     sched.run_due()
     clock.set(2026, 11, 30, 12, 0)
     # Another process (`vaultbrain settings set`) changes the schedule: a new Settings object.
-    App(app.vault.root).settings.set("digest_schedule", "30 12 * * mon")
+    Brain(app.vault.root).settings.set("digest_schedule", "30 12 * * mon")
     job = {j["name"]: j for j in sched.jobs()}["digest"]
     assert job["cron"] == "30 12 * * mon"
     assert dt.datetime.fromisoformat(job["next_run"]).replace(tzinfo=None) == dt.datetime(
@@ -128,7 +128,7 @@ def test_a_changed_schedule_takes_effect_without_a_restart(app: App, clock: Cloc
     assert sched.run_due() == []  # the old 18:00 is gone
 
 
-def test_a_failed_run_retries_after_a_cooldown(app: App, clock: Clock) -> None:
+def test_a_failed_run_retries_after_a_cooldown(app: Brain, clock: Clock) -> None:
     sched = Scheduler(app, clock, cooldown=dt.timedelta(minutes=15))
     sched.run_due()
     # A file where the digest folder should be: the run fails for real.
@@ -155,7 +155,7 @@ def test_a_failed_run_retries_after_a_cooldown(app: App, clock: Clock) -> None:
     assert [r["date"] for r in history(app)] == ["2026-11-30"]
 
 
-def test_repeated_failures_back_off(app: App, clock: Clock) -> None:
+def test_repeated_failures_back_off(app: Brain, clock: Clock) -> None:
     sched = Scheduler(app, clock, cooldown=dt.timedelta(minutes=10))
     sched.run_due()
     (app.vault.root / "Brain").mkdir()
@@ -170,14 +170,14 @@ def test_repeated_failures_back_off(app: App, clock: Clock) -> None:
     )
 
 
-def test_meta_json_keeps_other_keys(app: App, clock: Clock) -> None:
+def test_meta_json_keeps_other_keys(app: Brain, clock: Clock) -> None:
     app.store.write_json("meta.json", {"daemon": {"pid": 1}})
     Scheduler(app, clock).run_due()
     meta = app.store.read_json("meta.json")
     assert meta["daemon"] == {"pid": 1} and set(meta["scheduler"]) == {"digest", "review"}
 
 
-def test_no_run_while_another_thread_holds_the_lock(app: App, clock: Clock) -> None:
+def test_no_run_while_another_thread_holds_the_lock(app: Brain, clock: Clock) -> None:
     sched = Scheduler(app, clock)
     sched.run_due()
     clock.set(2026, 11, 30, 18, 0)
@@ -190,7 +190,7 @@ def test_no_run_while_another_thread_holds_the_lock(app: App, clock: Clock) -> N
     assert sched.run_due() == ["digest"]  # once the lock is free, the run is still due
 
 
-def test_no_run_while_another_process_holds_the_lock(app: App, clock: Clock) -> None:
+def test_no_run_while_another_process_holds_the_lock(app: Brain, clock: Clock) -> None:
     sched = Scheduler(app, clock)
     sched.run_due()
     clock.set(2026, 11, 30, 18, 0)
@@ -219,7 +219,7 @@ def test_no_run_while_another_process_holds_the_lock(app: App, clock: Clock) -> 
     assert len(history(app)) == 1
 
 
-def test_concurrent_checks_run_a_due_job_once(app: App, clock: Clock) -> None:
+def test_concurrent_checks_run_a_due_job_once(app: Brain, clock: Clock) -> None:
     Scheduler(app, clock).run_due()
     clock.set(2026, 11, 30, 18, 0)
     scheds = [Scheduler(app, clock) for _ in range(4)]
@@ -240,7 +240,7 @@ def test_concurrent_checks_run_a_due_job_once(app: App, clock: Clock) -> None:
     assert len(history(app)) == 1
 
 
-def test_the_lock_file_is_released_after_a_run(app: App, clock: Clock) -> None:
+def test_the_lock_file_is_released_after_a_run(app: Brain, clock: Clock) -> None:
     run_digest(app)
     fd = os.open(app.state_dir / "digest.lock", os.O_RDWR)
     try:
@@ -249,7 +249,7 @@ def test_the_lock_file_is_released_after_a_run(app: App, clock: Clock) -> None:
         os.close(fd)
 
 
-def test_background_scheduler_catches_up_and_follows_settings(app: App, clock: Clock) -> None:
+def test_background_scheduler_catches_up_and_follows_settings(app: Brain, clock: Clock) -> None:
     Scheduler(app, clock).run_due()
     clock.set(2026, 12, 1, 8, 0)  # Monday's 18:00 was missed
     sched = Scheduler(app, clock, tick_seconds=0.2)
@@ -260,7 +260,7 @@ def test_background_scheduler_catches_up_and_follows_settings(app: App, clock: C
             time.sleep(0.05)
         assert [r["date"] for r in history(app)] == ["2026-11-30"]
         assert sched.scheduled()["digest"]["cron"] == "0 18 * * *"
-        App(app.vault.root).settings.set("digest_schedule", "15 7 * * 1-5")
+        Brain(app.vault.root).settings.set("digest_schedule", "15 7 * * 1-5")
         deadline = time.monotonic() + 10
         while sched.scheduled()["digest"]["cron"] != "15 7 * * 1-5":
             assert time.monotonic() < deadline, "the new schedule was not picked up"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from fixtures.packs.packkit import manifest, ptype, write_pack
 
-from vaultbrain.app import App
+from vaultbrain.brain import Brain
 from vaultbrain.packs.loader import (
     active_pack,
     load_pack,
@@ -29,9 +29,9 @@ def _packs(home: Path) -> None:
         )
 
 
-def _app(vault: Path, **kw) -> App:  # type: ignore[no-untyped-def]
+def _app(vault: Path, **kw) -> Brain:  # type: ignore[no-untyped-def]
     env = dict(os.environ) | kw.pop("env", {})
-    return App(vault, env=env, **kw)
+    return Brain(vault, env=env, **kw)
 
 
 def _set_all(vault: Path, home: Path) -> None:
@@ -70,7 +70,7 @@ def test_tier_3_types_only_notes_under_its_folder(vault: Path, env_home: Path) -
     _packs(env_home)
     _set_all(vault, env_home)
     app = _app(vault)
-    assert app.active().pack.name == "tier4"  # no note: the vault's pack
+    assert app.active.pack.name == "tier4"  # no note: the vault's pack
     assert pack_for_path(app, "Work/Plan.md").name == "tier3"
     assert pack_for_path(app, "work/sub/deeper.md").name == "tier3"  # any case, nested
     assert pack_for_path(app, "Workshop/Plan.md").name == "tier4"  # near miss
@@ -103,13 +103,13 @@ def test_env_beats_the_folder_setting(vault: Path, env_home: Path) -> None:
 def test_vaultbrain_yml_accepts_a_mapping(vault: Path, env_home: Path) -> None:
     _packs(env_home)
     (vault / "vaultbrain.yml").write_text("schema:\n  pack: tier5\n", "utf-8")
-    assert _app(vault).active().pack.name == "tier5"
+    assert _app(vault).active.pack.name == "tier5"
 
 
 def test_a_tier_naming_a_missing_pack_says_which_tier(vault: Path, env_home: Path) -> None:
     (vault / "vaultbrain.yml").write_text("schema: nowhere-pack\n", "utf-8")
     with pytest.raises(PackError) as info:
-        _app(vault).active()
+        _ = _app(vault).active
     assert info.value.code == "UNKNOWN_PACK"
     assert "vaultbrain.yml" in str(info.value) and "tier 5" in str(info.value)
 
@@ -117,12 +117,12 @@ def test_a_tier_naming_a_missing_pack_says_which_tier(vault: Path, env_home: Pat
 def test_broken_config_files_are_parse_errors(vault: Path, env_home: Path) -> None:
     (env_home / "config.json").write_text("{oops", "utf-8")
     with pytest.raises(PackError) as info:
-        _app(vault).active()
+        _ = _app(vault).active
     assert info.value.code == "PARSE_ERROR"
     (env_home / "config.json").unlink()
     (vault / "vaultbrain.yml").write_text("schema: [unclosed\n", "utf-8")
     with pytest.raises(PackError) as info:
-        _app(vault).active()
+        _ = _app(vault).active
     assert info.value.code == "PARSE_ERROR"
 
 
@@ -133,7 +133,7 @@ def test_tier_1_accepts_a_manifest_path(vault: Path, tmp_path: Path) -> None:
         "page_types: [{name: note, path_prefixes: [Notes/]}]\n",
         "utf-8",
     )
-    active = _app(vault, schema_pack=str(path)).active()
+    active = _app(vault, schema_pack=str(path)).active
     assert active.pack.name == "loose" and active.tier == 1
     assert active.pack.get_type("person") is not None  # extends vaultbrain-base by default
 
@@ -204,4 +204,5 @@ def test_app_active_follows_setting_changes(vault: Path, env_home: Path) -> None
     app = _app(vault)
     assert app.pack.name == "vaultbrain-base"
     _app(vault).settings.set("schema_pack", "tier4")  # another process changes it
-    assert app.pack.name == "tier4"
+    assert app.pack.name == "vaultbrain-base"  # until the next unit of work begins
+    assert app.refresh().pack.name == "tier4"

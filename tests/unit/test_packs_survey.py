@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 from fixtures.packs.packkit import manifest, ptype, write_pack
 
-from vaultbrain.app import App
+from vaultbrain.brain import Brain
 from vaultbrain.packs import schema_pack_consistency, untyped_warning
 from vaultbrain.packs.detect import (
     apply_refinements,
@@ -31,8 +31,8 @@ def note(vault: Path, rel: str, front: dict | None = None, body: str = "text\n")
     path.write_text(text, "utf-8")
 
 
-def _app(vault: Path) -> App:
-    return App(vault, env=dict(os.environ))
+def _app(vault: Path) -> Brain:
+    return Brain(vault, env=dict(os.environ))
 
 
 def test_untyped_warning_fires_at_ten_percent(vault: Path) -> None:
@@ -228,7 +228,7 @@ def test_a_second_apply_builds_on_the_installed_delta(vault: Path, env_home: Pat
     first = review_candidates(app, apply=["Reading"]).delta
     install_pack(first.path.parent)
     use_pack(first.name, at=app.now())
-    assert app.pack.name == "vaultbrain-base-local"
+    assert app.refresh().pack.name == "vaultbrain-base-local"  # the next unit of work
     second = review_candidates(app, apply=["Journal"]).delta
     assert second.name == "vaultbrain-base-local" and second.replaces_installed
     pack = load_pack_path(second.path)
@@ -302,12 +302,12 @@ def test_consistency_ok_then_untyped_then_broken(vault: Path, env_home: Path) ->
     assert not ok and detail.startswith("[schema] 1 of 6 pages")
     write_pack(env_home, "linty", manifest("linty", page_types=[ptype("x", "People/")]))
     app.settings.set("schema_pack", "linty")
-    ok, detail = schema_pack_consistency(app)
+    ok, detail = schema_pack_consistency(app.refresh())
     assert not ok and "lint error" in detail
     app.settings.set("schema_pack", "ghost-pack")
-    ok, detail = schema_pack_consistency(app)
+    ok, detail = schema_pack_consistency(app.refresh())
     assert not ok and "UNKNOWN_PACK" in detail
     app.settings.set("schema_pack", "")
     app.settings.set("schema_pack.source.Reading", "ghost-pack")
-    ok, detail = schema_pack_consistency(app)
+    ok, detail = schema_pack_consistency(app.refresh())
     assert not ok and "Reading/" in detail

@@ -226,3 +226,12 @@ def reply_schema(pack: ResolvedPack) -> dict[str, Any]:
         "required": ["destinations", "confidence", "reasoning"],
         "additionalProperties": False,
     }
+
+
+def judge(result: Classification, auto: float, minimum: float) -> Band:
+    """The one judgement of a classification (beets' recommendation): file it alone, file it
+    as a suggestion, or ask the person. Nothing fileable, or a failed call with nothing to
+    show, is always a question for the person, whatever the confidence says."""
+    if not result.fileable or (result.error and not result.destinations):
+        return Band.REVIEW
+    return band_for(result.confidence, auto, minimum)

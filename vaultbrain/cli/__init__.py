@@ -104,7 +104,7 @@ class Context:
 
     def app(self, *, must_exist: bool = True) -> Any:
         if self._app is None:
-            from vaultbrain.app import App
+            from vaultbrain.brain import Brain
             from vaultbrain.errors import UserError
 
             root = self.vault_dir
@@ -112,7 +112,7 @@ class Context:
                 raise UserError(
                     f"no vault at {root}; run `vaultbrain --vault {root} init` to make one"
                 )
-            self._app = App(root, self.state_dir, self.schema_pack)
+            self._app = Brain(root, self.state_dir, self.schema_pack)
         return self._app
 
 

@@ -53,12 +53,12 @@ def capture_summary(record: dict[str, Any]) -> dict[str, Any]:
 @click.pass_obj
 def capture_cmd(obj: Any, text: str, as_json: bool) -> None:
     """Capture one thought now (TEXT, or - to read it from stdin) and file it."""
-    from vaultbrain.filing.capture import Filer
+    from vaultbrain.capture.pipeline import capture
 
     if text == "-":
         text = sys.stdin.read()
     app = obj.app()
-    record = Filer(app).capture(text)
+    record = capture(app, text).to_record()
     summary = capture_summary(record)
     if as_json:
         echo_json(summary)

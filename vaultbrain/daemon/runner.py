@@ -2,8 +2,9 @@
 the LLM; note sync for everything else; a periodic rescan; scheduled jobs.
 
 The main thread owns every decision about *when*; worker threads only classify and file
-(``Filer.process`` without touching the inbox note), and the main thread brings the inbox
-lines up to date in one compare-and-swap rewrite once the note is quiet.
+(``capture.pipeline.process`` without touching the inbox note), and the main thread brings
+the inbox lines up to date in one compare-and-swap rewrite once the note is quiet. The main
+thread refreshes the brain (settings, pack, records) once a second and before each scan.
 """
 
 from __future__ import annotations
@@ -14,14 +15,18 @@ import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from vaultbrain.capture.journal import Journal
+from vaultbrain.capture.lines import reconcile_inbox
+from vaultbrain.capture.pipeline import process
 from vaultbrain.daemon.lock import DaemonLock
 from vaultbrain.daemon.watcher import RESCAN, VaultWatcher
 from vaultbrain.errors import VaultbrainError
-from vaultbrain.filing.capture import Filer
-from vaultbrain.filing.inbox_pass import reconcile_inbox
-from vaultbrain.filing.sync import NoteSync, SyncReport
+from vaultbrain.filing.sync import SyncReport
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
 
 log = logging.getLogger("vaultbrain.daemon")
 NOTE_DEBOUNCE = 0.5
@@ -30,6 +35,7 @@ TICK = 0.1
 # brought up to date at most this often (or four times the last pass's cost, if more): a
 # burst of 1,000 lines is not 1,000 rewrites of a 1,000-line note.
 FORMS_PACE = 0.5
+REFRESH_EVERY = 1.0  # seconds between refreshes of settings, pack and records when idle
 
 
 @dataclass
@@ -43,12 +49,13 @@ class DaemonStats:
 
 
 class Daemon:
-    def __init__(self, app: Any, *, once: bool = False, watch: bool = True) -> None:
+    def __init__(self, app: Brain, *, once: bool = False, watch: bool = True) -> None:
         self.app = app
         self.once = once
         self.watch = watch and not once
-        self.filer = Filer(app)
-        self.sync = NoteSync(app, self.filer)
+        self.journal = Journal(app)
+        self.sync = app.notes()
+        self._refreshed = time.monotonic()
         self.stop_event = threading.Event()
         self.stats = DaemonStats()
         self._pending_paths: dict[str, float] = {}
@@ -127,7 +134,7 @@ class Daemon:
     def _inbox_quiet_seconds(self) -> float:
         """How long the inbox note has been left alone, by its modification time."""
         try:
-            mtime = self.app.vault.resolve(self.filer.inbox_rel).stat().st_mtime
+            mtime = self.app.vault.resolve(self.app.inbox_rel).stat().st_mtime
         except (OSError, VaultbrainError):
             return float("inf")
         return max(0.0, time.time() - mtime)
@@ -138,7 +145,7 @@ class Daemon:
         if self._inbox_quiet_seconds() >= float(self._setting("inbox_settle_seconds")):
             return True
         try:
-            return self.app.vault.last_written_by_vaultbrain(self.filer.inbox_rel)
+            return self.app.vault.last_written_by_vaultbrain(self.app.inbox_rel)
         except VaultbrainError:
             return False
 
@@ -175,6 +182,9 @@ class Daemon:
         else:
             self.stop_event.wait(TICK)
         now = time.monotonic()
+        if now - self._refreshed >= REFRESH_EVERY:
+            self.app.refresh()  # `settings set`, a pack switch, another process's records
+            self._refreshed = now
         self._reap_workers()
         self._sync_settled(now)
         self._maybe_inbox_pass(now)
@@ -200,7 +210,7 @@ class Daemon:
                 batch.append(watcher.events.get_nowait())
             except Exception:
                 break
-        inbox = self.filer.inbox_rel
+        inbox = self.app.inbox_rel
         for when, rel in batch:
             if rel == RESCAN:
                 self._rescan_requested = True
@@ -247,6 +257,7 @@ class Daemon:
             return False
 
     def _rescan(self) -> None:
+        self.app.refresh()
         self._rescan_requested = False
         self._last_rescan = time.monotonic()
         self.stats.rescans += 1
@@ -275,7 +286,7 @@ class Daemon:
             return
         started = time.monotonic()
         try:
-            result = reconcile_inbox(self.filer, idle=idle, take_new=take_new)
+            result = reconcile_inbox(self.app, self.journal, idle=idle, take_new=take_new)
         except VaultbrainError as exc:
             # A full disk or a read-only vault: say so once per pause, not ten times a second.
             log.warning("inbox: %s", exc)
@@ -292,7 +303,7 @@ class Daemon:
         self._inbox_dirty = bool(self._futures) and not idle
         if result.new:
             self.stats.taken += len(result.new)
-            log.info("took %d new line(s) from %s", len(result.new), self.filer.inbox_rel)
+            log.info("took %d new line(s) from %s", len(result.new), self.app.inbox_rel)
             for cid in result.new:
                 self._submit(cid)
         if not idle and not result.new and not self._futures:
@@ -304,17 +315,17 @@ class Daemon:
             return
         self._futures[cid] = self._pool.submit(self._work, cid)
 
-    def _work(self, cid: str) -> dict[str, Any] | None:
+    def _work(self, cid: str) -> Any:
         try:
-            record = self.filer.process(cid, rewrite_line=False)
+            cap = process(self.app, cid, rewrite_line=False)
         except VaultbrainError as exc:
             log.warning("capture %s: %s", cid, exc)
             return None
         except Exception:
             log.exception("capture %s failed", cid)
             return None
-        log.info("capture %s: %s", cid, record.get("status"))
-        return record
+        log.info("capture %s: %s", cid, cap.status)
+        return cap
 
     def _reap_workers(self) -> None:
         done = [cid for cid, fut in self._futures.items() if fut.done()]

@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from vaultbrain.capture.plan import free_path
 from vaultbrain.errors import UserError
-from vaultbrain.filing.capture import Filer
 from vaultbrain.filing.records import new_id, ordered_frontmatter, render_body
-from vaultbrain.filing.sync import NoteSync
 from vaultbrain.packs import PageType
 from vaultbrain.vault.note import render_note
 
@@ -90,18 +89,18 @@ def add_record(app: Any, type_name: str, values: dict[str, str]) -> dict[str, An
             fields.setdefault(name, spec.default)
         if spec.required and name not in fields and name != ptype.title_key:
             raise UserError(f"{ptype.name}.{name} is required: --set {name}=…")
-    filer = Filer(app)
+    index = app.records()
     with app.store.locked():
-        if filer.index.find(ptype.name, str(title)):
+        index.refresh(force=True)
+        if index.find(ptype.name, str(title)):
             raise UserError(f"a {ptype.name} named {title!r} exists; use `db update`")
-        rel = filer._free_path(ptype, str(title), set())
+        rel = free_path(app, ptype, str(title))
         now = app.now().isoformat()
         core = {"type": ptype.name, "id": new_id(), "created": now, "updated": now}
         body = render_body(ptype, str(title), fields, f"- {now[:10]} added by hand")
         app.vault.create(rel, render_note(ordered_frontmatter(ptype, core, fields), body))
-        sync = NoteSync(app, filer)
-        sync.sync_path(rel)
-        hit = filer.index.by_path(rel)
+        app.notes().sync_path(rel)
+        hit = index.by_path(rel)
         assert hit is not None
         return app.store.collection(hit[0]).get(hit[1]["id"])
 
@@ -109,8 +108,7 @@ def add_record(app: Any, type_name: str, values: dict[str, str]) -> dict[str, An
 def update_record(app: Any, type_name: str, ref: str, values: dict[str, str]) -> dict[str, Any]:
     ptype = resolve_type(app, type_name)
     fields = coerce_fields(ptype, values)
-    filer = Filer(app)
-    sync = NoteSync(app, filer)
+    sync = app.notes()
     with app.store.locked():
         rec = find_record(app, ptype, ref)
         sync.sync_path(rec["path"])  # take in the person's latest edit first

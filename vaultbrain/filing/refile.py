@@ -13,8 +13,7 @@ import re
 from typing import Any
 
 from vaultbrain.classify.result import UNKNOWN, Classification, Destination
-from vaultbrain.errors import ConflictError, UserError
-from vaultbrain.filing.capture import Filer
+from vaultbrain.errors import UserError
 from vaultbrain.filing.corrections import record_correction
 from vaultbrain.filing.records import (
     CORE_KEYS,
@@ -28,7 +27,6 @@ from vaultbrain.vault.names import sanitize_filename, unique_name
 from vaultbrain.vault.note import append_to_section, parse_note, render_note, update_frontmatter
 
 ARCHIVE = "Brain/Archive"
-_RETRIES = 20
 
 
 def _capture(app: Any, capture_id: str) -> dict[str, Any]:
@@ -43,30 +41,29 @@ def _audit(app: Any, kind: str, **fields: Any) -> None:
 
 
 def _edit_note(app: Any, rel: str, changes: dict[str, Any], remove: tuple[str, ...] = ()) -> None:
-    for _ in range(_RETRIES):
-        note = app.vault.try_read(rel)
-        if note is None:
-            return
-        text = update_frontmatter(note.text, changes, remove)
-        try:
-            app.vault.replace(rel, text, note.hash)
-        except ConflictError:
-            continue
+    edit = app.vault.edit(
+        rel, lambda note: update_frontmatter(note.text, changes, remove) if note else None
+    )
+    if edit.before is not None:
         _restore_base(app, rel)
-        return
-    raise UserError(f"{rel} keeps changing; try again")
 
 
 def _restore_base(app: Any, rel: str) -> None:
     """After our own edit the store follows the note, so the sync sees nothing to do."""
-    from vaultbrain.filing.sync import NoteSync
+    app.notes().sync_path(rel)
 
-    NoteSync(app, Filer(app)).sync_path(rel)
+
+def _finish(app: Any, cap: dict[str, Any]) -> dict[str, Any]:
+    """The capture's inbox line shows its new status (the capture as it is now)."""
+    from vaultbrain.capture.journal import Journal
+    from vaultbrain.capture.lines import finish_line
+    from vaultbrain.capture.model import Capture
+
+    return finish_line(app, Journal(app), Capture.from_record(cap)).to_record()
 
 
 def confirm(app: Any, capture_id: str) -> dict[str, Any]:
     """Accept a suggestion: its notes lose ``confirmed: false``; the capture is filed."""
-    filer = Filer(app)
     with app.store.locked():
         cap = _capture(app, capture_id)
         if cap["status"] == "needs_review":
@@ -76,7 +73,7 @@ def confirm(app: Any, capture_id: str) -> dict[str, Any]:
                     f"{capture_id} has no suggestion to accept; choose a type: "
                     f"`vaultbrain review resolve {capture_id} TYPE`"
                 )
-            return _file_as(app, filer, cap, dests, by="confirm")
+            return _file_as(app, cap, dests, by="confirm")
         if cap["status"] != "suggested":
             raise UserError(f"{capture_id} is {cap['status']}, not a suggestion to confirm")
         for d in cap.get("destinations", []):
@@ -94,7 +91,7 @@ def confirm(app: Any, capture_id: str) -> dict[str, Any]:
         decision="confirm",
         destinations=cap.get("destinations", []),
     )
-    return filer.finish_line(cap)
+    return _finish(app, cap)
 
 
 def resolve(
@@ -107,7 +104,6 @@ def resolve(
     """File a thought as ``type_name`` (one or more, comma-separated) by the person's choice."""
     from vaultbrain.filing.db import coerce_fields
 
-    filer = Filer(app)
     with app.store.locked():
         cap = _capture(app, capture_id)
         if cap["status"] in ("filed", "corrected", "suggested") and cap.get("destinations"):
@@ -128,12 +124,11 @@ def resolve(
             base = dict(previous.fields) if previous else {}
             base.update({k: v for k, v in fields.items() if v is not None})
             dests.append(Destination(ptype.name, guess, base))
-        return _file_as(app, filer, cap, dests, by="resolve")
+        return _file_as(app, cap, dests, by="resolve")
 
 
 def dismiss(app: Any, capture_id: str) -> dict[str, Any]:
     """Not a thought: the capture is dismissed; notes it created move to the archive."""
-    filer = Filer(app)
     with app.store.locked():
         cap = _capture(app, capture_id)
         for d in cap.get("destinations", []):
@@ -143,7 +138,15 @@ def dismiss(app: Any, capture_id: str) -> dict[str, Any]:
         cap["dismissed_at"] = cap["updated"] = app.now().isoformat()
         app.store.inbox.put(cap)
     _audit(app, "resolution", capture=capture_id, decision="dismiss")
-    return filer.finish_line(cap)
+    return _finish(app, cap)
+
+
+def _file(app: Any, cap: dict[str, Any]) -> dict[str, Any]:
+    from vaultbrain.capture.journal import Journal
+    from vaultbrain.capture.model import Capture
+    from vaultbrain.capture.pipeline import file_capture
+
+    return file_capture(app, Journal(app), Capture.from_record(cap)).to_record()
 
 
 def _fileable(app: Any, name: str) -> PageType:
@@ -160,9 +163,7 @@ def _title_from(text: str) -> str:
     return title[:1].upper() + title[1:]
 
 
-def _file_as(
-    app: Any, filer: Filer, cap: dict[str, Any], dests: list[Destination], by: str
-) -> dict[str, Any]:
+def _file_as(app: Any, cap: dict[str, Any], dests: list[Destination], by: str) -> dict[str, Any]:
     """File a capture to ``dests`` as the person decided (confidence 1, classified by the person)."""
     result = Classification(dests, 1.0, f"decided by the person ({by})", "person")
     cap["classification_before"] = cap.get("classification")
@@ -171,7 +172,7 @@ def _file_as(
     cap.pop("plan", None)
     cap.pop("last_error", None)
     app.store.inbox.put(cap)
-    filed = filer.file(cap)
+    filed = _file(app, cap)
     filed["resolved_by"] = by
     app.store.inbox.put(filed)
     before = Classification.from_dict(cap.get("classification_before") or {})
@@ -189,7 +190,7 @@ def _file_as(
         destinations=filed.get("destinations", []),
         before=cap.get("classification_before"),
     )
-    return filer.finish_line(filed)
+    return _finish(app, filed)
 
 
 # -- fix: re-file a record as another type -------------------------------------------------
@@ -248,14 +249,14 @@ def refile(
     if parsed.error:
         raise UserError(f"{old_path}: {parsed.error}; fix the note first")
     now = app.now().isoformat()
-    filer = Filer(app)
+    index = app.records()
     if keep_path:
         new_path = old_path
         new_rec = record_from_note(old_path, parsed, new_type, rec, old_note.hash)
         app.store.collection(collection).drop(rec["id"])
         app.store.collection(new_type.store_collection).put(new_rec)
-        filer.index.remove(collection, rec["id"])
-        filer.index.upsert(new_type.store_collection, new_rec)
+        index.remove(collection, rec["id"])
+        index.upsert(new_type.store_collection, new_rec)
     else:
         title = rec["title"]
         fields, leftovers = _map_fields(parsed.data, old_type, new_type, title)
@@ -295,7 +296,7 @@ def refile(
         new_rec["log"] = list(rec.get("log", []))
         new_rec["refiled_from"] = {"id": rec["id"], "type": rec["type"], "path": archived_path}
         app.store.collection(new_type.store_collection).put(new_rec)
-        filer.index.upsert(new_type.store_collection, new_rec)
+        index.upsert(new_type.store_collection, new_rec)
     rewritten = rewrite_links(app, moved_from or old_path, new_path, new_rec["title"])
     at = app.now().isoformat()
     for cid in rec.get("sources", []):
@@ -319,7 +320,7 @@ def refile(
             {"at": at, "from": rec["type"], "to": new_type.name, "by": by}
         )
         app.store.inbox.put(cap)
-        filer.finish_line(cap)
+        _finish(app, cap)
     _audit(
         app,
         "correction",
@@ -383,20 +384,14 @@ def _archive(app: Any, dest: dict[str, Any], reason: str, replaced_by: str | Non
     }
     if replaced_by:
         changes["replaced_by"] = f"[[{replaced_by[:-3]}]]"
-    for _ in range(_RETRIES):
-        note = app.vault.read(rel)
-        try:
-            app.vault.replace(rel, update_frontmatter(note.text, changes), note.hash)
-            break
-        except ConflictError:
-            continue
+    app.vault.edit(rel, lambda note: update_frontmatter(note.text, changes) if note else None)
     app.vault.move(rel, target)
     ptype = app.pack.get_type(dest.get("type", ""))
     if ptype is not None and dest.get("record_id"):
         col = app.store.collection(ptype.store_collection)
         if col.get(dest["record_id"]) is not None:
             col.tombstone(dest["record_id"], archived_to=target, deleted_at=app.now().isoformat())
-        Filer(app).index.remove(ptype.store_collection, dest["record_id"])
+        app.records().remove(ptype.store_collection, dest["record_id"])
     return target
 
 
@@ -412,23 +407,19 @@ def rewrite_links(app: Any, old_path: str, new_path: str, title: str) -> list[st
     for rel, _ in app.vault.iter_notes():
         if rel == inbox or rel.startswith(ARCHIVE + "/"):
             continue
-        for _ in range(_RETRIES):
-            try:
-                note = app.vault.read(rel)
-            except (UserError, FileNotFoundError):
-                break
-            if old_target not in note.text:
-                break
-            text = pattern.sub("[[" + new_target, note.text)
-            if text == note.text:
-                break
-            try:
-                app.vault.replace(rel, text, note.hash)
-            except ConflictError:
-                continue
+
+        def relink(note: Any) -> str | None:
+            if note is None or old_target not in note.text:
+                return None
+            return pattern.sub("[[" + new_target, note.text)
+
+        try:
+            edit = app.vault.edit(rel, relink)
+        except UserError:
+            continue  # unreadable: its links stay as they are
+        if edit.written:
             _restore_base(app, rel)
             changed.append(rel)
-            break
     return changed
 
 

@@ -313,9 +313,6 @@ class ReviewQueue:
 
 def resolve_conflict(app: Any, conflict_id: str) -> None:
     """The person fixed the note: the note's version wins and the conflict is closed."""
-    from vaultbrain.filing.capture import Filer
-    from vaultbrain.filing.sync import NoteSync
-
     col = app.store.collection("conflicts")
     c = col.get(conflict_id)
     if c is None or c.get("resolved"):
@@ -324,10 +321,9 @@ def resolve_conflict(app: Any, conflict_id: str) -> None:
     rec = rec_col.get(c["record_id"], include_deleted=True)
     if rec is not None:
         rec.pop("store_dirty", None)
-        rec["base_hash"] = "resolved-by-person"  # differs from the note: the note is imported
         rec_col.put(rec)
         if not rec.get("deleted"):
-            NoteSync(app, Filer(app)).sync_path(c["path"])
+            app.notes().force_import(c["collection"], c["record_id"])
     c["resolved"] = True
     c["resolved_at"] = app.now().isoformat()
     col.put(c)

@@ -1,52 +1,46 @@
-"""Notes and the store stay in step: a vdirsyncer-style decision table, applied.
+"""Notes and the store stay in step: the decisions of :mod:`vaultbrain.filing.decide`, applied.
 
-Each record keeps the hash of its note as last read or written (its base). One pure function,
-:func:`decide`, turns (base, note side, store side) into an action; the rest of this module
-applies it. A content hash decides "changed"; mtime and size only say whether to look.
+Each record keeps the hash of its note as last read or written (its base). For a note that may
+have changed, :class:`NoteSync` gathers the facts (the note, the records the store holds for
+it), asks the pure :func:`~vaultbrain.filing.decide.decide` for an action, and applies it. A
+content hash decides "changed"; mtime and size only say whether to look.
 """
 
 from __future__ import annotations
 
-import enum
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import ConflictError, StorageError, UserError
+from vaultbrain.filing.decide import (
+    Action,
+    Conflict,
+    Create,
+    Export,
+    Facts,
+    ForceImport,
+    Import,
+    Known,
+    Nothing,
+    Retype,
+    Revive,
+    Skip,
+    Tombstone,
+    decide,
+    decide_export,
+)
 from vaultbrain.filing.records import new_id, record_from_note
-from vaultbrain.vault import is_ignored
-from vaultbrain.vault.note import parse_note, update_frontmatter
+from vaultbrain.vault import NoteFile, is_ignored
+from vaultbrain.vault.note import ParsedNote, parse_note, update_frontmatter
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
 
 log = logging.getLogger("vaultbrain.sync")
 CACHE_FILE = "notes-cache.json"
 _RACY_NS = 2_000_000_000
-
-
-class Action(enum.Enum):
-    NOTHING = "nothing"
-    IMPORT = "import"  # the person's edit wins: parse the note into the store
-    EXPORT = "export"  # render the store's change into the note (compare-and-swap)
-    NEW_BASE = "new_base"  # both changed to the same result
-    CONFLICT = "conflict"  # both changed differently: neither side overwritten
-    TOMBSTONE = "tombstone"  # the note was deleted: the record never comes back by itself
-    TOMBSTONE_CONFLICT = "tombstone_conflict"  # deleted, but the store had news: keep both
-    CREATE = "create"  # a note with no record
-
-
-def decide(
-    base: str | None, note_hash: str | None, store_changed: bool, same_result: bool = False
-) -> Action:
-    """The decision table (DESIGN.md §2), as a pure function."""
-    if note_hash is None:
-        return Action.TOMBSTONE_CONFLICT if store_changed else Action.TOMBSTONE
-    if base is None:
-        return Action.CREATE
-    if note_hash == base:
-        return Action.EXPORT if store_changed else Action.NOTHING
-    if not store_changed:
-        return Action.IMPORT
-    return Action.NEW_BASE if same_result else Action.CONFLICT
 
 
 @dataclass
@@ -91,11 +85,10 @@ class SyncReport:
 
 
 class NoteSync:
-    """Applies the decision table for one app; the filer's index is shared."""
+    """Applies the decision table for one brain (one per process: ``Brain.notes()``)."""
 
-    def __init__(self, app: Any, filer: Any) -> None:
+    def __init__(self, app: Brain) -> None:
         self.app = app
-        self.filer = filer
         self.cache: dict[str, list[Any]] = {}
         self._cache_loaded = False
         self._cache_dirty = False
@@ -104,19 +97,9 @@ class NoteSync:
     def index(self) -> Any:
         # During a scan the index is pinned: refreshed once at the start, kept in step by
         # our own writes, instead of being checked again for each of 10,000 notes.
-        return self._pinned if self._pinned is not None else self.filer.index
+        return self._pinned if self._pinned is not None else self.app.records()
 
     _pinned: Any = None
-
-    def _typer(self) -> Any:
-        """rel -> the pack that types it (per-folder packs win), refreshed with the settings."""
-        from vaultbrain.packs.loader import typer_for
-
-        stamp = (self.app.settings._mtime, self.app.pack.identity)
-        if getattr(self, "_typer_stamp", None) != stamp:
-            self._typer_fn = typer_for(self.app)
-            self._typer_stamp = stamp
-        return self._typer_fn
 
     # -- cache of (mtime, size, hash) per note -------------------------------------------
     # Each entry: [mtime_ns, size, hash, seen_at_ns, ino, ctime_ns, is_record]. The flag and
@@ -138,7 +121,7 @@ class NoteSync:
         if not self._cache_dirty:
             return
         doc: dict[str, Any] = {"version": 2, "pack": self.app.pack.identity, "notes": self.cache}
-        index = self.filer.loaded_index()
+        index = self.app.loaded_records()
         if index is not None:
             index.refresh(force=True)
             for rel, entry in self.cache.items():
@@ -159,9 +142,9 @@ class NoteSync:
     def _cache_current(self) -> bool:
         """True when the cache's record flags can stand in for the record index."""
         stamp = self._cache_store
-        if stamp is None or self.filer.loaded_index() is not None:
+        if stamp is None or self.app.loaded_records() is not None:
             return False
-        collections = self.filer.collections()
+        collections = self.app.collections()
         if sorted(stamp) != sorted(collections):
             return False
         store = self.app.store
@@ -180,9 +163,9 @@ class NoteSync:
 
     # -- one note ------------------------------------------------------------------------
     def sync_path(self, rel: str, report: SyncReport | None = None) -> Action | None:
-        """Bring the store in step with one note that may have changed or appeared."""
+        """Bring the store in step with one note that may have changed, appeared or gone."""
         report = report or SyncReport()
-        if is_ignored(rel) or rel == self.filer.inbox_rel or not rel.lower().endswith(".md"):
+        if is_ignored(rel) or rel == self.app.inbox_rel or not rel.lower().endswith(".md"):
             return None
         try:
             note = self.app.vault.try_read(rel)
@@ -193,87 +176,145 @@ class NoteSync:
             return self.note_gone(rel, report)
         report.read += 1
         self._remember(rel, note)
-        pack = self._typer()(rel)
         parsed = parse_note(note.text)
+        action = decide(self._facts(rel, note, parsed))
+        return self.apply(action, rel, note, parsed, report)
+
+    def _facts(self, rel: str, note: NoteFile, parsed: ParsedNote) -> Facts:
+        """What a decision about the note at ``rel`` needs to know (reads only the store)."""
         hit = self.index.by_path(rel)
+        at_path = self._known(hit)
         if parsed.error:
-            if hit is not None:
-                report.problems.append(f"{rel}: {parsed.error}; the store keeps its last good copy")
-            elif pack.type_for_path(rel) is not None:
-                report.problems.append(f"{rel}: {parsed.error}; not filed until it is fixed")
-            return None
-        if parsed.data.get("archived") is True or rel.startswith("Brain/"):
-            return None  # archived and generated notes are not records
-        declared = parsed.data.get("type")
+            pack = self.app.typer(rel)
+            folder = pack.type_for_path(rel)
+            return Facts(
+                rel,
+                True,
+                note.hash,
+                unreadable=parsed.error,
+                folder_type=folder.name if folder else None,
+                at_path=at_path,
+            )
+        data = parsed.data
+        if data.get("archived") is True or rel.startswith("Brain/"):
+            return Facts(rel, True, note.hash, generated=True, at_path=at_path)
+        pack = self.app.typer(rel)
+        folder = pack.type_for_path(rel)
+        declared = data.get("type")
         ptype = pack.get_type(str(declared)) if declared else None
-        if ptype is None:
-            ptype = pack.type_for_path(rel)
-        if ptype is None:
-            if pack.type_for_path(rel) is None and declared is None:
-                return None
-            report.untyped += 1
-            return None
-        rid = parsed.data.get("id")
+        ptype = ptype or folder
+        rid = data.get("id")
         rid = str(rid) if rid is not None else None
-        if hit is not None and rid and hit[1]["id"] != rid:
-            hit = None  # a different note now stands where a renamed one was: its own id wins
-        by_id = self.index.by_id(rid) if rid else None
-        if by_id is not None and by_id[1].get("path") and by_id[1]["path"] != rel:
-            if hit is None and self.declared_id(by_id[1]["path"]) == rid:
-                # The same id at two paths: the person copied a note. The copy is a new record.
-                # (A note with another id, or none, where the record was is not its copy: the
-                # record's note moved and a new note took its old name.)
-                return self._create(rel, note, parsed, ptype, report, force_new_id=True)
-        target = by_id or hit
-        if target is None:
-            revived = self._tombstoned(rid) if rid else None
-            if revived is not None:
-                return self._import(revived[0], revived[1], rel, note, parsed, ptype, report)
-            return self._create(rel, note, parsed, ptype, report)
-        collection, summary = target
+        valid = rid is not None and _valid_id(rid)
+        by_id = self._known(self.index.by_id(rid)) if rid else None
+        by_id_has_id = False
+        if by_id is not None and by_id.path and by_id.path != rel and hit is None:
+            by_id_has_id = self.declared_id(by_id.path) == rid
+        tombstone = None
+        if rid and by_id is None and (hit is None or hit[1]["id"] != rid):
+            dead = self._tombstoned(rid)
+            tombstone = self._known_record(*dead) if dead else None
+        target = by_id or at_path
+        agree = False
+        if target is not None and target.store_dirty and target.base_hash != note.hash:
+            wanted = self._record(target).get("fields", {})
+            agree = all(data.get(k) == v for k, v in wanted.items())
+        return Facts(
+            rel,
+            True,
+            note.hash,
+            note_type=ptype.name if ptype else None,
+            folder_type=folder.name if folder else None,
+            declared_type=str(declared) if declared is not None else None,
+            declared_id=rid,
+            id_needed=not valid,
+            at_path=at_path,
+            by_id=by_id,
+            by_id_note_has_id=by_id_has_id,
+            tombstone=tombstone,
+            values_agree=agree,
+        )
+
+    def _known(self, hit: tuple[str, dict[str, Any]] | None) -> Known | None:
+        if hit is None:
+            return None
+        collection, summary = hit
         record = self.app.store.collection(collection).get(summary["id"], include_deleted=True)
         if record is None:
-            return self._create(rel, note, parsed, ptype, report)
-        if record.get("path") != rel:
-            report.moved += 1
-            folder_type = pack.type_for_path(rel)
-            if (
-                folder_type is not None
-                and folder_type.name != record.get("type")
-                and (declared is None or str(declared).lower() == record.get("type"))
-            ):
-                # Moved into another type's folder: the person re-filed it. The note's own
-                # `type:` follows the move, so the two never disagree.
-                ptype = folder_type
-                if declared is not None:
-                    note, parsed = self._set_type(rel, note, ptype.name)
-        action = decide(record.get("base_hash"), note.hash, bool(record.get("store_dirty")))
-        if (
-            action is Action.NOTHING
-            and record.get("path") == rel
-            and record.get("type") == ptype.name
-        ):
-            report.unchanged += 1
-            return action
-        if action in (Action.IMPORT, Action.NOTHING):
-            return self._import(collection, record, rel, note, parsed, ptype, report)
-        if action is Action.EXPORT:
-            self.export(collection, record, report)
-            return action
-        # both sides changed
-        wanted = record.get("fields", {})
-        have = {k: v for k, v in parsed.data.items() if k in wanted}
-        if have == wanted:
-            return self._import(collection, record, rel, note, parsed, ptype, report)
-        self.conflict(
-            collection,
-            record,
-            rel,
-            "both-sides-changed",
-            "the note and the store both changed since they last agreed",
-            report,
+            return None  # a stale summary: the note is taken as new
+        return self._known_record(collection, record)
+
+    @staticmethod
+    def _known_record(collection: str, record: dict[str, Any]) -> Known:
+        return Known(
+            id=str(record["id"]),
+            collection=collection,
+            type=str(record.get("type", "")),
+            path=str(record.get("path", "")),
+            base_hash=record.get("base_hash"),
+            store_dirty=bool(record.get("store_dirty")),
+            deleted=bool(record.get("deleted")),
         )
-        return Action.CONFLICT
+
+    def _record(self, known: Known) -> dict[str, Any]:
+        record = self.app.store.collection(known.collection).get(known.id, include_deleted=True)
+        if record is None:
+            raise UserError(
+                f"the record {known.id} vanished from the store; run `vaultbrain reindex`"
+            )
+        return record
+
+    def apply(
+        self,
+        action: Action,
+        rel: str,
+        note: NoteFile | None,
+        parsed: ParsedNote | None,
+        report: SyncReport,
+    ) -> Action:
+        """Carry out one decision. Executors only apply: every choice was made by decide."""
+        match action:
+            case Skip(problem=problem, untyped=untyped):
+                if problem:
+                    report.problems.append(problem)
+                report.untyped += untyped
+            case Nothing():
+                report.unchanged += 1
+            case Create(type=type_name, new_id=make_id):
+                assert note is not None and parsed is not None
+                self._create(rel, note, parsed, self._type(type_name, rel), report, make_id)
+            case Import(record=known, type=type_name, moved=moved):
+                assert note is not None and parsed is not None
+                if moved:
+                    report.moved += 1
+                self._import(known, rel, note, parsed, self._type(type_name, rel), report)
+            case Revive(record=known, type=type_name):
+                assert note is not None and parsed is not None
+                self._import(known, rel, note, parsed, self._type(type_name, rel), report)
+            case ForceImport(record=known):
+                assert note is not None and parsed is not None
+                self._import(known, rel, note, parsed, self._type(known.type, rel), report)
+            case Retype(record=known, type=type_name, moved=moved, write_type=write_type):
+                assert note is not None
+                if moved:
+                    report.moved += 1
+                if write_type:
+                    note = self._set_type(rel, note, type_name)
+                self._retype(known, rel, self._type(type_name, rel), report)
+            case Export(record=known):
+                self.export(known.collection, self._record(known), report)
+            case Conflict(record=known, kind=kind, detail=detail):
+                self.conflict(known.collection, self._record(known), rel, kind, detail, report)
+            case Tombstone(record=known, conflict=lost):
+                self._tombstone(known, rel, lost, report)
+        return action
+
+    def _type(self, name: str, rel: str) -> Any:
+        for pack in (self.app.typer(rel), self.app.pack, *self.app.folder_packs):
+            ptype = pack.get_type(name)
+            if ptype is not None:
+                return ptype
+        raise UserError(f"no type {name!r} in the active schema pack")
 
     def declared_id(self, rel: str) -> str | None:
         """The ``id:`` a note's frontmatter declares (None: no such note, no id, unreadable)."""
@@ -297,23 +338,19 @@ class NoteSync:
         chosen = set(with_id)
         return with_id + [rel for rel in rels if rel not in chosen]
 
-    def _set_type(self, rel: str, note: Any, type_name: str) -> tuple[Any, Any]:
-        for _ in range(10):
-            try:
-                self.app.vault.replace(
-                    rel, update_frontmatter(note.text, {"type": type_name}), note.hash
-                )
-                break
-            except ConflictError:
-                note = self.app.vault.read(rel)
+    def _set_type(self, rel: str, note: NoteFile, type_name: str) -> NoteFile:
+        """The note's own ``type:`` follows the person's move into another type's folder."""
+        self.app.vault.edit(
+            rel, lambda n: update_frontmatter(n.text, {"type": type_name}) if n else None
+        )
         note = self.app.vault.read(rel)
         self._remember(rel, note)
-        return note, parse_note(note.text)
+        return note
 
     def _pin(self) -> Any:
         """The record index, refreshed and pinned for the rest of the scan."""
         if self._pinned is None:
-            index = self.filer.index
+            index = self.app.records()
             index.refresh(force=True)
             self._pinned = index
         return self._pinned
@@ -369,7 +406,7 @@ class NoteSync:
         return None
 
     def _tombstoned(self, rid: str) -> tuple[str, dict[str, Any]] | None:
-        for t in [t for p in (self.app.pack, *self.filer.folder_packs()) for t in p.types]:
+        for t in self.app.all_types():
             col = self.app.store.collection(t.store_collection)
             if col.summary(rid, include_deleted=True) is None:
                 continue
@@ -381,26 +418,22 @@ class NoteSync:
     def _create(
         self,
         rel: str,
-        note: Any,
-        parsed: Any,
+        note: NoteFile,
+        parsed: ParsedNote,
         ptype: Any,
         report: SyncReport,
-        force_new_id: bool = False,
-    ) -> Action:
+        make_id: bool,
+    ) -> None:
         rid = parsed.data.get("id")
-        if rid is None or force_new_id or not _valid_id(str(rid)):
+        if make_id:
             rid = new_id()
             changes: dict[str, Any] = {"id": rid}
             if "type" not in parsed.data:
                 changes = {"type": ptype.name, "id": rid}
             try:
-                for _ in range(10):
-                    try:
-                        text = update_frontmatter(note.text, changes)
-                        self.app.vault.replace(rel, text, note.hash)
-                        break
-                    except ConflictError:
-                        note = self.app.vault.read(rel)
+                self.app.vault.edit(
+                    rel, lambda n: update_frontmatter(n.text, changes) if n else None
+                )
                 note = self.app.vault.read(rel)
                 parsed = parse_note(note.text)
                 self._remember(rel, note)
@@ -418,30 +451,37 @@ class NoteSync:
         self.index.upsert(col, rec)
         report.created += 1
         self._audit("create", rec, rel)
-        return Action.CREATE
+
+    def _retype(self, known: Known, rel: str, ptype: Any, report: SyncReport) -> None:
+        """The person re-filed the note: by its `type:` (the note moves to the new type's
+        folder, the old one to the archive) or by moving it into another type's folder (it
+        stays where they put it). Either is a correction, with links rewritten."""
+        from vaultbrain.filing.refile import refile
+
+        record = self._record(known)
+        moved_from = known.path if known.path != rel else None
+        refile(
+            self.app,
+            known.collection,
+            dict(record, path=rel),
+            ptype,
+            by="vault",
+            moved_from=moved_from,
+        )
+        report.retyped += 1
 
     def _import(
         self,
-        collection: str,
-        record: dict[str, Any],
+        known: Known,
         rel: str,
-        note: Any,
-        parsed: Any,
+        note: NoteFile,
+        parsed: ParsedNote,
         ptype: Any,
         report: SyncReport,
-    ) -> Action:
-        old_type = record.get("type")
-        if old_type and old_type != ptype.name and not record.get("deleted"):
-            # The person re-filed the note: by its `type:` (the note moves to the new type's
-            # folder, the old one to the archive) or by moving it into another type's folder
-            # (it stays where they put it). Either is a correction, with links rewritten.
-            from vaultbrain.filing.refile import refile
-
-            moved_from = record.get("path") if record.get("path") != rel else None
-            target_rec = dict(record, path=rel)
-            refile(self.app, collection, target_rec, ptype, by="vault", moved_from=moved_from)
-            report.retyped += 1
-            return Action.IMPORT
+    ) -> None:
+        """The note is the truth: the record follows it (its path, type and fields)."""
+        collection = known.collection
+        record = self._record(known)
         new = record_from_note(rel, parsed, ptype, record, note.hash)
         new.pop("store_dirty", None)
         target = ptype.store_collection
@@ -454,14 +494,9 @@ class NoteSync:
         if record.get("path") and record["path"] != rel:
             self._follow_move(new, record["path"], rel)
         if record.get("deferred_updates"):
-            self.filer.apply_deferred(target, new["id"])
-        if record.get("deleted"):
-            self._audit("revive", new, rel)
-            report.imported += 1
-        else:
-            report.imported += 1
-            self._audit("import", new, rel)
-        return Action.IMPORT
+            self.app.apply_deferred(target, new["id"])
+        report.imported += 1
+        self._audit("revive" if record.get("deleted") else "import", new, rel)
 
     def _follow_move(self, record: dict[str, Any], old: str, new: str) -> None:
         """A record's note moved: the captures filed into it point at the new path, so their
@@ -493,35 +528,44 @@ class NoteSync:
         hit = self.index.by_path(rel)
         if hit is None:
             return None
-        collection, summary = hit
         folder = rel.split("/", 1)[0]
-        if "/" in rel and not self.app.vault.resolve(folder).exists():
-            report.problems.append(
-                f"the folder {folder}/ is gone: not treating its notes as deleted "
-                "(an unmounted sync folder looks the same); put it back or run `vaultbrain reindex`"
-            )
-            return None
-        record = self.app.store.collection(collection).get(summary["id"])
-        if record is None:
-            return None
-        action = decide(record.get("base_hash"), None, bool(record.get("store_dirty")))
+        gone = "/" in rel and not self.app.vault.resolve(folder).exists()
+        facts = Facts(rel, exists=False, at_path=self._known(hit), folder_gone=gone)
+        return self.apply(decide(facts), rel, None, None, report)
+
+    def _tombstone(self, known: Known, rel: str, lost: bool, report: SyncReport) -> None:
+        record = self._record(known)
         with self.app.store.locked():
-            self.app.store.collection(collection).tombstone(
-                record["id"], deleted_at=self.app.now().isoformat()
+            self.app.store.collection(known.collection).tombstone(
+                known.id, deleted_at=self.app.now().isoformat()
             )
-        self.index.remove(collection, record["id"])
+        self.index.remove(known.collection, known.id)
         report.tombstoned += 1
         self._audit("tombstone", record, rel)
-        if action is Action.TOMBSTONE_CONFLICT:
+        if lost:
             self.conflict(
-                collection,
+                known.collection,
                 record,
                 rel,
                 "deleted-changed",
                 "the note was deleted while the store had changes; they are kept in the record",
                 report,
             )
-        return action
+
+    def force_import(
+        self, collection: str, record_id: str, report: SyncReport | None = None
+    ) -> Action | None:
+        """The person's word on a conflict: the note as it is now wins."""
+        report = report or SyncReport()
+        hit = self.index.by_id(record_id)
+        known = self._known(hit) if hit else None
+        if known is None:
+            return None
+        note = self.app.vault.try_read(known.path)
+        if note is None:
+            return None
+        self._remember(known.path, note)
+        return self.apply(ForceImport(known), known.path, note, parse_note(note.text), report)
 
     # -- store -> note -------------------------------------------------------------------
     def export(
@@ -532,33 +576,31 @@ class NoteSync:
         rel = record["path"]
         vault = self.app.vault
         note = vault.try_read(rel)
-        if note is None:
+        parsed = parse_note(note.text) if note is not None else None
+        wanted = record.get("fields", {})
+        agree = parsed is not None and not parsed.error
+        agree = agree and all(parsed.data.get(k) == v for k, v in wanted.items())  # type: ignore[union-attr]
+        known = self._known_record(collection, record)
+        action = decide_export(known, note.hash if note is not None else None, agree)
+        if isinstance(action, Tombstone):
             self.note_gone(rel, report)
             return False
-        if note.hash != record.get("base_hash"):
-            parsed = parse_note(note.text)
-            wanted = record.get("fields", {})
-            if not parsed.error and all(parsed.data.get(k) == v for k, v in wanted.items()):
-                record["base_hash"] = note.hash
-                record.pop("store_dirty", None)
-                with self.app.store.locked():
-                    self.app.store.collection(collection).put(record)
-                return True
-            self.conflict(
-                collection,
-                record,
-                rel,
-                "both-sides-changed",
-                "the note changed while the store had changes",
-                report,
-            )
+        if isinstance(action, Conflict):
+            self.conflict(collection, record, rel, action.kind, action.detail, report)
             return False
+        assert note is not None
+        if isinstance(action, Import):  # the note already says it: a new base
+            record["base_hash"] = note.hash
+            record.pop("store_dirty", None)
+            with self.app.store.locked():
+                self.app.store.collection(collection).put(record)
+            return True
         changes = dict(record.get("fields", {}))
         changes["updated"] = self.app.now().isoformat()
         text = update_frontmatter(note.text, changes)
         try:
             digest = vault.replace(rel, text, note.hash)
-        except ConflictError:
+        except ConflictError:  # changed between the read and the swap
             self.conflict(
                 collection,
                 record,
@@ -642,7 +684,7 @@ class NoteSync:
             self._pin()
         vault = self.app.vault
         seen: set[str] = set()
-        inbox = self.filer.inbox_rel
+        inbox = self.app.inbox_rel
         excluded = tuple(f.lower().strip("/") + "/" for f in generated_folders(self.app.settings))
         in_folders = untyped = 0
         changed: list[str] = []
@@ -729,12 +771,11 @@ def _mtime_iso(mtime_ns: int) -> str:
     return dt.datetime.fromtimestamp(mtime_ns / 1e9).replace(microsecond=0).isoformat()
 
 
-def reindex(app: Any) -> SyncReport:
+def reindex(app: Brain) -> SyncReport:
     """Rescan the vault into the store; the untyped warning of the schema pack at the end."""
-    from vaultbrain.filing.capture import Filer
     from vaultbrain.packs.survey import format_untyped
 
-    sync = NoteSync(app, Filer(app))
+    sync = app.notes()
     with app.store.bulk():
         report = sync.scan()
     report.warning = format_untyped(report.untyped_in_folders, report.in_folders, app.pack.identity)

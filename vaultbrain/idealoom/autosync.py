@@ -20,7 +20,7 @@ from vaultbrain.idealoom.exchange import ExchangeResult, run_auto_export
 from vaultbrain.idealoom.pending import PendingExports
 
 if TYPE_CHECKING:
-    from vaultbrain.app import App
+    from vaultbrain.brain import Brain
 
 DEBOUNCE_SECONDS = 5.0
 MAX_WAIT_SECONDS = 60.0
@@ -33,7 +33,7 @@ class AutoExporter:
 
     def __init__(
         self,
-        app: App,
+        app: Brain,
         clock: Callable[[], float] = time.time,
         *,
         delay: float = DEBOUNCE_SECONDS,
@@ -90,6 +90,6 @@ class AutoExporter:
         return result
 
 
-def last_auto_export(app: App) -> dict | None:
+def last_auto_export(app: Brain) -> dict | None:
     """The last automatic export's result, as ``idealoom settings`` shows it."""
     return app.store.read_json(LAST_RESULT)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from vaultbrain.app import App
+    from vaultbrain.brain import Brain
 
 KEYS = ("idealoom.enabled", "idealoom.auto_export", "idealoom.folder")
 
@@ -23,7 +23,7 @@ class LoomSettings:
         return self.enabled and self.auto_export
 
     @classmethod
-    def read(cls, app: App, *, reload: bool = False) -> LoomSettings:
+    def read(cls, app: Brain, *, reload: bool = False) -> LoomSettings:
         """The settings now; ``reload`` re-reads the file (another process may have changed it)."""
         if reload:
             app.settings.reload()
@@ -36,7 +36,7 @@ class LoomSettings:
 
 
 def change_settings(
-    app: App,
+    app: Brain,
     *,
     enabled: str | None = None,
     auto_export: str | None = None,
@@ -48,7 +48,7 @@ def change_settings(
             app.settings.set(key, value)
 
 
-def describe_settings(app: App) -> list[dict[str, object]]:
+def describe_settings(app: Brain) -> list[dict[str, object]]:
     """Each key with its value and where the value comes from (set or default)."""
     app.settings.reload()
     return [

@@ -32,7 +32,7 @@ from vaultbrain.idealoom.note import (
 from vaultbrain.vault.files import NoteFile
 
 if TYPE_CHECKING:
-    from vaultbrain.app import App
+    from vaultbrain.brain import Brain
 
 OUTCOMES = (
     "imported", "exported", "skipped", "conflicted", "missing", "malformed", "unavailable", "failed",
@@ -95,7 +95,7 @@ class ScannedNote:
 class Scan:
     """The folder's notes as read once, by path and by list id."""
 
-    def __init__(self, app: App, folder: str) -> None:
+    def __init__(self, app: Brain, folder: str) -> None:
         self.vault = app.vault
         self.folder = folder
         self.notes: dict[str, ScannedNote] = {}
@@ -166,7 +166,7 @@ class Scan:
         return path in self.notes or path in self.placeholders or self.vault.exists(path)
 
 
-def _require_enabled(app: App) -> LoomSettings:
+def _require_enabled(app: Brain) -> LoomSettings:
     settings = LoomSettings.read(app, reload=True)
     if not settings.enabled:
         raise UserError(
@@ -191,7 +191,7 @@ def _list_state(lst: IdeaList) -> ListState:
 class _Exchange:
     """One run: the lists, the scan and the items reported so far."""
 
-    def __init__(self, app: App, kind: Direction, settings: LoomSettings) -> None:
+    def __init__(self, app: Brain, kind: Direction, settings: LoomSettings) -> None:
         self.app = app
         self.kind = kind
         self.book = ListBook(app)
@@ -454,7 +454,7 @@ class _Exchange:
         )
 
 
-def run_import(app: App) -> ExchangeResult:
+def run_import(app: Brain) -> ExchangeResult:
     """Read the vault's IdeaLoom notes into the lists (explicit; never at start-up)."""
     settings = _require_enabled(app)
     with app.store.locked():
@@ -462,7 +462,7 @@ def run_import(app: App) -> ExchangeResult:
 
 
 def run_export(
-    app: App,
+    app: Brain,
     ids: Iterable[str] | None = None,
     *,
     recreate_missing: bool = False,
@@ -473,7 +473,7 @@ def run_export(
         return _Exchange(app, Direction.EXPORT, settings).run_export(ids, recreate_missing)
 
 
-def run_auto_export(app: App, ids: Iterable[str], settings: LoomSettings) -> ExchangeResult:
+def run_auto_export(app: Brain, ids: Iterable[str], settings: LoomSettings) -> ExchangeResult:
     """The automatic export of ``ids``: updates existing notes only (see decision.py)."""
     with app.store.locked():
         return _Exchange(app, Direction.AUTO_EXPORT, settings).run_export(ids, False)

@@ -23,7 +23,7 @@ from vaultbrain.idealoom.model import (
 from vaultbrain.idealoom.pending import queue_after_edit
 
 if TYPE_CHECKING:
-    from vaultbrain.app import App
+    from vaultbrain.brain import Brain
 
 COLLECTION = "idealoom-lists"
 _MIN_PREFIX = 4
@@ -32,7 +32,7 @@ _MIN_PREFIX = 4
 class ListBook:
     """The lists of one state dir."""
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: Brain) -> None:
         self.app = app
         self.collection = app.store.collection(COLLECTION)
 
@@ -103,7 +103,7 @@ def _position(n: int, count: int, what: str = "idea") -> int:
 
 
 def create_list(
-    app: App,
+    app: Brain,
     *,
     prompt: str,
     category: str,
@@ -130,7 +130,7 @@ def create_list(
         return ListBook(app).put(lst)
 
 
-def _save_edit(app: App, book: ListBook, old: IdeaList, new: IdeaList) -> IdeaList:
+def _save_edit(app: Brain, book: ListBook, old: IdeaList, new: IdeaList) -> IdeaList:
     if new.content() == old.content():
         return old
     new = replace(new, modified=app.now().isoformat())
@@ -140,7 +140,7 @@ def _save_edit(app: App, book: ListBook, old: IdeaList, new: IdeaList) -> IdeaLi
 
 
 def edit_list(
-    app: App,
+    app: Brain,
     ref: str,
     *,
     title: str | None = None,
@@ -168,7 +168,7 @@ def edit_list(
         return _save_edit(app, book, old, new)
 
 
-def add_idea(app: App, ref: str, text: str, position: int | None = None) -> IdeaList:
+def add_idea(app: Brain, ref: str, text: str, position: int | None = None) -> IdeaList:
     """Add an idea at the end, or at 1-based ``position`` (the ideas after it move down)."""
     idea = _line("idea", text)
     with app.store.locked():
@@ -184,7 +184,7 @@ def add_idea(app: App, ref: str, text: str, position: int | None = None) -> Idea
         return _save_edit(app, book, old, replace(old, ideas=tuple(ideas)))
 
 
-def move_idea(app: App, ref: str, from_pos: int, to_pos: int) -> IdeaList:
+def move_idea(app: Brain, ref: str, from_pos: int, to_pos: int) -> IdeaList:
     """Move the idea numbered ``from_pos`` so that it becomes number ``to_pos``."""
     with app.store.locked():
         book = ListBook(app)
@@ -196,7 +196,7 @@ def move_idea(app: App, ref: str, from_pos: int, to_pos: int) -> IdeaList:
         return _save_edit(app, book, old, replace(old, ideas=tuple(ideas)))
 
 
-def remove_idea(app: App, ref: str, position: int) -> IdeaList:
+def remove_idea(app: Brain, ref: str, position: int) -> IdeaList:
     with app.store.locked():
         book = ListBook(app)
         old = book.find(ref)
@@ -205,7 +205,7 @@ def remove_idea(app: App, ref: str, position: int) -> IdeaList:
         return _save_edit(app, book, old, replace(old, ideas=tuple(ideas)))
 
 
-def delete_list(app: App, ref: str) -> IdeaList:
+def delete_list(app: Brain, ref: str) -> IdeaList:
     """Forget a list on this machine. Its vault note, if any, is left alone.
 
     An explicit import brings the list back from that note; removing the note is done in

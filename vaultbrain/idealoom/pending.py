@@ -19,7 +19,7 @@ from vaultbrain.store import Store
 from vaultbrain.vault.files import atomic_write_file, write_all
 
 if TYPE_CHECKING:
-    from vaultbrain.app import App
+    from vaultbrain.brain import Brain
 
 QUEUE_NAME = "idealoom-pending.jsonl"
 
@@ -81,7 +81,7 @@ class PendingExports:
             pass
 
 
-def queue_after_edit(app: App, list_id: str, at: float | None = None) -> bool:
+def queue_after_edit(app: Brain, list_id: str, at: float | None = None) -> bool:
     """Queue an automatic export of a list just edited, if both opt-ins are on.
 
     Reads only the state dir. Whether to write is decided again when the export fires.

@@ -632,18 +632,31 @@ def pack_for_path(app: Any, rel: str) -> ResolvedPack:
 def typer_for(app: Any) -> Callable[[str], ResolvedPack]:
     """A function rel -> pack for many notes at once (settings read once, packs cached)."""
     app.settings.reload()
-    folders = folder_packs(app.settings)
     default = active_pack(app.vault.root, app.settings, app.schema_override, app.env)
+    return folder_typer(default, folder_packs(app.settings), home_dir(app.env))[0]
+
+
+def folder_typer(
+    default: ActivePack, folders: list[tuple[str, str]], home: Path
+) -> tuple[Callable[[str], ResolvedPack], list[ResolvedPack]]:
+    """rel -> the pack that types it (a per-folder pack of tier 3 wins over the default,
+    unless the default was named by tier 1 or 2), and the per-folder packs it loaded."""
+    by_folder = {}
+    for folder, name in folders:
+        try:
+            by_folder[folder] = load_pack(name, home)
+        except PackError as exc:
+            raise PackError(
+                exc.code, f"per-folder pack for {folder}/: {exc.detail}", field=exc.field
+            ) from exc
     if not folders or default.tier <= 2:
-        return lambda rel: default.pack
-    home = home_dir(app.env)
-    by_folder = {folder: load_pack(name, home) for folder, name in folders}
+        return (lambda rel: default.pack), list(by_folder.values())
 
     def typer(rel: str) -> ResolvedPack:
         hit = folder_for(rel, folders)
         return by_folder[hit[0]] if hit else default.pack
 
-    return typer
+    return typer, list(by_folder.values())
 
 
 def tier_report(

@@ -87,6 +87,12 @@ class FieldSpec(_Strict):
     required: bool = False
     default: Any = None
     description: str | None = None
+    # A `links` field that collects the links of the other notes one thought is filed to:
+    # the type names whose notes it links (`any`: every type). E.g. a project's `people`.
+    collects: list[str] | None = None
+    # `today`: set to the capture's date whenever a thought is filed to the note (a later
+    # date is never moved back). E.g. a person's `last_interaction`.
+    on_capture: Literal["today"] | None = None
 
     @model_validator(mode="after")
     def _values_fit_type(self) -> FieldSpec:
@@ -94,7 +100,14 @@ class FieldSpec(_Strict):
             raise ValueError("an enum field needs `values`")
         if self.type != "enum" and self.values is not None:
             raise ValueError("`values` belongs to enum fields only")
+        if self.collects is not None and self.type != "links":
+            raise ValueError("`collects` belongs to links fields only")
+        if self.on_capture is not None and self.type != "date":
+            raise ValueError("`on_capture` belongs to date fields only")
         return self
+
+    def collects_type(self, type_name: str) -> bool:
+        return self.collects is not None and ("any" in self.collects or type_name in self.collects)
 
     def coerce(self, value: Any) -> tuple[bool, Any]:
         """(ok, value as stored) for a value offered for this field; not ok means drop it."""

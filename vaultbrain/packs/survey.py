@@ -215,7 +215,7 @@ def schema_pack_consistency(app: Any) -> tuple[bool, str]:
     from vaultbrain.packs.lint import chain_layers, lint_pack
 
     try:
-        active = app.active()
+        active = app.active
     except (PackError, UserError) as exc:
         return False, str(exc)
     home = home_dir(getattr(app, "env", None))

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from vaultbrain.vault.files import Vault, content_hash, is_ignored
+from vaultbrain.vault.files import Edit, NoteFile, Vault, content_hash, is_ignored
 
-__all__ = ["Vault", "content_hash", "is_ignored"]
+__all__ = ["Edit", "NoteFile", "Vault", "content_hash", "is_ignored"]

@@ -19,7 +19,7 @@ import secrets
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -28,6 +28,9 @@ from vaultbrain.errors import ConflictError, StorageError, UnsafePathError, User
 from vaultbrain.procs import pid_alive
 
 TEMP_PREFIX = ".vb-tmp-"
+# The one retry policy of compare-and-swap edits: a note that changes under us this many
+# times in a row is being edited right now, and the work is better retried on a later pass.
+EDIT_ATTEMPTS = 20
 OWN_WRITES = "own-writes.json"  # in the state dir: see Vault.last_written_by_vaultbrain
 # Syncthing, Nextcloud/ownCloud, Dropbox ("… (Jane's conflicted copy 2026-01-01).md"),
 # iCloud placeholders.
@@ -68,6 +71,16 @@ class NoteFile:
     size: int
     ino: int = 0
     ctime_ns: int = 0
+
+
+@dataclass(frozen=True)
+class Edit:
+    """What :meth:`Vault.edit` did: the note it built from, and what is on disk now."""
+
+    before: NoteFile | None  # the note as read by the attempt that went through
+    text: str | None  # the note's text now (None: there is no note)
+    hash: str | None
+    written: bool
 
 
 class Vault:
@@ -315,6 +328,29 @@ class Vault:
                 self._replace(rel, after.decode("utf-8", "surrogateescape"), digest)
                 raise ConflictError(f"{rel} was rewritten while it was being written")
         return digest
+
+    def edit(self, rel: str, build: Callable[[NoteFile | None], str | None]) -> Edit:
+        """Compare-and-swap edit, the one way notes are changed: read the note, ``build`` its
+        new text from what was read (None: leave it as it is; a note that does not exist is
+        passed as None and created if ``build`` returns text), swap it in only if the note is
+        still what was read; otherwise start again from a fresh read.
+
+        ``build`` must compute from its argument alone, so a retry never writes stale text.
+        A note that keeps changing is a UserError: the caller's work is retried later.
+        """
+        for attempt in range(EDIT_ATTEMPTS):
+            note = self.try_read(rel)
+            text = build(note)
+            if text is None or (note is not None and text == note.text):
+                return Edit(note, note.text if note else None, note.hash if note else None, False)
+            try:
+                digest = self.replace(rel, text, note.hash if note is not None else None)
+            except ConflictError:
+                if attempt >= 3:
+                    time.sleep(min(0.05, 0.002 * attempt))  # an editor mid-save: let it finish
+                continue
+            return Edit(note, text, digest, True)
+        raise UserError(f"{rel} keeps changing; it will be written on a later pass")
 
     def _append_bytes(self, path: Path, extra: bytes) -> None:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND)

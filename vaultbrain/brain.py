@@ -1,0 +1,202 @@
+"""The one object a process holds: a vault, its store, settings, packs, record index and LLM client.
+
+The CLI builds one per command and the daemon one for its lifetime; every core function takes
+it. Each unit of work (a command, an inbox pass, a capture, a sync of settled notes, a scan)
+starts with :meth:`Brain.refresh`, which picks up what other processes and the person changed
+(settings, the pack a setting or file names, the store's records). After that its attributes
+are plain values: reading them has no effect, so the order of reads never matters.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from vaultbrain.packs import PackError, ResolvedPack, active_pack
+from vaultbrain.packs.loader import ActivePack, folder_packs, folder_typer, home_dir
+from vaultbrain.settings import Settings
+from vaultbrain.store import Store
+from vaultbrain.vault import Vault
+
+if TYPE_CHECKING:
+    from vaultbrain.classify.llm import LLMClient
+    from vaultbrain.filing.index import RecordIndex
+    from vaultbrain.filing.sync import NoteSync
+
+
+class Brain:
+    """One vault as this process sees it. Thread-safe: the daemon's workers share it."""
+
+    def __init__(
+        self,
+        vault_dir: Path | str,
+        state_dir: Path | str | None = None,
+        schema_pack: str | None = None,
+        env: dict[str, str] | None = None,
+        clock: Callable[[], dt.datetime] | None = None,
+    ) -> None:
+        self.env = dict(os.environ) if env is None else env
+        self.vault = Vault(vault_dir, state_dir)
+        self.settings = Settings(self.vault.state_dir, self.env)
+        self.store = Store(self.vault.state_dir)
+        self.schema_override = schema_pack
+        self._clock = clock
+        # Filing plans and writes one capture at a time in this process (other processes
+        # are kept out by the store's lock): two captures naming one new person make one note.
+        self.filing_lock = threading.RLock()
+        self._refresh_lock = threading.Lock()
+        # capture id -> ((updated, status, rev), what its inbox line needs): see capture.lines
+        self.line_views: dict[str, tuple[Any, dict[str, Any]]] = {}
+        self._stamp: tuple[object, ...] | None = None
+        self._index: RecordIndex | None = None
+        self._index_key: tuple[str, ...] = ()
+        self._client: LLMClient | None = None
+        self._notes: NoteSync | None = None
+        self._pack_error: PackError | None = None
+        self._active: ActivePack
+        self._folder_packs: list[ResolvedPack] = []
+        self._typer: Callable[[str], ResolvedPack]
+        self.inbox_rel: str = ""
+        self.client: LLMClient | None = None
+        self.refresh()
+
+    # -- the one explicit refresh --------------------------------------------------------
+    def refresh(self) -> Brain:
+        """Bring this view up to date: settings, the packs they name, the LLM client, and the
+        record index (if built) with other processes' writes. Cheap when nothing changed: a
+        handful of ``stat`` calls."""
+        with self._refresh_lock:
+            self.settings.reload()
+            stamp = (
+                self.settings.version,
+                _mtime(self.vault.root / "vaultbrain.yml"),
+                _mtime(home_dir(self.env) / "config.json"),
+                self.env.get("VAULTBRAIN_SCHEMA_PACK"),
+            )
+            if stamp != self._stamp:
+                self._resolve_packs()
+                self._stamp = stamp
+            self.inbox_rel = str(self.settings.get("inbox_note"))
+            # Another vaultbrain process's last write of the inbox is shared with this one.
+            self.vault.shared_own.add(self.inbox_rel)
+            self.client = self._llm_client()
+            if self._index is not None and self._pack_error is None:
+                self._index_for_packs().refresh(force=True)
+        return self
+
+    def _resolve_packs(self) -> None:
+        try:
+            active = active_pack(self.vault.root, self.settings, self.schema_override, self.env)
+            typer, extra = folder_typer(active, folder_packs(self.settings), home_dir(self.env))
+        except PackError as exc:
+            # Kept, not raised: a command that repairs the setting (`schema use`) must still
+            # run. Whatever needs the pack raises it when it asks for the pack.
+            self._pack_error = exc
+            return
+        self._pack_error = None
+        self._active, self._typer, self._folder_packs = active, typer, extra
+
+    # The packs, as of the last refresh. Reading them does nothing but raise the error that
+    # made the pack unusable, if there was one.
+    @property
+    def active(self) -> ActivePack:
+        if self._pack_error is not None:
+            raise self._pack_error
+        return self._active
+
+    @property
+    def pack(self) -> ResolvedPack:
+        return self.active.pack
+
+    @property
+    def folder_packs(self) -> list[ResolvedPack]:
+        self.active  # noqa: B018 (raises the pack's error)
+        return self._folder_packs
+
+    @property
+    def typer(self) -> Callable[[str], ResolvedPack]:
+        self.active  # noqa: B018 (raises the pack's error)
+        return self._typer
+
+    def _llm_client(self) -> LLMClient | None:
+        s = self.settings
+        if s.get("provider") == "heuristic":
+            return None
+        from vaultbrain.classify.llm import LLMClient
+
+        endpoint, model = str(s.get("endpoint")), str(s.get("model") or "")
+        timeout = float(s.get("llm_timeout_seconds"))
+        c = self._client
+        if c is None or (c.endpoint, c.model, c.timeout) != (endpoint.rstrip("/"), model, timeout):
+            self._client = LLMClient(endpoint, model, timeout=timeout)
+        return self._client
+
+    # -- the record index ----------------------------------------------------------------
+    def records(self) -> RecordIndex:
+        """The record index of the pack's collections, built on first use (it loads every
+        record's summary, which a warm scan never needs), then kept in step by our own writes
+        and by :meth:`refresh`."""
+        with self._refresh_lock:
+            return self._index_for_packs()
+
+    def _index_for_packs(self) -> RecordIndex:
+        from vaultbrain.filing.index import RecordIndex
+
+        key = (self.pack.identity, *[p.identity for p in self.folder_packs])
+        if self._index is None or self._index_key != key:
+            self._index = RecordIndex(self.store, self.pack, self.folder_packs)
+            self._index_key = key
+        return self._index
+
+    def loaded_records(self) -> RecordIndex | None:
+        """The record index if it has been built."""
+        return self._index
+
+    def collections(self) -> list[str]:
+        """The store collections the pack's records live in, without building the index."""
+        from vaultbrain.filing.index import collections_of
+
+        return collections_of(self.pack, self.folder_packs)
+
+    def notes(self) -> NoteSync:
+        """This process's notes ↔ store sync (it keeps the notes cache between scans)."""
+        if self._notes is None:
+            from vaultbrain.filing.sync import NoteSync
+
+            self._notes = NoteSync(self)
+        return self._notes
+
+    def apply_deferred(self, collection: str, record_id: str) -> int:
+        """Capture updates that waited for a note caught mid-save (the note has content again)."""
+        from vaultbrain.capture.write import apply_deferred
+
+        return apply_deferred(self, collection, record_id)
+
+    def all_types(self) -> list[Any]:
+        """Every page type of the active pack and the per-folder packs."""
+        return [t for p in (self.pack, *self.folder_packs) for t in p.types]
+
+    # -- time ----------------------------------------------------------------------------
+    @property
+    def state_dir(self) -> Path:
+        return self.vault.state_dir
+
+    def now(self) -> dt.datetime:
+        """Local wall-clock time, naive, to the second (what notes show)."""
+        if self._clock is not None:
+            return self._clock().replace(microsecond=0)
+        return dt.datetime.now().replace(microsecond=0)
+
+    def today(self) -> dt.date:
+        return self.now().date()
+
+
+def _mtime(path: Path) -> int | None:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return None

@@ -1,0 +1,132 @@
+"""Step 2 of filing: ask a classifier once, and keep its answer on the capture.
+
+The answer is stored before anything is filed, so a crash between asking and filing never
+asks again. A failed call is counted on the capture with its retry time; three failures
+that retrying cannot fix end as a classification with an error (the capture goes to review).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+from vaultbrain.capture.model import Capture
+from vaultbrain.classify.classifier import classify_with_fallback
+from vaultbrain.classify.result import Classification
+from vaultbrain.errors import LLMError
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
+    from vaultbrain.capture.journal import Journal
+
+log = logging.getLogger("vaultbrain.filing")
+MAX_RETRY_SECONDS = 600.0
+
+
+def classify(brain: Brain, journal: Journal, cap: Capture) -> Capture:
+    """The capture with its classification stored, or with the failure counted."""
+    s = brain.settings
+    index = brain.records()
+    known = [
+        {"type": k["type"], "title": k["title"], "aliases": k.get("aliases", [])}
+        for k in index.mentioned(cap.text)
+    ]
+    examples = correction_examples(brain, cap.text)
+    started = time.perf_counter()
+    try:
+        result, audit = classify_with_fallback(
+            s.get("provider"),
+            s.get("fallback"),
+            brain.client,
+            brain.pack,
+            cap.text,
+            brain.today(),
+            known,
+            examples,
+            float(s.get("auto_confidence")),
+        )
+    except LLMError as exc:
+        return _failed(brain, journal, cap, exc)
+    elapsed = (time.perf_counter() - started) * 1000
+    return store_classification(brain, journal, cap, result, audit, elapsed)
+
+
+def correction_examples(brain: Brain, text: str) -> list[dict[str, Any]]:
+    from vaultbrain.filing.corrections import similar_corrections
+
+    return similar_corrections(brain.store, text, int(brain.settings.get("correction_examples")))
+
+
+def store_classification(
+    brain: Brain,
+    journal: Journal,
+    cap: Capture,
+    result: Classification,
+    audit: dict[str, Any],
+    elapsed: float,
+) -> Capture:
+    pack = brain.pack
+    first = [True]
+
+    def keep(c: Capture) -> bool:
+        if c.classified:
+            first[0] = False
+            return False  # another worker got there first; never ask twice
+        c.classification = result.to_dict()
+        c.pack = pack.identity
+        c.model = result.model
+        c.timings["classify_ms"] = round(elapsed, 2)
+        c.last_error = None
+        return True
+
+    def entry(c: Capture) -> dict[str, Any] | None:
+        if not first[0]:
+            return None
+        return {
+            "kind": "classification",
+            "input": cap.text,
+            "pack": pack.identity,
+            "model": result.model,
+            "classified_by": result.classified_by,
+            "raw": (result.raw or "")[:20000],
+            "parsed": result.to_dict(),
+            "dropped": result.dropped,
+            "confidence": result.confidence,
+            "reasoning": result.reasoning,
+            "timings": {
+                "classify_ms": round(elapsed, 2),
+                "llm_ms": round(result.elapsed_ms, 2),
+            },
+            "tokens": result.usage,
+            **audit,
+        }
+
+    # Not fsynced: a power cut that loses it means asking the model again.
+    return journal.advance(cap.id, keep, durable=False, audit=entry)
+
+
+def _failed(brain: Brain, journal: Journal, cap: Capture, exc: LLMError) -> Capture:
+    base = float(brain.settings.get("retry_seconds"))
+
+    def count(c: Capture) -> None:
+        c.attempts += 1
+        c.last_error = f"{exc.kind}: {exc}"
+        c.next_attempt = time.time() + min(MAX_RETRY_SECONDS, base * 2 ** min(c.attempts - 1, 12))
+        if not exc.retryable and c.attempts >= 3:
+            c.classification = Classification(
+                [], 0.0, "", "lmstudio", error=f"the classifier failed: {exc}"
+            ).to_dict()
+
+    done = journal.advance(
+        cap.id,
+        count,
+        audit=lambda c: {
+            "kind": "classification_failed",
+            "error": str(exc),
+            "error_kind": exc.kind,
+            "attempts": c.attempts,
+        },
+    )
+    log.warning("capture %s: classifier failed (%s); will retry", cap.id, exc)
+    return done

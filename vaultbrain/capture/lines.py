@@ -1,0 +1,211 @@
+"""Steps 1 and 5 of filing, on the inbox note: anchor new lines, and show what each became.
+
+Both front ends write inbox lines through this module: the CLI's ``capture`` adds its line
+and finishes it with :func:`finish_line`; the daemon brings every taken line up to date in
+one compare-and-swap rewrite with :func:`reconcile_inbox`, only when the note is quiet, so
+the person is never typing in a line that is being rewritten (if the note changed anyway,
+the write is refused and the pass runs again on the next quiet moment).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from vaultbrain.capture.model import Capture, CaptureStatus
+from vaultbrain.errors import ConflictError, UserError
+from vaultbrain.filing import inbox as inbox_note
+from vaultbrain.filing.inbox import REVIEW_NOTE, WAITING, words_of
+from vaultbrain.filing.records import link_to
+from vaultbrain.vault.inbox import render_taken_line, replace_lines, scan_inbox
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
+    from vaultbrain.capture.journal import Journal
+
+MAX_THOUGHT = 10_000
+
+
+def check_thought(text: str) -> str:
+    """The thought to file, or a UserError saying why it cannot be."""
+    thought = text.strip()
+    if not thought:
+        raise UserError("nothing to capture: the thought is empty")
+    if len(thought) > MAX_THOUGHT:
+        raise UserError(
+            f"the thought is {len(thought)} characters; the limit is {MAX_THOUGHT}. "
+            "Put long text in a note of its own and capture a line about it."
+        )
+    if "\n" in thought or "\r" in thought:
+        raise UserError("a thought is one line; capture each line on its own")
+    return thought
+
+
+def line_form(cap: Capture | dict[str, Any]) -> tuple[str, bool]:
+    """Our suffix for the capture's inbox line, and whether the line is ticked."""
+    if isinstance(cap, dict):
+        cap = Capture.from_record(cap)
+    status = cap.status
+    links = " · ".join(link_to(d["path"], d["title"]) for d in cap.destinations)
+    review = link_to(REVIEW_NOTE, "Needs Review")
+    if status in (CaptureStatus.FILED, CaptureStatus.CORRECTED):
+        return (f"→ {links}" if links else "→ filed"), True
+    if status is CaptureStatus.SUGGESTED:
+        return f"→ {links} (suggested: confirm in {review})", False
+    if status is CaptureStatus.NEEDS_REVIEW:
+        return f"→ needs review in {review}", False
+    if status is CaptureStatus.DISMISSED:
+        return "→ dismissed", True
+    if cap.last_error:
+        return f"{WAITING} (offline, will retry)", False
+    return WAITING, False
+
+
+def add_line(brain: Brain, thought: str, capture_id: str) -> None:
+    """The CLI's capture: its thought as a new, already anchored inbox line."""
+    inbox_note.add_line(brain.vault, brain.inbox_rel, f"- [ ] {thought} {WAITING} ^vb-{capture_id}")
+
+
+def finish_line(brain: Brain, journal: Journal, cap: Capture) -> Capture:
+    """Rewrite the capture's line to the form its status calls for (once per form)."""
+    if not cap.note:
+        return cap
+    suffix, done = line_form(cap)
+    if cap.line_suffix == suffix and cap.line_done == done:
+        return cap
+    present = inbox_note.rewrite_line(brain.vault, cap.note, cap.id, cap.line_suffix, suffix, done)
+
+    def shown(c: Capture) -> None:
+        c.line_suffix, c.line_done = suffix, done
+        if not present:
+            c.line_missing = True
+        c.lease = None
+
+    # Not fsynced: the line itself says it.
+    return journal.advance(cap.id, shown, durable=False, touch=False)
+
+
+@dataclass
+class InboxPass:
+    new: list[str] = field(default_factory=list)  # capture ids journaled by this pass
+    rewritten: int = 0
+    skipped: list[str] = field(default_factory=list)
+    conflict: bool = False
+    text_hash: str | None = None
+
+
+def reconcile_inbox(brain: Brain, journal: Journal, idle: bool, take_new: bool = True) -> InboxPass:
+    """One pass over the inbox note: anchor ready lines, journal them, and bring every taken
+    line to the form its capture's status calls for, all in a single compare-and-swap rewrite.
+
+    ``idle``: the note has been quiet for ``inbox_idle_seconds`` (take unterminated lines too).
+    """
+    rel = brain.inbox_rel
+    result = InboxPass()
+    try:
+        note = brain.vault.try_read(rel)
+    except UserError as exc:
+        result.skipped.append(str(exc))
+        return result
+    if note is None:
+        return result
+    text = note.text
+    lines = scan_inbox(text)
+    replacements: dict[int, str] = {}
+    forms: dict[str, tuple[str, bool]] = {}
+    new: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    summaries = brain.store.inbox.snapshot() if any(line.block_id for line in lines) else {}
+    for line in lines:
+        if line.block_id:
+            cid = line.block_id
+            if cid in seen:
+                result.skipped.append(
+                    f"line {line.number + 1}: a second copy of ^vb-{cid}; left alone"
+                )
+                continue
+            seen.add(cid)
+            view = _line_view(brain, cid, summaries.get(cid))
+            words = words_of(line, view)
+            if view is None:
+                new.append((cid, words))
+                suffix, done = WAITING, False
+            else:
+                suffix, done = view["form"]
+            new_raw = render_taken_line(line, words, suffix, cid, done)
+            forms[cid] = (suffix, done)
+            if new_raw != line.raw:
+                replacements[line.number] = new_raw
+            continue
+        if not take_new or (not line.terminated and not idle):
+            continue
+        try:
+            thought = check_thought(line.text)
+        except UserError as exc:
+            result.skipped.append(f"line {line.number + 1}: {exc}")
+            continue
+        cid = journal.new_id()
+        while cid in seen:
+            cid = journal.new_id()
+        seen.add(cid)
+        replacements[line.number] = render_taken_line(line, thought, WAITING, cid, False)
+        forms[cid] = (WAITING, False)
+        new.append((cid, thought))
+    if replacements:
+        new_text = replace_lines(text, replacements)
+        try:
+            result.text_hash = brain.vault.replace(rel, new_text, note.hash)
+        except ConflictError:
+            result.conflict = True
+            return result
+        result.rewritten = len(replacements)
+    for cid, words in new:
+        journal.open(cid, words, "inbox", rel)
+        result.new.append(cid)
+    _remember_forms(brain, forms)
+    return result
+
+
+def _line_view(brain: Brain, cid: str, summary: dict | None) -> dict | None:
+    """What an anchored line needs of its capture (its text, our last suffix, the form its
+    status calls for), from memory while the capture is unchanged: a pass over an inbox of
+    thousands of taken lines reads only the captures that changed."""
+    if summary is None:
+        return None
+    key = (summary.get("updated"), summary.get("status"), summary.get("rev"))
+    hit = brain.line_views.get(cid)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    record = brain.store.inbox.get(cid, include_deleted=True)
+    if record is None:
+        return None
+    view = {
+        "text": record.get("text", ""),
+        "line_suffix": record.get("line_suffix"),
+        "line_done": record.get("line_done"),
+        "form": line_form(record),
+    }
+    brain.line_views[cid] = (key, view)
+    return view
+
+
+def _remember_forms(brain: Brain, forms: dict[str, tuple[str, bool]]) -> None:
+    store = brain.store
+    stale = []
+    for cid, (suffix, done) in forms.items():
+        hit = brain.line_views.get(cid)
+        if hit is None or hit[1]["line_suffix"] != suffix or hit[1]["line_done"] != done:
+            stale.append((cid, suffix, done))
+    if not stale:
+        return
+    with store.locked():
+        for cid, suffix, done in stale:
+            rec = store.inbox.get(cid)
+            if rec is None:
+                continue
+            if rec.get("line_suffix") != suffix or rec.get("line_done") != done:
+                rec["line_suffix"], rec["line_done"] = suffix, done
+                store.inbox.put(rec, durable=False)  # the line itself says it
+            hit = brain.line_views.get(cid)
+            if hit is not None:
+                hit[1]["line_suffix"], hit[1]["line_done"] = suffix, done

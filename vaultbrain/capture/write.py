@@ -1,0 +1,283 @@
+"""Step 4 of filing: write each planned note, compare-and-swap, and let the store follow.
+
+A note that already holds ``^vb-<capture id>`` was written by an earlier run and is not
+written again. An update never overwrites what the person wrote: lists grow, empty fields
+fill, a date the pack stamps on capture only moves forward, and one log line is appended.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from vaultbrain.capture.model import Capture, PlannedOp
+from vaultbrain.capture.plan import free_path
+from vaultbrain.classify.result import Classification
+from vaultbrain.filing.records import (
+    block_link,
+    link_to,
+    new_id,
+    ordered_frontmatter,
+    record_from_note,
+    render_body,
+)
+from vaultbrain.packs import PageType
+from vaultbrain.vault import NoteFile
+from vaultbrain.vault.note import append_to_section, parse_note, render_note, update_frontmatter
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
+
+LOG_HEADING = "## Log"
+CREATE_ATTEMPTS = 5
+
+
+def write(brain: Brain, cap: Capture, result: Classification, confirmed: bool) -> list[dict]:
+    """Write every op of the capture's plan; returns what each became (its destinations)."""
+    ops = cap.plan or []
+    links = [link_to(op.path, op.title) for op in ops]
+    out = []
+    for i, op in enumerate(ops):
+        others = [link for j, link in enumerate(links) if j != i]
+        related: dict[str, list[str]] = {}
+        for j, other in enumerate(ops):
+            if j != i:
+                related.setdefault(other.type, []).append(links[j])
+        if op.op == "update" and not _update(brain, cap, op, others, related):
+            # The note vanished since the plan was made: file as a new record instead.
+            ptype = _type(brain, op)
+            op.op, op.record_id = "create", new_id()
+            op.path = free_path(brain, ptype, op.title)
+        if op.op == "create":
+            _create(brain, cap, op, others, related, result, confirmed)
+        out.append(op.filed())
+    return out
+
+
+def _type(brain: Brain, op: PlannedOp) -> PageType:
+    ptype = brain.pack.get_type(op.type)
+    if ptype is None:
+        from vaultbrain.errors import UserError
+
+        raise UserError(f"the active pack has no type {op.type!r} for {op.path}")
+    return ptype
+
+
+def log_line(brain: Brain, cap: Capture, others: list[str]) -> str:
+    text = cap.text
+    if len(text) > 500:
+        text = text[:499] + "…"
+    text = text.replace("\n", " ")
+    tail = f" → {' · '.join(others)}" if others else ""
+    when = str(cap.created)[:10]
+    return f"- {when} {text}{tail} ({block_link(brain.inbox_rel, cap.id, 'capture')})"
+
+
+def fields_for(
+    brain: Brain, ptype: PageType, op: PlannedOp, related: dict[str, list[str]]
+) -> dict[str, Any]:
+    """The fields a new note of ``ptype`` gets: defaults, the classifier's values, the title,
+    the dates the pack stamps on capture, and links to the other notes of the same thought."""
+    fields: dict[str, Any] = {}
+    for name, spec in ptype.fields.items():
+        if spec.default is not None:
+            fields[name] = spec.default
+    fields.update(op.fields or {})
+    fields[ptype.title_key] = op.title
+    for name, spec in ptype.fields.items():
+        if spec.on_capture == "today":
+            fields[name] = brain.today().isoformat()
+        if spec.collects is None:
+            continue
+        wanted = [link for t, links in related.items() if spec.collects_type(t) for link in links]
+        if wanted:
+            current = list(fields.get(name) or [])
+            fields[name] = current + [w for w in wanted if w not in current]
+    return fields
+
+
+def _create(
+    brain: Brain,
+    cap: Capture,
+    op: PlannedOp,
+    others: list[str],
+    related: dict[str, list[str]],
+    result: Classification,
+    confirmed: bool,
+) -> None:
+    vault = brain.vault
+    ptype = _type(brain, op)
+    existing = vault.try_read(op.path)
+    if existing is not None and f"^vb-{cap.id}" in existing.text:
+        store_note(brain, op, existing, cap)
+        return
+    if existing is not None:  # someone took the path since the plan was made
+        op.path = free_path(brain, ptype, op.title)
+    now = brain.now().isoformat()
+    fields = fields_for(brain, ptype, op, related)
+    core = {
+        "type": ptype.name,
+        "id": op.record_id,
+        "source": block_link(brain.inbox_rel, cap.id),
+        "confidence": round(result.confidence, 2),
+        "classified_by": result.classified_by,
+        "confirmed": None if confirmed else False,
+        "created": now,
+        "updated": now,
+    }
+    text = render_note(
+        ordered_frontmatter(ptype, core, fields),
+        render_body(ptype, op.title, fields, log_line(brain, cap, others)),
+    )
+    for _ in range(CREATE_ATTEMPTS):
+        try:
+            vault.create(op.path, text)
+            break
+        except FileExistsError:
+            op.path = free_path(brain, ptype, op.title)
+    store_note(brain, op, vault.read(op.path), cap)
+
+
+def _update(
+    brain: Brain,
+    cap: Capture,
+    op: PlannedOp,
+    others: list[str],
+    related: dict[str, list[str]],
+) -> bool:
+    """Add the capture to an existing note. False when the note is gone."""
+    ptype = _type(brain, op)
+    line = log_line(brain, cap, others)
+    outcome: dict[str, Any] = {}
+
+    def build(note: NoteFile | None) -> str | None:
+        outcome.clear()
+        if note is None:
+            outcome["gone"] = True
+            return None
+        if f"^vb-{cap.id}" in note.text:
+            return None  # written by an earlier run
+        if not note.text.strip():
+            # An emptied note is what an editor's save looks like halfway (truncate, then
+            # write). Writing now would replace the file under the editor, so the update
+            # waits on the record and is applied when the note next changes.
+            outcome["deferred"] = True
+            return None
+        parsed = parse_note(note.text)
+        text = note.text
+        if parsed.error is None:
+            text = update_frontmatter(text, merge_changes(brain, ptype, parsed.data, op, related))
+        else:
+            outcome["warning"] = f"{op.path}: {parsed.error}; only the log line was added"
+        return append_to_section(text, LOG_HEADING, line)
+
+    edit = brain.vault.edit(op.path, build)
+    if outcome.get("gone"):
+        return False
+    if outcome.get("deferred"):
+        _defer(brain, op, cap, others, related)
+        return True
+    if outcome.get("warning"):
+        cap.warnings.append(outcome["warning"])
+    note = brain.vault.read(op.path) if edit.written else edit.before
+    assert note is not None  # not gone: build saw a note
+    store_note(brain, op, note, cap)
+    return True
+
+
+def _defer(
+    brain: Brain,
+    op: PlannedOp,
+    cap: Capture,
+    others: list[str],
+    related: dict[str, list[str]],
+) -> None:
+    col = brain.store.collection(op.collection)
+    target = col.get(op.record_id)
+    if target is None:
+        return
+    waiting = target.setdefault("deferred_updates", [])
+    if not any(w["capture"] == cap.id for w in waiting):
+        waiting.append(
+            {"capture": cap.id, "op": op.to_dict(), "others": others, "related": related}
+        )
+        col.put(target)
+    cap.warnings.append(f"{op.path} was empty (being saved?); the update waits until it changes")
+
+
+def apply_deferred(brain: Brain, collection: str, record_id: str) -> int:
+    """Updates that waited for a note caught mid-save; applied once it has content again."""
+    col = brain.store.collection(collection)
+    target = col.get(record_id)
+    if not target or not target.get("deferred_updates"):
+        return 0
+    note = brain.vault.try_read(target["path"])
+    if note is None or not note.text.strip():
+        return 0
+    done = 0
+    with brain.filing_lock, brain.store.locked():
+        for item in list(target["deferred_updates"]):
+            record = brain.store.inbox.get(item["capture"])
+            if record is not None:
+                waiting = Capture.from_record(record)
+                op = PlannedOp.from_dict(dict(item["op"], path=target["path"]))
+                _update(brain, waiting, op, item["others"], item["related"])
+                done += 1
+        fresh = col.get(record_id) or target
+        fresh.pop("deferred_updates", None)
+        col.put(fresh)
+    return done
+
+
+def merge_changes(
+    brain: Brain,
+    ptype: PageType,
+    data: dict[str, Any],
+    op: PlannedOp,
+    related: dict[str, list[str]],
+) -> dict[str, Any]:
+    """New values for an existing note: lists grow, empty fields fill, nothing is overwritten."""
+    wanted = fields_for(brain, ptype, op, related)
+    wanted.pop(ptype.title_key, None)
+    changes: dict[str, Any] = {}
+    for name, value in wanted.items():
+        spec = ptype.fields.get(name)
+        current = data.get(name)
+        if spec is not None and spec.type in ("list", "links"):
+            cur = current if isinstance(current, list) else ([current] if current else [])
+            merged = cur + [v for v in value if v not in cur]
+            if merged != cur:
+                changes[name] = merged
+        elif spec is not None and spec.on_capture == "today":
+            if str(current or "") < str(value):
+                changes[name] = value
+        elif current in (None, "", []) and name not in data:
+            if spec is not None and spec.default is not None and value == spec.default:
+                continue  # a default does not belong in a note the person already has
+            changes[name] = value
+    changes["updated"] = brain.now().isoformat()
+    return changes
+
+
+def store_note(brain: Brain, op: PlannedOp, note: NoteFile, cap: Capture) -> None:
+    """The store follows the note just written (idempotent)."""
+    ptype = _type(brain, op)
+    col = brain.store.collection(op.collection)
+    existing = col.get(op.record_id, include_deleted=True)
+    parsed = parse_note(note.text)
+    if parsed.error is None:
+        rec = record_from_note(note.rel, parsed, ptype, existing, note.hash)
+    else:
+        rec = dict(
+            existing or {"id": op.record_id, "type": ptype.name, "title": op.title, "fields": {}}
+        )
+        rec.update({"path": note.rel, "base_hash": note.hash})
+    rec["id"] = op.record_id
+    index = brain.records()
+    sources = rec.setdefault("sources", [])
+    if cap.id not in sources:
+        sources.append(cap.id)
+        rec.setdefault("log", []).append(
+            {"date": str(cap.created)[:10], "text": cap.text[:500], "capture": cap.id}
+        )
+    col.put(rec, durable=False)  # the note is the truth: a rescan rebuilds this from it
+    index.upsert(op.collection, rec)

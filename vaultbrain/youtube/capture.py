@@ -1,0 +1,63 @@
+"""An inbox line that is a YouTube video URL: ingested instead of classified.
+
+Registered with the capture router (``vaultbrain/capture/route.py``) by name, so filing never
+imports this package unless a thought starts with a YouTube URL.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from vaultbrain.capture.model import Capture, CaptureStatus
+from vaultbrain.classify.result import Classification
+from vaultbrain.errors import UserError
+from vaultbrain.filing.records import block_link
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
+    from vaultbrain.capture.journal import Journal
+
+log = logging.getLogger("vaultbrain.filing")
+
+
+def take_capture(brain: Brain, journal: Journal, cap: Capture) -> Capture | None:
+    from vaultbrain import youtube
+
+    first = cap.text.split()[0] if cap.text.split() else ""
+    if not youtube.is_youtube_url(first):
+        return None
+    text = cap.text
+    try:
+        request = youtube.parse_inbox_line(text)
+        if request is None:
+            raise UserError(youtube.inbox_refusal(text) or "not a single-video YouTube URL")
+        request = request.with_source(block_link(brain.inbox_rel, cap.id))
+        result = youtube.ingest(brain, request, progress=youtube.progress_logger(log))
+    except UserError as exc:
+        status, dests, extra = CaptureStatus.NEEDS_REVIEW, [], {"last_error": str(exc)}
+    else:
+        title = str(getattr(result, "title", "") or result.video_id)
+        dests = []
+        if result.note_path:
+            dests.append(_dest("youtube", title, result.note_path, ""))
+        if result.link_path:
+            link = brain.records().by_path(result.link_path)
+            dests.append(_dest("link", title, result.link_path, link[1]["id"] if link else ""))
+        status, extra = CaptureStatus.FILED, {"warnings": list(result.warnings or [])}
+
+    def ingested(c: Capture) -> None:
+        c.status, c.destinations = status, dests
+        if "last_error" in extra:
+            c.last_error = extra["last_error"]
+        if "warnings" in extra:
+            c.warnings = extra["warnings"]
+        c.classification = Classification(
+            [], 1.0, "A YouTube video URL: ingested", "youtube"
+        ).to_dict()
+
+    return journal.advance(cap.id, ingested)
+
+
+def _dest(type_name: str, title: str, path: str, record_id: str) -> dict[str, Any]:
+    return {"type": type_name, "title": title, "path": path, "record_id": record_id, "op": "create"}
