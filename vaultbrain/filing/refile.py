@@ -18,10 +18,12 @@ from vaultbrain.filing.capture import Filer
 from vaultbrain.filing.corrections import record_correction
 from vaultbrain.filing.records import (
     CORE_KEYS,
+    close_task,
     link_to,
     new_id,
     ordered_frontmatter,
     record_from_note,
+    retype_task_line,
 )
 from vaultbrain.packs import PageType
 from vaultbrain.vault.names import sanitize_filename, unique_name
@@ -282,6 +284,7 @@ def refile(
         body = old_note.text[parsed.body_start :] if parsed.has_frontmatter else old_note.text
         body = append_to_section(body.rstrip("\n") + "\n" + extra, "## Log", log_line)
         text = render_note(ordered_frontmatter(new_type, core, fields), body)
+        text = retype_task_line(text, old_type, new_type, fields, app.today())
         app.vault.create(new_path, text)
         archived_path = _archive(
             app,
@@ -386,7 +389,8 @@ def _archive(app: Any, dest: dict[str, Any], reason: str, replaced_by: str | Non
     for _ in range(_RETRIES):
         note = app.vault.read(rel)
         try:
-            app.vault.replace(rel, update_frontmatter(note.text, changes), note.hash)
+            text = close_task(note.text, app.pack.get_type(dest.get("type", "")), app.today())
+            app.vault.replace(rel, update_frontmatter(text, changes), note.hash)
             break
         except ConflictError:
             continue

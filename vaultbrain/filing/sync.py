@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vaultbrain.errors import ConflictError, StorageError, UserError
-from vaultbrain.filing.records import new_id, record_from_note
+from vaultbrain.filing.records import fields_into_note, new_id, record_from_note, settle_task_note
 from vaultbrain.vault import is_ignored
 from vaultbrain.vault.note import parse_note, update_frontmatter
 
@@ -407,6 +407,8 @@ class NoteSync:
             except StorageError as exc:
                 # A read-only vault: the record is kept by path until the id can be written.
                 report.problems.append(f"{rel}: {exc}")
+        note, parsed = settle_task_note(self.app, rel, note, parsed, ptype, None)
+        self._remember(rel, note)
         rec = record_from_note(rel, parsed, ptype, None, note.hash)
         rec["id"] = str(rid)
         rec.setdefault("created", "")
@@ -442,6 +444,8 @@ class NoteSync:
             refile(self.app, collection, target_rec, ptype, by="vault", moved_from=moved_from)
             report.retyped += 1
             return Action.IMPORT
+        note, parsed = settle_task_note(self.app, rel, note, parsed, ptype, record)
+        self._remember(rel, note)
         new = record_from_note(rel, parsed, ptype, record, note.hash)
         new.pop("store_dirty", None)
         target = ptype.store_collection
@@ -555,7 +559,7 @@ class NoteSync:
             return False
         changes = dict(record.get("fields", {}))
         changes["updated"] = self.app.now().isoformat()
-        text = update_frontmatter(note.text, changes)
+        text = fields_into_note(self.app, record.get("type", ""), note.text, changes)
         try:
             digest = vault.replace(rel, text, note.hash)
         except ConflictError:
