@@ -13,7 +13,8 @@ Recurrence follows Tasks' ``Recurrence.ts`` for the common rules (``every day``,
 the reference date is the due date, else the scheduled date, else the start date; the next
 occurrence is the rule's first date after it (after the completion day for ``when done``),
 a month or year that has no such day ends on its last day (31 Jan → 28 Feb), and the other
-dates keep their distance to the reference date. This module is pure: no files, no clock.
+dates keep their distance to the reference date; the new occurrence loses its 🆔 and ⛔.
+This module is pure: no files, no clock.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ STATUS_IN_PROGRESS = "/"
 _D = r"(\d{4}-\d{2}-\d{2})"
 _ID = r"[a-zA-Z0-9_-]+"
 # Tasks' task regex: indentation (and callout/quote markers), a list marker, a checkbox.
-_TASK = re.compile(r"^([\s>]*)([-*+]|[0-9]+[.)]) +\[(.)\] *(.*?)\s*$", re.U)
+_TASK = re.compile(r"^([\s>]*)([-*+]|[0-9]+[.)])( +)\[(.)\] *(.*?)\s*$", re.U)
 _BLOCK_LINK = re.compile(r" \^[a-zA-Z0-9-]+$")
 _FIELDS: list[tuple[str, re.Pattern[str]]] = [
     ("priority", re.compile("([🔺⏫🔼🔽⏬])\ufe0f?$")),
@@ -62,6 +63,7 @@ class TaskLine:
     status: str = STATUS_TODO
     indent: str = ""
     marker: str = "-"
+    gap: str = " "  # the spaces after the marker, kept as the person typed them
     priority: str | None = None  # highest | high | medium | low | lowest
     recurrence: str | None = None
     on_completion: str | None = None
@@ -90,8 +92,8 @@ def parse_task_line(line: str) -> TaskLine | None:
     m = _TASK.match(line.rstrip("\r\n"))
     if not m:
         return None
-    task = TaskLine(description="", status=m.group(3), indent=m.group(1), marker=m.group(2))
-    rest = m.group(4)
+    task = TaskLine("", m.group(4), m.group(1), m.group(2), m.group(3))
+    rest = m.group(5)
     bl = _BLOCK_LINK.search(rest)
     if bl:
         task.block_link = bl.group(0)
@@ -127,7 +129,7 @@ def parse_task_line(line: str) -> TaskLine | None:
 
 def render_task_line(task: TaskLine) -> str:
     """The line Tasks would write for ``task`` (no newline)."""
-    parts = [f"{task.indent}{task.marker} [{task.status}] {task.description}".rstrip()]
+    parts = [f"{task.indent}{task.marker}{task.gap}[{task.status}] {task.description}".rstrip()]
     if task.id:
         parts.append(f"🆔 {task.id}")
     if task.depends_on:
@@ -301,7 +303,18 @@ def next_occurrence(task: TaskLine, completed_on: dt.date) -> TaskLine | None:
         return None
     dates = {k: _date(getattr(task, k)) for k in ("start", "scheduled", "due")}
     reference = dates["due"] or dates["scheduled"] or dates["start"]
-    new = replace(task, status=STATUS_TODO, done=None, cancelled=None, created=None, block_link="")
+    # As Tasks does: the new occurrence has no done/cancelled/created date, and no 🆔/⛔
+    # (a duplicate id would block its dependants for ever).
+    new = replace(
+        task,
+        status=STATUS_TODO,
+        done=None,
+        cancelled=None,
+        created=None,
+        id=None,
+        depends_on=[],
+        block_link="",
+    )
     if reference is None:
         # No date to recur from: Tasks writes the new task without dates.
         return new
