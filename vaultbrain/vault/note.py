@@ -290,6 +290,8 @@ def update_frontmatter(text: str, changes: Mapping[str, Any], remove: Iterable[s
             continue
         out.append(lines[i])
         i += 1
+    while out and not out[-1]:
+        out.pop()  # a removed last key leaves nothing, not an empty line
     if out and not out[-1].endswith("\n"):
         out[-1] += nl
     out.extend(appended)
