@@ -27,7 +27,14 @@ from vaultbrain.packs import PageType
 from vaultbrain.packs.model import TasksSpec
 from vaultbrain.resources import data_dir
 from vaultbrain.vault import tasks as tk
-from vaultbrain.vault.note import ParsedNote, append_to_section, parse_note, update_frontmatter
+from vaultbrain.vault.note import (
+    ParsedNote,
+    Text,
+    append_to_section,
+    parse_note,
+    update_frontmatter,
+)
+from vaultbrain.vault.tags import merge_tags
 
 CORE_KEYS = (
     "type",
@@ -99,10 +106,33 @@ def render_body(ptype: PageType, title: str, fields: dict[str, Any], log_line: s
     return re.sub(r"\{\{\s*([a-z_]+)\s*\}\}", lambda m: values.get(m.group(1), ""), template)
 
 
+_TEXT_TYPES = ("text", "enum", "link")
+
+
+def typed_values(ptype: PageType | None, fields: dict[str, Any]) -> dict[str, Any]:
+    """Values as they must be written to keep their type in Obsidian, Dataview and PyYAML:
+    a text field's value (or a list item) that looks like a date stays text, and ``tags``
+    are normalised (:mod:`vaultbrain.vault.tags`)."""
+    out: dict[str, Any] = {}
+    specs = ptype.fields if ptype is not None else {}
+    for name, value in fields.items():
+        spec = specs.get(name)
+        if name == "tags" and isinstance(value, list | str):
+            out[name] = merge_tags(value)
+        elif spec is not None and spec.type in _TEXT_TYPES and isinstance(value, str):
+            out[name] = Text(value)
+        elif spec is not None and spec.type in ("list", "links") and isinstance(value, list):
+            out[name] = [Text(v) if isinstance(v, str) else v for v in value]
+        else:
+            out[name] = value
+    return out
+
+
 def ordered_frontmatter(
     ptype: PageType, core: dict[str, Any], fields: dict[str, Any]
 ) -> dict[str, Any]:
     """Properties in a stable order: type, id, the type's fields, then provenance and times."""
+    fields = typed_values(ptype, fields)
     out: dict[str, Any] = {"type": core["type"], "id": core["id"]}
     for name in ptype.fields:
         if name in fields and fields[name] not in (None, ""):
@@ -360,7 +390,7 @@ def fields_into_note(app: Any, type_name: str, text: str, changes: dict[str, Any
     if spec is not None and spec.status and spec.completed and spec.completed not in changes:
         if spec.status in changes and _open_like(_status_symbol(spec, changes[spec.status])):
             remove = (spec.completed,)
-    return update_frontmatter(text, changes, remove)
+    return update_frontmatter(text, typed_values(ptype, changes), remove)
 
 
 def close_task(text: str, ptype: PageType | None, today: dt.date) -> str:
