@@ -170,3 +170,24 @@ def test_a_dismissed_capture_closes_its_task(vault: Path, lmstudio: FakeLMStudio
     fm = frontmatter(archived)
     assert fm["status"] == "cancelled" and fm["completed"] == today() and fm["archived"] is True
     assert text.count("- [") == 1
+
+
+def test_a_capture_into_an_existing_admin_note_updates_its_line(
+    vault: Path, lmstudio: FakeLMStudio
+) -> None:
+    rec = run_json(vault, "db", "add", "admin", "--set", "title=Renew the domain")
+    note = vault / rec["path"]
+    before = note.read_text("utf-8")
+    assert task_lines(note) == ["- [ ] Renew the domain 🔼"]
+    run(vault, "settings", "set", "provider", "lmstudio")
+    lmstudio.responder = lambda body: reply(
+        [{"type": "admin", "title": "Renew the domain", "fields": {"due": "2026-12-20"}}], 0.9
+    )
+    cap = run_json(vault, "capture", "Renew the domain by the 20th")
+    assert [d["path"] for d in cap["destinations"]] == [rec["path"]]
+    assert task_lines(note) == ["- [ ] Renew the domain 🔼 📅 2026-12-20"]
+    assert frontmatter(note)["due"] == "2026-12-20"
+    after = note.read_text("utf-8").splitlines()
+    changed = [x for x in before.splitlines() if x not in after]
+    assert [x for x in changed if not x.startswith("updated:")] == ["- [ ] Renew the domain 🔼"]
+    assert len(after) == len(before.splitlines()) + 2  # due:, and the capture's log line

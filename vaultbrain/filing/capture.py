@@ -34,6 +34,7 @@ from vaultbrain.filing.records import (
     ordered_frontmatter,
     record_from_note,
     render_body,
+    sync_task_line,
 )
 from vaultbrain.packs import PageType, ResolvedPack
 from vaultbrain.procs import pid_alive
@@ -608,7 +609,9 @@ class Filer:
             text = note.text
             if parsed.error is None:
                 changes = self._merge_changes(ptype, parsed.data, op, related)
-                text = update_frontmatter(text, changes)
+                text = update_frontmatter(
+                    sync_task_line(text, ptype, changes, self.app.today()), changes
+                )
             else:
                 record.setdefault("warnings", []).append(
                     f"{op['path']}: {parsed.error}; only the log line was added"
