@@ -191,3 +191,19 @@ def test_a_capture_into_an_existing_admin_note_updates_its_line(
     changed = [x for x in before.splitlines() if x not in after]
     assert [x for x in changed if not x.startswith("updated:")] == ["- [ ] Renew the domain 🔼"]
     assert len(after) == len(before.splitlines()) + 2  # due:, and the capture's log line
+
+
+def test_a_note_moved_into_admin_gets_its_line(vault: Path) -> None:
+    idea = run_json(vault, "db", "add", "idea", "--set", "title=Book the venue")
+    src = vault / idea["path"]
+    before = src.read_text("utf-8")
+    dest = vault / "Admin" / src.name
+    src.rename(dest)
+    run(vault, "reindex")
+    assert frontmatter(dest)["type"] == "admin"
+    assert task_lines(dest) == ["- [ ] Book the venue"]
+    expected = before.replace("type: idea", "type: admin", 1)
+    expected = expected.replace("\n## Log", "\n- [ ] Book the venue\n\n## Log", 1)
+    assert dest.read_text("utf-8") == expected
+    rec = run_json(vault, "db", "show", "admin", idea["id"])
+    assert rec["path"] == f"Admin/{src.name}"

@@ -534,15 +534,24 @@ def _completion_log(task: tk.TaskLine, today: dt.date) -> str:
 
 
 def settle_task_note(
-    app: Any, rel: str, note: Any, parsed: ParsedNote, ptype: PageType, record: Any
+    app: Any,
+    rel: str,
+    note: Any,
+    parsed: ParsedNote,
+    ptype: PageType,
+    record: Any,
+    add_missing: bool = False,
 ) -> tuple[Any, ParsedNote]:
     """Sync's import path: write :func:`settle_note`'s agreement into the note
-    (compare-and-swap; a note that keeps changing is left for the next pass)."""
+    (compare-and-swap; a note that keeps changing is left for the next pass).
+    ``add_missing``: a note without a Tasks line gets one (a note re-filed into the type)."""
     if tasks_spec(ptype) is None or parsed.error:
         return note, parsed
     previous = (record or {}).get("fields") if isinstance(record, dict) else None
     for _ in range(10):
         text = settle_note(note.text, ptype, previous, app.today())
+        if add_missing:
+            text = sync_task_line(text, ptype, {}, app.today())
         if text == note.text:
             return note, parsed
         try:

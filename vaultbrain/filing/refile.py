@@ -24,6 +24,7 @@ from vaultbrain.filing.records import (
     ordered_frontmatter,
     record_from_note,
     retype_task_line,
+    settle_task_note,
 )
 from vaultbrain.packs import PageType
 from vaultbrain.vault.names import sanitize_filename, unique_name
@@ -253,6 +254,7 @@ def refile(
     filer = Filer(app)
     if keep_path:
         new_path = old_path
+        old_note, parsed = settle_task_note(app, old_path, old_note, parsed, new_type, None, True)
         new_rec = record_from_note(old_path, parsed, new_type, rec, old_note.hash)
         app.store.collection(collection).drop(rec["id"])
         app.store.collection(new_type.store_collection).put(new_rec)
