@@ -6,6 +6,8 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vaultbrain.vault.tasks import (
     TaskLine,
@@ -269,3 +271,45 @@ def test_the_group_is_the_occurrences_tasks_put_above_or_below() -> None:
 def test_task_lines_in_code_fences_are_not_tasks() -> None:
     lines = ["```markdown", "- [ ] example", "```", "- [ ] real"]
     assert [f.index for f in find_task_lines(lines)] == [3]
+
+
+_words = st.text(
+    alphabet=st.characters(
+        whitelist_categories=("Lu", "Ll", "Nd", "Zs", "Po", "So"),
+        blacklist_characters="\r\n\u2028\u2029\x85",
+    ),
+    max_size=30,
+)
+_dates = st.dates(dt.date(2000, 1, 1), dt.date(2099, 12, 31)).map(dt.date.isoformat)
+
+
+@given(
+    title=_words,
+    status=st.sampled_from([" ", "x", "-", "/"]),
+    priority=st.none() | st.sampled_from(["highest", "high", "medium", "low", "lowest"]),
+    recurrence=st.none() | st.sampled_from(["every day", "every 2 weeks when done"]),
+    due=st.none() | _dates,
+    start=st.none() | _dates,
+    done=st.none() | _dates,
+)
+@settings(max_examples=300, deadline=None)
+def test_a_written_line_reads_back_as_the_same_task(
+    title: str,
+    status: str,
+    priority: str | None,
+    recurrence: str | None,
+    due: str | None,
+    start: str | None,
+    done: str | None,
+) -> None:
+    task = TaskLine(
+        description=clean_description(title),
+        status=status,
+        priority=priority,
+        recurrence=recurrence,
+        due=due,
+        start=start,
+        done=done,
+    )
+    back = parse_task_line(render_task_line(task))
+    assert back == task
