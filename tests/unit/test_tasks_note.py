@@ -200,3 +200,15 @@ def test_completion_date_follows_the_status(admin: PageType) -> None:
     done = settle_fields(admin, FIELDS, dict(FIELDS, status="done"), TODAY)
     assert done["completed"] == TODAY.isoformat()
     assert "completed" not in settle_fields(admin, done, dict(done, status="open"), TODAY)
+
+
+def test_a_hand_made_note_is_not_written_while_its_line_says_nothing_new(admin: PageType) -> None:
+    text = "---\ntitle: Mine\n---\n- [ ] Mine\n- [ ] a checklist item\n"
+    assert settle_note(text, admin, None, TODAY) == text
+    assert settle_note(text, admin, {"title": "Mine"}, TODAY) == text
+    ticked = text.replace("- [ ] Mine", "- [x] Mine")
+    assert parse_note(settle_note(ticked, admin, {"title": "Mine"}, TODAY)).data == {
+        "title": "Mine",
+        "status": "done",
+        "completed": TODAY.isoformat(),
+    }

@@ -490,7 +490,9 @@ def settle_note(
             else:
                 changes[key] = line_value
 
-    side(spec.status, _status_value(spec, task.status, fm.get(spec.status or "")))
+    if spec.status and (fm.get(spec.status) is not None or not _open_like(task.status)):
+        # An open line in a note with no status says nothing new: no property is added.
+        side(spec.status, _status_value(spec, task.status, fm.get(spec.status)))
     side(spec.due, _date_or_none(task.due), task.due is not None)
     prio = _priority_value(spec, task.priority, fm.get(spec.priority or ""))
     side(spec.priority, prio, task.priority is not None)
