@@ -63,7 +63,7 @@ def test_sarah_with_the_llm(vault: Path, lmstudio: FakeLMStudio) -> None:
         admin["due"] == "2026-12-08" and admin["status"] == "open" and admin["priority"] == "medium"
     )
     assert admin["related"] == ["[[People/Sarah|Sarah]]", "[[Projects/New project|New project]]"]
-    assert "- [ ] Follow up with Sarah 📅 2026-12-08 🔼" in admin_text
+    assert "- [ ] Follow up with Sarah 🔼 📅 2026-12-08" in admin_text  # Tasks' own order
     # raw text: links are quoted, dates unquoted, lists as block lists
     assert '  - "[[People/Sarah|Sarah]]"\n' in admin_text and "due: 2026-12-08\n" in admin_text
     inbox = (vault / "Inbox.md").read_text()

@@ -182,7 +182,7 @@ def test_offline_digest_is_written_and_says_the_summary_is_unavailable(seeded: P
     assert "summary unavailable: cannot reach the LLM server" in result.output
     got = note(seeded, "Brain/Digests/2026-12-01.md")
     assert got.data["type"] == "digest" and got.data["llm"] == "unavailable"
-    assert got.data["captures"] == 2 and got.data["needs_review"] == 1
+    assert got.data["captures_count"] == 2 and got.data["needs_review_count"] == 1
     assert "Summary unavailable" in got.body
     assert "New person added: [[People/Sarah|Sarah]]" in got.body
     assert (
@@ -259,7 +259,7 @@ def test_rerun_the_same_day_replaces_the_note(seeded: Path, lmstudio: Any) -> No
     assert "replaced Brain/Digests/2026-12-01.md" in result.output
     assert sorted(p.name for p in (seeded / "Brain/Digests").iterdir()) == ["2026-12-01.md"]
     got = note(seeded, "Brain/Digests/2026-12-01.md")
-    assert got.data["captures"] == 3 and "Call the bank" in got.body
+    assert got.data["captures_count"] == 3 and "Call the bank" in got.body
     assert got.body.endswith("## Notes\n\nMy own thoughts.\n")
     history = list(Brain(seeded).store.read_jsonl("digests.jsonl"))
     assert [h["replaced"] for h in history] == [False, True]

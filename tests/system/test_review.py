@@ -81,8 +81,8 @@ def test_the_note_lists_three_sections_with_the_details(vault: Path, queued: dic
     data = frontmatter(vault / NOTE)
     assert (
         data["type"] == "vaultbrain-review"
-        and data["needs_decision"] == 2
-        and data["suggestions"] == 1
+        and data["needs_decision_count"] == 2
+        and data["suggestions_count"] == 1
     )
     assert "## Thoughts that need a decision" in text and "## Suggestions to confirm" in text
     assert "## Sync conflicts" in text and "tick the box" in text and "→ project" in text

@@ -401,7 +401,7 @@ def test_explain_by_name_or_alias(vault: Path) -> None:
     out = schema(vault, "explain", "task").output
     assert out.startswith("admin: An action item")
     assert "Any note under Admin/ is a admin" in out or "Any note under Admin/ is an admin" in out
-    assert "status (enum of open | waiting | done, default open)" in out
+    assert "status (enum of open | waiting | done | cancelled, default open)" in out
     assert "Declared by vaultbrain-base." in out
     out = schema(vault, "explain", "meeting", "--pack", "vaultbrain-recommended").output
     assert "Declared by vaultbrain-recommended." in out

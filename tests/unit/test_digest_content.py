@@ -273,7 +273,11 @@ def test_digest_note_links_every_record_and_counts_in_frontmatter(app: Brain) ->
     data = note.data
     assert data["type"] == "digest" and data["date"] == "2026-12-01"
     assert data["generated"] == "2026-12-01T18:00:00"
-    assert data["captures"] == 3 and data["needs_review"] == 2 and data["admin_overdue"] == 1
+    assert (
+        data["captures_count"] == 3
+        and data["needs_review_count"] == 2
+        and data["admin_overdue_count"] == 1
+    )
     assert data["llm"] == "unavailable"
     assert set(data["mentions"]) == {
         "[[People/Sarah|Sarah]]",
@@ -375,7 +379,7 @@ def test_review_note(app: Brain) -> None:
     data = note.data
     assert data["type"] == "weekly-review" and data["week"] == "2026-W49"
     assert data["period_start"] == "2026-11-25" and data["period_end"] == "2026-12-01"
-    assert data["open_loops"] == 8 and data["projects_to_review"] == 2
+    assert data["open_loops_count"] == 8 and data["projects_to_review_count"] == 2
     assert "[[Projects/Old thing|Old thing]]" in data["mentions"]
     assert "[[Admin/Follow up with Sarah|Follow up with Sarah]]" in data["mentions"]
     body = note.body
@@ -393,10 +397,10 @@ def test_an_empty_store_still_makes_a_complete_note(vault: Path) -> None:
     facts = collect_daily(app, DAY)
     assert facts.is_empty()
     note = parse_note(render_digest(facts, OFFLINE, NOW))
-    assert note.data["captures"] == 0 and note.data["mentions"] == []
+    assert note.data["captures_count"] == 0 and note.data["mentions"] == []
     assert "Nothing captured today." in note.body
     review = parse_note(render_review(collect_weekly(app, DAY), OFFLINE, NOW))
-    assert review.data["open_loops"] == 0 and "No open loops." in review.body
+    assert review.data["open_loops_count"] == 0 and "No open loops." in review.body
 
 
 def test_long_sections_are_capped_but_counted(vault: Path) -> None:
@@ -413,7 +417,7 @@ def test_long_sections_are_capped_but_counted(vault: Path) -> None:
     facts = collect_daily(app, DAY)
     assert len(facts.admin_due) == 60
     note = parse_note(render_digest(facts, OFFLINE, NOW))
-    assert note.data["admin_due"] == 60
+    assert note.data["admin_due_count"] == 60
     assert "## Admin due within 7 days (60)" in note.body
     assert "… and 10 more" in note.body
     assert len(note.data["mentions"]) == 50  # only what the note shows is linked

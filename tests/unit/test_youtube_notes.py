@@ -162,8 +162,8 @@ def test_no_transcript_says_why() -> None:
 
 def test_tags_are_quoted_and_merged() -> None:
     text = render(meta("t"), tags=merge_tags(["youtube"], ["#ML", "2024", "deep dive", "ml"]))
-    assert '\ntags:\n  - "youtube"\n  - "ML"\n  - "2024"\n  - "deep-dive"\n---\n' in text
-    assert parse_note(text).data["tags"] == ["youtube", "ML", "2024", "deep-dive"]
+    assert '\ntags:\n  - "youtube"\n  - "ML"\n  - "y2024"\n  - "deep-dive"\n---\n' in text
+    assert parse_note(text).data["tags"] == ["youtube", "ML", "y2024", "deep-dive"]
     assert normalize_tag("#a/b c") == "a/b-c" and normalize_tag("###") is None
 
 

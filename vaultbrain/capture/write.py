@@ -19,6 +19,7 @@ from vaultbrain.filing.records import (
     ordered_frontmatter,
     record_from_note,
     render_body,
+    sync_task_line,
 )
 from vaultbrain.packs import PageType
 from vaultbrain.vault import NoteFile
@@ -165,7 +166,8 @@ def _update(
         parsed = parse_note(note.text)
         text = note.text
         if parsed.error is None:
-            text = update_frontmatter(text, merge_changes(brain, ptype, parsed.data, op, related))
+            changes = merge_changes(brain, ptype, parsed.data, op, related)
+            text = update_frontmatter(sync_task_line(text, ptype, changes, brain.today()), changes)
         else:
             outcome["warning"] = f"{op.path}: {parsed.error}; only the log line was added"
         return append_to_section(text, LOG_HEADING, line)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from vaultbrain.vault.note import render_note
@@ -37,9 +37,11 @@ def review_path(week: str) -> str:
 class _Body:
     """Collects lines and the records they mention."""
 
-    def __init__(self) -> None:
+    def __init__(self, exists: Callable[[str], bool] | None = None) -> None:
         self.lines: list[str] = []
         self.mentions: list[Ref] = []
+        # Whether a link target typed in a record's text is a note; None: not checked.
+        self.exists = exists
 
     def add(self, line: str = "") -> None:
         self.lines.append(line)
@@ -84,7 +86,9 @@ _LINK = re.compile(r"\[\[([^\]|]+)(?:\|([^\]]*))?\]\]")
 def _inline_links(body: _Body, text: str) -> str:
     """Notes may already hold links (a scheduled follow-up): count them as mentions too."""
     for m in _LINK.finditer(text):
-        target = m.group(1)
+        target = m.group(1).split("#", 1)[0].strip()
+        if not target or (body.exists is not None and not body.exists(target)):
+            continue  # text the person typed may link nowhere: not a mention
         ref = Ref("", m.group(2) or target, target + ".md")
         body.link(ref)
     return text
@@ -107,6 +111,12 @@ def _summary_block(body: _Body, insights: Insights, what: str) -> None:
 
 def _quote(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
+
+
+def count_properties(counts: dict[str, int]) -> dict[str, int]:
+    """Counts as properties named ``…_count``: Obsidian gives a property name one type in
+    the whole vault, and ``people`` or ``projects`` are lists of links in record notes."""
+    return {f"{name}_count": n for name, n in counts.items()}
 
 
 def _frontmatter_links(mentions: Iterable[Ref]) -> list[str]:
@@ -158,10 +168,14 @@ def _common(insights: Insights) -> dict[str, Any]:
 
 
 def render_digest(
-    facts: DailyFacts, insights: Insights, generated: dt.datetime, old_text: str | None = None
+    facts: DailyFacts,
+    insights: Insights,
+    generated: dt.datetime,
+    old_text: str | None = None,
+    exists: Callable[[str], bool] | None = None,
 ) -> str:
-    """The daily digest note for ``facts``."""
-    body = _Body()
+    """The daily digest note for ``facts``; ``exists`` says which typed links are notes."""
+    body = _Body(exists)
     day = facts.day
     body.add(f"# Daily digest: {day.strftime('%A')} {day.isoformat()}")
     body.add()
@@ -217,17 +231,21 @@ def render_digest(
         "date": day.isoformat(),
         "generated": generated.strftime("%Y-%m-%dT%H:%M:%S"),
     }
-    fm.update(facts.counts())
+    fm.update(count_properties(facts.counts()))
     fm.update(_common(insights))
     fm["tags"] = ["vaultbrain/digest"]
     return _finish(fm, body, old_text)
 
 
 def render_review(
-    facts: WeeklyFacts, insights: Insights, generated: dt.datetime, old_text: str | None = None
+    facts: WeeklyFacts,
+    insights: Insights,
+    generated: dt.datetime,
+    old_text: str | None = None,
+    exists: Callable[[str], bool] | None = None,
 ) -> str:
-    """The weekly review note for ``facts``."""
-    body = _Body()
+    """The weekly review note for ``facts``; ``exists`` says which typed links are notes."""
+    body = _Body(exists)
     body.add(f"# Weekly review: {facts.week}")
     body.add()
     body.add(f"{facts.start.isoformat()} to {facts.day.isoformat()}")
@@ -297,7 +315,7 @@ def render_review(
         "period_end": facts.day.isoformat(),
         "generated": generated.strftime("%Y-%m-%dT%H:%M:%S"),
     }
-    fm.update(facts.counts())
+    fm.update(count_properties(facts.counts()))
     fm.update(_common(insights))
     fm["tags"] = ["vaultbrain/weekly-review"]
     return _finish(fm, body, old_text)

@@ -43,9 +43,12 @@ def run_digest(
     day = day or now.date()
     with run_lock(app.state_dir, wait):
         facts = collect_daily(app, day)
+        exists = note_exists(app.vault)
         insights = ask_daily(app, facts)
         rel = digest_path(day)
-        replaced = _write_note(app.vault, rel, lambda old: render_digest(facts, insights, now, old))
+        replaced = _write_note(
+            app.vault, rel, lambda old: render_digest(facts, insights, now, old, exists)
+        )
         linked = _link_daily_note(app, day, rel)
         entry = {
             "kind": "digest",
@@ -76,9 +79,12 @@ def run_review(
     day = day or now.date()
     with run_lock(app.state_dir, wait):
         facts = collect_weekly(app, day)
+        exists = note_exists(app.vault)
         insights = ask_weekly(app, facts)
         rel = review_path(iso_week(day))
-        replaced = _write_note(app.vault, rel, lambda old: render_review(facts, insights, now, old))
+        replaced = _write_note(
+            app.vault, rel, lambda old: render_review(facts, insights, now, old, exists)
+        )
         entry = {
             "kind": "weekly-review",
             "week": facts.week,
@@ -179,3 +185,23 @@ def _link_daily_note(app: Any, day: dt.date, digest_rel: str) -> str | None:
             continue
     log.warning("daily note %s kept changing; the digest link was not added", rel)
     return None
+
+
+def note_exists(vault: Vault) -> Callable[[str], bool]:
+    """Whether a wikilink target names a note, as Obsidian resolves it: a path from the vault
+    root, or a note's name anywhere (``[[Sarah]]``), any case. The vault is listed once."""
+    names: set[str] | None = None
+
+    def exists(target: str) -> bool:
+        nonlocal names
+        low = target.strip().replace("\\", "/").lower()
+        low = low[:-3] if low.endswith(".md") else low
+        if names is None:
+            names = set()
+            for rel, _ in vault.iter_notes():
+                stem = rel.lower()[:-3]
+                names.add(stem)
+                names.add(stem.rsplit("/", 1)[-1])
+        return low in names
+
+    return exists

@@ -7,7 +7,7 @@ from typing import Any
 
 from vaultbrain.capture.plan import free_path
 from vaultbrain.errors import UserError
-from vaultbrain.filing.records import new_id, ordered_frontmatter, render_body
+from vaultbrain.filing.records import new_id, ordered_frontmatter, render_body, settle_fields
 from vaultbrain.packs import PageType
 from vaultbrain.vault.note import render_note
 
@@ -121,7 +121,7 @@ def update_record(app: Any, type_name: str, ref: str, values: dict[str, str]) ->
                 new_fields.pop(k, None)
             else:
                 new_fields[k] = v
-        rec["fields"] = new_fields
+        rec["fields"] = settle_fields(ptype, rec.get("fields", {}), new_fields, app.today())
         rec["store_dirty"] = True
         app.store.collection(ptype.store_collection).put(rec)
         if not sync.export(ptype.store_collection, rec):

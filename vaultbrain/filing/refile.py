@@ -17,10 +17,13 @@ from vaultbrain.errors import UserError
 from vaultbrain.filing.corrections import record_correction
 from vaultbrain.filing.records import (
     CORE_KEYS,
+    close_task,
     link_to,
     new_id,
     ordered_frontmatter,
     record_from_note,
+    retype_task_line,
+    settle_task_note,
 )
 from vaultbrain.packs import PageType
 from vaultbrain.vault.names import sanitize_filename, unique_name
@@ -252,6 +255,7 @@ def refile(
     index = app.records()
     if keep_path:
         new_path = old_path
+        old_note, parsed = settle_task_note(app, old_path, old_note, parsed, new_type, None, True)
         new_rec = record_from_note(old_path, parsed, new_type, rec, old_note.hash)
         app.store.collection(collection).drop(rec["id"])
         app.store.collection(new_type.store_collection).put(new_rec)
@@ -283,6 +287,7 @@ def refile(
         body = old_note.text[parsed.body_start :] if parsed.has_frontmatter else old_note.text
         body = append_to_section(body.rstrip("\n") + "\n" + extra, "## Log", log_line)
         text = render_note(ordered_frontmatter(new_type, core, fields), body)
+        text = retype_task_line(text, old_type, new_type, fields, app.today())
         app.vault.create(new_path, text)
         archived_path = _archive(
             app,
@@ -384,7 +389,15 @@ def _archive(app: Any, dest: dict[str, Any], reason: str, replaced_by: str | Non
     }
     if replaced_by:
         changes["replaced_by"] = f"[[{replaced_by[:-3]}]]"
-    app.vault.edit(rel, lambda note: update_frontmatter(note.text, changes) if note else None)
+    closed_type = app.pack.get_type(dest.get("type", ""))
+    app.vault.edit(
+        rel,
+        lambda note: (
+            update_frontmatter(close_task(note.text, closed_type, app.today()), changes)
+            if note
+            else None
+        ),
+    )
     app.vault.move(rel, target)
     ptype = app.pack.get_type(dest.get("type", ""))
     if ptype is not None and dest.get("record_id"):

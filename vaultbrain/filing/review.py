@@ -122,8 +122,8 @@ def render(app: Any, items: dict[str, list[dict[str, Any]]], notes: dict[str, st
     now = app.now().isoformat()
     fm = (
         "---\ntype: vaultbrain-review\n"
-        f"updated: {now}\nneeds_decision: {len(items['decide'])}\n"
-        f"suggestions: {len(items['suggest'])}\nconflicts: {len(items['conflicts'])}\n"
+        f"updated: {now}\nneeds_decision_count: {len(items['decide'])}\n"
+        f"suggestions_count: {len(items['suggest'])}\nconflicts_count: {len(items['conflicts'])}\n"
         "tags:\n  - vaultbrain\n---\n"
     )
     out = [fm, HEADER]

@@ -31,7 +31,7 @@ from vaultbrain.filing.decide import (
     decide,
     decide_export,
 )
-from vaultbrain.filing.records import new_id, record_from_note
+from vaultbrain.filing.records import fields_into_note, new_id, record_from_note, settle_task_note
 from vaultbrain.vault import NoteFile, is_ignored
 from vaultbrain.vault.note import ParsedNote, parse_note, update_frontmatter
 
@@ -440,6 +440,8 @@ class NoteSync:
             except StorageError as exc:
                 # A read-only vault: the record is kept by path until the id can be written.
                 report.problems.append(f"{rel}: {exc}")
+        note, parsed = settle_task_note(self.app, rel, note, parsed, ptype, None)
+        self._remember(rel, note)
         rec = record_from_note(rel, parsed, ptype, None, note.hash)
         rec["id"] = str(rid)
         rec.setdefault("created", "")
@@ -482,6 +484,8 @@ class NoteSync:
         """The note is the truth: the record follows it (its path, type and fields)."""
         collection = known.collection
         record = self._record(known)
+        note, parsed = settle_task_note(self.app, rel, note, parsed, ptype, record)
+        self._remember(rel, note)
         new = record_from_note(rel, parsed, ptype, record, note.hash)
         new.pop("store_dirty", None)
         target = ptype.store_collection
@@ -597,7 +601,7 @@ class NoteSync:
             return True
         changes = dict(record.get("fields", {}))
         changes["updated"] = self.app.now().isoformat()
-        text = update_frontmatter(note.text, changes)
+        text = fields_into_note(self.app, record.get("type", ""), note.text, changes)
         try:
             digest = vault.replace(rel, text, note.hash)
         except ConflictError:  # changed between the read and the swap

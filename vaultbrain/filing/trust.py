@@ -112,11 +112,13 @@ def summary(app: Any) -> dict[str, Any]:
 
 def render_trust(app: Any, s: dict[str, Any]) -> str:
     now = app.now().isoformat()
-    lines = ["---", "type: vaultbrain-trust", f"updated: {now}", f"captures: {s['captures']}"]
+    # Counts end in _count: a property name has one type vault-wide, and record types may
+    # use these words for their own fields.
+    lines = ["---", "type: vaultbrain-trust", f"updated: {now}", f"captures_count: {s['captures']}"]
     rate = s["filing_rate"]
     lines.append(f"filing_rate: {rate if rate is not None else ''}".rstrip())
     for status in ("pending", "filed", "suggested", "needs_review", "corrected", "dismissed"):
-        lines.append(f"{status}: {s['by_status'].get(status, 0)}")
+        lines.append(f"{status}_count: {s['by_status'].get(status, 0)}")
     lines += [
         "tags:",
         "  - vaultbrain",

@@ -20,6 +20,8 @@ Each rule is a pure function of the resolved pack returning issues; an issue of 
 - ``redos_link_regex``: a link regex prone to catastrophic backtracking.
 - ``field_default_invalid``, ``title_field_undeclared``, ``extends_deep``,
   ``min_version_newer``.
+- ``tasks_field_undeclared`` (error), ``tasks_status_unmapped``, ``tasks_priority_unmapped``:
+  a type's ``tasks:`` block names a field it does not declare, or a value it does not map.
 """
 
 from __future__ import annotations
@@ -90,6 +92,7 @@ def lint_pack(
     add(_prefixes(m))
     add(_regexes(m))
     add(_fields(m))
+    add(_tasks(m))
     for warning in pack.warnings:
         report.issues.append(LintIssue("extends_deep", "warning", warning))
     if vaultbrain_version and m.min_version and _ver(m.min_version) > _ver(vaultbrain_version):
@@ -388,6 +391,64 @@ def _fields(m: Manifest) -> list[LintIssue]:
                     type=t.name,
                 )
             )
+    return out
+
+
+def _tasks(m: Manifest) -> list[LintIssue]:
+    """A ``tasks:`` block names fields its type declares, and maps every status value."""
+    out = []
+    for t in m.page_types:
+        spec = t.tasks
+        if spec is None:
+            continue
+        named = {
+            "title": spec.title,
+            "due": spec.due,
+            "priority": spec.priority,
+            "status": spec.status,
+            "completed": spec.completed,
+        }
+        for role, name in named.items():
+            if name and name not in t.fields:
+                out.append(
+                    LintIssue(
+                        "tasks_field_undeclared",
+                        "error",
+                        f"type {t.name!r}: tasks.{role} names {name!r}, which is not one of its "
+                        "fields",
+                        type=t.name,
+                    )
+                )
+        status = t.fields.get(spec.status or "")
+        if status is not None and status.type == "enum":
+            unmapped = [v for v in status.values or [] if v not in spec.statuses]
+            unknown = [v for v in spec.statuses if v not in (status.values or [])]
+            if unmapped or unknown:
+                out.append(
+                    LintIssue(
+                        "tasks_status_unmapped",
+                        "warning",
+                        f"type {t.name!r}: tasks.statuses "
+                        + (f"misses {', '.join(unmapped)}" if unmapped else "")
+                        + ("; " if unmapped and unknown else "")
+                        + (f"maps {', '.join(unknown)}, not a status value" if unknown else ""),
+                        type=t.name,
+                        hint="map every status value to a checkbox: ' ', '/', 'x' or '-'",
+                    )
+                )
+        prio = t.fields.get(spec.priority or "")
+        if prio is not None and prio.type == "enum":
+            unknown = [v for v in spec.priorities if v not in (prio.values or [])]
+            if unknown:
+                out.append(
+                    LintIssue(
+                        "tasks_priority_unmapped",
+                        "warning",
+                        f"type {t.name!r}: tasks.priorities maps {', '.join(unknown)}, "
+                        "not a priority value",
+                        type=t.name,
+                    )
+                )
     return out
 
 

@@ -177,6 +177,45 @@ class FieldSpec(_Strict):
         return {"type": "string"}
 
 
+class TasksSpec(_Strict):
+    """Which of a type's fields its one Obsidian Tasks line shows (``tasks:`` on a type).
+
+    ``statuses`` maps each value of the status field to a checkbox symbol (Tasks' ``[ ]``,
+    ``[/]``, ``[x]``, ``[-]``); ``priorities`` maps each value of the priority field to one
+    of Tasks' priority names (highest, high, medium, low, lowest). ``completed`` names the
+    date field set when the task is done or cancelled.
+    """
+
+    title: str | None = None
+    due: str | None = "due"
+    priority: str | None = "priority"
+    status: str | None = "status"
+    completed: str | None = "completed"
+    statuses: dict[str, str] = Field(
+        default_factory=lambda: {"open": " ", "waiting": " ", "done": "x", "cancelled": "-"}
+    )
+    priorities: dict[str, str] = Field(
+        default_factory=lambda: {"high": "high", "medium": "medium", "low": "low"}
+    )
+
+    @field_validator("statuses")
+    @classmethod
+    def _symbols(cls, v: dict[str, str]) -> dict[str, str]:
+        for value, symbol in v.items():
+            if len(symbol) != 1 or symbol in "[]\n":
+                raise ValueError(f"{value!r}: a Tasks status is one checkbox character")
+        return v
+
+    @field_validator("priorities")
+    @classmethod
+    def _priorities(cls, v: dict[str, str]) -> dict[str, str]:
+        names = ("highest", "high", "medium", "low", "lowest")
+        for value, name in v.items():
+            if name not in names:
+                raise ValueError(f"{value!r}: a Tasks priority is one of {', '.join(names)}")
+        return v
+
+
 def normalize_prefix(prefix: str) -> str:
     """A path prefix as matched: forward slashes, lower case, one trailing slash."""
     return prefix.replace("\\", "/").strip().strip("/").lower() + "/"
@@ -195,6 +234,7 @@ class PageType(_Strict):
     template: str | None = None
     collection: str | None = None
     title_field: str | None = None
+    tasks: TasksSpec | None = None
 
     @field_validator("name")
     @classmethod

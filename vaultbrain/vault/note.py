@@ -137,6 +137,18 @@ def normalize(value: Any) -> Any:
 # -- rendering ---------------------------------------------------------------------------
 
 
+class Text(str):
+    """A value that is text whatever it looks like (a title ``2026-12-01``, a topic ``2026``).
+
+    Plain strings shaped like a date or a date-time are written unquoted, because the store
+    keeps dates as ISO strings and Obsidian should see them as dates. A field the pack types
+    as text is wrapped in ``Text`` so it is quoted instead: PyYAML, js-yaml (Obsidian's
+    parser) and YAML 1.1 and 1.2 then all read it back as the same string.
+    """
+
+    __slots__ = ()
+
+
 def render_scalar(value: Any) -> str:
     if value is None:
         return ""
@@ -149,7 +161,10 @@ def render_scalar(value: Any) -> str:
     if isinstance(value, dt.date):
         return value.isoformat()
     text = str(value)
-    if _DATE.match(text) or _DATETIME.match(text):
+    if isinstance(value, Text):
+        if not text:
+            return '""'
+    elif _DATE.match(text) or _DATETIME.match(text):
         return text
     if (
         _PLAIN_SAFE.match(text)
@@ -290,6 +305,8 @@ def update_frontmatter(text: str, changes: Mapping[str, Any], remove: Iterable[s
             continue
         out.append(lines[i])
         i += 1
+    while out and not out[-1]:
+        out.pop()  # a removed last key leaves nothing, not an empty line
     if out and not out[-1].endswith("\n"):
         out[-1] += nl
     out.extend(appended)

@@ -19,6 +19,10 @@ from typing import Any
 from vaultbrain.vault.names import MAX_BYTES, MAX_CHARS, sanitize_filename
 from vaultbrain.vault.note import parse_note, render_entry
 
+# Tags are normalised in one place for every note vaultbrain writes.
+from vaultbrain.vault.tags import merge_tags as merge_tags
+from vaultbrain.vault.tags import normalize_tag as normalize_tag
+
 from .urls import canonical_url
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
@@ -26,7 +30,6 @@ _SPACE = re.compile(r"\s+")
 _URL = re.compile(r"https?://[^\s<>\[\]()`\"']+[^\s<>\[\]()`\"'.,;:!?]")
 _SPECIAL = re.compile(r"([\\`*_\[\]#<>^%$|~=])")
 _CHANNEL_URL = re.compile(r"https://(?:www\.)?youtube\.com/[A-Za-z0-9@._/%-]+")
-_TAG_CHARS = re.compile(r"[^\w/-]+", re.UNICODE)
 UNTRUSTED_CALLOUT = (
     "> [!warning] Untrusted content\n"
     "> The video's title, description and transcript come from YouTube, not from the person\n"
@@ -104,30 +107,6 @@ def escape_untrusted(text: str) -> str:
         escaped = re.sub(r"^(\s*)(-{3,}|={3,})\s*$", r"\1\\\2", escaped)
         out.append(escaped)
     return "\n".join(out)
-
-
-def normalize_tag(tag: str) -> str | None:
-    """A tag as Obsidian stores it in ``tags``: no leading ``#``, no spaces."""
-    t = tag.strip().lstrip("#").strip()
-    t = _TAG_CHARS.sub("-", t).strip("-/")
-    return t or None
-
-
-def merge_tags(*groups: Iterable[Any]) -> list[str]:
-    """Tags of every group in order, each once (case-insensitively), the first spelling kept."""
-    seen: set[str] = set()
-    out: list[str] = []
-    for group in groups:
-        if isinstance(group, str):
-            group = [group]
-        for tag in group or []:
-            if not isinstance(tag, str | int | float) or isinstance(tag, bool):
-                continue
-            norm = normalize_tag(str(tag))
-            if norm and norm.lower() not in seen:
-                seen.add(norm.lower())
-                out.append(norm)
-    return out
 
 
 def _fit_title(title: str, reserved: int) -> str:

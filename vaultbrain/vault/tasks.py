@@ -1,0 +1,352 @@
+"""Obsidian Tasks lines: parse one, render one, find a note's, and compute a recurrence.
+
+A Tasks line is a Markdown checkbox (``- [ ] …``) whose description is followed by signifier
+emoji, read the way Tasks' ``DefaultTaskSerializer`` reads them: fields are matched and
+removed from the *end* of the line, in any order, until none is left (trailing ``#tags``
+stay part of the description). Written back, fields come in Tasks' own order (its
+``TaskLayoutComponent`` order): description, 🆔, ⛔, priority, 🔁, 🏁, ➕, 🛫, ⏳, 📅, ❌, ✅,
+then the block link, so a line Tasks wrote and vaultbrain rewrote reads the same in both.
+
+Recurrence follows Tasks' ``Recurrence.ts`` for the common rules (``every day``,
+``every 3 days``, ``every week``, ``every 2 weeks``, ``every weekday``,
+``every week on Monday``, ``every month``, ``every year``, each optionally ``when done``):
+the reference date is the due date, else the scheduled date, else the start date; the next
+occurrence is the rule's first date after it (after the completion day for ``when done``),
+a month or year that has no such day ends on its last day (31 Jan → 28 Feb), and the other
+dates keep their distance to the reference date; the new occurrence loses its 🆔 and ⛔.
+This module is pure: no files, no clock.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import re
+from dataclasses import dataclass, field, replace
+
+PRIORITY_EMOJI = {"highest": "🔺", "high": "⏫", "medium": "🔼", "low": "🔽", "lowest": "⏬"}
+_EMOJI_PRIORITY = {v: k for k, v in PRIORITY_EMOJI.items()}
+# Every emoji Tasks reads as a field (and the alternatives it accepts for due and scheduled).
+SIGNIFIERS = "🔺⏫🔼🔽⏬📅📆🗓🛫⏳⌛✅❌🔁🏁🆔⛔➕"
+STATUS_DONE = "x"
+STATUS_CANCELLED = "-"
+STATUS_TODO = " "
+STATUS_IN_PROGRESS = "/"
+
+_D = r"(\d{4}-\d{2}-\d{2})"
+_ID = r"[a-zA-Z0-9_-]+"
+# Tasks' task regex: indentation (and callout/quote markers), a list marker, a checkbox.
+_TASK = re.compile(r"^([\s>]*)([-*+]|[0-9]+[.)])( +)\[(.)\] *(.*?)\s*$", re.U)
+_BLOCK_LINK = re.compile(r" \^[a-zA-Z0-9-]+$")
+_FIELDS: list[tuple[str, re.Pattern[str]]] = [
+    ("priority", re.compile("([🔺⏫🔼🔽⏬])\ufe0f?$")),
+    ("done", re.compile("✅\ufe0f? *" + _D + "$")),
+    ("cancelled", re.compile("❌\ufe0f? *" + _D + "$")),
+    ("due", re.compile("[📅📆🗓]\ufe0f? *" + _D + "$")),
+    ("scheduled", re.compile("[⏳⌛]\ufe0f? *" + _D + "$")),
+    ("start", re.compile("🛫\ufe0f? *" + _D + "$")),
+    ("created", re.compile("➕\ufe0f? *" + _D + "$")),
+    ("recurrence", re.compile("🔁\ufe0f? ?([a-zA-Z0-9, !]+)$", re.I)),
+    ("on_completion", re.compile("🏁\ufe0f? *([a-zA-Z]+)$", re.I)),
+    ("depends_on", re.compile("⛔\ufe0f? *(" + _ID + "(?: *, *" + _ID + " *)*)$")),
+    ("id", re.compile("🆔\ufe0f? *(" + _ID + ")$")),
+]
+_TRAILING_TAG = re.compile(r"(?:^|\s)#[^\s!@#$%^&*(),.?\":{}|<>]+$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+@dataclass
+class TaskLine:
+    """One Tasks line, as Tasks understands it."""
+
+    description: str
+    status: str = STATUS_TODO
+    indent: str = ""
+    marker: str = "-"
+    gap: str = " "  # the spaces after the marker, kept as the person typed them
+    priority: str | None = None  # highest | high | medium | low | lowest
+    recurrence: str | None = None
+    on_completion: str | None = None
+    created: str | None = None
+    start: str | None = None
+    scheduled: str | None = None
+    due: str | None = None
+    cancelled: str | None = None
+    done: str | None = None
+    id: str | None = None
+    depends_on: list[str] = field(default_factory=list)
+    block_link: str = ""
+
+    @property
+    def is_done(self) -> bool:
+        return self.status.lower() == STATUS_DONE
+
+    @property
+    def is_closed(self) -> bool:
+        """Done or cancelled: what Tasks' ``not done`` filter leaves out."""
+        return self.status.lower() == STATUS_DONE or self.status == STATUS_CANCELLED
+
+
+def parse_task_line(line: str) -> TaskLine | None:
+    """The task on ``line``, or None when it is not a checkbox list item."""
+    m = _TASK.match(line.rstrip("\r\n"))
+    if not m:
+        return None
+    task = TaskLine("", m.group(4), m.group(1), m.group(2), m.group(3))
+    rest = m.group(5)
+    bl = _BLOCK_LINK.search(rest)
+    if bl:
+        task.block_link = bl.group(0)
+        rest = rest[: bl.start()]
+    trailing_tags: list[str] = []
+    for _ in range(20):  # Tasks' failsafe against a loop that never ends
+        matched = False
+        for name, pattern in _FIELDS:
+            hit = pattern.search(rest)
+            if hit is None:
+                continue
+            value = hit.group(1)
+            if name == "priority":
+                task.priority = _EMOJI_PRIORITY[value]
+            elif name == "depends_on":
+                task.depends_on = [v.strip() for v in value.split(",") if v.strip()]
+            elif name == "recurrence":
+                task.recurrence = value.strip()
+            else:
+                setattr(task, name, value)
+            rest = rest[: hit.start()].strip()
+            matched = True
+        tag = _TRAILING_TAG.search(rest)
+        if tag:
+            trailing_tags.insert(0, tag.group(0).strip())
+            rest = rest[: tag.start()].strip()
+            matched = True
+        if not matched:
+            break
+    task.description = " ".join([rest.strip(), *trailing_tags]).strip()
+    return task
+
+
+def render_task_line(task: TaskLine) -> str:
+    """The line Tasks would write for ``task`` (no newline)."""
+    parts = [f"{task.indent}{task.marker}{task.gap}[{task.status}] {task.description}".rstrip()]
+    if task.id:
+        parts.append(f"🆔 {task.id}")
+    if task.depends_on:
+        parts.append("⛔ " + ",".join(task.depends_on))
+    if task.priority in PRIORITY_EMOJI:
+        parts.append(PRIORITY_EMOJI[task.priority])
+    if task.recurrence:
+        parts.append(f"🔁 {task.recurrence}")
+    if task.on_completion:
+        parts.append(f"🏁 {task.on_completion}")
+    for emoji, value in (
+        ("➕", task.created),
+        ("🛫", task.start),
+        ("⏳", task.scheduled),
+        ("📅", task.due),
+        ("❌", task.cancelled),
+        ("✅", task.done),
+    ):
+        if value:
+            parts.append(f"{emoji} {value}")
+    return " ".join(parts) + task.block_link
+
+
+_SIGNIFIER_RE = re.compile("[" + SIGNIFIERS + "]\ufe0f?")
+
+
+def clean_description(title: str) -> str:
+    """A title as a Tasks description: no signifier emoji (they would become fields), no
+    trailing ``^id`` (a block link), one line."""
+    text = _SIGNIFIER_RE.sub(" ", title.replace("\n", " ").replace("\r", " "))
+    text = re.sub(r"\s+\^([a-zA-Z0-9-]+)\s*$", r" \1", text)
+    text = re.sub(r"\s{2,}", " ", text).strip()
+    return text or "Task"
+
+
+# -- a note's task lines -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FoundTask:
+    """A task line of a note: its index among the note's lines, and the task."""
+
+    index: int
+    task: TaskLine
+
+
+def find_task_lines(lines: list[str]) -> list[FoundTask]:
+    """Every checkbox line outside fenced code blocks (``lines`` as from ``splitlines``)."""
+    out: list[FoundTask] = []
+    fence: str | None = None
+    for i, line in enumerate(lines):
+        m = _FENCE.match(line)
+        if m:
+            if fence is None:
+                fence = m.group(1)
+            elif m.group(1) == fence:
+                fence = None
+            continue
+        if fence is not None:
+            continue
+        task = parse_task_line(line)
+        if task is not None:
+            out.append(FoundTask(i, task))
+    return out
+
+
+def task_group(found: list[FoundTask]) -> list[FoundTask]:
+    """The note's Tasks line with the occurrences Tasks put beside it: the first task line,
+    and the adjacent task lines (above or below) with the same 🔁 rule."""
+    if not found:
+        return []
+    first = found[0]
+    group = [first]
+    rule = (first.task.recurrence or "").lower()
+    if not rule:
+        return group
+    for ft in found[1:]:
+        if ft.index == group[-1].index + 1 and (ft.task.recurrence or "").lower() == rule:
+            group.append(ft)
+        else:
+            break
+    return group
+
+
+# -- recurrence ----------------------------------------------------------------------------
+
+_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_UNITS = {"day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month"}
+_UNITS.update({"months": "month", "year": "year", "years": "year"})
+
+
+@dataclass(frozen=True)
+class Rule:
+    unit: str  # day | week | month | year
+    interval: int = 1
+    weekdays: tuple[int, ...] = ()  # 0 = Monday
+    when_done: bool = False
+
+
+def parse_rule(text: str) -> Rule | None:
+    """A recurrence rule vaultbrain understands, or None (then the task is left to Tasks)."""
+    low = re.sub(r"\s+", " ", text.strip().lower())
+    when_done = low.endswith(" when done")
+    if when_done:
+        low = low[: -len(" when done")].strip()
+    if not low.startswith("every "):
+        return None
+    words = low[len("every ") :]
+    if words == "weekday":
+        return Rule("week", 1, (0, 1, 2, 3, 4), when_done)
+    m = re.fullmatch(r"(?:(\d+) )?(days?|weeks?|months?|years?)(?: on (.+))?", words)
+    if m:
+        n = int(m.group(1) or 1)
+        unit = _UNITS[m.group(2)]
+        if n < 1:
+            return None
+        days: tuple[int, ...] = ()
+        if m.group(3):
+            if unit != "week":
+                return None
+            parsed = _weekdays(m.group(3))
+            if parsed is None:
+                return None
+            days = parsed
+        return Rule(unit, n, days, when_done)
+    parsed = _weekdays(words)  # "every Monday", "every Monday and Thursday"
+    if parsed:
+        return Rule("week", 1, parsed, when_done)
+    return None
+
+
+def _weekdays(text: str) -> tuple[int, ...] | None:
+    names = [w for w in re.split(r"\s*(?:,|\band\b)\s*", text) if w]
+    out = []
+    for name in names:
+        if name not in _WEEKDAYS:
+            return None
+        out.append(_WEEKDAYS.index(name))
+    return tuple(sorted(set(out))) or None
+
+
+def _add_months(day: dt.date, months: int) -> dt.date:
+    index = day.month - 1 + months
+    year, month = day.year + index // 12, index % 12 + 1
+    return dt.date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
+
+
+def next_after(rule: Rule, start: dt.date) -> dt.date:
+    """The rule's first date after ``start`` (which is its first occurrence, as in RRule)."""
+    if rule.unit == "day":
+        return start + dt.timedelta(days=rule.interval)
+    if rule.unit == "month":
+        return _add_months(start, rule.interval)
+    if rule.unit == "year":
+        return _add_months(start, 12 * rule.interval)
+    if not rule.weekdays:
+        return start + dt.timedelta(weeks=rule.interval)
+    # Weekly on given days: weeks start on Monday (RRule's default) and count from start's.
+    monday = start - dt.timedelta(days=start.weekday())
+    for wd in rule.weekdays:
+        if wd > start.weekday():
+            return monday + dt.timedelta(days=wd)
+    return monday + dt.timedelta(weeks=rule.interval, days=rule.weekdays[0])
+
+
+def next_occurrence(task: TaskLine, completed_on: dt.date) -> TaskLine | None:
+    """The open task Tasks writes when ``task`` (recurring) is completed on ``completed_on``;
+    None when the rule is not one vaultbrain reads."""
+    rule = parse_rule(task.recurrence or "")
+    if rule is None:
+        return None
+    dates = {k: _date(getattr(task, k)) for k in ("start", "scheduled", "due")}
+    reference = dates["due"] or dates["scheduled"] or dates["start"]
+    # As Tasks does: the new occurrence has no done/cancelled/created date, and no 🆔/⛔
+    # (a duplicate id would block its dependants for ever).
+    new = replace(
+        task,
+        status=STATUS_TODO,
+        done=None,
+        cancelled=None,
+        created=None,
+        id=None,
+        depends_on=[],
+        block_link="",
+    )
+    if reference is None:
+        # No date to recur from: Tasks writes the new task without dates.
+        return new
+    base = completed_on if rule.when_done else reference
+    nxt = next_after(rule, base)
+    for key, value in dates.items():
+        if value is not None:
+            setattr(new, key, (nxt + (value - reference)).isoformat())
+    return new
+
+
+def _date(value: str | None) -> dt.date | None:
+    if not value:
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        return None
+
+
+__all__ = [
+    "PRIORITY_EMOJI",
+    "SIGNIFIERS",
+    "FoundTask",
+    "Rule",
+    "TaskLine",
+    "clean_description",
+    "find_task_lines",
+    "next_after",
+    "next_occurrence",
+    "parse_rule",
+    "parse_task_line",
+    "render_task_line",
+    "task_group",
+]
