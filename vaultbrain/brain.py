@@ -21,6 +21,7 @@ from vaultbrain.packs.loader import ActivePack, folder_packs, folder_typer, home
 from vaultbrain.settings import Settings
 from vaultbrain.store import Store
 from vaultbrain.vault import Vault
+from vaultbrain.vault.obsidian import TemplateFolders
 
 if TYPE_CHECKING:
     from vaultbrain.classify.llm import LLMClient
@@ -45,6 +46,7 @@ class Brain:
         self.store = Store(self.vault.state_dir)
         self.schema_override = schema_pack
         self._clock = clock
+        self.templates = TemplateFolders(self.vault.root)  # never records, never written
         # Filing plans and writes one capture at a time in this process (other processes
         # are kept out by the store's lock): two captures naming one new person make one note.
         self.filing_lock = threading.RLock()
@@ -80,6 +82,7 @@ class Brain:
             if stamp != self._stamp:
                 self._resolve_packs()
                 self._stamp = stamp
+            self.templates.refresh()
             self.inbox_rel = str(self.settings.get("inbox_note"))
             # Another vaultbrain process's last write of the inbox is shared with this one.
             self.vault.shared_own.add(self.inbox_rel)

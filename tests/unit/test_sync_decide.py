@@ -31,8 +31,10 @@ def rec(
     type_: str = "person",
     rid: str = "r1",
     deleted: bool = False,
+    note_id: str | None = "r1",
+    made_by_us: bool = True,
 ) -> Known:
-    return Known(rid, "people", type_, path, base, dirty, deleted)
+    return Known(rid, "people", type_, path, base, dirty, deleted, note_id, made_by_us)
 
 
 def note(**kw: object) -> Facts:
@@ -73,11 +75,25 @@ CASES = [
         Tombstone(rec(dirty=True), conflict=True),
     ),
     ("deleted, never a record", Facts(REL, exists=False), Skip()),
-    ("a new note", note(note_hash=N), Create("person", new_id=True)),
+    (
+        "a new hand-made note: known by path, nothing written",
+        note(note_hash=N),
+        Create("person", keep_id=False),
+    ),
     (
         "a new note with its own valid id",
-        note(note_hash=N, declared_id="abc1234567", id_needed=False),
-        Create("person", new_id=False),
+        note(note_hash=N, declared_id="abc1234567", id_usable=True),
+        Create("person", keep_id=True),
+    ),
+    (
+        "a hand-made note moved: found by its content",
+        note(rel="People/Ann B.md", moved_from=rec(note_id=None, made_by_us=False)),
+        Import(rec(note_id=None, made_by_us=False), "person", moved=True),
+    ),
+    (
+        "a type: property outside the pack's folders is not a record",
+        note(note_type=None, folder_type=None, declared_type="person"),
+        Skip(),
     ),
     # around the table
     (
@@ -101,31 +117,50 @@ CASES = [
     ("unreadable note elsewhere", note(unreadable="bad", folder_type=None), Skip()),
     ("archived or generated", note(generated=True, at_path=rec()), Skip()),
     ("in a type's folder, no type", note(note_type=None), Skip(untyped=True)),
+    (
+        "a hand-made note given an id is still its record",
+        note(at_path=rec(note_id=None), declared_id="abc1234567"),
+        Nothing(rec(note_id=None)),
+    ),
     ("no folder, no type", note(note_type=None, folder_type=None), Skip()),
     (
         "moved, unchanged",
-        note(rel="People/Ann B.md", by_id=rec(), declared_id="r1", id_needed=False),
+        note(rel="People/Ann B.md", by_id=rec(), declared_id="r1"),
         Import(rec(), "person", moved=True),
     ),
     (
-        "copied: the same id at two paths",
+        "copied a note vaultbrain made: the copy gets its own id",
+        note(rel="People/Ann copy.md", by_id=rec(), declared_id="r1", by_id_note_has_id=True),
+        Create("person", keep_id=False, write_id=True),
+    ),
+    (
+        "copied an adopted hand-made note: a new record, known by path",
         note(
             rel="People/Ann copy.md",
-            by_id=rec(),
+            by_id=rec(made_by_us=False),
             declared_id="r1",
             by_id_note_has_id=True,
-            id_needed=False,
         ),
-        Create("person", new_id=True),
+        Create("person", keep_id=False, write_id=False),
+    ),
+    (
+        "a copy already known at its path stays its own record",
+        note(
+            rel="People/Ann copy.md",
+            at_path=rec(rid="r2", note_id="r1", path="People/Ann copy.md"),
+            by_id=rec(),
+            declared_id="r1",
+        ),
+        Nothing(rec(rid="r2", note_id="r1", path="People/Ann copy.md")),
     ),
     (
         "another note took a renamed note's path",
-        note(at_path=rec(rid="r1"), declared_id="r2", id_needed=False),
-        Create("person", new_id=False),
+        note(at_path=rec(rid="r1", note_id="r1"), declared_id="r2", id_usable=True),
+        Create("person", keep_id=True),
     ),
     (
         "a deleted record's note is back",
-        note(declared_id="r1", id_needed=False, tombstone=rec(deleted=True)),
+        note(declared_id="r1", tombstone=rec(deleted=True)),
         Revive(rec(deleted=True), "person"),
     ),
     (
@@ -141,7 +176,6 @@ CASES = [
             folder_type="project",
             by_id=rec(),
             declared_id="r1",
-            id_needed=False,
         ),
         Retype(rec(), "project", moved=True, write_type=False),
     ),
@@ -154,7 +188,6 @@ CASES = [
             declared_type="person",
             by_id=rec(),
             declared_id="r1",
-            id_needed=False,
         ),
         Retype(rec(), "project", moved=True, write_type=True),
     ),

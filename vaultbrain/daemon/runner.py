@@ -232,8 +232,8 @@ class Daemon:
         for rel in due:
             del self._pending_paths[rel]
         # Notes that exist first, so a move is seen as a move before its old path goes; of
-        # those, notes that declare an id first (a renamed note before a new one in its place).
-        present = self.sync.ids_first([rel for rel in due if self._exists(rel)])
+        # those, new paths first (a renamed note before a new one in its place).
+        present = self.sync.new_paths_first([rel for rel in due if self._exists(rel)])
         chosen = set(present)
         due = present + [rel for rel in due if rel not in chosen]
         for rel in due:

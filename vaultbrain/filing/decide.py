@@ -40,6 +40,10 @@ class Known:
     base_hash: str | None
     store_dirty: bool = False
     deleted: bool = False
+    # The `id:` its note declares: its own id for notes vaultbrain made or adopted, None for a
+    # hand-made note it knows by path and content (it never writes ids into those unasked).
+    note_id: str | None = None
+    made_by_us: bool = True  # vaultbrain created the note (a capture, `db add`, a re-filing)
 
 
 @dataclass(frozen=True)
@@ -51,16 +55,22 @@ class Facts:
     note_hash: str | None = None
     unreadable: str | None = None  # the reason the note cannot be read or parsed
     generated: bool = False  # archived, or one of vaultbrain's own generated notes
-    # The type the note is of: its `type:` (when the pack knows it), else its folder's type.
+    # The type the note is of: inside a type's folder, its `type:` (when the pack knows it),
+    # else the folder's type. Elsewhere only a note the store already knows by its id keeps
+    # its `type:`: a `type:` property in a hand-made note outside the pack's folders (or in a
+    # template) is the person's own, never a record.
     note_type: str | None = None
     folder_type: str | None = None  # the type whose folder holds the note
     declared_type: str | None = None  # the note's own `type:`, as written
-    declared_id: str | None = None  # a valid `id:` in the note's frontmatter
-    id_needed: bool = True  # the note lacks a valid id (a new record writes one)
+    declared_id: str | None = None  # the `id:` in the note's frontmatter, as written
+    id_usable: bool = False  # that id is valid and no live record has it
     at_path: Known | None = None  # the record whose note is at this path
     by_id: Known | None = None  # the live record with the note's id, wherever its note is
     by_id_note_has_id: bool = False  # that record's own note still declares the id: a copy
     tombstone: Known | None = None  # a deleted record with the note's id
+    # A live record whose note is gone and whose last content is this note's, byte for byte:
+    # the note was moved or renamed (git's rename detection, exact).
+    moved_from: Known | None = None
     folder_gone: bool = False  # the note's top folder vanished (an unmounted sync folder?)
     values_agree: bool = False  # the note's properties equal the store's fields
 
@@ -90,8 +100,13 @@ class Nothing(Action):
 
 @dataclass(frozen=True)
 class Create(Action):
+    """A note becomes a record. It keeps its own id when that is usable; otherwise the record
+    gets a new one, written into the note only when the note is a copy of one vaultbrain made
+    (a hand-made note is known by its path and content, and never written unasked)."""
+
     type: str
-    new_id: bool  # the note lacks a usable id (a copy, or none): one is made
+    keep_id: bool
+    write_id: bool = False
     name: str = field(init=False, default="create")
 
 
@@ -169,21 +184,28 @@ def decide(f: Facts) -> Action:
     if f.generated:
         return Skip()
     if f.note_type is None:
-        return Skip(untyped=f.folder_type is not None or f.declared_type is not None)
+        return Skip(untyped=f.folder_type is not None)
     at_path = f.at_path
-    if at_path is not None and f.declared_id and at_path.id != f.declared_id:
+    if (
+        at_path is not None
+        and f.declared_id
+        and at_path.note_id is not None
+        and at_path.note_id != f.declared_id
+    ):
         at_path = None  # a different note now stands where a renamed one was: its own id wins
     by_id = f.by_id
     if by_id is not None and by_id.path != f.rel and at_path is None and f.by_id_note_has_id:
         # The same id at two paths: the person copied a note. The copy is a new record. (A
         # note with another id, or none, where the record was is not its copy: the record's
         # note moved and a new note took its old name.)
-        return Create(f.note_type, new_id=True)
-    target = by_id or at_path
+        return Create(f.note_type, keep_id=False, write_id=by_id.made_by_us)
+    if by_id is not None and at_path is not None and by_id.id != at_path.id:
+        by_id = None  # a copy already known at this path: it stays the record it became
+    target = by_id or at_path or f.moved_from
     if target is None:
         if f.tombstone is not None:
             return Revive(f.tombstone, f.note_type)
-        return Create(f.note_type, new_id=f.id_needed)
+        return Create(f.note_type, keep_id=f.id_usable)
     moved = target.path != f.rel
     note_type = f.note_type
     write_type = False

@@ -39,8 +39,10 @@ class RecordIndex:
         self._paths: dict[str, tuple[str, str]] = {}
         self._ids: dict[str, str] = {}  # id -> collection
         self._checked = 0.0
-        # Names are learnt only when first asked for: a scan needs paths and ids alone.
+        # Names are learnt only when first asked for: a scan needs paths and ids alone. So are
+        # content hashes (moves of notes that carry no id are found by their content).
         self._names_built = False
+        self._hashes: dict[str, set[tuple[str, str]]] | None = None
         self.refresh(force=True)
 
     @property
@@ -94,6 +96,8 @@ class RecordIndex:
     def _learn(self, collection: str, summary: dict[str, Any]) -> None:
         rid = summary["id"]
         self._records.setdefault(collection, {})[rid] = summary
+        if self._hashes is not None and summary.get("base_hash"):
+            self._hashes.setdefault(summary["base_hash"], set()).add((collection, rid))
         if self._names_built:
             for key in self._keys(summary):
                 self._names.setdefault(key, set()).add((collection, rid))
@@ -104,6 +108,10 @@ class RecordIndex:
     def _learn_all(self, collection: str, fresh: dict[str, dict[str, Any]]) -> None:
         """A collection's first load: :meth:`_learn` for each record, in bulk."""
         self._records[collection] = fresh
+        if self._hashes is not None:
+            for rid, summary in fresh.items():
+                if summary.get("base_hash"):
+                    self._hashes.setdefault(summary["base_hash"], set()).add((collection, rid))
         self._paths.update(
             (s["path"].lower(), (collection, r)) for r, s in fresh.items() if s.get("path")
         )
@@ -117,6 +125,10 @@ class RecordIndex:
         old = self._records.get(collection, {}).pop(rid, None)
         if not old:
             return
+        if self._hashes is not None and old.get("base_hash"):
+            bucket = self._hashes.get(old["base_hash"])
+            if bucket:
+                bucket.discard((collection, rid))
         for key in self._keys(old) if self._names_built else ():
             bucket = self._names.get(key)
             if bucket:
@@ -167,6 +179,21 @@ class RecordIndex:
             return None
         summary = self._records.get(collection, {}).get(rid)
         return (collection, summary) if summary else None
+
+    def by_hash(self, content_hash: str) -> list[tuple[str, dict[str, Any]]]:
+        """Records whose note, when last read or written, had exactly this content."""
+        if self._hashes is None:
+            self._hashes = {}
+            for collection, records in self._records.items():
+                for rid, summary in records.items():
+                    if summary.get("base_hash"):
+                        self._hashes.setdefault(summary["base_hash"], set()).add((collection, rid))
+        out = []
+        for collection, rid in sorted(self._hashes.get(content_hash, ())):
+            summary = self._records.get(collection, {}).get(rid)
+            if summary:
+                out.append((collection, summary))
+        return out
 
     def all(self) -> list[tuple[str, dict[str, Any]]]:
         return [(c, s) for c, recs in self._records.items() for s in recs.values()]

@@ -184,37 +184,47 @@ class NoteSync:
         """What a decision about the note at ``rel`` needs to know (reads only the store)."""
         hit = self.index.by_path(rel)
         at_path = self._known(hit)
+        pack = self.app.typer(rel)
+        folder = pack.type_for_path(rel)
+        folder_name = folder.name if folder else None
         if parsed.error:
-            pack = self.app.typer(rel)
-            folder = pack.type_for_path(rel)
             return Facts(
                 rel,
                 True,
                 note.hash,
                 unreadable=parsed.error,
-                folder_type=folder.name if folder else None,
+                folder_type=folder_name,
                 at_path=at_path,
             )
         data = parsed.data
-        if data.get("archived") is True or rel.startswith("Brain/"):
+        if (
+            data.get("archived") is True
+            or rel.startswith("Brain/")
+            or self.app.templates.holds(rel)
+        ):
             return Facts(rel, True, note.hash, generated=True, at_path=at_path)
-        pack = self.app.typer(rel)
-        folder = pack.type_for_path(rel)
         declared = data.get("type")
-        ptype = pack.get_type(str(declared)) if declared else None
-        ptype = ptype or folder
+        declared_type = pack.get_type(str(declared)) if declared else None
         rid = data.get("id")
-        rid = str(rid) if rid is not None else None
-        valid = rid is not None and _valid_id(rid)
+        rid = str(rid) if rid is not None and not isinstance(rid, bool) else None
         by_id = self._known(self.index.by_id(rid)) if rid else None
-        by_id_has_id = False
-        if by_id is not None and by_id.path and by_id.path != rel and hit is None:
-            by_id_has_id = self.declared_id(by_id.path) == rid
         tombstone = None
         if rid and by_id is None and (hit is None or hit[1]["id"] != rid):
             dead = self._tombstoned(rid)
             tombstone = self._known_record(*dead) if dead else None
-        target = by_id or at_path
+        if folder is not None:
+            ptype = declared_type or folder
+        else:
+            # Outside the pack's folders only a note the store knows keeps its `type:`.
+            known = at_path is not None or by_id is not None or tombstone is not None
+            ptype = declared_type if known else None
+        by_id_has_id = False
+        if by_id is not None and by_id.path and by_id.path != rel and hit is None:
+            by_id_has_id = self.declared_id(by_id.path) == rid
+        moved_from = None
+        if ptype is not None and at_path is None and by_id is None and tombstone is None:
+            moved_from = self._moved_here(rel, note.hash)
+        target = by_id or at_path or moved_from
         agree = False
         if target is not None and target.store_dirty and target.base_hash != note.hash:
             wanted = self._record(target).get("fields", {})
@@ -224,16 +234,35 @@ class NoteSync:
             True,
             note.hash,
             note_type=ptype.name if ptype else None,
-            folder_type=folder.name if folder else None,
+            folder_type=folder_name,
             declared_type=str(declared) if declared is not None else None,
             declared_id=rid,
-            id_needed=not valid,
+            id_usable=rid is not None and _valid_id(rid) and by_id is None,
             at_path=at_path,
             by_id=by_id,
             by_id_note_has_id=by_id_has_id,
             tombstone=tombstone,
+            moved_from=moved_from,
             values_agree=agree,
         )
+
+    def _moved_here(self, rel: str, note_hash: str) -> Known | None:
+        """The one live record that last held exactly this content and whose own path no
+        longer does (gone, or holding another note now): this note is its note, moved. Like
+        git's rename detection, exact content only; an unchanged note at the old path means
+        this is a copy, which becomes a record of its own."""
+        found = []
+        for collection, summary in self.index.by_hash(note_hash):
+            path = summary.get("path")
+            if not path or path == rel or summary.get("deleted"):
+                continue
+            try:
+                there = self.app.vault.current_hash(path)
+            except UserError:
+                there = None
+            if there != note_hash:
+                found.append((collection, summary))
+        return self._known(found[0]) if len(found) == 1 else None
 
     def _known(self, hit: tuple[str, dict[str, Any]] | None) -> Known | None:
         if hit is None:
@@ -246,6 +275,8 @@ class NoteSync:
 
     @staticmethod
     def _known_record(collection: str, record: dict[str, Any]) -> Known:
+        # Stores written before hand-made notes were known by path had an id in every note.
+        note_id = record["note_id"] if "note_id" in record else str(record["id"])
         return Known(
             id=str(record["id"]),
             collection=collection,
@@ -254,6 +285,8 @@ class NoteSync:
             base_hash=record.get("base_hash"),
             store_dirty=bool(record.get("store_dirty")),
             deleted=bool(record.get("deleted")),
+            note_id=note_id,
+            made_by_us=record.get("origin") != "vault",
         )
 
     def _record(self, known: Known) -> dict[str, Any]:
@@ -280,9 +313,10 @@ class NoteSync:
                 report.untyped += untyped
             case Nothing():
                 report.unchanged += 1
-            case Create(type=type_name, new_id=make_id):
+            case Create(type=type_name, keep_id=keep_id, write_id=write_id):
                 assert note is not None and parsed is not None
-                self._create(rel, note, parsed, self._type(type_name, rel), report, make_id)
+                ptype = self._type(type_name, rel)
+                self._create(rel, note, parsed, ptype, report, keep_id, write_id)
             case Import(record=known, type=type_name, moved=moved):
                 assert note is not None and parsed is not None
                 if moved:
@@ -328,15 +362,16 @@ class NoteSync:
         rid = data.get("id") if isinstance(data, dict) else None
         return str(rid) if rid is not None else None
 
-    def ids_first(self, rels: list[str]) -> list[str]:
-        """Notes that declare an id before those that do not, each group in its order: a note
-        renamed (it keeps its id) is seen at its new path before a new note at its old one,
-        which would otherwise be taken for it."""
+    def new_paths_first(self, rels: list[str]) -> list[str]:
+        """Paths no record is at before paths a record is at, each group in its order: a note
+        renamed is seen at its new path before a new note at its old one, which would
+        otherwise be taken for it (and no note is read to know it)."""
         if len(rels) < 2:
             return list(rels)
-        with_id = [rel for rel in rels if self.declared_id(rel) is not None]
-        chosen = set(with_id)
-        return with_id + [rel for rel in rels if rel not in chosen]
+        index = self.index
+        fresh = [rel for rel in rels if index.by_path(rel) is None]
+        chosen = set(fresh)
+        return fresh + [rel for rel in rels if rel not in chosen]
 
     def _set_type(self, rel: str, note: NoteFile, type_name: str) -> NoteFile:
         """The note's own ``type:`` follows the person's move into another type's folder."""
@@ -422,17 +457,16 @@ class NoteSync:
         parsed: ParsedNote,
         ptype: Any,
         report: SyncReport,
-        make_id: bool,
+        keep_id: bool,
+        write_id: bool,
     ) -> None:
-        rid = parsed.data.get("id")
-        if make_id:
-            rid = new_id()
-            changes: dict[str, Any] = {"id": rid}
-            if "type" not in parsed.data:
-                changes = {"type": ptype.name, "id": rid}
+        declared = parsed.data.get("id")
+        rid = str(declared) if keep_id else new_id()
+        if write_id:
+            # A copy of a note vaultbrain made: the copy gets its own id, in the note.
             try:
                 self.app.vault.edit(
-                    rel, lambda n: update_frontmatter(n.text, changes) if n else None
+                    rel, lambda n: update_frontmatter(n.text, {"id": rid}) if n else None
                 )
                 note = self.app.vault.read(rel)
                 parsed = parse_note(note.text)
@@ -440,10 +474,16 @@ class NoteSync:
             except StorageError as exc:
                 # A read-only vault: the record is kept by path until the id can be written.
                 report.problems.append(f"{rel}: {exc}")
-        note, parsed = settle_task_note(self.app, rel, note, parsed, ptype, None)
-        self._remember(rel, note)
+        if write_id:  # a hand-made note is not written unasked, its Tasks line included
+            note, parsed = settle_task_note(self.app, rel, note, parsed, ptype, None)
+            self._remember(rel, note)
         rec = record_from_note(rel, parsed, ptype, None, note.hash)
-        rec["id"] = str(rid)
+        rec["id"] = rid
+        rec["note_id"] = str(parsed.data["id"]) if parsed.data.get("id") is not None else None
+        if not keep_id and not write_id:
+            # A note without an id of its own is the person's: known by path and content,
+            # written only when they ask (`adopt`, a capture, a gesture).
+            rec["origin"] = "vault"
         rec.setdefault("created", "")
         if not rec["created"]:
             rec["created"] = _mtime_iso(note.mtime_ns)
@@ -484,9 +524,14 @@ class NoteSync:
         """The note is the truth: the record follows it (its path, type and fields)."""
         collection = known.collection
         record = self._record(known)
-        note, parsed = settle_task_note(self.app, rel, note, parsed, ptype, record)
-        self._remember(rel, note)
+        if record.get("origin") != "vault":  # only vaultbrain's notes are written unasked
+            note, parsed = settle_task_note(self.app, rel, note, parsed, ptype, record)
+            self._remember(rel, note)
         new = record_from_note(rel, parsed, ptype, record, note.hash)
+        new["id"] = record["id"]
+        if "note_id" in record or parsed.data.get("id") != record["id"]:
+            declared = parsed.data.get("id")
+            new["note_id"] = str(declared) if declared is not None else None
         new.pop("store_dirty", None)
         target = ptype.store_collection
         with self.app.store.locked():
@@ -707,7 +752,7 @@ class NoteSync:
                         untyped += not clean[6]
                     elif self._pin().by_path(rel) is None:
                         untyped += 1
-            for rel in self.ids_first(changed):
+            for rel in self.new_paths_first(changed):
                 self.sync_path(rel, report)
             for rel in changed:
                 if "/" in rel and not rel.lower().startswith(excluded):
