@@ -116,7 +116,9 @@ def test_a_folder_typed_by_its_own_pack(vault: Path, env_home: Path) -> None:
     app = Brain(vault)
     recipes = list(app.store.collection("recipes").all())
     assert [r["title"] for r in recipes] == ["Soup"] and recipes[0]["type"] == "recipe"
-    assert (vault / "Recipes/Soup.md").read_text() == "---\ntitle: Soup\n---\nleeks\n"  # unasked: unwritten
+    assert (
+        vault / "Recipes/Soup.md"
+    ).read_text() == "---\ntitle: Soup\n---\nleeks\n"  # unasked: unwritten
     assert run_json(vault, "reindex")["created"] == 0
 
 
