@@ -43,8 +43,9 @@ def lmstudio(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLMStudio]:
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
+    """An Obsidian vault as a person has one: a folder with Obsidian's config folder."""
     root = tmp_path / "Vault"
-    root.mkdir()
+    (root / ".obsidian").mkdir(parents=True)
     return root
 
 

@@ -203,3 +203,18 @@ def _mtime(path: Path) -> int | None:
         return os.stat(path).st_mtime_ns
     except OSError:
         return None
+
+
+def looks_like_vault(root: Path, state_dir: Path | str | None = None) -> bool:
+    """Whether ``root`` is a vault vaultbrain may work in: Obsidian's config folder, an inbox
+    note, the vault's shared settings or this machine's state for it. Every command but
+    ``init`` refuses anything else, so no folder becomes a vault by accident."""
+    if not root.is_dir():
+        return False
+    state = Path(state_dir).expanduser() if state_dir else root / ".vaultbrain"
+    return (
+        (root / ".obsidian").is_dir()
+        or (root / "Inbox.md").is_file()
+        or (root / "vaultbrain.yml").is_file()
+        or state.is_dir()
+    )

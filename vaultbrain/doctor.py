@@ -36,15 +36,7 @@ def run_checks(app: Any) -> list[Check]:
             "warn",
         )
     )
-    state = app.state_dir
-    try:
-        state.mkdir(parents=True, exist_ok=True)
-        probe = state / ".doctor-probe"
-        probe.write_text("ok")
-        probe.unlink()
-        checks.append(Check("state dir", True, str(state)))
-    except OSError as exc:
-        checks.append(Check("state dir", False, f"{state}: {exc.strerror}"))
+    checks.append(_state_check(app.state_dir))
     try:
         active = app.active
         checks.append(
@@ -60,6 +52,21 @@ def run_checks(app: Any) -> list[Check]:
     checks.append(_llm_check(app))
     checks.extend(_youtube_checks())
     return checks
+
+
+def _state_check(state: Any) -> Check:
+    """Whether the state dir can be written, found without creating anything: doctor only
+    looks (the nearest folder that exists must let vaultbrain make the rest)."""
+    probe = state
+    while not probe.exists() and probe.parent != probe:
+        probe = probe.parent
+    if not probe.is_dir():
+        return Check("state dir", False, f"{state}: {probe} is not a folder")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        return Check("state dir", False, f"{state}: {probe} is not writable")
+    if probe != state:
+        return Check("state dir", True, f"{state} (made on first use)")
+    return Check("state dir", True, str(state))
 
 
 def _llm_check(app: Any) -> Check:

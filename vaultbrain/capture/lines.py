@@ -17,6 +17,8 @@ from vaultbrain.errors import ConflictError, UserError
 from vaultbrain.filing import inbox as inbox_note
 from vaultbrain.filing.inbox import REVIEW_NOTE, WAITING, words_of
 from vaultbrain.filing.records import link_to
+from vaultbrain.filing.setup import held_lines
+from vaultbrain.vault import content_hash
 from vaultbrain.vault.inbox import render_taken_line, replace_lines, scan_inbox
 
 if TYPE_CHECKING:
@@ -116,6 +118,7 @@ def reconcile_inbox(brain: Brain, journal: Journal, idle: bool, take_new: bool =
     new: list[tuple[str, str]] = []
     seen: set[str] = set()
     summaries = brain.store.inbox.snapshot() if any(line.block_id for line in lines) else {}
+    held = held_lines(brain) if any(not line.block_id for line in lines) else {}
     for line in lines:
         if line.block_id:
             cid = line.block_id
@@ -138,6 +141,10 @@ def reconcile_inbox(brain: Brain, journal: Journal, idle: bool, take_new: bool =
                 replacements[line.number] = new_raw
             continue
         if not take_new or (not line.terminated and not idle):
+            continue
+        text_hash = content_hash(line.text)
+        if held.get(text_hash):
+            held[text_hash] -= 1  # there before vaultbrain: filed only when the person asks
             continue
         try:
             thought = check_thought(line.text)

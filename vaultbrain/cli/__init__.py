@@ -104,13 +104,14 @@ class Context:
 
     def app(self, *, must_exist: bool = True) -> Any:
         if self._app is None:
-            from vaultbrain.brain import Brain
+            from vaultbrain.brain import Brain, looks_like_vault
             from vaultbrain.errors import UserError
 
             root = self.vault_dir
-            if must_exist and not root.is_dir():
+            if must_exist and not looks_like_vault(root, self.state_dir):
                 raise UserError(
-                    f"no vault at {root}; run `vaultbrain --vault {root} init` to make one"
+                    f"{root} is not a vault (no .obsidian/, no Inbox.md, no vaultbrain state); "
+                    f"run `vaultbrain --vault {root} init` to make it one"
                 )
             self._app = Brain(root, self.state_dir, self.schema_pack)
         return self._app

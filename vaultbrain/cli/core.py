@@ -14,18 +14,28 @@ STATUSES = ["pending", "filed", "suggested", "needs_review", "corrected", "dismi
 
 @click.command("init")
 @click.argument("directory", required=False, type=click.Path(file_okay=False))
+@click.option(
+    "--file-existing",
+    is_flag=True,
+    help="File the thoughts already in the inbox note (they are held back otherwise).",
+)
 @click.pass_obj
-def init_cmd(obj: Any, directory: str | None) -> None:
+def init_cmd(obj: Any, directory: str | None, file_existing: bool) -> None:
     """Make a vault skeleton (pack folders, Inbox.md). Never overwrites anything."""
     from vaultbrain.filing.setup import init_vault
 
     if directory:
         obj.vault_arg = directory
     app = obj.app(must_exist=False)
-    made = init_vault(app)
+    made, held = init_vault(app, file_existing=file_existing)
     for rel in made:
         click.echo(f"created {rel}")
     click.echo(f"vault ready at {app.vault.root}" + ("" if made else " (nothing to create)"))
+    if held:
+        click.echo(
+            f"{app.inbox_rel} already has {held} line(s); they are left as they are and not "
+            "filed. To file them: `vaultbrain init --file-existing` (or edit a line)."
+        )
 
 
 def capture_summary(record: dict[str, Any]) -> dict[str, Any]:

@@ -233,6 +233,8 @@ class ReviewQueue:
         ):
             self._versions = versions
             return False
+        if current is None and not any(items.values()):
+            return False  # Brain/ notes appear the first time they have something to show
         text = render(self.app, items, notes)
         try:
             if current is None:

@@ -1,14 +1,24 @@
-"""Making a vault skeleton: folders of the active pack and the inbox note. Never overwrites."""
+"""Making a vault skeleton: folders of the active pack and the inbox note. Never overwrites.
+
+An inbox note that already holds thoughts when vaultbrain is first set up is the person's
+history, not a queue: its lines are held (their text hashes kept in the state dir) and filed
+only when the person asks (``init --file-existing``) or edits a line.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from vaultbrain.filing.inbox import ensure_inbox
+from vaultbrain.vault import content_hash
+from vaultbrain.vault.inbox import scan_inbox
+
+HELD = "inbox-held.json"
 
 
-def init_vault(app: Any) -> list[str]:
-    """Create what is missing; return what was created (paths relative to the vault)."""
+def init_vault(app: Any, file_existing: bool = False) -> tuple[list[str], int]:
+    """Create what is missing. Returns what was created (paths relative to the vault) and how
+    many thoughts already in the inbox note are held back (0 with ``file_existing``)."""
     vault = app.vault
     made: list[str] = []
     vault.root.mkdir(parents=True, exist_ok=True)
@@ -18,8 +28,24 @@ def init_vault(app: Any) -> list[str]:
             path.mkdir(parents=True)
             made.append(folder + "/")
     inbox = str(app.settings.get("inbox_note"))
-    if vault.try_read(inbox) is None:
+    note = vault.try_read(inbox)
+    held: list[str] = []
+    if note is None:
         ensure_inbox(vault, inbox)
         made.append(inbox)
+    elif not file_existing:
+        held = [content_hash(line.text) for line in scan_inbox(note.text) if not line.block_id]
     app.state_dir.mkdir(parents=True, exist_ok=True)
-    return made
+    app.store.write_json(HELD, {"note": inbox, "hashes": held})
+    return made, len(held)
+
+
+def held_lines(app: Any) -> dict[str, int]:
+    """Text hash -> how many lines with that text are held back from filing."""
+    doc = app.store.read_json(HELD, {}) or {}
+    if doc.get("note") != app.inbox_rel:
+        return {}
+    counts: dict[str, int] = {}
+    for h in doc.get("hashes") or []:
+        counts[h] = counts.get(h, 0) + 1
+    return counts

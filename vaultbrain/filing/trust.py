@@ -7,7 +7,7 @@ import datetime as dt
 from collections import Counter, defaultdict
 from typing import Any
 
-from vaultbrain.errors import ConflictError, UserError
+from vaultbrain.errors import UserError
 
 TRUST_NOTE = "Brain/Trust.md"
 BANDS = [(0.0, 0.5), (0.5, 0.6), (0.6, 0.7), (0.7, 0.8), (0.8, 0.9), (0.9, 1.01)]
@@ -164,20 +164,19 @@ def render_trust(app: Any, s: dict[str, Any]) -> str:
 
 
 def write_trust_note(app: Any) -> bool:
-    text = render_trust(app, summary(app))
-    for _ in range(5):
-        current = app.vault.try_read(TRUST_NOTE)
-        if (
-            current is not None
-            and current.text.split("\n# Trust", 1)[-1] == text.split("\n# Trust", 1)[-1]
+    numbers = summary(app)
+    text = render_trust(app, numbers)
+
+    def build(current: Any) -> str | None:
+        if current is None and not numbers["captures"]:
+            return None  # Brain/ notes appear the first time they have something to show
+        if current is not None and (
+            current.text.split("\n# Trust", 1)[-1] == text.split("\n# Trust", 1)[-1]
         ):
-            return False
-        try:
-            if current is None:
-                app.vault.create(TRUST_NOTE, text)
-            else:
-                app.vault.replace(TRUST_NOTE, text, current.hash)
-            return True
-        except (ConflictError, FileExistsError):
-            continue
-    return False
+            return None
+        return text
+
+    try:
+        return app.vault.edit(TRUST_NOTE, build).written
+    except UserError:
+        return False  # the person is editing it: next time
