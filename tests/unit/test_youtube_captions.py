@@ -167,4 +167,3 @@ def test_a_line_holding_only_a_space_does_not_end_the_cue() -> None:
     assert captions_to_prose(vtt) == "first line second line\n"
     srt = "1\r\n00:00:01,000 --> 00:00:02,000\r\nfirst line\r\n\t\r\nsecond line\r\n"
     assert captions_to_prose(srt) == "first line second line\n"
-
