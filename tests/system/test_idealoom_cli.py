@@ -35,7 +35,7 @@ def test_create_show_list_and_edit(vault: Path) -> None:
     assert "  1. small\n  2. fun\n" in shown  # help keeps its numbered lines
     assert "ideas:\n  1. kite\n  2. tide clock\n" in shown
     table = run(vault, "idealoom", "list").output.splitlines()
-    assert table[0].split() == ["ID", "TITLE", "STATUS", "CATEGORY", "IDEAS", "MODIFIED", "SYNC"]
+    assert table[0].split() == ["id", "title", "status", "category", "ideas", "modified", "sync"]
     assert table[1].startswith(list_id[:8]) and "not exported" in table[1]
 
     doc = run_json(vault, "idealoom", "add-idea", list_id, "sundial", "--at", "1")
@@ -92,7 +92,7 @@ def test_settings_show_and_set(vault: Path) -> None:
     }  # fmt: skip
     out = run(vault, "idealoom", "settings", "--enabled", "true", "--folder", "Loom").output
     rows = [line.split(None, 2) for line in out.splitlines()]
-    assert rows[0] == ["KEY", "VALUE", "SOURCE"]
+    assert rows[0] == ["key", "value", "source"]
     assert ["idealoom.enabled", "true", "set"] in rows
     assert ["idealoom.auto_export", "false", "default"] in rows
     assert ["idealoom.folder", "Loom", "set"] in rows
@@ -114,7 +114,7 @@ def test_the_result_table_and_json(vault: Path) -> None:
     fresh = run_json(vault, "idealoom", "create", "New?", "--title", "Fresh")["id"]
 
     out = run(vault, "idealoom", "export").output.splitlines()
-    assert out[0].split() == ["OUTCOME", "REASON", "LIST", "NOTE", "DETAIL"]
+    assert out[0].split() == ["outcome", "reason", "list", "note", "detail"]
     rows = {line.split()[0] + " " + line.split()[1]: line for line in out[1:-1]}
     assert rows["skipped unchanged"].split()[2] == kept[:8]
     assert "--recreate-missing" in rows["missing note-deleted-externally"]

@@ -55,7 +55,7 @@ def test_ingest_json_and_the_management_commands(vault: Path) -> None:
     rows = run_json(vault, "youtube", "list")
     assert [(r["video_id"], r["status"]) for r in rows] == [(TALK, "complete")]
     table = run(vault, "youtube", "list").stdout
-    assert "VIDEO" in table and TALK in table and "complete" in table
+    assert "video" in table and TALK in table and "complete" in table
 
     shown = run_json(vault, "youtube", "show", TALK)
     assert shown["note_path"] == doc["note_path"]

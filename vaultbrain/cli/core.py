@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from vaultbrain.cli.render import echo_json, echo_table
+from vaultbrain.cli.render import echo_json, echo_table, human
 
 STATUSES = ["pending", "filed", "suggested", "needs_review", "corrected", "dismissed"]
 
@@ -114,7 +114,7 @@ def settings_get(obj: Any, key: str | None, as_json: bool) -> None:
         if as_json:
             echo_json({key: value})
         else:
-            click.echo(value)
+            click.echo(human(value))
         return
     items = list(app.settings.items())
     if as_json:
@@ -126,7 +126,8 @@ def settings_get(obj: Any, key: str | None, as_json: bool) -> None:
     )
 
 
-@settings_cmd.command("set")
+# ignore_unknown_options: `settings set retry_seconds -1` is a value to check, not an option.
+@settings_cmd.command("set", context_settings={"ignore_unknown_options": True})
 @click.argument("key")
 @click.argument("value")
 @click.pass_obj
@@ -135,6 +136,18 @@ def settings_set(obj: Any, key: str, value: str) -> None:
     app = obj.app()
     parsed = app.settings.set(key, value)
     click.echo(f"{key} = {parsed}")
+
+
+@settings_cmd.command("unset")
+@click.argument("key")
+@click.pass_obj
+def settings_unset(obj: Any, key: str) -> None:
+    """Forget KEY's value: it goes back to its default."""
+    app = obj.app()
+    was_set = app.settings.unset(key)
+    value = app.settings.get(key)
+    now = "" if value in (None, "") else f" ({value})"
+    click.echo(f"{key}: back to the default{now}" if was_set else f"{key} was not set{now}")
 
 
 @click.command("reindex")

@@ -194,7 +194,7 @@ def list_cmd(obj: Any, as_json: bool) -> None:
             )
             for r in rows
         ],
-        ["VIDEO", "STATUS", "DATE", "TITLE", "NOTE"],
+        ["video", "status", "date", "title", "note"],
     )
 
 
