@@ -28,11 +28,19 @@ def run_checks(app: Any) -> list[Check]:
             Check("vault", False, f"{root} does not exist; run `vaultbrain --vault {root} init`")
         )
     inbox = app.vault.root / str(app.settings.get("inbox_note"))
+    from vaultbrain.vault.inbox import inbox_problem
+
+    unusable = inbox_problem(app.vault, str(app.settings.get("inbox_note")))
     checks.append(
         Check(
             "inbox",
-            inbox.is_file(),
-            str(inbox) if inbox.is_file() else f"{inbox} is missing (`vaultbrain init` makes it)",
+            inbox.is_file() and not unusable,
+            unusable
+            or (
+                str(inbox)
+                if inbox.is_file()
+                else f"{inbox} is missing (`vaultbrain init` makes it)"
+            ),
             "warn",
         )
     )

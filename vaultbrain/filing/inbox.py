@@ -7,6 +7,7 @@ from vaultbrain.vault import Vault
 from vaultbrain.vault.inbox import (
     InboxLine,
     append_line,
+    inbox_problem,
     render_taken_line,
     replace_line,
     scan_inbox,
@@ -28,7 +29,28 @@ INBOX_HEADER = """\
 MAX_CAS_RETRIES = 20
 
 
+# What was last said about each inbox that cannot be used, so a daemon says it once (and
+# again only when it changes), not at every pass.
+_SAID: dict[tuple[str, str], str] = {}
+
+
+def unusable_inbox(vault: Vault, rel: str) -> tuple[str | None, bool]:
+    """(why the inbox cannot be used or None, whether that is news since the last call)."""
+    key = (str(vault.root), rel)
+    problem = inbox_problem(vault, rel)
+    if problem is None:
+        _SAID.pop(key, None)
+        return None, False
+    news = _SAID.get(key) != problem
+    _SAID[key] = problem
+    return problem, news
+
+
 def ensure_inbox(vault: Vault, rel: str) -> None:
+    """Make the inbox note if nothing is there; a link or folder in its place is an error."""
+    problem = inbox_problem(vault, rel)
+    if problem:
+        raise UserError(problem)
     if vault.try_read(rel) is None:
         try:
             vault.create(rel, INBOX_HEADER)
@@ -44,7 +66,8 @@ def find_line(text: str, capture_id: str) -> InboxLine | None:
 
 
 def add_line(vault: Vault, rel: str, raw: str) -> None:
-    """Append a new line to the inbox (compare-and-swap, retried)."""
+    """Append a new line to the inbox (compare-and-swap, retried). An inbox that is a
+    symlink or a folder is refused before anything is written (``inbox_problem``)."""
     ensure_inbox(vault, rel)
     for _ in range(MAX_CAS_RETRIES):
         note = vault.read(rel)
@@ -68,7 +91,10 @@ def person_text(line: InboxLine, previous_suffix: str | None) -> str:
 def rewrite_line(
     vault: Vault, rel: str, capture_id: str, previous_suffix: str | None, suffix: str, done: bool
 ) -> bool:
-    """Rewrite the taken line of ``capture_id``; False when the person removed it."""
+    """Rewrite the taken line of ``capture_id``; False when the person removed it (or the
+    inbox is no longer a note vaultbrain may write: a symlink's swap would replace the link)."""
+    if inbox_problem(vault, rel):
+        return False
     for _ in range(MAX_CAS_RETRIES):
         note = vault.try_read(rel)
         if note is None:

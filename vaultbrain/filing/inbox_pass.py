@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from vaultbrain.errors import ConflictError, UserError
 from vaultbrain.filing.capture import Filer, check_thought
-from vaultbrain.filing.inbox import WAITING, words_of
+from vaultbrain.filing.inbox import WAITING, unusable_inbox, words_of
 from vaultbrain.vault.inbox import render_taken_line, replace_lines, scan_inbox
 
 log = logging.getLogger("vaultbrain.inbox")
@@ -33,6 +33,10 @@ def reconcile_inbox(filer: Filer, idle: bool, take_new: bool = True) -> InboxPas
     app = filer.app
     rel = filer.inbox_rel
     result = InboxPass()
+    problem, news = unusable_inbox(app.vault, rel)  # a symlink, a folder: said once, not taken
+    if problem:
+        result.skipped += [problem] if news else []
+        return result
     try:
         note = app.vault.try_read(rel)
     except UserError as exc:
