@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from vaultbrain.cli.render import echo_json, echo_table, human
+from vaultbrain.errors import StorageError, UserError, VaultbrainError
 
 STATUSES = ["pending", "filed", "suggested", "needs_review", "corrected", "dismissed"]
 
@@ -58,7 +59,11 @@ def capture_cmd(obj: Any, text: str, as_json: bool) -> None:
     if text == "-":
         text = sys.stdin.read()
     app = obj.app()
-    record = Filer(app).capture(text)
+    filer = Filer(app)
+    try:
+        record = filer.capture(text)
+    except (StorageError, OSError) as exc:
+        raise _capture_failure(app, filer, text, exc) from exc
     summary = capture_summary(record)
     if as_json:
         echo_json(summary)
@@ -73,6 +78,43 @@ def capture_cmd(obj: Any, text: str, as_json: bool) -> None:
         click.echo("  waiting for you in Brain/Needs Review.md (or `vaultbrain review list`)")
     if status == "pending":
         click.echo(f"  pending: {summary['error']}; the daemon will retry")
+
+
+def _capture_failure(app: Any, filer: Any, text: str, exc: Exception) -> Exception:
+    """What a failed capture did and did not do, exactly. A disk that refused the state
+    dir after the inbox line was written leaves the thought safe in the inbox (anchored: the
+    daemon files it once it can write), so "nothing was changed, try again" would make the
+    person capture it twice."""
+    from vaultbrain.filing.capture import check_thought
+    from vaultbrain.filing.inbox import unjournaled_line
+
+    rel = filer.inbox_rel
+    try:
+        thought = check_thought(text)
+        store = app.store.inbox
+        line = unjournaled_line(
+            app.vault,
+            rel,
+            thought,
+            lambda cid: store.summary(cid, include_deleted=True) is not None,
+        )
+    except (VaultbrainError, OSError):
+        line = None
+    if line is None:
+        return exc
+    reason = (
+        str(exc).split("; nothing was changed")[0]
+        if isinstance(exc, StorageError)
+        else (
+            f"{getattr(exc, 'strerror', None) or exc}"
+            + (f" ({exc.filename})" if getattr(exc, "filename", None) else "")
+        )
+    )
+    return UserError(
+        f"the thought is in {rel} (line {line.number + 1}, ^vb-{line.block_id}) but was not "
+        f"filed: {reason}; the daemon files it once the state dir can be written, so do not "
+        "capture it again"
+    )
 
 
 @click.command("inbox")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from vaultbrain.errors import ConflictError, UserError
 from vaultbrain.vault import Vault
 from vaultbrain.vault.inbox import (
@@ -77,6 +79,26 @@ def add_line(vault: Vault, rel: str, raw: str) -> None:
         except ConflictError:
             continue
     raise UserError(f"{rel} keeps changing; try again in a moment")
+
+
+def unjournaled_line(
+    vault: Vault, rel: str, thought: str, known: Callable[[str], bool]
+) -> InboxLine | None:
+    """The last anchored line holding ``thought`` whose capture id is not ``known`` to the
+    store: a capture whose line was added but whose state write failed. Such a line is
+    already safe (the daemon journals an anchored line it does not know), so the person
+    must be told not to capture the thought again."""
+    try:
+        note = vault.try_read(rel)
+    except UserError:
+        return None
+    if note is None:
+        return None
+    found = None
+    for line in scan_inbox(note.text):
+        if line.block_id and person_text(line, None) == thought and not known(line.block_id):
+            found = line
+    return found
 
 
 def person_text(line: InboxLine, previous_suffix: str | None) -> str:
