@@ -71,6 +71,12 @@ def test_create_show_list_and_edit(vault: Path) -> None:
         (["import"], "the IdeaLoom exchange with the vault is off"),
         (["export"], "the IdeaLoom exchange with the vault is off"),
         (["settings", "--enabled", "maybe"], "idealoom.enabled: 'maybe' must be true or false"),
+        # PortOS's limits (issue 18)
+        (["edit", "{id}", "--title", "t" * 201], "the title is 201 characters long"),
+        (["edit", "{id}", "--category", "c" * 101], "IdeaLoom allows at most 100"),
+        (["edit", "{id}", "--prompt", "p" * 10_001], "IdeaLoom allows at most 10,000"),
+        (["edit", "{id}", "--help-text", "h" * 5_001], "IdeaLoom allows at most 5,000"),
+        (["add-idea", "{id}", "i" * 2_001], "IdeaLoom allows at most 2,000"),
     ],
 )
 def test_bad_input_is_one_line_and_changes_nothing(
@@ -187,3 +193,27 @@ def test_a_disabled_integration_leaves_the_vault_alone_on_daemon_start(vault: Pa
     run(vault, "daemon", "--once")
     assert not (vault / "Idea Loom").exists()
     assert json.loads(run(vault, "idealoom", "list", "--json").output)[0]["note"] is None
+
+
+def test_create_past_portos_limits_is_refused(vault: Path) -> None:
+    ideas = [a for n in range(501) for a in ("--idea", f"idea {n}")]
+    result = run(vault, "idealoom", "create", "Prompt?", *ideas, ok=False)
+    assert result.exit_code == 1 and "501 ideas; IdeaLoom allows at most 500" in result.output
+    result = run(vault, "idealoom", "create", "Prompt?", "--title", "t" * 201, ok=False)
+    assert result.exit_code == 1 and "IdeaLoom allows at most 200" in result.output
+    assert run_json(vault, "idealoom", "list") == []
+
+
+def test_import_past_portos_limits_is_malformed_with_a_reason(vault: Path) -> None:
+    enable(vault)
+    folder = vault / "Idea Loom"
+    folder.mkdir(exist_ok=True)
+    (folder / "Long.md").write_text(
+        "---\nid: 7d3f7c0e-6d8c-4f57-9a3b-2c1d0e9f8a7b\ntitle: " + "t" * 201 + "\n"
+        "category: fun\nstatus: draft\ncreated: 2026-01-02T10:00:00.000Z\n"
+        "modified: 2026-01-02T10:00:00.000Z\ntags: [idea-loom]\n---\n# What now?\n\n## Ideas\n"
+    )
+    doc = run_json(vault, "idealoom", "import")
+    item = next(i for i in doc["items"] if i["path"] == "Idea Loom/Long.md")
+    assert (item["outcome"], item["reason"]) == ("malformed", "title-too-long")
+    assert run_json(vault, "idealoom", "list") == []
