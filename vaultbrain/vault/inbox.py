@@ -66,12 +66,12 @@ def split_lines(text: str) -> list[str]:
     return _LINE.findall(text)
 
 
-def _first_line(lines: list[str], note_has_frontmatter: bool, body_start: str) -> int:
+def _first_line(lines: list[str], note_has_frontmatter: bool, frontmatter: str) -> int:
     """The first line that may hold a thought: after the frontmatter, or, while a frontmatter
     block is still being typed (an opening ``---`` with no close yet), after its lines up to
     the first empty one (a ``---`` rule followed by an empty line stays a rule)."""
     if note_has_frontmatter:
-        return len(split_lines(body_start))
+        return len(split_lines(frontmatter))
     if not lines or not _YAML_FENCE.match(lines[0].lstrip("\ufeff").rstrip("\r\n")):
         return 0
     for i in range(1, len(lines)):
@@ -127,7 +127,10 @@ def scan_inbox(text: str) -> list[InboxLine]:
         marker = (mm.group("marker") or "") if mm else ""
         box = mm.group("box") if mm else None
         rest = raw[len(indent) + len(marker) :]
-        own = OWN_BLOCK_ID.search(rest)
+        caret = rest.rfind("^")  # cheap first look: most lines end with our own ^vb- id
+        own = None
+        if caret > 0 and not rest.startswith("vb-", caret + 1):
+            own = OWN_BLOCK_ID.search(rest, caret - 1)
         own_id = own.group(1) if own else None
         if own:
             rest = rest[: own.start()]
