@@ -170,6 +170,7 @@ def test_launchd_plist_round_trips_with_spaces_and_the_environment(
         "PYTHONUNBUFFERED": "1",
         "VAULTBRAIN_ENDPOINT": "http://127.0.0.1:11434/v1?a=1&b=2",
         "VAULTBRAIN_HOME": os.environ["VAULTBRAIN_HOME"],
+        "PATH": os.environ["PATH"],  # launchd's own PATH has no Homebrew (ffmpeg)
     }
 
 

@@ -134,7 +134,9 @@ def render_service(
         "ProcessType": "Background",
         "StandardOutPath": str(logs / f"{slug}.out.log"),
         "StandardErrorPath": str(logs / f"{slug}.err.log"),
-        "EnvironmentVariables": env,
+        # launchd starts agents with PATH=/usr/bin:/bin:/usr/sbin:/sbin, where Homebrew's
+        # ffmpeg and JavaScript runtimes (for YouTube ingests) are not: keep the person's.
+        "EnvironmentVariables": {**env, "PATH": os.environ.get("PATH") or os.defpath},
     }
     text = plistlib.dumps(plist).decode()
     return ServiceSpec(platform, label, home / "Library" / "LaunchAgents" / f"{label}.plist", text)
