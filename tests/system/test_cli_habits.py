@@ -77,3 +77,24 @@ def test_a_typo_gets_a_suggestion(vault: Path) -> None:
     assert "did you mean capture?" in result.output
     result = run(vault, "settings", "gett", ok=False)
     assert result.exit_code == 2 and "did you mean get?" in result.output
+
+
+def test_quiet_daemon_once_prints_nothing(vault: Path) -> None:
+    with open(vault / "Inbox.md", "a") as fh:
+        fh.write("Idea: bees on the roof\n")
+    run(vault, "settings", "set", "inbox_settle_seconds", "0")
+    proc = _vaultbrain(
+        "--vault",
+        str(vault),
+        "daemon",
+        "--once",
+        "-q",
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and out == b"" and err == b"", err
+    assert "^vb-" in (vault / "Inbox.md").read_text()  # it did its work, silently
+    loud = _vaultbrain("--vault", str(vault), "daemon", "--once", stderr=subprocess.PIPE)
+    _, err = loud.communicate(timeout=120)
+    assert b"INFO" in err and b"took" in err

@@ -195,23 +195,24 @@ def cli(
     ctx.obj.quiet = quiet
     import logging
 
-    if quiet and not verbose:
-        # Everything but errors goes: logs below ERROR, and what commands print. Errors are
-        # shown after the command's context closes, so they still reach stderr.
-        devnull = ctx.with_resource(open(os.devnull, "w", encoding="utf-8"))
-        ctx.with_resource(contextlib.redirect_stdout(devnull))
-        ctx.with_resource(contextlib.redirect_stderr(devnull))
-
     # journald and launchd stamp each line themselves; a terminal gets the time from us.
     under_service = bool(os.environ.get("JOURNAL_STREAM") or os.environ.get("XPC_SERVICE_NAME"))
+    level = logging.DEBUG if verbose else logging.ERROR if quiet else logging.INFO
     logging.basicConfig(
-        level=logging.DEBUG if verbose else logging.ERROR if quiet else logging.INFO,
+        level=level,
         format=("" if under_service else "%(asctime)s ") + "%(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
     if not verbose:
         for noisy in ("httpx", "httpcore", "apscheduler", "watchdog"):
             logging.getLogger(noisy).setLevel(logging.WARNING)
+    if quiet and not verbose:
+        # Everything but errors goes: logs below ERROR (the handler above keeps the real
+        # stderr for those), and what commands print. A command's error is shown after its
+        # context closes, so it reaches stderr too.
+        devnull = ctx.with_resource(open(os.devnull, "w", encoding="utf-8"))
+        ctx.with_resource(contextlib.redirect_stdout(devnull))
+        ctx.with_resource(contextlib.redirect_stderr(devnull))
 
 
 def main(argv: list[str] | None = None) -> None:
