@@ -66,17 +66,18 @@ def run_checks(app: Any) -> list[Check]:
     except Exception as exc:  # any pack failure is a finding, not a crash
         checks.append(Check("schema pack", False, str(exc)))
     checks.append(_llm_check(app))
-    checks.append(_schedule_check(app))
+    checks.append(_settings_check(app))
     checks.extend(_youtube_checks())
     return checks
 
 
-def _schedule_check(app: Any) -> Check:
+def _settings_check(app: Any) -> Check:
     from vaultbrain.digest.cron import schedules_without_next_run
 
     keys = ("digest_schedule", "review_schedule")
     problems = schedules_without_next_run({k: app.settings.get(k) for k in keys})
-    return Check("schedules", not problems, "; ".join(problems) or "each has a next run")
+    problems += app.settings.problems()  # stored values refused (NaN, a dot-folder inbox)
+    return Check("settings", not problems, "; ".join(problems) or "every value makes sense")
 
 
 def _llm_check(app: Any) -> Check:

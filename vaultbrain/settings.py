@@ -221,6 +221,23 @@ KEYS: dict[str, Key] = {
 _PREFIX_KEYS = ("schema_pack.source.",)
 
 
+def _stored_problems(data: dict[str, Any]) -> dict[str, str]:
+    """Stored values their key's check refuses (a ``NaN`` wait, ``.obsidian/app.json`` as
+    the inbox), by key. Schedules are left to the scheduler and ``doctor``, which already
+    show one that cannot run, so reading settings never loads the cron machinery."""
+    out: dict[str, str] = {}
+    for name, value in data.items():
+        key = KEYS.get(name)
+        if key is None or key.parse is _cron:
+            continue
+        text = ("true" if value else "false") if isinstance(value, bool) else str(value)
+        try:
+            key.parse(text)
+        except ValueError as exc:
+            out[name] = str(exc)
+    return out
+
+
 class Settings:
     """The settings of one state dir, with environment overrides applied on read."""
 
@@ -228,6 +245,7 @@ class Settings:
         self.path = Path(state_dir) / "settings.json"
         self.env = os.environ if env is None else env
         self._data: dict[str, Any] = {}
+        self._invalid: dict[str, str] = {}
         self._mtime: int | None = None
         self.reload()
 
@@ -235,7 +253,7 @@ class Settings:
         try:
             st = self.path.stat()
         except FileNotFoundError:
-            self._data, self._mtime = {}, None
+            self._data, self._mtime, self._invalid = {}, None, {}
             return
         if st.st_mtime_ns == self._mtime:
             return
@@ -244,7 +262,16 @@ class Settings:
         except ValueError as exc:
             raise UserError(f"{self.path} is not valid JSON; fix or delete it ({exc})") from exc
         self._data = data if isinstance(data, dict) else {}
+        self._invalid = _stored_problems(self._data)
         self._mtime = st.st_mtime_ns
+
+    def problems(self) -> list[str]:
+        """Stored values that fail their key's check (written by hand, or before the check
+        existed); each is ignored in favour of the default. ``doctor`` shows them."""
+        self.reload()
+        return [
+            f"{name}: {message}; the default is used" for name, message in self._invalid.items()
+        ]
 
     def get(self, name: str) -> Any:
         key = KEYS.get(name)
@@ -257,7 +284,7 @@ class Settings:
                 return key.parse(self.env[key.env])
             except ValueError as exc:
                 raise UserError(f"${key.env}: {exc}") from exc
-        if name in self._data:
+        if name in self._data and name not in self._invalid:
             return self._data[name]
         return key.default
 
@@ -288,6 +315,7 @@ class Settings:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_file(self.path, json.dumps(data, indent=1, ensure_ascii=False))
         self._data = data
+        self._invalid = _stored_problems(data)
         self._mtime = self.path.stat().st_mtime_ns
         return parsed
 
@@ -302,6 +330,7 @@ class Settings:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_file(self.path, json.dumps(data, indent=1, ensure_ascii=False))
         self._data = data
+        self._invalid = _stored_problems(data)
         self._mtime = self.path.stat().st_mtime_ns
         return True
 
@@ -310,6 +339,8 @@ class Settings:
         for name, key in KEYS.items():
             if key.env and self.env.get(key.env):
                 yield name, self.get(name), f"env {key.env}"
+            elif name in self._invalid:
+                yield name, key.default, "default (the stored value is refused)"
             elif name in self._data:
                 yield name, self._data[name], "set"
             else:

@@ -78,7 +78,7 @@ def test_doctor_reports_a_schedule_with_no_next_run(vault: Path) -> None:
     data = json.loads(settings.read_text()) if settings.exists() else {}
     data["digest_schedule"] = "0 0 31 2 *"
     settings.write_text(json.dumps(data))
-    check = next(c for c in run_checks(App(vault)) if c.name == "schedules")
+    check = next(c for c in run_checks(App(vault)) if c.name == "settings")
     assert not check.ok and "digest_schedule" in check.detail and "never fires" in check.detail
 
 
@@ -159,3 +159,22 @@ def test_schedule_shows_a_manual_digest_run(vault: Path) -> None:
     table = run(vault, "schedule").output
     digest_row = next(line for line in table.splitlines() if line.startswith("digest"))
     assert "never" not in digest_row.split("0 18 * * *")[1].split("every day at 18:00")[1][:20]
+
+
+def test_a_stored_value_that_makes_no_sense_is_not_used(vault: Path) -> None:
+    # settings.json from before the checks (or edited by hand): NaN waits, Obsidian's config
+    app = App(vault)
+    app.state_dir.mkdir(parents=True, exist_ok=True)
+    app.settings.path.write_text(
+        '{"inbox_settle_seconds": NaN, "inbox_note": ".obsidian/app.json", "rescan_seconds": 60}'
+    )
+    app = App(vault)
+    assert app.settings.get("inbox_settle_seconds") == 10.0
+    assert app.settings.get("inbox_note") == "Inbox.md"
+    assert app.settings.get("rescan_seconds") == 60  # the sound ones are kept
+    check = next(c for c in run_checks(app) if c.name == "settings")
+    assert not check.ok
+    assert "inbox_settle_seconds: 'nan' is not a finite number" in check.detail
+    assert "inbox_note: '.obsidian/app.json' must not be in a dot-folder" in check.detail
+    table = run(vault, "settings", "get").output
+    assert "the stored value is refused" in table
