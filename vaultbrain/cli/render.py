@@ -84,12 +84,13 @@ def echo_table(rows: Iterable[Sequence[Any]], headers: Sequence[str]) -> None:
     heads = [h.lower() for h in headers]
     widths = [len(h) for h in heads]
     for row in cells:
-        for i, cell in enumerate(row):
+        for i, cell in enumerate(row[: len(widths)]):
             widths[i] = max(widths[i], len(cell))
     total = _terminal_width()
     if total is not None:
         widths = _fit(widths, total)
     for row in [heads, *cells]:
+        row = (row + [""] * len(widths))[: len(widths)]  # as many cells as headers
         padded = [_cut(c, w).ljust(w) for c, w in zip(row, widths, strict=True)]
         click.echo("  ".join(padded).rstrip())
 
