@@ -28,11 +28,19 @@ def run_checks(app: Any) -> list[Check]:
             Check("vault", False, f"{root} does not exist; run `vaultbrain --vault {root} init`")
         )
     inbox = app.vault.root / str(app.settings.get("inbox_note"))
+    from vaultbrain.vault.inbox import inbox_problem
+
+    unusable = inbox_problem(app.vault, str(app.settings.get("inbox_note")))
     checks.append(
         Check(
             "inbox",
-            inbox.is_file(),
-            str(inbox) if inbox.is_file() else f"{inbox} is missing (`vaultbrain init` makes it)",
+            inbox.is_file() and not unusable,
+            unusable
+            or (
+                str(inbox)
+                if inbox.is_file()
+                else f"{inbox} is missing (`vaultbrain init` makes it)"
+            ),
             "warn",
         )
     )
@@ -50,6 +58,7 @@ def run_checks(app: Any) -> list[Check]:
     except Exception as exc:  # any pack failure is a finding, not a crash
         checks.append(Check("schema pack", False, str(exc)))
     checks.append(_llm_check(app))
+    checks.append(_settings_check(app))
     checks.extend(_youtube_checks())
     return checks
 
@@ -67,6 +76,15 @@ def _state_check(state: Any) -> Check:
     if probe != state:
         return Check("state dir", True, f"{state} (made on first use)")
     return Check("state dir", True, str(state))
+
+
+def _settings_check(app: Any) -> Check:
+    from vaultbrain.digest.cron import schedules_without_next_run
+
+    keys = ("digest_schedule", "review_schedule")
+    problems = schedules_without_next_run({k: app.settings.get(k) for k in keys})
+    problems += app.settings.problems()  # stored values refused (NaN, a dot-folder inbox)
+    return Check("settings", not problems, "; ".join(problems) or "every value makes sense")
 
 
 def _llm_check(app: Any) -> Check:

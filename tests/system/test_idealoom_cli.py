@@ -35,7 +35,7 @@ def test_create_show_list_and_edit(vault: Path) -> None:
     assert "  1. small\n  2. fun\n" in shown  # help keeps its numbered lines
     assert "ideas:\n  1. kite\n  2. tide clock\n" in shown
     table = run(vault, "idealoom", "list").output.splitlines()
-    assert table[0].split() == ["ID", "TITLE", "STATUS", "CATEGORY", "IDEAS", "MODIFIED", "SYNC"]
+    assert table[0].split() == ["id", "title", "status", "category", "ideas", "modified", "sync"]
     assert table[1].startswith(list_id[:8]) and "not exported" in table[1]
 
     doc = run_json(vault, "idealoom", "add-idea", list_id, "sundial", "--at", "1")
@@ -71,6 +71,12 @@ def test_create_show_list_and_edit(vault: Path) -> None:
         (["import"], "the IdeaLoom exchange with the vault is off"),
         (["export"], "the IdeaLoom exchange with the vault is off"),
         (["settings", "--enabled", "maybe"], "idealoom.enabled: 'maybe' must be true or false"),
+        # PortOS's limits (issue 18)
+        (["edit", "{id}", "--title", "t" * 201], "the title is 201 characters long"),
+        (["edit", "{id}", "--category", "c" * 101], "IdeaLoom allows at most 100"),
+        (["edit", "{id}", "--prompt", "p" * 10_001], "IdeaLoom allows at most 10,000"),
+        (["edit", "{id}", "--help-text", "h" * 5_001], "IdeaLoom allows at most 5,000"),
+        (["add-idea", "{id}", "i" * 2_001], "IdeaLoom allows at most 2,000"),
     ],
 )
 def test_bad_input_is_one_line_and_changes_nothing(
@@ -92,7 +98,7 @@ def test_settings_show_and_set(vault: Path) -> None:
     }  # fmt: skip
     out = run(vault, "idealoom", "settings", "--enabled", "true", "--folder", "Loom").output
     rows = [line.split(None, 2) for line in out.splitlines()]
-    assert rows[0] == ["KEY", "VALUE", "SOURCE"]
+    assert rows[0] == ["key", "value", "source"]
     assert ["idealoom.enabled", "true", "set"] in rows
     assert ["idealoom.auto_export", "false", "default"] in rows
     assert ["idealoom.folder", "Loom", "set"] in rows
@@ -114,7 +120,7 @@ def test_the_result_table_and_json(vault: Path) -> None:
     fresh = run_json(vault, "idealoom", "create", "New?", "--title", "Fresh")["id"]
 
     out = run(vault, "idealoom", "export").output.splitlines()
-    assert out[0].split() == ["OUTCOME", "REASON", "LIST", "NOTE", "DETAIL"]
+    assert out[0].split() == ["outcome", "reason", "list", "note", "detail"]
     rows = {line.split()[0] + " " + line.split()[1]: line for line in out[1:-1]}
     assert rows["skipped unchanged"].split()[2] == kept[:8]
     assert "--recreate-missing" in rows["missing note-deleted-externally"]
@@ -187,3 +193,27 @@ def test_a_disabled_integration_leaves_the_vault_alone_on_daemon_start(vault: Pa
     run(vault, "daemon", "--once")
     assert not (vault / "Idea Loom").exists()
     assert json.loads(run(vault, "idealoom", "list", "--json").output)[0]["note"] is None
+
+
+def test_create_past_portos_limits_is_refused(vault: Path) -> None:
+    ideas = [a for n in range(501) for a in ("--idea", f"idea {n}")]
+    result = run(vault, "idealoom", "create", "Prompt?", *ideas, ok=False)
+    assert result.exit_code == 1 and "501 ideas; IdeaLoom allows at most 500" in result.output
+    result = run(vault, "idealoom", "create", "Prompt?", "--title", "t" * 201, ok=False)
+    assert result.exit_code == 1 and "IdeaLoom allows at most 200" in result.output
+    assert run_json(vault, "idealoom", "list") == []
+
+
+def test_import_past_portos_limits_is_malformed_with_a_reason(vault: Path) -> None:
+    enable(vault)
+    folder = vault / "Idea Loom"
+    folder.mkdir(exist_ok=True)
+    (folder / "Long.md").write_text(
+        "---\nid: 7d3f7c0e-6d8c-4f57-9a3b-2c1d0e9f8a7b\ntitle: " + "t" * 201 + "\n"
+        "category: fun\nstatus: draft\ncreated: 2026-01-02T10:00:00.000Z\n"
+        "modified: 2026-01-02T10:00:00.000Z\ntags: [idea-loom]\n---\n# What now?\n\n## Ideas\n"
+    )
+    doc = run_json(vault, "idealoom", "import")
+    item = next(i for i in doc["items"] if i["path"] == "Idea Loom/Long.md")
+    assert (item["outcome"], item["reason"]) == ("malformed", "title-too-long")
+    assert run_json(vault, "idealoom", "list") == []

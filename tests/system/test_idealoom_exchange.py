@@ -376,7 +376,8 @@ def test_an_imported_note_keeps_its_path_forever(app: Brain, vault: Path) -> Non
     list_id = "7d3f7c0e-6d8c-4f57-9a3b-2c1d0e9f8a7b"
     lst = ListBook(app).get(list_id)
     assert lst is not None
-    assert (lst.created, lst.modified) == ("2025-05-06T07:08:09", "2025-05-06T07:08:09")
+    # PortOS's `Z` stamps are kept as written (issue 18): an export gives them back unchanged
+    assert (lst.created, lst.modified) == ("2025-05-06T07:08:09.000Z", "2025-05-06T07:08:09.000Z")
     edit_list(app, list_id, title="A completely new title")
     assert only(run_export(app)) == ("exported", "list-changed")
     assert sorted(p.name for p in folder.iterdir()) == ["My weekend list.md"]

@@ -309,7 +309,7 @@ def test_cancel_mid_ingest_leaves_nothing_half_written(
         )
     assert isinstance(err.value, UserError)  # callers that catch UserError see it too
     result = err.value.result
-    assert result.status == "incomplete" and "cancelled" in (result.error or "")
+    assert result.status == "cancelled" and "cancelled" in (result.error or "")
     assert vault_files(app) == set()
     assert not (app.state_dir / "youtube" / f"{TALK}.md").exists()
     assert not (app.state_dir / "youtube" / f"{TALK}.mp3").exists()
@@ -318,7 +318,7 @@ def test_cancel_mid_ingest_leaves_nothing_half_written(
     scratch = app.state_dir / "youtube" / "tmp"
     assert not scratch.exists() or not any(scratch.rglob("*"))  # partial downloads gone
     entry = show_ingest(app, TALK)
-    assert entry["status"] == "incomplete" and entry["last_attempt"]["status"] == "incomplete"
+    assert entry["status"] == "cancelled" and entry["last_attempt"]["status"] == "cancelled"
     assert "saving" not in {p.stage for p in cancel.seen}
     assert JobRegistry(app.state_dir).running() == []
 
@@ -339,7 +339,7 @@ def test_a_cancel_after_a_complete_ingest_keeps_what_was_saved(
         )
     assert (app.vault.root / done.note_path).read_text() == before
     entry = show_ingest(app, TALK)
-    assert entry["status"] == "complete" and entry["last_attempt"]["status"] == "incomplete"
+    assert entry["status"] == "complete" and entry["last_attempt"]["status"] == "cancelled"
 
 
 def test_cancel_from_another_process_through_the_job_file(
@@ -377,7 +377,7 @@ def test_cancel_from_another_process_through_the_job_file(
     assert job["stage"] == "audio"
     JobRegistry(app.state_dir).request_cancel(job["job"])
     worker.join(10)
-    assert outcome["r"].status == "incomplete"
+    assert outcome["r"].status == "cancelled"
     assert vault_files(app) == set()
     assert JobRegistry(app.state_dir).running() == []
     assert not (app.state_dir / "youtube" / "cancel" / job["job"]).exists()

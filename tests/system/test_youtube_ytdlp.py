@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from vaultbrain.youtube.backend import CaptionTrack, IngestCancelled, IngestError, YtDlpBackend
+from vaultbrain.youtube.worker import WorkerBackend
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "youtube" / "captions"
 VID = "l0calServ01"
@@ -25,6 +26,8 @@ BIG = 4 * 1024 * 1024
 
 class _Handler(http.server.BaseHTTPRequestHandler):
     routes: dict[str, tuple[int, bytes, str]] = {}
+    held = threading.Event()
+    release = threading.Event()
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -37,6 +40,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def _serve(self, body: bool) -> None:
         path = self.path.split("?", 1)[0]
+        if path == "/hold":  # answers only once the test lets it
+            _Handler.held.set()
+            _Handler.release.wait(60)
+            return
         if path == "/hang":
             time.sleep(3)
             return
@@ -197,3 +204,58 @@ def test_a_whole_ingest_with_ytdlp_doing_the_downloads(server: str, vault: Path)
     assert result.status == "complete" and result.transcript_source == "captions"
     note = parse_note((vault / result.note_path).read_text())
     assert "welcome back to the channel today" in note.body
+
+
+# -- yt-dlp in a worker process (issue 18: a cancel stops it at any step) -----------------
+
+
+def test_the_worker_fetches_metadata_and_downloads_with_progress(
+    server: str, tmp_path: Path
+) -> None:
+    backend = WorkerBackend(socket_timeout=5)
+    got = backend.extract_info(server + "/video.mp4")
+    assert got["id"] == "video" and got["formats"]
+    seen: list[float] = []
+    path = backend.download(info(server), kind="video", dest=tmp_path, progress=seen.append)
+    assert path is not None and path.read_bytes().startswith(b"\x00\x00\x00\x18ftyp")
+    assert seen and seen[-1] >= 95
+    captions = backend.download(
+        info(server),
+        kind="captions",
+        dest=tmp_path / "c",
+        track=CaptionTrack("en", "vtt", "captions"),
+    )
+    assert captions == tmp_path / "c" / f"{VID}.en.vtt"
+
+
+def test_the_worker_reports_ytdlp_errors_as_one_line(server: str) -> None:
+    with pytest.raises(IngestError) as err:
+        WorkerBackend(socket_timeout=5).extract_info(server + "/limited.mp4")
+    assert err.value.kind == "rate-limited" and "HTTP 429" in str(err.value)
+
+
+def test_a_cancel_stops_the_metadata_step_while_the_server_is_silent(server: str) -> None:
+    # No progress hook runs while yt-dlp waits for the page: only killing the worker stops it.
+    _Handler.held.clear()
+    _Handler.release.clear()
+    cancel = threading.Event()
+    outcome: dict[str, BaseException] = {}
+
+    def call() -> None:
+        try:
+            WorkerBackend(socket_timeout=60).extract_info(server + "/hold", cancel=cancel)
+        except BaseException as exc:
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=call)
+    thread.start()
+    try:
+        assert _Handler.held.wait(30), "yt-dlp never asked the server"
+        cancel.set()
+        thread.join(30)
+        # It ended while the server was still holding the request: the cancel stopped it.
+        assert not thread.is_alive() and not _Handler.release.is_set()
+        assert isinstance(outcome.get("error"), IngestCancelled)
+    finally:
+        _Handler.release.set()
+        thread.join(30)

@@ -98,7 +98,8 @@ cssclasses:
 Small, finishable, fun.
 """
     note = parsed(text)
-    assert note.list == lst()
+    # A stamp with `Z` or an offset is kept as written (quoted or not), for the round trip.
+    assert note.list == lst(created="2026-01-02T09:30:00.000Z", modified="2026-01-03T18:05:12Z")
     assert note.keys["id"] == "uuid"
     assert note.keys["created"] == "createdAt"
     assert note.keys["modified"] == "updatedAt"
@@ -333,3 +334,54 @@ def test_file_names() -> None:
     assert slug("???") == "untitled"
     assert slug("Ünïcödé Ideas") == "ünïcödé-ideas"
     assert len(slug("x" * 500)) <= 60
+
+
+# -- PortOS's limits and its timestamps (issue 18) --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("reason", "text"),
+    [
+        ("title-too-long", NOTE.replace("title: Weekend projects", "title: " + "t" * 201)),
+        ("category-too-long", NOTE.replace("category: personal", "category: " + "c" * 101)),
+        (
+            "prompt-too-long",
+            NOTE.replace("# What could I build in a weekend?", "# " + "p" * 10_001),
+        ),
+        ("help-too-long", NOTE.replace("Small, finishable, fun.", "h" * 5_001)),
+        ("idea-too-long", NOTE.replace("A tide clock", "i" * 2_001)),
+        # JavaScript counts UTF-16 units: 101 emoji are 202 of them
+        ("title-too-long", NOTE.replace("title: Weekend projects", "title: " + "🪁" * 101)),
+    ],
+)
+def test_past_portos_limits_is_malformed_with_a_reason(reason: str, text: str) -> None:
+    bad = parse_loom_note(text)
+    assert isinstance(bad, Malformed) and bad.reason == reason, bad
+    assert "IdeaLoom allows at most" in bad.message
+
+
+def test_at_portos_limits_is_fine() -> None:
+    text = NOTE.replace("title: Weekend projects", "title: " + "t" * 200)
+    text = text.replace("category: personal", "category: " + "c" * 100)
+    text = text.replace("A tide clock", "i" * 2_000)
+    assert parsed(text).list.title == "t" * 200
+
+
+def test_more_than_500_ideas_is_malformed() -> None:
+    head = NOTE.split("## Ideas")[0] + "## Ideas\n"
+    five_hundred = head + "".join(f"{n}. idea {n}\n" for n in range(1, 501))
+    assert len(parsed(five_hundred).list.ideas) == 500
+    bad = parse_loom_note(five_hundred + "501. one too many\n")
+    assert isinstance(bad, Malformed) and bad.reason == "too-many-ideas"
+
+
+@pytest.mark.parametrize(
+    "stamp", ["2026-01-02T10:00:00.000Z", "2026-01-02T10:00:00Z", "2026-01-02T10:00:00+02:00"]
+)
+def test_zoned_stamps_round_trip_as_written(stamp: str) -> None:
+    text = NOTE.replace("created: 2026-01-02T09:30:00", f"created: {stamp}")
+    note = parsed(text)
+    assert note.list.created == stamp
+    assert f"created: {stamp}\n" in update_loom_note(note, replace(note.list, title="New"))
+    rendered = render_loom_note(note.list)
+    assert parsed(rendered).list.created == stamp

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import yaml
@@ -308,6 +309,9 @@ def test_consistency_ok_then_untyped_then_broken(vault: Path, env_home: Path) ->
     ok, detail = schema_pack_consistency(app.refresh())
     assert not ok and "UNKNOWN_PACK" in detail
     app.settings.set("schema_pack", "")
+    # A pack named for a folder, then uninstalled (`settings set` refuses one that is absent).
+    ghost = write_pack(env_home, "ghost-pack", manifest("ghost-pack"))
     app.settings.set("schema_pack.source.Reading", "ghost-pack")
+    shutil.rmtree(ghost.parent)
     ok, detail = schema_pack_consistency(app.refresh())
     assert not ok and "Reading/" in detail

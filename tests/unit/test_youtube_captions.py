@@ -159,3 +159,11 @@ def test_rolling_captions_give_back_exactly_the_spoken_words(raw: list[list[str]
     # rolling layout is the only source of repetition: every word must come back once.
     lines = [[f"w{i}", *words] for i, words in enumerate(raw)]
     assert captions_to_prose(rolling_vtt(lines)).split() == [w for line in lines for w in line]
+
+
+def test_a_line_holding_only_a_space_does_not_end_the_cue() -> None:
+    # PortOS's converter keeps `second line`: only an empty line ends a cue.
+    vtt = "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\nfirst line\n \nsecond line\n\n"
+    assert captions_to_prose(vtt) == "first line second line\n"
+    srt = "1\r\n00:00:01,000 --> 00:00:02,000\r\nfirst line\r\n\t\r\nsecond line\r\n"
+    assert captions_to_prose(srt) == "first line second line\n"

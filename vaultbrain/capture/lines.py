@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from vaultbrain.capture.model import Capture, CaptureStatus
 from vaultbrain.errors import ConflictError, UserError
 from vaultbrain.filing import inbox as inbox_note
-from vaultbrain.filing.inbox import REVIEW_NOTE, WAITING, words_of
+from vaultbrain.filing.inbox import REVIEW_NOTE, WAITING, unusable_inbox, words_of
 from vaultbrain.filing.records import link_to
 from vaultbrain.filing.setup import held_lines
 from vaultbrain.vault import content_hash
@@ -104,6 +104,10 @@ def reconcile_inbox(brain: Brain, journal: Journal, idle: bool, take_new: bool =
     """
     rel = brain.inbox_rel
     result = InboxPass()
+    problem, news = unusable_inbox(brain.vault, rel)  # a symlink, a folder: said once, not taken
+    if problem:
+        result.skipped += [problem] if news else []
+        return result
     try:
         note = brain.vault.try_read(rel)
     except UserError as exc:

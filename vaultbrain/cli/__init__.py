@@ -6,10 +6,14 @@ Command groups live in their own modules and are imported only when used, which 
 
 from __future__ import annotations
 
+import contextlib
+import difflib
 import importlib
 import os
+import re
 import sys
 import traceback
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,10 +56,48 @@ class ReportedError(click.ClickException):
         click.echo(f"error: {self.message}", err=True)
 
 
+# Flags that mean the same wherever they stand (`vaultbrain db list person -v`), as in llm
+# and yt-dlp. Only exact tokens move, and nothing after `--`.
+_GLOBAL_FLAG = re.compile(r"-v+|--verbose|-q|--quiet")
+
+
+def hoist_global_flags(args: Sequence[str]) -> list[str]:
+    """``args`` with -v/-q (anywhere before ``--``) moved in front of the subcommand."""
+    args = list(args)
+    end = args.index("--") if "--" in args else len(args)
+    flags = [a for a in args[:end] if _GLOBAL_FLAG.fullmatch(a)]
+    rest = [a for a in args[:end] if not _GLOBAL_FLAG.fullmatch(a)]
+    return flags + rest + args[end:]
+
+
+def _with_suggestion(exc: click.UsageError) -> click.UsageError:
+    """ "No such command 'captur'." gains "did you mean capture?" (any group, any depth)."""
+    ctx = exc.ctx
+    match = re.match(r"No such command '(.+)'\.", exc.message)
+    if ctx is None or match is None or not isinstance(ctx.command, click.Group):
+        return exc
+    names = ctx.command.list_commands(ctx)
+    close = difflib.get_close_matches(match.group(1), names, n=1, cutoff=0.6)
+    if not close:
+        return exc
+    return click.UsageError(f"{exc.message.rstrip('.')}; did you mean {close[0]}?", ctx)
+
+
 class LazyGroup(click.Group):
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if ctx.parent is None:
+            args = hoist_global_flags(args)
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except click.UsageError as exc:
+            raise _with_suggestion(exc) from None
+        except BrokenPipeError:
+            # The reader went away (`… | head`); click would exit 1 here.
+            _silence_stdout()
+            raise click.exceptions.Exit(0) from None
         except VaultbrainError as exc:
             obj = ctx.obj
             if obj is not None and getattr(obj, "verbose", 0):
@@ -96,6 +138,7 @@ class Context:
         self.state_dir = state_dir
         self.schema_pack = schema_pack
         self.verbose = verbose
+        self.quiet = False
         self._app: Any = None
 
     @property
@@ -117,13 +160,18 @@ class Context:
         return self._app
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LazyGroup,
+    invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.option(
     "--vault", "vault", metavar="DIR", help="The vault (default $VAULTBRAIN_VAULT, then .)."
 )
 @click.option("--state-dir", metavar="DIR", help="Machine state (default <vault>/.vaultbrain).")
 @click.option("--schema-pack", metavar="NAME", help="Use this schema pack for this run.")
-@click.option("-v", "--verbose", count=True, help="Debug logs and tracebacks.")
+@click.option("-v", "--verbose", count=True, help="Debug logs and tracebacks (anywhere).")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors (anywhere).")
 @click.version_option(__version__, prog_name="vaultbrain")
 @click.pass_context
 def cli(
@@ -132,6 +180,7 @@ def cli(
     state_dir: str | None,
     schema_pack: str | None,
     verbose: int,
+    quiet: bool,
 ) -> None:
     """vaultbrain: a second brain that lives inside your Obsidian vault.
 
@@ -139,19 +188,32 @@ def cli(
     Projects/, Ideas/ and Admin/ using a local LLM (LM Studio or any OpenAI-compatible
     server), or the embedded classifier when none is running.
     """
+    if ctx.invoked_subcommand is None:
+        # Bare `vaultbrain`: the help is what was asked for, so stdout and exit 0.
+        click.echo(ctx.get_help())
+        ctx.exit(0)
     ctx.obj = Context(vault, state_dir, schema_pack, verbose)
+    ctx.obj.quiet = quiet
     import logging
 
     # journald and launchd stamp each line themselves; a terminal gets the time from us.
     under_service = bool(os.environ.get("JOURNAL_STREAM") or os.environ.get("XPC_SERVICE_NAME"))
+    level = logging.DEBUG if verbose else logging.ERROR if quiet else logging.INFO
     logging.basicConfig(
-        level=logging.DEBUG if verbose else logging.INFO,
+        level=level,
         format=("" if under_service else "%(asctime)s ") + "%(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
     if not verbose:
         for noisy in ("httpx", "httpcore", "apscheduler", "watchdog"):
             logging.getLogger(noisy).setLevel(logging.WARNING)
+    if quiet and not verbose:
+        # Everything but errors goes: logs below ERROR (the handler above keeps the real
+        # stderr for those), and what commands print. A command's error is shown after its
+        # context closes, so it reaches stderr too.
+        devnull = ctx.with_resource(open(os.devnull, "w", encoding="utf-8"))
+        ctx.with_resource(contextlib.redirect_stdout(devnull))
+        ctx.with_resource(contextlib.redirect_stderr(devnull))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -159,6 +221,7 @@ def main(argv: list[str] | None = None) -> None:
     verbose = any(a in ("-v", "--verbose") or a.startswith("-vv") for a in (argv or sys.argv[1:]))
     try:
         cli.main(args=argv, prog_name="vaultbrain", standalone_mode=False)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at exit
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(130)
@@ -176,5 +239,18 @@ def main(argv: list[str] | None = None) -> None:
         click.echo("interrupted", err=True)
         sys.exit(130)
     except BrokenPipeError:
-        sys.exit(0)
+        _end_on_closed_pipe()
+    sys.exit(0)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that what is still buffered cannot complain at exit."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
+def _end_on_closed_pipe() -> None:
+    """`vaultbrain … | head`: the reader has what it wanted. Exit quietly, like cat does."""
+    _silence_stdout()
     sys.exit(0)

@@ -7,7 +7,8 @@ from typing import Any
 
 import click
 
-from vaultbrain.cli.render import echo_json, echo_table
+from vaultbrain.cli.render import echo_json, echo_table, human
+from vaultbrain.errors import StorageError, UserError, VaultbrainError
 
 STATUSES = ["pending", "filed", "suggested", "needs_review", "corrected", "dismissed"]
 
@@ -68,7 +69,10 @@ def capture_cmd(obj: Any, text: str, as_json: bool) -> None:
     if text == "-":
         text = sys.stdin.read()
     app = obj.app()
-    record = capture(app, text).to_record()
+    try:
+        record = capture(app, text).to_record()
+    except (StorageError, OSError) as exc:
+        raise _capture_failure(app, text, exc) from exc
     summary = capture_summary(record)
     if as_json:
         echo_json(summary)
@@ -83,6 +87,43 @@ def capture_cmd(obj: Any, text: str, as_json: bool) -> None:
         click.echo("  waiting for you in Brain/Needs Review.md (or `vaultbrain review list`)")
     if status == "pending":
         click.echo(f"  pending: {summary['error']}; the daemon will retry")
+
+
+def _capture_failure(app: Any, text: str, exc: Exception) -> Exception:
+    """What a failed capture did and did not do, exactly. A disk that refused the state
+    dir after the inbox line was written leaves the thought safe in the inbox (anchored: the
+    daemon files it once it can write), so "nothing was changed, try again" would make the
+    person capture it twice."""
+    from vaultbrain.capture.lines import check_thought
+    from vaultbrain.filing.inbox import unjournaled_line
+
+    rel = app.inbox_rel
+    try:
+        thought = check_thought(text)
+        store = app.store.inbox
+        line = unjournaled_line(
+            app.vault,
+            rel,
+            thought,
+            lambda cid: store.summary(cid, include_deleted=True) is not None,
+        )
+    except (VaultbrainError, OSError):
+        line = None
+    if line is None:
+        return exc
+    reason = (
+        str(exc).split("; nothing was changed")[0]
+        if isinstance(exc, StorageError)
+        else (
+            f"{getattr(exc, 'strerror', None) or exc}"
+            + (f" ({exc.filename})" if getattr(exc, "filename", None) else "")
+        )
+    )
+    return UserError(
+        f"the thought is in {rel} (line {line.number + 1}, ^vb-{line.block_id}) but was not "
+        f"filed: {reason}; the daemon files it once the state dir can be written, so do not "
+        "capture it again"
+    )
 
 
 @click.command("inbox")
@@ -124,7 +165,7 @@ def settings_get(obj: Any, key: str | None, as_json: bool) -> None:
         if as_json:
             echo_json({key: value})
         else:
-            click.echo(value)
+            click.echo(human(value))
         return
     items = list(app.settings.items())
     if as_json:
@@ -136,7 +177,8 @@ def settings_get(obj: Any, key: str | None, as_json: bool) -> None:
     )
 
 
-@settings_cmd.command("set")
+# ignore_unknown_options: `settings set retry_seconds -1` is a value to check, not an option.
+@settings_cmd.command("set", context_settings={"ignore_unknown_options": True})
 @click.argument("key")
 @click.argument("value")
 @click.pass_obj
@@ -145,6 +187,18 @@ def settings_set(obj: Any, key: str, value: str) -> None:
     app = obj.app()
     parsed = app.settings.set(key, value)
     click.echo(f"{key} = {parsed}")
+
+
+@settings_cmd.command("unset")
+@click.argument("key")
+@click.pass_obj
+def settings_unset(obj: Any, key: str) -> None:
+    """Forget KEY's value: it goes back to its default."""
+    app = obj.app()
+    was_set = app.settings.unset(key)
+    value = app.settings.get(key)
+    now = "" if value in (None, "") else f" ({value})"
+    click.echo(f"{key}: back to the default{now}" if was_set else f"{key} was not set{now}")
 
 
 @click.command("reindex")

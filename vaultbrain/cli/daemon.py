@@ -77,13 +77,18 @@ def service_uninstall(obj: Any, platform: str | None) -> None:
 
 @service.command("status")
 @click.option("--platform", type=click.Choice(["linux", "macos"]))
+@click.option("--json", "as_json", is_flag=True, help="One JSON document.")
 @click.pass_obj
-def service_status(obj: Any, platform: str | None) -> None:
+def service_status(obj: Any, platform: str | None, as_json: bool) -> None:
     """Whether the service is installed and running, and the daemon lock's holder."""
-    from vaultbrain.daemon.service import render_service
+    from vaultbrain.cli.render import echo_json
+    from vaultbrain.daemon.service import render_service, status_lines
     from vaultbrain.daemon.service import service_status as status
 
     app = obj.app()
-    spec = render_service(app.vault.root, None, _platform(platform))
-    for m in status(spec, app.state_dir):
-        click.echo(m)
+    doc = status(render_service(app.vault.root, None, _platform(platform)), app.state_dir)
+    if as_json:
+        echo_json(doc)
+        return
+    for line in status_lines(doc):
+        click.echo(line)

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from vaultbrain.cli.render import echo_json, echo_table, parse_sets
+from vaultbrain.cli.render import echo_json, echo_table, field_lines, parse_sets
 
 
 @click.group("db")
@@ -49,7 +49,8 @@ def db_show(obj: Any, type_name: str, ref: str, as_json: bool) -> None:
     click.echo(f"{rec['title']}  ({rec['type']} {rec['id']})")
     click.echo(f"  path: {rec.get('path')}")
     for k, v in rec.get("fields", {}).items():
-        click.echo(f"  {k}: {v}")
+        for line in field_lines(k, v):
+            click.echo(line)
 
 
 @db.command("add")

@@ -113,7 +113,8 @@ def schedule_cmd(obj: Any, as_json: bool) -> None:
     """The digest and review schedules: last and next run (local time)."""
     from vaultbrain.digest.scheduler import Scheduler
 
-    jobs = Scheduler(obj.app()).jobs()
+    app = obj.app()
+    jobs = _with_manual_runs(app, Scheduler(app).jobs())
     if as_json:
         echo_json(jobs)
         return
@@ -135,6 +136,30 @@ def schedule_cmd(obj: Any, as_json: bool) -> None:
             ]
         )
     echo_table(rows, ["job", "cron", "when", "last run", "next run", "status"])
+
+
+def _with_manual_runs(app: Any, jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``last_run`` is the latest run of any kind: the scheduler's own state knows only the
+    runs it started, the history (``digests.jsonl``, ``reviews.jsonl``) has every run."""
+    from vaultbrain.digest.runs import DIGEST_HISTORY, REVIEW_HISTORY
+
+    history = {"digest": DIGEST_HISTORY, "review": REVIEW_HISTORY}
+    out = []
+    for job in jobs:
+        job = dict(job)
+        latest = None
+        if job["name"] in history:
+            for entry in app.store.read_jsonl(history[job["name"]]):
+                latest = entry
+        if latest is not None and latest.get("generated"):
+            # History stamps are local wall-clock time, as the notes show them.
+            ran = dt.datetime.fromisoformat(latest["generated"]).astimezone()
+            known = dt.datetime.fromisoformat(job["last_run"]) if job["last_run"] else None
+            if known is None or ran > known:
+                job["last_run"] = ran.isoformat()
+                job["last_trigger"] = latest.get("trigger")
+        out.append(job)
+    return out
 
 
 def _short(iso: str | None) -> str:

@@ -1,28 +1,98 @@
-"""Rendering helpers shared by commands: JSON documents and plain tables."""
+"""Rendering helpers shared by commands: JSON documents, plain tables, values as people read them.
+
+Every table goes through ``echo_table``, so headers read the same in every command (lower
+case, as ``inbox``, ``db`` and ``settings`` have always printed them) and cells are cut only
+to fit a terminal: piped output (``… | grep``) is never cut, a wide terminal shows whole
+descriptions, a narrow one shortens the widest column with ``…``.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
-from collections.abc import Iterable, Sequence
+import os
+import shutil
+import sys
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import click
+
+_MIN_COLUMN = 12
 
 
 def echo_json(doc: Any) -> None:
     click.echo(json.dumps(doc, ensure_ascii=False, indent=2, default=str))
 
 
+def human(value: Any) -> str:
+    """One value on one line as a person reads it: no Python brackets or quotes."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dt.date | dt.datetime):
+        return value.isoformat()
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k}: {human(v)}" for k, v in value.items())
+    if isinstance(value, list | tuple | set | frozenset):
+        return ", ".join(human(v) for v in value)
+    return " ".join(str(value).splitlines())
+
+
+def field_lines(key: str, value: Any, indent: str = "  ") -> list[str]:
+    """A field as Obsidian's Properties show it: lists as one item a line."""
+    if isinstance(value, list | tuple) and value:
+        return [f"{indent}{key}:"] + [f"{indent}  - {human(v)}" for v in value]
+    if isinstance(value, Mapping) and value:
+        lines = [f"{indent}{key}:"]
+        for k, v in value.items():
+            lines += field_lines(str(k), v, indent + "  ")
+        return lines
+    text = human(value)
+    return [f"{indent}{key}:" + (f" {text}" if text else "")]
+
+
+def _terminal_width() -> int | None:
+    """The width to fit, or None when the output is not a terminal (then nothing is cut)."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    isatty = getattr(sys.stdout, "isatty", None)
+    if isatty is not None and isatty():
+        return shutil.get_terminal_size().columns
+    return None
+
+
+def _fit(widths: list[int], total: int) -> list[int]:
+    """Shrink the widest columns until the row (with two-space gaps) fits ``total``."""
+    widths = list(widths)
+    while sum(widths) + 2 * (len(widths) - 1) > total:
+        widest = max(range(len(widths)), key=lambda i: widths[i])
+        if widths[widest] <= _MIN_COLUMN:
+            break  # cannot fit without making columns unreadable: let the terminal wrap
+        widths[widest] -= 1
+    return widths
+
+
+def _cut(cell: str, width: int) -> str:
+    return cell if len(cell) <= width else cell[: width - 1] + "…"
+
+
 def echo_table(rows: Iterable[Sequence[Any]], headers: Sequence[str]) -> None:
-    rows = [[("" if c is None else str(c)) for c in row] for row in rows]
-    widths = [len(h) for h in headers]
-    for row in rows:
-        for i, cell in enumerate(row):
-            widths[i] = max(widths[i], min(len(cell), 60))
-    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    click.echo(fmt.format(*headers).rstrip())
-    for row in rows:
-        click.echo(fmt.format(*[c if len(c) <= 60 else c[:57] + "..." for c in row]).rstrip())
+    cells = [[human(c) for c in row] for row in rows]
+    heads = [h.lower() for h in headers]
+    widths = [len(h) for h in heads]
+    for row in cells:
+        for i, cell in enumerate(row[: len(widths)]):
+            widths[i] = max(widths[i], len(cell))
+    total = _terminal_width()
+    if total is not None:
+        widths = _fit(widths, total)
+    for row in [heads, *cells]:
+        row = (row + [""] * len(widths))[: len(widths)]  # as many cells as headers
+        padded = [_cut(c, w).ljust(w) for c, w in zip(row, widths, strict=True)]
+        click.echo("  ".join(padded).rstrip())
 
 
 def parse_sets(pairs: Sequence[str]) -> dict[str, str]:

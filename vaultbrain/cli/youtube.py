@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -51,8 +54,9 @@ def ingest_cmd(
 ) -> None:
     """Ingest one video: URL is a watch, youtu.be, shorts, live or embed URL.
 
-    Shows progress by stage. Ctrl-C cancels: yt-dlp stops, nothing is written to the
-    vault, and the ingest is listed as incomplete.
+    Shows progress by stage, with the time spent. Ctrl-C cancels at any step: yt-dlp's
+    worker is stopped at once, nothing is written to the vault, and the ingest is listed as
+    cancelled.
     """
     from vaultbrain.youtube import IngestCancelled, IngestRequest, ingest
 
@@ -81,10 +85,9 @@ def ingest_cmd(
             time.sleep(0.1)
             bar.draw()
     except KeyboardInterrupt:
-        cancel.set()
+        cancel.set()  # the yt-dlp worker is killed at once, whatever step it is in
         bar.note("cancelling…")
-        while not done.is_set():
-            time.sleep(0.1)
+        _wait_through_interrupts(done)
     bar.close()
     error = outcome.get("error")
     if error is not None:
@@ -102,12 +105,41 @@ def ingest_cmd(
         _echo_result(result)
 
 
-class _ProgressBar:
-    """Stage and percent on stderr: a bar on a terminal, one line per stage otherwise."""
+def _wait_through_interrupts(done: threading.Event) -> None:
+    """Wait for a cancelled ingest to record itself. A second Ctrl-C must not end the
+    process before that (the job would vanish from `youtube list`), so from here on Ctrl-C
+    only says so; the wait is short, since the cancel kills yt-dlp's worker."""
 
-    def __init__(self, enabled: bool) -> None:
+    def say(signum: int, frame: Any) -> None:
+        click.echo("still cancelling: recording the attempt…", err=True)
+
+    with contextlib.suppress(ValueError):  # not the main thread: nothing to hold
+        signal.signal(signal.SIGINT, say)
+    while not done.is_set():
+        done.wait(0.1)
+
+
+def _elapsed(seconds: float) -> str:
+    minutes, secs = divmod(int(max(0.0, seconds)), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+class _ProgressBar:
+    """Stage, percent and time spent on stderr: a bar on a terminal, one line per stage
+    otherwise. The time ticks even while a step reports no progress (yt-dlp fetching the
+    page), so a long metadata step does not look stuck at 0%."""
+
+    def __init__(
+        self,
+        enabled: bool,
+        tty: bool | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.enabled = enabled
-        self.tty = enabled and sys.stderr.isatty()
+        self.tty = enabled and (sys.stderr.isatty() if tty is None else tty)
+        self._clock = clock
+        self._started = clock()
         self._latest: Any = None
         self._stages: list[str] = []  # stages entered since the last draw, in order
         self._lock = threading.Lock()
@@ -128,14 +160,20 @@ class _ProgressBar:
         if p is None:
             return
         if self.tty:
-            width = 24
-            filled = int(width * p.overall / 100)
-            line = f"\r[{'#' * filled}{'-' * (width - filled)}] {p.overall:3.0f}% {p.stage:<10}"
-            click.echo(line, err=True, nl=False)
+            click.echo("\r" + self.line(), err=True, nl=False)
             self._drawn = True
         else:
             for stage in entered:
                 click.echo(f"{stage}…", err=True)
+
+    def line(self) -> str:
+        """The bar as drawn on a terminal."""
+        p = self._latest
+        overall, stage = (p.overall, p.stage) if p is not None else (0.0, "starting")
+        width = 24
+        filled = int(width * overall / 100)
+        spent = _elapsed(self._clock() - self._started)
+        return f"[{'#' * filled}{'-' * (width - filled)}] {overall:3.0f}% {stage:<10} {spent}"
 
     def note(self, text: str) -> None:
         if self._drawn:
@@ -194,17 +232,18 @@ def list_cmd(obj: Any, as_json: bool) -> None:
             )
             for r in rows
         ],
-        ["VIDEO", "STATUS", "DATE", "TITLE", "NOTE"],
+        ["video", "status", "date", "title", "note"],
     )
 
 
 def _status_text(row: dict[str, Any]) -> str:
     if row.get("status") == "running":
         pct = row.get("percent")
+        spent = f", {_elapsed(time.time() - row['started'])}" if row.get("started") else ""
         return (
-            f"running {row.get('stage')} {pct:.0f}% job {row.get('job')}"
+            f"running {row.get('stage')} {pct:.0f}% job {row.get('job')}{spent}"
             if pct is not None
-            else f"running job {row.get('job')}"
+            else f"running job {row.get('job')}{spent}"
         )
     last = row.get("last_attempt") or {}
     if row.get("status") == "complete" and last.get("status") not in (None, "complete"):
@@ -296,8 +335,9 @@ def cancel_cmd(obj: Any, job: str, wait_seconds: float) -> None:
 
     \b
     Works across processes: it creates <state>/youtube/cancel/<job>, which the running
-    ingest checks several times a second; yt-dlp is stopped, nothing is written to the
-    vault and the ingest is recorded as incomplete. An ingest already saving finishes.
+    ingest checks several times a second; yt-dlp's worker is stopped at once, nothing is
+    written to the vault and the ingest is recorded as cancelled. An ingest already saving
+    finishes.
     """
     from vaultbrain.youtube import JobRegistry
     from vaultbrain.youtube.index import VideoIndex

@@ -137,7 +137,10 @@ class Daemon:
             mtime = self.app.vault.resolve(self.app.inbox_rel).stat().st_mtime
         except (OSError, VaultbrainError):
             return float("inf")
-        return max(0.0, time.time() - mtime)
+        quiet = time.time() - mtime
+        # An mtime in the future (a clock stepped back, a copy from a device ahead) says
+        # nothing about typing now: it must not hold the note back for ever.
+        return quiet if quiet >= 0 else float("inf")
 
     def _inbox_settled(self) -> bool:
         """Nobody is typing in the inbox: quiet for the settle time, or just as vaultbrain
@@ -216,7 +219,10 @@ class Daemon:
                 self._rescan_requested = True
                 continue
             if rel == inbox:
-                digest = self.app.vault.current_hash(rel)
+                try:
+                    digest = self.app.vault.current_hash(rel)
+                except VaultbrainError:
+                    digest = None  # a folder or a link out: the inbox pass says so, once
                 if self.app.vault.is_own_write(rel, digest):
                     continue
                 self._inbox_changed_at = when

@@ -1,7 +1,10 @@
 """Service files: a systemd user unit on Linux, a launchd agent on macOS.
 
 One service per vault, named after the vault's folder plus a short hash of its path, so two
-vaults can each have their own.
+vaults can each have their own. The service starts from systemd or launchd, not from the
+person's shell, so the ``VAULTBRAIN_*`` variables they set are written into it. Install
+says exactly what happened: a service manager that cannot be reached is an error that
+names the file written and the command to start it by hand.
 """
 
 from __future__ import annotations
@@ -10,12 +13,15 @@ import hashlib
 import os
 import plistlib
 import re
+import shlex
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from vaultbrain.errors import UserError
 from vaultbrain.vault.files import atomic_write_file
 
 
@@ -33,41 +39,82 @@ def _slug(vault: Path) -> str:
     return f"{base[:40]}-{digest}"
 
 
+def _systemd_escape(value: str) -> str:
+    """``%`` is a specifier in every unit setting; a literal one is written ``%%``."""
+    return value.replace("%", "%%")
+
+
 def _systemd_quote(arg: str) -> str:
-    """Quote one ExecStart argument: double quotes, with \\ " and % escaped as systemd wants."""
-    escaped = arg.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
-    escaped = escaped.replace("$", "$$")
-    return f'"{escaped}"'
+    """Quote one ExecStart argument: double quotes, with \\ " % and $ escaped as systemd wants."""
+    escaped = _systemd_escape(arg.replace("\\", "\\\\").replace('"', '\\"'))
+    return '"' + escaped.replace("$", "$$") + '"'
+
+
+def _systemd_environment(key: str, value: str) -> str:
+    """One ``Environment=`` line. The value is unquoted and C-unescaped by systemd, and
+    specifiers are expanded, but ``$`` is not (unlike ExecStart)."""
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'Environment="{_systemd_escape(f"{key}={escaped}")}"'
+
+
+def passed_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The ``VAULTBRAIN_*`` variables the person set, for the service to see too (the
+    service starts from systemd or launchd, not from their shell). The vault is named on
+    the command line, so ``VAULTBRAIN_VAULT`` is left out."""
+    env = os.environ if environ is None else environ
+    return {
+        k: v
+        for k, v in sorted(env.items())
+        if k.startswith("VAULTBRAIN_") and k != "VAULTBRAIN_VAULT" and v
+    }
+
+
+def _check_path(what: str, path: str) -> None:
+    # Neither a unit file nor a plist can carry these in a path, and a path that holds them
+    # is almost surely a mistake: refuse rather than write a service that never starts.
+    if any(ord(c) < 32 or ord(c) == 127 for c in path):
+        raise UserError(f"the {what} path {path!r} holds a control character; rename it first")
 
 
 def _command(vault: Path, state_dir: Path | None) -> list[str]:
     args = [sys.executable, "-m", "vaultbrain", "--vault", str(vault)]
     if state_dir is not None:
-        args += ["--state-dir", str(state_dir)]
+        args += ["--state-dir", str(Path(state_dir).resolve())]
     return [*args, "daemon"]
 
 
-def render_service(vault: Path, state_dir: Path | None, platform: str) -> ServiceSpec:
+def render_service(
+    vault: Path,
+    state_dir: Path | None,
+    platform: str,
+    environ: Mapping[str, str] | None = None,
+) -> ServiceSpec:
+    """The unit (Linux) or plist (macOS) that runs ``vaultbrain daemon`` on ``vault``."""
     vault = Path(vault).resolve()
     slug = _slug(vault)
     home = Path.home()
     cmd = _command(vault, state_dir)
+    for arg in cmd:
+        _check_path("vault" if arg == str(vault) else "command", arg)
+    env = {"PYTHONUNBUFFERED": "1", **passed_environment(environ)}
     if platform == "linux":
         name = f"vaultbrain-{slug}.service"
         unit_dir = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "systemd" / "user"
         text = "\n".join(
             [
                 "[Unit]",
-                f"Description=vaultbrain daemon for {vault.name}",
+                f"Description=vaultbrain daemon for {_systemd_escape(vault.name)}",
                 "Documentation=https://pypi.org/project/vaultbrain/",
                 "",
                 "[Service]",
                 "Type=simple",
                 "ExecStart=" + " ".join(_systemd_quote(a) for a in cmd),
-                f"WorkingDirectory={_systemd_quote(str(vault))}",
+                # A path setting takes the rest of the line as the path, spaces included;
+                # quotes would become part of it ("path is not absolute").
+                f"WorkingDirectory={_systemd_escape(str(vault))}",
                 "Restart=on-failure",
                 "RestartSec=5",
-                "Environment=PYTHONUNBUFFERED=1",
+                *(_systemd_environment(k, v) for k, v in env.items()),
                 "Nice=5",
                 "",
                 "[Install]",
@@ -87,22 +134,63 @@ def render_service(vault: Path, state_dir: Path | None, platform: str) -> Servic
         "ProcessType": "Background",
         "StandardOutPath": str(logs / f"{slug}.out.log"),
         "StandardErrorPath": str(logs / f"{slug}.err.log"),
-        "EnvironmentVariables": {"PYTHONUNBUFFERED": "1"},
+        # launchd starts agents with PATH=/usr/bin:/bin:/usr/sbin:/sbin, where Homebrew's
+        # ffmpeg and JavaScript runtimes (for YouTube ingests) are not: keep the person's.
+        "EnvironmentVariables": {**env, "PATH": os.environ.get("PATH") or os.defpath},
     }
     text = plistlib.dumps(plist).decode()
     return ServiceSpec(platform, label, home / "Library" / "LaunchAgents" / f"{label}.plist", text)
 
 
-def _run(cmd: list[str]) -> str:
+@dataclass(frozen=True)
+class Step:
+    """One call to systemctl/launchctl/loginctl and what it said."""
+
+    command: list[str]
+    ok: bool
+    output: str
+
+    def line(self) -> str:
+        first = self.output.splitlines()[0] if self.output else ("ok" if self.ok else "failed")
+        return f"{' '.join(self.command)}: {first}"
+
+
+def _run(cmd: list[str]) -> Step:
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"{' '.join(cmd)}: {exc}"
-    text = (out.stdout + out.stderr).strip()
-    return f"{' '.join(cmd)}: " + (text.splitlines()[0] if text else f"exit {out.returncode}")
+        return Step(cmd, False, str(exc))
+    return Step(cmd, out.returncode == 0, (out.stdout + out.stderr).strip())
+
+
+def _user() -> str:
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return str(os.getuid())
+
+
+def linger_hint() -> str | None:
+    """A user unit runs only while its user is logged in, unless lingering is enabled."""
+    user = _user()
+    if shutil.which("loginctl"):
+        step = _run(["loginctl", "show-user", user, "--property=Linger", "--value"])
+        if step.ok and step.output.strip() == "yes":
+            return None
+    return (
+        "the service runs while you are logged in; to keep it running after you log out "
+        f"(or on a server), run `loginctl enable-linger {user}`"
+    )
 
 
 def install_service(spec: ServiceSpec, start: bool = True) -> list[str]:
+    """Write the service file and (unless ``start`` is false) enable and start it.
+
+    Returns lines to show. A step that fails raises UserError saying what was done (the
+    file is written) and what was not (the service is not running), in one line.
+    """
     spec.path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_file(spec.path, spec.text)
     if spec.platform == "macos":
@@ -110,26 +198,43 @@ def install_service(spec: ServiceSpec, start: bool = True) -> list[str]:
     if not start:
         return ["not started (--no-start)"]
     if spec.platform == "linux":
+        by_hand = f"systemctl --user daemon-reload && systemctl --user enable --now {spec.name}"
         if not shutil.which("systemctl"):
-            return [
-                "systemctl not found: start it with `systemctl --user enable --now "
-                f"{spec.name}` where systemd runs"
-            ]
-        return [
-            _run(["systemctl", "--user", "daemon-reload"]),
-            _run(["systemctl", "--user", "enable", "--now", spec.name]),
-        ]
-    if not shutil.which("launchctl"):
-        return ["launchctl not found"]
-    return [_run(["launchctl", "bootstrap", f"gui/{os.getuid()}", str(spec.path)])]
+            raise UserError(
+                f"wrote {spec.path}, but systemctl is not here, so it is not running; "
+                f"where systemd runs, start it with `{by_hand}`"
+            )
+        steps = [["systemctl", "--user", "daemon-reload"]]
+        steps.append(["systemctl", "--user", "enable", "--now", spec.name])
+    else:
+        by_hand = f"launchctl bootstrap gui/{os.getuid()} {shlex.quote(str(spec.path))}"
+        if not shutil.which("launchctl"):
+            raise UserError(f"wrote {spec.path}, but launchctl is not here: run `{by_hand}`")
+        # A plist already loaded makes bootstrap fail: unload the old one first.
+        _run(["launchctl", "bootout", f"gui/{os.getuid()}", str(spec.path)])
+        steps = [["launchctl", "bootstrap", f"gui/{os.getuid()}", str(spec.path)]]
+    lines = []
+    for cmd in steps:
+        step = _run(cmd)
+        if not step.ok:
+            raise UserError(
+                f"wrote {spec.path}, but the service is not running: {step.line()}; "
+                f"from a login session, run `{by_hand}`"
+            )
+        lines.append(step.line())
+    if spec.platform == "linux":
+        hint = linger_hint()
+        if hint:
+            lines.append(hint)
+    return lines
 
 
 def uninstall_service(spec: ServiceSpec) -> list[str]:
     messages = []
     if spec.platform == "linux" and shutil.which("systemctl"):
-        messages.append(_run(["systemctl", "--user", "disable", "--now", spec.name]))
+        messages.append(_run(["systemctl", "--user", "disable", "--now", spec.name]).line())
     if spec.platform == "macos" and shutil.which("launchctl"):
-        messages.append(_run(["launchctl", "bootout", f"gui/{os.getuid()}", str(spec.path)]))
+        messages.append(_run(["launchctl", "bootout", f"gui/{os.getuid()}", str(spec.path)]).line())
     if spec.path.exists():
         spec.path.unlink()
         messages.append(f"removed {spec.path}")
@@ -138,16 +243,36 @@ def uninstall_service(spec: ServiceSpec) -> list[str]:
     return messages
 
 
-def service_status(spec: ServiceSpec, state_dir: Path) -> list[str]:
-    out = [
-        f"{spec.name}: "
-        + ("installed at " + str(spec.path) if spec.path.exists() else "not installed")
-    ]
-    if spec.platform == "linux" and shutil.which("systemctl") and spec.path.exists():
-        out.append(_run(["systemctl", "--user", "is-active", spec.name]))
-    lock = Path(state_dir) / "daemon.lock"
-    holder = _lock_holder(lock)
-    out.append(f"daemon: running (pid {holder})" if holder else "daemon: not running")
+def service_status(spec: ServiceSpec, state_dir: Path) -> dict[str, object]:
+    """Whether the service file is installed, what the service manager says, and which
+    process holds the daemon lock (the daemon may run without the service)."""
+    installed = spec.path.exists()
+    manager: str | None = None
+    if spec.platform == "linux" and shutil.which("systemctl") and installed:
+        step = _run(["systemctl", "--user", "is-active", spec.name])
+        manager = step.output.splitlines()[0] if step.output else None
+    holder = _lock_holder(Path(state_dir) / "daemon.lock")
+    return {
+        "name": spec.name,
+        "platform": spec.platform,
+        "path": str(spec.path),
+        "installed": installed,
+        "active": manager,
+        "daemon_running": holder is not None,
+        "daemon_pid": int(holder) if holder and holder.isdigit() else None,
+    }
+
+
+def status_lines(status: Mapping[str, object]) -> list[str]:
+    """``service_status`` as a person reads it."""
+    where = f"installed at {status['path']}" if status["installed"] else "not installed"
+    out = [f"{status['name']}: {where}"]
+    if status["active"] is not None:
+        out.append(f"systemd: {status['active']}")
+    if status["daemon_running"]:
+        out.append(f"daemon: running (pid {status['daemon_pid'] or '?'})")
+    else:
+        out.append("daemon: not running")
     return out
 
 

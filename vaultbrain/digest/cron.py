@@ -12,6 +12,7 @@ and a "both restricted" expression becomes an ``OrTrigger`` of two cron triggers
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -255,3 +256,23 @@ def _value(token: str, spec: _FieldSpec, text: str) -> int:
             f"{text!r}: {value} is out of range in the {spec.name} field ({spec.low}-{spec.high})"
         )
     return value
+
+
+def schedules_without_next_run(
+    schedules: Mapping[str, Any], now: dt.datetime | None = None
+) -> list[str]:
+    """One line per schedule (setting name → cron text) that will never run again: it does
+    not parse, or it has no fire time after ``now``. ``settings set`` refuses these; a
+    settings file written before that check, or by hand, can still hold one (``doctor``)."""
+    tz = dt.datetime.now().astimezone().tzinfo or dt.UTC
+    now = now or dt.datetime.now(tz)
+    problems = []
+    for name, text in schedules.items():
+        try:
+            expr = CronExpr.parse(text)
+        except UserError as exc:
+            problems.append(f"{name}: {exc}")
+            continue
+        if expr.next_after(now, tz) is None:
+            problems.append(f"{name}: {expr.text!r} has no next run")
+    return problems

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from vaultbrain.errors import ConflictError, UserError
 from vaultbrain.vault import Vault
 from vaultbrain.vault.inbox import (
     InboxLine,
     append_line,
+    inbox_problem,
     render_taken_line,
     replace_line,
     scan_inbox,
@@ -28,7 +31,28 @@ INBOX_HEADER = """\
 MAX_CAS_RETRIES = 20
 
 
+# What was last said about each inbox that cannot be used, so a daemon says it once (and
+# again only when it changes), not at every pass.
+_SAID: dict[tuple[str, str], str] = {}
+
+
+def unusable_inbox(vault: Vault, rel: str) -> tuple[str | None, bool]:
+    """(why the inbox cannot be used or None, whether that is news since the last call)."""
+    key = (str(vault.root), rel)
+    problem = inbox_problem(vault, rel)
+    if problem is None:
+        _SAID.pop(key, None)
+        return None, False
+    news = _SAID.get(key) != problem
+    _SAID[key] = problem
+    return problem, news
+
+
 def ensure_inbox(vault: Vault, rel: str) -> None:
+    """Make the inbox note if nothing is there; a link or folder in its place is an error."""
+    problem = inbox_problem(vault, rel)
+    if problem:
+        raise UserError(problem)
     if vault.try_read(rel) is None:
         try:
             vault.create(rel, INBOX_HEADER)
@@ -44,7 +68,8 @@ def find_line(text: str, capture_id: str) -> InboxLine | None:
 
 
 def add_line(vault: Vault, rel: str, raw: str) -> None:
-    """Append a new line to the inbox (compare-and-swap, retried)."""
+    """Append a new line to the inbox (compare-and-swap, retried). An inbox that is a
+    symlink or a folder is refused before anything is written (``inbox_problem``)."""
     ensure_inbox(vault, rel)
     for _ in range(MAX_CAS_RETRIES):
         note = vault.read(rel)
@@ -54,6 +79,26 @@ def add_line(vault: Vault, rel: str, raw: str) -> None:
         except ConflictError:
             continue
     raise UserError(f"{rel} keeps changing; try again in a moment")
+
+
+def unjournaled_line(
+    vault: Vault, rel: str, thought: str, known: Callable[[str], bool]
+) -> InboxLine | None:
+    """The last anchored line holding ``thought`` whose capture id is not ``known`` to the
+    store: a capture whose line was added but whose state write failed. Such a line is
+    already safe (the daemon journals an anchored line it does not know), so the person
+    must be told not to capture the thought again."""
+    try:
+        note = vault.try_read(rel)
+    except UserError:
+        return None
+    if note is None:
+        return None
+    found = None
+    for line in scan_inbox(note.text):
+        if line.block_id and person_text(line, None) == thought and not known(line.block_id):
+            found = line
+    return found
 
 
 def person_text(line: InboxLine, previous_suffix: str | None) -> str:
@@ -68,7 +113,10 @@ def person_text(line: InboxLine, previous_suffix: str | None) -> str:
 def rewrite_line(
     vault: Vault, rel: str, capture_id: str, previous_suffix: str | None, suffix: str, done: bool
 ) -> bool:
-    """Rewrite the taken line of ``capture_id``; False when the person removed it."""
+    """Rewrite the taken line of ``capture_id``; False when the person removed it (or the
+    inbox is no longer a note vaultbrain may write: a symlink's swap would replace the link)."""
+    if inbox_problem(vault, rel):
+        return False
     for _ in range(MAX_CAS_RETRIES):
         note = vault.try_read(rel)
         if note is None:
@@ -91,7 +139,7 @@ def rewrite_line(
 def words_of(line: InboxLine, record: dict | None) -> str:
     """The person's words on an anchored line, whatever suffix we last wrote there.
 
-    ``record``: the capture, or what inbox_pass keeps of it (its text and line_suffix).
+    ``record``: the capture, or what the inbox pass keeps of it (its text and line_suffix).
     """
     if record is not None:
         original = record.get("text", "")

@@ -17,7 +17,9 @@ from vaultbrain.idealoom.model import (
     STATUSES,
     IdeaList,
     clean_help,
+    count_problem,
     help_problem,
+    length_problem,
     line_problem,
 )
 from vaultbrain.idealoom.pending import queue_after_edit
@@ -72,10 +74,18 @@ class ListBook:
 
 
 def _line(name: str, value: Any) -> str:
-    problem = line_problem(value)
+    problem = line_problem(value) or length_problem(name, str(value).strip())
     if problem:
         raise UserError(f"the {name} {problem}")
     return str(value).strip()
+
+
+def _ideas(ideas: Iterable[str]) -> tuple[str, ...]:
+    out = tuple(_line("idea", i) for i in ideas)
+    problem = count_problem(len(out))
+    if problem:
+        raise UserError(problem)
+    return out
 
 
 def _help(value: str) -> str:
@@ -122,7 +132,7 @@ def create_list(
         category=_line("category", category),
         status=_status(status),
         help=_help(help_text),
-        ideas=tuple(_line("idea", i) for i in ideas),
+        ideas=_ideas(ideas),
         created=now,
         modified=now,
     )
@@ -175,6 +185,9 @@ def add_idea(app: Brain, ref: str, text: str, position: int | None = None) -> Id
         book = ListBook(app)
         old = book.find(ref)
         ideas = list(old.ideas)
+        problem = count_problem(len(ideas) + 1)
+        if problem:
+            raise UserError(f"{problem}; remove one first")
         if position is None:
             ideas.append(idea)
         else:

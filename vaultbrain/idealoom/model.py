@@ -26,6 +26,11 @@ _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4
 # or a section): refused rather than escaped, so the note stays what a person would write.
 STRUCTURE_LINE = re.compile(r"^[ ]{0,3}#{1,2}(?:[ \t]|$)")
 _BAD_CATEGORIES = {"Cc", "Cs", "Zl", "Zp"}
+# PortOS's own limits: its IdeaLoom API refuses a list past them, so vaultbrain neither takes
+# one in (create, edit, import) nor writes one out. PortOS counts as JavaScript does, in
+# UTF-16 code units, so an emoji counts two.
+MAX_LENGTH = {"title": 200, "category": 100, "prompt": 10_000, "help": 5_000, "idea": 2_000}
+MAX_IDEAS = 500
 
 
 def _bad_char(text: str) -> str | None:
@@ -51,8 +56,31 @@ def line_problem(value: Any) -> str | None:
     return None
 
 
+def js_length(text: str) -> int:
+    """``text.length`` in JavaScript: UTF-16 code units."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def length_problem(name: str, value: str) -> str | None:
+    """Why ``value`` is too long to be a list's ``name`` (a key of ``MAX_LENGTH``) in PortOS."""
+    limit = MAX_LENGTH[name]
+    size = js_length(value)
+    if size > limit:
+        return f"is {size:,} characters long; IdeaLoom allows at most {limit:,}"
+    return None
+
+
+def count_problem(count: int) -> str | None:
+    if count > MAX_IDEAS:
+        return f"the list has {count:,} ideas; IdeaLoom allows at most {MAX_IDEAS:,}"
+    return None
+
+
 def help_problem(value: str) -> str | None:
     """Why ``value`` cannot be a list's help text (which may span several lines)."""
+    too_long = length_problem("help", value)
+    if too_long:
+        return too_long
     for n, line in enumerate(value.split("\n"), start=1):
         bad = _bad_char(line.replace("\t", " "))
         if bad is not None:

@@ -40,7 +40,15 @@ from typing import Any
 
 import yaml
 
-from vaultbrain.idealoom.model import STATUSES, IdeaList, is_uuid, line_problem, trim_blank_lines
+from vaultbrain.idealoom.model import (
+    MAX_IDEAS,
+    STATUSES,
+    IdeaList,
+    is_uuid,
+    length_problem,
+    line_problem,
+    trim_blank_lines,
+)
 from vaultbrain.vault.names import sanitize_filename
 from vaultbrain.vault.note import (
     normalize,
@@ -141,7 +149,7 @@ def _parse(text: str) -> LoomNote:
         raise _Bad("invalid-frontmatter", _error_line(note.raw, key_lines), note.error)
     lines = _split_lines(text)
     newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
-    props = _Properties(note.data, key_lines)
+    props = _Properties(note.data, key_lines, note.raw)
 
     raw_id = props.get("id")
     if raw_id is None:
@@ -213,9 +221,10 @@ def _error_line(raw: str, key_lines: dict[str, list[int]]) -> int:
 class _Properties:
     """Frontmatter values looked up by canonical name through their aliases."""
 
-    def __init__(self, data: dict[str, Any], key_lines: dict[str, list[int]]) -> None:
+    def __init__(self, data: dict[str, Any], key_lines: dict[str, list[int]], raw: str) -> None:
         self.data = data
         self.key_lines = key_lines
+        self.raw_lines = raw.split("\n")
         self.names: dict[str, str] = {}
         by_lower: dict[str, list[str]] = {}
         for key in data:
@@ -255,7 +264,27 @@ class _Properties:
         problem = line_problem(value)
         if problem:
             raise _Bad(f"invalid-{canonical}", self.line(canonical), f"the {canonical} {problem}")
+        too_long = length_problem(canonical, value.strip())
+        if too_long:
+            raise _Bad(f"{canonical}-too-long", self.line(canonical), f"the {canonical} {too_long}")
         return value.strip()
+
+    def written(self, canonical: str) -> str | None:
+        """The value as written on its line, when it is a plain one-line scalar. YAML reads
+        an unquoted ``2026-01-02T10:00:00.000Z`` as a date-time and the note reader keeps
+        its wall time; the text itself still has the ``Z`` (or offset) to keep."""
+        name = self.names.get(canonical)
+        lines = self.key_lines.get(name.lower()) if name else None
+        if not lines or lines[0] - 2 >= len(self.raw_lines):
+            return None
+        line = self.raw_lines[lines[0] - 2].rstrip("\r")
+        m = _TOP_KEY.match(line)
+        if not m:
+            return None
+        value = line[m.end() :].split(" #", 1)[0].strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        return value or None
 
     def timestamp(self, canonical: str) -> str:
         value = self.get(canonical)
@@ -263,7 +292,7 @@ class _Properties:
             raise _Bad(
                 f"missing-{canonical}", self.line(canonical), f"no {canonical} date-time property"
             )
-        stamp = _timestamp(value)
+        stamp = _timestamp(value, self.written(canonical))
         if stamp is None:
             raise _Bad(
                 f"invalid-{canonical}",
@@ -273,14 +302,25 @@ class _Properties:
         return stamp
 
 
-def _timestamp(value: Any) -> str | None:
+def _timestamp(value: Any, written: str | None = None) -> str | None:
+    """The list's date-time: a stamp with a ``Z`` or an offset (PortOS writes JavaScript's
+    ``toISOString``) is kept exactly as written, so an import and an export give it back
+    unchanged; one without is a local wall time, ``YYYY-MM-DDTHH:MM:SS``."""
     if not isinstance(value, str):
         return None
+    for text in (written, value.strip()):
+        if not text:
+            continue
+        try:
+            moment = dt.datetime.fromisoformat(text)
+        except ValueError:
+            continue
+        if moment.tzinfo is not None and "T" in text:
+            return text
     try:
         moment = dt.datetime.fromisoformat(value.strip())
     except ValueError:
         return None
-    # Offsets (``Z`` from JavaScript's toISOString) are kept as the wall time they name.
     return moment.strftime("%Y-%m-%dT%H:%M:%S")
 
 
@@ -314,6 +354,9 @@ def _parse_body(
             prompt = (h1.group("text") or "").strip()
             if not prompt:
                 raise _Bad("missing-prompt", n, "the '# ' heading holds no prompt")
+            too_long = length_problem("prompt", prompt)
+            if too_long:
+                raise _Bad("prompt-too-long", n, f"the prompt {too_long}")
             prompt_at = i
             continue
         if h2:
@@ -359,6 +402,13 @@ def _parse_body(
         text = (m.group("text") or "").strip()
         if not text:
             raise _Bad("empty-idea", n, f"idea {expected} has no text")
+        too_long = length_problem("idea", text)
+        if too_long:
+            raise _Bad("idea-too-long", n, f"idea {expected} {too_long}")
+        if expected > MAX_IDEAS:
+            raise _Bad(
+                "too-many-ideas", n, f"idea {expected}: IdeaLoom allows at most {MAX_IDEAS} ideas"
+            )
         ideas.append(text)
     if prompt_at is None:
         raise _Bad("missing-prompt", max(len(lines), 1), "no '# prompt' heading")
@@ -368,6 +418,9 @@ def _parse_body(
     ideas_span = (sections["ideas"][0], sections["ideas"][1])
     # Blank lines at either end of the section are layout, not help text.
     help_text = "\n".join(trim_blank_lines(help_lines))
+    too_long = length_problem("help", help_text)
+    if too_long and help_span is not None:
+        raise _Bad("help-too-long", help_span[0] + 1, f"the help text {too_long}")
     return prompt_at, prompt, help_span, help_text, ideas_span, ideas
 
 

@@ -4,16 +4,36 @@ A thought is one non-empty line outside frontmatter, code fences, headings, comm
 (``<!-- -->`` and Obsidian's ``%% %%``) and block quotes. List markers are not part of the
 text. A line that carries a ``^vb-`` block id has been taken already; a line the person
 ticked themselves (``- [x]`` without an id) is theirs and is left alone.
+
+Only ``\n``, ``\r\n`` and ``\r`` end a line, as in Obsidian. ``str.splitlines`` also splits
+at U+2028, U+0085, form feed and vertical tab, which would cut a thought in two and write a
+task marker in the middle of the person's line, so it is never used on the inbox here.
+
+Odd inboxes are said out loud and left alone, never half-handled: an ``Inbox.md`` that is a
+symlink, a folder or a link out of the vault (``inbox_problem``); a frontmatter block still
+being typed (no closing ``---`` yet) is not read as thoughts; a byte-order mark stays first;
+a person's own block id (``^ref``) stays last on the line, so links to it keep working.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from vaultbrain.errors import UserError
 from vaultbrain.vault.note import parse_note
 
+if TYPE_CHECKING:
+    from vaultbrain.vault.files import Vault
+
 BLOCK_ID = re.compile(r"[ \t]\^vb-([a-z0-9]{6,12})[ \t]*$")
+# Obsidian's block ids: letters, digits and dashes, after a space at the very end of a line.
+OWN_BLOCK_ID = re.compile(r"[ \t]\^(?!vb-[a-z0-9]{6,12}[ \t]*$)([A-Za-z0-9-]+)[ \t]*$")
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+_YAML_FENCE = re.compile(r"^---[ \t]*$")
 _MARKER = re.compile(
     r"^(?P<indent>[ \t]*)(?P<marker>(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[(?P<box>.)\][ \t]+)?)?"
 )
@@ -34,17 +54,37 @@ class InboxLine:
     checked: bool
     text: str  # the thought: marker and our block id removed
     block_id: str | None
+    own_id: str | None = None  # the person's own block id (``^ref``), kept last
 
     @property
     def terminated(self) -> bool:
         return self.ending != ""
 
 
+def split_lines(text: str) -> list[str]:
+    """The lines of ``text`` with their endings; only ``\\n``, ``\\r\\n`` and ``\\r`` end one."""
+    return _LINE.findall(text)
+
+
+def _first_line(lines: list[str], note_has_frontmatter: bool, frontmatter: str) -> int:
+    """The first line that may hold a thought: after the frontmatter, or, while a frontmatter
+    block is still being typed (an opening ``---`` with no close yet), after its lines up to
+    the first empty one (a ``---`` rule followed by an empty line stays a rule)."""
+    if note_has_frontmatter:
+        return len(split_lines(frontmatter))
+    if not lines or not _YAML_FENCE.match(lines[0].lstrip("\ufeff").rstrip("\r\n")):
+        return 0
+    for i in range(1, len(lines)):
+        if not lines[i].strip():
+            return i
+    return len(lines)
+
+
 def scan_inbox(text: str) -> list[InboxLine]:
     """Every line of the note that is a thought, taken or not."""
     note = parse_note(text)
-    start_line = text[: note.body_start].count("\n") if note.has_frontmatter else 0
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text)
+    start_line = _first_line(lines, note.has_frontmatter, text[: note.body_start])
     out: list[InboxLine] = []
     fence: str | None = None
     in_html_comment = False
@@ -53,7 +93,9 @@ def scan_inbox(text: str) -> list[InboxLine]:
         full = lines[i]
         raw = full.rstrip("\r\n")
         ending = full[len(raw) :]
-        stripped = raw.strip()
+        # A byte-order mark belongs to the file, not to the thought: it stays first.
+        bom = "\ufeff" if i == 0 and raw.startswith("\ufeff") else ""
+        stripped = raw[len(bom) :].strip()
         if fence:
             if stripped.startswith(fence):
                 fence = None
@@ -80,11 +122,18 @@ def scan_inbox(text: str) -> list[InboxLine]:
             continue
         if not stripped or stripped.startswith(">") or _HEADING.match(raw) or _RULE.match(raw):
             continue
-        mm = _MARKER.match(raw)
-        indent = mm.group("indent") if mm else ""
+        mm = _MARKER.match(raw, len(bom))
+        indent = bom + (mm.group("indent") if mm else "")
         marker = (mm.group("marker") or "") if mm else ""
         box = mm.group("box") if mm else None
         rest = raw[len(indent) + len(marker) :]
+        caret = rest.rfind("^")  # cheap first look: most lines end with our own ^vb- id
+        own = None
+        if caret > 0 and not rest.startswith("vb-", caret + 1):
+            own = OWN_BLOCK_ID.search(rest, caret - 1)
+        own_id = own.group(1) if own else None
+        if own:
+            rest = rest[: own.start()]
         bid = BLOCK_ID.search(rest)
         block_id = bid.group(1) if bid else None
         if bid:
@@ -94,8 +143,40 @@ def scan_inbox(text: str) -> list[InboxLine]:
             continue
         if checked and block_id is None:
             continue  # ticked by the person: not ours to take
-        out.append(InboxLine(i, raw, ending, indent, marker, checked, rest.strip(), block_id))
+        out.append(
+            InboxLine(i, raw, ending, indent, marker, checked, rest.strip(), block_id, own_id)
+        )
     return out
+
+
+def inbox_problem(vault: Vault, rel: str) -> str | None:
+    """Why the inbox note at ``rel`` must not be read or written, in one line, or None.
+
+    Lines are taken by rewriting the note with an atomic swap, which would replace a symlink
+    with a plain file (the note it pointed at never sees the rewrite), so only a regular file
+    is an inbox. A missing note is not a problem here (``init`` and capture make it).
+    """
+    try:
+        path = vault.resolve(rel)
+    except UserError as exc:
+        return f"the inbox note is not used: {exc}"
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"the inbox note {rel} cannot be read: {exc.strerror}"
+    if stat.S_ISLNK(st.st_mode):
+        target = os.readlink(path)
+        return (
+            f"{rel} is a symlink (to {target}); its lines are not taken: put the note itself "
+            "there, or point `inbox_note` at it"
+        )
+    if stat.S_ISDIR(st.st_mode):
+        return f"{rel} is a folder, not a note; its lines are not taken"
+    if not stat.S_ISREG(st.st_mode):
+        return f"{rel} is not a regular file; its lines are not taken"
+    return None
 
 
 def replace_line(text: str, number: int, new_raw: str) -> str:
@@ -106,7 +187,7 @@ def replace_line(text: str, number: int, new_raw: str) -> str:
 def replace_lines(text: str, new_lines: dict[int, str]) -> str:
     """``text`` with each line ``number`` replaced by ``new_lines[number]``, keeping the line
     endings (one split and one join, however many lines change)."""
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text)
     for number, new_raw in new_lines.items():
         old = lines[number]
         body = old.rstrip("\r\n")
@@ -118,7 +199,9 @@ def render_taken_line(line: InboxLine, text: str, suffix: str, block_id: str, do
     """The rewritten form of a taken line: a task marker, the person's text, our suffix, the id."""
     box = "[x]" if done else "[ ]"
     sep = f" {suffix}" if suffix else ""
-    return f"{line.indent}- {box} {text}{sep} ^vb-{block_id}"
+    # Obsidian reads a block id only at the very end of a line: the person's own stays there.
+    own = f" ^{line.own_id}" if line.own_id else ""
+    return f"{line.indent}- {box} {text}{sep} ^vb-{block_id}{own}"
 
 
 def append_line(text: str, new_raw: str) -> str:

@@ -48,7 +48,7 @@ class IngestError(UserError):
 class IngestCancelled(IngestError):
     """The person cancelled the ingest (Ctrl-C or ``youtube cancel``); nothing was saved.
 
-    Out of ``ingest`` its ``result`` has status "incomplete".
+    Out of ``ingest`` its ``result`` has status "cancelled".
     """
 
     exit_code = 130

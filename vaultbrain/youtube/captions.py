@@ -1,6 +1,6 @@
 """Captions (WebVTT or SRT) to readable prose.
 
-A caption file is blocks separated by blank lines; a cue block is an optional id line, a
+A caption file is blocks separated by empty lines; a cue block is an optional id line, a
 timing line (``00:00:01.000 --> 00:00:04.000 align:start position:0%``) and text lines.
 Everything else (the ``WEBVTT`` header and its ``Kind:``/``Language:`` lines, ``NOTE``,
 ``STYLE`` and ``REGION`` blocks) goes. Because the id is only ever the line *before* the
@@ -33,7 +33,9 @@ def cue_texts(text: str) -> Iterator[list[str]]:
     """The raw text lines of each cue, in order (timing, ids and non-cue blocks removed)."""
     block: list[str] = []
     for line in text.splitlines():
-        if line.strip():
+        # Only an empty line ends a cue (WebVTT's rule, and PortOS's converter): a line
+        # holding a space is part of the cue, and the text after it is still spoken.
+        if line:
             block.append(line)
             continue
         if block:

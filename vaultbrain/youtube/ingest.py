@@ -4,8 +4,9 @@ Stages: ``metadata`` → ``transcript`` → ``video`` → ``audio`` (each only w
 → ``saving`` → ``queueing`` (only with a prompt). Everything yt-dlp fetches lands in a
 scratch folder of the state dir first (``youtube/tmp/<job>``); nothing reaches the vault or
 the kept state until ``saving``. A cancel is honoured up to that point, so a cancelled
-ingest leaves no trace in the vault and is recorded in the index as incomplete. Saving
-itself is a few atomic writes and runs to the end once begun.
+ingest leaves no trace in the vault and is recorded in the index as cancelled. Saving
+itself is a few atomic writes and runs to the end once begun. yt-dlp runs in a worker
+process (``worker.py``) that a cancel kills, so a cancel takes effect at once at any step.
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ from .backend import (
     Backend,
     IngestCancelled,
     IngestError,
-    YtDlpBackend,
     choose_captions,
 )
 from .captions import captions_to_prose
@@ -63,7 +63,7 @@ MEDIA_LIBRARY = "media/library.jsonl"
 @dataclass
 class IngestResult:
     """What an ingest did. ``status``: complete, or (on an IngestError's ``result``)
-    incomplete (cancelled) or failed, with ``error`` saying why."""
+    cancelled or failed, with ``error`` saying why."""
 
     job_id: str
     video_id: str
@@ -121,7 +121,9 @@ def default_backend(app: Any) -> Backend:
     replay = app.env.get(REPLAY_ENV)
     if replay:
         return RecordedBackend.from_dir(Path(replay))
-    return YtDlpBackend()
+    from .worker import WorkerBackend  # yt-dlp in a process a cancel can kill
+
+    return WorkerBackend()
 
 
 def ingest(
@@ -139,7 +141,7 @@ def ingest(
     ffmpeg missing for audio or video, the same video already being ingested). After the
     start, a failure raises :class:`IngestError` and a cancel :class:`IngestCancelled` (a
     kind of IngestError, so of UserError too); both carry ``.result``, the attempt as
-    recorded in the index (status "failed" / "incomplete"), and a one-line message.
+    recorded in the index (status "failed" / "cancelled"), and a one-line message.
     """
     switches = resolve_switches(app, request)
     backend = backend or default_backend(app)
@@ -170,7 +172,7 @@ def ingest(
         run.save()
         result.status = "complete"
     except IngestCancelled as exc:
-        result.status, result.error = "incomplete", str(exc)
+        result.status, result.error = "cancelled", str(exc)
         run.record_attempt()
         exc.result = result
         raise

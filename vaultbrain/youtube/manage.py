@@ -31,6 +31,7 @@ def list_ingests(app: Any) -> list[dict[str, Any]]:
                 "job": job["job"],
                 "stage": job.get("stage"),
                 "percent": job.get("overall"),
+                "started": job.get("started"),
             }
         )
     for vid, entry in entries.items():
