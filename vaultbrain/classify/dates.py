@@ -54,7 +54,7 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"), "iso"),
     (re.compile(r"\b(?:the\s+)?day after tomorrow\b", re.I), "dat"),
     (re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b", re.I), "today"),
-    (re.compile(r"\btomorrow\b", re.I), "tomorrow"),
+    (re.compile(r"\b(?:tomorrow|tmrw|tmr|tmrow|2moro)\b", re.I), "tomorrow"),
     (re.compile(r"\b(?:end of (?:the|this) week|this week)\b", re.I), "eow"),
     (re.compile(r"\b(?:end of (?:the|this) month|this month)\b", re.I), "eom"),
     (re.compile(r"\bnext week\b", re.I), "nextweek"),
