@@ -27,9 +27,9 @@ from typing import Any
 
 from vaultbrain.classify.embedded import (
     Embedded,
+    corpus_embedded,
     corpus_key,
     model_labels,
-    train_corpus,
     training_labels,
 )
 from vaultbrain.classify.entities import KnownNames, find_people
@@ -60,7 +60,7 @@ class VaultLearning:
     # capture id -> {"text", "types": {type: [record keys]}, "hints": [...] (as learnt)}
     captures: dict[str, dict[str, Any]] = field(default_factory=dict)
     corrections_at: int = 0
-    corrections: int = 0
+    corrections: dict[str, int] = field(default_factory=dict)  # type -> corrections to it
     versions: dict[str, Any] = field(default_factory=dict)
 
     # -- what each source contributes ------------------------------------------------------
@@ -138,10 +138,19 @@ class VaultLearning:
         text, to = str(entry.get("text") or ""), str(entry.get("to") or "")
         if text and to in self.types:
             self._doc(text, self._hints(text, common), training_labels([to]), W_CORRECTION)
-            self.corrections += 1
+            self.corrections[to] = self.corrections.get(to, 0) + 1
 
-    def examples_per_type(self) -> dict[str, float]:
-        return {t: round(self.counts.docs[i + 1], 2) for i, t in enumerate(self.types)}
+    def examples_per_type(self) -> dict[str, int]:
+        """Examples of each type: records, captures filed to one, corrections to one."""
+        out = dict.fromkeys(self.types, 0)
+        for _, type_name, title, _, _ in self.records.values():
+            out[type_name] += bool(title)
+        for cap in self.captures.values():
+            for type_name, keys in cap["types"].items():
+                out[type_name] += bool(keys)
+        for type_name, n in self.corrections.items():
+            out[type_name] += n
+        return out
 
 
 def _types(pack: Any) -> list[str]:
@@ -186,10 +195,9 @@ def _save(path: Path, data: dict[str, Any]) -> None:
         log.info("could not write the classifier cache %s: %s", path, exc)
 
 
-def corpus_model(store: Store | None, pack: Any) -> Embedded:
-    """The corpus model for ``pack``, from the state dir's cache when it is current."""
-    from vaultbrain.classify.embedded import corpus_embedded
-
+def corpus_model(store: Store | None, pack: Any, save: bool = True) -> Embedded:
+    """The corpus model for ``pack``, from the state dir's cache when it is current (trained
+    once per process otherwise, and cached unless ``save`` is false)."""
     types = _types(pack)
     if store is None:
         return corpus_embedded(tuple(types), pack.name)
@@ -198,8 +206,9 @@ def corpus_model(store: Store | None, pack: Any) -> Embedded:
     data = _load(path)
     if data is not None and isinstance(data.get("embedded"), Embedded):
         return data["embedded"]
-    emb = train_corpus(types, pack.name)
-    _save(path, {"version": CACHE_VERSION, "embedded": emb})
+    emb = corpus_embedded(tuple(types), pack.name)
+    if save:
+        _save(path, {"version": CACHE_VERSION, "embedded": emb})
     return emb
 
 
@@ -207,9 +216,9 @@ def _vault_path(store: Store, pack: Any) -> Path:
     return _cache_dir(store) / f"vault-{pack.name}.pickle"
 
 
-def rebuild(store: Store, pack: Any) -> VaultLearning:
+def rebuild(store: Store, pack: Any, save: bool = True) -> VaultLearning:
     """Learn the vault from scratch (``reindex``): every record, capture log and correction."""
-    common = corpus_model(store, pack).common
+    common = corpus_model(store, pack, save).common
     learning = VaultLearning(pack.identity, _types(pack), Counts(model_labels(_types(pack))))
     records: list[tuple[str, dict[str, Any], Any]] = []
     for name in _collections(pack):
@@ -224,7 +233,8 @@ def rebuild(store: Store, pack: Any) -> VaultLearning:
     for key, rec, marker in records:
         learning.add_record(key, rec, common, marker)
     _read_corrections(store, learning, common)
-    _save(_vault_path(store, pack), {"version": CACHE_VERSION, "learning": learning})
+    if save:
+        _save(_vault_path(store, pack), {"version": CACHE_VERSION, "learning": learning})
     return learning
 
 
@@ -256,13 +266,14 @@ def _read_corrections(store: Store, learning: VaultLearning, common: frozenset[s
     return end > 0
 
 
-def vault_learning(store: Store, pack: Any) -> VaultLearning:
-    """What the vault taught, brought up to date incrementally (a correction counts at once)."""
+def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
+    """What the vault taught, brought up to date incrementally (a correction counts at once).
+    ``save``: keep the updated state in the state dir (``vaultbrain classify`` writes nothing)."""
     data = _load(_vault_path(store, pack))
     learning = data.get("learning") if data else None
     if not isinstance(learning, VaultLearning) or learning.pack != pack.identity:
-        return rebuild(store, pack)
-    common = corpus_model(store, pack).common
+        return rebuild(store, pack, save)
+    common = corpus_model(store, pack, save).common
     changed = _read_corrections(store, learning, common)
     for name in _collections(pack):
         col = store.collection(name)
@@ -284,18 +295,18 @@ def vault_learning(store: Store, pack: Any) -> VaultLearning:
             if rec is not None:
                 learning.add_record(key, rec, common, marker)
         learning.versions[name] = version
-    if changed:
+    if changed and save:
         _save(_vault_path(store, pack), {"version": CACHE_VERSION, "learning": learning})
     return learning
 
 
-def embedded_for(store: Store | None, pack: Any) -> Embedded:
+def embedded_for(store: Store | None, pack: Any, save: bool = True) -> Embedded:
     """The embedded classifier for this vault: the corpus model plus what the vault taught.
     With no store (no vault), the corpus model alone."""
-    base = corpus_model(store, pack)
+    base = corpus_model(store, pack, save)
     if store is None:
         return base
-    learning = vault_learning(store, pack)
+    learning = vault_learning(store, pack, save)
     return base.with_vault(learning.counts, learning.names)
 
 
@@ -303,14 +314,18 @@ def example_counts(store: Store | None, pack: Any) -> dict[str, Any]:
     """How many examples the embedded classifier has per type, from the corpus and from the
     vault, and which it learns from (for ``doctor``: a pack the corpus does not cover learns
     from the vault alone)."""
-    base = corpus_model(store, pack)
+    base = corpus_model(store, pack, save=False)
     types = _types(pack)
     corpus = (
         {t: v for t, v in base.model.examples_per_label().items() if t in types}
         if base.model
         else dict.fromkeys(types, 0)
     )
-    vault = vault_learning(store, pack).examples_per_type() if store else dict.fromkeys(types, 0)
+    vault = (
+        vault_learning(store, pack, save=False).examples_per_type()
+        if store
+        else dict.fromkeys(types, 0)
+    )
     has_corpus = any(corpus.values())
     has_vault = any(vault.values())
     source = (

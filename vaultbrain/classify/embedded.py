@@ -148,7 +148,7 @@ def train_corpus(labels: list[str], pack_name: str) -> Embedded:
     for ex in examples:
         counts.add(feats[ex.text], ex.labels, ex.weight)
     platt = calibrate(examples, wide, lambda ex: feats[ex.text])
-    return Embedded(labels, Model([counts], platt), common, names, "corpus")
+    return Embedded(labels, Model([counts.frozen()], platt), common, names, "corpus")
 
 
 @functools.lru_cache(maxsize=4)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,6 +60,38 @@ def features(text: str, extra: Iterable[str] = ()) -> set[str]:
     return out
 
 
+class CompactTable:
+    """A read-only feature table in two pieces that pickle and load fast (a dict of feature
+    to row number, and one flat array of numbers): the corpus model's, loaded by every cold
+    ``capture`` that falls back."""
+
+    def __init__(self, table: dict[str, list[float]], width: int) -> None:
+        self.width = width
+        self.rows = {f: n for n, f in enumerate(table)}
+        self.values = array("d", (v for row in table.values() for v in row))
+
+    def get(self, f: str, default: Any = None) -> list[float] | None:
+        n = self.rows.get(f)
+        if n is None:
+            return default
+        return self.values[n * self.width : (n + 1) * self.width].tolist()
+
+    def items(self) -> Iterable[tuple[str, list[float]]]:
+        for f in self.rows:
+            yield f, self.get(f) or []
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"width": self.width, "rows": list(self.rows), "values": self.values}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.width = state["width"]
+        self.rows = {f: n for n, f in enumerate(state["rows"])}
+        self.values = state["values"]
+
+
 @dataclass
 class Counts:
     """Weighted document frequencies per label: what naive Bayes needs, and all of it additive."""
@@ -66,7 +99,7 @@ class Counts:
     labels: list[str]
     docs: list[float] = field(default_factory=list)  # [all, per label…]
     mass: list[float] = field(default_factory=list)  # feature occurrences, [all, per label…]
-    table: dict[str, list[float]] = field(default_factory=dict)
+    table: Any = field(default_factory=dict)  # dict[str, list[float]] or a CompactTable
 
     def __post_init__(self) -> None:
         width = len(self.labels) + 1
@@ -93,9 +126,14 @@ class Counts:
             if row[0] <= 1e-9:
                 del table[f]
 
+    def frozen(self) -> Counts:
+        """These counts with a :class:`CompactTable`: for a model that learns no more."""
+        table = CompactTable(dict(self.table.items()), len(self.labels) + 1)
+        return Counts(list(self.labels), list(self.docs), list(self.mass), table)
+
     def merged(self, other: Counts) -> Counts:
         """These counts plus ``other``'s (same labels), leaving both as they were."""
-        out = Counts(list(self.labels), list(self.docs), list(self.mass), dict(self.table))
+        out = Counts(list(self.labels), list(self.docs), list(self.mass), dict(self.table.items()))
         for i, v in enumerate(other.docs):
             out.docs[i] += v
         for i, v in enumerate(other.mass):
@@ -106,7 +144,8 @@ class Counts:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        return {"labels": self.labels, "docs": self.docs, "mass": self.mass, "table": self.table}
+        table = dict(self.table.items())
+        return {"labels": self.labels, "docs": self.docs, "mass": self.mass, "table": table}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Counts:
@@ -249,8 +288,9 @@ class Model:
             out[lab] = sigmoid(a * s + b)
         return out
 
-    def examples_per_label(self) -> dict[str, float]:
+    def examples_per_label(self) -> dict[str, int]:
+        """Examples of each label the counts hold (weighted: a vault example counts more)."""
         return {
-            lab: round(sum(c.docs[i + 1] for c in self.counts), 2)
+            lab: round(sum(c.docs[i + 1] for c in self.counts))
             for i, lab in enumerate(self.labels)
         }

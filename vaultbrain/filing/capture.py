@@ -354,6 +354,7 @@ class Filer:
                 known,
                 examples,
                 float(s.get("auto_confidence")),
+                self.app.store,
             )
         except LLMError as exc:
             return self._classify_failed(record, exc)
