@@ -90,6 +90,8 @@ class VaultLearning:
             return
         title = str(record.get("title") or "").strip()
         aliases = tuple(str(a) for a in record.get("aliases") or [] if str(a).strip())
+        if title:  # first: a capture that names this record knows it
+            self.names.add(type_name, title, aliases)
         cids: list[str] = []
         if record.get("confirmed") is not False:  # an unconfirmed suggestion teaches nothing
             for entry in record.get("log") or []:
@@ -107,7 +109,6 @@ class VaultLearning:
                 cap["hints"] = self._hints(cap["text"], common)
                 self._capture_doc(cid, +1)
         if title:
-            self.names.add(type_name, title, aliases)
             name_text = " ".join([title, *aliases])
             self._doc(name_text, ["#known:" + type_name], training_labels([type_name]), W_RECORD)
         self.records[key] = (marker, type_name, title, aliases, tuple(cids))

@@ -384,15 +384,29 @@ def phrase(text: str, max_words: int = 10, min_words: int = 2) -> str:
     if len(words) <= max_words:
         return _tidy(guarded)
     cut = max_words
-    # never end inside a name: "the Council of Nicaea", "Anneke van der Berg"
-    while cut < len(words) and cut < max_words + 4:
-        nxt = words[cut]
-        if _is_cap(nxt) and _is_cap(words[cut - 1]):
-            cut += 1
-        elif nxt.lower() in PARTICLES | {"of"} and cut + 1 < len(words) and _is_cap(words[cut + 1]):
-            cut += 2
-        else:
-            break
+    # never end inside a name ("the Council of Nicaea", "Anneke van der Berg"): take the whole
+    # name if it is short, else stop before it
+    def joins(k: int) -> bool:
+        if k >= len(words):
+            return False
+        w = words[k]
+        if _is_cap(w):
+            return True
+        return w.lower() in PARTICLES | {"of"} and k + 1 < len(words) and _is_cap(words[k + 1])
+
+    if joins(cut) and (_is_cap(words[cut - 1]) or _is_cap(words[cut])):
+        start = cut
+        while start > 0 and _is_cap(words[start - 1]) or (
+            start > 1 and words[start - 1].lower() in PARTICLES | {"of"} and _is_cap(words[start - 2])
+        ):
+            start -= 1
+        end = cut
+        while joins(end):
+            end += 1
+        if end - cut <= 4:
+            cut = end
+        elif start > min_words:
+            cut = start
     head = words[:cut]
     while len(head) > min_words and head[-1].lower().strip(",") in _TRAILING:
         head.pop()

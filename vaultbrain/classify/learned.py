@@ -83,6 +83,9 @@ class CompactTable:
     def __len__(self) -> int:
         return len(self.rows)
 
+    def __contains__(self, f: object) -> bool:
+        return f in self.rows
+
     def __getstate__(self) -> dict[str, Any]:
         return {"width": self.width, "rows": list(self.rows), "values": self.values}
 
@@ -162,7 +165,11 @@ class Scorer:
         width = len(self.parts[0].labels) + 1
         docs = [sum(c.docs[i] for c in self.parts) for i in range(width)]
         mass = [sum(c.mass[i] for c in self.parts) for i in range(width)]
-        vocab = max(max(len(c.table) for c in self.parts), 1)
+        vocab = len(self.parts[0].table)  # the distinct features of them all
+        for i, c in enumerate(self.parts[1:], 1):
+            earlier = self.parts[:i]
+            vocab += sum(1 for f, _ in c.table.items() if all(f not in e.table for e in earlier))
+        vocab = max(vocab, 1)
         self.range = range(1, width)
         self.pos_den = [0.0] + [math.log(mass[i] + ALPHA * vocab) for i in self.range]
         self.neg_den = [0.0] + [math.log(mass[0] - mass[i] + ALPHA * vocab) for i in self.range]
@@ -274,6 +281,10 @@ class Model:
 
     counts: list[Counts]  # summed: the corpus's, then the vault's
     platt: dict[str, tuple[float, float]]
+    _scorer: Scorer | None = field(default=None, repr=False, compare=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"counts": self.counts, "platt": self.platt, "_scorer": None}
 
     @property
     def labels(self) -> list[str]:
@@ -281,12 +292,19 @@ class Model:
 
     def probabilities(self, feats: Iterable[str]) -> dict[str, float]:
         """The calibrated probability of each label: every destination, not only the first."""
-        raw = Scorer(self.counts)(feats)
+        raw = self.scorer(feats)
         out = {}
         for lab, s in zip(self.labels, raw, strict=True):
             a, b = self.platt.get(lab, DEFAULT_PLATT)
             out[lab] = sigmoid(a * s + b)
         return out
+
+    @property
+    def scorer(self) -> Scorer:
+        """Made once per model: the counts of a model do not change under it."""
+        if self._scorer is None:
+            self._scorer = Scorer(self.counts)
+        return self._scorer
 
     def examples_per_label(self) -> dict[str, int]:
         """Examples of each label the counts hold (weighted: a vault example counts more)."""

@@ -1,0 +1,114 @@
+"""The embedded classifier learns the vault through the store: records, confirmed captures,
+corrections; incrementally, and the same from scratch."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from vaultbrain.classify.adapt import (
+    embedded_for,
+    example_counts,
+    rebuild,
+    vault_learning,
+)
+from vaultbrain.classify.embedded import analyse
+from vaultbrain.filing.corrections import record_correction
+from vaultbrain.packs import load_pack
+from vaultbrain.store import Store
+
+TODAY = dt.date(2026, 12, 1)
+PACK = load_pack("vaultbrain-base")
+COLLECTION = {"person": "people", "project": "projects", "idea": "ideas", "admin": "admin"}
+
+
+def put(store: Store, rid: str, type_name: str, title: str, **extra: Any) -> dict[str, Any]:
+    rec = {
+        "id": rid,
+        "type": type_name,
+        "title": title,
+        "aliases": extra.pop("aliases", []),
+        "path": f"{COLLECTION[type_name]}/{title}.md",
+        "updated": extra.pop("updated", "2026-11-01T10:00:00"),
+        "log": extra.pop("log", []),
+        **extra,
+    }
+    store.collection(COLLECTION[type_name]).put(rec)
+    return rec
+
+
+def classify(store: Store, text: str):
+    return analyse(text, TODAY, embedded_for(store, PACK), pack=PACK)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    s = Store(tmp_path / "state")
+    put(s, "p1", "person", "Priya Shah", aliases=["PS"])
+    put(s, "p2", "person", "Marco Rossi")
+    put(s, "g1", "project", "Catan")
+    put(s, "j1", "project", "Hive Health")
+    return s
+
+
+def test_records_teach_names_first_names_and_what_is_not_a_person(store: Store) -> None:
+    a = classify(store, "play catan with priya on sat")
+    assert [d.title for d in a.classification.destinations if d.type == "person"] == ["Priya Shah"]
+    assert [(p.name, p.record) for p in a.people] == [("priya", "Priya Shah")]
+    b = classify(store, "hive health: order the new frames")
+    assert ("project", "Hive Health") in [(d.type, d.title) for d in b.classification.destinations]
+
+
+def test_a_correction_counts_on_the_next_thought(store: Store) -> None:
+    text = "the quarterly thing for the beekeepers association"
+    before = classify(store, text).primaries
+    target = min(before, key=before.get)  # the type the corpus finds least likely
+    record_correction(store, text, max(before, key=before.get), target, "2026-11-02T10:00:00")
+    after = classify(store, text)
+    assert after.classification.destinations[0].type == target
+    assert after.primaries[target] > before[target]
+
+
+def test_confirmed_captures_teach_and_unconfirmed_suggestions_do_not(store: Store) -> None:
+    text = "zorbing with the lads, sort the booking"
+    log = [{"date": "2026-11-01", "text": text, "capture": "c1"}]
+    put(store, "i9", "idea", "Zorbing", log=log, confirmed=False)
+    unconfirmed = vault_learning(store, PACK)
+    assert "c1" not in unconfirmed.captures
+    put(store, "i9", "idea", "Zorbing", log=log, updated="2026-11-02T10:00:00")
+    learnt = vault_learning(store, PACK)
+    assert learnt.captures["c1"]["types"] == {"idea": ["ideas/i9"]}
+    assert classify(store, text).primaries["idea"] > 0.5
+
+
+def test_incremental_learning_equals_learning_from_scratch(store: Store) -> None:
+    vault_learning(store, PACK)  # cached now; what follows is learnt incrementally
+    put(store, "a1", "admin", "Renew passport", log=[
+        {"date": "2026-11-03", "text": "renew passport with marco", "capture": "c2"}
+    ])
+    put(store, "p2", "person", "Marco Rossi", updated="2026-11-03T10:00:00", log=[
+        {"date": "2026-11-03", "text": "renew passport with marco", "capture": "c2"}
+    ])
+    store.collection("projects").tombstone("j1")
+    record_correction(store, "hive stuff", "project", "idea", "2026-11-03T11:00:00")
+    incremental = vault_learning(store, PACK)
+    scratch = rebuild(store, PACK, save=False)
+    assert incremental.captures == scratch.captures
+    assert incremental.names.names == scratch.names.names
+    assert incremental.counts.docs == pytest.approx(scratch.counts.docs)
+    for f, row in scratch.counts.table.items():
+        assert incremental.counts.table[f] == pytest.approx(row), f
+    assert set(incremental.counts.table) == set(scratch.counts.table)
+    assert incremental.captures["c2"]["types"] == {"admin": ["admin/a1"], "person": ["people/p2"]}
+    assert "hive health" not in incremental.names.names
+
+
+def test_example_counts_for_doctor(store: Store) -> None:
+    counts = example_counts(store, PACK)
+    assert counts["source"] == "corpus+vault"
+    assert counts["vault"] == {"person": 2, "project": 2, "idea": 0, "admin": 0}
+    assert min(counts["corpus"].values()) > 100
+    assert example_counts(None, PACK)["source"] == "corpus"
