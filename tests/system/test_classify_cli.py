@@ -68,15 +68,15 @@ def test_classify_refuses_an_empty_thought(vault: Path) -> None:
 
 
 def test_a_correction_teaches_the_next_capture(vault: Path) -> None:
-    first = run_json(vault, "capture", "the zorbing weekend: transport, kit, food")
+    first = run_json(vault, "capture", "book the zorbing weekend for the lads")
     assert first["classified_by"] == "heuristic" and first["destinations"]
     wrong = first["destinations"][0]
     want = "idea" if wrong["type"] != "idea" else "project"
     rec = run_json(vault, "db", "show", wrong["type"], wrong["title"])
     run(vault, "fix", rec["id"], want)
-    again = run_json(vault, "classify", "--no-llm", "the zorbing weekend: transport, kit, food")
+    again = run_json(vault, "classify", "--no-llm", "book the zorbing weekend for the lads")
     assert again["embedded"]["destinations"][0]["type"] == want
-    second = run_json(vault, "capture", "zorbing weekend: transport and kit")
+    second = run_json(vault, "capture", "book the zorbing weekend for the lads again")
     assert second["destinations"][0]["type"] == want
 
 

@@ -46,6 +46,7 @@ _LEAD = re.compile(
     re.I,
 )
 _ARTICLE = re.compile(r"^(?:the|a|an|our|my|this|that)\s+", re.I)
+_ABOUT = re.compile(r"\b(?:about|re:?|regarding|on)\s+((?:the|our|my)\s+)?(\S.*)$", re.I)
 _PROJECT_HEAD = re.compile(r"^(.{2,60}?)\s*(?::\s|\s[-–—]\s)")
 
 
@@ -128,7 +129,7 @@ def corpus_examples(labels: list[str], pack_name: str) -> list[Example]:
 def corpus_key(labels: list[str], pack_name: str) -> str:
     """Changes whenever the corpus or the code that learns from it does."""
     path = corpus_path(pack_name) or corpus_path(BASE_PACK)
-    h = hashlib.sha256(("|".join(labels) + "|v2").encode())
+    h = hashlib.sha256(("|".join(labels) + "|v3").encode())
     if path is not None:
         h.update(path.read_bytes())
     return h.hexdigest()[:12]
@@ -372,6 +373,9 @@ def project_title(thought: str, names: KnownNames) -> str:
     head = _PROJECT_HEAD.match(guarded)
     if head and 1 <= len(head.group(1).split()) <= 7:
         return rules._cap(_ARTICLE.sub("", unprotect(head.group(1)).strip()))
+    topic = _ABOUT.search(guarded)  # "met with Sarah about the garden" → Garden
+    if topic:
+        return rules._cap(phrase(unprotect(topic.group(2)), 4, 1))
     return rules._cap(_ARTICLE.sub("", phrase(body, 6)))
 
 
