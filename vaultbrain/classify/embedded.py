@@ -129,7 +129,7 @@ def corpus_examples(labels: list[str], pack_name: str) -> list[Example]:
 def corpus_key(labels: list[str], pack_name: str) -> str:
     """Changes whenever the corpus or the code that learns from it does."""
     path = corpus_path(pack_name) or corpus_path(BASE_PACK)
-    h = hashlib.sha256(("|".join(labels) + "|v3").encode())
+    h = hashlib.sha256(("|".join(labels) + "|v4").encode())
     if path is not None:
         h.update(path.read_bytes())
     return h.hexdigest()[:12]
@@ -205,7 +205,7 @@ def analyse(
         )
         return Analysis({}, [], None, None, c)
     people = find_people(thought, emb.common, names)
-    if any(p.strong for p in people):  # a lowercase guess ("grab") yields to a real name
+    if any(p.evidence != "guess" for p in people):  # a lowercase guess ("grab") yields
         people = [p for p in people if p.evidence != "guess"]
     probs: dict[str, float] = {}
     firsts: dict[str, float] = {}

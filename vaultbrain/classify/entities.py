@@ -62,11 +62,11 @@ PARTICLES |= {"zu", "ter", "ten", "bin", "ibn", "al", "el", "dos", "das", "des",
 CUES = {"with", "w", "w/", "met", "meet", "call", "called", "ring", "text", "texted", "email"}
 CUES |= {"emailed", "ask", "asked", "tell", "told", "ping", "pinged", "remind", "thank"}
 CUES |= {"invite", "visit", "visited", "saw", "see", "dm", "message", "messaged", "phone"}
-CUES |= {"mit", "avec", "con", "llamar", "appeler", "anrufen", "fragen", "a", "à"}
+CUES |= {"mit", "avec", "con", "llamar", "appeler", "anrufen", "fragen"}
 _JOIN = {"and", "&", "+", ",", "und", "et", "y", "e"}
 # Words after which a lowercase unknown word may be a name, if the model thinks so.
 WEAK_CUES = {"send", "get", "for", "to", "from", "sign", "help", "pay", "give", "buy", "by"}
-WEAK_CUES |= {"and", "&", "+", "envoyer", "mandar", "preguntar", "demander", "rappeler"}
+WEAK_CUES |= {"and", "&", "+", "envoyer", "mandar", "preguntar", "demander", "rappeler", "a", "à"}
 # Capitalised words that open sentences and name no one, beyond what the corpus shows.
 COMMON = {
     "i",
@@ -177,7 +177,7 @@ class PersonMention:
 
     name: str
     record: str | None = None
-    evidence: str = "capitalised"  # known | honorific | cue | capitalised | guess
+    evidence: str = "capitalised"  # known | honorific | cue | cue-lower | capitalised | guess
 
     @property
     def title(self) -> str:
@@ -185,7 +185,7 @@ class PersonMention:
 
     @property
     def strong(self) -> bool:
-        return self.evidence not in ("capitalised", "guess")
+        return self.evidence not in ("capitalised", "guess", "cue-lower")
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "record": self.record, "evidence": self.evidence}
@@ -313,7 +313,7 @@ def find_people(
             and len(_bare(tok)) > 2
         ):
             words = [_bare(tok)]
-            evidence = "cue"
+            evidence = "cue-lower"  # "coffee w priya": a name if the model agrees
             i += 1
         elif known.person(_bare(tok)) and (_is_cap(tok) or not ordinary(_bare(tok))):
             words = [_bare(tok)]
@@ -347,9 +347,9 @@ def find_people(
                 break
             bare = _bare(nxt)
             if nxt[:1].isalpha() and (
-                _is_cap(nxt) and not ordinary(bare) or evidence == "cue" and not ordinary(bare)
+                _is_cap(nxt) and not ordinary(bare) or evidence == "cue-lower" and not ordinary(bare)
             ):
-                if evidence == "cue" and not _is_cap(nxt) and known.person(" ".join(words)):
+                if evidence == "cue-lower" and not _is_cap(nxt) and known.person(" ".join(words)):
                     break
                 words.append(bare)
                 i += 1
