@@ -124,12 +124,36 @@ IDEAS = (
     "Bread at closing"
 ).split("|")
 ADMIN = [
-    "Renew passport", "Pay council tax", "Book MOT", "Cancel gym", "Dentist check-up",
-    "Boiler service", "Car insurance", "Tax return", "Parking permit", "School forms",
-    "Vet vaccinations", "TV licence", "Water meter", "Eye test", "Bank card", "Home insurance",
-    "Window cleaner", "Smoke alarms", "Gutters", "Library books", "Nursery fees", "Railcard",
-    "Phone contract", "Broadband switch", "Pension forms", "Will", "Flu jab", "Ferry tickets",
-    "Census", "Spare key",
+    "Renew passport",
+    "Pay council tax",
+    "Book MOT",
+    "Cancel gym",
+    "Dentist check-up",
+    "Boiler service",
+    "Car insurance",
+    "Tax return",
+    "Parking permit",
+    "School forms",
+    "Vet vaccinations",
+    "TV licence",
+    "Water meter",
+    "Eye test",
+    "Bank card",
+    "Home insurance",
+    "Window cleaner",
+    "Smoke alarms",
+    "Gutters",
+    "Library books",
+    "Nursery fees",
+    "Railcard",
+    "Phone contract",
+    "Broadband switch",
+    "Pension forms",
+    "Will",
+    "Flu jab",
+    "Ferry tickets",
+    "Census",
+    "Spare key",
 ]
 
 
@@ -233,8 +257,15 @@ def cold_capture(vault: Path, n: int) -> list[float]:
     for i in range(n + 1):
         start = time.perf_counter()
         done = subprocess.run(
-            [sys.executable, "-m", "vaultbrain", "--vault", str(vault), "capture",
-             f"coffee w priya about the shed number {i}"],
+            [
+                sys.executable,
+                "-m",
+                "vaultbrain",
+                "--vault",
+                str(vault),
+                "capture",
+                f"coffee w priya about the shed number {i}",
+            ],
             capture_output=True,
             env=env,
         )
@@ -271,19 +302,55 @@ def main() -> int:
     new = evaluate(cases, lambda t: classify_embedded(t, TODAY, None, 0.79, emb, pack))
     old = evaluate(cases, lambda t: classify_heuristic(t, TODAY, [], 0.79))
     n = len(cases)
-    rows.append(row(f"dev set ({n}): primary-type accuracy, embedded", [new["accuracy"]], "",
-                    f"old rules {old['accuracy']:.3f}", baseline=old["accuracy"]))
-    rows.append(row(f"dev set ({n}): recall of all destinations, embedded", [new["recall"]], "",
-                    f"old rules {old['recall']:.3f}", baseline=old["recall"]))
-    rows.append(row(f"dev set ({n}): macro-F1, embedded", [new["macro_f1"]], "",
-                    f"old rules {old['macro_f1']:.3f}", baseline=old["macro_f1"]))
+    rows.append(
+        row(
+            f"dev set ({n}): primary-type accuracy, embedded",
+            [new["accuracy"]],
+            "",
+            f"old rules {old['accuracy']:.3f}",
+            baseline=old["accuracy"],
+        )
+    )
+    rows.append(
+        row(
+            f"dev set ({n}): recall of all destinations, embedded",
+            [new["recall"]],
+            "",
+            f"old rules {old['recall']:.3f}",
+            baseline=old["recall"],
+        )
+    )
+    rows.append(
+        row(
+            f"dev set ({n}): macro-F1, embedded",
+            [new["macro_f1"]],
+            "",
+            f"old rules {old['macro_f1']:.3f}",
+            baseline=old["macro_f1"],
+        )
+    )
     for t in TYPES:
-        rows.append(row(f"dev set: F1 {t}, embedded", [new["f1"][t]], "",
-                        f"old rules {old['f1'][t]:.3f}", baseline=old["f1"][t] or None))
-    rows.append(row(f"dev set: person names found, embedded", [new["people"]], "",
-                    f"old rules {old['people']:.3f}", baseline=old["people"] or None))
-    rows.append(row("classify one thought in-process (embedded)", new["times"], "ms",
-                    "aim < 5 ms", 5.0))
+        rows.append(
+            row(
+                f"dev set: F1 {t}, embedded",
+                [new["f1"][t]],
+                "",
+                f"old rules {old['f1'][t]:.3f}",
+                baseline=old["f1"][t] or None,
+            )
+        )
+    rows.append(
+        row(
+            "dev set: person names found, embedded",
+            [new["people"]],
+            "",
+            f"old rules {old['people']:.3f}",
+            baseline=old["people"] or None,
+        )
+    )
+    rows.append(
+        row("classify one thought in-process (embedded)", new["times"], "ms", "aim < 5 ms", 5.0)
+    )
 
     # -- a generated vault: 200 records, 50 corrections ---------------------------------------
     store = Store(work / "classifier-state")
@@ -313,15 +380,33 @@ def main() -> int:
 
     after = evaluate([c[:3] for c in tests], learnt)
     after_link = linked(tests, learnt)
-    rows.append(row("vault of 200 records + 50 corrections: primary-type accuracy",
-                    [after["accuracy"]], "", f"before learning {before['accuracy']:.3f}, "
-                    f"old rules {rules['accuracy']:.3f}", baseline=before["accuracy"]))
-    rows.append(row("vault of 200 records + 50 corrections: named record linked", [after_link],
-                    "", f"before learning {before_link:.3f}, old rules {rules_link:.3f}",
-                    baseline=before_link or None))
-    rows.append(row("vault of 200 records + 50 corrections: person names linked",
-                    [after["people"]], "", f"before learning {before['people']:.3f}",
-                    baseline=before["people"] or None))
+    rows.append(
+        row(
+            "vault of 200 records + 50 corrections: primary-type accuracy",
+            [after["accuracy"]],
+            "",
+            f"before learning {before['accuracy']:.3f}, old rules {rules['accuracy']:.3f}",
+            baseline=before["accuracy"],
+        )
+    )
+    rows.append(
+        row(
+            "vault of 200 records + 50 corrections: named record linked",
+            [after_link],
+            "",
+            f"before learning {before_link:.3f}, old rules {rules_link:.3f}",
+            baseline=before_link or None,
+        )
+    )
+    rows.append(
+        row(
+            "vault of 200 records + 50 corrections: person names linked",
+            [after["people"]],
+            "",
+            f"before learning {before['people']:.3f}",
+            baseline=before["people"] or None,
+        )
+    )
 
     # -- load, train and learn times -----------------------------------------------------------
     loads = []
@@ -330,8 +415,14 @@ def main() -> int:
         start = time.perf_counter()
         adapt.embedded_for(store, pack)
         loads.append((time.perf_counter() - start) * 1000)
-    rows.append(row("model load (cached corpus model + vault state, 200 records)", loads, "ms",
-                    "part of capture's 400 ms"))
+    rows.append(
+        row(
+            "model load (cached corpus model + vault state, 200 records)",
+            loads,
+            "ms",
+            "part of capture's 400 ms",
+        )
+    )
     rows.append(row("train the corpus model (once per state dir)", [train_s], "s", "cached"))
     big = vaultgen.cached(work, args.notes)
     from vaultbrain.app import App
@@ -342,22 +433,49 @@ def main() -> int:
         start = time.perf_counter()
         learning = adapt.rebuild(big_store, pack)
         rebuilds.append(time.perf_counter() - start)
-    rows.append(row(f"learn a {args.notes:,}-record vault from scratch (reindex)", rebuilds, "s",
-                    "< 2 s", 2.0, note=f"{len(learning.records):,} records"))
+    rows.append(
+        row(
+            f"learn a {args.notes:,}-record vault from scratch (reindex)",
+            rebuilds,
+            "s",
+            "< 2 s",
+            2.0,
+            note=f"{len(learning.records):,} records",
+        )
+    )
 
     # -- a cold capture with the model -----------------------------------------------------------
     proc = cold_capture(vaultgen.fresh_copy(work, 0, "classifier-proc"), args.processes)
-    rows.append(row("`vaultbrain capture` process, cold, embedded model, empty vault", proc,
-                    "ms", "aim < 400 ms", 400.0))
-    proc_big = cold_capture(vaultgen.fresh_copy(work, args.notes, "classifier-proc-big"),
-                            max(3, args.processes // 2))
-    rows.append(row(f"`vaultbrain capture` process, cold, embedded model, {args.notes:,} notes",
-                    proc_big, "ms", "aim < 400 ms", 400.0))
+    rows.append(
+        row(
+            "`vaultbrain capture` process, cold, embedded model, empty vault",
+            proc,
+            "ms",
+            "aim < 400 ms",
+            400.0,
+        )
+    )
+    proc_big = cold_capture(
+        vaultgen.fresh_copy(work, args.notes, "classifier-proc-big"), max(3, args.processes // 2)
+    )
+    rows.append(
+        row(
+            f"`vaultbrain capture` process, cold, embedded model, {args.notes:,} notes",
+            proc_big,
+            "ms",
+            "aim < 400 ms",
+            400.0,
+        )
+    )
     emit(rows)
-    print("dev set, share right per confidence band (embedded): "
-          + ", ".join(f"{b}: {ok}/{k}" for b, (k, ok) in new["bands"].items()))
-    print("dev set, share right per confidence band (old rules): "
-          + ", ".join(f"{b}: {ok}/{k}" for b, (k, ok) in old["bands"].items()))
+    print(
+        "dev set, share right per confidence band (embedded): "
+        + ", ".join(f"{b}: {ok}/{k}" for b, (k, ok) in new["bands"].items())
+    )
+    print(
+        "dev set, share right per confidence band (old rules): "
+        + ", ".join(f"{b}: {ok}/{k}" for b, (k, ok) in old["bands"].items())
+    )
     return 0
 
 

@@ -87,12 +87,21 @@ def test_confirmed_captures_teach_and_unconfirmed_suggestions_do_not(store: Stor
 
 def test_incremental_learning_equals_learning_from_scratch(store: Store) -> None:
     vault_learning(store, PACK)  # cached now; what follows is learnt incrementally
-    put(store, "a1", "admin", "Renew passport", log=[
-        {"date": "2026-11-03", "text": "renew passport with marco", "capture": "c2"}
-    ])
-    put(store, "p2", "person", "Marco Rossi", updated="2026-11-03T10:00:00", log=[
-        {"date": "2026-11-03", "text": "renew passport with marco", "capture": "c2"}
-    ])
+    put(
+        store,
+        "a1",
+        "admin",
+        "Renew passport",
+        log=[{"date": "2026-11-03", "text": "renew passport with marco", "capture": "c2"}],
+    )
+    put(
+        store,
+        "p2",
+        "person",
+        "Marco Rossi",
+        updated="2026-11-03T10:00:00",
+        log=[{"date": "2026-11-03", "text": "renew passport with marco", "capture": "c2"}],
+    )
     store.collection("projects").tombstone("j1")
     record_correction(store, "hive stuff", "project", "idea", "2026-11-03T11:00:00")
     incremental = vault_learning(store, PACK)

@@ -53,10 +53,13 @@ def test_every_person_named_is_a_destination_with_the_whole_name() -> None:
 
 def test_a_known_person_links_by_first_name_and_a_known_game_is_no_person() -> None:
     c = classify_embedded(
-        "play catan with priya sat", TODAY, known=[
+        "play catan with priya sat",
+        TODAY,
+        known=[
             {"type": "person", "title": "Priya Shah", "aliases": []},
             {"type": "project", "title": "Catan", "aliases": []},
-        ], pack=PACK
+        ],
+        pack=PACK,
     )
     people = [d.title for d in c.destinations if d.type == "person"]
     assert people == ["Priya Shah"]
@@ -85,4 +88,6 @@ def test_a_thought_of_no_type_goes_to_review() -> None:
 
 def test_a_bare_url_is_a_link() -> None:
     c = classify_embedded("https://example.org/a", TODAY, pack=PACK)
-    assert [(d.type, d.fields["url"]) for d in c.destinations] == [("link", "https://example.org/a")]
+    assert [(d.type, d.fields["url"]) for d in c.destinations] == [
+        ("link", "https://example.org/a")
+    ]

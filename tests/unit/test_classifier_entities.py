@@ -64,16 +64,28 @@ def test_forgetting_a_record_forgets_its_names() -> None:
 @pytest.mark.parametrize(
     ("text", "want"),
     [
-        ("Dr. Müller is the orthopaedic surgeon for my knee", "Dr. Müller is the orthopaedic surgeon for my knee"),
-        ("Pay the electricity bill (€84.20) by friday. Then relax", "Pay the electricity bill (€84.20) by friday"),
+        (
+            "Dr. Müller is the orthopaedic surgeon for my knee",
+            "Dr. Müller is the orthopaedic surgeon for my knee",
+        ),
+        (
+            "Pay the electricity bill (€84.20) by friday. Then relax",
+            "Pay the electricity bill (€84.20) by friday",
+        ),
         ("upgrade the plugin to v2.1. it fixes sync", "Upgrade the plugin to v2.1"),
-        ("look into e.g. switching energy supplier. more later", "Look into e.g. switching energy supplier"),
+        (
+            "look into e.g. switching energy supplier. more later",
+            "Look into e.g. switching energy supplier",
+        ),
         (
             "write about the history of the early church and the Council of Nicaea and the creed",
             "Write about the history of the early church and the Council of Nicaea",
         ),
         ("Kitchen renovation - get three quotes and choose tiles", "Kitchen renovation"),
-        ("one two three four five six seven eight nine ten eleven", "One two three four five six seven eight nine ten"),
+        (
+            "one two three four five six seven eight nine ten eleven",
+            "One two three four five six seven eight nine ten",
+        ),
     ],
 )
 def test_a_title_is_a_whole_phrase(text: str, want: str) -> None:

@@ -36,10 +36,22 @@ def test_the_band_is_lowered_one_step_only_on_disagreement(
 
 def test_the_agreement_rate_counts_only_compared_classifications() -> None:
     entries = [
-        {"kind": "classification", AUDIT_KEY: second_opinion(c("idea"), c("idea"), Band.AUTO).audit},
-        {"kind": "classification", AUDIT_KEY: second_opinion(c("idea"), c("admin"), Band.AUTO).audit},
-        {"kind": "classification", AUDIT_KEY: second_opinion(c("idea"), c("admin"), Band.SUGGEST).audit},
-        {"kind": "classification", AUDIT_KEY: second_opinion(c("idea"), c("unknown"), Band.AUTO).audit},
+        {
+            "kind": "classification",
+            AUDIT_KEY: second_opinion(c("idea"), c("idea"), Band.AUTO).audit,
+        },
+        {
+            "kind": "classification",
+            AUDIT_KEY: second_opinion(c("idea"), c("admin"), Band.AUTO).audit,
+        },
+        {
+            "kind": "classification",
+            AUDIT_KEY: second_opinion(c("idea"), c("admin"), Band.SUGGEST).audit,
+        },
+        {
+            "kind": "classification",
+            AUDIT_KEY: second_opinion(c("idea"), c("unknown"), Band.AUTO).audit,
+        },
         {"kind": "classification"},
     ]
     assert agreement(entries) == {

@@ -221,7 +221,11 @@ def analyse(
     chosen = []
     if ranked and firsts[ranked[0]] >= FLOOR:
         chosen.append(ranked[0])
-    chosen += [t for t in sorted(probs, key=lambda t: -probs[t]) if probs[t] >= THRESHOLD and t not in chosen]
+    chosen += [
+        t
+        for t in sorted(probs, key=lambda t: -probs[t])
+        if probs[t] >= THRESHOLD and t not in chosen
+    ]
     # A name the thought gives on good evidence is a person destination whatever the odds.
     if "person" in emb.labels:
         keep = [p for p in people if p.strong or "person" in chosen]
@@ -306,7 +310,9 @@ def _destinations(
     if t == "person":
         follow = re.search(r"\bfollow(?:\s|-)?up\b", thought, re.I)
         fields = {"follow_ups": ["Follow up" + (f" {due_words}" if due_words else "")]}
-        return [Destination("person", p.title, _fit(pack, t, fields) if follow else {}) for p in people]
+        return [
+            Destination("person", p.title, _fit(pack, t, fields) if follow else {}) for p in people
+        ]
     if t == "admin":
         fields: dict[str, Any] = {"status": "open", "priority": "medium"}
         if due:
@@ -315,7 +321,9 @@ def _destinations(
             fields["priority"] = "high"
         elif rules._LOW.search(thought):
             fields["priority"] = "low"
-        return [Destination("admin", admin_title(thought, due_words, people), _fit(pack, t, fields))]
+        return [
+            Destination("admin", admin_title(thought, due_words, people), _fit(pack, t, fields))
+        ]
     if t == "project":
         fields = {"status": "planned"}
         for status, pat in rules._STATUS.items():
@@ -346,7 +354,11 @@ def admin_title(thought: str, due_words: str | None, people: list[PersonMention]
             r"(?:follow up|call|email|e-mail|text|ping|message|remind|thank)", action, re.I
         ):
             verb = action.lower()
-            action = f"{verb} with {people[0].title}" if verb == "follow up" else f"{verb} {people[0].title}"
+            action = (
+                f"{verb} with {people[0].title}"
+                if verb == "follow up"
+                else f"{verb} {people[0].title}"
+            )
         if action:
             return phrase(action, 10)
     return phrase(_strip_date(unprotect(guarded), due_words), 10)

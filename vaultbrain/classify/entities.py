@@ -347,7 +347,10 @@ def find_people(
                 break
             bare = _bare(nxt)
             if nxt[:1].isalpha() and (
-                _is_cap(nxt) and not ordinary(bare) or evidence == "cue-lower" and not ordinary(bare)
+                _is_cap(nxt)
+                and not ordinary(bare)
+                or evidence == "cue-lower"
+                and not ordinary(bare)
             ):
                 if evidence == "cue-lower" and not _is_cap(nxt) and known.person(" ".join(words)):
                     break
@@ -384,6 +387,7 @@ def phrase(text: str, max_words: int = 10, min_words: int = 2) -> str:
     if len(words) <= max_words:
         return _tidy(guarded)
     cut = max_words
+
     # never end inside a name ("the Council of Nicaea", "Anneke van der Berg"): take the whole
     # name if it is short, else stop before it
     def joins(k: int) -> bool:
@@ -396,8 +400,14 @@ def phrase(text: str, max_words: int = 10, min_words: int = 2) -> str:
 
     if joins(cut) and (_is_cap(words[cut - 1]) or _is_cap(words[cut])):
         start = cut
-        while start > 0 and _is_cap(words[start - 1]) or (
-            start > 1 and words[start - 1].lower() in PARTICLES | {"of"} and _is_cap(words[start - 2])
+        while (
+            start > 0
+            and _is_cap(words[start - 1])
+            or (
+                start > 1
+                and words[start - 1].lower() in PARTICLES | {"of"}
+                and _is_cap(words[start - 2])
+            )
         ):
             start -= 1
         end = cut
@@ -415,5 +425,7 @@ def phrase(text: str, max_words: int = 10, min_words: int = 2) -> str:
 
 def _tidy(text: str) -> str:
     text = unprotect(text).strip(" ,;:-–—|")
-    text = text.rstrip(".!?") if not re.search(r"\b(?:e\.g|i\.e|etc|[A-Z][a-z]?)\.$", text) else text
+    text = (
+        text.rstrip(".!?") if not re.search(r"\b(?:e\.g|i\.e|etc|[A-Z][a-z]?)\.$", text) else text
+    )
     return text[:1].upper() + text[1:] if text else text

@@ -58,5 +58,3 @@ def explain(
             report["llm"] = {**result.to_dict(), "band": band.value}
             report["second_opinion"] = {**op.audit, "final_band": op.band.value}
     return report
-
-

@@ -316,6 +316,5 @@ class Model:
     def examples_per_label(self) -> dict[str, int]:
         """Examples of each label the counts hold (weighted: a vault example counts more)."""
         return {
-            lab: round(sum(c.docs[i + 1] for c in self.counts))
-            for i, lab in enumerate(self.labels)
+            lab: round(sum(c.docs[i + 1] for c in self.counts)) for i, lab in enumerate(self.labels)
         }

@@ -69,9 +69,7 @@ def _dests(c: dict[str, Any]) -> None:
 
 def render(report: dict[str, Any]) -> None:
     emb = report["embedded"]
-    click.echo(
-        f"embedded ({emb['learned_from']}): {emb['band']} at {emb['confidence']:.2f}"
-    )
+    click.echo(f"embedded ({emb['learned_from']}): {emb['band']} at {emb['confidence']:.2f}")
     probs = emb.get("probabilities") or {}
     firsts = emb.get("primary") or {}
     if probs:
