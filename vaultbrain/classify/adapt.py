@@ -43,6 +43,7 @@ W_CAPTURE = 3.0
 W_CORRECTION = 6.0
 CACHE_VERSION = 1
 CORRECTIONS = "corrections.jsonl"
+_LOADED: dict[str, Embedded] = {}  # corpus models read from a state dir, by path (immutable)
 
 
 @dataclass
@@ -204,8 +205,12 @@ def corpus_model(store: Store | None, pack: Any, save: bool = True) -> Embedded:
         return corpus_embedded(tuple(types), pack.name)
     key = corpus_key(types, pack.name)
     path = _cache_dir(store) / f"corpus-{key}.pickle"
+    hit = _LOADED.get(str(path))
+    if hit is not None:
+        return hit
     data = _load(path)
     if data is not None and isinstance(data.get("embedded"), Embedded):
+        _LOADED[str(path)] = data["embedded"]
         return data["embedded"]
     emb = corpus_embedded(tuple(types), pack.name)
     if save:
