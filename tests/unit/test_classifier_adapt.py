@@ -122,3 +122,46 @@ def test_example_counts_for_doctor(store: Store) -> None:
     assert counts["vault"] == {"person": 2, "project": 2, "idea": 0, "admin": 0}
     assert min(counts["corpus"].values()) > 100
     assert example_counts(None, PACK)["source"] == "corpus"
+
+
+def test_a_pack_the_corpus_does_not_cover_learns_from_the_vault_alone(tmp_path: Path) -> None:
+    from vaultbrain.packs.loader import load_pack_path
+
+    path = tmp_path / "kitchen.yaml"
+    path.write_text(
+        "api_version: vaultbrain-schema-pack-v1\nname: kitchen\nversion: 0.1.0\nextends: null\n"
+        "page_types:\n"
+        "  - {name: recipe, path_prefixes: [Recipes/], fileable: true, collection: recipes}\n"
+        "  - {name: shop, path_prefixes: [Shops/], fileable: true, collection: shops}\n",
+        "utf-8",
+    )
+    pack = load_pack_path(path)
+    store = Store(tmp_path / "state")
+    assert example_counts(store, pack) == {
+        "source": "none",
+        "corpus": {"recipe": 0, "shop": 0},
+        "vault": {"recipe": 0, "shop": 0},
+    }
+    assert analyse("lentil soup with cumin", TODAY, embedded_for(store, pack), pack=pack)
+    rows = [
+        ("recipe", "recipes", "Lentil soup", "lentil soup with cumin and lemon"),
+        ("recipe", "recipes", "Banana bread", "banana bread, less sugar next time"),
+        ("shop", "shops", "Corner deli", "the corner deli has good olives"),
+        ("shop", "shops", "Fish market", "fish market opens at 7 on saturdays"),
+    ]
+    for n, (type_name, col, title, text) in enumerate(rows):
+        log = [{"date": "2026-11-01", "text": text, "capture": f"c{n}"}]
+        store.collection(col).put(
+            {
+                "id": f"r{n}",
+                "type": type_name,
+                "title": title,
+                "path": f"{col}/{title}.md",
+                "log": log,
+            }
+        )
+    counts = example_counts(store, pack)
+    assert counts["source"] == "vault"
+    assert counts["vault"] == {"recipe": 4, "shop": 4}
+    a = analyse("lentil soup again, more lemon", TODAY, embedded_for(store, pack), pack=pack)
+    assert max(a.probabilities, key=a.probabilities.get) == "recipe"
