@@ -332,8 +332,12 @@ def _destinations(
         return [Destination("project", project_title(thought, names), _fit(pack, t, fields))]
     if t == "idea":
         fields = {"one_liner": rules._cap(thought)[:200], "maturity": "raw"}
-        return [Destination("idea", idea_title(thought), _fit(pack, t, fields))]
-    return [Destination(t, phrase(_strip_date(_LEAD.sub("", thought), due_words), 10), {})]
+        title = named_record("idea", thought, names) or idea_title(thought)
+        return [Destination("idea", title, _fit(pack, t, fields))]
+    title = named_record(t, thought, names) or phrase(
+        _strip_date(_LEAD.sub("", thought), due_words), 10
+    )
+    return [Destination(t, title, {})]
 
 
 def _strip_date(text: str, date_words: str | None) -> str:
@@ -364,15 +368,23 @@ def admin_title(thought: str, due_words: str | None, people: list[PersonMention]
     return phrase(_strip_date(unprotect(guarded), due_words), 10)
 
 
+def named_record(type_name: str, thought: str, names: KnownNames) -> str | None:
+    """The title of a vault record of this type that the thought names (the longest name)."""
+    words = re.findall(r"[\w'’\-]+", thought.lower())
+    for n in range(6, 0, -1):
+        for i in range(len(words) - n + 1):
+            for ty, title in sorted(names.names.get(" ".join(words[i : i + n]), ())):
+                if ty == type_name:
+                    return title
+    return None
+
+
 def project_title(thought: str, names: KnownNames) -> str:
     """A vault project the thought names, else the words it leads with ("Kitchen renovation -
     get three quotes" → ``Kitchen renovation``), else the project phrase."""
-    words = re.findall(r"[\w'’\-]+", thought.lower())
-    for n in range(5, 0, -1):
-        for i in range(len(words) - n + 1):
-            for ty, title in sorted(names.names.get(" ".join(words[i : i + n]), ())):
-                if ty == "project":
-                    return title
+    known = named_record("project", thought, names)
+    if known:
+        return known
     body = _LEAD.sub("", thought)
     guarded = protect(body)
     for pattern in rules._PROJECT:
