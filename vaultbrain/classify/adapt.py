@@ -44,6 +44,7 @@ W_CORRECTION = 6.0
 CACHE_VERSION = 1
 CORRECTIONS = "corrections.jsonl"
 _LOADED: dict[str, Embedded] = {}  # corpus models read from a state dir, by path (immutable)
+_LEARNING: dict[tuple[str, str], VaultLearning] = {}  # (state dir, pack identity) -> learning
 
 
 @dataclass
@@ -241,6 +242,7 @@ def rebuild(store: Store, pack: Any, save: bool = True) -> VaultLearning:
     _read_corrections(store, learning, common)
     if save:
         _save(_vault_path(store, pack), {"version": CACHE_VERSION, "learning": learning})
+        _LEARNING[(str(store.root), pack.identity)] = learning
     return learning
 
 
@@ -275,10 +277,16 @@ def _read_corrections(store: Store, learning: VaultLearning, common: frozenset[s
 def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
     """What the vault taught, brought up to date incrementally (a correction counts at once).
     ``save``: keep the updated state in the state dir (``vaultbrain classify`` writes nothing)."""
-    data = _load(_vault_path(store, pack))
-    learning = data.get("learning") if data else None
+    memo_key = (str(store.root), pack.identity)
+    learning = _LEARNING.get(memo_key)  # a long-running daemon keeps it in memory
+    if learning is None:
+        data = _load(_vault_path(store, pack))
+        learning = data.get("learning") if data else None
     if not isinstance(learning, VaultLearning) or learning.pack != pack.identity:
-        return rebuild(store, pack, save)
+        learning = rebuild(store, pack, save)
+        _LEARNING[memo_key] = learning
+        return learning
+    _LEARNING[memo_key] = learning
     common = corpus_model(store, pack, save).common
     changed = _read_corrections(store, learning, common)
     for name in _collections(pack):
