@@ -41,8 +41,9 @@ log = logging.getLogger(__name__)
 W_RECORD = 2.0
 W_CAPTURE = 3.0
 W_CORRECTION = 6.0
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 CORRECTIONS = "corrections.jsonl"
+SAVE_EVERY = 25  # records relearned before the state is written back to the state dir
 _LOADED: dict[str, Embedded] = {}  # corpus models read from a state dir, by path (immutable)
 _LEARNING: dict[tuple[str, str], VaultLearning] = {}  # (state dir, pack identity) -> learning
 
@@ -64,6 +65,7 @@ class VaultLearning:
     corrections_at: int = 0
     corrections: dict[str, int] = field(default_factory=dict)  # type -> corrections to it
     versions: dict[str, Any] = field(default_factory=dict)
+    unsaved: int = 0  # records relearned since the state was last written
 
     # -- what each source contributes ------------------------------------------------------
     def _doc(self, text: str, hints: list[str], labels: list[str], weight: float) -> None:
@@ -169,7 +171,15 @@ def _collections(pack: Any) -> list[str]:
 
 
 def _marker(summary: dict[str, Any]) -> Any:
-    return [summary.get(k) for k in ("type", "title", "aliases", "updated", "rev", "base_hash")]
+    aliases = summary.get("aliases")
+    return (
+        summary.get("type"),
+        summary.get("title"),
+        tuple(aliases) if isinstance(aliases, list) else aliases,
+        summary.get("updated"),
+        summary.get("rev"),
+        summary.get("base_hash"),
+    )
 
 
 def _cache_dir(store: Store) -> Path:
@@ -241,6 +251,7 @@ def rebuild(store: Store, pack: Any, save: bool = True) -> VaultLearning:
         learning.add_record(key, rec, common, marker)
     _read_corrections(store, learning, common)
     if save:
+        learning.unsaved = 0
         _save(_vault_path(store, pack), {"version": CACHE_VERSION, "learning": learning})
         _LEARNING[(str(store.root), pack.identity)] = learning
     return learning
@@ -288,13 +299,13 @@ def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
         return learning
     _LEARNING[memo_key] = learning
     common = corpus_model(store, pack, save).common
-    changed = _read_corrections(store, learning, common)
+    if _read_corrections(store, learning, common):
+        learning.unsaved += SAVE_EVERY  # a correction is worth keeping at once
     for name in _collections(pack):
         col = store.collection(name)
         version = col.disk_version()
         if learning.versions.get(name) == version:
             continue
-        changed = True
         prefix = f"{name}/"
         current = {f"{prefix}{s['id']}": s for s in col.summaries()}
         for key in [k for k in learning.records if k.startswith(prefix) and k not in current]:
@@ -306,10 +317,15 @@ def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
                 continue
             rec = col.get(summary["id"])
             learning.remove_record(key)
+            learning.unsaved += 1
             if rec is not None:
                 learning.add_record(key, rec, common, marker)
         learning.versions[name] = version
-    if changed and save:
+    # Written back only now and then: a process that finds the cache a few records behind
+    # relearns just those (reading their summaries it needs anyway), which costs less than
+    # writing the whole state after every capture.
+    if save and learning.unsaved >= SAVE_EVERY:
+        learning.unsaved = 0
         _save(_vault_path(store, pack), {"version": CACHE_VERSION, "learning": learning})
     return learning
 

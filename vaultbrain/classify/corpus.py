@@ -69,12 +69,12 @@ def split(examples: list[Example]) -> tuple[list[Example], list[Example]]:
 
 
 def corpus_vocabulary(examples: list[Example]) -> frozenset[str]:
-    """Words people type in lowercase in the corpus, names excluded: a capitalised word that is
-    one of these ("Kitchen", "Launch") is an ordinary word at the start of a thought, not a name."""
+    """The corpus's words that are not people's names, lowercased: a capitalised word that is
+    one of these ("Kitchen", "Launch", a German noun, a city) is no person."""
     words: set[str] = set()
     for ex in examples:
         text = ex.text
         for name in ex.people:
             text = text.replace(name, " ")
-        words.update(w for w in re.findall(r"[^\W\d_]+", text) if w.islower())
+        words.update(w.lower() for w in re.findall(r"[^\W\d_]+", text))
     return frozenset(words)

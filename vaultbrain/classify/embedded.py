@@ -13,6 +13,8 @@ import datetime as dt
 import functools
 import hashlib
 import re
+from collections import Counter
+from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -112,7 +114,7 @@ def training_labels(types: tuple[str, ...] | list[str], primaries: Any = None) -
     return [*types, *map(primary, first)]
 
 
-def featurise(text: str, common: frozenset[str], names: KnownNames) -> set[str]:
+def featurise(text: str, common: Container[str], names: KnownNames) -> set[str]:
     return features(text, hints(text, find_people(text, common, names), names))
 
 
@@ -129,7 +131,7 @@ def corpus_examples(labels: list[str], pack_name: str) -> list[Example]:
 def corpus_key(labels: list[str], pack_name: str) -> str:
     """Changes whenever the corpus or the code that learns from it does."""
     path = corpus_path(pack_name) or corpus_path(BASE_PACK)
-    h = hashlib.sha256(("|".join(labels) + "|v4").encode())
+    h = hashlib.sha256(("|".join(labels) + "|v5").encode())
     if path is not None:
         h.update(path.read_bytes())
     return h.hexdigest()[:12]
@@ -138,18 +140,38 @@ def corpus_key(labels: list[str], pack_name: str) -> str:
 def train_corpus(labels: list[str], pack_name: str) -> Embedded:
     """The corpus model for these labels (a few hundred ms: cached by ``adapt.py``)."""
     examples = corpus_examples(labels, pack_name)
-    common = corpus_vocabulary(load_corpus(pack_name if corpus_path(pack_name) else BASE_PACK))
+    # the training split's words only: the dev set's names stay unseen, as a person's are
+    common = corpus_vocabulary(examples or split(load_corpus(BASE_PACK))[0])
     if not examples:
         return Embedded(labels, None, common, source="none")
     names = KnownNames()
     wide = model_labels(labels)
     counts = Counts(wide)
     examples = [Example(e.text, tuple(training_labels(e.labels)), e.people) for e in examples]
-    feats = {e.text: featurise(e.text, common, names) for e in examples}
+    # Each thought's hints are found as for a new thought: with the words only *other*
+    # thoughts have. Else every word of a training thought is known, "#name" fires only on
+    # real names there, and the model trusts it far more than it deserves on new text.
+    seen = Counter(w for ex in examples for w in set(corpus_vocabulary([ex])))
+    feats = {
+        e.text: featurise(e.text, _Without(common, corpus_vocabulary([e]), seen), names)
+        for e in examples
+    }
     for ex in examples:
         counts.add(feats[ex.text], ex.labels, ex.weight)
     platt = calibrate(examples, wide, lambda ex: feats[ex.text])
     return Embedded(labels, Model([counts.frozen()], platt), common, names, "corpus")
+
+
+class _Without:
+    """A vocabulary less the words only one thought has (that thought's own)."""
+
+    def __init__(self, common: frozenset[str], own: frozenset[str], seen: Counter[str]) -> None:
+        self.common, self.own, self.seen = common, own, seen
+
+    def __contains__(self, word: object) -> bool:
+        if word in self.own and self.seen[word] <= 1:  # type: ignore[index]
+            return False
+        return word in self.common
 
 
 @functools.lru_cache(maxsize=4)
@@ -274,8 +296,16 @@ def classify_embedded(
 
 
 def _with_known(names: KnownNames, known: list[dict[str, Any]]) -> KnownNames:
+    new = [
+        k
+        for k in known
+        if (str(k.get("type")), str(k.get("title", "")))
+        not in names.names.get(str(k.get("title", "")).lower(), set())
+    ]
+    if not new:  # the vault's names hold them all already (the usual case): no copy
+        return names
     out = KnownNames({k: set(v) for k, v in names.names.items()}, dict(names.first))
-    for k in known:
+    for k in new:
         title = str(k.get("title", ""))
         if title and (str(k.get("type")), title) not in out.names.get(title.lower(), set()):
             out.add(str(k.get("type", "")), title, k.get("aliases") or [])

@@ -13,7 +13,7 @@ that is not a sentence end (``Dr. Müller``, ``€84.20``, ``v2.1``, ``e.g.``).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +56,8 @@ ABBREVIATIONS = {
 DOT = "\u2024"  # ONE DOT LEADER: stands in for a period that must not split a sentence
 HONORIFICS = {"dr", "mr", "mrs", "ms", "mx", "prof", "st", "herr", "frau", "mme", "sra", "señora"}
 HONORIFICS |= {"señor", "sr", "dott", "doktor", "madame", "monsieur"}
+# family words that open a name as a title does ("uncle ray", "tante Inge")
+HONORIFICS |= {"uncle", "aunt", "auntie", "cousin", "onkel", "tante", "tío", "tía", "oncle"}
 PARTICLES = {"van", "der", "den", "de", "la", "le", "du", "del", "della", "da", "di", "von"}
 PARTICLES |= {"zu", "ter", "ten", "bin", "ibn", "al", "el", "dos", "das", "des", "y", "st"}
 # Words after which a lowercase word is someone's name ("coffee w priya", "call marco").
@@ -257,7 +259,7 @@ def _is_cap(tok: str) -> bool:
 
 
 def find_people(
-    text: str, common: frozenset[str] | set[str], known: KnownNames | None = None
+    text: str, common: Container[str], known: KnownNames | None = None
 ) -> list[PersonMention]:
     """Every person ``text`` names, in order, each once. ``common``: words that are not names
     when capitalised (the corpus vocabulary)."""
@@ -303,12 +305,17 @@ def find_people(
                 words = [tok.rstrip(".") + ("." if tok.endswith(".") else ""), nxt]
                 evidence = "honorific"
                 i += 2
-        elif _is_cap(tok) and not ordinary(_bare(tok)) and not known.other_type(_bare(tok)):
+        elif (
+            _is_cap(tok)
+            and not ordinary(_bare(tok))
+            and not known.other_type(_bare(tok))
+            and not (len(_bare(tok)) > 1 and _bare(tok).isupper())  # CAF, MOT: not a name
+        ):
             words = [_bare(tok)]
             i += 1
         elif (
             tok.islower()
-            and (prev in CUES or prev in _JOIN and out and out[-1].strong)
+            and (prev in CUES or prev in _JOIN and out and out[-1].evidence != "guess")
             and not ordinary(_bare(tok))
             and len(_bare(tok)) > 2
         ):
