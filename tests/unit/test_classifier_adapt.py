@@ -73,47 +73,44 @@ def test_a_correction_counts_on_the_next_thought(store: Store) -> None:
     assert after.primaries[target] > before[target]
 
 
-def test_confirmed_captures_teach_and_unconfirmed_suggestions_do_not(store: Store) -> None:
+def capture(store: Store, cid: str, text: str, status: str, *types: str, at: str = "1") -> None:
+    dests = [{"type": t, "title": t.title(), "path": f"{t}/{cid}.md"} for t in types]
+    store.inbox.put(
+        {"id": cid, "text": text, "status": status, "destinations": dests, "updated": at}
+    )
+
+
+def test_captures_that_stand_teach_and_unconfirmed_suggestions_do_not(store: Store) -> None:
     text = "zorbing with the lads, sort the booking"
-    log = [{"date": "2026-11-01", "text": text, "capture": "c1"}]
-    put(store, "i9", "idea", "Zorbing", log=log, confirmed=False)
-    unconfirmed = vault_learning(store, PACK)
-    assert "c1" not in unconfirmed.captures
-    put(store, "i9", "idea", "Zorbing", log=log, updated="2026-11-02T10:00:00")
+    capture(store, "c1", text, "suggested", "idea")
+    assert vault_learning(store, PACK).captures["c1"][2] == ()
+    capture(store, "c1", text, "filed", "idea", at="2")  # the person confirmed it
     learnt = vault_learning(store, PACK)
-    assert learnt.captures["c1"]["types"] == {"idea": ["ideas/i9"]}
+    assert learnt.captures["c1"][2] == ("idea", "1:idea")
     assert classify(store, text).primaries["idea"] > 0.5
+    capture(store, "c1", text, "corrected", "admin", "person", at="3")
+    assert vault_learning(store, PACK).captures["c1"][2] == ("admin", "person", "1:admin")
 
 
 def test_incremental_learning_equals_learning_from_scratch(store: Store) -> None:
     vault_learning(store, PACK)  # cached now; what follows is learnt incrementally
-    put(
-        store,
-        "a1",
-        "admin",
-        "Renew passport",
-        log=[{"date": "2026-11-03", "text": "renew passport with marco", "capture": "c2"}],
-    )
-    put(
-        store,
-        "p2",
-        "person",
-        "Marco Rossi",
-        updated="2026-11-03T10:00:00",
-        log=[{"date": "2026-11-03", "text": "renew passport with marco", "capture": "c2"}],
-    )
+    capture(store, "c2", "renew passport with marco", "filed", "admin", "person")
+    put(store, "a1", "admin", "Renew passport")
+    put(store, "p2", "person", "Marco Rossi", aliases=["Marco R"])
     store.collection("projects").tombstone("j1")
+    capture(store, "c3", "hive stuff", "filed", "project")
     record_correction(store, "hive stuff", "project", "idea", "2026-11-03T11:00:00")
+    store.inbox.tombstone("c3")
     incremental = vault_learning(store, PACK)
     scratch = rebuild(store, PACK, save=False)
-    assert incremental.captures == scratch.captures
     assert incremental.names.names == scratch.names.names
     assert incremental.counts.docs == pytest.approx(scratch.counts.docs)
+    assert set(incremental.counts.table) == set(scratch.counts.table)
     for f, row in scratch.counts.table.items():
         assert incremental.counts.table[f] == pytest.approx(row), f
-    assert set(incremental.counts.table) == set(scratch.counts.table)
-    assert incremental.captures["c2"]["types"] == {"admin": ["admin/a1"], "person": ["people/p2"]}
+    assert incremental.captures["c2"][2] == scratch.captures["c2"][2]
     assert "hive health" not in incremental.names.names
+    assert "c3" not in incremental.captures
 
 
 def test_example_counts_for_doctor(store: Store) -> None:
@@ -150,16 +147,10 @@ def test_a_pack_the_corpus_does_not_cover_learns_from_the_vault_alone(tmp_path: 
         ("shop", "shops", "Fish market", "fish market opens at 7 on saturdays"),
     ]
     for n, (type_name, col, title, text) in enumerate(rows):
-        log = [{"date": "2026-11-01", "text": text, "capture": f"c{n}"}]
         store.collection(col).put(
-            {
-                "id": f"r{n}",
-                "type": type_name,
-                "title": title,
-                "path": f"{col}/{title}.md",
-                "log": log,
-            }
+            {"id": f"r{n}", "type": type_name, "title": title, "path": f"{col}/{title}.md"}
         )
+        capture(store, f"c{n}", text, "filed", type_name)
     counts = example_counts(store, pack)
     assert counts["source"] == "vault"
     assert counts["vault"] == {"recipe": 4, "shop": 4}

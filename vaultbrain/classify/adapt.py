@@ -2,18 +2,20 @@
 
 What it learns, each weighted above the shipped corpus:
 - every record of a fileable type: its title and aliases (a record named "Catan" in Projects
-  is a project, and no person), weight :data:`W_RECORD`;
-- the captures filed to records (the ``log`` lines a record keeps, with the capture's id): one
-  example per capture, labelled with the types of every record it went to, once the person
-  has not left it unconfirmed (weight :data:`W_CAPTURE`);
+  is a project, and no person), from the collections' summaries (no record file is read),
+  weight :data:`W_RECORD`;
+- the captures filed to records (the inbox collection: the thought, and the types of the
+  records it was filed to, the first one primary), once they stand: filed (by the LLM on its
+  own, or confirmed by the person) or corrected; a suggestion nobody confirmed teaches
+  nothing (weight :data:`W_CAPTURE`);
 - every correction in ``corrections.jsonl`` (``fix``, ``→ type``, re-typing a note), labelled
   with the type it was corrected to (weight :data:`W_CORRECTION`).
 
 Counts are additive (``learned.py``), so learning is incremental: a cold process loads the
 state it cached (``<state dir>/classifier/``), reads only corrections appended since, and
-relearns only records whose store summary changed. ``rebuild`` starts from scratch (``reindex``
-calls it); both leave the cache on disk. The corpus model is cached there too, keyed by a
-hash of the corpus, so a cold ``capture`` loads it instead of training it.
+relearns only records and captures whose store summary changed. ``rebuild`` starts from
+scratch (``reindex`` calls it). The corpus model is cached there too, keyed by a hash of the
+corpus, so a cold ``capture`` loads it instead of training it.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import logging
 import os
 import pickle
+from collections.abc import Container
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,6 +46,8 @@ W_CAPTURE = 3.0
 W_CORRECTION = 6.0
 CACHE_VERSION = 2
 CORRECTIONS = "corrections.jsonl"
+INBOX = "inbox"
+LEARNT = ("filed", "corrected")  # the statuses of captures the classifier learns from
 SAVE_EVERY = 25  # records relearned before the state is written back to the state dir
 _LOADED: dict[str, Embedded] = {}  # corpus models read from a state dir, by path (immutable)
 _LEARNING: dict[tuple[str, str], VaultLearning] = {}  # (state dir, pack identity) -> learning
@@ -56,103 +61,102 @@ class VaultLearning:
     types: list[str]
     counts: Counts
     names: KnownNames = field(default_factory=KnownNames)
-    # "collection/id" -> (marker, type, title, aliases, capture ids it logs)
-    records: dict[str, tuple[Any, str, str, tuple[str, ...], tuple[str, ...]]] = field(
+    # "collection/id" -> (marker, type, title, aliases): from the store's summaries alone
+    records: dict[str, tuple[Any, str, str, tuple[str, ...]]] = field(default_factory=dict)
+    # capture id -> (marker, text, labels, hints as learnt); labels empty: nothing to learn
+    captures: dict[str, tuple[Any, str, tuple[str, ...], tuple[str, ...]]] = field(
         default_factory=dict
     )
-    # capture id -> {"text", "types": {type: [record keys]}, "hints": [...] (as learnt)}
-    captures: dict[str, dict[str, Any]] = field(default_factory=dict)
     corrections_at: int = 0
     corrections: dict[str, int] = field(default_factory=dict)  # type -> corrections to it
     versions: dict[str, Any] = field(default_factory=dict)
-    unsaved: int = 0  # records relearned since the state was last written
+    unsaved: int = 0  # records and captures relearned since the state was last written
 
     # -- what each source contributes ------------------------------------------------------
-    def _doc(self, text: str, hints: list[str], labels: list[str], weight: float) -> None:
-        if labels:
-            self.counts.add(features(text, hints), labels, weight)
-
-    def _hints(self, text: str, common: frozenset[str]) -> list[str]:
+    def _hints(self, text: str, common: Container[str]) -> tuple[str, ...]:
         from vaultbrain.classify.embedded import hints
 
-        return sorted(hints(text, find_people(text, common, self.names), self.names))
+        return tuple(sorted(hints(text, find_people(text, common, self.names), self.names)))
 
-    def _capture_labels(self, cap: dict[str, Any]) -> list[str]:
-        types = sorted(t for t, keys in cap["types"].items() if keys)
-        return training_labels(types, types)
+    def _record_doc(self, type_name: str, title: str, aliases: tuple[str, ...]) -> tuple:
+        text = " ".join([title, *aliases])
+        return features(text, ["#known:" + type_name]), training_labels([type_name])
 
-    def _capture_doc(self, cid: str, sign: float) -> None:
-        cap = self.captures.get(cid)
-        if cap is not None:
-            self._doc(cap["text"], cap["hints"], self._capture_labels(cap), sign * W_CAPTURE)
-
-    def add_record(
-        self, key: str, record: dict[str, Any], common: frozenset[str], marker: Any = None
-    ) -> None:
-        type_name = str(record.get("type") or "")
-        if type_name not in self.types:
+    def add_record(self, key: str, summary: dict[str, Any], bulk: list | None = None) -> None:
+        type_name = str(summary.get("type") or "")
+        title = str(summary.get("title") or "").strip()
+        if type_name not in self.types or not title:
             return
-        title = str(record.get("title") or "").strip()
-        aliases = tuple(str(a) for a in record.get("aliases") or [] if str(a).strip())
-        if title:  # first: a capture that names this record knows it
-            self.names.add(type_name, title, aliases)
-        cids: list[str] = []
-        if record.get("confirmed") is not False:  # an unconfirmed suggestion teaches nothing
-            for entry in record.get("log") or []:
-                if not isinstance(entry, dict) or not entry.get("capture") or not entry.get("text"):
-                    continue
-                cid = str(entry["capture"])
-                cids.append(cid)
-                self._capture_doc(cid, -1)
-                cap = self.captures.setdefault(
-                    cid, {"text": str(entry["text"]), "types": {}, "hints": []}
-                )
-                cap["types"].setdefault(type_name, [])
-                if key not in cap["types"][type_name]:
-                    cap["types"][type_name].append(key)
-                cap["hints"] = self._hints(cap["text"], common)
-                self._capture_doc(cid, +1)
-        if title:
-            name_text = " ".join([title, *aliases])
-            self._doc(name_text, ["#known:" + type_name], training_labels([type_name]), W_RECORD)
-        self.records[key] = (marker, type_name, title, aliases, tuple(cids))
+        aliases = tuple(str(a) for a in summary.get("aliases") or [] if str(a).strip())
+        self.names.add(type_name, title, aliases)
+        feats, labels = self._record_doc(type_name, title, aliases)
+        if bulk is not None:
+            bulk.append((feats, labels, W_RECORD))
+        else:
+            self.counts.add(feats, labels, W_RECORD)
+        self.records[key] = (_marker(summary), type_name, title, aliases)
 
     def remove_record(self, key: str) -> None:
         old = self.records.pop(key, None)
         if old is None:
             return
-        _, type_name, title, aliases, cids = old
-        if title:
-            self.names.remove(type_name, title, aliases)
-            name_text = " ".join([title, *aliases])
-            self._doc(name_text, ["#known:" + type_name], training_labels([type_name]), -W_RECORD)
-        for cid in cids:
-            cap = self.captures.get(cid)
-            if cap is None:
-                continue
-            self._capture_doc(cid, -1)
-            keys = cap["types"].get(type_name, [])
-            if key in keys:
-                keys.remove(key)
-            if not any(cap["types"].values()):
-                del self.captures[cid]
-            else:
-                self._capture_doc(cid, +1)
+        _, type_name, title, aliases = old
+        self.names.remove(type_name, title, aliases)
+        feats, labels = self._record_doc(type_name, title, aliases)
+        self.counts.add(feats, labels, -W_RECORD)
 
-    def add_correction(self, entry: dict[str, Any], common: frozenset[str]) -> None:
+    def set_capture(
+        self,
+        cid: str,
+        marker: Any,
+        record: dict[str, Any] | None,
+        common: Container[str],
+        bulk: list | None = None,
+    ) -> None:
+        """Learn a capture as it stands now (forgetting what it taught before): filed (by the
+        LLM on its own or confirmed by the person) or corrected, with its destinations' types,
+        the first one primary. Suggestions, reviews and pending captures teach nothing."""
+        old = self.captures.pop(cid, None)
+        if old is not None and old[2]:
+            self.counts.add(features(old[1], old[3]), old[2], -W_CAPTURE)
+        if marker is None:  # the capture is gone
+            return
+        labels: tuple[str, ...] = ()
+        record = record or {}
+        text = str(record.get("text") or "")
+        if record.get("status") in LEARNT and text:
+            types = [
+                str(d.get("type"))
+                for d in record.get("destinations") or []
+                if isinstance(d, dict) and d.get("type") in self.types
+            ]
+            if types:
+                labels = tuple(training_labels(list(dict.fromkeys(types))))
+        hints = self._hints(text, common) if labels else ()
+        if labels:
+            feats = features(text, hints)
+            if bulk is not None:
+                bulk.append((feats, labels, W_CAPTURE))
+            else:
+                self.counts.add(feats, labels, W_CAPTURE)
+        self.captures[cid] = (marker, text if labels else "", labels, hints)
+
+    def add_correction(self, entry: dict[str, Any], common: Container[str]) -> None:
         text, to = str(entry.get("text") or ""), str(entry.get("to") or "")
         if text and to in self.types:
-            self._doc(text, self._hints(text, common), training_labels([to]), W_CORRECTION)
+            hints = self._hints(text, common)
+            self.counts.add(features(text, hints), training_labels([to]), W_CORRECTION)
             self.corrections[to] = self.corrections.get(to, 0) + 1
 
     def examples_per_type(self) -> dict[str, int]:
         """Examples of each type: records, captures filed to one, corrections to one."""
         out = dict.fromkeys(self.types, 0)
-        for _, type_name, title, _, _ in self.records.values():
-            out[type_name] += bool(title)
-        for cap in self.captures.values():
-            for type_name, keys in cap["types"].items():
-                out[type_name] += bool(keys)
+        for _, type_name, _, _ in self.records.values():
+            out[type_name] += 1
+        for _, _, labels, _ in self.captures.values():
+            for label in labels:
+                if label in out:
+                    out[label] += 1
         for type_name, n in self.corrections.items():
             out[type_name] += n
         return out
@@ -171,15 +175,18 @@ def _collections(pack: Any) -> list[str]:
 
 
 def _marker(summary: dict[str, Any]) -> Any:
+    """What of a record the classifier learns: its type and names."""
     aliases = summary.get("aliases")
     return (
         summary.get("type"),
         summary.get("title"),
         tuple(aliases) if isinstance(aliases, list) else aliases,
-        summary.get("updated"),
-        summary.get("rev"),
-        summary.get("base_hash"),
     )
+
+
+def _capture_marker(summary: dict[str, Any]) -> Any:
+    """Changes when a capture may have changed: its status, its last update, its revision."""
+    return (summary.get("status"), summary.get("updated"), summary.get("rev"))
 
 
 def _cache_dir(store: Store) -> Path:
@@ -234,21 +241,23 @@ def _vault_path(store: Store, pack: Any) -> Path:
 
 
 def rebuild(store: Store, pack: Any, save: bool = True) -> VaultLearning:
-    """Learn the vault from scratch (``reindex``): every record, capture log and correction."""
+    """Learn the vault from scratch (``reindex``): every record's names (from the store's
+    summaries, no note read), every filed or corrected capture, every correction."""
     common = corpus_model(store, pack, save).common
     learning = VaultLearning(pack.identity, _types(pack), Counts(model_labels(_types(pack))))
-    records: list[tuple[str, dict[str, Any], Any]] = []
+    bulk: list[tuple[Any, Any, float]] = []
     for name in _collections(pack):
         col = store.collection(name)
         learning.versions[name] = col.disk_version()
-        for rec in col.all():
-            records.append((f"{name}/{rec['id']}", rec, _marker(rec)))
-    # names first, so a capture's hints know every record it may name
-    for _, rec, _ in records:
-        if rec.get("type") in learning.types and rec.get("title"):
-            learning.names.add(rec["type"], str(rec["title"]), rec.get("aliases") or [])
-    for key, rec, marker in records:
-        learning.add_record(key, rec, common, marker)
+        for summary in col.summaries():
+            learning.add_record(f"{name}/{summary['id']}", summary, bulk)
+    inbox = store.inbox
+    learning.versions[INBOX] = inbox.disk_version()
+    for summary in inbox.summaries():
+        marker = _capture_marker(summary)
+        record = inbox.get(summary["id"]) if summary.get("status") in LEARNT else None
+        learning.set_capture(summary["id"], marker, record, common, bulk)
+    learning.counts.add_many(bulk)
     _read_corrections(store, learning, common)
     if save:
         learning.unsaved = 0
@@ -310,17 +319,31 @@ def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
         current = {f"{prefix}{s['id']}": s for s in col.summaries()}
         for key in [k for k in learning.records if k.startswith(prefix) and k not in current]:
             learning.remove_record(key)
+            learning.unsaved += 1
         for key, summary in current.items():
-            marker = _marker(summary)
             old = learning.records.get(key)
+            if old is not None and old[0] == _marker(summary):
+                continue
+            learning.remove_record(key)
+            learning.add_record(key, summary)
+            learning.unsaved += 1
+        learning.versions[name] = version
+    inbox = store.inbox
+    version = inbox.disk_version()
+    if learning.versions.get(INBOX) != version:
+        current = {s["id"]: s for s in inbox.summaries()}
+        for cid in [c for c in learning.captures if c not in current]:
+            learning.set_capture(cid, None, None, common)
+            learning.unsaved += 1
+        for cid, summary in current.items():
+            marker = _capture_marker(summary)
+            old = learning.captures.get(cid)
             if old is not None and old[0] == marker:
                 continue
-            rec = col.get(summary["id"])
-            learning.remove_record(key)
+            record = inbox.get(cid) if summary.get("status") in LEARNT else None
+            learning.set_capture(cid, marker, record, common)
             learning.unsaved += 1
-            if rec is not None:
-                learning.add_record(key, rec, common, marker)
-        learning.versions[name] = version
+        learning.versions[INBOX] = version
     # Written back only now and then: a process that finds the cache a few records behind
     # relearns just those (reading their summaries it needs anyway), which costs less than
     # writing the whole state after every capture.

@@ -136,6 +136,34 @@ class Counts:
             if row[0] <= 1e-9:
                 del table[f]
 
+    def add_many(self, docs: Iterable[tuple[Iterable[str], Iterable[str], float]]) -> None:
+        """Learn many thoughts at once: those with the same labels and weight are summed
+        first, so a 10,000-record vault costs a few thousand row updates, not 10,000 calls."""
+        groups: dict[tuple[tuple[str, ...], float], dict[str, int]] = {}
+        sizes: dict[tuple[tuple[str, ...], float], list[int]] = {}
+        for feats, labels, weight in docs:
+            key = (tuple(sorted(set(labels))), weight)
+            tally = groups.setdefault(key, {})
+            size = sizes.setdefault(key, [0, 0])
+            size[0] += 1
+            for f in feats:
+                tally[f] = tally.get(f, 0) + 1
+                size[1] += 1
+        width = len(self.labels) + 1
+        for (labels, weight), tally in groups.items():
+            idx = [0] + [self.labels.index(lab) + 1 for lab in labels if lab in self.labels]
+            n_docs, n_feats = sizes[(labels, weight)]
+            for i in idx:
+                self.docs[i] += weight * n_docs
+                self.mass[i] += weight * n_feats
+            table = self.table
+            for f, n in tally.items():
+                row = table.get(f)
+                if row is None:
+                    row = table[f] = [0.0] * width
+                for i in idx:
+                    row[i] += weight * n
+
     def frozen(self) -> Counts:
         """These counts with a :class:`CompactTable`: for a model that learns no more."""
         table = CompactTable(dict(self.table.items()), len(self.labels) + 1)
