@@ -37,6 +37,7 @@ from vaultbrain.classify.embedded import (
 )
 from vaultbrain.classify.entities import KnownNames, find_people
 from vaultbrain.classify.learned import Counts, features
+from vaultbrain.errors import VaultbrainError
 from vaultbrain.store import Store
 
 log = logging.getLogger(__name__)
@@ -359,7 +360,11 @@ def embedded_for(store: Store | None, pack: Any, save: bool = True) -> Embedded:
     base = corpus_model(store, pack, save)
     if store is None:
         return base
-    learning = vault_learning(store, pack, save)
+    try:
+        learning = vault_learning(store, pack, save)
+    except (OSError, VaultbrainError) as exc:  # the state dir unreadable: the corpus still knows
+        log.warning("the embedded classifier could not learn the vault: %s", exc)
+        return base
     return base.with_vault(learning.counts, learning.names)
 
 
