@@ -97,3 +97,20 @@ def test_periods_inside_abbreviations_and_numbers_are_protected() -> None:
     guarded = protect(text)
     assert guarded.count(".") == 2  # "today." and "Done."
     assert unprotect(guarded) == text
+
+
+def test_the_old_pattern_classifier_no_longer_cuts_at_a_period_inside_a_title() -> None:
+    import datetime as dt
+
+    from vaultbrain.classify.heuristic import classify_heuristic
+
+    c = classify_heuristic(
+        "Need to pay Dr. Müller's invoice (€84.20) by friday", dt.date(2026, 12, 1)
+    )
+    admin = next(d for d in c.destinations if d.type == "admin")
+    assert admin.title == "Pay Dr. Müller's invoice (€84.20)"
+    assert admin.fields["due"] == "2026-12-04"
+    c = classify_heuristic("need to upgrade to v2.1 e.g. for sync. then test", dt.date(2026, 12, 1))
+    assert [d.title for d in c.destinations if d.type == "admin"] == [
+        "Upgrade to v2.1 e.g. for sync"
+    ]

@@ -62,14 +62,14 @@ def classify_with_fallback(
     """
     cap = max(0.0, min(0.75, auto_confidence - 0.01))
 
-    def classify_heuristic(text: str, today: dt.date, known: Any, cap: float) -> Classification:
+    def embedded() -> Classification:  # the learned embedded classifier, loaded only if asked
         from vaultbrain.classify.adapt import embedded_for
         from vaultbrain.classify.embedded import classify_embedded
 
         return classify_embedded(text, today, known, cap, embedded_for(store, pack), pack)
 
     if provider == "heuristic" or client is None:
-        return classify_heuristic(text, today, known, cap), {"provider": "heuristic"}
+        return embedded(), {"provider": "heuristic"}
     try:
         result, audit = LLMClassifier(client).classify(pack, text, today, known, examples)
         audit["provider"] = provider
@@ -77,6 +77,6 @@ def classify_with_fallback(
     except LLMError as exc:
         if fallback != "heuristic":
             raise
-        result = classify_heuristic(text, today, known, cap)
+        result = embedded()
         result.error = f"LLM unavailable ({exc.kind}): {exc}"
         return result, {"provider": "heuristic", "fallback_from": provider, "llm_error": str(exc)}
