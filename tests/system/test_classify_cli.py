@@ -89,3 +89,36 @@ def test_trust_summary_has_the_agreement_rate(vault: Path) -> None:
     s = run_json(vault, "trust", "--summary")
     assert s["second_opinion"]["agreement_rate"] == 0.667
     assert "## Second opinion" in (vault / "Brain/Trust.md").read_text()
+
+
+def test_thoughts_that_name_the_vaults_records_link_to_them(vault: Path) -> None:
+    for name in (
+        "Priya Shah",
+        "Marco Rossi",
+        "Liam O'Brien",
+        "José Álvarez",
+        "Anneke van der Berg",
+    ):
+        run(vault, "db", "add", "person", "--set", f"name={name}")
+    for name in ("Kitchen renovation", "Podcast website", "Catan"):
+        run(vault, "db", "add", "project", "--set", f"name={name}")
+    thoughts = {
+        "coffee w priya tmrw": "People/Priya Shah.md",
+        "Marco's birthday is next week, he wants a book": "People/Marco Rossi.md",
+        "liam sent the quote for the fuse box": "People/Liam O'Brien.md",
+        "kitchen renovation: tiler booked for the 14th": "Projects/Kitchen renovation.md",
+        "podcast website - write the about page": "Projects/Podcast website.md",
+        "play Catan with José on friday": "People/José Álvarez.md",
+    }
+    for text, path in thoughts.items():
+        doc = run_json(vault, "capture", text)
+        paths = [d["path"] for d in doc["destinations"]]
+        assert path in paths, (text, doc)
+        assert "People/Catan.md" not in paths
+    assert sorted(p.name for p in (vault / "People").iterdir()) == [
+        "Anneke van der Berg.md",
+        "José Álvarez.md",
+        "Liam O'Brien.md",
+        "Marco Rossi.md",
+        "Priya Shah.md",
+    ]
