@@ -100,6 +100,15 @@ def _safe_date(y: int, m: int, d: int) -> dt.date | None:
         return None
 
 
+_ANY = re.compile("|".join(f"(?:{p.pattern})" for p, _ in _PATTERNS), re.I)
+
+
+def mentions_date(text: str) -> bool:
+    """Whether ``text`` has anything like a date phrase: one search, for a classifier's hint
+    (a weekday abbreviation counts here even where :func:`find_date` wants a cue)."""
+    return _ANY.search(text) is not None
+
+
 def find_date(text: str, today: dt.date) -> tuple[dt.date, str] | None:
     """The first date the text names, resolved against ``today``, with the words that named it."""
     best: tuple[int, dt.date, str] | None = None

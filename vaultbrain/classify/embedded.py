@@ -20,7 +20,7 @@ from typing import Any
 
 from vaultbrain.classify import heuristic as rules
 from vaultbrain.classify.corpus import Example, corpus_path, corpus_vocabulary, load_corpus, split
-from vaultbrain.classify.dates import find_date
+from vaultbrain.classify.dates import find_date, mentions_date
 from vaultbrain.classify.entities import (
     KnownNames,
     PersonMention,
@@ -90,7 +90,7 @@ def hints(text: str, people: list[PersonMention], names: KnownNames) -> set[str]
                 for ty, _ in names.names.get(" ".join(words[i : i + n]), ()):
                     if ty != "person":
                         out.add("#known:" + ty)
-    if find_date(text, dt.date(2000, 1, 3)):
+    if mentions_date(text):
         out.add("#date")
     return out
 
@@ -131,7 +131,7 @@ def corpus_examples(labels: list[str], pack_name: str) -> list[Example]:
 def corpus_key(labels: list[str], pack_name: str) -> str:
     """Changes whenever the corpus or the code that learns from it does."""
     path = corpus_path(pack_name) or corpus_path(BASE_PACK)
-    h = hashlib.sha256(("|".join(labels) + "|v5").encode())
+    h = hashlib.sha256(("|".join(labels) + "|v6").encode())
     if path is not None:
         h.update(path.read_bytes())
     return h.hexdigest()[:12]

@@ -233,7 +233,11 @@ class KnownNames:
     def person(self, name: str) -> str | None:
         """The person record this name (full, alias, or a first name only one person has)
         stands for."""
-        hits = {t for ty, t in self.names.get(name.lower(), ()) if ty == "person"}
+        low = name.lower()
+        found = self.names.get(low)
+        if found is None and low.rstrip(".") not in self.first:
+            return None  # the usual case, kept cheap: most words name nobody
+        hits = {t for ty, t in found or () if ty == "person"}
         if len(hits) == 1:
             return next(iter(hits))
         if not hits and len(name.split()) == 1:
@@ -244,7 +248,10 @@ class KnownNames:
 
     def other_type(self, name: str) -> str | None:
         """The type of a non-person record with this name (``Catan`` the game), if any."""
-        types = {ty for ty, _ in self.names.get(name.lower(), ())}
+        found = self.names.get(name.lower())
+        if not found:
+            return None
+        types = {ty for ty, _ in found}
         if types and "person" not in types:
             return sorted(types)[0]
         return None
@@ -295,6 +302,10 @@ def find_people(
     while i < len(toks):
         tok = toks[i]
         low = _bare(tok).lower()
+        if tok.islower() and low not in HONORIFICS and ordinary(low):
+            prev = tok  # an ordinary word (most of them): no name starts here
+            i += 1
+            continue
         # A name opened by an honorific ("Dr. Okafor", "mrs chen") or in capitals.
         start = i
         words: list[str] = []
