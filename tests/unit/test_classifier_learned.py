@@ -46,7 +46,8 @@ def test_a_list_of_counts_scores_as_their_sum() -> None:
     a.add(features("buy milk"), ["admin"])
     b.add(features("marco is moving to lisbon"), ["person"], 3.0)
     feats = features("call marco about lisbon")
-    assert Scorer([a, b])(feats) == pytest.approx(Scorer(a.merged(b))(feats))
+    vocab = len(a.table) + len(b.table)  # the bound a list of counts uses
+    assert Scorer([a, b])(feats) == pytest.approx(Scorer(a.merged(b), vocab)(feats))
     assert Scorer([a.frozen(), b])(feats) == pytest.approx(Scorer([a, b])(feats))
 
 

@@ -45,7 +45,7 @@ log = logging.getLogger(__name__)
 W_RECORD = 2.0
 W_CAPTURE = 3.0
 W_CORRECTION = 6.0
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 CORRECTIONS = "corrections.jsonl"
 INBOX = "inbox"
 LEARNT = ("filed", "corrected")  # the statuses of captures the classifier learns from
@@ -62,8 +62,8 @@ class VaultLearning:
     types: list[str]
     counts: Counts
     names: KnownNames = field(default_factory=KnownNames)
-    # "collection/id" -> (marker, type, title, aliases): from the store's summaries alone
-    records: dict[str, tuple[Any, str, str, tuple[str, ...]]] = field(default_factory=dict)
+    # "collection/id" -> (type, title, aliases): from the store's summaries alone
+    records: dict[str, tuple[str, str, tuple[str, ...]]] = field(default_factory=dict)
     # capture id -> (marker, text, labels, hints as learnt); labels empty: nothing to learn
     captures: dict[str, tuple[Any, str, tuple[str, ...], tuple[str, ...]]] = field(
         default_factory=dict
@@ -95,13 +95,13 @@ class VaultLearning:
             bulk.append((feats, labels, W_RECORD))
         else:
             self.counts.add(feats, labels, W_RECORD)
-        self.records[key] = (_marker(summary), type_name, title, aliases)
+        self.records[key] = (type_name, title, aliases)
 
     def remove_record(self, key: str) -> None:
         old = self.records.pop(key, None)
         if old is None:
             return
-        _, type_name, title, aliases = old
+        type_name, title, aliases = old
         self.names.remove(type_name, title, aliases)
         feats, labels = self._record_doc(type_name, title, aliases)
         self.counts.add(feats, labels, -W_RECORD)
@@ -152,7 +152,7 @@ class VaultLearning:
     def examples_per_type(self) -> dict[str, int]:
         """Examples of each type: records, captures filed to one, corrections to one."""
         out = dict.fromkeys(self.types, 0)
-        for _, type_name, _, _ in self.records.values():
+        for type_name, _, _ in self.records.values():
             out[type_name] += 1
         for _, _, labels, _ in self.captures.values():
             for label in labels:
@@ -176,13 +176,10 @@ def _collections(pack: Any) -> list[str]:
 
 
 def _marker(summary: dict[str, Any]) -> Any:
-    """What of a record the classifier learns: its type and names."""
-    aliases = summary.get("aliases")
-    return (
-        summary.get("type"),
-        summary.get("title"),
-        tuple(aliases) if isinstance(aliases, list) else aliases,
-    )
+    """What of a record the classifier learns, as :meth:`VaultLearning.add_record` keeps it."""
+    title = str(summary.get("title") or "").strip()
+    aliases = tuple(str(a) for a in summary.get("aliases") or [] if str(a).strip())
+    return (str(summary.get("type") or ""), title, aliases)
 
 
 def _capture_marker(summary: dict[str, Any]) -> Any:
@@ -323,7 +320,7 @@ def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
             learning.unsaved += 1
         for key, summary in current.items():
             old = learning.records.get(key)
-            if old is not None and old[0] == _marker(summary):
+            if old is not None and old == _marker(summary):
                 continue
             learning.remove_record(key)
             learning.add_record(key, summary)

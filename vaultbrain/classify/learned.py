@@ -195,16 +195,15 @@ class Scorer:
     (the corpus's and the vault's) acts as their sum, without building it. Each feature's
     weights are worked out once and kept, which makes scoring many thoughts cheap."""
 
-    def __init__(self, counts: Counts | list[Counts]) -> None:
+    def __init__(self, counts: Counts | list[Counts], vocab: int | None = None) -> None:
         self.parts = counts if isinstance(counts, list) else [counts]
         width = len(self.parts[0].labels) + 1
         docs = [sum(c.docs[i] for c in self.parts) for i in range(width)]
         mass = [sum(c.mass[i] for c in self.parts) for i in range(width)]
-        vocab = len(self.parts[0].table)  # the distinct features of them all
-        for i, c in enumerate(self.parts[1:], 1):
-            earlier = self.parts[:i]
-            vocab += sum(1 for f, _ in c.table.items() if all(f not in e.table for e in earlier))
-        vocab = max(vocab, 1)
+        # The smoothing's vocabulary: the parts' sizes added up, an upper bound of the distinct
+        # features of them all. Counting those exactly would cost a pass over the vault's
+        # table in every cold process; the bound moves no probability by more than a hair.
+        vocab = max(vocab or sum(len(c.table) for c in self.parts), 1)
         self.range = range(1, width)
         self.pos_den = [0.0] + [math.log(mass[i] + ALPHA * vocab) for i in self.range]
         self.neg_den = [0.0] + [math.log(mass[0] - mass[i] + ALPHA * vocab) for i in self.range]
