@@ -130,7 +130,7 @@ class Counts:
             if row is None:
                 if weight <= 0:
                     continue
-                row = table[f] = [0.0] * width
+                row = table[f] = [0] * width
             for i in idx:
                 row[i] += weight
             if row[0] <= 1e-9:
@@ -160,7 +160,7 @@ class Counts:
             for f, n in tally.items():
                 row = table.get(f)
                 if row is None:
-                    row = table[f] = [0.0] * width
+                    row = table[f] = [0] * width
                 for i in idx:
                     row[i] += weight * n
 
