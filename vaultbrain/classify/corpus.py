@@ -74,7 +74,7 @@ def corpus_vocabulary(examples: list[Example]) -> frozenset[str]:
     words: set[str] = set()
     for ex in examples:
         text = ex.text
-        for name in ex.people:
+        for name in sorted(ex.people, key=len, reverse=True):  # "Bea Lindqvist" before "Bea"
             text = text.replace(name, " ")
         words.update(w.lower() for w in re.findall(r"[^\W\d_]+", text))
     return frozenset(words)
