@@ -12,7 +12,8 @@ _PKG = Path(__file__).resolve().parent
 
 
 def data_dir(kind: str) -> Path:
-    """The folder holding shipped data of one kind: ``packs``, ``prompts`` or ``templates``."""
+    """The folder holding shipped data of one kind: ``packs``, ``prompts``, ``templates`` or
+    ``corpus`` (the embedded classifier's labelled thoughts)."""
     installed = _PKG / "_data" / kind
     if installed.is_dir():
         return installed

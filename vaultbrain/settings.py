@@ -170,6 +170,13 @@ KEYS: dict[str, Key] = {
             _choice("heuristic", "none"),
             "when the server is unreachable: heuristic files suggestions, none keeps lines pending",
         ),
+        Key(
+            "second_opinion",
+            True,
+            _bool,
+            "the embedded classifier reads every thought too; when it is sure the LLM's type is "
+            "wrong, a thought the LLM would file alone becomes a suggestion to confirm",
+        ),
         Key("auto_confidence", 0.8, _float01, "confidence at or above which a thought is filed"),
         Key(
             "min_confidence",

@@ -45,6 +45,9 @@ def test_writer_and_daemon_share_the_inbox(
     vault: Path, daemon, lmstudio: FakeLMStudio, tmp_path: Path
 ) -> None:
     lmstudio.responder = idea_for
+    # The stand-in LLM calls every line an idea; this test is about sharing the inbox, not
+    # about a second opinion on that.
+    run(vault, "settings", "set", "second_opinion", "false")
     d = daemon().start()
     d.wait_ready()
     writer = tmp_path / "writer.py"

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.model import Capture
 from vaultbrain.classify.classifier import classify_with_fallback
-from vaultbrain.classify.result import Classification
+from vaultbrain.classify.result import Classification, judge
 from vaultbrain.errors import LLMError
 
 if TYPE_CHECKING:
@@ -45,11 +45,45 @@ def classify(brain: Brain, journal: Journal, cap: Capture) -> Capture:
             known,
             examples,
             float(s.get("auto_confidence")),
+            store=brain.store,
         )
     except LLMError as exc:
         return _failed(brain, journal, cap, exc)
+    band_cap = None
+    if audit.get("provider") != "heuristic" and result.fileable and s.get("second_opinion"):
+        band_cap = _second_opinion(brain, cap.text, result, known, audit)
     elapsed = (time.perf_counter() - started) * 1000
-    return store_classification(brain, journal, cap, result, audit, elapsed)
+    return store_classification(brain, journal, cap, result, audit, elapsed, band_cap)
+
+
+def _second_opinion(
+    brain: Brain,
+    text: str,
+    result: Classification,
+    known: list[dict[str, Any]],
+    audit: dict[str, Any],
+) -> str | None:
+    """The embedded classifier reads the thought too: when it disagrees with the LLM on the
+    primary type, a result the LLM would have filed alone becomes a suggestion. Returns the
+    band the capture may not go above (None: no limit); the comparison goes to the audit."""
+    from vaultbrain.classify.adapt import embedded_for
+    from vaultbrain.classify.embedded import classify_embedded
+    from vaultbrain.classify.second_opinion import AUDIT_KEY, second_opinion
+
+    s = brain.settings
+    auto, minimum = float(s.get("auto_confidence")), float(s.get("min_confidence"))
+    cap = max(0.0, min(0.75, auto - 0.01))
+    try:
+        mine = classify_embedded(
+            text, brain.today(), known, cap, embedded_for(brain.store, brain.pack), brain.pack
+        )
+    except Exception as exc:  # a second opinion never stops a capture
+        log.warning("the embedded classifier failed beside the LLM: %s", exc)
+        return None
+    band = judge(result, auto, minimum)
+    opinion = second_opinion(result, mine, band)
+    audit[AUDIT_KEY] = opinion.audit
+    return opinion.band.value if opinion.band is not band else None
 
 
 def correction_examples(brain: Brain, text: str) -> list[dict[str, Any]]:
@@ -65,6 +99,7 @@ def store_classification(
     result: Classification,
     audit: dict[str, Any],
     elapsed: float,
+    band_cap: str | None = None,
 ) -> Capture:
     pack = brain.pack
     first = [True]
@@ -78,6 +113,8 @@ def store_classification(
         c.model = result.model
         c.timings["classify_ms"] = round(elapsed, 2)
         c.last_error = None
+        if band_cap is not None:
+            c.extra["band_cap"] = band_cap
         return True
 
     def entry(c: Capture) -> dict[str, Any] | None:

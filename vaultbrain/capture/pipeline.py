@@ -72,9 +72,15 @@ def process(
     return lines.finish_line(brain, journal, cap) if rewrite_line else cap
 
 
-def band_of(brain: Brain, result: Classification) -> Band:
+def band_of(brain: Brain, result: Classification, cap: Capture | None = None) -> Band:
     s = brain.settings
-    return judge(result, float(s.get("auto_confidence")), float(s.get("min_confidence")))
+    limit = cap.extra.get("band_cap") if cap is not None else None
+    return judge(
+        result,
+        float(s.get("auto_confidence")),
+        float(s.get("min_confidence")),
+        Band(limit) if limit else None,
+    )
 
 
 def file_capture(brain: Brain, journal: Journal, cap: Capture) -> Capture:
@@ -82,7 +88,7 @@ def file_capture(brain: Brain, journal: Journal, cap: Capture) -> Capture:
     started = time.perf_counter()
     assert cap.classification is not None
     result = Classification.from_dict(cap.classification)
-    band = band_of(brain, result)
+    band = band_of(brain, result, cap)
     with brain.filing_lock, brain.store.locked():
         fresh = journal.require(cap.id)
         if fresh.status is not CaptureStatus.PENDING:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from vaultbrain.classify.heuristic import classify_heuristic
 from vaultbrain.classify.llm import LLMClient
 from vaultbrain.classify.prompt import build_prompt
 from vaultbrain.classify.result import Classification, reply_schema, validate_reply
 from vaultbrain.errors import LLMError
 from vaultbrain.packs import ResolvedPack
+from vaultbrain.store import Store
 
 
 class LLMClassifier:
@@ -53,14 +53,23 @@ def classify_with_fallback(
     known: list[dict[str, Any]],
     examples: list[dict[str, Any]],
     auto_confidence: float,
+    store: Store | None = None,
 ) -> tuple[Classification, dict[str, Any]]:
     """The LLM's classification, or the embedded one when the LLM fails and fallback allows.
+    ``store``: the vault's store, whose records and corrections the embedded classifier learns.
 
     Raises LLMError when the LLM failed and ``fallback`` is ``none``: the capture stays pending.
     """
     cap = max(0.0, min(0.75, auto_confidence - 0.01))
+
+    def embedded() -> Classification:  # the learned embedded classifier, loaded only if asked
+        from vaultbrain.classify.adapt import embedded_for
+        from vaultbrain.classify.embedded import classify_embedded
+
+        return classify_embedded(text, today, known, cap, embedded_for(store, pack), pack)
+
     if provider == "heuristic" or client is None:
-        return classify_heuristic(text, today, known, cap), {"provider": "heuristic"}
+        return embedded(), {"provider": "heuristic"}
     try:
         result, audit = LLMClassifier(client).classify(pack, text, today, known, examples)
         audit["provider"] = provider
@@ -68,6 +77,6 @@ def classify_with_fallback(
     except LLMError as exc:
         if fallback != "heuristic":
             raise
-        result = classify_heuristic(text, today, known, cap)
+        result = embedded()
         result.error = f"LLM unavailable ({exc.kind}): {exc}"
         return result, {"provider": "heuristic", "fallback_from": provider, "llm_error": str(exc)}

@@ -54,7 +54,7 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"), "iso"),
     (re.compile(r"\b(?:the\s+)?day after tomorrow\b", re.I), "dat"),
     (re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b", re.I), "today"),
-    (re.compile(r"\btomorrow\b", re.I), "tomorrow"),
+    (re.compile(r"\b(?:tomorrow|tmrw|tmr|tmrow|2moro)\b", re.I), "tomorrow"),
     (re.compile(r"\b(?:end of (?:the|this) week|this week)\b", re.I), "eow"),
     (re.compile(r"\b(?:end of (?:the|this) month|this month)\b", re.I), "eom"),
     (re.compile(r"\bnext week\b", re.I), "nextweek"),
@@ -98,6 +98,15 @@ def _safe_date(y: int, m: int, d: int) -> dt.date | None:
         return dt.date(y, m, d)
     except ValueError:
         return None
+
+
+_ANY = re.compile("|".join(f"(?:{p.pattern})" for p, _ in _PATTERNS), re.I)
+
+
+def mentions_date(text: str) -> bool:
+    """Whether ``text`` has anything like a date phrase: one search, for a classifier's hint
+    (a weekday abbreviation counts here even where :func:`find_date` wants a cue)."""
+    return _ANY.search(text) is not None
 
 
 def find_date(text: str, today: dt.date) -> tuple[dt.date, str] | None:

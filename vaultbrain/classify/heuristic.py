@@ -1,9 +1,11 @@
-"""The embedded classifier: no network, no model. Pattern rules for the common cases.
+"""The pattern classifier that came before the learned one (``classify/embedded.py``): kept as
+the baseline ``bench/bench_classifier.py`` measures against, and for its patterns (actions,
+project phrases, idea cues, status words), which the embedded classifier reuses for titles
+and fields.
 
 It recognises people (capitalised names after met/with/call/email/ask/tell…, and names of
 people already in the vault), action items with due dates, project language, idea phrasing
-and bare URLs. Its confidence stays below ``auto_confidence``: what it files is a suggestion
-for the person to confirm.
+and bare URLs. Its confidence stays below ``auto_confidence``.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import re
 from typing import Any
 
 from vaultbrain.classify.dates import find_date
+from vaultbrain.classify.entities import protect, unprotect
 from vaultbrain.classify.result import UNKNOWN, Classification, Destination
 
 CLASSIFIED_BY = "heuristic"
@@ -130,10 +133,6 @@ def classify_heuristic(
     max_confidence: float = 0.75,
 ) -> Classification:
     thought = text.strip()
-    dests: list[Destination] = []
-    reasons: list[str] = []
-    signals = 0
-
     url = _URL.match(thought)
     if url:
         return Classification(
@@ -142,6 +141,30 @@ def classify_heuristic(
             "A bare URL: saved as a link",
             CLASSIFIED_BY,
         )
+    # A period inside "Dr. Müller", "€84.20", "v2.1" or "e.g." ends no sentence: hidden from
+    # the patterns below (which stop at one), put back in what they return.
+    result = _classify(protect(thought), today, known, max_confidence)
+    for d in result.destinations:
+        d.title = unprotect(d.title)
+        d.fields = {k: _restore(v) for k, v in d.fields.items()}
+    result.reasoning = unprotect(result.reasoning)
+    return result
+
+
+def _restore(value: Any) -> Any:
+    if isinstance(value, str):
+        return unprotect(value)
+    if isinstance(value, list):
+        return [_restore(x) for x in value]
+    return value
+
+
+def _classify(
+    thought: str, today: dt.date, known: list[dict[str, Any]] | None, max_confidence: float
+) -> Classification:
+    dests: list[Destination] = []
+    reasons: list[str] = []
+    signals = 0
 
     idea = _IDEA.match(thought)
     if idea:

@@ -228,10 +228,15 @@ def reply_schema(pack: ResolvedPack) -> dict[str, Any]:
     }
 
 
-def judge(result: Classification, auto: float, minimum: float) -> Band:
+def judge(result: Classification, auto: float, minimum: float, at_most: Band | None = None) -> Band:
     """The one judgement of a classification (beets' recommendation): file it alone, file it
     as a suggestion, or ask the person. Nothing fileable, or a failed call with nothing to
-    show, is always a question for the person, whatever the confidence says."""
+    show, is always a question for the person, whatever the confidence says. ``at_most``:
+    a band the result may not go above (a second opinion that disagreed)."""
     if not result.fileable or (result.error and not result.destinations):
         return Band.REVIEW
-    return band_for(result.confidence, auto, minimum)
+    band = band_for(result.confidence, auto, minimum)
+    order = [Band.REVIEW, Band.SUGGEST, Band.AUTO]
+    if at_most is not None and order.index(band) > order.index(at_most):
+        return at_most
+    return band

@@ -42,6 +42,7 @@ COMMANDS: dict[str, str] = {
     "youtube": "vaultbrain.cli.youtube:youtube",
     "idealoom": "vaultbrain.cli.idealoom:idealoom",
     "schema": "vaultbrain.cli.schema:schema",
+    "classify": "vaultbrain.cli.classify:classify_cmd",
 }
 
 

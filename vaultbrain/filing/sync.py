@@ -827,5 +827,8 @@ def reindex(app: Brain) -> SyncReport:
     sync = app.notes()
     with app.store.bulk():
         report = sync.scan()
+    from vaultbrain.classify.adapt import rebuild
+
+    rebuild(app.store, app.pack)  # the embedded classifier learns the vault afresh
     report.warning = format_untyped(report.untyped_in_folders, report.in_folders, app.pack.identity)
     return report

@@ -98,6 +98,7 @@ def summary(app: Any) -> dict[str, Any]:
             if c["filed"]
         },
         "per_type": {t: dict(c) for t, c in sorted(per_type.items())},
+        "second_opinion": second_opinion_summary(app),
         "calibration": [
             {
                 "band": k,
@@ -160,7 +161,31 @@ def render_trust(app: Any, s: dict[str, Any]) -> str:
     for b in s["calibration"]:
         share = "–" if b["corrected_share"] is None else f"{b['corrected_share']:.0%}"
         lines.append(f"| {b['band']} | {b['filed']} | {b['corrected']} | {share} |")
+    lines += render_second_opinion(s.get("second_opinion") or {})
     return "\n".join(lines) + "\n"
+
+
+def second_opinion_summary(app: Any) -> dict[str, Any]:
+    """How often the LLM and the embedded classifier agreed on the primary type, from the
+    ``second_opinion`` field of classification audit entries (see classify/second_opinion.py)."""
+    from vaultbrain.classify.second_opinion import agreement
+
+    return agreement(
+        e for e in app.store.read_jsonl("audit.jsonl") if e.get("kind") == "classification"
+    )
+
+
+def render_second_opinion(op: dict[str, Any]) -> list[str]:
+    if not op.get("compared"):
+        return []
+    return [
+        "",
+        "## Second opinion",
+        "",
+        f"The embedded classifier agreed with the LLM on {op['agreed']} of {op['compared']} "
+        f"thoughts ({op['agreement_rate']:.0%}); {op['lowered']} were filed as suggestions "
+        "because they disagreed.",
+    ]
 
 
 def write_trust_note(app: Any) -> bool:

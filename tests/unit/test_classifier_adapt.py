@@ -1,0 +1,158 @@
+"""The embedded classifier learns the vault through the store: records, confirmed captures,
+corrections; incrementally, and the same from scratch."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from vaultbrain.classify.adapt import (
+    embedded_for,
+    example_counts,
+    rebuild,
+    vault_learning,
+)
+from vaultbrain.classify.embedded import analyse
+from vaultbrain.filing.corrections import record_correction
+from vaultbrain.packs import load_pack
+from vaultbrain.store import Store
+
+TODAY = dt.date(2026, 12, 1)
+PACK = load_pack("vaultbrain-base")
+COLLECTION = {"person": "people", "project": "projects", "idea": "ideas", "admin": "admin"}
+
+
+def put(store: Store, rid: str, type_name: str, title: str, **extra: Any) -> dict[str, Any]:
+    rec = {
+        "id": rid,
+        "type": type_name,
+        "title": title,
+        "aliases": extra.pop("aliases", []),
+        "path": f"{COLLECTION[type_name]}/{title}.md",
+        "updated": extra.pop("updated", "2026-11-01T10:00:00"),
+        "log": extra.pop("log", []),
+        **extra,
+    }
+    store.collection(COLLECTION[type_name]).put(rec)
+    return rec
+
+
+def classify(store: Store, text: str):
+    return analyse(text, TODAY, embedded_for(store, PACK), pack=PACK)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    s = Store(tmp_path / "state")
+    put(s, "p1", "person", "Priya Shah", aliases=["PS"])
+    put(s, "p2", "person", "Marco Rossi")
+    put(s, "g1", "project", "Catan")
+    put(s, "j1", "project", "Hive Health")
+    return s
+
+
+def test_records_teach_names_first_names_and_what_is_not_a_person(store: Store) -> None:
+    a = classify(store, "play catan with priya on sat")
+    assert [d.title for d in a.classification.destinations if d.type == "person"] == ["Priya Shah"]
+    assert [(p.name, p.record) for p in a.people] == [("priya", "Priya Shah")]
+    b = classify(store, "hive health: order the new frames")
+    assert ("project", "Hive Health") in [(d.type, d.title) for d in b.classification.destinations]
+
+
+def test_a_correction_counts_on_the_next_thought(store: Store) -> None:
+    text = "the quarterly thing for the beekeepers association"
+    before = classify(store, text).primaries
+    # the type the corpus finds least likely (a person needs a name the thought lacks)
+    target = min((t for t in before if t != "person"), key=before.get)
+    record_correction(store, text, max(before, key=before.get), target, "2026-11-02T10:00:00")
+    after = classify(store, text)
+    assert after.classification.destinations[0].type == target
+    assert after.primaries[target] > before[target]
+
+
+def capture(store: Store, cid: str, text: str, status: str, *types: str, at: str = "1") -> None:
+    dests = [{"type": t, "title": t.title(), "path": f"{t}/{cid}.md"} for t in types]
+    store.inbox.put(
+        {"id": cid, "text": text, "status": status, "destinations": dests, "updated": at}
+    )
+
+
+def test_captures_that_stand_teach_and_unconfirmed_suggestions_do_not(store: Store) -> None:
+    text = "zorbing with the lads, sort the booking"
+    capture(store, "c1", text, "suggested", "idea")
+    assert vault_learning(store, PACK).captures["c1"][2] == ()
+    capture(store, "c1", text, "filed", "idea", at="2")  # the person confirmed it
+    learnt = vault_learning(store, PACK)
+    assert learnt.captures["c1"][2] == ("idea", "1:idea")
+    assert classify(store, text).primaries["idea"] > 0.5
+    capture(store, "c1", text, "corrected", "admin", "person", at="3")
+    assert vault_learning(store, PACK).captures["c1"][2] == ("admin", "person", "1:admin")
+
+
+def test_incremental_learning_equals_learning_from_scratch(store: Store) -> None:
+    vault_learning(store, PACK)  # cached now; what follows is learnt incrementally
+    capture(store, "c2", "renew passport with marco", "filed", "admin", "person")
+    put(store, "a1", "admin", "Renew passport")
+    put(store, "p2", "person", "Marco Rossi", aliases=["Marco R"])
+    store.collection("projects").tombstone("j1")
+    capture(store, "c3", "hive stuff", "filed", "project")
+    record_correction(store, "hive stuff", "project", "idea", "2026-11-03T11:00:00")
+    store.inbox.tombstone("c3")
+    incremental = vault_learning(store, PACK)
+    scratch = rebuild(store, PACK, save=False)
+    assert incremental.names.names == scratch.names.names
+    assert incremental.counts.docs == pytest.approx(scratch.counts.docs)
+    assert set(incremental.counts.table) == set(scratch.counts.table)
+    for f, row in scratch.counts.table.items():
+        assert incremental.counts.table[f] == pytest.approx(row), f
+    assert incremental.captures["c2"][2] == scratch.captures["c2"][2]
+    assert "hive health" not in incremental.names.names
+    assert "c3" not in incremental.captures
+
+
+def test_example_counts_for_doctor(store: Store) -> None:
+    counts = example_counts(store, PACK)
+    assert counts["source"] == "corpus+vault"
+    assert counts["vault"] == {"person": 2, "project": 2, "idea": 0, "admin": 0}
+    assert min(counts["corpus"].values()) > 100
+    assert example_counts(None, PACK)["source"] == "corpus"
+
+
+def test_a_pack_the_corpus_does_not_cover_learns_from_the_vault_alone(tmp_path: Path) -> None:
+    from vaultbrain.packs.loader import load_pack_path
+
+    path = tmp_path / "kitchen.yaml"
+    path.write_text(
+        "api_version: vaultbrain-schema-pack-v1\nname: kitchen\nversion: 0.1.0\nextends: null\n"
+        "page_types:\n"
+        "  - {name: recipe, path_prefixes: [Recipes/], fileable: true, collection: recipes}\n"
+        "  - {name: shop, path_prefixes: [Shops/], fileable: true, collection: shops}\n",
+        "utf-8",
+    )
+    pack = load_pack_path(path)
+    store = Store(tmp_path / "state")
+    assert example_counts(store, pack) == {
+        "source": "none",
+        "corpus": {"recipe": 0, "shop": 0},
+        "vault": {"recipe": 0, "shop": 0},
+    }
+    assert analyse("lentil soup with cumin", TODAY, embedded_for(store, pack), pack=pack)
+    rows = [
+        ("recipe", "recipes", "Lentil soup", "lentil soup with cumin and lemon"),
+        ("recipe", "recipes", "Banana bread", "banana bread, less sugar next time"),
+        ("shop", "shops", "Corner deli", "the corner deli has good olives"),
+        ("shop", "shops", "Fish market", "fish market opens at 7 on saturdays"),
+    ]
+    for n, (type_name, col, title, text) in enumerate(rows):
+        store.collection(col).put(
+            {"id": f"r{n}", "type": type_name, "title": title, "path": f"{col}/{title}.md"}
+        )
+        capture(store, f"c{n}", text, "filed", type_name)
+    counts = example_counts(store, pack)
+    assert counts["source"] == "vault"
+    assert counts["vault"] == {"recipe": 4, "shop": 4}
+    a = analyse("lentil soup again, more lemon", TODAY, embedded_for(store, pack), pack=pack)
+    assert max(a.probabilities, key=a.probabilities.get) == "recipe"

@@ -1,0 +1,55 @@
+"""The shipped corpus: big enough, labelled with the default pack's types, a stable dev split."""
+
+from __future__ import annotations
+
+from vaultbrain.classify.corpus import (
+    LETTERS,
+    corpus_path,
+    is_dev,
+    load_corpus,
+    parse_line,
+    split,
+)
+from vaultbrain.packs import load_pack
+
+
+def test_the_corpus_has_enough_labelled_thoughts_for_the_default_types() -> None:
+    examples = load_corpus("vaultbrain-base")
+    assert len(examples) >= 1500
+    types = {t.name for t in load_pack("vaultbrain-base").fileable_types()}
+    assert set(LETTERS.values()) <= types
+    for ex in examples:
+        assert set(ex.labels) <= types, ex
+        assert len(set(ex.labels)) == len(ex.labels), ex
+    assert len({ex.text for ex in examples}) == len(examples), "no thought twice"
+    # every type is a primary type often, and several languages are there
+    firsts = [ex.labels[0] for ex in examples if ex.labels]
+    assert all(firsts.count(t) >= 200 for t in LETTERS.values())
+    text = " ".join(ex.text for ex in examples)
+    for word in ("anrufen", "rendez-vous", "mañana", "tmrw", "re:"):
+        assert word in text
+
+
+def test_the_dev_split_is_a_fifth_and_depends_on_the_text_alone() -> None:
+    examples = load_corpus("vaultbrain-base")
+    train, dev = split(examples)
+    assert len(train) + len(dev) == len(examples)
+    assert 0.15 < len(dev) / len(examples) < 0.25
+    assert all(is_dev(ex.text) for ex in dev) and not any(is_dev(ex.text) for ex in train)
+    assert split(list(reversed(examples)))[1] == list(reversed(dev))
+
+
+def test_a_line_gives_its_labels_primary_first_and_its_people() -> None:
+    ex = parse_line("pa | call {Liam O'Brien} and {priya} tmrw\n")
+    assert ex is not None
+    assert ex.labels == ("person", "admin")
+    assert ex.text == "call Liam O'Brien and priya tmrw"
+    assert ex.people == ("Liam O'Brien", "priya")
+    assert parse_line("x | the sky is blue").labels == ()
+    assert parse_line("# a comment") is None and parse_line("no separator") is None
+
+
+def test_a_pack_without_a_corpus_has_none() -> None:
+    assert corpus_path("vaultbrain-base") is not None
+    assert corpus_path("no-such-pack") is None
+    assert load_corpus("no-such-pack") == []

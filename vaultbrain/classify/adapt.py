@@ -1,0 +1,397 @@
+"""The embedded classifier learns the vault it lives in, from the store's collections.
+
+What it learns, each weighted above the shipped corpus:
+- every record of a fileable type: its title and aliases (a record named "Catan" in Projects
+  is a project, and no person), from the collections' summaries (no record file is read),
+  weight :data:`W_RECORD`;
+- the captures filed to records (the inbox collection: the thought, and the types of the
+  records it was filed to, the first one primary), once they stand: filed (by the LLM on its
+  own, or confirmed by the person) or corrected; a suggestion nobody confirmed teaches
+  nothing (weight :data:`W_CAPTURE`);
+- every correction in ``corrections.jsonl`` (``fix``, ``→ type``, re-typing a note), labelled
+  with the type it was corrected to (weight :data:`W_CORRECTION`).
+
+Counts are additive (``learned.py``), so learning is incremental: a cold process loads the
+state it cached (``<state dir>/classifier/``), reads only corrections appended since, and
+relearns only records and captures whose store summary changed. ``rebuild`` starts from
+scratch (``reindex`` calls it). The corpus model is cached there too, keyed by a hash of the
+corpus, so a cold ``capture`` loads it instead of training it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+from collections.abc import Container
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vaultbrain.classify.embedded import (
+    Embedded,
+    corpus_embedded,
+    corpus_key,
+    model_labels,
+    training_labels,
+)
+from vaultbrain.classify.entities import KnownNames, find_people
+from vaultbrain.classify.learned import Counts, features
+from vaultbrain.errors import VaultbrainError
+from vaultbrain.store import Store
+
+log = logging.getLogger(__name__)
+
+# Whole numbers: the vault's counts stay integers, which the state dir's cache stores in a
+# quarter of the room floats take and reads back faster.
+W_RECORD = 2
+W_CAPTURE = 3
+W_CORRECTION = 6
+CACHE_VERSION = 4
+CORRECTIONS = "corrections.jsonl"
+INBOX = "inbox"
+LEARNT = ("filed", "corrected")  # the statuses of captures the classifier learns from
+SAVE_EVERY = 25  # records relearned before the state is written back to the state dir
+_LOADED: dict[str, Embedded] = {}  # corpus models read from a state dir, by path (immutable)
+_LEARNING: dict[tuple[str, str], VaultLearning] = {}  # (state dir, pack identity) -> learning
+
+
+@dataclass
+class VaultLearning:
+    """What one vault taught the embedded classifier, in a form that learns incrementally."""
+
+    pack: str
+    types: list[str]
+    counts: Counts
+    names: KnownNames = field(default_factory=KnownNames)
+    # "collection/id" -> (type, title, aliases): from the store's summaries alone
+    records: dict[str, tuple[str, str, tuple[str, ...]]] = field(default_factory=dict)
+    # capture id -> (marker, text, labels, hints as learnt); labels empty: nothing to learn
+    captures: dict[str, tuple[Any, str, tuple[str, ...], tuple[str, ...]]] = field(
+        default_factory=dict
+    )
+    corrections_at: int = 0
+    corrections: dict[str, int] = field(default_factory=dict)  # type -> corrections to it
+    versions: dict[str, Any] = field(default_factory=dict)
+    unsaved: int = 0  # records and captures relearned since the state was last written
+
+    # -- what each source contributes ------------------------------------------------------
+    def _hints(self, text: str, common: Container[str]) -> tuple[str, ...]:
+        from vaultbrain.classify.embedded import hints
+
+        return tuple(sorted(hints(text, find_people(text, common, self.names), self.names)))
+
+    def _record_doc(self, type_name: str, title: str, aliases: tuple[str, ...]) -> tuple:
+        text = " ".join([title, *aliases])
+        return features(text, ["#known:" + type_name]), training_labels([type_name])
+
+    def add_record(self, key: str, summary: dict[str, Any], bulk: list | None = None) -> None:
+        type_name = str(summary.get("type") or "")
+        title = str(summary.get("title") or "").strip()
+        if type_name not in self.types or not title:
+            return
+        aliases = tuple(str(a) for a in summary.get("aliases") or [] if str(a).strip())
+        self.names.add(type_name, title, aliases)
+        feats, labels = self._record_doc(type_name, title, aliases)
+        if bulk is not None:
+            bulk.append((feats, labels, W_RECORD))
+        else:
+            self.counts.add(feats, labels, W_RECORD)
+        self.records[key] = (type_name, title, aliases)
+
+    def remove_record(self, key: str) -> None:
+        old = self.records.pop(key, None)
+        if old is None:
+            return
+        type_name, title, aliases = old
+        self.names.remove(type_name, title, aliases)
+        feats, labels = self._record_doc(type_name, title, aliases)
+        self.counts.add(feats, labels, -W_RECORD)
+
+    def set_capture(
+        self,
+        cid: str,
+        marker: Any,
+        record: dict[str, Any] | None,
+        common: Container[str],
+        bulk: list | None = None,
+    ) -> None:
+        """Learn a capture as it stands now (forgetting what it taught before): filed (by the
+        LLM on its own or confirmed by the person) or corrected, with its destinations' types,
+        the first one primary. Suggestions, reviews and pending captures teach nothing."""
+        old = self.captures.pop(cid, None)
+        if old is not None and old[2]:
+            self.counts.add(features(old[1], old[3]), old[2], -W_CAPTURE)
+        if marker is None:  # the capture is gone
+            return
+        labels: tuple[str, ...] = ()
+        record = record or {}
+        text = str(record.get("text") or "")
+        if record.get("status") in LEARNT and text:
+            types = [
+                str(d.get("type"))
+                for d in record.get("destinations") or []
+                if isinstance(d, dict) and d.get("type") in self.types
+            ]
+            if types:
+                labels = tuple(training_labels(list(dict.fromkeys(types))))
+        hints = self._hints(text, common) if labels else ()
+        if labels:
+            feats = features(text, hints)
+            if bulk is not None:
+                bulk.append((feats, labels, W_CAPTURE))
+            else:
+                self.counts.add(feats, labels, W_CAPTURE)
+        self.captures[cid] = (marker, text if labels else "", labels, hints)
+
+    def add_correction(self, entry: dict[str, Any], common: Container[str]) -> None:
+        text, to = str(entry.get("text") or ""), str(entry.get("to") or "")
+        if text and to in self.types:
+            hints = self._hints(text, common)
+            self.counts.add(features(text, hints), training_labels([to]), W_CORRECTION)
+            self.corrections[to] = self.corrections.get(to, 0) + 1
+
+    def examples_per_type(self) -> dict[str, int]:
+        """Examples of each type: records, captures filed to one, corrections to one."""
+        out = dict.fromkeys(self.types, 0)
+        for type_name, _, _ in self.records.values():
+            out[type_name] += 1
+        for _, _, labels, _ in self.captures.values():
+            for label in labels:
+                if label in out:
+                    out[label] += 1
+        for type_name, n in self.corrections.items():
+            out[type_name] += n
+        return out
+
+
+def _types(pack: Any) -> list[str]:
+    return [t.name for t in pack.fileable_types()]
+
+
+def _collections(pack: Any) -> list[str]:
+    seen: list[str] = []
+    for t in pack.fileable_types():
+        if t.store_collection not in seen:
+            seen.append(t.store_collection)
+    return seen
+
+
+def _marker(summary: dict[str, Any]) -> Any:
+    """What of a record the classifier learns, as :meth:`VaultLearning.add_record` keeps it."""
+    title = str(summary.get("title") or "").strip()
+    aliases = tuple(str(a) for a in summary.get("aliases") or [] if str(a).strip())
+    return (str(summary.get("type") or ""), title, aliases)
+
+
+def _capture_marker(summary: dict[str, Any]) -> Any:
+    """Changes when a capture may have changed: its status, its last update, its revision."""
+    return (summary.get("status"), summary.get("updated"), summary.get("rev"))
+
+
+def _cache_dir(store: Store) -> Path:
+    return store.root / "classifier"
+
+
+def _load(path: Path) -> Any:
+    try:
+        with open(path, "rb") as fh:
+            data = pickle.load(fh)  # our own cache in this machine's state dir
+    except FileNotFoundError:
+        return None
+    except Exception as exc:  # a torn or foreign cache is relearnt, never fatal
+        log.info("ignoring the classifier cache %s: %s", path, exc)
+        return None
+    return data if isinstance(data, dict) and data.get("version") == CACHE_VERSION else None
+
+
+def _save(path: Path, data: dict[str, Any]) -> None:
+    from vaultbrain.vault.files import atomic_write_file
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_file(path, pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL), durable=False)
+    except Exception as exc:  # a cache that cannot be written is rebuilt next time
+        log.info("could not write the classifier cache %s: %s", path, exc)
+
+
+def corpus_model(store: Store | None, pack: Any, save: bool = True) -> Embedded:
+    """The corpus model for ``pack``, from the state dir's cache when it is current (trained
+    once per process otherwise, and cached unless ``save`` is false)."""
+    types = _types(pack)
+    if store is None:
+        return corpus_embedded(tuple(types), pack.name)
+    key = corpus_key(types, pack.name)
+    path = _cache_dir(store) / f"corpus-{key}.pickle"
+    hit = _LOADED.get(str(path))
+    if hit is not None:
+        return hit
+    data = _load(path)
+    if data is not None and isinstance(data.get("embedded"), Embedded):
+        _LOADED[str(path)] = data["embedded"]
+        return data["embedded"]
+    emb = corpus_embedded(tuple(types), pack.name)
+    if save:
+        _save(path, {"version": CACHE_VERSION, "embedded": emb})
+    return emb
+
+
+def _vault_path(store: Store, pack: Any) -> Path:
+    return _cache_dir(store) / f"vault-{pack.name}.pickle"
+
+
+def rebuild(store: Store, pack: Any, save: bool = True) -> VaultLearning:
+    """Learn the vault from scratch (``reindex``): every record's names (from the store's
+    summaries, no note read), every filed or corrected capture, every correction."""
+    common = corpus_model(store, pack, save).common
+    learning = VaultLearning(pack.identity, _types(pack), Counts(model_labels(_types(pack))))
+    bulk: list[tuple[Any, Any, float]] = []
+    for name in _collections(pack):
+        col = store.collection(name)
+        learning.versions[name] = col.disk_version()
+        for summary in col.summaries():
+            learning.add_record(f"{name}/{summary['id']}", summary, bulk)
+    inbox = store.inbox
+    learning.versions[INBOX] = inbox.disk_version()
+    for summary in inbox.summaries():
+        marker = _capture_marker(summary)
+        record = inbox.get(summary["id"]) if summary.get("status") in LEARNT else None
+        learning.set_capture(summary["id"], marker, record, common, bulk)
+    learning.counts.add_many(bulk)
+    _read_corrections(store, learning, common)
+    if save:
+        learning.unsaved = 0
+        _save(_vault_path(store, pack), {"version": CACHE_VERSION, "learning": learning})
+        _LEARNING[(str(store.root), pack.identity)] = learning
+    return learning
+
+
+def _read_corrections(store: Store, learning: VaultLearning, common: frozenset[str]) -> bool:
+    """Learn the corrections appended since last time; whether there were any."""
+    import json
+
+    path = store.root / CORRECTIONS
+    try:
+        size = os.path.getsize(path)
+    except FileNotFoundError:
+        size = 0
+    if size < learning.corrections_at:  # the file was replaced: start over on it
+        learning.corrections_at = 0
+    if size == learning.corrections_at:
+        return False
+    with open(path, "rb") as fh:
+        fh.seek(learning.corrections_at)
+        chunk = fh.read(size - learning.corrections_at)
+    end = chunk.rfind(b"\n") + 1  # a line still being written waits for next time
+    for line in chunk[:end].splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict):
+            learning.add_correction(entry, common)
+    learning.corrections_at += end
+    return end > 0
+
+
+def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
+    """What the vault taught, brought up to date incrementally (a correction counts at once).
+    ``save``: keep the updated state in the state dir (``vaultbrain classify`` writes nothing)."""
+    memo_key = (str(store.root), pack.identity)
+    learning = _LEARNING.get(memo_key)  # a long-running daemon keeps it in memory
+    if learning is None:
+        data = _load(_vault_path(store, pack))
+        learning = data.get("learning") if data else None
+    if not isinstance(learning, VaultLearning) or learning.pack != pack.identity:
+        learning = rebuild(store, pack, save)
+        _LEARNING[memo_key] = learning
+        return learning
+    _LEARNING[memo_key] = learning
+    common = corpus_model(store, pack, save).common
+    if _read_corrections(store, learning, common):
+        learning.unsaved += SAVE_EVERY  # a correction is worth keeping at once
+    for name in _collections(pack):
+        col = store.collection(name)
+        version = col.disk_version()
+        if learning.versions.get(name) == version:
+            continue
+        prefix = f"{name}/"
+        current = {f"{prefix}{s['id']}": s for s in col.summaries()}
+        for key in [k for k in learning.records if k.startswith(prefix) and k not in current]:
+            learning.remove_record(key)
+            learning.unsaved += 1
+        for key, summary in current.items():
+            old = learning.records.get(key)
+            if old is not None and old == _marker(summary):
+                continue
+            learning.remove_record(key)
+            learning.add_record(key, summary)
+            learning.unsaved += 1
+        learning.versions[name] = version
+    inbox = store.inbox
+    version = inbox.disk_version()
+    if learning.versions.get(INBOX) != version:
+        current = {s["id"]: s for s in inbox.summaries()}
+        for cid in [c for c in learning.captures if c not in current]:
+            learning.set_capture(cid, None, None, common)
+            learning.unsaved += 1
+        for cid, summary in current.items():
+            marker = _capture_marker(summary)
+            old = learning.captures.get(cid)
+            if old is not None and old[0] == marker:
+                continue
+            record = inbox.get(cid) if summary.get("status") in LEARNT else None
+            learning.set_capture(cid, marker, record, common)
+            learning.unsaved += 1
+        learning.versions[INBOX] = version
+    # Written back only now and then: a process that finds the cache a few records behind
+    # relearns just those (reading their summaries it needs anyway), which costs less than
+    # writing the whole state after every capture.
+    if save and learning.unsaved >= SAVE_EVERY:
+        learning.unsaved = 0
+        _save(_vault_path(store, pack), {"version": CACHE_VERSION, "learning": learning})
+    return learning
+
+
+def embedded_for(store: Store | None, pack: Any, save: bool = True) -> Embedded:
+    """The embedded classifier for this vault: the corpus model plus what the vault taught.
+    With no store (no vault), the corpus model alone."""
+    base = corpus_model(store, pack, save)
+    if store is None:
+        return base
+    try:
+        learning = vault_learning(store, pack, save)
+    except (OSError, VaultbrainError) as exc:  # the state dir unreadable: the corpus still knows
+        log.warning("the embedded classifier could not learn the vault: %s", exc)
+        return base
+    return base.with_vault(learning.counts, learning.names)
+
+
+def example_counts(store: Store | None, pack: Any) -> dict[str, Any]:
+    """How many examples the embedded classifier has per type, from the corpus and from the
+    vault, and which it learns from (for ``doctor``: a pack the corpus does not cover learns
+    from the vault alone)."""
+    base = corpus_model(store, pack, save=False)
+    types = _types(pack)
+    corpus = (
+        {t: v for t, v in base.model.examples_per_label().items() if t in types}
+        if base.model
+        else dict.fromkeys(types, 0)
+    )
+    vault = (
+        vault_learning(store, pack, save=False).examples_per_type()
+        if store
+        else dict.fromkeys(types, 0)
+    )
+    has_corpus = any(corpus.values())
+    has_vault = any(vault.values())
+    source = (
+        "corpus+vault"
+        if has_corpus and has_vault
+        else "corpus"
+        if has_corpus
+        else "vault"
+        if has_vault
+        else "none"
+    )
+    return {"source": source, "corpus": corpus, "vault": vault}

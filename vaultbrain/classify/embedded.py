@@ -1,0 +1,446 @@
+"""The embedded classifier: the learned model (``classify/learned.py``) decides the types,
+``classify/entities.py`` finds the people and the titles, ``classify/dates.py`` the due date.
+
+It answers when no LLM does. What it learnt: the shipped corpus (``corpus/<pack>.txt``, its
+training split) and, through ``classify/adapt.py``, the vault it lives in. Its confidence is
+the calibrated probability of the primary type, capped below ``auto_confidence``: what it
+files is a suggestion for the person to confirm.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import hashlib
+import re
+from collections import Counter
+from collections.abc import Container
+from dataclasses import dataclass, field
+from typing import Any
+
+from vaultbrain.classify import heuristic as rules
+from vaultbrain.classify.corpus import Example, corpus_path, corpus_vocabulary, load_corpus, split
+from vaultbrain.classify.dates import find_date, mentions_date
+from vaultbrain.classify.entities import (
+    KnownNames,
+    PersonMention,
+    find_people,
+    phrase,
+    protect,
+    unprotect,
+)
+from vaultbrain.classify.learned import DEFAULT_PLATT, Counts, Model, calibrate, features
+from vaultbrain.classify.result import UNKNOWN, Classification, Destination
+
+CLASSIFIED_BY = "heuristic"  # the provider's name in settings and the audit trail
+THRESHOLD = 0.5  # a type at or above this probability is a destination
+FLOOR = 0.2  # below this, not even a guess for the review queue
+BASE_PACK = "vaultbrain-base"
+BASE_TYPES = ("person", "project", "idea", "admin")
+_IDEA_CUE = re.compile(
+    r"^\s*(?:(?:[\w-]+\s+){0,2}(?:idea|idee|idée|concept|thought)\s*(?:[:\-–—]|for\b[^:\-–—]{0,30}[:\-–—])\s*"
+    r"|shower thought:?\s*|maybe\s+(?=an?\b)|what about\s+)",
+    re.I,
+)
+_LEAD = re.compile(
+    r"^\s*(?:(?:re|fwd?|todo|to-?do|note|proj(?:ect)?|update on|reminder)\s*[:\-–—]?\s+|[-*•]\s+|\[ ?\]\s+|"
+    r"[\U0001F000-\U0001FAFF\u2600-\u27BF]\ufe0f?\s*)+",
+    re.I,
+)
+_ARTICLE = re.compile(r"^(?:the|a|an|our|my|this|that)\s+", re.I)
+_ABOUT = re.compile(r"\b(?:about|re:?|regarding|on)\s+((?:the|our|my)\s+)?(\S.*)$", re.I)
+_PROJECT_HEAD = re.compile(r"^(.{2,60}?)\s*(?::\s|\s[-–—]\s)")
+
+
+@dataclass
+class Embedded:
+    """What the embedded classifier knows: the model (``None`` when it has nothing to learn
+    from), the words that are not names, and the vault's record names."""
+
+    labels: list[str]
+    model: Model | None
+    common: frozenset[str]
+    names: KnownNames = field(default_factory=KnownNames)
+    source: str = "corpus"  # corpus | corpus+vault | vault | none
+
+    def with_vault(self, counts: Counts | None, names: KnownNames) -> Embedded:
+        """The same corpus model, summed with what the vault taught (``adapt.py``)."""
+        if counts is None or not counts.docs[0]:
+            return Embedded(self.labels, self.model, self.common, names, self.source)
+        if self.model is None:
+            platt = {lab: DEFAULT_PLATT for lab in model_labels(self.labels)}
+            return Embedded(self.labels, Model([counts], platt), self.common, names, "vault")
+        model = Model([*self.model.counts, counts], self.model.platt)
+        return Embedded(self.labels, model, self.common, names, "corpus+vault")
+
+
+def hints(text: str, people: list[PersonMention], names: KnownNames) -> set[str]:
+    """Features beyond the words: who and what the thought names, and whether it has a date."""
+    out: set[str] = set()
+    if any(p.strong for p in people):
+        out.add("#person")
+    elif people:
+        out.add("#name")
+    if any(p.record for p in people):
+        out.add("#known:person")
+    if names.names:
+        words = re.findall(r"[\w'’\-]+", text.lower())
+        for n in range(1, 5):
+            for i in range(len(words) - n + 1):
+                for ty, _ in names.names.get(" ".join(words[i : i + n]), ()):
+                    if ty != "person":
+                        out.add("#known:" + ty)
+    if mentions_date(text):
+        out.add("#date")
+    return out
+
+
+def primary(type_name: str) -> str:
+    """The model's label for "this type is the thought's primary destination"."""
+    return "1:" + type_name
+
+
+def model_labels(types: list[str]) -> list[str]:
+    """One label per type (is it a destination?) and one per type as the primary one."""
+    return [*types, *map(primary, types)]
+
+
+def training_labels(types: tuple[str, ...] | list[str], primaries: Any = None) -> list[str]:
+    """A thought's labels for the model: its types, and its primary type (the first, unless
+    ``primaries`` names them: a capture filed to two records names no one first)."""
+    if not types:
+        return []
+    first = list(primaries) if primaries is not None else [types[0]]
+    return [*types, *map(primary, first)]
+
+
+def featurise(text: str, common: Container[str], names: KnownNames) -> set[str]:
+    return features(text, hints(text, find_people(text, common, names), names))
+
+
+def corpus_examples(labels: list[str], pack_name: str) -> list[Example]:
+    """The training split of the corpus that covers this pack: its own, or the default pack's
+    when the pack has the default types. Labels the pack lacks are left out."""
+    name = pack_name if corpus_path(pack_name) else BASE_PACK
+    if name == BASE_PACK and not set(BASE_TYPES) <= set(labels):
+        return []
+    train, _ = split(load_corpus(name))
+    return [Example(e.text, tuple(x for x in e.labels if x in labels), e.people) for e in train]
+
+
+def corpus_key(labels: list[str], pack_name: str) -> str:
+    """Changes whenever the corpus or the code that learns from it does."""
+    path = corpus_path(pack_name) or corpus_path(BASE_PACK)
+    h = hashlib.sha256(("|".join(labels) + "|v6").encode())
+    if path is not None:
+        h.update(path.read_bytes())
+    return h.hexdigest()[:12]
+
+
+def train_corpus(labels: list[str], pack_name: str) -> Embedded:
+    """The corpus model for these labels (a few hundred ms: cached by ``adapt.py``)."""
+    examples = corpus_examples(labels, pack_name)
+    # the training split's words only: the dev set's names stay unseen, as a person's are
+    common = corpus_vocabulary(examples or split(load_corpus(BASE_PACK))[0])
+    if not examples:
+        return Embedded(labels, None, common, source="none")
+    names = KnownNames()
+    wide = model_labels(labels)
+    counts = Counts(wide)
+    examples = [Example(e.text, tuple(training_labels(e.labels)), e.people) for e in examples]
+    # Each thought's hints are found as for a new thought: with the words only *other*
+    # thoughts have. Else every word of a training thought is known, "#name" fires only on
+    # real names there, and the model trusts it far more than it deserves on new text.
+    seen = Counter(w for ex in examples for w in set(corpus_vocabulary([ex])))
+    feats = {
+        e.text: featurise(e.text, _Without(common, corpus_vocabulary([e]), seen), names)
+        for e in examples
+    }
+    for ex in examples:
+        counts.add(feats[ex.text], ex.labels, ex.weight)
+    platt = calibrate(examples, wide, lambda ex: feats[ex.text])
+    return Embedded(labels, Model([counts.frozen()], platt), common, names, "corpus")
+
+
+class _Without:
+    """A vocabulary less the words only one thought has (that thought's own)."""
+
+    def __init__(self, common: frozenset[str], own: frozenset[str], seen: Counter[str]) -> None:
+        self.common, self.own, self.seen = common, own, seen
+
+    def __contains__(self, word: object) -> bool:
+        if word in self.own and self.seen[word] <= 1:  # type: ignore[index]
+            return False
+        return word in self.common
+
+
+@functools.lru_cache(maxsize=4)
+def corpus_embedded(labels: tuple[str, ...] = BASE_TYPES, pack_name: str = BASE_PACK) -> Embedded:
+    """The corpus model, trained in this process (no state dir to cache it in)."""
+    return train_corpus(list(labels), pack_name)
+
+
+@dataclass
+class Analysis:
+    """Everything the embedded classifier concluded about a thought (``vaultbrain classify``)."""
+
+    probabilities: dict[str, float]
+    people: list[PersonMention]
+    due: str | None
+    due_words: str | None
+    classification: Classification
+
+    primaries: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "probabilities": {k: round(v, 3) for k, v in self.probabilities.items()},
+            "primary": {k: round(v, 3) for k, v in self.primaries.items()},
+            "people": [p.to_dict() for p in self.people],
+            "due": self.due,
+            "due_words": self.due_words,
+            **self.classification.to_dict(),
+        }
+
+
+def analyse(
+    text: str,
+    today: dt.date,
+    embedded: Embedded | None = None,
+    known: list[dict[str, Any]] | None = None,
+    max_confidence: float = 0.75,
+    pack: Any = None,
+) -> Analysis:
+    """Classify ``text``: types with probabilities, people, titles, the due date."""
+    emb = embedded or corpus_embedded()
+    names = emb.names
+    if known:
+        names = _with_known(names, known)
+    thought = " ".join(text.split())
+    url = rules._URL.match(thought)
+    if url:
+        c = Classification(
+            [Destination("link", url.group(1), {"url": url.group(1)})],
+            min(0.7, max_confidence),
+            "A bare URL: saved as a link",
+            CLASSIFIED_BY,
+        )
+        return Analysis({}, [], None, None, c)
+    people = find_people(thought, emb.common, names)
+    if any(p.evidence != "guess" for p in people):  # a lowercase guess ("grab") yields
+        people = [p for p in people if p.evidence != "guess"]
+    probs: dict[str, float] = {}
+    firsts: dict[str, float] = {}
+    if emb.model is not None:
+        every = emb.model.probabilities(features(thought, hints(thought, people, names)))
+        probs = {t: every[t] for t in emb.labels}
+        firsts = {t: every.get(primary(t), 0.0) for t in emb.labels}
+    found = find_date(thought, today)
+    due, due_words = (found[0].isoformat(), found[1]) if found else (None, None)
+    # The primary type by its own odds (a thought naming a person and a task is one or the
+    # other first), then every other type likely enough to be a destination too.
+    ranked = sorted(firsts, key=lambda t: (-firsts[t], -probs[t]))
+    chosen = []
+    if ranked and firsts[ranked[0]] >= FLOOR:
+        chosen.append(ranked[0])
+    chosen += [
+        t
+        for t in sorted(probs, key=lambda t: -probs[t])
+        if probs[t] >= THRESHOLD and t not in chosen
+    ]
+    # A name the thought gives on good evidence is a person destination whatever the odds.
+    if "person" in emb.labels:
+        keep = [p for p in people if p.strong or "person" in chosen]
+        if keep and "person" not in chosen:
+            chosen.append("person")
+        elif not keep and "person" in chosen:
+            chosen.remove("person")
+        people_to_file = keep
+    else:
+        people_to_file = []
+    dests: list[Destination] = []
+    for t in chosen:
+        dests += _destinations(t, thought, today, people_to_file, names, due, due_words, pack)
+    reasons = ", ".join(f"{t} {probs[t]:.2f}" for t in chosen if t in probs)
+    if not dests:
+        top = firsts[ranked[0]] if ranked else 0.0
+        c = Classification(
+            [Destination(UNKNOWN, phrase(thought, 8), {})],
+            round(min(0.3, top), 2),
+            "Embedded classifier: no type is likely enough"
+            + (f" (best: {ranked[0]} {top:.2f})" if ranked else ""),
+            CLASSIFIED_BY,
+        )
+        return Analysis(probs, people, due, due_words, c, firsts)
+    first = dests[0].type
+    conf = firsts.get(first, THRESHOLD)
+    if first == "person" and conf < THRESHOLD:
+        conf = max(THRESHOLD, min(0.7, 0.5 + 0.05 * len(people_to_file)))
+    why = f"Embedded classifier ({emb.source}): {reasons or 'a named person'}"
+    if people_to_file:
+        why += "; mentions " + ", ".join(p.title for p in people_to_file)
+    c = Classification(dests, round(min(max_confidence, conf), 2), why, CLASSIFIED_BY)
+    return Analysis(probs, people, due, due_words, c, firsts)
+
+
+def classify_embedded(
+    text: str,
+    today: dt.date,
+    known: list[dict[str, Any]] | None = None,
+    max_confidence: float = 0.75,
+    embedded: Embedded | None = None,
+    pack: Any = None,
+) -> Classification:
+    """The embedded classifier's answer for one thought."""
+    return analyse(text, today, embedded, known, max_confidence, pack).classification
+
+
+def _with_known(names: KnownNames, known: list[dict[str, Any]]) -> KnownNames:
+    new = [
+        k
+        for k in known
+        if (str(k.get("type")), str(k.get("title", "")))
+        not in names.names.get(str(k.get("title", "")).lower(), set())
+    ]
+    if not new:  # the vault's names hold them all already (the usual case): no copy
+        return names
+    out = KnownNames({k: set(v) for k, v in names.names.items()}, dict(names.first))
+    for k in new:
+        title = str(k.get("title", ""))
+        if title and (str(k.get("type")), title) not in out.names.get(title.lower(), set()):
+            out.add(str(k.get("type", "")), title, k.get("aliases") or [])
+    return out
+
+
+def _fit(pack: Any, type_name: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """Only fields the pack's type declares, with values that fit them."""
+    if pack is None:
+        return fields
+    ptype = pack.get_type(type_name)
+    if ptype is None:
+        return {}
+    out = {}
+    for k, v in fields.items():
+        spec = ptype.fields.get(k)
+        if spec is not None and spec.coerce(v) == (True, v):
+            out[k] = v
+    return out
+
+
+def _destinations(
+    t: str,
+    thought: str,
+    today: dt.date,
+    people: list[PersonMention],
+    names: KnownNames,
+    due: str | None,
+    due_words: str | None,
+    pack: Any,
+) -> list[Destination]:
+    if t == "person":
+        follow = re.search(r"\bfollow(?:\s|-)?up\b", thought, re.I)
+        fields = {"follow_ups": ["Follow up" + (f" {due_words}" if due_words else "")]}
+        return [
+            Destination("person", p.title, _fit(pack, t, fields) if follow else {}) for p in people
+        ]
+    if t == "admin":
+        fields: dict[str, Any] = {"status": "open", "priority": "medium"}
+        if due:
+            fields["due"] = due
+        if rules._URGENT.search(thought):
+            fields["priority"] = "high"
+        elif rules._LOW.search(thought):
+            fields["priority"] = "low"
+        return [
+            Destination("admin", admin_title(thought, due_words, people), _fit(pack, t, fields))
+        ]
+    if t == "project":
+        fields = {"status": "planned"}
+        for status, pat in rules._STATUS.items():
+            if pat.search(thought):
+                fields["status"] = status
+        return [Destination("project", project_title(thought, names), _fit(pack, t, fields))]
+    if t == "idea":
+        fields = {"one_liner": rules._cap(thought)[:200], "maturity": "raw"}
+        title = named_record("idea", thought, names) or idea_title(thought)
+        return [Destination("idea", title, _fit(pack, t, fields))]
+    title = named_record(t, thought, names) or phrase(
+        _strip_date(_LEAD.sub("", thought), due_words), 10
+    )
+    return [Destination(t, title, {})]
+
+
+def _strip_date(text: str, date_words: str | None) -> str:
+    if not date_words:
+        return text
+    pattern = r"\s*\b(?:by|on|before|until|till|due|at)?\s*" + re.escape(date_words) + r"(?!\w)"
+    out = re.sub(pattern, " ", text, count=1, flags=re.I)
+    return " ".join(out.split()).strip(" ,:-–—") or text
+
+
+def admin_title(thought: str, due_words: str | None, people: list[PersonMention]) -> str:
+    """The task, as a short imperative: what to do, without when."""
+    guarded = protect(_LEAD.sub("", thought))
+    m = rules._ACTION.search(guarded) or rules._IMPERATIVE.match(guarded)
+    if m:
+        action = rules._clean_action(unprotect(m.group("act")), due_words)
+        if people and re.fullmatch(
+            r"(?:follow up|call|email|e-mail|text|ping|message|remind|thank)", action, re.I
+        ):
+            verb = action.lower()
+            action = (
+                f"{verb} with {people[0].title}"
+                if verb == "follow up"
+                else f"{verb} {people[0].title}"
+            )
+        if action:
+            return phrase(action, 10)
+    return phrase(_strip_date(unprotect(guarded), due_words), 10)
+
+
+def named_record(type_name: str, thought: str, names: KnownNames) -> str | None:
+    """The title of a vault record of this type that the thought names (the longest name)."""
+    words = re.findall(r"[\w'’\-]+", thought.lower())
+    for n in range(6, 0, -1):
+        for i in range(len(words) - n + 1):
+            for ty, title in sorted(names.names.get(" ".join(words[i : i + n]), ())):
+                if ty == type_name:
+                    return title
+    return None
+
+
+def project_title(thought: str, names: KnownNames) -> str:
+    """A vault project the thought names, else the words it leads with ("Kitchen renovation -
+    get three quotes" → ``Kitchen renovation``), else the project phrase."""
+    known = named_record("project", thought, names)
+    if known:
+        return known
+    body = _LEAD.sub("", thought)
+    guarded = protect(body)
+    for pattern in rules._PROJECT:
+        m = pattern.search(guarded)
+        if m and m.group(1).strip():
+            raw = m.group(1).strip()
+            title = f"{raw} project" if pattern is rules._PROJECT[0] else raw
+            if title.lower() not in ("project", "the project"):
+                return rules._cap(unprotect(title))
+    head = _PROJECT_HEAD.match(guarded)
+    if head and 1 <= len(head.group(1).split()) <= 7:
+        return rules._cap(_ARTICLE.sub("", unprotect(head.group(1)).strip()))
+    topic = _ABOUT.search(guarded)  # "met with Sarah about the garden" → Garden
+    if topic:
+        return rules._cap(phrase(unprotect(topic.group(2)), 4, 1))
+    return rules._cap(_ARTICLE.sub("", phrase(body, 6)))
+
+
+def idea_title(thought: str) -> str:
+    """The idea itself, whole: without "idea:" in front, a short phrase of it."""
+    m = rules._IDEA.match(thought)
+    if m:
+        cue = thought[: m.start("idea")].strip()
+        body = m.group("idea").strip()
+        if cue.lower().startswith(("what if", "how about")):
+            body = f"{cue} {body}"
+    else:
+        body = _IDEA_CUE.sub("", _LEAD.sub("", thought), count=1)
+    return phrase(body or thought, 12)

@@ -1,0 +1,60 @@
+"""What each classifier would make of a thought, for ``vaultbrain classify``: the embedded
+classifier (types with probabilities, people, title, due date), the LLM's answer when one is
+configured and answers, and the second opinion between them. Captures nothing, writes nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from vaultbrain.classify.adapt import embedded_for
+from vaultbrain.classify.embedded import analyse
+from vaultbrain.classify.heuristic import classify_heuristic
+from vaultbrain.classify.result import band_for
+from vaultbrain.classify.second_opinion import second_opinion
+from vaultbrain.errors import LLMError, UserError
+from vaultbrain.store import Store
+
+
+def explain(
+    text: str,
+    store: Store | None,
+    pack: Any,
+    today: dt.date,
+    known: list[dict[str, Any]],
+    auto_confidence: float,
+    min_confidence: float,
+    llm: Any = None,
+    examples: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """A report of every classifier's answer for ``text``. ``llm``: an LLMClassifier, or
+    ``None`` to leave the LLM out."""
+    text = text.strip()
+    if not text:
+        raise UserError("nothing to classify: give the thought as TEXT (or - for stdin)")
+    cap = max(0.0, min(0.75, auto_confidence - 0.01))
+    emb = embedded_for(store, pack, save=False)
+    analysis = analyse(text, today, emb, known, cap, pack)
+    embedded = analysis.to_dict()
+    embedded["learned_from"] = emb.source
+    embedded["band"] = band_for(
+        analysis.classification.confidence, auto_confidence, min_confidence
+    ).value
+    report: dict[str, Any] = {
+        "text": text,
+        "embedded": embedded,
+        "rules": classify_heuristic(text, today, known, cap).to_dict(),
+        "llm": None,
+    }
+    if llm is not None:
+        try:
+            result, _ = llm.classify(pack, text, today, known, examples or [])
+        except LLMError as exc:
+            report["llm"] = {"error": f"{exc.kind}: {exc}"}
+        else:
+            band = band_for(result.confidence, auto_confidence, min_confidence)
+            op = second_opinion(result, analysis.classification, band)
+            report["llm"] = {**result.to_dict(), "band": band.value}
+            report["second_opinion"] = {**op.audit, "final_band": op.band.value}
+    return report
