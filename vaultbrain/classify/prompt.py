@@ -1,7 +1,10 @@
-"""The classifier prompt: a template file with named ``{{variables}}``, filled from the pack.
+"""The classifier prompt: a template file with named ``{{variables}}``, filled from the pack,
+and the bounds every JSON schema sent to a model carries.
 
 The prompt carries only the existing records whose names or aliases occur in the thought and
-at most a few past corrections, so its size does not grow with the vault.
+at most a few past corrections, so its size does not grow with the vault. :func:`bound_schema`
+caps every list and string of a schema (``maxItems``/``maxLength``): a small model held to a
+grammar otherwise repeats list items until the context ends.
 """
 
 from __future__ import annotations
@@ -22,6 +25,12 @@ CLASSIFIER_TEMPLATE = "brain-classifier.md"
 _VAR = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
 MAX_KNOWN = 12
 MAX_THOUGHT_CHARS = 10_000
+# Bounds of generated schemas: lists of a handful, strings of a sentence or two.
+MAX_ITEMS = 5
+MAX_STRING = 240
+MAX_TITLE = 120
+MAX_DESTINATIONS = 4
+MAX_REASONING = 200
 
 
 @dataclass(frozen=True)
@@ -101,3 +110,27 @@ def build_prompt(
 
 def _clip(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def bound_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``schema`` where every array has ``maxItems`` and every free string
+    ``maxLength`` (bounds already there are kept; enums need none)."""
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in ("properties", "$defs", "definitions") and isinstance(value, dict):
+            out[key] = {k: bound_schema(v) for k, v in value.items()}
+        elif key in ("items", "additionalProperties", "not") and isinstance(value, dict):
+            out[key] = bound_schema(value)
+        elif key in ("anyOf", "oneOf", "allOf", "prefixItems") and isinstance(value, list):
+            out[key] = [bound_schema(v) for v in value]
+        else:
+            out[key] = value
+    kinds = out.get("type")
+    kinds = set(kinds) if isinstance(kinds, list) else {kinds}
+    if "array" in kinds:
+        out.setdefault("maxItems", MAX_ITEMS)
+    if "string" in kinds and "enum" not in out and "const" not in out:
+        out.setdefault("maxLength", MAX_STRING)
+    return out

@@ -131,11 +131,15 @@ class Filer:
         s = self.app.settings
         if s.get("provider") == "heuristic":
             return None
-        endpoint, model = s.get("endpoint"), s.get("model")
-        timeout = float(s.get("llm_timeout_seconds"))
+        fresh = LLMClient.from_settings(s, self.app.state_dir)  # cheap: no request is made
         c = self._client
-        if c is None or (c.endpoint, c.model, c.timeout) != (endpoint.rstrip("/"), model, timeout):
-            self._client = LLMClient(endpoint, model, timeout=timeout)
+        if c is None or (c.endpoint, c.model, c.timeout, c.max_tokens) != (
+            fresh.endpoint,
+            fresh.model,
+            fresh.timeout,
+            fresh.max_tokens,
+        ):
+            self._client = fresh
         return self._client
 
     # -- step 1: journal -----------------------------------------------------------------
@@ -384,7 +388,8 @@ class Filer:
                 "attempts": attempts,
             }
         )
-        log.warning("capture %s: classifier failed (%s); will retry", record["id"], exc)
+        # INFO: the client's FailureLog warns once per kind of failure, not once per line.
+        log.info("capture %s: classifier failed (%s); will retry", record["id"], exc)
         return fresh
 
     def correction_examples(self, text: str) -> list[dict[str, Any]]:
