@@ -6,8 +6,9 @@ vaultbrain sees it: the shape of ``GET /models``, the routes only that server ha
 refuses, with that server's exact error body (see ``ERRORS``).
 
 Tests set ``server.mode`` (ok, error500, hang, invalid_json, no_models, wrong_model, huge,
-schema_violation, context_exceeded, unknown_model, length, bad_gateway) or a
-``responder(request_json) -> content string``. Every POST body is kept in
+schema_violation, context_exceeded, unknown_model, length, bad_gateway, or ``replay:<name>``
+to answer every POST with ``ERRORS[name]``), ``server.refuse_formats`` (response_format types
+refused on top of the persona's own) or a ``responder(request_json) -> content string``. Every POST body is kept in
 ``server.requests`` and its path in ``server.paths`` so tests can check what was sent.
 """
 
@@ -101,6 +102,7 @@ class FakeLMStudio:
         self.model = model
         self.persona = persona
         self.mode = "ok"
+        self.refuse_formats: set[str] = set()
         self.responder: Callable[[dict[str, Any]], str] | None = None
         self.requests: list[dict[str, Any]] = []
         self.paths: list[str] = []
@@ -187,6 +189,8 @@ class FakeLMStudio:
                     return self._send(500, {"error": {"message": "internal error"}})
                 if mode == "bad_gateway":
                     return self._send(502, {"error": {"message": "Bad Gateway"}})
+                if mode.startswith("replay:"):
+                    return self._replay(mode.split(":", 1)[1])
                 if mode == "no_models":
                     return self._replay("lmstudio-no-models")
                 if mode == "context_exceeded":
@@ -280,6 +284,8 @@ class FakeLMStudio:
         if not isinstance(response_format, dict):
             return None
         kind = response_format.get("type")
+        if kind in self.refuse_formats:
+            return "plain-no-format"
         if self.persona == "llama-cpp-python" and kind == "json_schema":
             return "llama-cpp-python-json-schema"
         if self.persona == "openai" and kind == "json_schema":
