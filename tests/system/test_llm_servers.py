@@ -429,3 +429,12 @@ def test_doctor_with_no_server_says_which_one_the_port_suggests_and_how_to_start
     assert line.startswith("[warn] llm: nothing answers at http://127.0.0.1:11434/v1"), line
     assert "(Ollama's port)" in line and "`ollama serve`" in line
     assert "the embedded classifier files suggestions meanwhile" in line
+
+
+def test_a_cancelled_request_is_not_decided_by_the_fallback(stub: FakeLMStudio) -> None:
+    client = LLMClient(stub.url, timeout=5)
+    client.cancel()
+    pack = load_pack("vaultbrain-base")
+    with pytest.raises(LLMError) as err:
+        classify_with_fallback("lmstudio", "heuristic", client, pack, THOUGHT, TODAY, [], [], 0.8)
+    assert err.value.kind == "cancelled", "the capture stays pending, journaled"

@@ -74,7 +74,8 @@ def classify_with_fallback(
         audit["provider"] = provider
         return result, audit
     except LLMError as exc:
-        if fallback != "heuristic":
+        # A request cancelled at shutdown is no verdict on the thought: it stays pending.
+        if fallback != "heuristic" or exc.kind == "cancelled":
             raise
         result = classify_heuristic(text, today, known, cap)
         result.error = f"LLM unavailable ({exc.kind}): {exc.cause}"

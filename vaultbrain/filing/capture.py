@@ -369,13 +369,13 @@ class Filer:
         with self.app.store.locked():
             fresh = self.app.store.inbox.get(record["id"]) or record
             fresh["attempts"] = attempts
-            fresh["last_error"] = f"{exc.kind}: {exc}"
+            fresh["last_error"] = f"{exc.kind}: {exc.cause}"  # shown in notes: no raw server text
             base = float(self.app.settings.get("retry_seconds"))
             fresh["next_attempt"] = time.time() + min(600.0, base * 2 ** min(attempts - 1, 12))
             fresh["updated"] = self.app.now().isoformat()
             if not exc.retryable and attempts >= 3:
                 fresh["classification"] = Classification(
-                    [], 0.0, "", "lmstudio", error=f"the classifier failed: {exc}"
+                    [], 0.0, "", "lmstudio", error=f"the classifier failed: {exc.cause}"
                 ).to_dict()
             self.app.store.inbox.put(fresh)
         self.app.store.audit(
