@@ -312,6 +312,8 @@ class LLMClient:
         import httpx
 
         with self._lock:
+            if self._cancel.is_set():  # a request that raced cancel() gets no new connection
+                raise self._cancelled_error()
             if self._client is None:
                 import httpcore
 
