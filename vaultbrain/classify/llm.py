@@ -544,11 +544,11 @@ class LLMClient:
         temperature: float,
         max_tokens: int | None,
     ) -> LLMReply:
-        from vaultbrain.classify.prompt import bound_schema
+        from vaultbrain.classify.prompt import NET_ITEMS, NET_STRING, bound_schema
 
         model = self.pick_model()
         limit = max_tokens if max_tokens is not None else self.max_tokens
-        schema = bound_schema(schema)
+        schema = bound_schema(schema, NET_ITEMS, NET_STRING)  # callers may bound tighter
         known = self.forms.get(self.endpoint, model)
         if known is not None and self._server is None:
             self._server = known.get("server") or None

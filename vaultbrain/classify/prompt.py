@@ -31,6 +31,9 @@ MAX_STRING = 240
 MAX_TITLE = 120
 MAX_DESTINATIONS = 4
 MAX_REASONING = 200
+# The client's safety net for any other schema (digest, schema suggest): looser, never absent.
+NET_ITEMS = 16
+NET_STRING = 1000
 
 
 @dataclass(frozen=True)
@@ -112,25 +115,31 @@ def _clip(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def bound_schema(schema: dict[str, Any]) -> dict[str, Any]:
+def bound_schema(
+    schema: dict[str, Any], max_items: int = MAX_ITEMS, max_length: int = MAX_STRING
+) -> dict[str, Any]:
     """A copy of ``schema`` where every array has ``maxItems`` and every free string
     ``maxLength`` (bounds already there are kept; enums need none)."""
     if not isinstance(schema, dict):
         return schema
+
+    def inner(node: Any) -> Any:
+        return bound_schema(node, max_items, max_length)
+
     out: dict[str, Any] = {}
     for key, value in schema.items():
         if key in ("properties", "$defs", "definitions") and isinstance(value, dict):
-            out[key] = {k: bound_schema(v) for k, v in value.items()}
+            out[key] = {k: inner(v) for k, v in value.items()}
         elif key in ("items", "additionalProperties", "not") and isinstance(value, dict):
-            out[key] = bound_schema(value)
+            out[key] = inner(value)
         elif key in ("anyOf", "oneOf", "allOf", "prefixItems") and isinstance(value, list):
-            out[key] = [bound_schema(v) for v in value]
+            out[key] = [inner(v) for v in value]
         else:
             out[key] = value
     kinds = out.get("type")
     kinds = set(kinds) if isinstance(kinds, list) else {kinds}
     if "array" in kinds:
-        out.setdefault("maxItems", MAX_ITEMS)
+        out.setdefault("maxItems", max_items)
     if "string" in kinds and "enum" not in out and "const" not in out:
-        out.setdefault("maxLength", MAX_STRING)
+        out.setdefault("maxLength", max_length)
     return out
