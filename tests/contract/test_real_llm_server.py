@@ -134,8 +134,6 @@ def real_vault(
     run(vault, "init")
     run(vault, "settings", "set", "fallback", "heuristic")
     run(vault, "settings", "set", "llm_timeout_seconds", "180")
-    run(vault, "settings", "set", "classify_max_tokens", "400")
-    run(vault, "settings", "set", "digest_max_tokens", "300")
     run(vault, "settings", "set", "inbox_settle_seconds", "0.2")
     run(vault, "settings", "set", "llm_concurrency", "1")
     return vault

@@ -159,7 +159,7 @@ def test_every_request_is_bounded(persona: str, penalty: bool, tmp_path: Path) -
     assert ("repeat_penalty" in body) is penalty, "only servers that take it are sent it"
     rf = body["response_format"]
     schema = rf["json_schema"]["schema"] if rf["type"] == "json_schema" else rf["schema"]
-    assert schema["properties"]["destinations"]["maxItems"] <= 5
+    assert schema["properties"]["destinations"]["maxItems"] <= 4
 
     def walk(node: Any) -> Iterator[dict[str, Any]]:
         if isinstance(node, dict):
@@ -173,8 +173,8 @@ def test_every_request_is_bounded(persona: str, penalty: bool, tmp_path: Path) -
     nodes = list(walk(schema))
     arrays = [n for n in nodes if n.get("type") == "array"]
     strings = [n for n in nodes if n.get("type") == "string" and "enum" not in n]
-    assert arrays and all(n["maxItems"] <= 5 for n in arrays)
-    assert strings and all(n["maxLength"] <= 240 for n in strings)
+    assert arrays and all(n["maxItems"] <= 4 for n in arrays)
+    assert strings and all(n["maxLength"] <= 160 for n in strings)
 
 
 def test_bound_schema_keeps_bounds_already_there_and_leaves_enums_alone() -> None:
@@ -190,11 +190,11 @@ def test_bound_schema_keeps_bounds_already_there_and_leaves_enums_alone() -> Non
     )
     assert got["properties"]["a"] == {
         "type": "array",
-        "items": {"type": "string", "maxLength": 240},
+        "items": {"type": "string", "maxLength": 120},
         "maxItems": 2,
     }
     assert got["properties"]["b"] == {"type": "string", "enum": ["x", "y"]}
-    assert got["properties"]["c"]["maxLength"] == 240
+    assert got["properties"]["c"]["maxLength"] == 120
     schema = reply_schema(load_pack("vaultbrain-base"))
     assert bound_schema(schema) == schema, "the classifier's schema is already bounded"
 
