@@ -131,11 +131,15 @@ class Brain:
             return None
         from vaultbrain.classify.llm import LLMClient
 
-        endpoint, model = str(s.get("endpoint")), str(s.get("model") or "")
-        timeout = float(s.get("llm_timeout_seconds"))
+        fresh = LLMClient.from_settings(s, self.state_dir)  # cheap: no request is made
         c = self._client
-        if c is None or (c.endpoint, c.model, c.timeout) != (endpoint.rstrip("/"), model, timeout):
-            self._client = LLMClient(endpoint, model, timeout=timeout)
+        if c is None or (c.endpoint, c.model, c.timeout, c.max_tokens) != (
+            fresh.endpoint,
+            fresh.model,
+            fresh.timeout,
+            fresh.max_tokens,
+        ):
+            self._client = fresh
         return self._client
 
     # -- the record index ----------------------------------------------------------------

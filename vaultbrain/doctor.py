@@ -87,8 +87,18 @@ def _settings_check(app: Any) -> Check:
     return Check("settings", not problems, "; ".join(problems) or "every value makes sense")
 
 
+DOCTOR_THOUGHT = "Call Bob tomorrow about the roof"
+
+
 def _llm_check(app: Any) -> Check:
-    from vaultbrain.classify.llm import LLMClient
+    """One tiny classification, in the form negotiated with the server (and remembered for
+    the daemon): the server's kind, the model, the form, the latency and tokens/s, or the
+    server's exact refusal. With no server: which one the endpoint's port suggests and how
+    to start it."""
+    import datetime as dt
+
+    from vaultbrain.classify.classifier import LLMClassifier
+    from vaultbrain.classify.llm import START_HINTS, LLMClient, guess_server_by_port
     from vaultbrain.errors import LLMError
 
     s = app.settings
@@ -96,36 +106,48 @@ def _llm_check(app: Any) -> Check:
         return Check(
             "llm", True, "provider is heuristic: the embedded classifier, no server needed"
         )
-    client = LLMClient(
-        s.get("endpoint"),
-        s.get("model"),
-        timeout=min(5.0, float(s.get("llm_timeout_seconds"))),
-        retries=0,
+    endpoint = str(s.get("endpoint"))
+    client = LLMClient.from_settings(s, app.state_dir)
+    client.retries = 0
+    meanwhile = (
+        "the embedded classifier files suggestions meanwhile"
+        if s.get("fallback") == "heuristic"
+        else "captures wait as pending meanwhile (fallback: none)"
     )
-    fallback = s.get("fallback")
     try:
-        models = client.models()
-    except LLMError as exc:
-        detail = f"{exc}; " + (
-            "the embedded classifier files suggestions meanwhile"
-            if fallback == "heuristic"
-            else "captures wait as pending (fallback: none)"
+        pack = app.pack
+    except Exception:  # a broken pack is its own finding; classify against the default one
+        from vaultbrain.packs import load_pack
+
+        pack = load_pack("vaultbrain-base")
+    try:
+        result, audit = LLMClassifier(client).classify(
+            pack, DOCTOR_THOUGHT, dt.date.today(), [], []
         )
-        return Check("llm", False, detail, "warn")
+    except LLMError as exc:
+        if exc.kind == "unreachable":
+            guess = guess_server_by_port(endpoint)
+            looks = {
+                "lmstudio": "LM Studio's port",
+                "ollama": "Ollama's port",
+                "llama.cpp": "llama.cpp's port",
+                "llama-cpp-python": "llama-cpp-python's and vLLM's port",
+            }.get(guess)
+            detail = f"nothing answers at {endpoint}" + (f" ({looks})" if looks else "")
+            return Check("llm", False, f"{detail}; {START_HINTS[guess]}; {meanwhile}", "warn")
+        return Check("llm", False, f"{exc} [{exc.kind}]; {meanwhile}", "warn")
     finally:
         client.close()
-    if not models:
-        return Check(
-            "llm", False, f"{s.get('endpoint')} has no models loaded; load one in LM Studio", "warn"
-        )
-    wanted = s.get("model")
-    if wanted and wanted not in models:
-        return Check("llm", False, f"model {wanted!r} is not among {', '.join(models)}", "warn")
+    tokens = result.usage.get("completion_tokens")
+    seconds = result.elapsed_ms / 1000
+    speed = f", {tokens / seconds:.1f} tokens/s" if isinstance(tokens, int) and seconds else ""
     return Check(
         "llm",
         True,
-        f"{s.get('endpoint')}: {', '.join(models[:5])}"
-        + (f" (using {wanted})" if wanted else f" (using {models[0]})"),
+        f"{endpoint}: {audit['server']} serving {result.model}; one classification in form "
+        f"{audit['form']} took {seconds:.1f}s"
+        + (f" ({tokens} tokens{speed})" if isinstance(tokens, int) else "")
+        + f"; captures are classified_by {result.classified_by}",
     )
 
 

@@ -39,9 +39,23 @@ class ConflictError(VaultbrainError):
 
 
 class LLMError(VaultbrainError):
-    """The LLM server failed or answered something we cannot use."""
+    """The LLM server failed or answered something we cannot use.
 
-    def __init__(self, message: str, *, kind: str = "error", retryable: bool = False) -> None:
+    ``kind`` names the failure so callers act on it without reading the message (the kinds
+    are listed in ``vaultbrain/classify/llm.py``); ``retryable`` says whether the same request
+    may succeed later unchanged; ``cause`` is one short line a note or a log may show, free of
+    the server's raw text (that stays in the message, for the audit trail).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str = "error",
+        retryable: bool = False,
+        cause: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.kind = kind
         self.retryable = retryable
+        self.cause = cause or message.split("; ", 1)[0][:160]

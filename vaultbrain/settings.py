@@ -223,6 +223,17 @@ KEYS: dict[str, Key] = {
         Key("idealoom.enabled", False, _bool, "exchange IdeaLoom lists with the vault"),
         Key("idealoom.auto_export", False, _bool, "export a list automatically after an edit"),
         Key("idealoom.folder", "Idea Loom", _note_path, "the vault folder of IdeaLoom notes"),
+        Key(
+            "classify_max_tokens",
+            600,
+            _pos_int,
+            "longest answer the classifier takes from the LLM, in tokens; a reply cut off "
+            "here is an error (length), never half-parsed",
+        ),
+        Key("digest_max_tokens", 700, _pos_int, "longest answer of the daily digest's LLM summary"),
+        Key(
+            "review_max_tokens", 900, _pos_int, "longest answer of the weekly review's LLM summary"
+        ),
     ]
 }
 _PREFIX_KEYS = ("schema_pack.source.",)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from pathlib import Path
 
 import pytest
@@ -397,3 +398,114 @@ def test_a_note_that_tells_the_digest_model_to_write_elsewhere_changes_only_brai
         if not k.startswith("Vault/") and outside_before.get(k) != outside_after.get(k)
     }
     assert changed_outside <= {"vbhome"}, changed_outside
+
+
+# -- the real servers' refusals, as the stub replays them ----------------------------------
+@pytest.fixture
+def llama_cpp_python(monkeypatch: pytest.MonkeyPatch):
+    server = FakeLMStudio(
+        model="/srv/models/SmolLM2-135M-Instruct.Q4_1.gguf", persona="llama-cpp-python"
+    )
+    server.start()
+    monkeypatch.setenv("VAULTBRAIN_ENDPOINT", server.url)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def test_llama_cpp_python_is_asked_in_json_object_form_and_the_model_files(
+    vault: Path, llama_cpp_python: FakeLMStudio
+) -> None:
+    llama_cpp_python.responder = idea_reply
+    first = json.loads(run(vault, "capture", "--json", THOUGHT).output)
+    assert first["status"] == "filed" and first["fallback"] is None
+    assert first["classified_by"] == "llama-cpp-python:SmolLM2-135M-Instruct.Q4_1"
+    assert len(llama_cpp_python.requests) == 3, "json_schema strict, non-strict, json_object"
+    second = json.loads(run(vault, "capture", "--json", "Idea: a moss wall").output)
+    assert second["classified_by"] == first["classified_by"]
+    assert len(llama_cpp_python.requests) == 4, "the negotiated form is remembered"
+    assert llama_cpp_python.requests[-1]["response_format"]["type"] == "json_object"
+    note = parse_note((vault / "Ideas/Solar bee hotel.md").read_text("utf-8"))
+    assert note.data["classified_by"] == "llama-cpp-python:SmolLM2-135M-Instruct.Q4_1"
+
+
+REFUSALS = {
+    # mode -> what capture says after "embedded classifier: "
+    "context_exceeded": "the LLM server refused the request — the request did not fit",
+    "no_models": "the LLM server has no model loaded — ",
+    "unknown_model": "the LLM server does not have the model — ",
+    "length": "the model's answer was cut off — the model's answer was cut off at 600 tokens",
+    "replay:llama-cpp-python-json-schema": "the LLM server refused the request — ",
+}
+
+
+@pytest.mark.parametrize("mode", list(REFUSALS))
+def test_capture_says_when_the_embedded_classifier_decided_and_trust_counts_it(
+    vault: Path, lmstudio: FakeLMStudio, mode: str
+) -> None:
+    run(vault, "settings", "set", "model", "test-model")
+    lmstudio.mode = mode
+    out = run(vault, "capture", THOUGHT).output
+    head = out.splitlines()[0]
+    assert ": suggested (" in head or ": needs_review (" in head, out
+    assert f"(embedded classifier: {REFUSALS[mode]}" in head, out
+    assert "site-packages" not in out and "literal_error" not in out, "no raw server text"
+    summary = json.loads(run(vault, "trust", "--summary", "--json").output)
+    assert summary["fallbacks"] == 1 and summary["classified_by_model"] == 0
+    (cause,) = summary["fallbacks_by_cause"]
+    assert cause["count"] == 1 and cause["cause"] in head
+    trust = (vault / "Brain/Trust.md").read_text("utf-8")
+    assert "By the embedded classifier because the LLM failed: 1." in trust
+    assert f"| {cause['kind']} | 1 |" in trust
+    text = run(vault, "trust", "--summary").output
+    assert "because the LLM failed: 1" in text
+
+
+def test_a_refusal_that_is_not_temporary_is_not_sent_again_as_it_is(
+    offline_vault: Path, lmstudio: FakeLMStudio
+) -> None:
+    lmstudio.mode = "context_exceeded"
+    doc = json.loads(run(offline_vault, "capture", "--json", THOUGHT).output)
+    assert doc["status"] == "pending" and "context" in doc["error"]
+    assert len(lmstudio.requests) == 1, "a context error is not retried as it is"
+
+
+def test_the_daemon_warns_once_per_kind_of_failure_and_once_when_it_works_again(
+    vault: Path, lmstudio: FakeLMStudio
+) -> None:
+    lmstudio.mode = "context_exceeded"
+    with open(vault / "Inbox.md", "a", encoding="utf-8") as fh:
+        for i in range(3):
+            fh.write(f"- refused thought {i}\n")
+    time.sleep(0.5)  # the inbox is quiet for its settle time
+    proc = vb(vault, "daemon", "--once")
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    warnings = [line for line in proc.stderr.splitlines() if "WARNING" in line]
+    context = [line for line in warnings if "[context_exceeded]" in line]
+    assert len(context) == 1, proc.stderr
+    inbox = (vault / "Inbox.md").read_text("utf-8")
+    taken = [line for line in inbox.splitlines() if "refused thought" in line and "^vb-" in line]
+    assert len(taken) == 3, inbox
+    lmstudio.mode = "ok"
+    lmstudio.responder = idea_reply
+    with open(vault / "Inbox.md", "a", encoding="utf-8") as fh:
+        fh.write("- an idea once the server works\n")
+    time.sleep(0.5)
+    again = vb(vault, "daemon", "--once")
+    assert again.returncode == 0, again.stderr
+    assert "WARNING" not in again.stderr, again.stderr
+
+
+def test_a_digest_never_carries_the_servers_raw_error(vault: Path, lmstudio: FakeLMStudio) -> None:
+    lmstudio.mode = "replay:llama-cpp-python-json-schema"
+    out = run(vault, "digest", "run").output
+    assert "summary unavailable: the LLM server refused" in out
+    (digest,) = (vault / "Brain/Digests").glob("*.md")
+    text = digest.read_text("utf-8")
+    assert "Summary unavailable" in text
+    for raw in ("site-packages", "literal_error", "app.py", "POST /v1"):
+        assert raw not in text, raw
+    audit = (vault / ".vaultbrain/audit.jsonl").read_text("utf-8")
+    assert "literal_error" in audit, "the server's words are kept in the audit trail"

@@ -1,8 +1,15 @@
-"""A real HTTP server on 127.0.0.1 that answers like LM Studio's OpenAI-compatible API.
+"""A real HTTP server on 127.0.0.1 that answers like the local LLM servers people run.
+
+By default it is LM Studio's OpenAI-compatible API. ``persona`` makes it another server as
+vaultbrain sees it: the shape of ``GET /models``, the routes only that server has (Ollama's
+``/api/version`` and ``/api/chat``, llama.cpp's ``/props``), and the response formats it
+refuses, with that server's exact error body (see ``ERRORS``).
 
 Tests set ``server.mode`` (ok, error500, hang, invalid_json, no_models, wrong_model, huge,
-schema_violation) or a ``responder(request_json) -> content string``. Every request body is
-kept in ``server.requests`` so tests can check what the classifier was sent.
+schema_violation, context_exceeded, unknown_model, length, bad_gateway, or ``replay:<name>``
+to answer every POST with ``ERRORS[name]``), ``server.refuse_formats`` (response_format types
+refused on top of the persona's own) or a ``responder(request_json) -> content string``. Every POST body is kept in
+``server.requests`` and its path in ``server.paths`` so tests can check what was sent.
 """
 
 from __future__ import annotations
@@ -14,13 +21,91 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+PERSONAS = ("lmstudio", "llama-cpp-python", "llama.cpp", "ollama", "vllm", "openai", "plain")
+
+# The error bodies the real servers send, byte for byte where it matters to the client.
+ERRORS: dict[str, tuple[int, Any]] = {
+    # llama-cpp-python 0.3.x (`python -m llama_cpp.server`) to response_format json_schema:
+    # its request model only knows "text" and "json_object". Captured verbatim from the real
+    # server (0.3.36), with the server machine's file path it leaks.
+    "llama-cpp-python-json-schema": (
+        500,
+        {
+            "error": {
+                "message": "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema', 'ctx': {'expected': \"'text' or 'json_object'\"}}\n\n  File \"/work/wt16/.venv/lib/python3.11/site-packages/llama_cpp/server/app.py\", line 376, in create_chat_completion\n    POST /v1/chat/completions",
+                "type": "internal_server_error",
+                "param": None,
+                "code": None,
+            }
+        },
+    ),
+    # llama.cpp's llama-server when a request (or a looping answer) fills the slot's context.
+    "llama.cpp-context": (
+        500,
+        {
+            "error": {
+                "code": 500,
+                "message": "Context size has been exceeded.",
+                "type": "server_error",
+            }
+        },
+    ),
+    # LM Studio with its server on and no model loaded.
+    "lmstudio-no-models": (
+        400,
+        {
+            "error": "No models loaded. Please load a model in the developer page or use the "
+            "`lms load` command."
+        },
+    ),
+    # Ollama's /v1 for a model it has not pulled.
+    "ollama-unknown-model": (
+        404,
+        {
+            "error": {
+                "message": 'model "{model}" not found, try pulling it first',
+                "type": "api_error",
+                "param": None,
+                "code": None,
+            }
+        },
+    ),
+    # OpenAI-style servers that refuse strict schemas using keywords they do not support.
+    "openai-strict": (
+        400,
+        {
+            "error": {
+                "message": "Invalid schema for response_format 'brain_classification': In "
+                "context=(), 'maxItems' is not permitted.",
+                "type": "invalid_request_error",
+                "param": "response_format",
+                "code": None,
+            }
+        },
+    ),
+    # A minimal OpenAI-compatible server that takes no response_format at all.
+    "plain-no-format": (
+        400,
+        {
+            "error": {
+                "message": "Unsupported parameter: 'response_format'",
+                "type": "invalid_request_error",
+            }
+        },
+    ),
+}
+
 
 class FakeLMStudio:
-    def __init__(self, model: str = "test-model", port: int = 0) -> None:
+    def __init__(self, model: str = "test-model", port: int = 0, persona: str = "lmstudio") -> None:
+        assert persona in PERSONAS, persona
         self.model = model
+        self.persona = persona
         self.mode = "ok"
+        self.refuse_formats: set[str] = set()
         self.responder: Callable[[dict[str, Any]], str] | None = None
         self.requests: list[dict[str, Any]] = []
+        self.paths: list[str] = []
         self.in_flight = 0
         self.max_in_flight = 0
         self.delay = 0.0
@@ -40,24 +125,36 @@ class FakeLMStudio:
                 self.send_response(code)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
+                if outer.persona in ("llama-cpp-python", "vllm"):
+                    self.send_header("Server", "uvicorn")
                 self.end_headers()
                 try:
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
+            def _replay(self, name: str) -> None:
+                code, body = ERRORS[name]
+                text = json.dumps(body).replace("{model}", outer.model)
+                self._send(code, text.encode(), raw=True)
+
             def do_GET(self) -> None:
-                if self.path.rstrip("/").endswith("/models"):
+                path = self.path.rstrip("/")
+                if path.endswith("/models"):
                     if outer.mode == "error500":
                         return self._send(500, {"error": "boom"})
-                    data = (
-                        []
-                        if outer.mode == "no_models"
-                        else [
-                            {"id": outer.model, "object": "model", "owned_by": "organization_owner"}
-                        ]
+                    data = [] if outer.mode == "no_models" else [outer.model_entry()]
+                    payload: dict[str, Any] = {"object": "list", "data": data}
+                    if outer.persona == "llama.cpp":
+                        payload["models"] = [{"name": outer.model, "model": outer.model}]
+                    return self._send(200, payload)
+                if path == "/api/version" and outer.persona == "ollama":
+                    return self._send(200, {"version": "0.5.7"})
+                if path == "/props" and outer.persona == "llama.cpp":
+                    return self._send(
+                        200,
+                        {"default_generation_settings": {"n_ctx": 2048}, "build_info": "b4000"},
                     )
-                    return self._send(200, {"object": "list", "data": data})
                 self._send(404, {"error": "not found"})
 
             def do_POST(self) -> None:
@@ -65,15 +162,23 @@ class FakeLMStudio:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with outer._lock:
                     outer.requests.append(body)
+                    outer.paths.append(self.path)
                     outer.in_flight += 1
                     outer.max_in_flight = max(outer.max_in_flight, outer.in_flight)
                 try:
+                    if self.path.rstrip("/") == "/api/chat":
+                        if outer.persona != "ollama":
+                            return self._send(404, {"error": "not found"})
+                        return self._answer(body, native=True)
+                    refusal = outer.refusal(body.get("response_format"))
+                    if refusal is not None:
+                        return self._replay(refusal)
                     self._answer(body)
                 finally:
                     with outer._lock:
                         outer.in_flight -= 1
 
-            def _answer(self, body: dict[str, Any]) -> None:
+            def _answer(self, body: dict[str, Any], native: bool = False) -> None:
                 mode = outer.mode
                 if outer.delay:
                     time.sleep(outer.delay)
@@ -82,13 +187,17 @@ class FakeLMStudio:
                     return self._send(504, {"error": "late"})
                 if mode == "error500":
                     return self._send(500, {"error": {"message": "internal error"}})
+                if mode == "bad_gateway":
+                    return self._send(502, {"error": {"message": "Bad Gateway"}})
+                if mode.startswith("replay:"):
+                    return self._replay(mode.split(":", 1)[1])
                 if mode == "no_models":
-                    return self._send(
-                        400,
-                        {
-                            "error": "No models loaded. Please load a model in the developer page or use the `lms load` command."
-                        },
-                    )
+                    return self._replay("lmstudio-no-models")
+                if mode == "context_exceeded":
+                    return self._replay("llama.cpp-context")
+                if mode == "unknown_model":
+                    return self._replay("ollama-unknown-model")
+                finish = "stop"
                 if mode == "invalid_json":
                     content = "this is not json {"
                 elif mode == "huge":
@@ -99,6 +208,10 @@ class FakeLMStudio:
                     )
                 elif mode == "schema_violation":
                     content = json.dumps({"destinations": "person", "confidence": "high"})
+                elif mode == "length":
+                    # A small model looping on a list until max_tokens: cut mid-answer.
+                    content = '{"destinations": [{"type": "person", "title": "Person", "fields": {"topics": ["Person", "Person", "Per'
+                    finish = "length"
                 elif outer.responder is not None:
                     content = outer.responder(body)
                 else:
@@ -106,6 +219,19 @@ class FakeLMStudio:
                         {"destinations": [], "confidence": 0.1, "reasoning": "no responder"}
                     )
                 model = "other-model" if mode == "wrong_model" else body.get("model") or outer.model
+                if native:
+                    return self._send(
+                        200,
+                        {
+                            "model": model,
+                            "created_at": "2026-12-01T10:00:00Z",
+                            "message": {"role": "assistant", "content": content},
+                            "done": True,
+                            "done_reason": finish,
+                            "prompt_eval_count": 100,
+                            "eval_count": 50,
+                        },
+                    )
                 self._send(
                     200,
                     {
@@ -116,7 +242,7 @@ class FakeLMStudio:
                         "choices": [
                             {
                                 "index": 0,
-                                "finish_reason": "stop",
+                                "finish_reason": finish,
                                 "message": {"role": "assistant", "content": content},
                             }
                         ],
@@ -132,6 +258,42 @@ class FakeLMStudio:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def model_entry(self) -> dict[str, Any]:
+        """One model of ``GET /models`` as this persona lists it."""
+        base: dict[str, Any] = {"id": self.model, "object": "model"}
+        if self.persona == "lmstudio":
+            return {**base, "owned_by": "organization_owner"}
+        if self.persona == "llama-cpp-python":
+            return {**base, "owned_by": "me", "permissions": []}
+        if self.persona == "llama.cpp":
+            return {
+                **base,
+                "created": 1764583200,
+                "owned_by": "llamacpp",
+                "meta": {"n_ctx_train": 8192},
+            }
+        if self.persona == "ollama":
+            return {**base, "created": 1764583200, "owned_by": "library"}
+        if self.persona == "vllm":
+            return {**base, "owned_by": "vllm", "root": self.model, "max_model_len": 4096}
+        return {**base, "owned_by": "system"}
+
+    def refusal(self, response_format: Any) -> str | None:
+        """The ERRORS entry this persona answers a response format with, or None."""
+        if not isinstance(response_format, dict):
+            return None
+        kind = response_format.get("type")
+        if kind in self.refuse_formats:
+            return "plain-no-format"
+        if self.persona == "llama-cpp-python" and kind == "json_schema":
+            return "llama-cpp-python-json-schema"
+        if self.persona == "openai" and kind == "json_schema":
+            if (response_format.get("json_schema") or {}).get("strict"):
+                return "openai-strict"
+        if self.persona == "plain":
+            return "plain-no-format"
+        return None
 
     @property
     def url(self) -> str:

@@ -144,15 +144,17 @@ def store_classification(
 
 
 def _failed(brain: Brain, journal: Journal, cap: Capture, exc: LLMError) -> Capture:
+    if exc.kind == "cancelled":
+        return cap  # stopped, not failed: still pending, tried again at the next start
     base = float(brain.settings.get("retry_seconds"))
 
     def count(c: Capture) -> None:
         c.attempts += 1
-        c.last_error = f"{exc.kind}: {exc}"
+        c.last_error = f"{exc.kind}: {exc.cause}"  # shown in notes: no raw server text
         c.next_attempt = time.time() + min(MAX_RETRY_SECONDS, base * 2 ** min(c.attempts - 1, 12))
         if not exc.retryable and c.attempts >= 3:
             c.classification = Classification(
-                [], 0.0, "", "lmstudio", error=f"the classifier failed: {exc}"
+                [], 0.0, "", "lmstudio", error=f"the classifier failed: {exc.cause}"
             ).to_dict()
 
     done = journal.advance(
@@ -165,5 +167,6 @@ def _failed(brain: Brain, journal: Journal, cap: Capture, exc: LLMError) -> Capt
             "attempts": c.attempts,
         },
     )
-    log.warning("capture %s: classifier failed (%s); will retry", cap.id, exc)
+    # INFO: the client's FailureLog warns once per kind of failure, not once per line.
+    log.info("capture %s: classifier failed (%s); will retry", cap.id, exc)
     return done

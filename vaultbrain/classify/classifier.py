@@ -1,4 +1,9 @@
-"""Choosing and running a classifier: the configured LLM, or the embedded one."""
+"""Choosing and running a classifier: the configured LLM, or the embedded one.
+
+When the embedded classifier decides because the LLM failed, the Classification says so
+(``fallback``: the failure's kind and a one-line cause) and the audit entry keeps the
+server's full answer (``llm_error``), so front ends can tell the person without raw text.
+"""
 
 from __future__ import annotations
 
@@ -30,7 +35,7 @@ class LLMClassifier:
         reply = self.client.chat_json(
             prompt.messages(), reply_schema(pack), name="brain_classification"
         )
-        result = validate_reply(reply.data, pack, f"lmstudio:{reply.model}")
+        result = validate_reply(reply.data, pack, reply.label)
         result.model, result.raw, result.usage = reply.model, reply.raw, reply.usage
         result.elapsed_ms = reply.elapsed_ms
         audit = {
@@ -39,6 +44,9 @@ class LLMClassifier:
             "prompt_chars": len(prompt.system) + len(prompt.user),
             "examples": len(examples),
             "known": len(known),
+            "server": reply.server,
+            "form": reply.form,
+            "finish_reason": reply.finish_reason,
         }
         return result, audit
 
@@ -75,8 +83,16 @@ def classify_with_fallback(
         audit["provider"] = provider
         return result, audit
     except LLMError as exc:
-        if fallback != "heuristic":
+        # A request cancelled at shutdown is no verdict on the thought: it stays pending.
+        if fallback != "heuristic" or exc.kind == "cancelled":
             raise
         result = embedded()
-        result.error = f"LLM unavailable ({exc.kind}): {exc}"
-        return result, {"provider": "heuristic", "fallback_from": provider, "llm_error": str(exc)}
+        result.error = f"LLM unavailable ({exc.kind}): {exc.cause}"
+        result.fallback = {"kind": exc.kind, "cause": exc.cause}
+        return result, {
+            "provider": "heuristic",
+            "fallback_from": provider,
+            "fallback_kind": exc.kind,
+            "fallback_cause": exc.cause,
+            "llm_error": str(exc),
+        }

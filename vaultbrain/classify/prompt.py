@@ -1,7 +1,10 @@
-"""The classifier prompt: a template file with named ``{{variables}}``, filled from the pack.
+"""The classifier prompt: a template file with named ``{{variables}}``, filled from the pack,
+and the bounds every JSON schema sent to a model carries.
 
 The prompt carries only the existing records whose names or aliases occur in the thought and
-at most a few past corrections, so its size does not grow with the vault.
+at most a few past corrections, so its size does not grow with the vault. :func:`bound_schema`
+caps every list and string of a schema (``maxItems``/``maxLength``): a small model held to a
+grammar otherwise repeats list items until the context ends.
 """
 
 from __future__ import annotations
@@ -22,6 +25,17 @@ CLASSIFIER_TEMPLATE = "brain-classifier.md"
 _VAR = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
 MAX_KNOWN = 12
 MAX_THOUGHT_CHARS = 10_000
+# Bounds of generated schemas: lists of a handful, strings of a sentence or two.
+# Measured against llama-server with SmolLM2-135M: at 240 characters a field string fills
+# with invented URLs and one answer in three overran 400 tokens.
+MAX_ITEMS = 4
+MAX_STRING = 120
+MAX_TITLE = 120
+MAX_DESTINATIONS = 4
+MAX_REASONING = 160
+# The client's safety net for any other schema (digest, schema suggest): looser, never absent.
+NET_ITEMS = 16
+NET_STRING = 1000
 
 
 @dataclass(frozen=True)
@@ -101,3 +115,33 @@ def build_prompt(
 
 def _clip(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def bound_schema(
+    schema: dict[str, Any], max_items: int = MAX_ITEMS, max_length: int = MAX_STRING
+) -> dict[str, Any]:
+    """A copy of ``schema`` where every array has ``maxItems`` and every free string
+    ``maxLength`` (bounds already there are kept; enums need none)."""
+    if not isinstance(schema, dict):
+        return schema
+
+    def inner(node: Any) -> Any:
+        return bound_schema(node, max_items, max_length)
+
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in ("properties", "$defs", "definitions") and isinstance(value, dict):
+            out[key] = {k: inner(v) for k, v in value.items()}
+        elif key in ("items", "additionalProperties", "not") and isinstance(value, dict):
+            out[key] = inner(value)
+        elif key in ("anyOf", "oneOf", "allOf", "prefixItems") and isinstance(value, list):
+            out[key] = [inner(v) for v in value]
+        else:
+            out[key] = value
+    kinds = out.get("type")
+    kinds = set(kinds) if isinstance(kinds, list) else {kinds}
+    if "array" in kinds:
+        out.setdefault("maxItems", max_items)
+    if "string" in kinds and "enum" not in out and "const" not in out:
+        out.setdefault("maxLength", max_length)
+    return out

@@ -8,6 +8,12 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from vaultbrain.classify.prompt import (
+    MAX_DESTINATIONS,
+    MAX_REASONING,
+    MAX_TITLE,
+    bound_schema,
+)
 from vaultbrain.packs import ResolvedPack
 
 UNKNOWN = "unknown"
@@ -51,9 +57,11 @@ class Classification:
     raw: str | None = None
     usage: dict[str, Any] = field(default_factory=dict)
     elapsed_ms: float = 0.0
+    # Set when the embedded classifier decided because the LLM failed: {"kind", "cause"}.
+    fallback: dict[str, str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "destinations": [d.to_dict() for d in self.destinations],
             "confidence": self.confidence,
             "reasoning": self.reasoning,
@@ -62,6 +70,9 @@ class Classification:
             "dropped": self.dropped,
             "error": self.error,
         }
+        if self.fallback:
+            out["fallback"] = dict(self.fallback)
+        return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Classification:
@@ -76,7 +87,13 @@ class Classification:
             model=d.get("model"),
             dropped=list(d.get("dropped") or []),
             error=d.get("error"),
+            fallback=dict(d["fallback"]) if isinstance(d.get("fallback"), dict) else None,
         )
+
+    @property
+    def fallback_note(self) -> str | None:
+        """``embedded classifier: <what happened> — <cause>`` when the fallback decided."""
+        return fallback_note(self.fallback)
 
     @property
     def fileable(self) -> list[Destination]:
@@ -184,7 +201,8 @@ def validate_reply(
 
 
 def reply_schema(pack: ResolvedPack) -> dict[str, Any]:
-    """The JSON schema sent as ``response_format``: one variant per fileable type."""
+    """The JSON schema sent as ``response_format``: one variant per fileable type, every list
+    and string bounded (see :func:`vaultbrain.classify.prompt.bound_schema`)."""
     variants: list[dict[str, Any]] = []
     for t in pack.fileable_types():
         props = {name: spec.json_schema() for name, spec in t.fields.items() if name != t.title_key}
@@ -193,7 +211,7 @@ def reply_schema(pack: ResolvedPack) -> dict[str, Any]:
                 "type": "object",
                 "properties": {
                     "type": {"type": "string", "enum": [t.name]},
-                    "title": {"type": "string"},
+                    "title": {"type": "string", "maxLength": MAX_TITLE},
                     "fields": {
                         "type": "object",
                         "properties": props,
@@ -209,23 +227,58 @@ def reply_schema(pack: ResolvedPack) -> dict[str, Any]:
             "type": "object",
             "properties": {
                 "type": {"type": "string", "enum": [UNKNOWN]},
-                "title": {"type": "string"},
+                "title": {"type": "string", "maxLength": MAX_TITLE},
                 "fields": {"type": "object", "properties": {}, "additionalProperties": False},
             },
             "required": ["type", "title", "fields"],
             "additionalProperties": False,
         }
     )
-    return {
-        "type": "object",
-        "properties": {
-            "destinations": {"type": "array", "items": {"anyOf": variants}, "minItems": 1},
-            "confidence": {"type": "number", "minimum": 0, "maximum": 1},
-            "reasoning": {"type": "string"},
-        },
-        "required": ["destinations", "confidence", "reasoning"],
-        "additionalProperties": False,
-    }
+    return bound_schema(
+        {
+            "type": "object",
+            "properties": {
+                "destinations": {
+                    "type": "array",
+                    "items": {"anyOf": variants},
+                    "minItems": 1,
+                    "maxItems": MAX_DESTINATIONS,
+                },
+                "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+                "reasoning": {"type": "string", "maxLength": MAX_REASONING},
+            },
+            "required": ["destinations", "confidence", "reasoning"],
+            "additionalProperties": False,
+        }
+    )
+
+
+# What a person reads when the embedded classifier decided, by the LLM failure's kind.
+FALLBACK_HEADLINES = {
+    "unreachable": "the LLM server is not running",
+    "reset": "the connection to the LLM server broke",
+    "timeout": "the LLM server was too slow",
+    "server": "the LLM server failed",
+    "rate_limited": "the LLM server was busy",
+    "no_models": "the LLM server has no model loaded",
+    "unknown_model": "the LLM server does not have the model",
+    "format_rejected": "the LLM server refused the request",
+    "invalid_request": "the LLM server refused the request",
+    "context_exceeded": "the LLM server refused the request",
+    "length": "the model's answer was cut off",
+    "invalid_json": "the model's answer was not JSON",
+    "wrong_model": "another model answered",
+    "cancelled": "the request was cancelled",
+}
+
+
+def fallback_note(fallback: dict[str, str] | None) -> str | None:
+    if not fallback:
+        return None
+    kind = str(fallback.get("kind") or "error")
+    headline = FALLBACK_HEADLINES.get(kind, "the LLM failed")
+    cause = str(fallback.get("cause") or "").strip()
+    return f"embedded classifier: {headline}" + (f" — {cause}" if cause else "")
 
 
 def judge(result: Classification, auto: float, minimum: float, at_most: Band | None = None) -> Band:

@@ -55,6 +55,7 @@ def capture_summary(record: dict[str, Any]) -> dict[str, Any]:
         "created": record.get("created"),
         "error": record.get("last_error") or cls.get("error"),
         "warnings": record.get("warnings", []),
+        "fallback": cls.get("fallback"),
     }
 
 
@@ -80,7 +81,10 @@ def capture_cmd(obj: Any, text: str, as_json: bool) -> None:
     status = summary["status"]
     conf = summary["confidence"]
     head = f"{status}" + (f" ({conf:.2f}, {summary['classified_by']})" if conf is not None else "")
-    click.echo(f"{record['id']}: {head}")
+    from vaultbrain.classify.result import fallback_note
+
+    said = fallback_note(summary["fallback"])  # the LLM failed and the embedded one decided
+    click.echo(f"{record['id']}: {head}" + (f" ({said})" if said else ""))
     for d in summary["destinations"]:
         click.echo(f"  {d['type']:<8} {d['path']}")
     if status == "needs_review":

@@ -179,6 +179,11 @@ def trust_cmd(
             echo_json(s)
         else:
             click.echo(f"{s['captures']} captures; filing rate {s['filing_rate']}")
+            causes = ", ".join(f"{f['kind']} {f['count']}" for f in s["fallbacks_by_cause"])
+            click.echo(
+                f"  by the model: {s['classified_by_model']}; by the embedded classifier "
+                f"because the LLM failed: {s['fallbacks']}" + (f" ({causes})" if causes else "")
+            )
             for b in s["calibration"]:
                 click.echo(f"  {b['band']}: {b['filed']} filed, {b['corrected']} corrected")
         return

@@ -83,6 +83,10 @@ class Daemon:
                 signal.Signals(signum).name,
             )
             self.stop_event.set()
+            # Requests in flight return at once; their captures stay pending, journaled.
+            client = self.app.client
+            if client is not None:
+                client.cancel()
 
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)
@@ -120,7 +124,12 @@ class Daemon:
             try:
                 if watcher is not None:
                     watcher.stop()
-                self._pool.shutdown(wait=True, cancel_futures=False)
+                # Work not started stays pending (journaled); only what is mid-write finishes.
+                self._pool.shutdown(wait=True, cancel_futures=True)
+                self._pool = None  # nothing more is submitted
+                self._futures.clear()
+                if not self.once:
+                    self._final_lines()
                 try:
                     self.sync.save_cache()  # only a cache: a full disk may refuse it
                 except VaultbrainError as exc:
@@ -130,6 +139,15 @@ class Daemon:
                 lock.release()
             log.info("stopped")
         return self.stats
+
+    def _final_lines(self) -> None:
+        """Before stopping, every waiting inbox line shows its true state (unless the person
+        is typing in the inbox: then the next start does it)."""
+        try:
+            if self._inbox_settled():
+                self._inbox_pass(idle=False, take_new=False)
+        except Exception:
+            log.exception("the inbox was not brought up to date before stopping")
 
     def _inbox_quiet_seconds(self) -> float:
         """How long the inbox note has been left alone, by its modification time."""

@@ -58,15 +58,16 @@ def _systemd_environment(key: str, value: str) -> str:
 
 
 def passed_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The ``VAULTBRAIN_*`` variables the person set, for the service to see too (the
-    service starts from systemd or launchd, not from their shell). The vault is named on
-    the command line, so ``VAULTBRAIN_VAULT`` is left out."""
+    """The ``VAULTBRAIN_*`` variables the person set that vaultbrain reads, for the service to
+    see too (the service starts from systemd or launchd, not from their shell). The vault is
+    named on the command line, so ``VAULTBRAIN_VAULT`` is left out; variables vaultbrain does
+    not read (a test harness's, a typo) are not carried into a unit that outlives them."""
+    from vaultbrain.settings import KEYS
+
+    known = {key.env for key in KEYS.values() if key.env}
+    known |= {"VAULTBRAIN_HOME", "VAULTBRAIN_SCHEMA_PACK", "VAULTBRAIN_STATE_DIR"}
     env = os.environ if environ is None else environ
-    return {
-        k: v
-        for k, v in sorted(env.items())
-        if k.startswith("VAULTBRAIN_") and k != "VAULTBRAIN_VAULT" and v
-    }
+    return {k: v for k, v in sorted(env.items()) if k in known and v}
 
 
 def _check_path(what: str, path: str) -> None:

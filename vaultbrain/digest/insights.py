@@ -108,9 +108,10 @@ def _schema(props: dict[str, Any]) -> dict[str, Any]:
 
 
 _LIST3 = {"type": "array", "items": {"type": "string"}, "maxItems": 3}
+_SUMMARY = {"type": "string", "maxLength": 700}  # a few sentences; the note caps it again
 DIGEST_SCHEMA = _schema(
     {
-        "summary": {"type": "string"},
+        "summary": _SUMMARY,
         "top_actions": _LIST3,
         "stuck": {"type": "string"},
         "small_win": {"type": "string"},
@@ -118,7 +119,7 @@ DIGEST_SCHEMA = _schema(
 )
 REVIEW_SCHEMA = _schema(
     {
-        "summary": {"type": "string"},
+        "summary": _SUMMARY,
         "wins": _LIST3,
         "focus": _LIST3,
         "let_go": {"type": "string"},
@@ -131,11 +132,12 @@ class Insights:
     """The model's answer, or why there is none."""
 
     data: DigestInsights | ReviewInsights | None
-    reason: str | None = None
+    reason: str | None = None  # one short line the note may show, never the server's raw text
     kind: str | None = None
     model: str | None = None
     elapsed_ms: float | None = None
     template_hash: str | None = None
+    detail: str | None = None  # the server's full answer, for the history and audit trail
 
     @property
     def available(self) -> bool:
@@ -146,6 +148,7 @@ class Insights:
             "status": "ok" if self.available else "unavailable",
             "reason": self.reason,
             "kind": self.kind,
+            "detail": self.detail,
             "model": self.model,
             "elapsed_ms": round(self.elapsed_ms, 1) if self.elapsed_ms is not None else None,
             "template": self.template_hash,
@@ -273,10 +276,10 @@ def _plain(text: str) -> str:
 # -- asking -------------------------------------------------------------------------------------
 
 
-def _client(app: Any) -> Any:
+def _client(app: Any, purpose: str) -> Any:
     from vaultbrain.classify.llm import LLMClient
 
-    return LLMClient.from_app(app)
+    return LLMClient.from_settings(app.settings, app.state_dir, purpose)
 
 
 def _ask(
@@ -299,11 +302,20 @@ def _ask(
         {"role": "system", "content": template.fill(values)},
         {"role": "user", "content": facts_text},
     ]
-    client = _client(app)
+    client = _client(app, "digest" if name == "daily_digest" else "review")
     try:
         reply = client.chat_json(messages=messages, schema=schema, name=name)
     except LLMError as exc:
-        return Insights(None, str(exc), exc.kind, template_hash=template.hash)
+        app.store.audit(
+            {
+                "at": app.now().isoformat(),
+                "kind": "llm_error",
+                "for": name,
+                "error_kind": exc.kind,
+                "error": str(exc),
+            }
+        )
+        return Insights(None, exc.cause, exc.kind, template_hash=template.hash, detail=str(exc))
     finally:
         close = getattr(client, "close", None)
         if close is not None:

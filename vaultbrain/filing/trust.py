@@ -89,6 +89,7 @@ def summary(app: Any) -> dict[str, Any]:
     total = sum(by_status.values())
     done = by_status["filed"] + by_status["corrected"] + by_status["suggested"]
     return {
+        **llm_counts(app),
         "captures": total,
         "by_status": dict(by_status),
         "filing_rate": round(done / total, 3) if total else None,
@@ -111,6 +112,35 @@ def summary(app: Any) -> dict[str, Any]:
     }
 
 
+def llm_counts(app: Any) -> dict[str, Any]:
+    """From the audit trail: classifications the model made, ones the embedded classifier made
+    because the LLM failed (by kind of failure, with the latest cause), and failed attempts
+    that left a thought waiting."""
+    by_model = 0
+    fallbacks: Counter[str] = Counter()
+    waits: Counter[str] = Counter()
+    causes: dict[str, str] = {}
+    for e in app.store.read_jsonl("audit.jsonl"):
+        kind = e.get("kind")
+        if kind == "classification":
+            if e.get("fallback_from"):
+                fk = str(e.get("fallback_kind") or "error")
+                fallbacks[fk] += 1
+                causes[fk] = str(e.get("fallback_cause") or "")
+            elif e.get("provider") not in (None, "heuristic"):
+                by_model += 1
+        elif kind == "classification_failed":
+            waits[str(e.get("error_kind") or "error")] += 1
+    return {
+        "classified_by_model": by_model,
+        "fallbacks": sum(fallbacks.values()),
+        "fallbacks_by_cause": [
+            {"kind": k, "count": n, "cause": causes.get(k, "")} for k, n in fallbacks.most_common()
+        ],
+        "llm_failed_attempts": dict(waits.most_common()),
+    }
+
+
 def render_trust(app: Any, s: dict[str, Any]) -> str:
     now = app.now().isoformat()
     # Counts end in _count: a property name has one type vault-wide, and record types may
@@ -118,6 +148,7 @@ def render_trust(app: Any, s: dict[str, Any]) -> str:
     lines = ["---", "type: vaultbrain-trust", f"updated: {now}", f"captures_count: {s['captures']}"]
     rate = s["filing_rate"]
     lines.append(f"filing_rate: {rate if rate is not None else ''}".rstrip())
+    lines.append(f"fallbacks: {s.get('fallbacks', 0)}")
     for status in ("pending", "filed", "suggested", "needs_review", "corrected", "dismissed"):
         lines.append(f"{status}_count: {s['by_status'].get(status, 0)}")
     lines += [
@@ -149,6 +180,20 @@ def render_trust(app: Any, s: dict[str, Any]) -> str:
         lines.append(
             f"| {t} | {c.get('filed', 0)} | {c.get('corrected', 0)} | {s['correction_rate'].get(t, 0):.0%} |"
         )
+    lines += [
+        "",
+        "## The LLM",
+        "",
+        f"Classified by the model: {s.get('classified_by_model', 0)}. "
+        f"By the embedded classifier because the LLM failed: {s.get('fallbacks', 0)}.",
+    ]
+    if s.get("fallbacks_by_cause"):
+        lines += ["", "| failure | fallbacks | latest cause |", "|---|---|---|"]
+        for f in s["fallbacks_by_cause"]:
+            lines.append(f"| {f['kind']} | {f['count']} | {_cell(f['cause'])} |")
+    if s.get("llm_failed_attempts"):
+        waited = ", ".join(f"{k} {n}" for k, n in s["llm_failed_attempts"].items())
+        lines += ["", f"Failed attempts that left a thought waiting: {waited}."]
     lines += [
         "",
         "## Calibration",
@@ -205,3 +250,8 @@ def write_trust_note(app: Any) -> bool:
         return app.vault.edit(TRUST_NOTE, build).written
     except UserError:
         return False  # the person is editing it: next time
+
+
+def _cell(text: str) -> str:
+    """Text safe inside a table cell of the note: one line, no pipes."""
+    return " ".join(str(text).split()).replace("|", "/")[:160]
