@@ -38,6 +38,9 @@ COMMANDS: dict[str, str] = {
     "youtube": "vaultbrain.cli.youtube:youtube",
     "idealoom": "vaultbrain.cli.idealoom:idealoom",
     "schema": "vaultbrain.cli.schema:schema",
+    "search": "vaultbrain.cli.graph:search_cmd",
+    "whoknows": "vaultbrain.cli.graph:whoknows_cmd",
+    "links": "vaultbrain.cli.graph:links_cmd",
 }
 
 

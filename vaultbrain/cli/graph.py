@@ -1,0 +1,104 @@
+"""links | whoknows | search | takes | enrich: the graph the active pack declares.
+
+Each command first brings the graph index in step with the vault (a stat of every note;
+the first run builds it), then asks :mod:`vaultbrain.graph` one question and renders it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from vaultbrain.cli.render import echo_json, echo_table
+
+
+def _graph(obj: Any) -> tuple[Any, Any]:
+    brain = obj.app()
+    brain.refresh()
+    graph = brain.graph()
+    graph.catch_up(brain.vault)
+    return brain, graph
+
+
+@click.command("search")
+@click.argument("query", nargs=-1, required=True)
+@click.option("--type", "type_name", metavar="T", help="Only notes of this type.")
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 1000))
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def search_cmd(
+    obj: Any, query: tuple[str, ...], type_name: str | None, limit: int, as_json: bool
+) -> None:
+    """Every note holding all the words of QUERY, best first (bm25), with a snippet."""
+    from vaultbrain.graph.search import search
+
+    brain, graph = _graph(obj)
+    if type_name:
+        t = brain.pack.get_type(type_name)
+        type_name = t.name if t else type_name
+    rows = search(graph, " ".join(query), type_name, limit)
+    if as_json:
+        echo_json({"query": " ".join(query), "results": rows})
+        return
+    if not rows:
+        click.echo("no note matches")
+        return
+    for r in rows:
+        click.echo(f"{r['path']}  ({r['type'] or 'untyped'}, {r['score']:.3g})")
+        if r["snippet"]:
+            click.echo(f"    {r['snippet']}")
+
+
+@click.command("whoknows")
+@click.argument("topic", nargs=-1, required=True)
+@click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 200))
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def whoknows_cmd(obj: Any, topic: tuple[str, ...], limit: int, as_json: bool) -> None:
+    """Who (people, companies: the pack's expert_routing types) the vault ties to TOPIC."""
+    from vaultbrain.graph.whoknows import whoknows
+
+    brain, graph = _graph(obj)
+    experts = {t.name for t in brain.all_types() if t.expert_routing}
+    rows = whoknows(graph, " ".join(topic), experts, brain.today(), limit)
+    if as_json:
+        echo_json({"topic": " ".join(topic), "expert_types": sorted(experts), "results": rows})
+        return
+    if not experts:
+        click.echo("the active pack declares no expert_routing type")
+        return
+    if not rows:
+        click.echo("nobody: no note ties an expert to that topic")
+        return
+    for i, r in enumerate(rows, 1):
+        click.echo(f"{i}. {r['title']}  ({r['type']}, {r['path']}, score {r['score']:.3g})")
+        for w in r["why"]:
+            click.echo(f"     {w['how']}: {w['note']}")
+            for line in w["lines"]:
+                click.echo(f"        {line}")
+
+
+@click.command("links")
+@click.argument("note")
+@click.option("--type", "link_type", metavar="T", help="Only this link type (or its inverse).")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def links_cmd(obj: Any, note: str, link_type: str | None, as_json: bool) -> None:
+    """NOTE's typed links both ways (NOTE: its path, name or alias)."""
+    from vaultbrain.graph.links import links_of
+
+    brain, graph = _graph(obj)
+    doc = links_of(graph, note, brain.pack, link_type)
+    if as_json:
+        echo_json(doc)
+        return
+    click.echo(f"{doc['note']}  ({doc['type'] or 'untyped'})")
+    rows = [
+        (r["type"], "->", r["to"] or f"{r['name']} (unresolved)", r["origin"]) for r in doc["out"]
+    ]
+    rows += [(r["type"], "<-", r["from"], r["origin"]) for r in doc["in"]]
+    if not rows:
+        click.echo("  no typed links")
+        return
+    echo_table(rows, ["link", "", "note", "from"])
