@@ -57,6 +57,7 @@ def outgoing(index: GraphIndex, nid: int, link_type: str | None = None) -> list[
                     "to": trow["rel"] if trow else None,
                     "name": key if trow is None else trow["title"],
                     "resolved": trow is not None,
+                    "display": display,
                     "line": line,
                     "origin": origin,
                 }
