@@ -45,7 +45,8 @@ def note_changed(brain: Brain, rel: str, note: Any | None) -> None:
 
     Nothing happens until the index exists (a first search or ``reindex`` builds it): a
     person who never searches pays nothing. A failure here never fails the sync: the next
-    catch-up re-reads the note.
+    catch-up re-reads the note. On vaultbrain's own notes the typed links it touches are
+    shown as properties (:mod:`vaultbrain.graph.show`).
     """
     if not (brain.state_dir / INDEX_FILE).exists():
         return
@@ -53,10 +54,12 @@ def note_changed(brain: Brain, rel: str, note: Any | None) -> None:
         graph = brain.graph()
         if not graph.built:
             return
+        from vaultbrain.graph.show import after_change
+
         if note is None:
-            graph.note_changed(rel, None)
+            after_change(brain, graph, rel, None, (0, 0))
         else:
-            graph.note_changed(rel, note.text, note.mtime_ns, note.size)
+            after_change(brain, graph, rel, note.text, (note.mtime_ns, note.size))
     except (sqlite3.Error, OSError) as exc:
         log.warning("graph index: %s not updated (%s); the next search catches up", rel, exc)
 
@@ -64,8 +67,15 @@ def note_changed(brain: Brain, rel: str, note: Any | None) -> None:
 def rebuild(brain: Brain) -> int:
     """``reindex``: the index from scratch (every note read again); -1 when the index could
     not be written (said in the log; search builds it later)."""
+    from vaultbrain.graph.extract import generated_keys
+    from vaultbrain.graph.show import reconcile
+
     try:
-        return brain.graph().rebuild(brain.vault)
+        graph = brain.graph()
+        n = graph.rebuild(brain.vault)
+        managed = {k for p in (brain.pack, *brain.folder_packs) for k in generated_keys(p)}
+        reconcile(brain, graph, graph.linked_own_notes(managed))
+        return n
     except (sqlite3.Error, OSError) as exc:
         log.warning("graph index not rebuilt (%s); the next search builds it", exc)
         return -1

@@ -249,10 +249,17 @@ class GraphIndex:
         with self.lock:
             return self.resolve(link_key(ref))
 
+    def note_id_exact(self, rel: str) -> int | None:
+        with self.lock:
+            row = self.db.execute("SELECT id FROM notes WHERE rel=?", (rel,)).fetchone()
+        return row[0] if row else None
+
     def note_row(self, nid: int) -> dict[str, Any]:
         row = self.db.execute(
             "SELECT rel, type, title, day, own FROM notes WHERE id=?", (nid,)
         ).fetchone()
+        if row is None:
+            raise KeyError(nid)
         return {"rel": row[0], "type": row[1], "title": row[2], "day": row[3], "own": bool(row[4])}
 
     def note_data(self, nid: int) -> dict[str, Any]:
@@ -265,6 +272,33 @@ class GraphIndex:
 
     def keys_of(self, nid: int) -> list[str]:
         return [k for (k,) in self.db.execute("SELECT key FROM names WHERE note=?", (nid,))]
+
+    def linked_own_notes(self, managed: set[str]) -> set[int]:
+        """Own notes a typed link leaves or may reach, and own notes carrying a link
+        property: the notes whose link properties a rebuild must check."""
+        with self.lock:
+            db = self.db
+            out = {
+                nid
+                for (nid,) in db.execute(
+                    "SELECT DISTINCT src FROM links JOIN notes n ON n.id = src "
+                    "WHERE link_type != '' AND n.own = 1"
+                )
+            }
+            for (key,) in db.execute("SELECT DISTINCT key FROM links WHERE link_type != ''"):
+                target = self.resolve(key)
+                if target is not None:
+                    out.add(target)
+            for key in managed:
+                pattern = '%"' + key.replace('"', "") + '":%'
+                out |= {
+                    nid
+                    for (nid,) in db.execute(
+                        "SELECT id FROM notes WHERE own = 1 AND data LIKE ?", (pattern,)
+                    )
+                }
+            own = {nid for (nid,) in db.execute("SELECT id FROM notes WHERE own = 1")}
+        return out & own
 
     def count(self) -> int:
         with self.lock:
