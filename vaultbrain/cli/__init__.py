@@ -41,6 +41,7 @@ COMMANDS: dict[str, str] = {
     "search": "vaultbrain.cli.graph:search_cmd",
     "whoknows": "vaultbrain.cli.graph:whoknows_cmd",
     "links": "vaultbrain.cli.graph:links_cmd",
+    "takes": "vaultbrain.cli.graph:takes_cmd",
 }
 
 

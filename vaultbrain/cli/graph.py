@@ -102,3 +102,50 @@ def links_cmd(obj: Any, note: str, link_type: str | None, as_json: bool) -> None
         click.echo("  no typed links")
         return
     echo_table(rows, ["link", "", "note", "from"])
+
+
+@click.command("takes")
+@click.option("--kind", metavar="K", help="Only this kind (fact, take, bet, hunch, …).")
+@click.option("--holder", metavar="NAME", help="Only takes held by NAME (name or note).")
+@click.option("--since", metavar="AGE", help="Only takes dated within AGE: 30d, 2w, 12h.")
+@click.option("--offline", is_flag=True, help="Extract with the offline fallback only.")
+@click.option("--no-extract", is_flag=True, help="List what was found before; extract nothing.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def takes_cmd(
+    obj: Any,
+    kind: str | None,
+    holder: str | None,
+    since: str | None,
+    offline: bool,
+    no_extract: bool,
+    as_json: bool,
+) -> None:
+    """Claims (facts, takes, bets, hunches) in notes of extractable types and in captures.
+
+    New notes and captures are extracted first (by the LLM, else offline); a text already
+    extracted is never extracted again.
+    """
+    from vaultbrain.graph.takes import extract, list_takes
+    from vaultbrain.packs.usage import parse_since
+
+    brain, graph = _graph(obj)
+    if kind and kind not in brain.pack.manifest.takes_kinds:
+        from vaultbrain.errors import UserError
+
+        kinds = ", ".join(brain.pack.manifest.takes_kinds)
+        raise UserError(f"--kind {kind!r}: the pack's takes kinds are {kinds}")
+    window = brain.today() - parse_since(since) if since else None
+    report = None if no_extract else extract(brain, graph, use_llm=not offline)
+    rows = list_takes(graph, brain.pack.identity, kind, holder, window)
+    if as_json:
+        echo_json({"extracted": report, "takes": rows})
+        return
+    if report and report["takes"]:
+        click.echo(f"found {report['takes']} new takes in {report['sources']} sources")
+    if not rows:
+        click.echo("no takes")
+        return
+    for r in rows:
+        who = f"{r['holder']}: " if r["holder"] else ""
+        click.echo(f"{r['date'] or '':10}  {r['kind']:5}  {who}{r['text']}  ({r['source']})")
