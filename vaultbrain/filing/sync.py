@@ -33,6 +33,7 @@ from vaultbrain.filing.decide import (
 )
 from vaultbrain.filing.records import fields_into_note, new_id, record_from_note, settle_task_note
 from vaultbrain.graph import note_changed as graph_note_changed
+from vaultbrain.graph import prepare as graph_prepare
 from vaultbrain.graph import rebuild as graph_rebuild
 from vaultbrain.vault import NoteFile, is_ignored
 from vaultbrain.vault.note import ParsedNote, parse_note, update_frontmatter
@@ -181,7 +182,8 @@ class NoteSync:
         parsed = parse_note(note.text)
         action = decide(self._facts(rel, note, parsed))
         action = self.apply(action, rel, note, parsed, report)
-        graph_note_changed(self.app, rel, note)  # the graph index follows (vaultbrain.graph)
+        # the graph index follows (vaultbrain.graph)
+        graph_note_changed(self.app, rel, note, parsed)
         return action
 
     def _facts(self, rel: str, note: NoteFile, parsed: ParsedNote) -> Facts:
@@ -785,6 +787,7 @@ def reindex(app: Brain) -> SyncReport:
     from vaultbrain.packs.survey import format_untyped
 
     sync = app.notes()
+    graph_prepare(app)  # a missing graph index is filled by this scan (vaultbrain.graph)
     with app.store.bulk():
         report = sync.scan()
     report.warning = format_untyped(report.untyped_in_folders, report.in_folders, app.pack.identity)

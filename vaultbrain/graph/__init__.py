@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-__all__ = ["GraphIndex", "open_graph", "note_changed", "rebuild", "pack_key"]
+__all__ = ["GraphIndex", "open_graph", "note_changed", "prepare", "rebuild", "pack_key"]
 
 
 def pack_key(brain: Brain) -> str:
@@ -40,7 +40,7 @@ def open_graph(brain: Brain, current: GraphIndex | None) -> GraphIndex:
     return GraphIndex(brain.state_dir, brain.typer, key)
 
 
-def note_changed(brain: Brain, rel: str, note: Any | None) -> None:
+def note_changed(brain: Brain, rel: str, note: Any | None, parsed: Any = None) -> None:
     """A note was read by the sync (``note``: its NoteFile) or found gone (None).
 
     Nothing happens until the index exists (a first search or ``reindex`` builds it): a
@@ -52,30 +52,50 @@ def note_changed(brain: Brain, rel: str, note: Any | None) -> None:
         return
     try:
         graph = brain.graph()
-        if not graph.built:
+        if not graph.live:
             return
         from vaultbrain.graph.show import after_change
 
+        if note is not None and graph.unchanged(rel, note.mtime_ns, note.size):
+            return  # a scan re-reading a note the index already holds as it is
         if note is None:
             after_change(brain, graph, rel, None, (0, 0))
         else:
-            after_change(brain, graph, rel, note.text, (note.mtime_ns, note.size))
+            after_change(brain, graph, rel, note.text, (note.mtime_ns, note.size), parsed)
     except (sqlite3.Error, OSError) as exc:
         log.warning("graph index: %s not updated (%s); the next search catches up", rel, exc)
 
 
+def prepare(brain: Brain) -> None:
+    """Before ``reindex``'s scan: an index that is missing or typed under another pack is
+    filled from the notes the scan reads (each parsed once), the rest by the catch-up that
+    :func:`rebuild` runs after it."""
+    try:
+        graph = brain.graph()
+        if not graph.built:
+            graph.filling = True
+    except (sqlite3.Error, OSError) as exc:
+        log.warning("graph index not opened (%s); the next search builds it", exc)
+
+
 def rebuild(brain: Brain) -> int:
-    """``reindex``: the index from scratch (every note read again); -1 when the index could
-    not be written (said in the log; search builds it later)."""
+    """``reindex``: the index in step with the whole vault. Built from scratch when it is
+    missing (a lost state dir, a first run) or was typed under another pack; otherwise
+    caught up by stat, which reads only notes that changed, so a warm ``reindex`` stays a
+    stat of each note. Then the link properties of vaultbrain's own notes are checked.
+    Returns how many notes were (re)read; -1 when the index could not be written (said in
+    the log; the next search builds it)."""
     from vaultbrain.graph.extract import generated_keys
     from vaultbrain.graph.show import reconcile
 
     try:
         graph = brain.graph()
-        n = graph.rebuild(brain.vault)
-        managed = {k for p in (brain.pack, *brain.folder_packs) for k in generated_keys(p)}
-        reconcile(brain, graph, graph.linked_own_notes(managed))
-        return n
+        done = graph.catch_up(brain.vault)
+        packs = (brain.pack, *brain.folder_packs)
+        if any(p.manifest.link_types for p in packs):
+            managed = {k for p in packs for k in generated_keys(p)}
+            reconcile(brain, graph, graph.linked_own_notes(managed))
+        return done["indexed"]
     except (sqlite3.Error, OSError) as exc:
         log.warning("graph index not rebuilt (%s); the next search builds it", exc)
         return -1

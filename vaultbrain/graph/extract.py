@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vaultbrain.packs.model import PageType, ResolvedPack
-from vaultbrain.vault.note import parse_note
+from vaultbrain.vault.note import ParsedNote, parse_note
 
 WIKILINK = re.compile(r"!?\[\[([^\]\|#\^\n]*)(?:[#\^][^\]\|\n]*)?(?:\|([^\]\n]*))?\]\]")
 # Frontmatter keys that say nothing about what a note is about.
@@ -139,9 +139,17 @@ def generated_keys(pack: ResolvedPack) -> set[str]:
     return keys - declared
 
 
-def read_note(rel: str, text: str, pack: ResolvedPack, mtime_ns: int | None = None) -> NoteDoc:
-    """Everything the graph keeps of one note."""
-    parsed = parse_note(text)
+def read_note(
+    rel: str,
+    text: str,
+    pack: ResolvedPack,
+    mtime_ns: int | None = None,
+    parsed: ParsedNote | None = None,
+) -> NoteDoc:
+    """Everything the graph keeps of one note (``parsed``: the note as the sync parsed it,
+    so a note is parsed once)."""
+    if parsed is None or parsed.text != text:
+        parsed = parse_note(text)
     data = parsed.data if not parsed.error else {}
     body = parsed.body if not parsed.error else text
     ptype = pack.infer_type(rel, data)

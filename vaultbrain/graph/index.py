@@ -1,7 +1,7 @@
 """The graph index: every note's text in SQLite FTS5, its names, and its links.
 
 One file in the state dir, ``<state_dir>/graph.sqlite`` (Python's ``sqlite3``); the vault is
-never written here. It is a cache of the vault: ``reindex`` rebuilds it, the notes ↔ store
+never written here. It is a cache of the vault: ``reindex`` builds or catches it up, the notes ↔ store
 sync keeps it in step note by note (:meth:`GraphIndex.note_changed`, called for every note
 the sync reads or finds gone), and :meth:`GraphIndex.catch_up` brings it up to date by stat
 before a query (notes written while no vaultbrain process watched).
@@ -96,10 +96,19 @@ class GraphIndex:
     def _set_meta(self, key: str, value: str) -> None:
         self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, value))
 
+    # True while a reindex fills an index that is not built yet from the notes its scan
+    # reads (each note parsed once); the catch-up at its end reads the rest.
+    filling = False
+
     @property
     def built(self) -> bool:
         """True once a rebuild or a catch-up has filled the index."""
         return self._meta("built") == SCHEMA_VERSION
+
+    @property
+    def live(self) -> bool:
+        """True when changes should be indexed as they happen."""
+        return self.filling or self.built
 
     def _check_identity(self) -> None:
         with self.lock:
@@ -121,8 +130,8 @@ class GraphIndex:
             self.db.execute("COMMIT")
 
     # -- writing -------------------------------------------------------------------------
-    def _doc(self, rel: str, text: str, mtime_ns: int | None) -> NoteDoc:
-        return read_note(rel, text, self.typer(rel), mtime_ns)
+    def _doc(self, rel: str, text: str, mtime_ns: int | None, parsed: Any = None) -> NoteDoc:
+        return read_note(rel, text, self.typer(rel), mtime_ns, parsed)
 
     def _put(self, doc: NoteDoc, mtime_ns: int, size: int) -> None:
         db = self.db
@@ -170,15 +179,21 @@ class GraphIndex:
             self.db.execute(f"DELETE FROM {table} WHERE {col}=?", (nid,))  # noqa: S608
         self.db.execute("DELETE FROM notes WHERE id=?", (nid,))
 
+    def unchanged(self, rel: str, mtime_ns: int, size: int) -> bool:
+        """True when the index holds the note at exactly this stat."""
+        with self.lock:
+            row = self.db.execute("SELECT mtime_ns, size FROM notes WHERE rel=?", (rel,)).fetchone()
+        return row is not None and tuple(row) == (mtime_ns, size)
+
     def note_changed(
-        self, rel: str, text: str | None, mtime_ns: int = 0, size: int = 0
+        self, rel: str, text: str | None, mtime_ns: int = 0, size: int = 0, parsed: Any = None
     ) -> NoteDoc | None:
         """One note was written, edited or (``text`` None) removed: its rows follow."""
         with self._tx():
             if text is None:
                 self._drop(rel)
                 return None
-            doc = self._doc(rel, text, mtime_ns or None)
+            doc = self._doc(rel, text, mtime_ns or None, parsed)
             self._put(doc, mtime_ns, size)
             return doc
 
@@ -190,6 +205,7 @@ class GraphIndex:
             n = self._add_all(vault, ((rel, entry) for rel, entry in vault.iter_notes()))
             self._set_meta("built", SCHEMA_VERSION)
             self._set_meta("pack", self.identity)
+        self.checkpoint()
         return n
 
     def _add_all(self, vault: Any, entries: Iterable[tuple[str, Any]]) -> int:
@@ -206,7 +222,7 @@ class GraphIndex:
     def catch_up(self, vault: Any) -> dict[str, int]:
         """Bring the index in step with the vault by stat: changed notes are re-read, gone
         ones dropped. The first call builds it."""
-        if not self.built:
+        if not self.built and not self.filling:
             return {"indexed": self.rebuild(vault), "dropped": 0}
         with self.lock:
             known = {
@@ -224,13 +240,24 @@ class GraphIndex:
             if known.get(rel) != (st.st_mtime_ns, st.st_size):
                 changed.append((rel, entry))
         gone = [rel for rel in known if rel not in seen]
-        if not changed and not gone:
+        if not changed and not gone and not self.filling:
             return {"indexed": 0, "dropped": 0}
         with self._tx():
             for rel in gone:
                 self._drop(rel)
             n = self._add_all(vault, changed)
+            if self.filling:
+                self._set_meta("built", SCHEMA_VERSION)
+                self._set_meta("pack", self.identity)
+        if self.filling:
+            self.filling = False
+            self.checkpoint()
         return {"indexed": n, "dropped": len(gone)}
+
+    def checkpoint(self) -> None:
+        """Fold the write-ahead log into the index file (after a bulk write)."""
+        with self.lock:
+            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     # -- reading -------------------------------------------------------------------------
     def resolve(self, key: str) -> int | None:

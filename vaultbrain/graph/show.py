@@ -115,15 +115,23 @@ def reconcile(brain: Any, index: GraphIndex, nids: set[int]) -> list[str]:
 
 
 def after_change(
-    brain: Any, index: GraphIndex, rel: str, text: str | None, stat: tuple[int, int]
+    brain: Any,
+    index: GraphIndex,
+    rel: str,
+    text: str | None,
+    stat: tuple[int, int],
+    parsed: Any = None,
 ) -> list[str]:
     """Index one note's change, then show its typed links on the own notes it touches (it,
     what it linked to before, what it links to now)."""
+    if not index.typer(rel).manifest.link_types:
+        index.note_changed(rel, text, *stat, parsed)  # no link verbs: nothing to show
+        return []
     before = index.note_id_exact(rel)
     touched: set[int] = set()
     if before is not None:
         touched |= typed_targets(index, before)
-    index.note_changed(rel, text, *stat)
+    index.note_changed(rel, text, *stat, parsed)
     now = index.note_id_exact(rel)
     if now is not None:
         pack = index.typer(rel)
