@@ -74,6 +74,7 @@ def prepare(brain: Brain) -> None:
         graph = brain.graph()
         if not graph.built:
             graph.filling = True
+        graph.begin_bulk()
     except (sqlite3.Error, OSError) as exc:
         log.warning("graph index not opened (%s); the next search builds it", exc)
 
@@ -90,6 +91,7 @@ def rebuild(brain: Brain) -> int:
 
     try:
         graph = brain.graph()
+        graph.end_bulk()  # what the scan wrote (prepare)
         done = graph.catch_up(brain.vault)
         packs = (brain.pack, *brain.folder_packs)
         if any(p.manifest.link_types for p in packs):

@@ -121,6 +121,9 @@ class GraphIndex:
     @contextmanager
     def _tx(self) -> Iterator[None]:
         with self.lock:
+            if self.db.in_transaction:  # inside a bulk transaction (see begin_bulk)
+                yield
+                return
             self.db.execute("BEGIN")
             try:
                 yield
@@ -253,6 +256,18 @@ class GraphIndex:
             self.filling = False
             self.checkpoint()
         return {"indexed": n, "dropped": len(gone)}
+
+    def begin_bulk(self) -> None:
+        """Hold one transaction until :meth:`end_bulk`: a reindex's scan writes many notes,
+        and a commit per note would cost more than the note."""
+        with self.lock:
+            if not self.db.in_transaction:
+                self.db.execute("BEGIN")
+
+    def end_bulk(self) -> None:
+        with self.lock:
+            if self.db.in_transaction:
+                self.db.execute("COMMIT")
 
     def checkpoint(self) -> None:
         """Fold the write-ahead log into the index file (after a bulk write)."""
