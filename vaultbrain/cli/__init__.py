@@ -42,6 +42,7 @@ COMMANDS: dict[str, str] = {
     "whoknows": "vaultbrain.cli.graph:whoknows_cmd",
     "links": "vaultbrain.cli.graph:links_cmd",
     "takes": "vaultbrain.cli.graph:takes_cmd",
+    "enrich": "vaultbrain.cli.graph:enrich_cmd",
 }
 
 

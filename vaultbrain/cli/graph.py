@@ -149,3 +149,36 @@ def takes_cmd(
     for r in rows:
         who = f"{r['holder']}: " if r["holder"] else ""
         click.echo(f"{r['date'] or '':10}  {r['kind']:5}  {who}{r['text']}  ({r['source']})")
+
+
+@click.command("enrich")
+@click.argument("type_name", metavar="[TYPE]", required=False)
+@click.argument("name", metavar="[NAME]", required=False)
+@click.option("--dry-run", is_flag=True, help="Say what would be filled; write nothing.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def enrich_cmd(
+    obj: Any, type_name: str | None, name: str | None, dry_run: bool, as_json: bool
+) -> None:
+    """Fill empty fields of the pack's enrichable records from what the vault says.
+
+    Contact from e-mail addresses or phone numbers written about the record, the last
+    interaction from the latest note linking to it, topics its linking notes share, links
+    from its typed links. A value someone wrote is never replaced; each value added is in
+    the audit trail with where it came from.
+    """
+    from vaultbrain.graph.enrich import enrich
+
+    brain, graph = _graph(obj)
+    rows = enrich(brain, graph, type_name, name, dry_run)
+    if as_json:
+        echo_json({"dry_run": dry_run, "changes": rows})
+        return
+    if not rows:
+        click.echo("nothing to fill")
+        return
+    verb = "would fill" if dry_run else "filled"
+    for r in rows:
+        click.echo(f"{r['path']}: {verb}")
+        for field, p in r["fields"].items():
+            click.echo(f"    {field}: {p['value']}  (from {'; '.join(p['from'])})")
