@@ -43,7 +43,6 @@ def main() -> int:
     from vaultbrain.brain import Brain
     from vaultbrain.filing.sync import CACHE_FILE, reindex
     from vaultbrain.graph import note_changed
-    from vaultbrain.graph.index import INDEX_FILE
     from vaultbrain.graph.search import search
     from vaultbrain.graph.whoknows import whoknows
 
@@ -90,7 +89,7 @@ def main() -> int:
     brain._graph = None  # the bench's own handle on the index is closed
 
     cache = vault / ".vaultbrain" / CACHE_FILE
-    index_file = vault / ".vaultbrain" / INDEX_FILE
+    index_file = Path(graph.path)
     baseline(vault)
     base = timed(lambda: baseline(vault), args.runs)
     b = sorted(base)[len(base) // 2]

@@ -154,8 +154,9 @@ def test_sync_keeps_the_index_in_step_and_reindex_rebuilds_it(vault: Path, tmp_p
     _person(vault, "Ada Beck", ["beekeeping"])
     run(vault, "reindex")
     brain = Brain(vault)
-    assert (brain.state_dir / "graph.sqlite").exists()
-    for path in vault.rglob("graph.sqlite*"):  # never among the notes
+    assert brain.graph().path.exists()
+    assert brain.graph().path.is_relative_to(brain.state_dir)
+    for path in vault.rglob("*.sqlite*"):  # never among the notes
         assert path.is_relative_to(brain.state_dir)
     graph = brain.graph()
     from vaultbrain.graph.search import search

@@ -1,7 +1,7 @@
 """The graph the active pack declares, over the whole vault: full-text search, whoknows,
 typed links and takes.
 
-Everything here is derived from the vault and kept in ``<state_dir>/graph.sqlite``
+Everything here is derived from the vault and kept in ``<state_dir>/graph/`` (one index per pack identity)
 (:mod:`vaultbrain.graph.index`); the vault is written only where vaultbrain owns the note
 (its own record notes), never otherwise. :func:`open_graph` is what ``Brain.graph()``
 returns; :func:`note_changed` is the hook the notes ↔ store sync calls for every note it
@@ -14,7 +14,7 @@ import logging
 import sqlite3
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain.graph.index import INDEX_FILE, GraphIndex
+from vaultbrain.graph.index import GraphIndex, index_path
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -48,7 +48,7 @@ def note_changed(brain: Brain, rel: str, note: Any | None, parsed: Any = None) -
     catch-up re-reads the note. On vaultbrain's own notes the typed links it touches are
     shown as properties (:mod:`vaultbrain.graph.show`).
     """
-    if not (brain.state_dir / INDEX_FILE).exists():
+    if not index_path(brain.state_dir, pack_key(brain)).exists():
         return
     try:
         graph = brain.graph()

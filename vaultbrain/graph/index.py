@@ -1,7 +1,10 @@
 """The graph index: every note's text in SQLite FTS5, its names, and its links.
 
-One file in the state dir, ``<state_dir>/graph.sqlite`` (Python's ``sqlite3``); the vault is
-never written here. It is a cache of the vault: ``reindex`` builds or catches it up, the notes ↔ store
+One file in the state dir per pack identity, ``<state_dir>/graph/<sha8>.sqlite`` (Python's
+``sqlite3``; sha8 of the identity of the active pack and the folder packs); the vault is
+never written here. Keyed by file, a row typed under pack A is unreachable under pack B, and
+a daemon under one pack and a command run with ``--schema-pack`` never share rows;
+``schema use`` back to A finds A's index as it was (no eviction, only a catch-up). It is a cache of the vault: ``reindex`` builds or catches it up, the notes ↔ store
 sync keeps it in step note by note (:meth:`GraphIndex.note_changed`, called for every note
 the sync reads or finds gone), and :meth:`GraphIndex.catch_up` brings it up to date by stat
 before a query (notes written while no vaultbrain process watched).
@@ -12,8 +15,7 @@ Tables:
 - ``names``: the keys a wiki link may use for a note: its path (kind 0), its basename (1),
   each alias (2), lower case and without ``.md``;
 - ``links``: every link out of a note, untyped (``""``) and typed, by target key;
-- ``meta``: the pack identity the types were read under. A different pack makes every note
-  stale (re-typed at the next catch-up): a row written under pack A is never read under B.
+- ``meta``: the pack identity, and whether the index has been built.
 
 Link resolution (Obsidian's rules): a key that is a note's path (from the vault root, without
 ``.md``) is that note; else a key that is exactly one note's basename; else one note's alias.
@@ -23,6 +25,7 @@ have to guess.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
@@ -36,7 +39,15 @@ from vaultbrain.errors import UserError
 from vaultbrain.graph.extract import NoteDoc, base_key, link_key, note_key, read_note
 from vaultbrain.packs.model import ResolvedPack
 
-INDEX_FILE = "graph.sqlite"
+INDEX_DIR = "graph"
+
+
+def index_path(state_dir: Path, identity: str) -> Path:
+    """Where the index of one pack identity lives."""
+    digest = hashlib.sha256(identity.encode()).hexdigest()[:8]
+    return Path(state_dir) / INDEX_DIR / f"{digest}.sqlite"
+
+
 SCHEMA_VERSION = "1"
 
 _SCHEMA = """
@@ -73,7 +84,7 @@ class GraphIndex:
         typer: Callable[[str], ResolvedPack],
         identity: str,
     ) -> None:
-        self.path = Path(state_dir) / INDEX_FILE
+        self.path = index_path(state_dir, identity)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.typer = typer
         self.identity = identity
@@ -112,11 +123,15 @@ class GraphIndex:
 
     def _check_identity(self) -> None:
         with self.lock:
-            if self._meta("pack") != self.identity:
-                # Types, typed links and fields were read under another pack: every note is
-                # stale (re-read at the next catch-up), nothing of the old typing is served.
-                self.db.execute("UPDATE notes SET mtime_ns = -1")
+            stored = self._meta("pack")
+            if stored is None:
                 self._set_meta("pack", self.identity)
+            elif stored != self.identity:  # two identities with one digest: start afresh
+                with self._tx():
+                    for table in ("notes", "notes_fts", "names", "links"):
+                        self.db.execute(f"DELETE FROM {table}")  # noqa: S608
+                    self.db.execute("DELETE FROM meta WHERE key = 'built'")
+                    self._set_meta("pack", self.identity)
 
     @contextmanager
     def _tx(self) -> Iterator[None]:

@@ -13,7 +13,7 @@ pack identity, so a take found under one pack is not listed under another.
 
 Where takes land: the ``## Takes`` section of the holder's note when the holder is a person
 record vaultbrain made, else of the source note when vaultbrain made it; otherwise only in
-``<state_dir>/graph.sqlite`` (no unasked writes). Each line links its source.
+the graph index of the pack (no unasked writes). Each line links its source.
 """
 
 from __future__ import annotations
