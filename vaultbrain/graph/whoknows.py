@@ -14,6 +14,7 @@ every :data:`HALF_LIFE_DAYS`, never below a quarter, so old evidence still count
 from __future__ import annotations
 
 import datetime as dt
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,12 +63,37 @@ def whoknows(
             (*WEIGHTS, match, MAX_HITS),
         ).fetchall()
         types: dict[int, str | None] = {nid: t for nid, t, _, _ in hits}
+        ids = json.dumps([h[0] for h in hits])
+        # Every link out of a hit, and every link into one (by the keys that name it), in
+        # two queries; each key resolved once.
+        out_keys: dict[int, set[str]] = {}
+        for src, key in db.execute(
+            "SELECT DISTINCT src, key FROM links WHERE src IN (SELECT value FROM json_each(?))",
+            (ids,),
+        ):
+            out_keys.setdefault(src, set()).add(key)
+        in_links: dict[int, set[tuple[int, str]]] = {}
+        for note, src, key in db.execute(
+            "SELECT DISTINCT nm.note, l.src, l.key FROM names nm JOIN links l ON l.key = nm.key "
+            "WHERE nm.note IN (SELECT value FROM json_each(?)) AND l.src != nm.note",
+            (ids,),
+        ):
+            in_links.setdefault(note, set()).add((src, key))
 
-        def type_of(nid: int) -> str | None:
-            if nid not in types:
-                row = db.execute("SELECT type FROM notes WHERE id=?", (nid,)).fetchone()
-                types[nid] = row[0] if row else None
-            return types[nid]
+        def resolve(key: str) -> int | None:
+            if key not in resolved:
+                resolved[key] = index.resolve(key)
+            return resolved[key]
+
+        wanted = {resolve(k) for keys in out_keys.values() for k in keys}
+        wanted |= {src for links in in_links.values() for src, _ in links}
+        wanted = {n for n in wanted if n is not None and n not in types}
+        if wanted:
+            for nid, t in db.execute(
+                "SELECT id, type FROM notes WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps(sorted(wanted)),),
+            ):
+                types[nid] = t
 
         def credit(nid: int, points: float, how: str, via: int) -> None:
             e = experts.setdefault(nid, _Expert(nid))
@@ -79,28 +105,16 @@ def whoknows(
             if t in expert_types:
                 credit(nid, OWN * relevance, "own note", nid)
             targets = set()
-            for (key,) in db.execute("SELECT DISTINCT key FROM links WHERE src=?", (nid,)):
-                if key not in resolved:
-                    resolved[key] = index.resolve(key)
-                target = resolved[key]
-                if target is not None and target != nid and type_of(target) in expert_types:
+            for key in out_keys.get(nid, ()):
+                target = resolve(key)
+                if target is not None and target != nid and types.get(target) in expert_types:
                     targets.add(target)
             for target in targets:
                 credit(target, LINKED_FROM * relevance, "links to it", nid)
-            keys = index.keys_of(nid)
-            if keys:
-                marks = ",".join("?" * len(keys))
-                srcs = {
-                    src
-                    for (src, key) in db.execute(
-                        f"SELECT DISTINCT src, key FROM links WHERE key IN ({marks})",  # noqa: S608
-                        keys,
-                    )
-                    if src != nid and index.resolve(key) == nid
-                }
-                for src in srcs:
-                    if type_of(src) in expert_types and src not in targets:
-                        credit(src, LINKS_TO * relevance, "it links to", nid)
+            srcs = {src for src, key in in_links.get(nid, ()) if resolve(key) == nid}
+            for src in srcs:
+                if types.get(src) in expert_types and src not in targets:
+                    credit(src, LINKS_TO * relevance, "it links to", nid)
         ranked = sorted(experts.values(), key=lambda e: -e.score)[:limit]
         return [_result(index, e, terms) for e in ranked]
 
