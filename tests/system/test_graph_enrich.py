@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from support.cli import frontmatter, run, run_json
 
@@ -88,3 +89,37 @@ def test_enrich_fills_only_empty_fields_and_says_where_from(vault: Path) -> None
     assert frontmatter(vault / "People/Tom.md")["contact"] == "tom@old.example"
     bad = run(vault, "enrich", "meeting", ok=False)
     assert bad.exit_code == 1 and "not enrichable" in bad.output
+
+
+def test_enrich_llm_summarises_context_from_the_lines_that_name_the_record(
+    vault: Path, lmstudio: Any
+) -> None:
+    def responder(request: dict[str, Any]) -> str:
+        prompt = request["messages"][-1]["content"]
+        assert "Sarah brought seeds" in prompt and "Bob is bob@example.com" not in prompt
+        return json.dumps({"context": "Gardening friend who swaps seeds."})
+
+    lmstudio.responder = responder
+    run(vault, "init")
+    run(vault, "schema", "use", "vaultbrain-recommended")
+    _write(vault, "People/Sarah.md", "---\ntype: person\nname: Sarah\n---\n# Sarah\n")
+    _meeting(
+        vault,
+        "Seed swap",
+        "2026-10-01",
+        "Sarah",
+        "Sarah brought seeds.\nBob is bob@example.com.",
+        ["garden"],
+    )
+    dry = run_json(vault, "enrich", "person", "Sarah", "--llm", "--dry-run")
+    assert dry["changes"][0]["fields"]["context"] == {
+        "value": "Gardening friend who swaps seeds.",
+        "from": ["Meetings/Seed swap.md"],
+    }
+    assert "context" not in frontmatter(vault / "People/Sarah.md")
+    run(vault, "enrich", "person", "Sarah", "--llm")
+    assert frontmatter(vault / "People/Sarah.md")["context"] == "Gardening friend who swaps seeds."
+    assert lmstudio.requests[-1]["response_format"]["json_schema"]["name"] == "context"
+    calls = len(lmstudio.requests)
+    assert "nothing to fill" in run(vault, "enrich", "person", "Sarah", "--llm").output
+    assert len(lmstudio.requests) == calls  # a filled context is not asked for again

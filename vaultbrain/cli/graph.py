@@ -155,10 +155,16 @@ def takes_cmd(
 @click.argument("type_name", metavar="[TYPE]", required=False)
 @click.argument("name", metavar="[NAME]", required=False)
 @click.option("--dry-run", is_flag=True, help="Say what would be filled; write nothing.")
+@click.option("--llm", "use_llm", is_flag=True, help="Also summarise an empty context (LLM).")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 def enrich_cmd(
-    obj: Any, type_name: str | None, name: str | None, dry_run: bool, as_json: bool
+    obj: Any,
+    type_name: str | None,
+    name: str | None,
+    dry_run: bool,
+    use_llm: bool,
+    as_json: bool,
 ) -> None:
     """Fill empty fields of the pack's enrichable records from what the vault says.
 
@@ -170,7 +176,7 @@ def enrich_cmd(
     from vaultbrain.graph.enrich import enrich
 
     brain, graph = _graph(obj)
-    rows = enrich(brain, graph, type_name, name, dry_run)
+    rows = enrich(brain, graph, type_name, name, dry_run, use_llm)
     if as_json:
         echo_json({"dry_run": dry_run, "changes": rows})
         return

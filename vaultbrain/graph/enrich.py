@@ -8,7 +8,10 @@ Per record (its note and the notes that link to it, read from the graph index):
   that links to the record;
 - a ``topics`` list: the topics and tags the linking notes carry at least twice;
 - a ``link``/``links`` field named after a link type, or ``company`` / ``employer``: the
-  record's typed links of that verb (``works_at`` → its company).
+  record's typed links of that verb (``works_at`` → its company);
+- a ``context`` text field, only when asked (``--llm``): the lines of the linking notes that
+  name the record, summarised by the LLM (``prompts/brain-enrich.md``), the local server the
+  settings name; the reply goes to the audit trail.
 
 Only a field that is missing or empty is filled; a value a person wrote is never replaced
 (checked again inside the compare-and-swap edit). Every value added goes to the audit trail
@@ -23,12 +26,13 @@ import re
 from collections import Counter
 from typing import Any
 
-from vaultbrain.errors import UserError
+from vaultbrain.errors import LLMError, UserError
 from vaultbrain.graph.index import GraphIndex
 from vaultbrain.graph.links import outgoing
 from vaultbrain.graph.show import wikilink
 from vaultbrain.vault.note import parse_note, update_frontmatter
 
+PROMPT = "brain-enrich.md"
 EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 PHONE = re.compile(r"(?<![\w])\+?\d[\d ()./-]{6,}\d(?![\w])")
 _TOPIC_KEYS = ("topics", "tags")
@@ -64,8 +68,11 @@ def _names(index: GraphIndex, nid: int) -> list[str]:
     return sorted(names)
 
 
-def propose(index: GraphIndex, nid: int, ptype: Any, today: dt.date) -> dict[str, dict[str, Any]]:
-    """field -> {"value", "from"} for the record's empty declared fields."""
+def propose(
+    index: GraphIndex, nid: int, ptype: Any, today: dt.date, summarise: Any = None
+) -> dict[str, dict[str, Any]]:
+    """field -> {"value", "from"} for the record's empty declared fields (``summarise``:
+    lines -> a context sentence, or None for no LLM)."""
     data = index.note_data(nid)
     fields = ptype.fields
     empty = [f for f in fields if _empty(data.get(f))]
@@ -107,6 +114,12 @@ def propose(index: GraphIndex, nid: int, ptype: Any, today: dt.date) -> dict[str
                     "value": topics,
                     "from": sorted({r for t in topics for r in where[t]}),
                 }
+        elif field == "context" and spec.type == "text" and summarise is not None:
+            lines = _mentions(index, back, names)
+            if lines:
+                text = summarise(index.note_row(nid), [line for _, line in lines])
+                if text:
+                    out[field] = {"value": text, "from": sorted({rel for rel, _ in lines})}
         elif spec.type in ("link", "links"):
             verbs = {field}
             if field in ("company", "employer"):
@@ -119,6 +132,66 @@ def propose(index: GraphIndex, nid: int, ptype: Any, today: dt.date) -> dict[str
                     "from": [index.note_row(nid)["rel"]],
                 }
     return out
+
+
+def _mentions(index: GraphIndex, back: list[int], names: list[str]) -> list[tuple[str, str]]:
+    """(note, line) of the linking notes' lines that name the record, at most 40."""
+    out = []
+    for s in back:
+        rel = index.note_row(s)["rel"]
+        for line in index.body(s).splitlines():
+            if line.strip() and any(n in line.lower() for n in names):
+                out.append((rel, line.strip()[:300]))
+                if len(out) >= 40:
+                    return out
+    return out
+
+
+def llm_summariser(brain: Any) -> Any:
+    """lines -> one or two sentences, by the brain's LLM client (None: no client)."""
+    client = brain.client
+    if client is None:
+        raise UserError("--llm needs an LLM server (`vaultbrain settings set provider lmstudio`)")
+    from vaultbrain.classify.prompt import fill, load_template
+
+    template, _ = load_template(PROMPT)
+    schema = {
+        "type": "object",
+        "properties": {"context": {"type": "string", "maxLength": 400}},
+        "required": ["context"],
+        "additionalProperties": False,
+    }
+
+    def summarise(row: dict[str, Any], lines: list[str]) -> str | None:
+        content = fill(
+            template,
+            {"name": row["title"], "type": row["type"] or "note", "lines": "\n".join(lines)},
+        )
+        try:
+            reply = client.chat_json([{"role": "user", "content": content}], schema, name="context")
+        except LLMError as exc:  # the other fields are still filled; context waits
+            brain.store.audit(
+                {
+                    "at": brain.now().isoformat(),
+                    "kind": "enrich-llm",
+                    "path": row["rel"],
+                    "error": str(exc),
+                }
+            )
+            return None
+        text = reply.data.get("context") if isinstance(reply.data, dict) else None
+        brain.store.audit(
+            {
+                "at": brain.now().isoformat(),
+                "kind": "enrich-llm",
+                "path": row["rel"],
+                "model": reply.model,
+                "raw": reply.raw[:4000],
+            }
+        )
+        return " ".join(text.split())[:400] if isinstance(text, str) and text.strip() else None
+
+    return summarise
 
 
 def _contact(
@@ -149,6 +222,7 @@ def enrich(
     type_name: str | None = None,
     name: str | None = None,
     dry_run: bool = False,
+    use_llm: bool = False,
 ) -> list[dict[str, Any]]:
     """Fill (or, dry run, list) empty fields of enrichable records. The changes, per note."""
     pack = brain.pack
@@ -178,13 +252,14 @@ def enrich(
                 )
             ]
     today = brain.today()
+    summarise = llm_summariser(brain) if use_llm else None
     out = []
     for nid in targets:
         row = index.note_row(nid)
         if row["type"] not in enrichable:
             raise UserError(f"{row['rel']} is a {row['type'] or 'untyped note'}, not enrichable")
         ptype = pack.get_type(row["type"])
-        proposals = propose(index, nid, ptype, today)
+        proposals = propose(index, nid, ptype, today, summarise)
         if not proposals:
             continue
         entry = {"path": row["rel"], "fields": proposals, "written": False}
