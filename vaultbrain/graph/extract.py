@@ -25,6 +25,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import yaml
+
 from vaultbrain.packs.model import PageType, ResolvedPack
 from vaultbrain.vault.note import ParsedNote, parse_note
 
@@ -127,6 +129,34 @@ def _day(data: dict[str, Any], mtime_ns: int | None) -> int | None:
     return best
 
 
+_FENCE_END = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.M)
+
+try:
+    _Loader: type = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - PyYAML without libyaml
+    _Loader = yaml.SafeLoader
+
+
+def _quick_parse(text: str) -> tuple[dict[str, Any], str]:
+    """(frontmatter, body): one YAML load of the fence, as reading a note costs at least;
+    anything unusual goes through :func:`parse_note`, which knows every edge."""
+    start = 1 if text.startswith("\ufeff") else 0
+    if text.startswith("---\n", start):
+        m = _FENCE_END.search(text, start + 4)
+        if m is not None:
+            try:
+                data = yaml.load(text[start + 4 : m.start()], Loader=_Loader)
+            except yaml.YAMLError:
+                data = None
+            if isinstance(data, dict) and all(isinstance(k, str) for k in data):
+                end = text.find("\n", m.end())
+                return data, "" if end < 0 else text[end + 1 :]
+    parsed = parse_note(text)
+    if parsed.error:
+        return {}, text
+    return parsed.data, parsed.body
+
+
 def generated_keys(pack: ResolvedPack) -> set[str]:
     """The frontmatter properties vaultbrain writes to show typed links (never read back as
     links: they are what the links said, not what the person wrote)."""
@@ -148,10 +178,11 @@ def read_note(
 ) -> NoteDoc:
     """Everything the graph keeps of one note (``parsed``: the note as the sync parsed it,
     so a note is parsed once)."""
-    if parsed is None or parsed.text != text:
-        parsed = parse_note(text)
-    data = parsed.data if not parsed.error else {}
-    body = parsed.body if not parsed.error else text
+    if parsed is not None and parsed.text == text:
+        data = parsed.data if not parsed.error else {}
+        body = parsed.body if not parsed.error else text
+    else:
+        data, body = _quick_parse(text)
     ptype = pack.infer_type(rel, data)
     title_key = ptype.title_key if ptype else "title"
     title = data.get(title_key) or data.get("title") or data.get("name")
