@@ -791,5 +791,5 @@ def reindex(app: Brain) -> SyncReport:
     with app.store.bulk():
         report = sync.scan()
     report.warning = format_untyped(report.untyped_in_folders, report.in_folders, app.pack.identity)
-    graph_rebuild(app)  # the graph index from scratch (vaultbrain.graph)
+    graph_rebuild(app)  # the graph index built or caught up (vaultbrain.graph)
     return report
