@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from vaultbrain.classify.llm import LLMClient
     from vaultbrain.filing.index import RecordIndex
     from vaultbrain.filing.sync import NoteSync
+    from vaultbrain.graph import GraphIndex
 
 
 class Brain:
@@ -58,6 +59,7 @@ class Brain:
         self._index_key: tuple[str, ...] = ()
         self._client: LLMClient | None = None
         self._notes: NoteSync | None = None
+        self._graph: GraphIndex | None = None
         self._pack_error: PackError | None = None
         self._active: ActivePack
         self._folder_packs: list[ResolvedPack] = []
@@ -176,6 +178,13 @@ class Brain:
 
             self._notes = NoteSync(self)
         return self._notes
+
+    def graph(self) -> GraphIndex:
+        """The graph index (FTS5, names, typed links), opened on first use (vaultbrain.graph)."""
+        from vaultbrain.graph import open_graph
+
+        self._graph = open_graph(self, self._graph)
+        return self._graph
 
     def apply_deferred(self, collection: str, record_id: str) -> int:
         """Capture updates that waited for a note caught mid-save (the note has content again)."""

@@ -72,9 +72,7 @@ def test_identity_fields_are_validated(env_home: Path, key: str, value: object, 
     assert err.code == "INVALID_SHAPE" and err.field == field
 
 
-@pytest.mark.parametrize(
-    "prefix", ["/People/", "../People/", "People/../x/", ".obsidian/", "", "A//B/"]
-)
+@pytest.mark.parametrize("prefix", ["../People/", "People/../x/", ".obsidian/", "", "A//B/"])
 def test_bad_path_prefixes_are_refused(env_home: Path, prefix: str) -> None:
     doc = manifest("p", extends=None, page_types=[ptype("note", prefix)])
     assert _err(write_pack(env_home, "p", doc)).field == "page_types[0](note).path_prefixes"

@@ -43,6 +43,11 @@ COMMANDS: dict[str, str] = {
     "idealoom": "vaultbrain.cli.idealoom:idealoom",
     "schema": "vaultbrain.cli.schema:schema",
     "classify": "vaultbrain.cli.classify:classify_cmd",
+    "search": "vaultbrain.cli.graph:search_cmd",
+    "whoknows": "vaultbrain.cli.graph:whoknows_cmd",
+    "links": "vaultbrain.cli.graph:links_cmd",
+    "takes": "vaultbrain.cli.graph:takes_cmd",
+    "enrich": "vaultbrain.cli.graph:enrich_cmd",
 }
 
 

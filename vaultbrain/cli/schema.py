@@ -614,8 +614,21 @@ def graph_cmd(obj: Any, pack_ref: str | None) -> None:
     """(experimental) The types of the active pack (or PACK), their folders and link verbs."""
     from vaultbrain.packs.describe import graph_lines
 
-    for line in graph_lines(_pack(obj, pack_ref)):
+    pack = _pack(obj, pack_ref)
+    for line in graph_lines(pack):
         click.echo(line)
+    if obj.vault_dir.is_dir() and pack.identity == _active(obj).pack.identity:
+        # The vault's typed links under the active pack, counted per link type.
+        from vaultbrain.graph.links import counts
+
+        brain = obj.app()
+        graph = brain.graph()
+        graph.catch_up(brain.vault)
+        found = counts(graph)
+        declared = [lt.name for lt in pack.manifest.link_types]
+        click.echo("  links in this vault:")
+        for name in [*declared, *(n for n in found if n not in declared)]:
+            click.echo(f"    {name}: {found.get(name, 0)}")
 
 
 @schema.command("explain", short_help=EXPERIMENTAL + "Describe a type in plain English.")

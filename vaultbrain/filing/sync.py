@@ -32,6 +32,9 @@ from vaultbrain.filing.decide import (
     decide_export,
 )
 from vaultbrain.filing.records import fields_into_note, new_id, record_from_note, settle_task_note
+from vaultbrain.graph import note_changed as graph_note_changed
+from vaultbrain.graph import prepare as graph_prepare
+from vaultbrain.graph import rebuild as graph_rebuild
 from vaultbrain.vault import NoteFile, is_ignored
 from vaultbrain.vault.note import ParsedNote, parse_note, update_frontmatter
 
@@ -178,7 +181,10 @@ class NoteSync:
         self._remember(rel, note)
         parsed = parse_note(note.text)
         action = decide(self._facts(rel, note, parsed))
-        return self.apply(action, rel, note, parsed, report)
+        action = self.apply(action, rel, note, parsed, report)
+        # the graph index follows (vaultbrain.graph)
+        graph_note_changed(self.app, rel, note, parsed)
+        return action
 
     def _facts(self, rel: str, note: NoteFile, parsed: ParsedNote) -> Facts:
         """What a decision about the note at ``rel`` needs to know (reads only the store)."""
@@ -574,6 +580,7 @@ class NoteSync:
         report = report or SyncReport()
         self.cache.pop(rel, None)
         self._cache_dirty = True
+        graph_note_changed(self.app, rel, None)
         hit = self.index.by_path(rel)
         if hit is None:
             return None
@@ -825,10 +832,12 @@ def reindex(app: Brain) -> SyncReport:
     from vaultbrain.packs.survey import format_untyped
 
     sync = app.notes()
+    graph_prepare(app)  # a missing graph index is filled by this scan (vaultbrain.graph)
     with app.store.bulk():
         report = sync.scan()
     from vaultbrain.classify.adapt import rebuild
 
     rebuild(app.store, app.pack)  # the embedded classifier learns the vault afresh
     report.warning = format_untyped(report.untyped_in_folders, report.in_folders, app.pack.identity)
+    graph_rebuild(app)  # the graph index built or caught up (vaultbrain.graph)
     return report

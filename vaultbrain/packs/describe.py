@@ -84,6 +84,7 @@ _TYPE_KEYS = (
     "template",
     "collection",
     "title_field",
+    "subtypes",
 )
 
 
@@ -172,6 +173,15 @@ def graph_lines(pack: ResolvedPack) -> list[str]:
     return lines
 
 
+def _subtype_words(sub: Any) -> str:
+    w = sub.when
+    if w.path_pattern:
+        return f"{sub.name} (path matches {w.path_pattern!r})"
+    if w.frontmatter_field:
+        return f"{sub.name} ({w.frontmatter_field}: {w.frontmatter_value!r})"
+    return sub.name
+
+
 _PRIMITIVE_WORDS = {
     "entity": "a thing with an identity (someone or something you keep notes about)",
     "media": "something made to be read, watched or listened to",
@@ -201,6 +211,8 @@ def explain_type(pack: ResolvedPack, name: str) -> str:
         parts.append(f"No folder implies it: only a frontmatter `type: {t.name}` does.")
     if t.aliases:
         parts.append("Also called: " + ", ".join(t.aliases) + ".")
+    if t.subtypes:
+        parts.append("Subtypes: " + ", ".join(_subtype_words(s) for s in t.subtypes) + ".")
     parts.append(
         "The classifier may file thoughts here."
         if t.fileable

@@ -17,6 +17,8 @@ Each rule is a pure function of the resolved pack returning issues; an issue of 
   ``frontmatter_link_unknown_field``: a field the type does not declare.
 - ``prefix_collision``: the same folder on two types; ``prefix_nested``: one type's folder
   inside another's (an error when the outer one comes first, so the inner never matches).
+- ``prefix_leading_slash``: a prefix written ``/People/`` (gbrain's packs do); it is read
+  from the vault root with the slash stripped.
 - ``redos_link_regex``: a link regex prone to catastrophic backtracking.
 - ``field_default_invalid``, ``title_field_undeclared``, ``extends_deep``,
   ``min_version_newer``.
@@ -305,6 +307,18 @@ def _references(m: Manifest) -> list[LintIssue]:
 
 def _prefixes(m: Manifest) -> list[LintIssue]:
     out = []
+    for t in m.page_types:
+        for raw in t.stripped_prefixes:
+            out.append(
+                LintIssue(
+                    "prefix_leading_slash",
+                    "warning",
+                    f"{raw!r} ({t.name}) starts with '/': read as {raw.strip().lstrip('/')!r}, "
+                    "a folder from the vault root",
+                    type=t.name,
+                    hint="write the prefix without the leading '/'",
+                )
+            )
     pairs = [(normalize_prefix(p), p, t.name) for t in m.page_types for p in t.path_prefixes]
     by_prefix: dict[str, list[str]] = {}
     for norm, _raw, owner in pairs:

@@ -13,11 +13,14 @@ that names them.
   borrows, then the parent...), so a more derived type wins however deep the chain is. An
   override takes the value of the nearest layer but keeps the position of the farthest
   layer that declared the type: overriding never reorders.
+- What the root borrows comes after the root's own types (a pack's own declarations come
+  before what it borrows, as in gbrain's merge).
 - ``takes_kinds`` is a union (root's order first): its default makes an omitted field look
   like an explicit one, so replacing would let a child that omits it drop kinds.
 - ``phases`` and ``calibration_domains`` are the child's own: they gate what runs, and a
-  child must opt in explicitly. Identity fields, ``extends`` and ``borrow_from`` are the
-  child's too.
+  child must opt in explicitly. Identity fields, ``extends``, ``borrow_from`` and gbrain's
+  ``migration_from``, ``mapping_rules`` and ``path_match`` are the child's too (they
+  describe the pack itself, not the types it passes on).
 - ``borrow_from`` contributes only the named types and link types of the target's own
   declarations (not what the target inherits or borrows): selective and non-transitive.
   Resolving the target, and refusing a missing one, is the loader's job.
@@ -56,13 +59,10 @@ def merge_chain(chain: list[Layer]) -> tuple[Manifest, dict[str, list[str]]]:
     # Page-type layers above the root's own declarations, highest precedence first.
     upper: list[tuple[str, list[PageType]]] = []
     for i, layer in enumerate(chain):
-        if i < len(chain) - 1:
-            upper.append((layer.manifest.name, layer.manifest.page_types))
-        by_target: dict[str, list[PageType]] = {}
-        for target, t in layer.borrowed_types:
-            by_target.setdefault(target, []).append(t)
-        for target, types in by_target.items():
-            upper.append((f"{target} (borrowed by {layer.manifest.name})", types))
+        if i == len(chain) - 1:
+            break  # the root's borrows go below the root's own types (see below)
+        upper.append((layer.manifest.name, layer.manifest.page_types))
+        upper.extend(_borrowed(layer))
 
     value: dict[str, PageType] = {}
     origins: dict[str, list[str]] = {}
@@ -89,7 +89,21 @@ def merge_chain(chain: list[Layer]) -> tuple[Manifest, dict[str, list[str]]]:
             if intro.get(t.name) == index and t.name not in placed:
                 placed.add(t.name)
                 prepended.append(value[t.name])
-    page_types = prepended + [value[t.name] for t in root_types]
+    # The root's borrows sit just below the root, as any pack's borrows sit below it: its own
+    # types keep their declared order and win; a borrowed type the root does not declare
+    # follows them (gbrain's merge puts a pack's own types first).
+    tail = [value[t.name] for t in root_types]
+    for label, types in _borrowed(chain[-1]):
+        for t in _first_per_name(types):
+            if t.name in root_names:
+                origins[t.name].append(label)
+            elif t.name not in value:
+                value[t.name] = t
+                origins.setdefault(t.name, []).append(label)
+                tail.append(t)
+            elif label not in origins[t.name]:
+                origins[t.name].append(label)
+    page_types = prepended + tail
 
     link_layers: list[list[LinkType]] = []
     for layer in chain:
@@ -111,6 +125,16 @@ def merge_chain(chain: list[Layer]) -> tuple[Manifest, dict[str, list[str]]]:
         }
     )
     return merged, origins
+
+
+def _borrowed(layer: Layer) -> list[tuple[str, list[PageType]]]:
+    by_target: dict[str, list[PageType]] = {}
+    for target, t in layer.borrowed_types:
+        by_target.setdefault(target, []).append(t)
+    return [
+        (f"{target} (borrowed by {layer.manifest.name})", types)
+        for target, types in by_target.items()
+    ]
 
 
 def _first_per_name(types: Iterable[PageType]) -> list[PageType]:

@@ -29,9 +29,16 @@ import hashlib
 import json
 import re
 from functools import cached_property
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    field_validator,
+    model_validator,
+)
 
 from vaultbrain.errors import UserError
 
@@ -221,6 +228,33 @@ def normalize_prefix(prefix: str) -> str:
     return prefix.replace("\\", "/").strip().strip("/").lower() + "/"
 
 
+class SubtypeWhen(_Strict):
+    """When a subtype applies: a regex over the note's path, or a frontmatter value."""
+
+    path_pattern: str | None = None
+    frontmatter_field: str | None = None
+    frontmatter_value: str | int | float | bool | None = None
+
+
+class Subtype(_Strict):
+    """gbrain's per-type subtype rule (``subtypes:`` on a type), carried and shown as written."""
+
+    name: str
+    when: SubtypeWhen
+
+    def matches(self, rel: str, frontmatter: dict[str, Any] | None) -> bool:
+        w = self.when
+        if w.frontmatter_field and frontmatter is not None:
+            if frontmatter.get(w.frontmatter_field) == w.frontmatter_value:
+                return True
+        if w.path_pattern:
+            try:
+                return re.search(w.path_pattern, rel.replace("\\", "/").lower()) is not None
+            except re.error:  # gbrain skips a malformed pattern silently; so do we
+                return False
+        return False
+
+
 class PageType(_Strict):
     name: str
     primitive: Primitive = "entity"
@@ -235,6 +269,41 @@ class PageType(_Strict):
     collection: str | None = None
     title_field: str | None = None
     tasks: TasksSpec | None = None
+    subtypes: list[Subtype] | None = None
+    # Prefixes written with a leading `/` (gbrain's packs do): stripped, and `schema lint`
+    # says so, since the vault root is the only root a prefix can mean here.
+    _stripped_prefixes: list[str] = PrivateAttr(default_factory=list)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _strip_leading_slash(cls, data: Any, handler: Any) -> Any:
+        stripped: list[str] = []
+        if isinstance(data, dict) and isinstance(data.get("path_prefixes"), list):
+            prefixes = []
+            for p in data["path_prefixes"]:
+                if isinstance(p, str) and p.strip().startswith(("/", "\\")):
+                    bare = p.strip().lstrip("/\\")
+                    if bare:
+                        stripped.append(p)
+                        p = bare
+                prefixes.append(p)
+            data = {**data, "path_prefixes": prefixes}
+        obj = handler(data)
+        if stripped:
+            obj._stripped_prefixes = stripped
+        return obj
+
+    @property
+    def stripped_prefixes(self) -> list[str]:
+        """Prefixes as written with a leading ``/``, before it was stripped."""
+        return list(self._stripped_prefixes)
+
+    def subtype_for(self, rel: str, frontmatter: dict[str, Any] | None = None) -> str | None:
+        """The first subtype whose rule matches (frontmatter or path), or None."""
+        for sub in self.subtypes or []:
+            if sub.matches(rel, frontmatter):
+                return sub.name
+        return None
 
     @field_validator("name")
     @classmethod
@@ -365,6 +434,51 @@ class CalibrationDomain(_Strict):
     page_types: list[str] = Field(default_factory=list)
 
 
+class MigrationFrom(_Strict):
+    """gbrain's pack-upgrade declaration: the pack (and version range) this one succeeds."""
+
+    pack: str
+    version: str
+
+
+SubtypeField = Literal["subtype", "legacy_type", "origin", "format", "kind", "period", "domain"]
+# A resolver names where a value comes from: a fixed source or a frontmatter field.
+Resolver = Literal["frontmatter", "body_first_link", "slug", "body_excerpt"] | dict[str, str]
+
+
+class RetypeRule(_Strict):
+    kind: Literal["retype"]
+    from_type: str = Field(min_length=1)
+    to_type: str = Field(min_length=1)
+    subtype: str | None = None
+    subtype_field: SubtypeField = "subtype"
+    path_filter: str | None = None
+    slug_filter: str | None = None
+
+
+class PageToLinkRule(_Strict):
+    kind: Literal["page_to_link"]
+    from_type: str = Field(min_length=1)
+    link_type: str = Field(min_length=1)
+    source_slug_from: Resolver
+    target_slug_from: Resolver
+    inverse: str | None = None
+    preserve_notes: bool | None = None
+
+
+class PageToAliasRule(_Strict):
+    kind: Literal["page_to_alias"]
+    from_type: str = Field(min_length=1)
+    canonical_from: Resolver
+    alias_slug_from: Resolver
+    notes_from: Resolver | None = None
+
+
+# gbrain's declarative migrations (``mapping_rules``): vaultbrain loads, merges and shows
+# them; it does not run them (a retype would rewrite notes the person wrote).
+MappingRule = Annotated[RetypeRule | PageToLinkRule | PageToAliasRule, Field(discriminator="kind")]
+
+
 class Manifest(_Strict):
     api_version: Literal["vaultbrain-schema-pack-v1", "gbrain-schema-pack-v1"]
     name: str
@@ -385,6 +499,11 @@ class Manifest(_Strict):
     filing_rules: list[FilingRule] = Field(default_factory=list)
     phases: list[str] = Field(default_factory=list)
     calibration_domains: list[CalibrationDomain] = Field(default_factory=list)
+    migration_from: MigrationFrom | None = None
+    mapping_rules: list[MappingRule] = Field(default_factory=list)
+    # `root` (vaultbrain's rule): a prefix matches from the vault root. `anywhere`
+    # (gbrain's, opt-in for packs written for it): a prefix matches at any folder boundary.
+    path_match: Literal["root", "anywhere"] = "root"
 
     @field_validator("name")
     @classmethod
@@ -458,6 +577,7 @@ class ResolvedPack:
                 self._prefixes.setdefault(normalize_prefix(prefix), (order, t))
                 order += 1
         self._max_depth = max((p.count("/") for p in self._prefixes), default=0)
+        self._anywhere = manifest.path_match == "anywhere"
 
     @property
     def name(self) -> str:
@@ -502,6 +622,8 @@ class ResolvedPack:
         low = rel.replace("\\", "/").lower()
         if low.startswith("./"):
             low = low[2:]
+        if self._anywhere:
+            return self._type_anywhere(low)
         best: tuple[int, PageType] | None = None
         end = -1
         prefixes = self._prefixes
@@ -513,6 +635,26 @@ class ResolvedPack:
             if hit is not None and (best is None or hit[0] < best[0]):
                 best = hit
         return best[1] if best is not None else None
+
+    def _type_anywhere(self, low: str) -> PageType | None:
+        # gbrain's matching: a prefix may start at any folder boundary, not only the root.
+        best: tuple[int, PageType] | None = None
+        starts = [0] + [i + 1 for i, ch in enumerate(low) if ch == "/"]
+        for start in starts[:-1]:
+            end = start - 1
+            for _ in range(self._max_depth):
+                end = low.find("/", end + 1)
+                if end < 0:
+                    break
+                hit = self._prefixes.get(low[start : end + 1])
+                if hit is not None and (best is None or hit[0] < best[0]):
+                    best = hit
+        return best[1] if best is not None else None
+
+    def subtype_for(self, rel: str, frontmatter: dict[str, Any] | None = None) -> str | None:
+        """gbrain's subtype of a note (``subtypes:`` on its type), or None."""
+        t = self.infer_type(rel, frontmatter)
+        return t.subtype_for(rel, frontmatter) if t is not None else None
 
     def infer_type(self, rel: str, frontmatter: dict[str, Any] | None = None) -> PageType | None:
         """A note's type: its frontmatter ``type`` wins (name or alias); else its path.

@@ -1,0 +1,81 @@
+"""The graph index as a cache of the vault: incremental updates, catch-up by stat, and
+one index per pack identity (a row typed under one pack is never served under another,
+and switching back needs no eviction)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from vaultbrain.graph.index import GraphIndex
+from vaultbrain.graph.search import search
+from vaultbrain.packs.loader import load_pack
+from vaultbrain.vault import Vault
+
+
+def _vault(tmp_path: Path, notes: dict[str, str]) -> Vault:
+    root = tmp_path / "v"
+    for rel, text in notes.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, "utf-8")
+    return Vault(root, tmp_path / "state")
+
+
+def _open(tmp_path: Path, pack_name: str) -> GraphIndex:
+    pack = load_pack(pack_name)
+    return GraphIndex(tmp_path / "state", lambda rel: pack, pack.identity)
+
+
+def test_typing_is_keyed_by_the_pack_identity(tmp_path: Path) -> None:
+    vault = _vault(tmp_path, {"Meetings/Sync.md": "Talked about bees.\n"})
+    rec = _open(tmp_path, "vaultbrain-recommended")
+    rec.catch_up(vault)
+    assert [r["type"] for r in search(rec, "bees")] == ["meeting"]
+    rec.close()
+
+    base = _open(tmp_path, "vaultbrain-base")  # no meeting type here
+    assert search(base, "bees") == []  # nothing typed under the other pack is served
+    assert base.catch_up(vault) == {"indexed": 1, "dropped": 0}
+    assert [r["type"] for r in search(base, "bees")] == [None]
+    base.close()
+
+    back = _open(tmp_path, "vaultbrain-recommended")
+    assert back.path == rec.path != base.path  # one index per pack identity
+    assert [r["type"] for r in search(back, "bees")] == ["meeting"]  # as it was: no eviction
+    assert back.catch_up(vault) == {"indexed": 0, "dropped": 0}
+
+
+def test_catch_up_reads_only_what_changed_and_drops_what_is_gone(tmp_path: Path) -> None:
+    vault = _vault(tmp_path, {"A.md": "alpha\n", "B.md": "beta\n", "C/D.md": "delta\n"})
+    graph = _open(tmp_path, "vaultbrain-base")
+    assert graph.catch_up(vault) == {"indexed": 3, "dropped": 0}
+    assert graph.catch_up(vault) == {"indexed": 0, "dropped": 0}
+    (vault.root / "B.md").write_text("beta gamma\n")
+    (vault.root / "C/D.md").unlink()
+    assert graph.catch_up(vault) == {"indexed": 1, "dropped": 1}
+    assert [r["path"] for r in search(graph, "gamma")] == ["B.md"]
+    assert search(graph, "delta") == []
+
+
+def test_incremental_update_and_removal(tmp_path: Path) -> None:
+    vault = _vault(tmp_path, {"People/Ada.md": "---\ntype: person\nname: Ada\n---\nbees\n"})
+    graph = _open(tmp_path, "vaultbrain-base")
+    graph.catch_up(vault)
+    graph.note_changed("People/Ada.md", "---\ntype: person\nname: Ada\n---\nwasps\n")
+    assert search(graph, "bees") == [] and search(graph, "wasps")[0]["title"] == "Ada"
+    graph.note_changed("People/Ada.md", None)
+    assert graph.count() == 0 and graph.note_id("Ada") is None
+
+
+def test_search_ranks_title_over_body_and_never_fails_on_syntax(tmp_path: Path) -> None:
+    vault = _vault(
+        tmp_path,
+        {
+            "Notes/Compost.md": "how to turn the heap\n",
+            "Notes/Garden.md": "compost goes on the beds in march\n",
+        },
+    )
+    graph = _open(tmp_path, "vaultbrain-base")
+    graph.catch_up(vault)
+    assert [r["path"] for r in search(graph, "compost")] == ["Notes/Compost.md", "Notes/Garden.md"]
+    assert search(graph, 'compost" OR NEAR(') == search(graph, "compost OR near")
+    assert search(graph, "beds march")[0]["snippet"] == "compost goes on the **beds** in **march**"

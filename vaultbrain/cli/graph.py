@@ -1,0 +1,190 @@
+"""links | whoknows | search | takes | enrich: the graph the active pack declares.
+
+Each command first brings the graph index in step with the vault (a stat of every note;
+the first run builds it), then asks :mod:`vaultbrain.graph` one question and renders it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from vaultbrain.cli.render import echo_json, echo_table
+
+
+def _graph(obj: Any) -> tuple[Any, Any]:
+    brain = obj.app()
+    brain.refresh()
+    graph = brain.graph()
+    graph.catch_up(brain.vault)
+    return brain, graph
+
+
+@click.command("search")
+@click.argument("query", nargs=-1, required=True)
+@click.option("--type", "type_name", metavar="T", help="Only notes of this type.")
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 1000))
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def search_cmd(
+    obj: Any, query: tuple[str, ...], type_name: str | None, limit: int, as_json: bool
+) -> None:
+    """Every note holding all the words of QUERY, best first (bm25), with a snippet."""
+    from vaultbrain.graph.search import search
+
+    brain, graph = _graph(obj)
+    if type_name:
+        t = brain.pack.get_type(type_name)
+        type_name = t.name if t else type_name
+    rows = search(graph, " ".join(query), type_name, limit)
+    if as_json:
+        echo_json({"query": " ".join(query), "results": rows})
+        return
+    if not rows:
+        click.echo("no note matches")
+        return
+    for r in rows:
+        click.echo(f"{r['path']}  ({r['type'] or 'untyped'}, {r['score']:.3g})")
+        if r["snippet"]:
+            click.echo(f"    {r['snippet']}")
+
+
+@click.command("whoknows")
+@click.argument("topic", nargs=-1, required=True)
+@click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 200))
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def whoknows_cmd(obj: Any, topic: tuple[str, ...], limit: int, as_json: bool) -> None:
+    """Who (people, companies: the pack's expert_routing types) the vault ties to TOPIC."""
+    from vaultbrain.graph.whoknows import whoknows
+
+    brain, graph = _graph(obj)
+    experts = {t.name for t in brain.all_types() if t.expert_routing}
+    rows = whoknows(graph, " ".join(topic), experts, brain.today(), limit)
+    if as_json:
+        echo_json({"topic": " ".join(topic), "expert_types": sorted(experts), "results": rows})
+        return
+    if not experts:
+        click.echo("the active pack declares no expert_routing type")
+        return
+    if not rows:
+        click.echo("nobody: no note ties an expert to that topic")
+        return
+    for i, r in enumerate(rows, 1):
+        click.echo(f"{i}. {r['title']}  ({r['type']}, {r['path']}, score {r['score']:.3g})")
+        for w in r["why"]:
+            click.echo(f"     {w['how']}: {w['note']}")
+            for line in w["lines"]:
+                click.echo(f"        {line}")
+
+
+@click.command("links")
+@click.argument("note")
+@click.option("--type", "link_type", metavar="T", help="Only this link type (or its inverse).")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def links_cmd(obj: Any, note: str, link_type: str | None, as_json: bool) -> None:
+    """NOTE's typed links both ways (NOTE: its path, name or alias)."""
+    from vaultbrain.graph.links import links_of
+
+    brain, graph = _graph(obj)
+    doc = links_of(graph, note, brain.pack, link_type)
+    if as_json:
+        echo_json(doc)
+        return
+    click.echo(f"{doc['note']}  ({doc['type'] or 'untyped'})")
+    rows = [
+        (r["type"], "->", r["to"] or f"{r['name']} (unresolved)", r["origin"]) for r in doc["out"]
+    ]
+    rows += [(r["type"], "<-", r["from"], r["origin"]) for r in doc["in"]]
+    if not rows:
+        click.echo("  no typed links")
+        return
+    echo_table(rows, ["link", "", "note", "from"])
+
+
+@click.command("takes")
+@click.option("--kind", metavar="K", help="Only this kind (fact, take, bet, hunch, …).")
+@click.option("--holder", metavar="NAME", help="Only takes held by NAME (name or note).")
+@click.option("--since", metavar="AGE", help="Only takes dated within AGE: 30d, 2w, 12h.")
+@click.option("--offline", is_flag=True, help="Extract with the offline fallback only.")
+@click.option("--no-extract", is_flag=True, help="List what was found before; extract nothing.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def takes_cmd(
+    obj: Any,
+    kind: str | None,
+    holder: str | None,
+    since: str | None,
+    offline: bool,
+    no_extract: bool,
+    as_json: bool,
+) -> None:
+    """Claims (facts, takes, bets, hunches) in notes of extractable types and in captures.
+
+    New notes and captures are extracted first (by the LLM, else offline); a text already
+    extracted is never extracted again.
+    """
+    from vaultbrain.graph.takes import extract, list_takes
+    from vaultbrain.packs.usage import parse_since
+
+    brain, graph = _graph(obj)
+    if kind and kind not in brain.pack.manifest.takes_kinds:
+        from vaultbrain.errors import UserError
+
+        kinds = ", ".join(brain.pack.manifest.takes_kinds)
+        raise UserError(f"--kind {kind!r}: the pack's takes kinds are {kinds}")
+    window = brain.today() - parse_since(since) if since else None
+    report = None if no_extract else extract(brain, graph, use_llm=not offline)
+    rows = list_takes(graph, brain.pack.identity, kind, holder, window)
+    if as_json:
+        echo_json({"extracted": report, "takes": rows})
+        return
+    if report and report["takes"]:
+        click.echo(f"found {report['takes']} new takes in {report['sources']} sources")
+    if not rows:
+        click.echo("no takes")
+        return
+    for r in rows:
+        who = f"{r['holder']}: " if r["holder"] else ""
+        click.echo(f"{r['date'] or '':10}  {r['kind']:5}  {who}{r['text']}  ({r['source']})")
+
+
+@click.command("enrich")
+@click.argument("type_name", metavar="[TYPE]", required=False)
+@click.argument("name", metavar="[NAME]", required=False)
+@click.option("--dry-run", is_flag=True, help="Say what would be filled; write nothing.")
+@click.option("--llm", "use_llm", is_flag=True, help="Also summarise an empty context (LLM).")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def enrich_cmd(
+    obj: Any,
+    type_name: str | None,
+    name: str | None,
+    dry_run: bool,
+    use_llm: bool,
+    as_json: bool,
+) -> None:
+    """Fill empty fields of the pack's enrichable records from what the vault says.
+
+    Contact from e-mail addresses or phone numbers written about the record, the last
+    interaction from the latest note linking to it, topics its linking notes share, links
+    from its typed links. A value someone wrote is never replaced; each value added is in
+    the audit trail with where it came from.
+    """
+    from vaultbrain.graph.enrich import enrich
+
+    brain, graph = _graph(obj)
+    rows = enrich(brain, graph, type_name, name, dry_run, use_llm)
+    if as_json:
+        echo_json({"dry_run": dry_run, "changes": rows})
+        return
+    if not rows:
+        click.echo("nothing to fill")
+        return
+    verb = "would fill" if dry_run else "filled"
+    for r in rows:
+        click.echo(f"{r['path']}: {verb}")
+        for field, p in r["fields"].items():
+            click.echo(f"    {field}: {p['value']}  (from {'; '.join(p['from'])})")

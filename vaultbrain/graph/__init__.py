@@ -1,0 +1,103 @@
+"""The graph the active pack declares, over the whole vault: full-text search, whoknows,
+typed links and takes.
+
+Everything here is derived from the vault and kept in ``<state_dir>/graph/`` (one index per pack identity)
+(:mod:`vaultbrain.graph.index`); the vault is written only where vaultbrain owns the note
+(its own record notes), never otherwise. :func:`open_graph` is what ``Brain.graph()``
+returns; :func:`note_changed` is the hook the notes ↔ store sync calls for every note it
+reads or finds gone.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from typing import TYPE_CHECKING, Any
+
+from vaultbrain.graph.index import GraphIndex, index_path
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
+
+log = logging.getLogger(__name__)
+
+__all__ = ["GraphIndex", "open_graph", "note_changed", "prepare", "rebuild", "pack_key"]
+
+
+def pack_key(brain: Brain) -> str:
+    """The identity the index's typing is keyed by: the active pack and the folder packs."""
+    return "+".join([brain.pack.identity, *(p.identity for p in brain.folder_packs)])
+
+
+def open_graph(brain: Brain, current: GraphIndex | None) -> GraphIndex:
+    """``current`` if it still fits the brain's packs, else the index opened afresh."""
+    key = pack_key(brain)
+    if current is not None and current.identity == key:
+        current.typer = brain.typer
+        return current
+    if current is not None:
+        current.close()
+    return GraphIndex(brain.state_dir, brain.typer, key)
+
+
+def note_changed(brain: Brain, rel: str, note: Any | None, parsed: Any = None) -> None:
+    """A note was read by the sync (``note``: its NoteFile) or found gone (None).
+
+    Nothing happens until the index exists (a first search or ``reindex`` builds it): a
+    person who never searches pays nothing. A failure here never fails the sync: the next
+    catch-up re-reads the note. On vaultbrain's own notes the typed links it touches are
+    shown as properties (:mod:`vaultbrain.graph.show`).
+    """
+    if not index_path(brain.state_dir, pack_key(brain)).exists():
+        return
+    try:
+        graph = brain.graph()
+        if not graph.live:
+            return
+        from vaultbrain.graph.show import after_change
+
+        if note is not None and graph.unchanged(rel, note.mtime_ns, note.size):
+            return  # a scan re-reading a note the index already holds as it is
+        if note is None:
+            after_change(brain, graph, rel, None, (0, 0))
+        else:
+            after_change(brain, graph, rel, note.text, (note.mtime_ns, note.size), parsed)
+    except (sqlite3.Error, OSError) as exc:
+        log.warning("graph index: %s not updated (%s); the next search catches up", rel, exc)
+
+
+def prepare(brain: Brain) -> None:
+    """Before ``reindex``'s scan: an index that is missing or typed under another pack is
+    filled from the notes the scan reads (each parsed once), the rest by the catch-up that
+    :func:`rebuild` runs after it."""
+    try:
+        graph = brain.graph()
+        if not graph.built:
+            graph.filling = True
+        graph.begin_bulk()
+    except (sqlite3.Error, OSError) as exc:
+        log.warning("graph index not opened (%s); the next search builds it", exc)
+
+
+def rebuild(brain: Brain) -> int:
+    """``reindex``: the index in step with the whole vault. Built from scratch when it is
+    missing (a lost state dir, a first run) or was typed under another pack; otherwise
+    caught up by stat, which reads only notes that changed, so a warm ``reindex`` stays a
+    stat of each note. Then the link properties of vaultbrain's own notes are checked.
+    Returns how many notes were (re)read; -1 when the index could not be written (said in
+    the log; the next search builds it)."""
+    from vaultbrain.graph.extract import generated_keys
+    from vaultbrain.graph.show import reconcile
+
+    try:
+        graph = brain.graph()
+        graph.end_bulk()  # what the scan wrote (prepare)
+        done = graph.catch_up(brain.vault)
+        packs = (brain.pack, *brain.folder_packs)
+        if any(p.manifest.link_types for p in packs):
+            managed = {k for p in packs for k in generated_keys(p)}
+            reconcile(brain, graph, graph.linked_own_notes(managed))
+        return done["indexed"]
+    except (sqlite3.Error, OSError) as exc:
+        log.warning("graph index not rebuilt (%s); the next search builds it", exc)
+        return -1

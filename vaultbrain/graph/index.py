@@ -1,0 +1,371 @@
+"""The graph index: every note's text in SQLite FTS5, its names, and its links.
+
+One file in the state dir per pack identity, ``<state_dir>/graph/<sha8>.sqlite`` (Python's
+``sqlite3``; sha8 of the identity of the active pack and the folder packs); the vault is
+never written here. Keyed by file, a row typed under pack A is unreachable under pack B, and
+a daemon under one pack and a command run with ``--schema-pack`` never share rows;
+``schema use`` back to A finds A's index as it was (no eviction, only a catch-up). It is a cache of the vault: ``reindex`` builds or catches it up, the notes ↔ store
+sync keeps it in step note by note (:meth:`GraphIndex.note_changed`, called for every note
+the sync reads or finds gone), and :meth:`GraphIndex.catch_up` brings it up to date by stat
+before a query (notes written while no vaultbrain process watched).
+
+Tables:
+- ``notes``: path, stat, type, title, date (recency), whether vaultbrain made it;
+  ``notes_fts``: FTS5 over (title, fields, body) with the same rowid, ranked by bm25;
+- ``names``: the keys a wiki link may use for a note: its path (kind 0), its basename (1),
+  each alias (2), lower case and without ``.md``;
+- ``links``: every link out of a note, untyped (``""``) and typed, by target key;
+- ``meta``: the pack identity, and whether the index has been built.
+
+Link resolution (Obsidian's rules): a key that is a note's path (from the vault root, without
+``.md``) is that note; else a key that is exactly one note's basename; else one note's alias.
+Two notes with that basename (or that alias) and no path match: unresolved, as Obsidian would
+have to guess.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from vaultbrain.errors import UserError
+from vaultbrain.graph.extract import NoteDoc, base_key, link_key, note_key, read_note
+from vaultbrain.packs.model import ResolvedPack
+
+INDEX_DIR = "graph"
+
+
+def index_path(state_dir: Path, identity: str) -> Path:
+    """Where the index of one pack identity lives."""
+    digest = hashlib.sha256(identity.encode()).hexdigest()[:8]
+    return Path(state_dir) / INDEX_DIR / f"{digest}.sqlite"
+
+
+SCHEMA_VERSION = "1"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS notes(
+    id INTEGER PRIMARY KEY,
+    rel TEXT UNIQUE NOT NULL,
+    mtime_ns INTEGER, size INTEGER,
+    type TEXT, title TEXT, day INTEGER, own INTEGER,
+    data TEXT
+);
+CREATE INDEX IF NOT EXISTS notes_type ON notes(type);
+CREATE VIRTUAL TABLE IF NOT EXISTS notes_fts USING fts5(
+    title, fields, body, tokenize = 'unicode61 remove_diacritics 2'
+);
+CREATE TABLE IF NOT EXISTS names(key TEXT NOT NULL, kind INTEGER NOT NULL, note INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS names_key ON names(key);
+CREATE INDEX IF NOT EXISTS names_note ON names(note);
+CREATE TABLE IF NOT EXISTS links(
+    src INTEGER NOT NULL, link_type TEXT NOT NULL, key TEXT NOT NULL, line INTEGER,
+    origin TEXT, need_type TEXT, display TEXT
+);
+CREATE INDEX IF NOT EXISTS links_src ON links(src);
+CREATE INDEX IF NOT EXISTS links_key ON links(key);
+"""
+
+
+class GraphIndex:
+    """The graph of one vault under one pack typer. Thread-safe (one connection, a lock)."""
+
+    def __init__(
+        self,
+        state_dir: Path,
+        typer: Callable[[str], ResolvedPack],
+        identity: str,
+    ) -> None:
+        self.path = index_path(state_dir, identity)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.typer = typer
+        self.identity = identity
+        self.lock = threading.RLock()
+        self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(_SCHEMA)
+        self._check_identity()
+
+    def close(self) -> None:
+        with self.lock:
+            self.db.close()
+
+    # -- meta ----------------------------------------------------------------------------
+    def _meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def _set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, value))
+
+    # True while a reindex fills an index that is not built yet from the notes its scan
+    # reads (each note parsed once); the catch-up at its end reads the rest.
+    filling = False
+
+    @property
+    def built(self) -> bool:
+        """True once a rebuild or a catch-up has filled the index."""
+        return self._meta("built") == SCHEMA_VERSION
+
+    @property
+    def live(self) -> bool:
+        """True when changes should be indexed as they happen."""
+        return self.filling or self.built
+
+    def _check_identity(self) -> None:
+        with self.lock:
+            stored = self._meta("pack")
+            if stored is None:
+                self._set_meta("pack", self.identity)
+            elif stored != self.identity:  # two identities with one digest: start afresh
+                with self._tx():
+                    for table in ("notes", "notes_fts", "names", "links"):
+                        self.db.execute(f"DELETE FROM {table}")  # noqa: S608
+                    self.db.execute("DELETE FROM meta WHERE key = 'built'")
+                    self._set_meta("pack", self.identity)
+
+    @contextmanager
+    def _tx(self) -> Iterator[None]:
+        with self.lock:
+            if self.db.in_transaction:  # inside a bulk transaction (see begin_bulk)
+                yield
+                return
+            self.db.execute("BEGIN")
+            try:
+                yield
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
+
+    # -- writing -------------------------------------------------------------------------
+    def _doc(self, rel: str, text: str, mtime_ns: int | None, parsed: Any = None) -> NoteDoc:
+        return read_note(rel, text, self.typer(rel), mtime_ns, parsed)
+
+    def _put(self, doc: NoteDoc, mtime_ns: int, size: int) -> None:
+        db = self.db
+        row = db.execute("SELECT id FROM notes WHERE rel=?", (doc.rel,)).fetchone()
+        data = json.dumps(doc.data, default=str, ensure_ascii=False)
+        if row is None:
+            cur = db.execute(
+                "INSERT INTO notes(rel, mtime_ns, size, type, title, day, own, data) "
+                "VALUES(?,?,?,?,?,?,?,?)",
+                (doc.rel, mtime_ns, size, doc.type, doc.title, doc.day, int(doc.own), data),
+            )
+            nid = cur.lastrowid
+        else:
+            nid = row[0]
+            db.execute(
+                "UPDATE notes SET mtime_ns=?, size=?, type=?, title=?, day=?, own=?, data=? "
+                "WHERE id=?",
+                (mtime_ns, size, doc.type, doc.title, doc.day, int(doc.own), data, nid),
+            )
+            db.execute("DELETE FROM notes_fts WHERE rowid=?", (nid,))
+            db.execute("DELETE FROM names WHERE note=?", (nid,))
+            db.execute("DELETE FROM links WHERE src=?", (nid,))
+        db.execute(
+            "INSERT INTO notes_fts(rowid, title, fields, body) VALUES(?,?,?,?)",
+            (nid, doc.title, doc.fields_text, doc.body),
+        )
+        names = [(note_key(doc.rel), 0, nid), (base_key(doc.rel), 1, nid)]
+        names += [(link_key(a), 2, nid) for a in doc.aliases if link_key(a)]
+        db.executemany("INSERT INTO names(key, kind, note) VALUES(?,?,?)", names)
+        db.executemany(
+            "INSERT INTO links(src, link_type, key, line, origin, need_type, display) "
+            "VALUES(?,?,?,?,?,?,?)",
+            [
+                (nid, r.link_type, r.key, r.line, r.origin, r.need_type, r.display)
+                for r in doc.links
+            ],
+        )
+
+    def _drop(self, rel: str) -> None:
+        row = self.db.execute("SELECT id FROM notes WHERE rel=?", (rel,)).fetchone()
+        if row is None:
+            return
+        nid = row[0]
+        for table, col in (("notes_fts", "rowid"), ("names", "note"), ("links", "src")):
+            self.db.execute(f"DELETE FROM {table} WHERE {col}=?", (nid,))  # noqa: S608
+        self.db.execute("DELETE FROM notes WHERE id=?", (nid,))
+
+    def unchanged(self, rel: str, mtime_ns: int, size: int) -> bool:
+        """True when the index holds the note at exactly this stat."""
+        with self.lock:
+            row = self.db.execute("SELECT mtime_ns, size FROM notes WHERE rel=?", (rel,)).fetchone()
+        return row is not None and tuple(row) == (mtime_ns, size)
+
+    def note_changed(
+        self, rel: str, text: str | None, mtime_ns: int = 0, size: int = 0, parsed: Any = None
+    ) -> NoteDoc | None:
+        """One note was written, edited or (``text`` None) removed: its rows follow."""
+        with self._tx():
+            if text is None:
+                self._drop(rel)
+                return None
+            doc = self._doc(rel, text, mtime_ns or None, parsed)
+            self._put(doc, mtime_ns, size)
+            return doc
+
+    def rebuild(self, vault: Any) -> int:
+        """Every note of the vault, from scratch. Returns how many notes were indexed."""
+        with self._tx():
+            for table in ("notes", "notes_fts", "names", "links"):
+                self.db.execute(f"DELETE FROM {table}")  # noqa: S608
+            n = self._add_all(vault, ((rel, entry) for rel, entry in vault.iter_notes()))
+            self._set_meta("built", SCHEMA_VERSION)
+            self._set_meta("pack", self.identity)
+        self.checkpoint()
+        return n
+
+    def _add_all(self, vault: Any, entries: Iterable[tuple[str, Any]]) -> int:
+        n = 0
+        for rel, entry in entries:
+            try:
+                note = vault.read(rel, entry)
+            except (UserError, OSError):
+                continue  # unreadable notes are reported by the sync, not here
+            self._put(self._doc(rel, note.text, note.mtime_ns), note.mtime_ns, note.size)
+            n += 1
+        return n
+
+    def catch_up(self, vault: Any) -> dict[str, int]:
+        """Bring the index in step with the vault by stat: changed notes are re-read, gone
+        ones dropped. The first call builds it."""
+        if not self.built and not self.filling:
+            return {"indexed": self.rebuild(vault), "dropped": 0}
+        with self.lock:
+            known = {
+                rel: (m, s)
+                for rel, m, s in self.db.execute("SELECT rel, mtime_ns, size FROM notes")
+            }
+        changed: list[tuple[str, Any]] = []
+        seen: set[str] = set()
+        for rel, entry in vault.iter_notes():
+            seen.add(rel)
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if known.get(rel) != (st.st_mtime_ns, st.st_size):
+                changed.append((rel, entry))
+        gone = [rel for rel in known if rel not in seen]
+        if not changed and not gone and not self.filling:
+            return {"indexed": 0, "dropped": 0}
+        with self._tx():
+            for rel in gone:
+                self._drop(rel)
+            n = self._add_all(vault, changed)
+            if self.filling:
+                self._set_meta("built", SCHEMA_VERSION)
+                self._set_meta("pack", self.identity)
+        if self.filling:
+            self.filling = False
+            self.checkpoint()
+        return {"indexed": n, "dropped": len(gone)}
+
+    def begin_bulk(self) -> None:
+        """Hold one transaction until :meth:`end_bulk`: a reindex's scan writes many notes,
+        and a commit per note would cost more than the note."""
+        with self.lock:
+            if not self.db.in_transaction:
+                self.db.execute("BEGIN")
+
+    def end_bulk(self) -> None:
+        with self.lock:
+            if self.db.in_transaction:
+                self.db.execute("COMMIT")
+
+    def checkpoint(self) -> None:
+        """Fold the write-ahead log into the index file (after a bulk write)."""
+        with self.lock:
+            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    # -- reading -------------------------------------------------------------------------
+    def resolve(self, key: str) -> int | None:
+        """The note a link key names, by Obsidian's rules (see the module doc), or None."""
+        rows = self.db.execute("SELECT kind, note FROM names WHERE key=?", (key,)).fetchall()
+        for kind in (0, 1, 2):
+            notes = {note for k, note in rows if k == kind}
+            if len(notes) == 1:
+                return notes.pop()
+            if len(notes) > 1:
+                return None  # ambiguous: Obsidian would have to guess
+        return None
+
+    def note_id(self, ref: str) -> int | None:
+        """A note named by a person: its path (with or without .md), basename or alias."""
+        with self.lock:
+            return self.resolve(link_key(ref))
+
+    def note_id_exact(self, rel: str) -> int | None:
+        with self.lock:
+            row = self.db.execute("SELECT id FROM notes WHERE rel=?", (rel,)).fetchone()
+        return row[0] if row else None
+
+    def note_row(self, nid: int) -> dict[str, Any]:
+        row = self.db.execute(
+            "SELECT rel, type, title, day, own FROM notes WHERE id=?", (nid,)
+        ).fetchone()
+        if row is None:
+            raise KeyError(nid)
+        return {"rel": row[0], "type": row[1], "title": row[2], "day": row[3], "own": bool(row[4])}
+
+    def note_data(self, nid: int) -> dict[str, Any]:
+        row = self.db.execute("SELECT data FROM notes WHERE id=?", (nid,)).fetchone()
+        return json.loads(row[0]) if row and row[0] else {}
+
+    def body(self, nid: int) -> str:
+        row = self.db.execute("SELECT body FROM notes_fts WHERE rowid=?", (nid,)).fetchone()
+        return row[0] if row else ""
+
+    def keys_of(self, nid: int) -> list[str]:
+        return [k for (k,) in self.db.execute("SELECT key FROM names WHERE note=?", (nid,))]
+
+    def linked_own_notes(self, managed: set[str]) -> set[int]:
+        """Own notes a typed link leaves or may reach, and own notes carrying a link
+        property: the notes whose link properties a rebuild must check."""
+        with self.lock:
+            db = self.db
+            out = {
+                nid
+                for (nid,) in db.execute(
+                    "SELECT DISTINCT src FROM links JOIN notes n ON n.id = src "
+                    "WHERE link_type != '' AND n.own = 1"
+                )
+            }
+            for (key,) in db.execute("SELECT DISTINCT key FROM links WHERE link_type != ''"):
+                target = self.resolve(key)
+                if target is not None:
+                    out.add(target)
+            for key in managed:
+                pattern = '%"' + key.replace('"', "") + '":%'
+                out |= {
+                    nid
+                    for (nid,) in db.execute(
+                        "SELECT id FROM notes WHERE own = 1 AND data LIKE ?", (pattern,)
+                    )
+                }
+            own = {nid for (nid,) in db.execute("SELECT id FROM notes WHERE own = 1")}
+        return out & own
+
+    def count(self) -> int:
+        with self.lock:
+            return int(self.db.execute("SELECT count(*) FROM notes").fetchone()[0])
+
+    def size_bytes(self) -> int:
+        total = 0
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                total += os.path.getsize(str(self.path) + suffix)
+            except OSError:
+                pass
+        return total
