@@ -100,22 +100,11 @@ class LazyGroup(click.Group):
             return super().invoke(ctx)
         except click.UsageError as exc:
             raise _with_suggestion(exc) from None
-        except BrokenPipeError:
-            # The reader went away (`… | head`); click would exit 1 here.
-            _silence_stdout()
-            raise click.exceptions.Exit(0) from None
-        except VaultbrainError as exc:
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except (VaultbrainError, OSError, KeyboardInterrupt) as exc:
             obj = ctx.obj
-            if obj is not None and getattr(obj, "verbose", 0):
-                traceback.print_exc()
-            raise ReportedError(exc) from exc
-        except OSError as exc:
-            # The disk said no somewhere a write seam did not name it: still one line.
-            obj = ctx.obj
-            if obj is not None and getattr(obj, "verbose", 0):
-                traceback.print_exc()
-            where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
-            raise ReportedError(VaultbrainError(f"{exc.strerror or exc}{where}")) from exc
+            raise as_click_error(exc, bool(obj is not None and getattr(obj, "verbose", 0))) from exc
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return [name for name in COMMANDS if self.get_command(ctx, name) is not None]
@@ -222,30 +211,53 @@ def cli(
         ctx.with_resource(contextlib.redirect_stderr(devnull))
 
 
+def as_click_error(
+    exc: BaseException, verbose: bool
+) -> click.ClickException | click.exceptions.Exit:
+    """The one error ladder: what vaultbrain raised, as one line and an exit code (beets'
+    ``main``). A closed pipe is a quiet exit; a disk's refusal is one line like any other."""
+    if isinstance(exc, BrokenPipeError):
+        _silence_stdout()  # the reader went away (`… | head`): exit quietly, like cat
+        return click.exceptions.Exit(0)
+    if verbose:
+        traceback.print_exc()
+    if isinstance(exc, KeyboardInterrupt):
+        error = VaultbrainError("interrupted")
+        error.exit_code = 130
+        return ReportedError(error)
+    if isinstance(exc, OSError) and not isinstance(exc, VaultbrainError):
+        # The disk said no somewhere a write seam did not name it: still one line.
+        where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
+        return ReportedError(VaultbrainError(f"{exc.strerror or exc}{where}"))
+    assert isinstance(exc, VaultbrainError)
+    return ReportedError(exc)
+
+
+def _raw_main(argv: list[str] | None) -> None:
+    cli.main(args=argv, prog_name="vaultbrain", standalone_mode=False)
+    sys.stdout.flush()  # a closed pipe shows here, inside the ladder, not at exit
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: one place turns errors into a one-line message and an exit code."""
+    """Entry point: the errors a command raises are turned into one line and an exit code by
+    :func:`as_click_error` (inside the group, so tests driving ``cli`` see the same); here
+    only what happens around a command (parsing, Ctrl-C at the prompt, the last flush)."""
     verbose = any(a in ("-v", "--verbose") or a.startswith("-vv") for a in (argv or sys.argv[1:]))
     try:
-        cli.main(args=argv, prog_name="vaultbrain", standalone_mode=False)
-        sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at exit
+        _raw_main(argv)
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(130)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
     except click.ClickException as exc:
         exc.show()
         sys.exit(2 if isinstance(exc, click.UsageError) else exc.exit_code)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-    except VaultbrainError as exc:
-        if verbose:
-            traceback.print_exc()
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
-        sys.exit(130)
-    except BrokenPipeError:
-        _end_on_closed_pipe()
+    except (VaultbrainError, OSError, KeyboardInterrupt) as exc:
+        error = as_click_error(exc, verbose)
+        if isinstance(error, click.ClickException):
+            error.show()
+        sys.exit(error.exit_code)
     sys.exit(0)
 
 
@@ -254,9 +266,3 @@ def _silence_stdout() -> None:
     with contextlib.suppress(OSError, ValueError):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-
-
-def _end_on_closed_pipe() -> None:
-    """`vaultbrain … | head`: the reader has what it wanted. Exit quietly, like cat does."""
-    _silence_stdout()
-    sys.exit(0)
