@@ -79,7 +79,7 @@ def _state_check(state: Any) -> Check:
 
 
 def _settings_check(app: Any) -> Check:
-    from vaultbrain.digest.cron import schedules_without_next_run
+    from vaultbrain.cron import schedules_without_next_run
 
     keys = ("digest_schedule", "review_schedule")
     problems = schedules_without_next_run({k: app.settings.get(k) for k in keys})

@@ -29,9 +29,9 @@ from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
+from vaultbrain.cron import CronExpr
 from vaultbrain.errors import UserError, VaultbrainError
 
-from .cron import CronExpr
 from .lock import BusyError, run_lock
 from .runs import run_digest, run_review
 

@@ -453,8 +453,6 @@ def suggest(app: Any, min_notes: int = MIN_NOTES) -> Detection:
         )
         _remember(app, detection)
         return detection
-    from vaultbrain.classify.llm import LLMClient
-
     pack = app.pack
     request = {
         "existing_types": [t.name for t in pack.types],
@@ -474,7 +472,9 @@ def suggest(app: Any, min_notes: int = MIN_NOTES) -> Detection:
         {"role": "system", "content": _SYSTEM},
         {"role": "user", "content": yaml.safe_dump(request, sort_keys=False, allow_unicode=True)},
     ]
-    client = LLMClient.from_app(app)
+    # The brain's own client (the provider is not heuristic, so there is one): packs never
+    # import the classify layer, which is built on them.
+    client = app.client
     try:
         reply = client.chat_json(messages=messages, schema=SUGGEST_SCHEMA, name="schema_suggest")
     except LLMError as exc:
@@ -484,8 +484,6 @@ def suggest(app: Any, min_notes: int = MIN_NOTES) -> Detection:
         )
         _remember(app, detection)
         return detection
-    finally:
-        client.close()
     refined = apply_refinements(detection, reply.data, pack)
     detection.source = "llm" if refined else "heuristic"
     detection.note = (
