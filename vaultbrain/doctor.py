@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
 
 
 @dataclass
@@ -15,7 +18,7 @@ class Check:
     level: str = "error"  # "error" fails doctor; "warn" only informs
 
 
-def run_checks(app: Any) -> list[Check]:
+def run_checks(app: Brain) -> list[Check]:
     checks: list[Check] = []
     root = app.vault.root
     if root.is_dir():
@@ -78,8 +81,8 @@ def _state_check(state: Any) -> Check:
     return Check("state dir", True, str(state))
 
 
-def _settings_check(app: Any) -> Check:
-    from vaultbrain.digest.cron import schedules_without_next_run
+def _settings_check(app: Brain) -> Check:
+    from vaultbrain.cron import schedules_without_next_run
 
     keys = ("digest_schedule", "review_schedule")
     problems = schedules_without_next_run({k: app.settings.get(k) for k in keys})
@@ -90,7 +93,7 @@ def _settings_check(app: Any) -> Check:
 DOCTOR_THOUGHT = "Call Bob tomorrow about the roof"
 
 
-def _llm_check(app: Any) -> Check:
+def _llm_check(app: Brain) -> Check:
     """One tiny classification, in the form negotiated with the server (and remembered for
     the daemon): the server's kind, the model, the form, the latency and tokens/s, or the
     server's exact refusal. With no server: which one the endpoint's port suggests and how
@@ -151,7 +154,7 @@ def _llm_check(app: Any) -> Check:
     )
 
 
-def _pack_consistency(app: Any) -> Check | None:
+def _pack_consistency(app: Brain) -> Check | None:
     try:
         from vaultbrain.packs import schema_pack_consistency  # type: ignore[attr-defined]
     except ImportError:

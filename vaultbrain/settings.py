@@ -83,7 +83,7 @@ def _bool(v: str) -> bool:
 def _cron(v: str) -> str:
     """A schedule that parses and fires: ``60 0 * * *`` and ``0 0 31 2 *`` are refused here,
     not found later as a job whose next run is never."""
-    from vaultbrain.digest.cron import CronExpr  # APScheduler: only when a schedule is set
+    from vaultbrain.cron import CronExpr  # APScheduler: only when a schedule is set
 
     try:
         return CronExpr.parse(str(v)).text

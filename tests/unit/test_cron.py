@@ -10,7 +10,7 @@ from apscheduler.triggers.cron import CronTrigger
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vaultbrain.digest.cron import CronExpr
+from vaultbrain.cron import CronExpr
 from vaultbrain.errors import UserError
 
 UTC = dt.UTC

@@ -8,7 +8,8 @@ notes, ``runs`` writes them (compare-and-swap, history in ``digests.jsonl`` /
 
 from __future__ import annotations
 
-from .cron import CronExpr
+from vaultbrain.cron import CronExpr
+
 from .lock import BusyError
 from .runs import latest_digest, latest_review, run_digest, run_review
 

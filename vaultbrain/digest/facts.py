@@ -13,9 +13,12 @@ import datetime as dt
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultbrain.packs import PageType
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
 
 # How far back "recent" reaches for a daily digest's project activity (the day and the two
 # before it), and what "soon" means for admin due dates.
@@ -199,7 +202,7 @@ def _time_of(value: Any) -> str:
 class _Records:
     """Every live record of the pack's types, loaded once, with the roles the digest needs."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Brain) -> None:
         pack = app.pack
         self.types: list[PageType] = pack.types
         self.by_type: dict[str, list[dict[str, Any]]] = {}
@@ -319,7 +322,7 @@ def _new_verb(type_name: str, role: str | None, rec: dict[str, Any] | None) -> t
     return f"New {type_name} added", ""
 
 
-def _captures_in(app: Any, start: dt.date, end: dt.date) -> list[dict[str, Any]]:
+def _captures_in(app: Brain, start: dt.date, end: dt.date) -> list[dict[str, Any]]:
     out = []
     for rec in app.store.collection("inbox").all():
         created = parse_date(rec.get("created"))
@@ -332,7 +335,7 @@ def _captures_in(app: Any, start: dt.date, end: dt.date) -> list[dict[str, Any]]
     return out
 
 
-def _review_counts(app: Any) -> tuple[int, int]:
+def _review_counts(app: Brain) -> tuple[int, int]:
     waiting = pending = 0
     for summary in app.store.collection("inbox").summaries():
         status = summary.get("status")
@@ -372,7 +375,7 @@ def _unique(refs: Iterable[Ref]) -> list[Ref]:
 # -- the daily digest ---------------------------------------------------------------------------
 
 
-def collect_daily(app: Any, day: dt.date) -> DailyFacts:
+def collect_daily(app: Brain, day: dt.date) -> DailyFacts:
     """What happened on ``day`` and what is coming up, from the store."""
     records = _Records(app)
     facts = DailyFacts(day=day)
@@ -490,7 +493,7 @@ def _first(value: Any, prefix: str = "") -> str:
 # -- the weekly review --------------------------------------------------------------------------
 
 
-def collect_weekly(app: Any, day: dt.date) -> WeeklyFacts:
+def collect_weekly(app: Brain, day: dt.date) -> WeeklyFacts:
     """GTD-style facts for the seven days ending on ``day``."""
     records = _Records(app)
     start = day - dt.timedelta(days=6)

@@ -12,7 +12,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -20,6 +20,9 @@ from vaultbrain.errors import LLMError, UserError
 from vaultbrain.resources import data_dir
 
 from .facts import DailyFacts, WeeklyFacts
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
 
 DAILY_TEMPLATE = "brain-daily-digest.md"
 WEEKLY_TEMPLATE = "brain-weekly-review.md"
@@ -276,14 +279,14 @@ def _plain(text: str) -> str:
 # -- asking -------------------------------------------------------------------------------------
 
 
-def _client(app: Any, purpose: str) -> Any:
+def _client(app: Brain, purpose: str) -> Any:
     from vaultbrain.classify.llm import LLMClient
 
     return LLMClient.from_settings(app.settings, app.state_dir, purpose)
 
 
 def _ask(
-    app: Any,
+    app: Brain,
     template: Template,
     values: dict[str, str],
     facts_text: str,
@@ -338,7 +341,7 @@ def _ask(
     )
 
 
-def ask_daily(app: Any, facts: DailyFacts) -> Insights:
+def ask_daily(app: Brain, facts: DailyFacts) -> Insights:
     template = load_template(DAILY_TEMPLATE)
     values = {
         "date": facts.day.isoformat(),
@@ -348,7 +351,7 @@ def ask_daily(app: Any, facts: DailyFacts) -> Insights:
     return _ask(app, template, values, text, DIGEST_SCHEMA, DigestInsights, "daily_digest")
 
 
-def ask_weekly(app: Any, facts: WeeklyFacts) -> Insights:
+def ask_weekly(app: Brain, facts: WeeklyFacts) -> Insights:
     template = load_template(WEEKLY_TEMPLATE)
     values = {
         "week": facts.week,

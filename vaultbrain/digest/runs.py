@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import ConflictError, UserError
 from vaultbrain.vault.files import Vault, is_ignored
@@ -20,6 +20,9 @@ from .facts import collect_daily, collect_weekly, iso_week
 from .insights import ask_daily, ask_weekly
 from .lock import run_lock
 from .render import digest_path, render_digest, render_review, review_path
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +34,7 @@ _CAS_ATTEMPTS = 5
 
 
 def run_digest(
-    app: Any,
+    app: Brain,
     day: dt.date | None = None,
     *,
     now: dt.datetime | None = None,
@@ -67,7 +70,7 @@ def run_digest(
 
 
 def run_review(
-    app: Any,
+    app: Brain,
     day: dt.date | None = None,
     *,
     now: dt.datetime | None = None,
@@ -103,17 +106,17 @@ def run_review(
     return entry
 
 
-def latest_digest(app: Any) -> dict[str, Any]:
+def latest_digest(app: Brain) -> dict[str, Any]:
     """The last digest's history entry, with the note's current text (``text``)."""
     return _latest(app, DIGEST_HISTORY, "no digest yet; run `vaultbrain digest run`")
 
 
-def latest_review(app: Any) -> dict[str, Any]:
+def latest_review(app: Brain) -> dict[str, Any]:
     """The last weekly review's history entry, with the note's current text (``text``)."""
     return _latest(app, REVIEW_HISTORY, "no weekly review yet; run `vaultbrain weekly run`")
 
 
-def _latest(app: Any, history: str, missing: str) -> dict[str, Any]:
+def _latest(app: Brain, history: str, missing: str) -> dict[str, Any]:
     last = None
     for entry in app.store.read_jsonl(history):
         last = entry
@@ -148,7 +151,7 @@ def _write_note(vault: Vault, rel: str, build: Callable[[str | None], str]) -> b
     raise ConflictError(f"{rel} kept changing while it was being written; run it again")
 
 
-def _link_daily_note(app: Any, day: dt.date, digest_rel: str) -> str | None:
+def _link_daily_note(app: Brain, day: dt.date, digest_rel: str) -> str | None:
     """Append a link to the digest to the day's daily note, once; the note's path or None."""
     folder = str(app.settings.get("daily_notes_folder") or "").strip().strip("/")
     if not folder:

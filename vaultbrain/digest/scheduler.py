@@ -23,17 +23,20 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
+from vaultbrain.cron import CronExpr
 from vaultbrain.errors import UserError, VaultbrainError
 
-from .cron import CronExpr
 from .lock import BusyError, run_lock
 from .runs import run_digest, run_review
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +71,7 @@ class Scheduler:
 
     def __init__(
         self,
-        app: Any,
+        app: Brain,
         clock: Callable[[], dt.datetime] | None = None,
         *,
         tz: dt.tzinfo | None = None,

@@ -24,13 +24,16 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import LLMError, UserError
 from vaultbrain.graph.index import GraphIndex
 from vaultbrain.graph.links import outgoing
 from vaultbrain.graph.show import wikilink
 from vaultbrain.vault.note import parse_note, update_frontmatter
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
 
 PROMPT = "brain-enrich.md"
 EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
@@ -147,7 +150,7 @@ def _mentions(index: GraphIndex, back: list[int], names: list[str]) -> list[tupl
     return out
 
 
-def llm_summariser(brain: Any) -> Any:
+def llm_summariser(brain: Brain) -> Any:
     """lines -> one or two sentences, by the brain's LLM client (None: no client)."""
     client = brain.client
     if client is None:
@@ -217,7 +220,7 @@ def _contact(
 
 
 def enrich(
-    brain: Any,
+    brain: Brain,
     index: GraphIndex,
     type_name: str | None = None,
     name: str | None = None,
@@ -269,7 +272,7 @@ def enrich(
     return out
 
 
-def _write(brain: Any, index: GraphIndex, rel: str, proposals: dict[str, dict[str, Any]]) -> bool:
+def _write(brain: Brain, index: GraphIndex, rel: str, proposals: dict[str, dict[str, Any]]) -> bool:
     def build(note: Any) -> str | None:
         if note is None:
             return None

@@ -14,13 +14,16 @@ frontmatter field (a meeting's ``attendees``) is not repeated on its source. Eve
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
 from vaultbrain.graph.extract import generated_keys, is_own
 from vaultbrain.graph.index import GraphIndex
 from vaultbrain.graph.links import incoming, outgoing
 from vaultbrain.vault.note import parse_note, update_frontmatter
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +77,7 @@ def _symmetric(pack: Any, verb: str) -> bool:
     return any(lt.name == verb and lt.inverse == verb for lt in pack.manifest.link_types)
 
 
-def reconcile(brain: Any, index: GraphIndex, nids: set[int]) -> list[str]:
+def reconcile(brain: Brain, index: GraphIndex, nids: set[int]) -> list[str]:
     """Bring the link properties of the own notes among ``nids`` in step; the paths written."""
     written = []
     for nid in sorted(nids):
@@ -115,7 +118,7 @@ def reconcile(brain: Any, index: GraphIndex, nids: set[int]) -> list[str]:
 
 
 def after_change(
-    brain: Any,
+    brain: Brain,
     index: GraphIndex,
     rel: str,
     text: str | None,

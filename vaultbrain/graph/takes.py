@@ -23,13 +23,16 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import LLMError, UserError
 from vaultbrain.graph.extract import is_own, link_key
 from vaultbrain.graph.index import GraphIndex
 from vaultbrain.graph.show import wikilink
 from vaultbrain.vault.note import append_to_section, parse_note
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
 
 PROMPT = "brain-takes.md"
 FALLBACK_VERSION = "fallback-1"
@@ -202,7 +205,7 @@ class Source:
     own: bool
 
 
-def sources(brain: Any, index: GraphIndex) -> list[Source]:
+def sources(brain: Brain, index: GraphIndex) -> list[Source]:
     """Notes of extractable types, and captures (their thoughts)."""
     extractable = {t.name for t in brain.all_types() if t.extractable}
     out: list[Source] = []
@@ -244,7 +247,7 @@ def sources(brain: Any, index: GraphIndex) -> list[Source]:
     return out
 
 
-def extract(brain: Any, index: GraphIndex, use_llm: bool = True) -> dict[str, Any]:
+def extract(brain: Brain, index: GraphIndex, use_llm: bool = True) -> dict[str, Any]:
     """Extract takes from every source not extracted yet; place them. A report of what ran."""
     ensure_schema(index)
     pack = brain.pack
@@ -316,7 +319,7 @@ def _seen(index: GraphIndex, key: str) -> bool:
 
 
 def _ask(
-    brain: Any, client: Any, messages: list[dict[str, str]], kinds: list[str], source: Source
+    brain: Brain, client: Any, messages: list[dict[str, str]], kinds: list[str], source: Source
 ) -> list[Take]:
     reply = client.chat_json(messages, schema(kinds), name="takes")
     items = reply.data.get("takes") if isinstance(reply.data, dict) else None
@@ -402,7 +405,7 @@ def take_line(take: dict[str, Any], source: Source) -> str:
     return f"- {take['kind']}{day}: {who}{take['text']} · {source.link}"
 
 
-def _place(brain: Any, index: GraphIndex, source: Source, new: list[dict[str, Any]]) -> list[str]:
+def _place(brain: Brain, index: GraphIndex, source: Source, new: list[dict[str, Any]]) -> list[str]:
     placed = []
     for take in new:
         if take["holder_rel"] and take["holder_own"]:

@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -31,6 +31,9 @@ from vaultbrain.packs.loader import find_pack, installed_dir, load_pack_path
 from vaultbrain.packs.model import FIELD_TYPES, PRIMITIVES, PackError, ResolvedPack
 from vaultbrain.packs.survey import NoteTyping, _typer_and_scope, survey_vault
 from vaultbrain.vault.files import atomic_write_file
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
 
 CANDIDATES = "schema-candidates.json"
 DELTAS = "schema-deltas"
@@ -170,7 +173,7 @@ class Detection:
 # -- detect --------------------------------------------------------------------------------
 
 
-def detect(app: Any, min_notes: int = MIN_NOTES, save: bool = True) -> Detection:
+def detect(app: Brain, min_notes: int = MIN_NOTES, save: bool = True) -> Detection:
     """Propose types for the vault's untyped folders (and remember them for review)."""
     if min_notes < 1:
         raise UserError("--min-notes must be at least 1")
@@ -351,7 +354,7 @@ def _field_type(vals: list[Any]) -> dict[str, Any]:
 # -- the candidates file -------------------------------------------------------------------
 
 
-def load_candidates(app: Any) -> Detection | None:
+def load_candidates(app: Brain) -> Detection | None:
     doc = app.store.read_json(CANDIDATES, None)
     if not isinstance(doc, dict) or not isinstance(doc.get("candidates"), list):
         return None
@@ -365,7 +368,7 @@ def load_candidates(app: Any) -> Detection | None:
     )
 
 
-def _remember(app: Any, detection: Detection) -> None:
+def _remember(app: Brain, detection: Detection) -> None:
     """Save proposals, keeping the person's decisions (ignore, rename, apply) per folder."""
     previous = load_candidates(app)
     if previous is not None:
@@ -381,7 +384,7 @@ def _remember(app: Any, detection: Detection) -> None:
     save_candidates(app, detection)
 
 
-def save_candidates(app: Any, detection: Detection) -> None:
+def save_candidates(app: Brain, detection: Detection) -> None:
     doc = detection.as_dict() | {"generated": app.now().isoformat(timespec="seconds")}
     for c in doc["candidates"]:
         c.pop("prefix", None)
@@ -436,7 +439,7 @@ date, datetime, link, links, enum with values). Answer with JSON only: one entry
 were given, with the folder exactly as given. Do not reuse an existing type name."""
 
 
-def suggest(app: Any, min_notes: int = MIN_NOTES) -> Detection:
+def suggest(app: Brain, min_notes: int = MIN_NOTES) -> Detection:
     """``detect``, refined by the configured LLM; the heuristic proposals when it is offline."""
     detection = detect(app, min_notes, save=False)
     open_ = [c for c in detection.candidates if c.action == "new" and c.status != "ignored"]
@@ -453,8 +456,6 @@ def suggest(app: Any, min_notes: int = MIN_NOTES) -> Detection:
         )
         _remember(app, detection)
         return detection
-    from vaultbrain.classify.llm import LLMClient
-
     pack = app.pack
     request = {
         "existing_types": [t.name for t in pack.types],
@@ -474,7 +475,9 @@ def suggest(app: Any, min_notes: int = MIN_NOTES) -> Detection:
         {"role": "system", "content": _SYSTEM},
         {"role": "user", "content": yaml.safe_dump(request, sort_keys=False, allow_unicode=True)},
     ]
-    client = LLMClient.from_app(app)
+    # The brain's own client (the provider is not heuristic, so there is one): packs never
+    # import the classify layer, which is built on them.
+    client = app.client
     try:
         reply = client.chat_json(messages=messages, schema=SUGGEST_SCHEMA, name="schema_suggest")
     except LLMError as exc:
@@ -484,8 +487,6 @@ def suggest(app: Any, min_notes: int = MIN_NOTES) -> Detection:
         )
         _remember(app, detection)
         return detection
-    finally:
-        client.close()
     refined = apply_refinements(detection, reply.data, pack)
     detection.source = "llm" if refined else "heuristic"
     detection.note = (
@@ -591,7 +592,7 @@ def _find(detection: Detection, folder: str) -> Candidate:
 
 
 def review_candidates(
-    app: Any,
+    app: Brain,
     apply: Iterable[str] = (),
     rename: Iterable[tuple[str, str]] = (),
     ignore: Iterable[str] = (),
@@ -634,7 +635,7 @@ def delta_name(pack: ResolvedPack) -> str:
     return pack.name if pack.name.endswith("-local") else f"{pack.name[:56]}-local"
 
 
-def write_delta(app: Any, pack: ResolvedPack, accepted: list[Candidate]) -> Delta:
+def write_delta(app: Brain, pack: ResolvedPack, accepted: list[Candidate]) -> Delta:
     """A child pack of ``pack`` declaring ``accepted``, written to the state dir."""
     name = delta_name(pack)
     installed = find_pack(name)

@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from pydantic import ValidationError
@@ -41,6 +41,9 @@ from vaultbrain.packs.model import (
     ResolvedPack,
 )
 from vaultbrain.resources import data_dir
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
 
 log = logging.getLogger(__name__)
 
@@ -623,13 +626,13 @@ def active_pack(
     return ActivePack(pack, choice.tier, choice.source, choice.folder)
 
 
-def pack_for_path(app: Any, rel: str) -> ResolvedPack:
+def pack_for_path(app: Brain, rel: str) -> ResolvedPack:
     """The pack that types the note ``rel`` of ``app``'s vault (tier 3 included)."""
     app.settings.reload()
     return active_pack(app.vault.root, app.settings, app.schema_override, app.env, rel=rel).pack
 
 
-def typer_for(app: Any) -> Callable[[str], ResolvedPack]:
+def typer_for(app: Brain) -> Callable[[str], ResolvedPack]:
     """A function rel -> pack for many notes at once (settings read once, packs cached)."""
     app.settings.reload()
     default = active_pack(app.vault.root, app.settings, app.schema_override, app.env)

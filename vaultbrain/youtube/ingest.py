@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import ConflictError, UserError, VaultbrainError
 from vaultbrain.vault.files import atomic_write_file
@@ -53,6 +53,9 @@ from .notes import (
 )
 from .recorded import REPLAY_ENV, RecordedBackend
 from .request import IngestRequest
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
 
 log = logging.getLogger("vaultbrain.youtube")
 AGENT_QUEUE = "Brain/Agent Queue"
@@ -97,7 +100,7 @@ class Switches:
     audio: bool
 
 
-def resolve_switches(app: Any, request: IngestRequest) -> Switches:
+def resolve_switches(app: Brain, request: IngestRequest) -> Switches:
     """The request's switches, defaults from settings; UserError when all are off."""
 
     def pick(value: bool | None, key: str) -> bool:
@@ -116,7 +119,7 @@ def resolve_switches(app: Any, request: IngestRequest) -> Switches:
     return s
 
 
-def default_backend(app: Any) -> Backend:
+def default_backend(app: Brain) -> Backend:
     """yt-dlp, unless ``VAULTBRAIN_YTDLP_REPLAY`` points at recordings to replay."""
     replay = app.env.get(REPLAY_ENV)
     if replay:
@@ -127,7 +130,7 @@ def default_backend(app: Any) -> Backend:
 
 
 def ingest(
-    app: Any,
+    app: Brain,
     request: IngestRequest,
     progress: ProgressCallback | None = None,
     cancel: threading.Event | None = None,
@@ -204,7 +207,7 @@ class _Run:
 
     def __init__(
         self,
-        app: Any,
+        app: Brain,
         request: IngestRequest,
         switches: Switches,
         backend: Backend,
@@ -623,7 +626,7 @@ def _sweep_scratch(root: Path, registry: JobRegistry, keep: str) -> None:
             shutil.rmtree(path, ignore_errors=True)
 
 
-def _existing_note(app: Any, prev: dict[str, Any] | None, video_id: str) -> str | None:
+def _existing_note(app: Brain, prev: dict[str, Any] | None, video_id: str) -> str | None:
     """The transcript note of an earlier ingest: where the index says, else by its name."""
     if prev and prev.get("note_path") and app.vault.exists(prev["note_path"]):
         return str(prev["note_path"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
 
@@ -12,10 +12,13 @@ from .index import VideoIndex
 from .jobs import JobRegistry
 from .urls import parse_video_id
 
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
+
 SETTING_KEYS = ("youtube.folder", "youtube.transcript", "youtube.video", "youtube.audio")
 
 
-def list_ingests(app: Any) -> list[dict[str, Any]]:
+def list_ingests(app: Brain) -> list[dict[str, Any]]:
     """Running jobs first (status ``running``), then every ingest, newest first."""
     running = JobRegistry(app.state_dir).running()
     busy = {job["video_id"] for job in running}
@@ -40,7 +43,7 @@ def list_ingests(app: Any) -> list[dict[str, Any]]:
     return rows
 
 
-def _entry(app: Any, ref: str) -> dict[str, Any]:
+def _entry(app: Brain, ref: str) -> dict[str, Any]:
     video_id = parse_video_id(ref)
     entry = VideoIndex(app.store).get(video_id)
     if entry is None:
@@ -48,7 +51,7 @@ def _entry(app: Any, ref: str) -> dict[str, Any]:
     return entry
 
 
-def show_ingest(app: Any, ref: str) -> dict[str, Any]:
+def show_ingest(app: Brain, ref: str) -> dict[str, Any]:
     """One ingest's index entry (plus its running job, if one is running)."""
     video_id = parse_video_id(ref)
     job = JobRegistry(app.state_dir).find(video_id)
@@ -61,7 +64,7 @@ def show_ingest(app: Any, ref: str) -> dict[str, Any]:
     return out
 
 
-def read_transcript(app: Any, ref: str) -> str:
+def read_transcript(app: Brain, ref: str) -> str:
     """The stored transcript markdown (``youtube/<id>.md`` in the state dir)."""
     entry = _entry(app, ref)
     rel = entry.get("transcript_path")
@@ -74,7 +77,7 @@ def read_transcript(app: Any, ref: str) -> str:
     return path.read_text("utf-8")
 
 
-def _state_path(app: Any, rel: str | None) -> Path | None:
+def _state_path(app: Brain, rel: str | None) -> Path | None:
     """A path the index names, only when it really lies inside the state dir."""
     if not rel:
         return None
@@ -83,7 +86,7 @@ def _state_path(app: Any, rel: str | None) -> Path | None:
     return path if root in path.parents else None
 
 
-def forget(app: Any, ref: str) -> dict[str, Any]:
+def forget(app: Brain, ref: str) -> dict[str, Any]:
     """Remove an ingest's transcript, mp3 and vault note; the Links record stays.
 
     The note goes to the state dir's ``trash/`` (recoverable; the vault's own ``.trash`` is
@@ -131,11 +134,11 @@ def forget(app: Any, ref: str) -> dict[str, Any]:
     return report
 
 
-def youtube_settings(app: Any) -> dict[str, Any]:
+def youtube_settings(app: Brain) -> dict[str, Any]:
     return {key: app.settings.get(key) for key in SETTING_KEYS}
 
 
-def set_youtube_settings(app: Any, changes: dict[str, str]) -> dict[str, Any]:
+def set_youtube_settings(app: Brain, changes: dict[str, str]) -> dict[str, Any]:
     """Set some of the ``youtube.*`` keys (values as text, parsed by the settings layer)."""
     for key, value in changes.items():
         if key not in SETTING_KEYS:

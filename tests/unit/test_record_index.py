@@ -1,0 +1,143 @@
+"""The record index (vaultbrain/filing/index.py): lookups by name, alias, path, id and content
+hash over the store's collections, kept in step with other processes' writes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support.brains import new_brain
+
+from vaultbrain.brain import Brain
+from vaultbrain.filing.index import RecordIndex, collections_of
+from vaultbrain.store import Store
+
+
+def _rec(rid: str, type_: str, title: str, path: str, **kw: object) -> dict:
+    return {"id": rid, "type": type_, "title": title, "path": path, **kw}
+
+
+@pytest.fixture
+def brain(vault: Path) -> Brain:
+    brain = new_brain(vault)
+    people = brain.store.collection("people")
+    people.put(_rec("p1", "person", "Ann Lee", "People/Ann Lee.md", aliases=["Annie", "A. Lee"]))
+    people.put(_rec("p2", "person", "Bo Chan", "People/Bo Chan.md", base_hash="h-bo"))
+    brain.store.collection("ideas").put(_rec("i1", "idea", "Ann Lee", "Ideas/Ann Lee.md"))
+    return brain
+
+
+def _index(brain: Brain) -> RecordIndex:
+    return RecordIndex(brain.store, brain.pack)
+
+
+def test_the_collections_are_the_packs_each_once(brain: Brain) -> None:
+    names = collections_of(brain.pack)
+    assert names == list(dict.fromkeys(t.store_collection for t in brain.pack.types))
+    assert _index(brain).collections == names
+
+
+def test_find_by_name_in_any_case(brain: Brain) -> None:
+    index = _index(brain)
+    for asked in ("Ann Lee", "ann lee", "  ANN LEE "):
+        assert index.find("person", asked)["id"] == "p1"
+
+
+def test_find_by_alias_in_any_case(brain: Brain) -> None:
+    index = _index(brain)
+    assert index.find("person", "annie")["id"] == "p1"
+    assert index.find("person", "A. LEE")["id"] == "p1"
+
+
+def test_find_keeps_to_the_type_asked(brain: Brain) -> None:
+    index = _index(brain)
+    assert index.find("idea", "ann lee")["id"] == "i1"
+    assert index.find("project", "Ann Lee") is None
+    assert index.find("spaceship", "Ann Lee") is None
+    assert index.find("person", "Cy") is None
+
+
+def test_by_path_in_any_case(brain: Brain) -> None:
+    index = _index(brain)
+    collection, summary = index.by_path("people/ann lee.md")
+    assert (collection, summary["id"]) == ("people", "p1")
+    assert index.by_path("People/Nobody.md") is None
+
+
+def test_by_id(brain: Brain) -> None:
+    index = _index(brain)
+    assert index.by_id("i1")[0] == "ideas"
+    assert index.by_id("p2")[1]["title"] == "Bo Chan"
+    assert index.by_id("nope") is None
+
+
+def test_by_hash(brain: Brain) -> None:
+    index = _index(brain)
+    assert [(c, s["id"]) for c, s in index.by_hash("h-bo")] == [("people", "p2")]
+    assert index.by_hash("h-none") == []
+    # Learnt after the hash table was built: found too.
+    brain.store.collection("ideas").put(
+        _rec("i2", "idea", "Copy", "Ideas/Copy.md", base_hash="h-bo")
+    )
+    index.refresh(force=True)
+    assert sorted(s["id"] for _, s in index.by_hash("h-bo")) == ["i2", "p2"]
+
+
+def test_tombstones_are_not_records(brain: Brain) -> None:
+    brain.store.collection("people").tombstone("p2")
+    index = _index(brain)
+    assert index.by_id("p2") is None and index.find("person", "Bo Chan") is None
+    assert len(index) == 2
+
+
+def test_refresh_sees_what_another_process_wrote(brain: Brain) -> None:
+    index = _index(brain)
+    index.find("person", "x")  # names learnt before the other process writes
+    other = Store(brain.vault.state_dir)  # another process's store: its own handles and log
+    other.collection("people").put(_rec("p3", "person", "Cy Diaz", "People/Cy Diaz.md"))
+    renamed = _rec("p1", "person", "Ann Stone", "People/Ann Stone.md", aliases=["Annie"])
+    other.collection("people").put(renamed)
+    other.collection("ideas").tombstone("i1")
+    index.refresh(force=True)
+    assert index.find("person", "cy diaz")["id"] == "p3"
+    assert index.find("person", "ann stone")["id"] == "p1"
+    assert index.find("person", "ann lee") is None  # the old name is forgotten
+    assert index.find("person", "annie")["id"] == "p1"
+    assert index.by_path("People/Ann Lee.md") is None
+    assert index.by_path("People/Ann Stone.md")[1]["id"] == "p1"
+    assert index.by_id("i1") is None and index.find("idea", "Ann Lee") is None
+
+
+def test_names_learnt_late_include_other_processes_writes(brain: Brain) -> None:
+    index = _index(brain)  # no name asked for yet: only paths and ids are learnt
+    Store(brain.vault.state_dir).collection("people").put(
+        _rec("p3", "person", "Cy Diaz", "People/Cy Diaz.md", aliases=["Cyd"])
+    )
+    index.refresh(force=True)
+    assert index.find("person", "CYD")["id"] == "p3"
+
+
+def test_our_own_writes_update_the_lookup_directly(brain: Brain) -> None:
+    index = _index(brain)
+    rec = _rec("p4", "person", "Di Evans", "People/Di Evans.md")
+    brain.store.collection("people").put(rec)
+    index.upsert("people", rec)
+    assert index.find("person", "di evans")["id"] == "p4"
+    index.remove("people", "p4")
+    assert index.find("person", "di evans") is None and index.by_id("p4") is None
+
+
+def test_mentioned_finds_names_and_aliases_in_a_text(brain: Brain) -> None:
+    index = _index(brain)
+    found = index.mentioned("Lunch with annie and Bo Chan, then nothing else.")
+    assert [s["id"] for s in found] == ["p1", "p2"]
+    assert len(index.mentioned("Ann Lee and Bo Chan", limit=1)) == 1
+
+
+def test_the_brains_index_is_one_and_refreshes_with_the_brain(vault: Path) -> None:
+    ours = new_brain(vault)
+    index = ours.records()
+    assert ours.records() is index
+    Brain(vault).store.collection("people").put(_rec("p9", "person", "Ed", "People/Ed.md"))
+    ours.refresh()
+    assert ours.records() is index and index.find("person", "ed")["id"] == "p9"

@@ -1,0 +1,166 @@
+"""The person's decisions (vaultbrain/filing/refile.py): fix a record as another type, confirm
+a suggestion, dismiss a thought, on a small vault in a temp folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support.brains import new_brain
+
+from vaultbrain.brain import Brain
+from vaultbrain.capture import lines
+from vaultbrain.capture.journal import Journal
+from vaultbrain.capture.model import Capture, CaptureStatus
+from vaultbrain.capture.pipeline import file_capture
+from vaultbrain.classify.result import Classification, Destination
+from vaultbrain.errors import UserError
+from vaultbrain.filing.db import add_record
+from vaultbrain.filing.refile import ARCHIVE, confirm, dismiss, fix
+from vaultbrain.vault.inbox import scan_inbox
+from vaultbrain.vault.note import parse_note
+
+
+@pytest.fixture
+def brain(vault: Path) -> Brain:
+    return new_brain(vault)
+
+
+def _front(brain: Brain, rel: str) -> dict:
+    return parse_note((brain.vault.root / rel).read_text("utf-8")).data
+
+
+def _audit(brain: Brain, kind: str) -> list[dict]:
+    return [e for e in brain.store.read_jsonl("audit.jsonl") if e.get("kind") == kind]
+
+
+def _suggested(brain: Brain, thought: str, dest: Destination) -> Capture:
+    """A thought on an inbox line, filed as a suggestion (confidence between the bands)."""
+    journal = Journal(brain)
+    cid = journal.new_id()
+    lines.add_line(brain, thought, cid)
+    journal.open(cid, thought, "inbox", brain.inbox_rel, line_suffix=lines.WAITING)
+    result = Classification([dest], 0.6, "a guess", "heuristic")
+    cap = journal.advance(cid, lambda c: setattr(c, "classification", result.to_dict()))
+    cap = file_capture(brain, journal, cap)
+    assert cap.status is CaptureStatus.SUGGESTED
+    return cap
+
+
+def _line_of(brain: Brain, cid: str) -> str:
+    text = (brain.vault.root / brain.inbox_rel).read_text("utf-8")
+    return next(line.raw for line in scan_inbox(text) if line.block_id == cid)
+
+
+# -- fix ---------------------------------------------------------------------------------
+
+
+def test_fix_refiles_a_record_as_another_type(brain: Brain) -> None:
+    old = add_record(brain, "person", {"name": "Ann Lee", "contact": "ann@example.org"})
+    (brain.vault.root / "Ideas" / "Links to Ann.md").write_text(
+        "Ask [[People/Ann Lee|Ann]] and [[People/Ann Lee]] again.\n", "utf-8"
+    )
+    new = fix(brain, old["id"], "project", note="she is a project, not a person")
+    assert new["type"] == "project" and new["path"] == "Projects/Ann Lee.md"
+    assert new["refiled_from"]["id"] == old["id"]
+    front = _front(brain, new["path"])
+    assert front["type"] == "project" and front["name"] == "Ann Lee"
+    body = (brain.vault.root / new["path"]).read_text("utf-8")
+    assert "ann@example.org" in body  # a field the new type lacks is kept in the body
+    assert "she is a project, not a person" in body
+    # The old note is archived, never deleted; its record is a tombstone.
+    assert not (brain.vault.root / old["path"]).exists()
+    archived = new["refiled_from"]["path"]
+    assert archived == f"{ARCHIVE}/Ann Lee.md"
+    assert _front(brain, archived)["archived"] is True
+    assert brain.store.collection("people").get(old["id"]) is None
+    # Links follow; the index knows the new record only.
+    links = (brain.vault.root / "Ideas" / "Links to Ann.md").read_text("utf-8")
+    assert links == "Ask [[Projects/Ann Lee|Ann]] and [[Projects/Ann Lee]] again.\n"
+    index = brain.records()
+    assert index.find("person", "Ann Lee") is None
+    assert index.find("project", "ann lee")["id"] == new["id"]
+    (entry,) = _audit(brain, "correction")
+    assert (entry["record"], entry["from"], entry["to"]) == (old["id"], "person", "project")
+    assert entry["links_rewritten"] == ["Ideas/Links to Ann.md"]
+
+
+def test_fix_of_a_capture_follows_its_line(brain: Brain) -> None:
+    cap = _suggested(brain, "kite festival in May", Destination("idea", "Kite festival"))
+    new = fix(brain, cap.id, "admin")  # a capture with one record: that record
+    stored = Journal(brain).require(cap.id)
+    assert stored.status is CaptureStatus.CORRECTED
+    assert [(d["type"], d["path"]) for d in stored.destinations] == [("admin", new["path"])]
+    assert _line_of(brain, cap.id).startswith("- [x] kite festival in May → [[Admin/Kite festival|")
+
+
+def test_fix_refuses_what_it_cannot_do(brain: Brain) -> None:
+    rec = add_record(brain, "idea", {"title": "Kite"})
+    with pytest.raises(UserError, match="already a idea"):
+        fix(brain, rec["id"], "idea")
+    with pytest.raises(UserError, match="not a type"):
+        fix(brain, rec["id"], "spaceship")
+    with pytest.raises(UserError, match="no record or capture"):
+        fix(brain, "nosuchthing", "person")
+    assert (brain.vault.root / rec["path"]).exists()  # nothing moved
+
+
+# -- confirm -----------------------------------------------------------------------------
+
+
+def test_confirm_files_a_suggestion(brain: Brain) -> None:
+    cap = _suggested(brain, "solar boat for the lake", Destination("idea", "Solar boat"))
+    rel = cap.destinations[0]["path"]
+    assert _front(brain, rel)["confirmed"] is False
+    done = confirm(brain, cap.id)
+    assert done["status"] == "filed"
+    assert "confirmed" not in _front(brain, rel)
+    assert _line_of(brain, cap.id).startswith("- [x] solar boat for the lake → [[Ideas/Solar boat|")
+    (entry,) = _audit(brain, "resolution")
+    assert (entry["capture"], entry["decision"]) == (cap.id, "confirm")
+
+
+def test_confirm_refuses_a_capture_that_is_not_a_suggestion(brain: Brain) -> None:
+    cap = _suggested(brain, "solar boat", Destination("idea", "Solar boat"))
+    confirm(brain, cap.id)
+    with pytest.raises(UserError, match="is filed, not a suggestion"):
+        confirm(brain, cap.id)
+    with pytest.raises(UserError, match="no capture 'zzzzzz'"):
+        confirm(brain, "zzzzzz")
+
+
+def test_confirm_of_a_question_without_a_guess_asks_for_a_type(brain: Brain) -> None:
+    journal = Journal(brain)
+    cid = journal.new_id()
+    journal.open(cid, "hmm", "cli", None)
+    journal.advance(cid, lambda c: setattr(c, "status", CaptureStatus.NEEDS_REVIEW))
+    with pytest.raises(UserError, match="review resolve"):
+        confirm(brain, cid)
+
+
+# -- dismiss -----------------------------------------------------------------------------
+
+
+def test_dismiss_archives_what_the_thought_created(brain: Brain) -> None:
+    cap = _suggested(brain, "not really a thought", Destination("idea", "Not really"))
+    rel = cap.destinations[0]["path"]
+    record_id = cap.destinations[0]["record_id"]
+    done = dismiss(brain, cap.id)
+    assert done["status"] == "dismissed"
+    assert not (brain.vault.root / rel).exists()
+    archived = f"{ARCHIVE}/Not really.md"
+    assert _front(brain, archived)["archived_reason"] == "dismissed"
+    assert brain.store.collection("ideas").get(record_id) is None
+    assert brain.records().find("idea", "Not really") is None
+    assert _line_of(brain, cap.id) == f"- [x] not really a thought → dismissed ^vb-{cap.id}"
+    (entry,) = _audit(brain, "resolution")
+    assert (entry["capture"], entry["decision"]) == (cap.id, "dismiss")
+
+
+def test_dismiss_leaves_notes_the_thought_only_updated(brain: Brain) -> None:
+    rec = add_record(brain, "idea", {"title": "Kite"})
+    cap = _suggested(brain, "kite needs a longer tail", Destination("idea", "Kite"))
+    assert cap.destinations[0]["op"] == "update"
+    dismiss(brain, cap.id)
+    assert (brain.vault.root / rec["path"]).exists()
+    assert brain.store.collection("ideas").get(rec["id"]) is not None
