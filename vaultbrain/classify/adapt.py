@@ -294,6 +294,10 @@ def _read_corrections(store: Store, learning: VaultLearning, common: frozenset[s
     return end > 0
 
 
+# (store, pack, collection) -> record key -> the summary object last learnt from it
+_SEEN: dict[tuple[Any, str], dict[str, dict[str, Any]]] = {}
+
+
 def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
     """What the vault taught, brought up to date incrementally (a correction counts at once).
     ``save``: keep the updated state in the state dir (``vaultbrain classify`` writes nothing)."""
@@ -305,6 +309,8 @@ def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
     if not isinstance(learning, VaultLearning) or learning.pack != pack.identity:
         learning = rebuild(store, pack, save)
         _LEARNING[memo_key] = learning
+        for key in [k for k in _SEEN if k[0] == memo_key]:
+            del _SEEN[key]
         return learning
     _LEARNING[memo_key] = learning
     common = corpus_model(store, pack, save).common
@@ -316,17 +322,33 @@ def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
         if learning.versions.get(name) == version:
             continue
         prefix = f"{name}/"
-        current = {f"{prefix}{s['id']}": s for s in col.summaries()}
-        for key in [k for k in learning.records if k.startswith(prefix) and k not in current]:
-            learning.remove_record(key)
-            learning.unsaved += 1
-        for key, summary in current.items():
+        seen = _SEEN.setdefault((memo_key, name), {})
+        first = not seen
+        present: set[str] = set()
+        for summary in col.summaries():
+            key = prefix + summary["id"]
+            present.add(key)
+            # The store hands out the same summary object while a record is unchanged: a
+            # capture that changed one record costs one comparison, not one per record.
+            if seen.get(key) is summary:
+                continue
+            seen[key] = summary
             old = learning.records.get(key)
             if old is not None and old == _marker(summary):
                 continue
             learning.remove_record(key)
             learning.add_record(key, summary)
             learning.unsaved += 1
+        gone: list[str] = []
+        if first:  # learnt in another process: any of its records may be gone since
+            gone = [k for k in learning.records if k.startswith(prefix) and k not in present]
+        elif len(seen) != len(present):
+            gone = [k for k in seen if k not in present]
+        for key in gone:
+            seen.pop(key, None)
+            if key in learning.records:
+                learning.remove_record(key)
+                learning.unsaved += 1
         learning.versions[name] = version
     inbox = store.inbox
     version = inbox.disk_version()
@@ -335,7 +357,11 @@ def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
         for cid in [c for c in learning.captures if c not in current]:
             learning.set_capture(cid, None, None, common)
             learning.unsaved += 1
+        seen = _SEEN.setdefault((memo_key, INBOX), {})
         for cid, summary in current.items():
+            if seen.get(cid) is summary:
+                continue
+            seen[cid] = summary
             marker = _capture_marker(summary)
             old = learning.captures.get(cid)
             if old is not None and old[0] == marker:
