@@ -66,7 +66,11 @@ def _finish(app: Any, cap: dict[str, Any]) -> dict[str, Any]:
 
 
 def confirm(app: Any, capture_id: str) -> dict[str, Any]:
-    """Accept a suggestion: its notes lose ``confirmed: false``; the capture is filed."""
+    """Accept a suggestion: its notes lose ``confirmed: false``, the updates it held back are
+    written into the existing notes now; the capture is filed."""
+    from vaultbrain.capture.model import Capture
+    from vaultbrain.capture.write import write_held
+
     with app.store.locked():
         cap = _capture(app, capture_id)
         if cap["status"] == "needs_review":
@@ -84,6 +88,11 @@ def confirm(app: Any, capture_id: str) -> dict[str, Any]:
                 _edit_note(
                     app, d["path"], {"updated": app.now().isoformat()}, remove=("confirmed",)
                 )
+        if any(d.get("held") for d in cap.get("destinations", [])):
+            held = Capture.from_record(cap)
+            cap["destinations"] = write_held(app, held)
+            if held.warnings:
+                cap["warnings"] = held.warnings
         cap["status"] = "filed"
         cap["confirmed_at"] = cap["updated"] = app.now().isoformat()
         app.store.inbox.put(cap)
@@ -131,9 +140,15 @@ def resolve(
 
 
 def dismiss(app: Any, capture_id: str) -> dict[str, Any]:
-    """Not a thought: the capture is dismissed; notes it created move to the archive."""
+    """Not a thought: the capture is dismissed; notes it created move to the archive, its log
+    line leaves the notes it updated (a suggestion held its updates back: nothing to take)."""
+    from vaultbrain.capture.model import Capture
+    from vaultbrain.capture.write import unwrite
+
     with app.store.locked():
         cap = _capture(app, capture_id)
+        for rel in unwrite(app, Capture.from_record(cap)):
+            _restore_base(app, rel)
         for d in cap.get("destinations", []):
             if d.get("op") == "create" and app.vault.try_read(d["path"]) is not None:
                 _archive(app, d, reason="dismissed")
