@@ -49,11 +49,13 @@ def capture_summary(record: dict[str, Any]) -> dict[str, Any]:
         "classified_by": cls.get("classified_by"),
         "reasoning": cls.get("reasoning"),
         "destinations": [
+            # a linked note (not written) and a suggestion's held update say so
             {"type": d["type"], "title": d["title"], "path": d["path"]}
+            | {k: d[k] for k in ("op", "held") if d.get(k) in ("link", True)}
             for d in record.get("destinations", [])
         ],
         "created": record.get("created"),
-        "error": record.get("last_error") or cls.get("error"),
+        "error": record.get("review_reason") or record.get("last_error") or cls.get("error"),
         "warnings": record.get("warnings", []),
         "fallback": cls.get("fallback"),
     }
