@@ -86,6 +86,7 @@ def _records_check(app: Any) -> Check:
     if not app.state_dir.is_dir():
         return Check("records", True, "no store yet")
     by_path: dict[str, list[str]] = {}
+    shown: dict[str, str] = {}  # a path as the store has it (the key is case-folded)
     by_id: dict[str, set[str]] = {}
     try:
         names = collections_of(app.pack, list(app.folder_packs))
@@ -95,8 +96,9 @@ def _records_check(app: Any) -> Check:
         for s in app.store.collection(name).summaries():
             if s.get("path"):
                 by_path.setdefault(s["path"].lower(), []).append(f"{name}/{s['id']}")
+                shown.setdefault(s["path"].lower(), s["path"])
                 by_id.setdefault(s["id"], set()).add(s["path"])
-    problems = [f"{p}: records {', '.join(ids)}" for p, ids in by_path.items() if len(ids) > 1]
+    problems = [f"{shown[p]}: records {', '.join(i)}" for p, i in by_path.items() if len(i) > 1]
     problems += [f"{rid}: on {', '.join(sorted(ps))}" for rid, ps in by_id.items() if len(ps) > 1]
     if problems:
         return Check(
