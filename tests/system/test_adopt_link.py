@@ -159,3 +159,23 @@ def test_a_first_name_that_fits_two_people_is_a_question(
     # The person answers with the full name: it is filed to that record.
     done = run_json(vault, "review", "resolve", doc["id"], "person", "--title", "Miriam Levi")
     assert [d["path"] for d in done["destinations"]] == ["People/Miriam Levi.md"]
+
+
+def test_one_thought_never_makes_two_notes_of_one_name(vault: Path, lmstudio: FakeLMStudio) -> None:
+    doc = capture(
+        vault,
+        lmstudio,
+        "Orbit: the new reading group, and the idea behind it",
+        [{"type": "project", "title": "Orbit"}, {"type": "idea", "title": "orbit"}],
+        0.9,
+    )
+    assert [d["path"] for d in doc["destinations"]] == ["Projects/Orbit.md"]
+    assert not (vault / "Ideas/orbit.md").exists() and not (vault / "Ideas/Orbit.md").exists()
+
+
+def test_the_terminal_says_a_note_was_linked_not_written(
+    vault: Path, lmstudio: FakeLMStudio
+) -> None:
+    lmstudio.responder = lambda body: reply([{"type": "person", "title": "Plato"}], 0.9, "x")
+    out = run(vault, "capture", "Plato and the allegory of the cave").output
+    assert "Philosophy/Plato.md (linked: your note, not written)" in out

@@ -57,6 +57,7 @@ def plan(brain: Brain, dests: list[Destination]) -> list[PlannedOp]:
     seen: set[tuple[str, str]] = set()
     planned: set[str] = set()
     names: NameIndex | None = None  # the vault walk happens only if a name is not a record
+    new_stems: set[str] = set()  # two new notes of one name would make [[name]] ambiguous
     for d in dests:
         ptype = brain.pack.get_type(d.type)
         if ptype is None:
@@ -77,6 +78,10 @@ def plan(brain: Brain, dests: list[Destination]) -> list[PlannedOp]:
                 planned.add(op.path.lower())
                 ops.append(op)
             continue
+        stem = sanitize_filename(d.title).lower()
+        if stem in new_stems:
+            continue  # a note of this name is being created for this thought already
+        new_stems.add(stem)
         path = free_path(brain, ptype, d.title, planned)
         planned.add(path.lower())
         ops.append(

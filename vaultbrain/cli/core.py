@@ -88,7 +88,10 @@ def capture_cmd(obj: Any, text: str, as_json: bool) -> None:
     said = fallback_note(summary["fallback"])  # the LLM failed and the embedded one decided
     click.echo(f"{record['id']}: {head}" + (f" ({said})" if said else ""))
     for d in summary["destinations"]:
-        click.echo(f"  {d['type']:<8} {d['path']}")
+        said = {"link": " (linked: your note, not written)"}.get(d.get("op", ""), "")
+        click.echo(
+            f"  {d['type']:<8} {d['path']}{said}" + (" (held: confirm)" if d.get("held") else "")
+        )
     if status == "needs_review":
         click.echo("  waiting for you in Brain/Needs Review.md (or `vaultbrain review list`)")
     if status == "pending":

@@ -118,9 +118,14 @@ def resolve(
 
     with app.store.locked():
         cap = _capture(app, capture_id)
-        if cap["status"] in ("filed", "corrected", "suggested") and cap.get("destinations"):
-            if len(cap["destinations"]) == 1:
-                return fix(app, cap["destinations"][0]["record_id"] or capture_id, type_name)
+        # Records it wrote (a linked note of the person's, or an update a suggestion held back,
+        # is not its to re-file).
+        written = [
+            d for d in cap.get("destinations", []) if d.get("record_id") and not d.get("held")
+        ]
+        if cap["status"] in ("filed", "corrected", "suggested") and written:
+            if len(written) == 1:
+                return fix(app, written[0]["record_id"], type_name)
             raise UserError(f"{capture_id} is already filed; use `vaultbrain fix RECORD_ID TYPE`")
         names = [t.strip() for t in re.split(r"[,\s]+", type_name) if t.strip()]
         suggested = Classification.from_dict(cap.get("classification") or {})
