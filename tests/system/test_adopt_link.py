@@ -7,6 +7,8 @@ Templates folder. Every test checks byte for byte that no pre-existing note chan
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -179,3 +181,25 @@ def test_the_terminal_says_a_note_was_linked_not_written(
     lmstudio.responder = lambda body: reply([{"type": "person", "title": "Plato"}], 0.9, "x")
     out = run(vault, "capture", "Plato and the allegory of the cave").output
     assert "Philosophy/Plato.md (linked: your note, not written)" in out
+
+
+def test_the_daemon_links_an_inbox_line_to_the_existing_note(
+    vault: Path, lmstudio: FakeLMStudio
+) -> None:
+    run(vault, "settings", "set", "inbox_settle_seconds", "0")
+    lmstudio.responder = lambda body: reply([{"type": "person", "title": "Steph Ango"}], 0.9, "x")
+    before = snapshot(vault)
+    inbox = vault / "Inbox.md"
+    inbox.write_text(
+        inbox.read_text() + "- Met Steph Ango at the meetup, talked about plain text\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "vaultbrain", "--vault", str(vault), "daemon", "--once"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "→ [[References/Steph Ango|Steph Ango]]" in inbox.read_text()
+    assert not (vault / "People/Steph Ango.md").exists()
+    assert snapshot(vault) == before
