@@ -20,7 +20,7 @@ same notes, never new ones.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.model import PlannedOp
 from vaultbrain.classify.result import Destination
@@ -46,7 +46,8 @@ class AmbiguousName(Exception):
 
 
 def plan(brain: Brain, dests: list[Destination]) -> list[PlannedOp]:
-    """Exact targets for each destination: an existing record to update, or a new path.
+    """Exact targets for each destination: an existing record to update, an existing note
+    to link, or a new path. Raises :class:`AmbiguousName` when a first name fits two people.
 
     Call under the store's lock: the index is refreshed first, so a record another process
     just created is updated rather than created twice.
@@ -92,7 +93,7 @@ def plan(brain: Brain, dests: list[Destination]) -> list[PlannedOp]:
     return ops
 
 
-def _update_op(ptype: PageType, record: dict, d: Destination) -> PlannedOp:
+def _update_op(ptype: PageType, record: dict[str, Any], d: Destination) -> PlannedOp:
     return PlannedOp(
         "update",
         ptype.name,
@@ -109,7 +110,8 @@ def _existing_note(
 ) -> PlannedOp | None:
     """The note already named ``d.title`` anywhere in the vault: updated when it is a record
     of this type, else only linked (its path recorded, nothing written into it)."""
-    hits = names.lookup(d.title)
+    # The title, and the file name a new note would get (``A/B`` is created as ``A-B.md``).
+    hits = names.lookup(d.title) or names.lookup(sanitize_filename(d.title))
     if not hits:
         return None
     rel = next((r for r in hits if r.lower() not in planned), hits[0])
