@@ -60,6 +60,7 @@ def run_checks(app: Brain) -> list[Check]:
             checks.append(consistency)
     except Exception as exc:  # any pack failure is a finding, not a crash
         checks.append(Check("schema pack", False, str(exc)))
+    checks.append(_records_check(app))
     checks.append(_llm_check(app))
     checks.append(_settings_check(app))
     checks.extend(_youtube_checks())
@@ -79,6 +80,34 @@ def _state_check(state: Any) -> Check:
     if probe != state:
         return Check("state dir", True, f"{state} (made on first use)")
     return Check("state dir", True, str(state))
+
+
+def _records_check(app: Any) -> Check:
+    """One record per path, one path per record, across the live records of the store."""
+    from vaultbrain.filing.index import collections_of
+
+    if not app.state_dir.is_dir():
+        return Check("records", True, "no store yet")
+    by_path: dict[str, list[str]] = {}
+    shown: dict[str, str] = {}  # a path as the store has it (the key is case-folded)
+    by_id: dict[str, set[str]] = {}
+    try:
+        names = collections_of(app.pack, list(app.folder_packs))
+    except Exception:  # a broken pack is its own finding
+        return Check("records", True, "not checked (the pack did not load)", "warn")
+    for name in names:
+        for s in app.store.collection(name).summaries():
+            if s.get("path"):
+                by_path.setdefault(s["path"].lower(), []).append(f"{name}/{s['id']}")
+                shown.setdefault(s["path"].lower(), s["path"])
+                by_id.setdefault(s["id"], set()).add(s["path"])
+    problems = [f"{shown[p]}: records {', '.join(i)}" for p, i in by_path.items() if len(i) > 1]
+    problems += [f"{rid}: on {', '.join(sorted(ps))}" for rid, ps in by_id.items() if len(ps) > 1]
+    if problems:
+        return Check(
+            "records", False, "two records on one path or one on two: " + "; ".join(problems)
+        )
+    return Check("records", True, f"{sum(len(v) for v in by_path.values())} records, one path each")
 
 
 def _settings_check(app: Brain) -> Check:

@@ -55,13 +55,15 @@ def test_a_record_is_found_by_alias_in_any_case(brain: Brain) -> None:
     assert [(o.op, o.title, o.path) for o in ops] == [("update", "Ann Lee", "People/Ann Lee.md")]
 
 
-def test_the_same_name_as_another_type_is_a_new_note(brain: Brain) -> None:
+def test_the_same_name_as_another_type_links_that_note(brain: Brain) -> None:
+    # A second "Atlas" would make every [[Atlas]] ambiguous: the thought links the one there is.
     add_record(brain, "idea", {"title": "Atlas"})
     ops = plan(brain, [Destination("project", "Atlas")])
-    assert [(o.op, o.path) for o in ops] == [("create", "Projects/Atlas.md")]
+    assert [(o.op, o.path) for o in ops] == [("link", "Ideas/Atlas.md")]
 
 
-def test_the_same_title_twice_in_one_thought_is_one_op(brain: Brain) -> None:
+def test_the_same_title_twice_in_one_thought_is_one_note(brain: Brain) -> None:
+    # Two notes named "Bo Chan" would make every [[Bo Chan]] ambiguous: the first mention wins.
     ops = plan(
         brain,
         [
@@ -70,28 +72,21 @@ def test_the_same_title_twice_in_one_thought_is_one_op(brain: Brain) -> None:
             Destination("idea", "Bo Chan"),
         ],
     )
-    assert [(o.op, o.type, o.path) for o in ops] == [
-        ("create", "person", "People/Bo Chan.md"),
-        ("create", "idea", "Ideas/Bo Chan.md"),
-    ]
+    assert [(o.op, o.type, o.path) for o in ops] == [("create", "person", "People/Bo Chan.md")]
     assert ops[0].fields == {"contact": "bo@example.org"}  # the first mention's fields
-    assert len({o.record_id for o in ops}) == 2
 
 
-def test_an_occupied_path_gets_the_next_free_name(brain: Brain) -> None:
-    # A file nothing knows as a record (an attachment-like leftover) still takes the name.
+def test_a_note_of_that_name_is_linked_not_written(brain: Brain) -> None:
+    # A file nothing knows as a record still holds the name: the thought links it.
     (brain.vault.root / "Ideas" / "Kite.md").write_text("just text\n", "utf-8")
-    (brain.vault.root / "Ideas" / "Kite (2).md").write_text("more text\n", "utf-8")
     ops = plan(brain, [Destination("idea", "Kite")])
-    assert [(o.op, o.path) for o in ops] == [("create", "Ideas/Kite (3).md")]
+    assert [(o.op, o.path) for o in ops] == [("link", "Ideas/Kite.md")]
 
 
-def test_two_titles_with_one_file_name_do_not_share_a_path(brain: Brain) -> None:
+def test_two_titles_with_one_file_name_make_one_note(brain: Brain) -> None:
     # "a/b" and "a:b" are different titles but one file name once unsafe characters go.
     ops = plan(brain, [Destination("idea", "Plan a/b"), Destination("idea", "Plan a:b")])
-    paths = [o.path for o in ops]
-    assert len(ops) == 2 and len({p.lower() for p in paths}) == 2
-    assert paths[1].endswith(" (2).md")
+    assert [(o.op, o.path) for o in ops] == [("create", "Ideas/Plan a-b.md")]
 
 
 def test_free_path_skips_names_the_plan_already_took(brain: Brain) -> None:

@@ -22,7 +22,7 @@ from vaultbrain.capture import lines
 from vaultbrain.capture.classify import classify
 from vaultbrain.capture.journal import Journal
 from vaultbrain.capture.model import Capture, CaptureStatus
-from vaultbrain.capture.plan import plan
+from vaultbrain.capture.plan import AmbiguousName, plan
 from vaultbrain.capture.route import take_special
 from vaultbrain.capture.write import write
 from vaultbrain.classify.result import Band, Classification, judge
@@ -93,12 +93,17 @@ def file_capture(brain: Brain, journal: Journal, cap: Capture) -> Capture:
         fresh = journal.require(cap.id)
         if fresh.status is not CaptureStatus.PENDING:
             return fresh
-        if band is Band.REVIEW:
+        ambiguous: str | None = None
+        if band is not Band.REVIEW and fresh.plan is None:
+            try:
+                ops = plan(brain, result.fileable)
+            except AmbiguousName as exc:  # "miriam": two Miriams; the person chooses
+                ambiguous = exc.reason
+        if band is Band.REVIEW or ambiguous:
             fresh.status = CaptureStatus.NEEDS_REVIEW
             fresh.destinations = []
         else:
             if fresh.plan is None:
-                ops = plan(brain, result.fileable)
 
                 def keep_plan(c: Capture) -> None:
                     c.plan = ops
@@ -115,6 +120,9 @@ def file_capture(brain: Brain, journal: Journal, cap: Capture) -> Capture:
             c.plan, c.warnings = outcome.plan, outcome.warnings
             c.timings["file_ms"] = elapsed
             c.band = band.value
+            c.extra.pop("review_reason", None)
+            if ambiguous:
+                c.extra["review_reason"] = ambiguous
 
         # Not fsynced: the plan was, and filing it again finds its notes written.
         return journal.advance(cap.id, settle, durable=False)

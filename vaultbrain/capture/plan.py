@@ -1,27 +1,53 @@
 """Step 3 of filing: the exact notes a capture writes, decided once and stored on it.
 
-Each destination becomes an update of the existing record with that name (or alias, any
-case), or a note to create at a free path in its type's folder. The plan is stored before the
-first note is written, so a rerun after a crash writes the same notes, never new ones.
+Each destination becomes, in this order:
+
+- an ``update`` of the existing record of its type with that name (or alias, any case);
+- else, when any note in the vault already has that name (basename or alias, any case,
+  :mod:`vaultbrain.filing.names`): an ``update`` when that note is a record of the same type,
+  otherwise a ``link``: the thought points at the note and nothing is written into it (a
+  hand-made note is never written unasked, and a second note of that name would make every
+  ``[[name]]`` in the vault ambiguous);
+- else, for a person named by one word ("miriam says…"): the one person record whose first
+  name (or an alias) it is; two or more fits raise :class:`AmbiguousName` (the capture goes to
+  Needs Review with the reason, never a guess);
+- else a note to ``create`` at a free path in its type's folder.
+
+The plan is stored before the first note is written, so a rerun after a crash writes the
+same notes, never new ones.
 """
 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.model import PlannedOp
 from vaultbrain.classify.result import Destination
+from vaultbrain.filing.names import NameIndex, note_names
 from vaultbrain.filing.records import new_id
 from vaultbrain.packs import PageType
 from vaultbrain.vault.names import sanitize_filename, unique_name
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
+    from vaultbrain.filing.index import RecordIndex
+
+# Types whose records are people, matched by first name when a thought names only that.
+PERSON_TYPES = frozenset({"person", "people", "contact"})
+
+
+class AmbiguousName(Exception):
+    """A name fits several existing notes; the person decides (the capture needs review)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 def plan(brain: Brain, dests: list[Destination]) -> list[PlannedOp]:
-    """Exact targets for each destination: an existing record to update, or a new path.
+    """Exact targets for each destination: an existing record to update, an existing note
+    to link, or a new path. Raises :class:`AmbiguousName` when a first name fits two people.
 
     Call under the store's lock: the index is refreshed first, so a record another process
     just created is updated rather than created twice.
@@ -31,6 +57,8 @@ def plan(brain: Brain, dests: list[Destination]) -> list[PlannedOp]:
     ops: list[PlannedOp] = []
     seen: set[tuple[str, str]] = set()
     planned: set[str] = set()
+    names: NameIndex | None = None  # the vault walk happens only if a name is not a record
+    new_stems: set[str] = set()  # two new notes of one name would make [[name]] ambiguous
     for d in dests:
         ptype = brain.pack.get_type(d.type)
         if ptype is None:
@@ -41,18 +69,20 @@ def plan(brain: Brain, dests: list[Destination]) -> list[PlannedOp]:
         seen.add(key)
         existing = index.find(ptype.name, d.title)
         if existing and existing.get("path"):
-            ops.append(
-                PlannedOp(
-                    "update",
-                    ptype.name,
-                    existing["title"],
-                    existing["path"],
-                    existing["id"],
-                    ptype.store_collection,
-                    d.fields,
-                )
-            )
+            ops.append(_update_op(ptype, existing, d))
             continue
+        if names is None:
+            names = note_names(brain)
+        op = _existing_note(index, names, ptype, d, planned) or _first_name(index, ptype, d)
+        if op is not None:
+            if op.path.lower() not in planned:
+                planned.add(op.path.lower())
+                ops.append(op)
+            continue
+        stem = sanitize_filename(d.title).lower()
+        if stem in new_stems:
+            continue  # a note of this name is being created for this thought already
+        new_stems.add(stem)
         path = free_path(brain, ptype, d.title, planned)
         planned.add(path.lower())
         ops.append(
@@ -61,6 +91,55 @@ def plan(brain: Brain, dests: list[Destination]) -> list[PlannedOp]:
             )
         )
     return ops
+
+
+def _update_op(ptype: PageType, record: dict[str, Any], d: Destination) -> PlannedOp:
+    return PlannedOp(
+        "update",
+        ptype.name,
+        record["title"],
+        record["path"],
+        record["id"],
+        ptype.store_collection,
+        d.fields,
+    )
+
+
+def _existing_note(
+    index: RecordIndex, names: NameIndex, ptype: PageType, d: Destination, planned: set[str]
+) -> PlannedOp | None:
+    """The note already named ``d.title`` anywhere in the vault: updated when it is a record
+    of this type, else only linked (its path recorded, nothing written into it)."""
+    # The title, and the file name a new note would get (``A/B`` is created as ``A-B.md``).
+    hits = names.lookup(d.title) or names.lookup(sanitize_filename(d.title))
+    if not hits:
+        return None
+    rel = next((r for r in hits if r.lower() not in planned), hits[0])
+    hit = index.by_path(rel)
+    if hit is not None and hit[1].get("type") == ptype.name and hit[1].get("path"):
+        return _update_op(ptype, hit[1], d)
+    stem = rel.rsplit("/", 1)[-1][:-3]
+    shown = stem if stem.lower() == d.title.strip().lower() else d.title.strip()
+    return PlannedOp("link", ptype.name, shown, rel, "", "", {})
+
+
+def _first_name(index: RecordIndex, ptype: PageType, d: Destination) -> PlannedOp | None:
+    """A person named by one word: the one person record it is the first name of."""
+    word = d.title.strip().lower()
+    if ptype.name.lower() not in PERSON_TYPES or not word or " " in word:
+        return None
+    fits = []
+    for _, summary in index.all():
+        if summary.get("type") != ptype.name or not summary.get("path"):
+            continue
+        title = str(summary.get("title") or "").strip().lower()
+        aliases = {str(a).strip().lower() for a in summary.get("aliases") or []}
+        if title.split(" ", 1)[0] == word or word in aliases:
+            fits.append(summary)
+    if len(fits) > 1:
+        listed = " or ".join(sorted(f"“{f['title']}” ({f['path']})" for f in fits))
+        raise AmbiguousName(f"“{d.title}” could be {listed}: choose one")
+    return _update_op(ptype, fits[0], d) if fits else None
 
 
 def free_path(brain: Brain, ptype: PageType, title: str, planned: set[str] | None = None) -> str:

@@ -3,6 +3,12 @@
 A note that already holds ``^vb-<capture id>`` was written by an earlier run and is not
 written again. An update never overwrites what the person wrote: lists grow, empty fields
 fill, a date the pack stamps on capture only moves forward, and one log line is appended.
+
+A ``link`` op (an existing note that is not a record of the type) is never written: the
+capture only points at it. A suggestion (not ``confirmed``) writes nothing into an existing
+note: its updates are kept ``held`` on the capture's destinations and written by
+:func:`write_held` when the person confirms; :func:`unwrite` takes a capture's log line back
+out of the notes it updated (a dismissal).
 """
 
 from __future__ import annotations
@@ -43,6 +49,12 @@ def write(brain: Brain, cap: Capture, result: Classification, confirmed: bool) -
         for j, other in enumerate(ops):
             if j != i:
                 related.setdefault(other.type, []).append(links[j])
+        if op.op == "link":
+            out.append(op.filed())
+            continue
+        if op.op == "update" and not confirmed:
+            out.append(dict(op.filed(), held=True))  # written when the person confirms
+            continue
         if op.op == "update" and not _update(brain, cap, op, others, related):
             # The note vanished since the plan was made: file as a new record instead.
             ptype = _type(brain, op)
@@ -52,6 +64,80 @@ def write(brain: Brain, cap: Capture, result: Classification, confirmed: bool) -
             _create(brain, cap, op, others, related, result, confirmed)
         out.append(op.filed())
     return out
+
+
+def _context(ops: list[PlannedOp], i: int) -> tuple[list[str], dict[str, list[str]]]:
+    """Links to the other notes of the same thought: all of them, and by type."""
+    links = [link_to(op.path, op.title) for op in ops]
+    others = [link for j, link in enumerate(links) if j != i]
+    related: dict[str, list[str]] = {}
+    for j, other in enumerate(ops):
+        if j != i:
+            related.setdefault(other.type, []).append(links[j])
+    return others, related
+
+
+def write_held(brain: Brain, cap: Capture) -> list[dict]:
+    """A confirmed suggestion: write the updates it held back; returns its new destinations.
+
+    An update whose note is gone since is dropped from the destinations with a warning (the
+    person confirmed a link to a note that no longer exists; nothing is created unasked).
+    """
+    ops = cap.plan or []
+    out: list[dict] = []
+    for d in cap.destinations:
+        if not d.get("held"):
+            out.append(d)
+            continue
+        i = next(
+            (k for k, op in enumerate(ops) if op.op == "update" and op.path == d["path"]), None
+        )
+        if i is None:
+            continue
+        others, related = _context(ops, i)
+        if _update(brain, cap, ops[i], others, related):
+            out.append({k: v for k, v in d.items() if k != "held"})
+        else:
+            cap.warnings.append(f"{d['path']} is gone; the suggestion was not added to it")
+    return out
+
+
+def unwrite(brain: Brain, cap: Capture) -> list[str]:
+    """Take the capture's log line (the one carrying its ``^vb-<id>`` link) back out of every
+    note it updated, compare-and-swap; the store forgets the capture on those records.
+    Returns the notes changed."""
+    marker = f"#^vb-{cap.id}|"
+    changed: list[str] = []
+    for d in cap.destinations:
+        if d.get("op") != "update" or d.get("held"):
+            continue
+
+        def build(note: NoteFile | None) -> str | None:
+            if note is None or marker not in note.text:
+                return None
+            parsed = parse_note(note.text)
+            start = parsed.body_start if parsed.has_frontmatter else 0
+            body = note.text[start:]
+            kept = [
+                line
+                for line in body.splitlines(keepends=True)
+                if not (marker in line and line.lstrip().startswith("- "))
+            ]
+            return note.text[:start] + "".join(kept)
+
+        if brain.vault.edit(d["path"], build).written:
+            changed.append(d["path"])
+        ptype = brain.pack.get_type(d.get("type", ""))
+        if ptype is None or not d.get("record_id"):
+            continue
+        col = brain.store.collection(ptype.store_collection)
+        rec = col.get(d["record_id"])
+        if rec is not None and cap.id in rec.get("sources", []):
+            rec["sources"] = [s for s in rec["sources"] if s != cap.id]
+            rec["log"] = [e for e in rec.get("log", []) if e.get("capture") != cap.id]
+            col.put(rec)
+            brain.records().upsert(ptype.store_collection, rec)
+    return changed
 
 
 def _type(brain: Brain, op: PlannedOp) -> PageType:

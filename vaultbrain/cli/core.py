@@ -49,11 +49,13 @@ def capture_summary(record: dict[str, Any]) -> dict[str, Any]:
         "classified_by": cls.get("classified_by"),
         "reasoning": cls.get("reasoning"),
         "destinations": [
+            # a linked note (not written) and a suggestion's held update say so
             {"type": d["type"], "title": d["title"], "path": d["path"]}
+            | {k: d[k] for k in ("op", "held") if d.get(k) in ("link", True)}
             for d in record.get("destinations", [])
         ],
         "created": record.get("created"),
-        "error": record.get("last_error") or cls.get("error"),
+        "error": record.get("review_reason") or record.get("last_error") or cls.get("error"),
         "warnings": record.get("warnings", []),
         "fallback": cls.get("fallback"),
     }
@@ -86,7 +88,10 @@ def capture_cmd(obj: Any, text: str, as_json: bool) -> None:
     said = fallback_note(summary["fallback"])  # the LLM failed and the embedded one decided
     click.echo(f"{record['id']}: {head}" + (f" ({said})" if said else ""))
     for d in summary["destinations"]:
-        click.echo(f"  {d['type']:<8} {d['path']}")
+        said = {"link": " (linked: your note, not written)"}.get(d.get("op", ""), "")
+        click.echo(
+            f"  {d['type']:<8} {d['path']}{said}" + (" (held: confirm)" if d.get("held") else "")
+        )
     if status == "needs_review":
         click.echo("  waiting for you in Brain/Needs Review.md (or `vaultbrain review list`)")
     if status == "pending":

@@ -417,6 +417,8 @@ def collect_daily(app: Brain, day: dt.date) -> DailyFacts:
             filed = rec_by_id.get(rid)
             if d.get("op") == "update":
                 add(f"Updated {ref.type}", ref)
+            elif d.get("op") == "link":  # an existing note the thought points at, not written
+                add(f"Linked {ref.type}", ref)
             else:
                 verb, note = _new_verb(ref.type, role_of.get(ref.type), filed)
                 add(verb, ref, note)

@@ -133,10 +133,20 @@ def update_record(app: Any, type_name: str, ref: str, values: dict[str, str]) ->
 
 
 def delete_record(app: Any, type_name: str, ref: str) -> dict[str, Any]:
-    """Move the note to the state dir's ``trash/`` (recoverable) and tombstone the record."""
+    """Move the note to the state dir's ``trash/`` (recoverable) and tombstone the record.
+
+    Refused when another live record is on the same path (a copied note, a stale record):
+    deleting the stale one must not trash the note the other one is.
+    """
     ptype = resolve_type(app, type_name)
     with app.store.locked():
         rec = find_record(app, ptype, ref)
+        others = _others_on_path(app, rec)
+        if others:
+            raise UserError(
+                f"{rec['path']} is also the note of record {', '.join(others)}; "
+                f"not deleting {rec['id']} (`vaultbrain doctor` lists records that share a path)"
+            )
         vault = app.vault
         if vault.try_read(rec["path"]) is not None:
             rec["trashed_to"] = vault.trash(rec["path"], app.today().isoformat())
@@ -155,3 +165,18 @@ def delete_record(app: Any, type_name: str, ref: str) -> dict[str, Any]:
             }
         )
         return rec
+
+
+def _others_on_path(app: Any, rec: dict[str, Any]) -> list[str]:
+    """Ids of the other live records whose note is ``rec``'s path (any collection)."""
+    from vaultbrain.filing.index import collections_of
+
+    path = str(rec.get("path") or "").lower()
+    if not path:
+        return []
+    found = []
+    for name in collections_of(app.pack, list(app.folder_packs)):
+        for s in app.store.collection(name).summaries():
+            if str(s.get("path") or "").lower() == path and s["id"] != rec["id"]:
+                found.append(s["id"])
+    return found

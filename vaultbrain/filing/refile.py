@@ -66,7 +66,11 @@ def _finish(app: Any, cap: dict[str, Any]) -> dict[str, Any]:
 
 
 def confirm(app: Any, capture_id: str) -> dict[str, Any]:
-    """Accept a suggestion: its notes lose ``confirmed: false``; the capture is filed."""
+    """Accept a suggestion: its notes lose ``confirmed: false``, the updates it held back are
+    written into the existing notes now; the capture is filed."""
+    from vaultbrain.capture.model import Capture
+    from vaultbrain.capture.write import write_held
+
     with app.store.locked():
         cap = _capture(app, capture_id)
         if cap["status"] == "needs_review":
@@ -84,6 +88,11 @@ def confirm(app: Any, capture_id: str) -> dict[str, Any]:
                 _edit_note(
                     app, d["path"], {"updated": app.now().isoformat()}, remove=("confirmed",)
                 )
+        if any(d.get("held") for d in cap.get("destinations", [])):
+            held = Capture.from_record(cap)
+            cap["destinations"] = write_held(app, held)
+            if held.warnings:
+                cap["warnings"] = held.warnings
         cap["status"] = "filed"
         cap["confirmed_at"] = cap["updated"] = app.now().isoformat()
         app.store.inbox.put(cap)
@@ -109,9 +118,14 @@ def resolve(
 
     with app.store.locked():
         cap = _capture(app, capture_id)
-        if cap["status"] in ("filed", "corrected", "suggested") and cap.get("destinations"):
-            if len(cap["destinations"]) == 1:
-                return fix(app, cap["destinations"][0]["record_id"] or capture_id, type_name)
+        # Records it wrote (a linked note of the person's, or an update a suggestion held back,
+        # is not its to re-file).
+        written = [
+            d for d in cap.get("destinations", []) if d.get("record_id") and not d.get("held")
+        ]
+        if cap["status"] in ("filed", "corrected", "suggested") and written:
+            if len(written) == 1:
+                return fix(app, written[0]["record_id"], type_name)
             raise UserError(f"{capture_id} is already filed; use `vaultbrain fix RECORD_ID TYPE`")
         names = [t.strip() for t in re.split(r"[,\s]+", type_name) if t.strip()]
         suggested = Classification.from_dict(cap.get("classification") or {})
@@ -131,9 +145,15 @@ def resolve(
 
 
 def dismiss(app: Any, capture_id: str) -> dict[str, Any]:
-    """Not a thought: the capture is dismissed; notes it created move to the archive."""
+    """Not a thought: the capture is dismissed; notes it created move to the archive, its log
+    line leaves the notes it updated (a suggestion held its updates back: nothing to take)."""
+    from vaultbrain.capture.model import Capture
+    from vaultbrain.capture.write import unwrite
+
     with app.store.locked():
         cap = _capture(app, capture_id)
+        for rel in unwrite(app, Capture.from_record(cap)):
+            _restore_base(app, rel)
         for d in cap.get("destinations", []):
             if d.get("op") == "create" and app.vault.try_read(d["path"]) is not None:
                 _archive(app, d, reason="dismissed")

@@ -102,7 +102,7 @@ def _describe(rec: dict[str, Any]) -> str:
         parts.append(f"{conf:.2f} by {by}")
     if reasoning:
         parts.append(f"“{reasoning[:200]}”")
-    err = rec.get("last_error") or cls.get("error")
+    err = rec.get("review_reason") or rec.get("last_error") or cls.get("error")
     if err and not rec.get("destinations"):
         parts.append(f"({str(err)[:160]})")
     return " · ".join(parts)

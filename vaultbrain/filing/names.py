@@ -1,0 +1,129 @@
+"""Every note's name in the vault: basenames and ``aliases``, for linking what already exists.
+
+Before a capture creates ``People/Steph Ango.md`` it asks here whether a note called "Steph
+Ango" (its file name or one of its aliases, any case) exists anywhere, records or not; if one
+does, the thought links to that note instead, so no ``[[Steph Ango]]`` link in the vault ever
+becomes ambiguous. Template folders, the inbox note and vaultbrain's own ``Brain/`` notes are
+not names a thought links to.
+
+Built cheaply: a walk of the vault's folders (``stat`` only); a note's aliases are read from
+its frontmatter only when its (mtime, size) differ from the cache kept in the state dir
+(``names-cache.json``), so a second build reads no notes that did not change.
+"""
+
+from __future__ import annotations
+
+import json
+import weakref
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from vaultbrain.errors import StorageError
+from vaultbrain.vault.files import atomic_write_file
+from vaultbrain.vault.note import parse_note
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
+
+CACHE_FILE = "names-cache.json"
+OWN_FOLDER = "Brain/"
+# Only the head of a note is read for its aliases: frontmatter sits at the top.
+HEAD_BYTES = 64 * 1024
+
+
+@dataclass
+class NameIndex:
+    """Lower-case name -> the notes it names (vault-relative paths), by basename and alias."""
+
+    basenames: dict[str, list[str]] = field(default_factory=dict)
+    aliases: dict[str, list[str]] = field(default_factory=dict)
+    _entries: dict[str, list[Any]] = field(default_factory=dict)  # rel -> [mtime, size, aliases]
+
+    def lookup(self, name: str) -> list[str]:
+        """Notes named ``name``: basename matches first (shortest path first), then aliases."""
+        key = name.strip().lower()
+        by_name = sorted(self.basenames.get(key, ()), key=lambda r: (r.count("/"), len(r), r))
+        by_alias = sorted(r for r in self.aliases.get(key, ()) if r not in by_name)
+        return by_name + by_alias
+
+    def has_basename(self, name: str) -> bool:
+        return name.strip().lower() in self.basenames
+
+    def aliases_of(self, rel: str) -> list[str]:
+        entry = self._entries.get(rel)
+        return list(entry[2]) if entry else []
+
+
+_built: weakref.WeakKeyDictionary[Any, NameIndex] = weakref.WeakKeyDictionary()
+
+
+def note_names(brain: Brain) -> NameIndex:
+    """The vault's names as they are now (re-walked on every call; unchanged notes not read)."""
+    previous = _built.get(brain)
+    cache_path = brain.state_dir / CACHE_FILE
+    old: dict[str, list[Any]]
+    if previous is not None:
+        old = previous._entries
+    else:
+        old = _load(cache_path)
+    index = NameIndex()
+    inbox = brain.inbox_rel.lower()
+    changed = False
+    for rel, entry in brain.vault.iter_notes():
+        if rel.startswith(OWN_FOLDER) or rel.lower() == inbox or brain.templates.holds(rel):
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        cached = old.get(rel)
+        if cached and cached[0] == st.st_mtime_ns and cached[1] == st.st_size:
+            aliases = list(cached[2])
+        else:
+            aliases = _read_aliases(brain, rel)
+            changed = True
+        index._entries[rel] = [st.st_mtime_ns, st.st_size, aliases]
+        stem = rel.rsplit("/", 1)[-1][:-3]
+        index.basenames.setdefault(stem.lower(), []).append(rel)
+        for alias in aliases:
+            index.aliases.setdefault(alias.lower(), []).append(rel)
+    if changed or len(old) != len(index._entries):
+        _save(cache_path, index._entries)
+    _built[brain] = index
+    return index
+
+
+def _read_aliases(brain: Brain, rel: str) -> list[str]:
+    try:
+        with open(brain.vault.resolve(rel), "rb") as fh:
+            head = fh.read(HEAD_BYTES)
+    except OSError:
+        return []
+    if not head.startswith(b"---"):
+        return []
+    parsed = parse_note(head.decode("utf-8", errors="replace").replace("\x00", ""))
+    if parsed.error is not None:
+        return []
+    raw = parsed.data.get("aliases", parsed.data.get("alias"))
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, list):
+        return []
+    return [str(a).strip() for a in raw if a is not None and str(a).strip()]
+
+
+def _load(path: Any) -> dict[str, list[Any]]:
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    notes = doc.get("notes") if isinstance(doc, dict) and doc.get("version") == 1 else None
+    return notes if isinstance(notes, dict) else {}
+
+
+def _save(path: Any, entries: dict[str, list[Any]]) -> None:
+    data = json.dumps({"version": 1, "notes": entries}, ensure_ascii=False)
+    try:
+        atomic_write_file(path, data.encode("utf-8"), durable=False)
+    except (OSError, StorageError):
+        pass  # a cache: the next build reads the notes again
