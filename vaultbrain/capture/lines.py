@@ -94,6 +94,7 @@ class InboxPass:
     skipped: list[str] = field(default_factory=list)
     conflict: bool = False
     text_hash: str | None = None
+    unfinished: bool = False  # a line without a newline waits for the idle pass
 
 
 def reconcile_inbox(brain: Brain, journal: Journal, idle: bool, take_new: bool = True) -> InboxPass:
@@ -144,7 +145,10 @@ def reconcile_inbox(brain: Brain, journal: Journal, idle: bool, take_new: bool =
             if new_raw != line.raw:
                 replacements[line.number] = new_raw
             continue
-        if not take_new or (not line.terminated and not idle):
+        if not take_new:
+            continue
+        if not line.terminated and not idle:
+            result.unfinished = True
             continue
         text_hash = content_hash(line.text)
         if held.get(text_hash):
