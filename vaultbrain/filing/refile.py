@@ -107,13 +107,19 @@ def resolve(
     """File a thought as ``type_name`` (one or more, comma-separated) by the person's choice."""
     from vaultbrain.filing.db import coerce_fields
 
+    names = [t.strip() for t in re.split(r"[,\s]+", type_name) if t.strip()]
     with app.store.locked():
         cap = _capture(app, capture_id)
-        if cap["status"] in ("filed", "corrected", "suggested") and cap.get("destinations"):
-            if len(cap["destinations"]) == 1:
-                return fix(app, cap["destinations"][0]["record_id"] or capture_id, type_name)
+        dests_now = cap.get("destinations") or []
+        if cap["status"] == "suggested" and dests_now:
+            wanted = [_fileable(app, name).name for name in names]
+            one = len(dests_now) == 1 and len(wanted) == 1
+            if not (one and dests_now[0]["type"] != wanted[0] and dests_now[0].get("record_id")):
+                return _redecide(app, cap, wanted, sets, title)
+        if cap["status"] in ("filed", "corrected", "suggested") and dests_now:
+            if len(dests_now) == 1:
+                return fix(app, dests_now[0]["record_id"] or capture_id, type_name)
             raise UserError(f"{capture_id} is already filed; use `vaultbrain fix RECORD_ID TYPE`")
-        names = [t.strip() for t in re.split(r"[,\s]+", type_name) if t.strip()]
         suggested = Classification.from_dict(cap.get("classification") or {})
         dests = []
         for name in names:
@@ -128,6 +134,45 @@ def resolve(
             base.update({k: v for k, v in fields.items() if v is not None})
             dests.append(Destination(ptype.name, guess, base))
         return _file_as(app, cap, dests, by="resolve")
+
+
+def _redecide(
+    app: Any,
+    cap: dict[str, Any],
+    wanted: list[str],
+    sets: dict[str, str] | None,
+    title: str | None,
+) -> dict[str, Any]:
+    """A suggestion the person files as ``wanted`` instead (``→ project``, ``→ person, admin``):
+    the suggested notes of a type still wanted stay (now confirmed), those of a type no longer
+    wanted leave for the archive, and a type the classifier missed gets its note."""
+    from vaultbrain.filing.db import coerce_fields
+
+    kept = [d for d in cap["destinations"] if d["type"] in wanted]
+    for d in cap["destinations"]:
+        if d not in kept and d.get("op") == "create" and app.vault.try_read(d["path"]):
+            _archive(app, d, reason=f"the person chose {', '.join(wanted)}")
+    suggested = Classification.from_dict(cap.get("classification") or {})
+    dests = []
+    for name in dict.fromkeys(wanted):
+        ptype = _fileable(app, name)
+        held = next((d for d in kept if d["type"] == name), None)
+        previous = next((d for d in suggested.destinations if d.type == name), None)
+        guess = (held or {}).get("title") or title or (previous.title if previous else "")
+        guess = guess or next((d.title for d in suggested.destinations if d.title), "")
+        fields = dict(previous.fields) if previous else {}
+        fields.update({k: v for k, v in coerce_fields(ptype, sets or {}).items() if v is not None})
+        dests.append(Destination(ptype.name, guess or _title_from(cap["text"]), fields))
+    filed = _file_as(app, cap, dests, by="resolve")
+    # A kept note already holds this thought (the plan found it as an existing record): it
+    # stays the capture's own note, and the person's choice confirms it.
+    held_ids = {d.get("record_id") for d in kept}
+    for d in filed.get("destinations", []):
+        if d.get("record_id") in held_ids:
+            d["op"] = "create"
+            _edit_note(app, d["path"], {"updated": app.now().isoformat()}, remove=("confirmed",))
+    app.store.inbox.put(filed)
+    return filed
 
 
 def dismiss(app: Any, capture_id: str) -> dict[str, Any]:

@@ -298,14 +298,8 @@ class ReviewQueue:
         elif d.action == "accept":
             refile.confirm(self.app, d.id)
         elif d.action == "types":
-            if (
-                cap["status"] == "suggested"
-                and len(d.types) == 1
-                and len(cap.get("destinations", [])) > 1
-            ):
-                raise UserError(
-                    "this thought filed to several notes; write the type next to one of them with `vaultbrain fix RECORD TYPE`"
-                )
+            # Any kind of item: a suggestion is re-filed as the types written, keeping the
+            # notes of types still wanted and adding those the classifier missed.
             for t in d.types:
                 if self.app.pack.get_type(t) is None:
                     names = ", ".join(x.name for x in self.app.pack.fileable_types())
