@@ -129,9 +129,10 @@ def resolve(
             guess = title or (previous.title if previous and previous.title else None)
             if not guess:
                 guess = next((d.title for d in suggested.destinations if d.title), None)
-            guess = guess or _title_from(cap["text"])
             base = dict(previous.fields) if previous else {}
             base.update({k: v for k, v in fields.items() if v is not None})
+            from_url = _url_fields(ptype, cap["text"], base)
+            guess = guess or from_url or _title_from(cap["text"])
             dests.append(Destination(ptype.name, guess, base))
         return _file_as(app, cap, dests, by="resolve")
 
@@ -162,7 +163,8 @@ def _redecide(
         guess = guess or next((d.title for d in suggested.destinations if d.title), "")
         fields = dict(previous.fields) if previous else {}
         fields.update({k: v for k, v in coerce_fields(ptype, sets or {}).items() if v is not None})
-        dests.append(Destination(ptype.name, guess or _title_from(cap["text"]), fields))
+        from_url = _url_fields(ptype, cap["text"], fields)
+        dests.append(Destination(ptype.name, guess or from_url or _title_from(cap["text"]), fields))
     filed = _file_as(app, cap, dests, by="resolve")
     # A kept note already holds this thought (the plan found it as an existing record): it
     # stays the capture's own note, and the person's choice confirms it.
@@ -203,6 +205,24 @@ def _fileable(app: Any, name: str) -> PageType:
         names = ", ".join(t.name for t in app.pack.fileable_types())
         raise UserError(f"{name!r} is not a type of the active schema pack (types: {names})")
     return ptype
+
+
+_URL = re.compile(r"https?://[^\s<>\]\)\"']+")
+
+
+def _url_fields(ptype: PageType, text: str, fields: dict[str, Any]) -> str | None:
+    """A type with a ``url`` field (a link) takes the URL from the thought when nothing else
+    gave one; returns the title a link of that URL gets (None: no URL to take)."""
+    from vaultbrain.filing.links import title_for_url
+
+    if "url" not in ptype.fields:
+        return None
+    found = _URL.search(text)
+    url = fields.get("url") or (found.group(0).rstrip(".,;:!?") if found else None)
+    if not url:
+        return None
+    fields["url"] = url
+    return title_for_url(str(url))
 
 
 def _title_from(text: str) -> str:

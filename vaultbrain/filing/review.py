@@ -101,11 +101,22 @@ def _describe(rec: dict[str, Any]) -> str:
     if conf is not None:
         parts.append(f"{conf:.2f} by {by}")
     if reasoning:
-        parts.append(f"“{reasoning[:200]}”")
+        parts.append(f"“{_clip(reasoning, 200)}”")
     err = rec.get("last_error") or cls.get("error")
     if err and not rec.get("destinations"):
-        parts.append(f"({str(err)[:160]})")
+        parts.append(f"({_clip(str(err).replace(chr(10), ' '), 240)})")
     return " · ".join(parts)
+
+
+def _clip(text: str, limit: int) -> str:
+    """At most ``limit`` characters, cut at a word and marked, never mid-word."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    if space > limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:") + "…"
 
 
 def _defuse(text: str) -> str:
