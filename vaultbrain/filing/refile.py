@@ -168,9 +168,9 @@ def _redecide(
     filed = _file_as(app, cap, dests, by="resolve")
     # A kept note already holds this thought (the plan found it as an existing record): it
     # stays the capture's own note, and the person's choice confirms it.
-    held_ids = {d.get("record_id") for d in kept}
+    created = {d.get("record_id") for d in kept if d.get("op") == "create"}
     for d in filed.get("destinations", []):
-        if d.get("record_id") in held_ids:
+        if d.get("record_id") in created:
             d["op"] = "create"
             _edit_note(app, d["path"], {"updated": app.now().isoformat()}, remove=("confirmed",))
     app.store.inbox.put(filed)
