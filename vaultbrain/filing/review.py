@@ -64,7 +64,8 @@ class Decision:
 
 def queue(app: Any) -> dict[str, list[dict[str, Any]]]:
     """The three sections, newest first."""
-    decide, suggest = [], []
+    decide: list[dict[str, Any]] = []
+    suggest: list[dict[str, Any]] = []
     for s in app.store.inbox.summaries():
         status = s.get("status")
         if status not in ("needs_review", "suggested"):

@@ -28,6 +28,8 @@ def take_capture(brain: Brain, journal: Journal, cap: Capture) -> Capture | None
     if not youtube.is_youtube_url(first):
         return None
     text = cap.text
+    dests: list[dict[str, Any]] = []
+    extra: dict[str, Any]
     try:
         request = youtube.parse_inbox_line(text)
         if request is None:
@@ -35,12 +37,11 @@ def take_capture(brain: Brain, journal: Journal, cap: Capture) -> Capture | None
         request = request.with_source(block_link(brain.inbox_rel, cap.id))
         result = youtube.ingest(brain, request, progress=youtube.progress_logger(log))
     except UserError as exc:
-        status, dests, extra = CaptureStatus.NEEDS_REVIEW, [], {"last_error": str(exc)}
+        status, extra = CaptureStatus.NEEDS_REVIEW, {"last_error": str(exc)}
         ingested_it = False
     else:
         ingested_it = True
         title = str(getattr(result, "title", "") or result.video_id)
-        dests = []
         if result.note_path:
             dests.append(_dest("youtube", title, result.note_path, ""))
         if result.link_path:
