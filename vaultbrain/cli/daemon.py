@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -29,7 +30,7 @@ def daemon_cmd(obj: Any, once: bool, log_file: str | None) -> None:
     from vaultbrain.daemon.runner import Daemon
 
     if log_file:
-        log_to_file(log_file)
+        click.get_current_context().call_on_close(log_to_file(log_file))
     app = obj.app()
     daemon = Daemon(app, once=once)
     if not once:
@@ -39,9 +40,10 @@ def daemon_cmd(obj: Any, once: bool, log_file: str | None) -> None:
         click.echo(f"took {stats.taken} line(s), processed {stats.processed} capture(s)", err=True)
 
 
-def log_to_file(path: str) -> None:
+def log_to_file(path: str) -> Callable[[], None]:
     """Send the log to ``path`` (appended) in place of stderr; errors the command itself
-    reports still reach stderr. A WatchedFileHandler reopens the file after logrotate moves it."""
+    reports still reach stderr. A WatchedFileHandler reopens the file after logrotate moves it.
+    Returns what puts the log back as it was (for a run inside another process, as in tests)."""
     import logging
     import logging.handlers
 
@@ -54,10 +56,18 @@ def log_to_file(path: str) -> None:
     # The file has no journal to stamp each line: the time always goes in.
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
-    for old in list(root.handlers):
-        if type(old) is logging.StreamHandler:  # the stderr handler the CLI set up
-            root.removeHandler(old)
+    replaced = [h for h in root.handlers if type(h) is logging.StreamHandler]  # the CLI's stderr
+    for old in replaced:
+        root.removeHandler(old)
     root.addHandler(handler)
+
+    def restore() -> None:
+        root.removeHandler(handler)
+        handler.close()
+        for old in replaced:
+            root.addHandler(old)
+
+    return restore
 
 
 @click.group("service")
