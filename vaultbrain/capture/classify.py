@@ -24,6 +24,12 @@ log = logging.getLogger("vaultbrain.filing")
 MAX_RETRY_SECONDS = 600.0
 
 
+def retry_delay(base: float, attempts: int) -> float:
+    """Seconds to wait after the ``attempts``-th failed call: doubling from ``base``, at most
+    ten minutes. The daemon bounds its (monotonic) waits by it, whatever the wall clock says."""
+    return min(MAX_RETRY_SECONDS, base * 2 ** min(max(attempts, 1) - 1, 12))
+
+
 def classify(brain: Brain, journal: Journal, cap: Capture) -> Capture:
     """The capture with its classification stored, or with the failure counted."""
     s = brain.settings
@@ -151,7 +157,9 @@ def _failed(brain: Brain, journal: Journal, cap: Capture, exc: LLMError) -> Capt
     def count(c: Capture) -> None:
         c.attempts += 1
         c.last_error = f"{exc.kind}: {exc.cause}"  # shown in notes: no raw server text
-        c.next_attempt = time.time() + min(MAX_RETRY_SECONDS, base * 2 ** min(c.attempts - 1, 12))
+        # Wall-clock, for other processes and the next start; the daemon waits by its own
+        # monotonic clock, bounded by retry_delay, so a clock stepped back cannot stall it.
+        c.next_attempt = time.time() + retry_delay(base, c.attempts)
         if not exc.retryable and c.attempts >= 3:
             c.classification = Classification(
                 [], 0.0, "", "lmstudio", error=f"the classifier failed: {exc.cause}"
@@ -167,6 +175,8 @@ def _failed(brain: Brain, journal: Journal, cap: Capture, exc: LLMError) -> Capt
             "attempts": c.attempts,
         },
     )
-    # INFO: the client's FailureLog warns once per kind of failure, not once per line.
-    log.info("capture %s: classifier failed (%s); will retry", cap.id, exc)
+    # INFO once per capture (the client's FailureLog warns once per kind of failure); the
+    # retries that fail the same way are debug: a long outage is not a wall of lines.
+    level = logging.INFO if done.attempts <= 1 else logging.DEBUG
+    log.log(level, "capture %s: classifier failed (%s); will retry", cap.id, exc)
     return done

@@ -94,13 +94,17 @@ class InboxPass:
     skipped: list[str] = field(default_factory=list)
     conflict: bool = False
     text_hash: str | None = None
+    unfinished: bool = False  # a line without a newline waits for the idle pass
 
 
-def reconcile_inbox(brain: Brain, journal: Journal, idle: bool, take_new: bool = True) -> InboxPass:
+def reconcile_inbox(
+    brain: Brain, journal: Journal, idle: bool, take_new: bool = True, confirm_ticked: bool = True
+) -> InboxPass:
     """One pass over the inbox note: anchor ready lines, journal them, and bring every taken
     line to the form its capture's status calls for, all in a single compare-and-swap rewrite.
 
     ``idle``: the note has been quiet for ``inbox_idle_seconds`` (take unterminated lines too).
+    A suggestion's line the person ticked confirms the suggestion first (``confirm_ticked``).
     """
     rel = brain.inbox_rel
     result = InboxPass()
@@ -122,6 +126,18 @@ def reconcile_inbox(brain: Brain, journal: Journal, idle: bool, take_new: bool =
     new: list[tuple[str, str]] = []
     seen: set[str] = set()
     summaries = brain.store.inbox.snapshot() if any(line.block_id for line in lines) else {}
+    ticked = [
+        line.block_id
+        for line in lines
+        if line.block_id
+        and line.checked
+        and (summaries.get(line.block_id) or {}).get("status") == "suggested"
+    ]
+    if ticked and confirm_ticked:
+        _confirm_ticked(brain, ticked, result)
+        again = reconcile_inbox(brain, journal, idle, take_new, confirm_ticked=False)
+        again.skipped[:0] = result.skipped
+        return again
     held = held_lines(brain) if any(not line.block_id for line in lines) else {}
     for line in lines:
         if line.block_id:
@@ -144,7 +160,10 @@ def reconcile_inbox(brain: Brain, journal: Journal, idle: bool, take_new: bool =
             if new_raw != line.raw:
                 replacements[line.number] = new_raw
             continue
-        if not take_new or (not line.terminated and not idle):
+        if not take_new:
+            continue
+        if not line.terminated and not idle:
+            result.unfinished = True
             continue
         text_hash = content_hash(line.text)
         if held.get(text_hash):
@@ -175,6 +194,18 @@ def reconcile_inbox(brain: Brain, journal: Journal, idle: bool, take_new: bool =
         result.new.append(cid)
     _remember_forms(brain, forms)
     return result
+
+
+def _confirm_ticked(brain: Brain, ids: list[str], result: InboxPass) -> None:
+    """Ticking a suggestion's line is the most natural "yes": it confirms the suggestion, as
+    ticking it in Needs Review does (the line is rewritten to its filed form by confirm)."""
+    from vaultbrain.filing.refile import confirm
+
+    for cid in ids:
+        try:
+            confirm(brain, cid)
+        except UserError as exc:
+            result.skipped.append(f"^vb-{cid}: {exc}")
 
 
 def _line_view(brain: Brain, cid: str, summary: dict | None) -> dict | None:

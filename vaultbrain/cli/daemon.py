@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -12,15 +13,24 @@ import click
 @click.option(
     "--once", is_flag=True, help="Do what is due (ready lines, changes, retries, jobs), then exit."
 )
+@click.option(
+    "--log-file",
+    metavar="PATH",
+    type=click.Path(dir_okay=False, writable=True),
+    help="Append the log to this file instead of stderr (logrotate may move it).",
+)
 @click.pass_obj
-def daemon_cmd(obj: Any, once: bool) -> None:
+def daemon_cmd(obj: Any, once: bool, log_file: str | None) -> None:
     """Watch the vault and file each finished inbox line (the main job).
 
     Stops cleanly on SIGTERM/SIGINT after the current write. Logs go to stderr (journald and
-    launchd keep them); -v for debug. A second daemon on the same vault is refused.
+    launchd keep them), or to --log-file when there is no service manager; -v for debug. A
+    second daemon on the same vault is refused.
     """
     from vaultbrain.daemon.runner import Daemon
 
+    if log_file:
+        click.get_current_context().call_on_close(log_to_file(log_file))
     app = obj.app()
     daemon = Daemon(app, once=once)
     if not once:
@@ -28,6 +38,36 @@ def daemon_cmd(obj: Any, once: bool) -> None:
     stats = daemon.run()
     if once:
         click.echo(f"took {stats.taken} line(s), processed {stats.processed} capture(s)", err=True)
+
+
+def log_to_file(path: str) -> Callable[[], None]:
+    """Send the log to ``path`` (appended) in place of stderr; errors the command itself
+    reports still reach stderr. A WatchedFileHandler reopens the file after logrotate moves it.
+    Returns what puts the log back as it was (for a run inside another process, as in tests)."""
+    import logging
+    import logging.handlers
+
+    from vaultbrain.errors import UserError
+
+    try:
+        handler = logging.handlers.WatchedFileHandler(path, encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"cannot write the log file {path}: {exc.strerror or exc}") from exc
+    # The file has no journal to stamp each line: the time always goes in.
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    replaced = [h for h in root.handlers if type(h) is logging.StreamHandler]  # the CLI's stderr
+    for old in replaced:
+        root.removeHandler(old)
+    root.addHandler(handler)
+
+    def restore() -> None:
+        root.removeHandler(handler)
+        handler.close()
+        for old in replaced:
+            root.addHandler(old)
+
+    return restore
 
 
 @click.group("service")

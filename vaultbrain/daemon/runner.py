@@ -17,6 +17,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from vaultbrain.capture.classify import retry_delay
 from vaultbrain.capture.journal import Journal
 from vaultbrain.capture.lines import reconcile_inbox
 from vaultbrain.capture.pipeline import process
@@ -67,7 +68,11 @@ class Daemon:
         self._rescan_requested = False
         self._inbox_retry_at = 0.0
         self._last_pass: tuple[float, float, float] = (0.0, 0.0, 0.0)  # start, end, seconds
-        self._due: dict[str, tuple[Any, float]] = {}  # pending capture -> (updated, retry at)
+        # pending capture -> (its `updated`, retry time by time.monotonic())
+        self._due: dict[str, tuple[Any, float]] = {}
+        self._said_pending: set[str] = set()  # captures whose `pending` was logged
+        # The last pass left a line without a newline: the idle pass is still to come.
+        self._unfinished_line = False
         self._due_version: Any = None
         self._hooks: list[Any] = []
 
@@ -291,9 +296,11 @@ class Daemon:
 
     # -- the inbox -----------------------------------------------------------------------
     def _maybe_inbox_pass(self, now: float) -> None:
-        if not self._inbox_dirty:
-            return
         quiet = now - self._inbox_changed_at
+        if not self._inbox_dirty:
+            if not self._unfinished_line or quiet < float(self._setting("inbox_idle_seconds")):
+                return
+            self._inbox_dirty = True  # quiet long enough: the line without a newline is ready
         if quiet < float(self._setting("inbox_settle_seconds")):
             return
         started, ended, cost = self._last_pass
@@ -324,6 +331,7 @@ class Daemon:
         if result.conflict:
             self._inbox_changed_at = time.monotonic()  # the person is typing: wait again
             return
+        self._unfinished_line = result.unfinished
         self._inbox_dirty = bool(self._futures) and not idle
         if result.new:
             self.stats.taken += len(result.new)
@@ -348,7 +356,15 @@ class Daemon:
         except Exception:
             log.exception("capture %s failed", cid)
             return None
-        log.info("capture %s: %s", cid, cap.status)
+        # Once per capture while it waits: each retry of an offline capture is not news.
+        if cap.status != "pending":
+            self._said_pending.discard(cid)
+            log.info("capture %s: %s", cid, cap.status)
+        elif cid not in self._said_pending:
+            self._said_pending.add(cid)
+            log.info("capture %s: %s", cid, cap.status)
+        else:
+            log.debug("capture %s: still pending", cid)
         return cap
 
     def _reap_workers(self) -> None:
@@ -359,7 +375,7 @@ class Daemon:
             self._due.pop(cid, None)
             rec = self.app.store.inbox.get(cid)  # its retry time, even if its summary is the same
             if rec is not None and rec.get("status") == "pending":
-                self._due[cid] = (rec.get("updated"), float(rec.get("next_attempt", 0) or 0))
+                self._due[cid] = (rec.get("updated"), self._retry_at(rec))
         if done:
             self._inbox_dirty = True
 
@@ -377,7 +393,7 @@ class Daemon:
         brought up to date only when the inbox store changes (and then only the captures
         whose records changed are read): an idle daemon with a year of captures does no work.
         """
-        now = time.time()
+        now = time.monotonic()
         inbox = self.app.store.inbox
         version = inbox.version()
         if force or version != self._due_version:
@@ -392,11 +408,23 @@ class Daemon:
                     continue
                 rec = inbox.get(cid)
                 if rec is not None:
-                    due[cid] = (summary.get("updated"), float(rec.get("next_attempt", 0) or 0))
+                    due[cid] = (summary.get("updated"), self._retry_at(rec))
             self._due, self._due_version = due, version
         for cid, (_, at) in list(self._due.items()):
             if cid not in self._futures and (force or at <= now):
                 self._submit(cid)
+
+    def _retry_at(self, rec: dict[str, Any]) -> float:
+        """A pending capture's retry time on this process's monotonic clock.
+
+        The record keeps a wall-clock time (other processes and the next start read it); read
+        once, it becomes a monotonic deadline no later than the backoff its attempts call for.
+        A clock stepped back (or a record written by a machine ahead) cannot hold a retry
+        back longer than that, and a step after it was read changes nothing.
+        """
+        wait = float(rec.get("next_attempt") or 0) - time.time()
+        most = retry_delay(float(self._setting("retry_seconds")), int(rec.get("attempts") or 0))
+        return time.monotonic() + min(max(wait, 0.0), most)
 
     # -- hooks: scheduled jobs and other integrations -----------------------------------
     def _load_hooks(self) -> None:

@@ -116,6 +116,7 @@ def resolve(
     """File a thought as ``type_name`` (one or more, comma-separated) by the person's choice."""
     from vaultbrain.filing.db import coerce_fields
 
+    names = [t.strip() for t in re.split(r"[,\s]+", type_name) if t.strip()]
     with app.store.locked():
         cap = _capture(app, capture_id)
         # Records it wrote (a linked note of the person's, or an update a suggestion held back,
@@ -123,11 +124,16 @@ def resolve(
         written = [
             d for d in cap.get("destinations", []) if d.get("record_id") and not d.get("held")
         ]
+        dests_now = cap.get("destinations") or []
+        if cap["status"] == "suggested" and dests_now:
+            wanted = [_fileable(app, name).name for name in names]
+            one = len(written) == 1 and len(wanted) == 1
+            if not (one and written[0]["type"] != wanted[0]):
+                return _redecide(app, cap, wanted, sets, title)
         if cap["status"] in ("filed", "corrected", "suggested") and written:
             if len(written) == 1:
                 return fix(app, written[0]["record_id"], type_name)
             raise UserError(f"{capture_id} is already filed; use `vaultbrain fix RECORD_ID TYPE`")
-        names = [t.strip() for t in re.split(r"[,\s]+", type_name) if t.strip()]
         suggested = Classification.from_dict(cap.get("classification") or {})
         dests = []
         for name in names:
@@ -137,11 +143,52 @@ def resolve(
             guess = title or (previous.title if previous and previous.title else None)
             if not guess:
                 guess = next((d.title for d in suggested.destinations if d.title), None)
-            guess = guess or _title_from(cap["text"])
             base = dict(previous.fields) if previous else {}
             base.update({k: v for k, v in fields.items() if v is not None})
+            from_url = _url_fields(ptype, cap["text"], base)
+            guess = guess or from_url or _title_from(cap["text"])
             dests.append(Destination(ptype.name, guess, base))
         return _file_as(app, cap, dests, by="resolve")
+
+
+def _redecide(
+    app: Any,
+    cap: dict[str, Any],
+    wanted: list[str],
+    sets: dict[str, str] | None,
+    title: str | None,
+) -> dict[str, Any]:
+    """A suggestion the person files as ``wanted`` instead (``→ project``, ``→ person, admin``):
+    the suggested notes of a type still wanted stay (now confirmed), those of a type no longer
+    wanted leave for the archive, and a type the classifier missed gets its note."""
+    from vaultbrain.filing.db import coerce_fields
+
+    kept = [d for d in cap["destinations"] if d["type"] in wanted]
+    for d in cap["destinations"]:
+        if d not in kept and d.get("op") == "create" and app.vault.try_read(d["path"]):
+            _archive(app, d, reason=f"the person chose {', '.join(wanted)}")
+    suggested = Classification.from_dict(cap.get("classification") or {})
+    dests = []
+    for name in dict.fromkeys(wanted):
+        ptype = _fileable(app, name)
+        held = next((d for d in kept if d["type"] == name), None)
+        previous = next((d for d in suggested.destinations if d.type == name), None)
+        guess = (held or {}).get("title") or title or (previous.title if previous else "")
+        guess = guess or next((d.title for d in suggested.destinations if d.title), "")
+        fields = dict(previous.fields) if previous else {}
+        fields.update({k: v for k, v in coerce_fields(ptype, sets or {}).items() if v is not None})
+        from_url = _url_fields(ptype, cap["text"], fields)
+        dests.append(Destination(ptype.name, guess or from_url or _title_from(cap["text"]), fields))
+    filed = _file_as(app, cap, dests, by="resolve")
+    # A kept note already holds this thought (the plan found it as an existing record): it
+    # stays the capture's own note, and the person's choice confirms it.
+    created = {d.get("record_id") for d in kept if d.get("op") == "create"}
+    for d in filed.get("destinations", []):
+        if d.get("record_id") in created:
+            d["op"] = "create"
+            _edit_note(app, d["path"], {"updated": app.now().isoformat()}, remove=("confirmed",))
+    app.store.inbox.put(filed)
+    return filed
 
 
 def dismiss(app: Any, capture_id: str) -> dict[str, Any]:
@@ -178,6 +225,24 @@ def _fileable(app: Any, name: str) -> PageType:
         names = ", ".join(t.name for t in app.pack.fileable_types())
         raise UserError(f"{name!r} is not a type of the active schema pack (types: {names})")
     return ptype
+
+
+_URL = re.compile(r"https?://[^\s<>\]\)\"']+")
+
+
+def _url_fields(ptype: PageType, text: str, fields: dict[str, Any]) -> str | None:
+    """A type with a ``url`` field (a link) takes the URL from the thought when nothing else
+    gave one; returns the title a link of that URL gets (None: no URL to take)."""
+    from vaultbrain.filing.links import title_for_url
+
+    if "url" not in ptype.fields:
+        return None
+    found = _URL.search(text)
+    url = fields.get("url") or (found.group(0).rstrip(".,;:!?") if found else None)
+    if not url:
+        return None
+    fields["url"] = url
+    return title_for_url(str(url))
 
 
 def _title_from(text: str) -> str:

@@ -64,7 +64,8 @@ class Decision:
 
 def queue(app: Any) -> dict[str, list[dict[str, Any]]]:
     """The three sections, newest first."""
-    decide, suggest = [], []
+    decide: list[dict[str, Any]] = []
+    suggest: list[dict[str, Any]] = []
     for s in app.store.inbox.summaries():
         status = s.get("status")
         if status not in ("needs_review", "suggested"):
@@ -101,11 +102,22 @@ def _describe(rec: dict[str, Any]) -> str:
     if conf is not None:
         parts.append(f"{conf:.2f} by {by}")
     if reasoning:
-        parts.append(f"“{reasoning[:200]}”")
+        parts.append(f"“{_clip(reasoning, 200)}”")
     err = rec.get("review_reason") or rec.get("last_error") or cls.get("error")
     if err and not rec.get("destinations"):
-        parts.append(f"({str(err)[:160]})")
+        parts.append(f"({_clip(str(err).replace(chr(10), ' '), 240)})")
     return " · ".join(parts)
+
+
+def _clip(text: str, limit: int) -> str:
+    """At most ``limit`` characters, cut at a word and marked, never mid-word."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    if space > limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:") + "…"
 
 
 def _defuse(text: str) -> str:
@@ -298,14 +310,8 @@ class ReviewQueue:
         elif d.action == "accept":
             refile.confirm(self.app, d.id)
         elif d.action == "types":
-            if (
-                cap["status"] == "suggested"
-                and len(d.types) == 1
-                and len(cap.get("destinations", [])) > 1
-            ):
-                raise UserError(
-                    "this thought filed to several notes; write the type next to one of them with `vaultbrain fix RECORD TYPE`"
-                )
+            # Any kind of item: a suggestion is re-filed as the types written, keeping the
+            # notes of types still wanted and adding those the classifier missed.
             for t in d.types:
                 if self.app.pack.get_type(t) is None:
                     names = ", ".join(x.name for x in self.app.pack.fileable_types())

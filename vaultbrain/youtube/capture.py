@@ -10,7 +10,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.model import Capture, CaptureStatus
-from vaultbrain.classify.result import Classification
+from vaultbrain.classify.result import Classification, Destination
 from vaultbrain.errors import UserError
 from vaultbrain.filing.records import block_link
 
@@ -28,6 +28,8 @@ def take_capture(brain: Brain, journal: Journal, cap: Capture) -> Capture | None
     if not youtube.is_youtube_url(first):
         return None
     text = cap.text
+    dests: list[dict[str, Any]] = []
+    extra: dict[str, Any]
     try:
         request = youtube.parse_inbox_line(text)
         if request is None:
@@ -35,10 +37,11 @@ def take_capture(brain: Brain, journal: Journal, cap: Capture) -> Capture | None
         request = request.with_source(block_link(brain.inbox_rel, cap.id))
         result = youtube.ingest(brain, request, progress=youtube.progress_logger(log))
     except UserError as exc:
-        status, dests, extra = CaptureStatus.NEEDS_REVIEW, [], {"last_error": str(exc)}
+        status, extra = CaptureStatus.NEEDS_REVIEW, {"last_error": str(exc)}
+        ingested_it = False
     else:
+        ingested_it = True
         title = str(getattr(result, "title", "") or result.video_id)
-        dests = []
         if result.note_path:
             dests.append(_dest("youtube", title, result.note_path, ""))
         if result.link_path:
@@ -52,11 +55,25 @@ def take_capture(brain: Brain, journal: Journal, cap: Capture) -> Capture | None
             c.last_error = extra["last_error"]
         if "warnings" in extra:
             c.warnings = extra["warnings"]
-        c.classification = Classification(
-            [], 1.0, "A YouTube video URL: ingested", "youtube"
+        c.classification = (
+            Classification([], 1.0, "A YouTube video URL: ingested", "youtube")
+            if ingested_it
+            else _not_ingested(brain, first)
         ).to_dict()
 
     return journal.advance(cap.id, ingested)
+
+
+def _not_ingested(brain: Brain, url: str) -> Classification:
+    """What Needs Review shows for a video that was not ingested: that it was not, and, where
+    the pack saves links, the link as the suggestion (ticking it keeps the URL)."""
+    from vaultbrain.filing.links import title_for_url
+
+    dests = []
+    if brain.pack.get_type("link") is not None:
+        dests.append(Destination("link", title_for_url(url), {"url": url}))
+    why = "A YouTube video URL, not ingested" + ("; save it as a link?" if dests else "")
+    return Classification(dests, 0.0, why, "youtube")
 
 
 def _dest(type_name: str, title: str, path: str, record_id: str) -> dict[str, Any]:
