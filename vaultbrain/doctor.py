@@ -57,6 +57,7 @@ def run_checks(app: Any) -> list[Check]:
             checks.append(consistency)
     except Exception as exc:  # any pack failure is a finding, not a crash
         checks.append(Check("schema pack", False, str(exc)))
+    checks.append(_unreadable_check(app))
     checks.append(_llm_check(app))
     checks.append(_settings_check(app))
     checks.extend(_youtube_checks())
@@ -76,6 +77,18 @@ def _state_check(state: Any) -> Check:
     if probe != state:
         return Check("state dir", True, f"{state} (made on first use)")
     return Check("state dir", True, str(state))
+
+
+def _unreadable_check(app: Any) -> Check:
+    """Notes a scan could not read, kept until fixed (vaultbrain/filing/unreadable.py)."""
+    from vaultbrain.filing.unreadable import describe, listed
+
+    bad = listed(app)
+    if not bad:
+        return Check("unreadable notes", True, "none", "warn")
+    shown = "; ".join(describe(u) for u in bad[:10])
+    more = f" (and {len(bad) - 10} more)" if len(bad) > 10 else ""
+    return Check("unreadable notes", False, f"{len(bad)}: {shown}{more}", "warn")
 
 
 def _settings_check(app: Any) -> Check:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import ConflictError, StorageError, UserError
+from vaultbrain.filing import unreadable
 from vaultbrain.filing.decide import (
     Action,
     Conflict,
@@ -174,6 +175,7 @@ class NoteSync:
             note = self.app.vault.try_read(rel)
         except UserError as exc:
             report.problems.append(str(exc))
+            unreadable.remember(self.app, rel, str(exc))  # listed until it reads again
             return None
         if note is None:
             return self.note_gone(rel, report)
@@ -182,6 +184,8 @@ class NoteSync:
         parsed = parse_note(note.text)
         action = decide(self._facts(rel, note, parsed))
         action = self.apply(action, rel, note, parsed, report)
+        if not parsed.error:
+            unreadable.forget(self.app, rel)
         # the graph index follows (vaultbrain.graph)
         graph_note_changed(self.app, rel, note, parsed)
         return action
@@ -316,6 +320,8 @@ class NoteSync:
             case Skip(problem=problem, untyped=untyped):
                 if problem:
                     report.problems.append(problem)
+                    if parsed is not None and parsed.error and note is not None:
+                        unreadable.remember(self.app, rel, f"{rel}: {parsed.error}", note.hash)
                 report.untyped += untyped
             case Nothing():
                 report.unchanged += 1
@@ -580,6 +586,7 @@ class NoteSync:
         report = report or SyncReport()
         self.cache.pop(rel, None)
         self._cache_dirty = True
+        unreadable.forget(self.app, rel)
         graph_note_changed(self.app, rel, None)
         hit = self.index.by_path(rel)
         if hit is None:
@@ -774,6 +781,7 @@ class NoteSync:
         for rel in stale:
             del self.cache[rel]
         self._cache_dirty |= bool(stale)
+        unreadable.forget_missing(self.app, seen)
         report.in_folders, report.untyped_in_folders = in_folders, untyped
         if pinned is None:  # every note unchanged, every record's note still there
             self.save_cache()
