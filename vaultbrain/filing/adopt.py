@@ -159,3 +159,66 @@ def _follow(app: Any, sync: Any, a: Adoption, note: Any, parsed: Any) -> None:
             "wrote": sorted(a.changes),
         }
     )
+
+
+# -- what a pack switch would make records ---------------------------------------------------
+
+
+@dataclass
+class SwitchPreview:
+    """Notes that are not records now and would become records: per (folder, type)."""
+
+    folders: dict[tuple[str, str], int]
+
+    @property
+    def total(self) -> int:
+        return sum(self.folders.values())
+
+    def lines(self) -> list[str]:
+        out = [
+            f"  {n} note(s) in {folder}/ would become {type_name} records"
+            for (folder, type_name), n in sorted(self.folders.items())
+        ]
+        out.append(
+            f"{self.total} note(s) would become records, known by path and content; nothing "
+            "is written in any note (`vaultbrain adopt --dry-run` shows what writing ids would "
+            "change, and only `adopt --apply` writes them)"
+        )
+        return out
+
+
+def _candidate_notes(app: Any) -> Any:
+    """Every note a scan could make a record of that is not one yet."""
+    index = app.records()
+    index.refresh(force=True)
+    for rel, _entry in app.vault.iter_notes():
+        if rel == app.inbox_rel or rel.startswith("Brain/") or app.templates.holds(rel):
+            continue
+        if index.by_path(rel) is None:
+            yield rel
+
+
+def preview_switch(app: Any, pack: Any) -> SwitchPreview:
+    """What ``pack`` as the vault's pack would make records of (nothing is read but paths)."""
+    folders: dict[tuple[str, str], int] = {}
+    for rel in _candidate_notes(app):
+        ptype = pack.type_for_path(rel)
+        if ptype is None:  # (a record whatever `fileable` says: see sync._facts)
+            continue
+        key = (rel.rsplit("/", 1)[0], ptype.name)
+        folders[key] = folders.get(key, 0) + 1
+    return SwitchPreview(folders)
+
+
+def preview_folders(app: Any, proposals: dict[str, str]) -> SwitchPreview:
+    """What accepting the proposals (folder -> proposed type name) would make records of,
+    once their pack delta is installed and used."""
+    folders: dict[tuple[str, str], int] = {}
+    wanted = {f.strip("/").lower(): (f.strip("/"), t) for f, t in proposals.items()}
+    for rel in _candidate_notes(app):
+        low = rel.lower()
+        for prefix, (folder, type_name) in wanted.items():
+            if low.startswith(prefix + "/"):
+                folders[(folder, type_name)] = folders.get((folder, type_name), 0) + 1
+                break
+    return SwitchPreview(folders)
