@@ -222,3 +222,82 @@ def preview_folders(app: Any, proposals: dict[str, str]) -> SwitchPreview:
                 folders[(folder, type_name)] = folders.get((folder, type_name), 0) + 1
                 break
     return SwitchPreview(folders)
+
+
+# -- reindex --dry-run -----------------------------------------------------------------------
+
+
+@dataclass
+class DryRun:
+    """What ``reindex`` would do, found by the same decisions, with nothing written."""
+
+    records: list[tuple[str, str]]  # (path, type) of notes that would become records
+    writes: list[tuple[str, str]]  # (path, what would be written in the note)
+    updates: int = 0  # records that would follow a changed note (nothing written in it)
+    unreadable: list[str] | None = None
+    read: int = 0
+
+    def lines(self) -> list[str]:
+        out = [f"would become a {t} record: {rel}" for rel, t in self.records]
+        out += [f"would write in {rel}: {what}" for rel, what in self.writes]
+        out += [f"can't read {line}" for line in self.unreadable or []]
+        out.append(
+            f"{len(self.records)} note(s) would become records, {self.updates} record(s) "
+            f"would follow their note, {len(self.writes)} note(s) would be written"
+            + ("" if self.writes else " (nothing: hand-made notes are known by path)")
+            + "; nothing was changed"
+        )
+        return out
+
+
+def dry_run(app: Any) -> DryRun:
+    """Every note a ``reindex`` would read (not in the scan cache as it is), and the decision
+    it would get, from :func:`vaultbrain.filing.decide.decide` as the scan asks it."""
+    from vaultbrain.filing.decide import Conflict, Create, Export, Import, Retype, Revive
+
+    sync = app.notes()
+    sync.load_cache()
+    index = app.records()
+    index.refresh(force=True)
+    out = DryRun([], [], unreadable=[])
+    for rel, entry in app.vault.iter_notes():
+        if rel == app.inbox_rel:
+            continue
+        cached = sync.cache.get(rel)
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if cached and cached[0] == st.st_mtime_ns and cached[1] == st.st_size:
+            continue
+        try:
+            note = app.vault.read(rel, entry)
+        except (UserError, FileNotFoundError) as exc:
+            out.unreadable.append(str(exc))  # type: ignore[union-attr]
+            continue
+        out.read += 1
+        hit = index.by_path(rel)
+        if hit is not None and hit[1].get("base_hash") == note.hash:
+            continue
+        parsed = parse_note(note.text)
+        from vaultbrain.filing.decide import decide
+
+        action = decide(sync._facts(rel, note, parsed))
+        if parsed.error and getattr(action, "problem", None):
+            out.unreadable.append(f"{rel}: {parsed.error}")  # type: ignore[union-attr]
+        match action:
+            case Create(type=type_name, write_id=write_id):
+                out.records.append((rel, type_name))
+                if write_id:  # a copy of a note vaultbrain made gets an id of its own
+                    out.writes.append((rel, "a new id: (a copy of a vaultbrain note)"))
+            case Import() | Revive():
+                out.updates += 1
+            case Retype(type=type_name, write_type=write_type):
+                out.updates += 1
+                if write_type:
+                    out.writes.append((rel, f"type: {type_name}"))
+            case Export():
+                out.writes.append((rel, "the store's changed fields"))
+            case Conflict(kind=kind):
+                out.unreadable.append(f"{rel}: a conflict ({kind}) would be listed")  # type: ignore[union-attr]
+    return out

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -166,13 +167,22 @@ class NoteSync:
         self._cache_dirty = True
 
     # -- one note ------------------------------------------------------------------------
-    def sync_path(self, rel: str, report: SyncReport | None = None) -> Action | None:
-        """Bring the store in step with one note that may have changed, appeared or gone."""
+    def sync_path(
+        self, rel: str, report: SyncReport | None = None, entry: Any = None
+    ) -> Action | None:
+        """Bring the store in step with one note that may have changed, appeared or gone.
+        ``entry``: its directory entry from a scan's walk (the path needs no resolving)."""
         report = report or SyncReport()
         if is_ignored(rel) or rel == self.app.inbox_rel or not rel.lower().endswith(".md"):
             return None
         try:
-            note = self.app.vault.try_read(rel)
+            if entry is not None:
+                try:
+                    note: NoteFile | None = self.app.vault.read(rel, entry)
+                except FileNotFoundError:
+                    note = None
+            else:
+                note = self.app.vault.try_read(rel)
         except UserError as exc:
             report.problems.append(str(exc))
             unreadable.remember(self.app, rel, str(exc))  # listed until it reads again
@@ -729,7 +739,11 @@ class NoteSync:
         )
 
     # -- the whole vault -----------------------------------------------------------------
-    def scan(self, report: SyncReport | None = None) -> SyncReport:
+    def scan(
+        self,
+        report: SyncReport | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> SyncReport:
         """Every note against the cache; only changed notes are read; then deletions.
 
         Also counts the notes in folders that no type reaches (the untyped warning of the
@@ -751,6 +765,7 @@ class NoteSync:
         excluded = tuple(f.lower().strip("/") + "/" for f in generated_folders(self.app.settings))
         in_folders = untyped = 0
         changed: list[str] = []
+        entries: dict[str, Any] = {}
         try:
             for rel, entry in vault.iter_notes():
                 if rel == inbox:
@@ -758,6 +773,8 @@ class NoteSync:
                 report.scanned += 1
                 seen.add(rel)
                 clean = self._scan_one(entry, rel, report, changed)
+                if changed and changed[-1] == rel:
+                    entries[rel] = entry
                 if "/" in rel and not rel.lower().startswith(excluded):
                     in_folders += 1
                     if changed and changed[-1] == rel:
@@ -766,8 +783,17 @@ class NoteSync:
                         untyped += not clean[6]
                     elif self._pin().by_path(rel) is None:
                         untyped += 1
-            for rel in self.new_paths_first(changed):
-                self.sync_path(rel, report)
+            todo = self.new_paths_first(changed)
+            try:
+                for done, rel in enumerate(todo, 1):
+                    self.sync_path(rel, report, entries.get(rel))
+                    if progress is not None:
+                        progress(done, len(todo))
+            except KeyboardInterrupt:
+                # Ctrl-C: what was synced stays (each record is written whole), and the
+                # cache says so, so a rerun goes on from here instead of reading it again.
+                self.save_cache()
+                raise
             for rel in changed:
                 if "/" in rel and not rel.lower().startswith(excluded):
                     untyped += self._pin().by_path(rel) is None
@@ -835,17 +861,31 @@ def _mtime_iso(mtime_ns: int) -> str:
     return dt.datetime.fromtimestamp(mtime_ns / 1e9).replace(microsecond=0).isoformat()
 
 
-def reindex(app: Brain) -> SyncReport:
-    """Rescan the vault into the store; the untyped warning of the schema pack at the end."""
+def reindex(app: Brain, progress: Callable[[int, int], None] | None = None) -> SyncReport:
+    """Rescan the vault into the store; the untyped warning of the schema pack at the end.
+    ``progress(done, total)`` is called after each note that had to be read."""
     from vaultbrain.packs.survey import format_untyped
 
     sync = app.notes()
     graph_prepare(app)  # a missing graph index is filled by this scan (vaultbrain.graph)
-    with app.store.bulk():
-        report = sync.scan()
+    try:
+        with app.store.bulk():
+            report = sync.scan(progress=progress)
+    except KeyboardInterrupt:
+        _end_graph_bulk(app)  # what the graph index took in is kept; the rerun goes on
+        raise
     from vaultbrain.classify.adapt import rebuild
 
     rebuild(app.store, app.pack)  # the embedded classifier learns the vault afresh
     report.warning = format_untyped(report.untyped_in_folders, report.in_folders, app.pack.identity)
     graph_rebuild(app)  # the graph index built or caught up (vaultbrain.graph)
     return report
+
+
+def _end_graph_bulk(app: Brain) -> None:
+    import sqlite3
+
+    try:
+        app.graph().end_bulk()
+    except (sqlite3.Error, OSError):
+        pass  # the next reindex or search catches the index up
