@@ -479,8 +479,27 @@ def _atomic_write_file(
     """
     if isinstance(data, str):
         data = data.encode("utf-8")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    os.replace(_write_temp(path, data, tmp_dir, durable), path)
+    if tmp_dir is None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(_write_temp(path, data, None, durable), path)
+        return
+    # The temp goes to ``tmp_dir`` (a store collection's folder) and the file to a folder
+    # of its own that may not exist yet (a new record): folders are made only when a write
+    # finds them missing, so a reindex writing 10,000 records does not ask for each.
+    try:
+        tmp = _write_temp(path, data, tmp_dir, durable)
+    except FileNotFoundError:
+        tmp_dir.mkdir(parents=True, exist_ok=True)
+        tmp = _write_temp(path, data, tmp_dir, durable)
+    try:
+        try:
+            os.replace(tmp, path)
+        except FileNotFoundError:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(tmp, path)
+    except BaseException:
+        _unlink_quietly(tmp)
+        raise
 
 
 def _write_temp(path: Path, data: bytes, tmp_dir: Path | None = None, durable: bool = True) -> Path:
