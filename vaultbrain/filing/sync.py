@@ -874,9 +874,15 @@ def reindex(app: Brain, progress: Callable[[int, int], None] | None = None) -> S
     except KeyboardInterrupt:
         _end_graph_bulk(app)  # what the graph index took in is kept; the rerun goes on
         raise
-    from vaultbrain.classify.adapt import rebuild
+    from vaultbrain.classify.adapt import rebuild, vault_learning
 
-    rebuild(app.store, app.pack)  # the embedded classifier learns the vault afresh
+    learnt = (report.created, report.imported, report.tombstoned, report.moved, report.retyped)
+    if any(learnt):
+        rebuild(app.store, app.pack)  # the embedded classifier learns the vault afresh
+    else:
+        # Nothing new in the store: its saved state is brought up to date instead (a stat
+        # per collection when current), not relearnt from every record at each reindex.
+        vault_learning(app.store, app.pack)
     report.warning = format_untyped(report.untyped_in_folders, report.in_folders, app.pack.identity)
     graph_rebuild(app)  # the graph index built or caught up (vaultbrain.graph)
     return report
