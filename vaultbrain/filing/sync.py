@@ -463,13 +463,14 @@ class NoteSync:
         return None
 
     def _tombstoned(self, rid: str) -> tuple[str, dict[str, Any]] | None:
-        for t in self.app.all_types():
-            col = self.app.store.collection(t.store_collection)
+        # (each collection once: several types may share one)
+        for name in dict.fromkeys(t.store_collection for t in self.app.all_types()):
+            col = self.app.store.collection(name)
             if col.summary(rid, include_deleted=True) is None:
                 continue
             rec = col.get(rid, include_deleted=True)
             if rec is not None:
-                return t.store_collection, rec
+                return name, rec
         return None
 
     def _create(
