@@ -61,6 +61,7 @@ def run_checks(app: Brain) -> list[Check]:
     except Exception as exc:  # any pack failure is a finding, not a crash
         checks.append(Check("schema pack", False, str(exc)))
     checks.append(_records_check(app))
+    checks.append(_unreadable_check(app))
     checks.append(_llm_check(app))
     checks.append(_settings_check(app))
     checks.extend(_youtube_checks())
@@ -108,6 +109,18 @@ def _records_check(app: Any) -> Check:
             "records", False, "two records on one path or one on two: " + "; ".join(problems)
         )
     return Check("records", True, f"{sum(len(v) for v in by_path.values())} records, one path each")
+
+
+def _unreadable_check(app: Any) -> Check:
+    """Notes a scan could not read, kept until fixed (vaultbrain/filing/unreadable.py)."""
+    from vaultbrain.filing.unreadable import describe, listed
+
+    bad = listed(app)
+    if not bad:
+        return Check("unreadable notes", True, "none", "warn")
+    shown = "; ".join(describe(u) for u in bad[:10])
+    more = f" (and {len(bad) - 10} more)" if len(bad) > 10 else ""
+    return Check("unreadable notes", False, f"{len(bad)}: {shown}{more}", "warn")
 
 
 def _settings_check(app: Brain) -> Check:

@@ -200,7 +200,7 @@ def test_use_writes_config_and_history_and_downgrade_walks_back(
     vault: Path, env_home: Path
 ) -> None:
     (env_home / "config.json").write_text(json.dumps({"other": 1}))
-    out = schema(vault, "use", "vaultbrain-recommended").output
+    out = schema(vault, "use", "vaultbrain-recommended", "--default").output
     assert "using vaultbrain-recommended" in out and "was (unset)" in out
     assert json.loads((env_home / "config.json").read_text()) == {
         "other": 1,
@@ -215,13 +215,13 @@ def test_use_writes_config_and_history_and_downgrade_walks_back(
         "vaultbrain-recommended@"
     )
     write_pack(env_home, "mine", manifest("mine"))
-    schema(vault, "use", "mine")
-    out = schema(vault, "downgrade").output
+    schema(vault, "use", "mine", "--default")
+    out = schema(vault, "downgrade", "--default").output
     assert "using vaultbrain-recommended" in out and "was mine" in out
     assert json.loads((env_home / "config.json").read_text())["schema_pack"] == (
         "vaultbrain-recommended"
     )
-    schema(vault, "downgrade", "--to", "vaultbrain-base")
+    schema(vault, "downgrade", "--to", "vaultbrain-base", "--default")
     assert json.loads((env_home / "config.json").read_text())["schema_pack"] == "vaultbrain-base"
     verbs = [
         json.loads(x)["verb"]
@@ -231,8 +231,8 @@ def test_use_writes_config_and_history_and_downgrade_walks_back(
 
 
 def test_downgrade_back_to_unset(vault: Path, env_home: Path) -> None:
-    schema(vault, "use", "vaultbrain-recommended")
-    assert "unset" in schema(vault, "downgrade").output
+    schema(vault, "use", "vaultbrain-recommended", "--default")
+    assert "unset" in schema(vault, "downgrade", "--default").output
     assert "schema_pack" not in json.loads((env_home / "config.json").read_text())
     assert json.loads(schema(vault, "active", "--json").stdout)["tier"] == 7
 

@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "settings": "vaultbrain.cli.core:settings_cmd",
     "doctor": "vaultbrain.cli.doctor:doctor_cmd",
     "reindex": "vaultbrain.cli.core:reindex_cmd",
+    "adopt": "vaultbrain.cli.adopt:adopt_cmd",
     "daemon": "vaultbrain.cli.daemon:daemon_cmd",
     "service": "vaultbrain.cli.daemon:service",
     "review": "vaultbrain.cli.review:review",

@@ -212,13 +212,40 @@ def settings_unset(obj: Any, key: str) -> None:
 
 @click.command("reindex")
 @click.option("--json", "as_json", is_flag=True)
+@click.option(
+    "--dry-run",
+    "dry_run",
+    is_flag=True,
+    help="List what would become records and what would be written; change nothing.",
+)
 @click.pass_obj
-def reindex_cmd(obj: Any, as_json: bool) -> None:
-    """Rescan the vault into the store (notes are the truth)."""
+def reindex_cmd(obj: Any, as_json: bool, dry_run: bool) -> None:
+    """Rescan the vault into the store (notes are the truth). A terminal shows a progress
+    bar; Ctrl-C stops cleanly and the next reindex goes on from there."""
     from vaultbrain.filing.sync import reindex
 
     app = obj.app()
-    report = reindex(app)
+    if dry_run:
+        from vaultbrain.filing.adopt import dry_run as preview
+
+        found = preview(app)
+        if as_json:
+            echo_json(found.__dict__)
+            return
+        for line in found.lines():
+            click.echo(line)
+        return
+    bar = _Progress() if not as_json and sys.stdout.isatty() else None
+    try:
+        report = reindex(app, progress=bar)
+    except KeyboardInterrupt:
+        if bar is not None:
+            bar.close()
+        done = f"{bar.done:,} of {bar.total:,} notes read; " if bar else ""
+        click.echo(f"stopped: {done}run `vaultbrain reindex` again to go on", err=True)
+        raise SystemExit(130) from None
+    if bar is not None:
+        bar.close()
     if as_json:
         echo_json(report.to_dict())
         return
@@ -227,3 +254,34 @@ def reindex_cmd(obj: Any, as_json: bool) -> None:
         click.echo(f"  {problem}", err=True)
     if report.warning:
         click.echo(report.warning, err=True)
+
+
+class _Progress:
+    """``reindex``'s progress on a terminal: counts, share and rate on one redrawn line."""
+
+    def __init__(self) -> None:
+        import time
+
+        self._clock = time.monotonic
+        self.started = self._clock()
+        self.done = self.total = 0
+        self._shown = 0.0
+
+    def __call__(self, done: int, total: int) -> None:
+        self.done, self.total = done, total
+        now = self._clock()
+        if done < total and now - self._shown < 0.1:
+            return  # redrawn ten times a second at most
+        self._shown = now
+        rate = done / max(now - self.started, 1e-6)
+        width = 30
+        filled = int(width * done / total) if total else width
+        line = (
+            f"\r[{'#' * filled}{'.' * (width - filled)}] {done:,}/{total:,} notes "
+            f"{100 * done // max(total, 1)}%  {rate:,.0f} notes/s"
+        )
+        click.echo(line, nl=False)
+
+    def close(self) -> None:
+        if self._shown:
+            click.echo()

@@ -308,7 +308,7 @@ def lint_cmd(obj: Any, pack_ref: str | None, as_json: bool) -> None:
 # -- choosing ------------------------------------------------------------------------------
 
 
-def _switch_message(obj: Any, switch: Any) -> None:
+def _switch_message(obj: Any, switch: Any, tier: int = 6) -> None:
     now = switch.to or "(unset: the default chain applies)"
     click.echo(f"using {now} ({switch.pack.identity}); was {switch.previous or '(unset)'}")
     click.echo(f"  wrote {switch.config}")
@@ -316,7 +316,7 @@ def _switch_message(obj: Any, switch: Any) -> None:
         active = _active(obj)
     except UserError:
         return
-    if active.tier < 6:
+    if active.tier < tier:
         click.echo(
             f"  note: here {active.pack.name} still wins (tier {active.tier}: {active.source})"
         )
@@ -329,26 +329,52 @@ def _now(obj: Any) -> Any:
     return app.now() if app else dt.datetime.now().replace(microsecond=0)
 
 
+def _switch_preview(app: Any, pack: Any) -> None:
+    """What the vault's notes become under ``pack``: records, and nothing written in them."""
+    from vaultbrain.filing.adopt import preview_switch
+
+    for line in preview_switch(app, pack).lines():
+        click.echo(line)
+
+
+_DEFAULT_HELP = "Set your per-user default (~/.vaultbrain/config.json), not this vault's pack."
+
+
 @schema.command("use")
 @click.argument("name")
+@click.option("--default", "as_default", is_flag=True, help=_DEFAULT_HELP)
 @click.pass_obj
 @_tracked("use")
-def use_cmd(obj: Any, name: str) -> None:
-    """Make NAME your pack (writes ~/.vaultbrain/config.json; recorded in the history)."""
+def use_cmd(obj: Any, name: str, as_default: bool) -> None:
+    """Make NAME this vault's pack (`schema:` in its vaultbrain.yml; outside a vault or with
+    --default: your per-user default). Says which notes would become records; writes
+    nothing in notes."""
     from vaultbrain.packs.config import use_pack
 
-    _switch_message(obj, use_pack(name, at=_now(obj)))
+    app = None if as_default else _vault_app(obj)
+    vault = app.vault.root if app is not None else None
+    switch = use_pack(name, at=_now(obj), vault=vault)
+    _switch_message(obj, switch, 5 if vault is not None else 6)
+    if app is not None:
+        _switch_preview(app.refresh(), switch.pack)
 
 
 @schema.command("downgrade")
 @click.option("--to", "to", metavar="PACK", help="The pack to restore (default: the previous one).")
+@click.option("--default", "as_default", is_flag=True, help=_DEFAULT_HELP)
 @click.pass_obj
 @_tracked("downgrade")
-def downgrade_cmd(obj: Any, to: str | None) -> None:
-    """Restore a pack: --to PACK, or the one before the last change in the history."""
+def downgrade_cmd(obj: Any, to: str | None, as_default: bool) -> None:
+    """Restore a pack: --to PACK, or the one before the last change in the history (this
+    vault's pack inside a vault; with --default or outside one, your per-user default)."""
     from vaultbrain.packs.config import downgrade_pack
 
-    _switch_message(obj, downgrade_pack(to, at=_now(obj)))
+    app = None if as_default else _vault_app(obj)
+    vault = app.vault.root if app is not None else None
+    switch = downgrade_pack(to, at=_now(obj), vault=vault)
+    _switch_message(obj, switch, 5 if vault is not None else 6)
+    if app is not None:
+        _switch_preview(app.refresh(), switch.pack)
 
 
 @schema.command("install")
@@ -456,11 +482,27 @@ def review_candidates_cmd(
     as_json: bool,
 ) -> None:
     """The proposals of detect/suggest. --apply writes a pack delta; no pack is edited."""
+    from vaultbrain.filing.adopt import preview_folders
     from vaultbrain.packs.detect import review_candidates
 
-    review = review_candidates(obj.app(), apply=apply, rename=_pairs(rename), ignore=ignore)
+    app = obj.app()
+    review = review_candidates(app, apply=apply, rename=_pairs(rename), ignore=ignore)
+    # What accepting does to the notes: which become records once the delta is in use, and
+    # that nothing is written in any of them.
+    asked = {f.replace("\\", "/").strip().strip("/").lower() for f in apply}
+    proposals = {
+        c.folder: c.name
+        for c in review.detection.candidates
+        if c.status == "applied" and c.folder.lower() in asked
+    }
+    preview = preview_folders(app, proposals) if proposals and review.delta else None
     if as_json:
         doc = review.detection.as_dict() | {"changed": review.changed}
+        if preview is not None:
+            doc["would_become_records"] = [
+                {"folder": f, "type": t, "notes": n} for (f, t), n in preview.folders.items()
+            ]
+            doc["notes_written"] = 0
         if review.delta:
             d = review.delta
             doc["delta"] = {
@@ -477,6 +519,10 @@ def review_candidates_cmd(
     for line in review.changed:
         click.echo(line)
     _render_detection(review.detection, False)
+    if preview is not None:
+        click.echo("\nonce that pack is in use:")
+        for line in preview.lines():
+            click.echo(line)
     if review.delta:
         d = review.delta
         click.echo(f"\nwrote pack delta {d.path}")

@@ -1,6 +1,8 @@
 """``Brain/Needs Review.md``: the queue the person resolves in Obsidian.
 
-Three sections: thoughts that need a decision, suggestions to confirm, and sync conflicts.
+Three sections: thoughts that need a decision, suggestions to confirm, and sync conflicts;
+a fourth, "Can't read", lists the notes vaultbrain cannot read (vaultbrain/filing/unreadable.py)
+until they are fixed.
 Gestures, documented in the note's own header:
 
 - tick the box (``- [x]``): accept the suggestion (for a conflict: "I fixed the note");
@@ -77,7 +79,9 @@ def queue(app: Any) -> dict[str, list[dict[str, Any]]]:
     conflicts = [c for c in app.store.collection("conflicts").all() if not c.get("resolved")]
     for items in (decide, suggest, conflicts):
         items.sort(key=lambda r: str(r.get("created") or r.get("at") or ""), reverse=True)
-    return {"decide": decide, "suggest": suggest, "conflicts": conflicts}
+    from vaultbrain.filing.unreadable import listed
+
+    return {"decide": decide, "suggest": suggest, "conflicts": conflicts, "unreadable": listed(app)}
 
 
 def _describe(rec: dict[str, Any]) -> str:
@@ -161,6 +165,12 @@ def render(app: Any, items: dict[str, list[dict[str, Any]]], notes: dict[str, st
         target = link_to(c["path"], c.get("title") or c["path"])
         detail = _defuse(str(c.get("detail") or c["kind"]))
         out.append(line("vbc", c["id"], f"{target}: {detail} (since {str(c.get('at'))[:16]})"))
+    if items.get("unreadable"):
+        # Nothing to tick: fixing the note is the gesture, and the line leaves by itself.
+        out.append("\n## Can't read\n")
+        for u in items["unreadable"]:
+            target = link_to(u["path"], u["path"])
+            out.append(f"- {target}: {_defuse(str(u.get('problem')))}\n")
     return "".join(out)
 
 
@@ -208,7 +218,7 @@ class ReviewQueue:
 
     def _signature_of(self, items: dict[str, list[dict[str, Any]]], notes: dict[str, str]) -> str:
         parts = [
-            (k, r["id"], r.get("status"), r.get("updated") or r.get("at"))
+            (k, r["id"], r.get("status"), r.get("updated") or r.get("at"), r.get("problem"))
             for k, v in items.items()
             for r in v
         ]
@@ -220,6 +230,7 @@ class ReviewQueue:
         versions = (
             self.app.store.inbox.version(),
             self.app.store.collection("conflicts").version(),
+            self.app.store.collection("unreadable").version(),
         )
         if (
             not force
@@ -263,6 +274,7 @@ class ReviewQueue:
         self._versions = (
             self.app.store.inbox.version(),
             self.app.store.collection("conflicts").version(),
+            self.app.store.collection("unreadable").version(),
         )
         return True
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import ConflictError, StorageError, UserError
+from vaultbrain.filing import unreadable
 from vaultbrain.filing.decide import (
     Action,
     Conflict,
@@ -165,15 +167,25 @@ class NoteSync:
         self._cache_dirty = True
 
     # -- one note ------------------------------------------------------------------------
-    def sync_path(self, rel: str, report: SyncReport | None = None) -> Action | None:
-        """Bring the store in step with one note that may have changed, appeared or gone."""
+    def sync_path(
+        self, rel: str, report: SyncReport | None = None, entry: Any = None
+    ) -> Action | None:
+        """Bring the store in step with one note that may have changed, appeared or gone.
+        ``entry``: its directory entry from a scan's walk (the path needs no resolving)."""
         report = report or SyncReport()
         if is_ignored(rel) or rel == self.app.inbox_rel or not rel.lower().endswith(".md"):
             return None
         try:
-            note = self.app.vault.try_read(rel)
+            if entry is not None:
+                try:
+                    note: NoteFile | None = self.app.vault.read(rel, entry)
+                except FileNotFoundError:
+                    note = None
+            else:
+                note = self.app.vault.try_read(rel)
         except UserError as exc:
             report.problems.append(str(exc))
+            unreadable.remember(self.app, rel, str(exc))  # listed until it reads again
             return None
         if note is None:
             return self.note_gone(rel, report)
@@ -182,6 +194,8 @@ class NoteSync:
         parsed = parse_note(note.text)
         action = decide(self._facts(rel, note, parsed))
         action = self.apply(action, rel, note, parsed, report)
+        if not parsed.error:
+            unreadable.forget(self.app, rel)
         # the graph index follows (vaultbrain.graph)
         graph_note_changed(self.app, rel, note, parsed)
         return action
@@ -316,6 +330,8 @@ class NoteSync:
             case Skip(problem=problem, untyped=untyped):
                 if problem:
                     report.problems.append(problem)
+                    if parsed is not None and parsed.error and note is not None:
+                        unreadable.remember(self.app, rel, f"{rel}: {parsed.error}", note.hash)
                 report.untyped += untyped
             case Nothing():
                 report.unchanged += 1
@@ -447,13 +463,14 @@ class NoteSync:
         return None
 
     def _tombstoned(self, rid: str) -> tuple[str, dict[str, Any]] | None:
-        for t in self.app.all_types():
-            col = self.app.store.collection(t.store_collection)
+        # (each collection once: several types may share one)
+        for name in dict.fromkeys(t.store_collection for t in self.app.all_types()):
+            col = self.app.store.collection(name)
             if col.summary(rid, include_deleted=True) is None:
                 continue
             rec = col.get(rid, include_deleted=True)
             if rec is not None:
-                return t.store_collection, rec
+                return name, rec
         return None
 
     def _create(
@@ -580,6 +597,7 @@ class NoteSync:
         report = report or SyncReport()
         self.cache.pop(rel, None)
         self._cache_dirty = True
+        unreadable.forget(self.app, rel)
         graph_note_changed(self.app, rel, None)
         hit = self.index.by_path(rel)
         if hit is None:
@@ -722,7 +740,11 @@ class NoteSync:
         )
 
     # -- the whole vault -----------------------------------------------------------------
-    def scan(self, report: SyncReport | None = None) -> SyncReport:
+    def scan(
+        self,
+        report: SyncReport | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> SyncReport:
         """Every note against the cache; only changed notes are read; then deletions.
 
         Also counts the notes in folders that no type reaches (the untyped warning of the
@@ -744,6 +766,7 @@ class NoteSync:
         excluded = tuple(f.lower().strip("/") + "/" for f in generated_folders(self.app.settings))
         in_folders = untyped = 0
         changed: list[str] = []
+        entries: dict[str, Any] = {}
         try:
             for rel, entry in vault.iter_notes():
                 if rel == inbox:
@@ -751,6 +774,8 @@ class NoteSync:
                 report.scanned += 1
                 seen.add(rel)
                 clean = self._scan_one(entry, rel, report, changed)
+                if changed and changed[-1] == rel:
+                    entries[rel] = entry
                 if "/" in rel and not rel.lower().startswith(excluded):
                     in_folders += 1
                     if changed and changed[-1] == rel:
@@ -759,8 +784,17 @@ class NoteSync:
                         untyped += not clean[6]
                     elif self._pin().by_path(rel) is None:
                         untyped += 1
-            for rel in self.new_paths_first(changed):
-                self.sync_path(rel, report)
+            todo = self.new_paths_first(changed)
+            try:
+                for done, rel in enumerate(todo, 1):
+                    self.sync_path(rel, report, entries.get(rel))
+                    if progress is not None:
+                        progress(done, len(todo))
+            except KeyboardInterrupt:
+                # Ctrl-C: what was synced stays (each record is written whole), and the
+                # cache says so, so a rerun goes on from here instead of reading it again.
+                self.save_cache()
+                raise
             for rel in changed:
                 if "/" in rel and not rel.lower().startswith(excluded):
                     untyped += self._pin().by_path(rel) is None
@@ -774,6 +808,7 @@ class NoteSync:
         for rel in stale:
             del self.cache[rel]
         self._cache_dirty |= bool(stale)
+        unreadable.forget_missing(self.app, seen)
         report.in_folders, report.untyped_in_folders = in_folders, untyped
         if pinned is None:  # every note unchanged, every record's note still there
             self.save_cache()
@@ -827,17 +862,37 @@ def _mtime_iso(mtime_ns: int) -> str:
     return dt.datetime.fromtimestamp(mtime_ns / 1e9).replace(microsecond=0).isoformat()
 
 
-def reindex(app: Brain) -> SyncReport:
-    """Rescan the vault into the store; the untyped warning of the schema pack at the end."""
+def reindex(app: Brain, progress: Callable[[int, int], None] | None = None) -> SyncReport:
+    """Rescan the vault into the store; the untyped warning of the schema pack at the end.
+    ``progress(done, total)`` is called after each note that had to be read."""
     from vaultbrain.packs.survey import format_untyped
 
     sync = app.notes()
     graph_prepare(app)  # a missing graph index is filled by this scan (vaultbrain.graph)
-    with app.store.bulk():
-        report = sync.scan()
-    from vaultbrain.classify.adapt import rebuild
+    try:
+        with app.store.bulk():
+            report = sync.scan(progress=progress)
+    except KeyboardInterrupt:
+        _end_graph_bulk(app)  # what the graph index took in is kept; the rerun goes on
+        raise
+    from vaultbrain.classify.adapt import rebuild, vault_learning
 
-    rebuild(app.store, app.pack)  # the embedded classifier learns the vault afresh
+    learnt = (report.created, report.imported, report.tombstoned, report.moved, report.retyped)
+    if any(learnt):
+        rebuild(app.store, app.pack)  # the embedded classifier learns the vault afresh
+    else:
+        # Nothing new in the store: its saved state is brought up to date instead (a stat
+        # per collection when current), not relearnt from every record at each reindex.
+        vault_learning(app.store, app.pack)
     report.warning = format_untyped(report.untyped_in_folders, report.in_folders, app.pack.identity)
     graph_rebuild(app)  # the graph index built or caught up (vaultbrain.graph)
     return report
+
+
+def _end_graph_bulk(app: Brain) -> None:
+    import sqlite3
+
+    try:
+        app.graph().end_bulk()
+    except (sqlite3.Error, OSError):
+        pass  # the next reindex or search catches the index up

@@ -1,8 +1,13 @@
-"""The person's pack choice in ``~/.vaultbrain/config.json`` and its history.
+"""The pack choice: a vault's in its ``vaultbrain.yml``, the person's default in
+``~/.vaultbrain/config.json``, and their history.
 
-``schema use`` writes tier 6 of the resolution chain and appends one line to
-``schema-pack-history.jsonl`` beside it; ``schema downgrade`` restores a named pack or the
-one in force before the last change. Other keys of ``config.json`` are kept as they are.
+Inside a vault, ``schema use`` writes ``schema:`` in the vault's ``vaultbrain.yml`` (tier 5 of
+the resolution chain, vaultbrain/packs/loader.py), so one vault's pack never silently applies
+to every other; only that line changes, every other key and comment of the file stays as the
+person wrote it. Outside a vault it writes ``schema_pack`` in ``config.json`` (tier 6), other
+keys kept. Either way one line is appended to ``schema-pack-history.jsonl`` (an entry for a
+vault names it); ``schema downgrade`` restores a named pack or the one in force before the
+last change of the same place.
 """
 
 from __future__ import annotations
@@ -24,6 +29,9 @@ from vaultbrain.packs.loader import (
 )
 from vaultbrain.packs.model import ResolvedPack
 from vaultbrain.vault.files import atomic_write_file
+from vaultbrain.vault.note import NoteFormatError, update_frontmatter
+
+VAULT_FILE = "vaultbrain.yml"
 
 HISTORY = "schema-pack-history.jsonl"
 
@@ -32,7 +40,14 @@ def history_path(home: Path | None = None) -> Path:
     return (home or home_dir()) / HISTORY
 
 
-def read_history(home: Path | None = None) -> list[dict[str, Any]]:
+def read_history(home: Path | None = None, vault: Path | None = None) -> list[dict[str, Any]]:
+    """The history's entries, oldest first: those of ``vault`` only, or (None) the per-user
+    ones (entries without a vault)."""
+    want = str(vault) if vault is not None else None
+    return [e for e in _read_history(home) if e.get("vault") == want]
+
+
+def _read_history(home: Path | None = None) -> list[dict[str, Any]]:
     try:
         lines = history_path(home).read_text("utf-8").splitlines()
     except FileNotFoundError:
@@ -88,22 +103,80 @@ def set_home_pack(
     return PackSwitch(name, previous, pack, path)
 
 
-def use_pack(name: str, *, at: dt.datetime, home: Path | None = None) -> PackSwitch:
+def set_vault_pack(
+    vault: Path, name: str | None, *, verb: str, at: dt.datetime, home: Path | None = None
+) -> PackSwitch:
+    """Write ``schema:`` (None removes it) in the vault's ``vaultbrain.yml``, every other line
+    of the file kept; append to the history."""
+    home = home or home_dir()
+    if name is not None and looks_like_path(name):
+        raise UserError(
+            f"{name!r} is a path; install it first (`vaultbrain schema install {name}`), "
+            "then use it by name"
+        )
+    pack = load_pack(name or DEFAULT_PACK, home)  # refuse a pack that does not resolve
+    from vaultbrain.packs.loader import read_vault_yml
+
+    path = Path(vault) / VAULT_FILE
+    try:
+        text = path.read_text("utf-8")
+        previous = read_vault_yml(Path(vault))
+    except FileNotFoundError:
+        text, previous = "", None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path} cannot be read: {exc}") from exc
+    if text and not text.endswith("\n"):
+        text += "\n"
+    # The file is edited as a note's frontmatter would be: only the `schema:` line changes.
+    fenced = f"---\n{text}---\n"
+    try:
+        if name is None:
+            edited = update_frontmatter(fenced, {}, remove=["schema"])
+        else:
+            edited = update_frontmatter(fenced, {"schema": name})
+    except NoteFormatError as exc:
+        raise UserError(f"{path} is not valid YAML ({exc}); fix it, then run this again") from exc
+    atomic_write_file(path, edited[len("---\n") : -len("---\n")])
+    entry = {
+        "at": at.isoformat(timespec="seconds"),
+        "verb": verb,
+        "from": previous,
+        "to": name,
+        "identity": pack.identity,
+        "vault": str(vault),
+    }
+    _append(history_path(home), entry)
+    return PackSwitch(name, previous, pack, path)
+
+
+def use_pack(
+    name: str, *, at: dt.datetime, home: Path | None = None, vault: Path | None = None
+) -> PackSwitch:
+    """Inside a vault (``vault``): that vault's pack; otherwise the per-user default."""
+    if vault is not None:
+        return set_vault_pack(vault, name, verb="use", at=at, home=home)
     return set_home_pack(name, verb="use", at=at, home=home)
 
 
 def downgrade_pack(
-    to: str | None = None, *, at: dt.datetime, home: Path | None = None
+    to: str | None = None,
+    *,
+    at: dt.datetime,
+    home: Path | None = None,
+    vault: Path | None = None,
 ) -> PackSwitch:
-    """Restore ``to``, or the pack in force before the last recorded change."""
+    """Restore ``to``, or the pack in force before the last recorded change (of ``vault``'s
+    pack inside a vault, of the per-user default outside)."""
     if to is None:
-        history = read_history(home)
+        history = read_history(home, vault)
         if not history:
             raise UserError(
                 "no pack history to go back to; name one: `vaultbrain schema downgrade --to "
                 f"{DEFAULT_PACK}`"
             )
         to = history[-1].get("from") or None
+    if vault is not None:
+        return set_vault_pack(vault, to, verb="downgrade", at=at, home=home)
     return set_home_pack(to, verb="downgrade", at=at, home=home)
 
 

@@ -158,9 +158,13 @@ class Collection:
             raise StorageError.from_os(exc, str(self._log_path)) from exc
 
     def _append_log_raw(self, entry: dict[str, Any], durable: bool = True) -> None:
-        self.dir.mkdir(parents=True, exist_ok=True)
         data = (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
-        fd = os.open(self._log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
+        try:
+            fd = os.open(self._log_path, flags, 0o644)
+        except FileNotFoundError:  # the folder is made only when missing, not per record
+            self.dir.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self._log_path, flags, 0o644)
         try:
             write_all(fd, data)
             if durable and self.durable:

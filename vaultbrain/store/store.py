@@ -44,9 +44,13 @@ class Store:
         """Hold the store's write lock (re-entrant within the process)."""
         with self._rlock:
             if self._depth == 0:
+                lock = self.root / "store.lock"
                 try:
-                    self.root.mkdir(parents=True, exist_ok=True)
-                    self._fd = os.open(self.root / "store.lock", os.O_RDWR | os.O_CREAT, 0o644)
+                    try:
+                        self._fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+                    except FileNotFoundError:  # made only when missing, not at every write
+                        self.root.mkdir(parents=True, exist_ok=True)
+                        self._fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
                 except OSError as exc:
                     raise StorageError.from_os(exc, f"the state dir {self.root}") from exc
                 fcntl.flock(self._fd, fcntl.LOCK_EX)
@@ -86,9 +90,13 @@ class Store:
             raise StorageError.from_os(exc, str(self.root / name)) from exc
 
     def _append_jsonl(self, name: str, entry: dict[str, Any]) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
         data = (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
-        fd = os.open(self.root / name, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
+        try:
+            fd = os.open(self.root / name, flags, 0o644)
+        except FileNotFoundError:  # the folder is made only when missing (once per reindex)
+            self.root.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.root / name, flags, 0o644)
         try:
             write_all(fd, data)
         finally:

@@ -31,6 +31,9 @@ TEMP_PREFIX = ".vb-tmp-"
 # The one retry policy of compare-and-swap edits: a note that changes under us this many
 # times in a row is being edited right now, and the work is better retried on a later pass.
 EDIT_ATTEMPTS = 20
+# A note past this size is not read (a pasted video, a database dump named .md): reading it
+# whole, hashing and parsing it at every change would stall the daemon.
+MAX_NOTE_BYTES = 32 * 1024 * 1024
 OWN_WRITES = "own-writes.json"  # in the state dir: see Vault.last_written_by_vaultbrain
 # Syncthing, Nextcloud/ownCloud, Dropbox ("… (Jane's conflicted copy 2026-01-01).md"),
 # iCloud placeholders.
@@ -195,6 +198,11 @@ class Vault:
                     raise UnsafePathError(f"{rel} is a symlink leading outside the vault")
             with open(path, "rb") as fh:
                 st = os.fstat(fh.fileno())
+                if st.st_size > MAX_NOTE_BYTES:
+                    raise UserError(
+                        f"{rel} is too large to read as a note ({st.st_size // 2**20} MB; "
+                        f"the limit is {MAX_NOTE_BYTES // 2**20} MB); left as it is"
+                    )
                 data = fh.read()
         except FileNotFoundError:
             raise
@@ -204,7 +212,9 @@ class Vault:
             raise UserError(f"{rel} cannot be read (permission denied)") from exc
         except OSError as exc:
             raise UserError(f"{rel} cannot be read: {exc.strerror}") from exc
-        if b"\x00" in data:
+        # A few NUL bytes (pasted from a PDF) leave a note a note; NULs making up a real
+        # share of the bytes mean a binary file with a .md name.
+        if b"\x00" in data and data.count(b"\x00") * 100 > len(data):
             raise UserError(f"{rel} holds binary data, not Markdown text; left as it is")
         try:
             text = data.decode("utf-8")
@@ -469,8 +479,27 @@ def _atomic_write_file(
     """
     if isinstance(data, str):
         data = data.encode("utf-8")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    os.replace(_write_temp(path, data, tmp_dir, durable), path)
+    if tmp_dir is None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(_write_temp(path, data, None, durable), path)
+        return
+    # The temp goes to ``tmp_dir`` (a store collection's folder) and the file to a folder
+    # of its own that may not exist yet (a new record): folders are made only when a write
+    # finds them missing, so a reindex writing 10,000 records does not ask for each.
+    try:
+        tmp = _write_temp(path, data, tmp_dir, durable)
+    except FileNotFoundError:
+        tmp_dir.mkdir(parents=True, exist_ok=True)
+        tmp = _write_temp(path, data, tmp_dir, durable)
+    try:
+        try:
+            os.replace(tmp, path)
+        except FileNotFoundError:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(tmp, path)
+    except BaseException:
+        _unlink_quietly(tmp)
+        raise
 
 
 def _write_temp(path: Path, data: bytes, tmp_dir: Path | None = None, durable: bool = True) -> Path:

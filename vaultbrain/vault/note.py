@@ -101,8 +101,11 @@ def parse_note(text: str) -> ParsedNote:
         # becomes millions of values. Refused, not expanded.
         note.error = "the frontmatter uses YAML aliases (*name), which vaultbrain does not expand"
         return note
+    # YAML refuses a NUL anywhere; a few pasted into a note are ignored for reading it (the
+    # note's text, NULs included, is what is kept and edited).
+    source = raw.replace("\x00", "") if "\x00" in raw else raw
     try:
-        data = yaml.load(raw, Loader=_Loader) if raw.strip() else {}
+        data = yaml.load(source, Loader=_Loader) if source.strip() else {}
         if data is None:
             data = {}
         if not isinstance(data, dict):

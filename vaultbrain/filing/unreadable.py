@@ -1,0 +1,80 @@
+"""Notes vaultbrain cannot read, remembered until they are fixed.
+
+A note with invalid YAML, a duplicate property, bytes that are not UTF-8 or a size past
+the limit is skipped by a scan (``Skip(problem=...)`` in vaultbrain/filing/decide.py) and,
+being unchanged, never read again by the next scan. So the problem is kept in the store's
+``unreadable`` collection, one record per path (keyed by a hash of the path): ``doctor``
+(vaultbrain/doctor.py) and the "Can't read" section of ``Brain/Needs Review.md``
+(vaultbrain/filing/review.py) list it until the note parses again or is deleted
+(vaultbrain/filing/sync.py calls :func:`remember` and :func:`forget`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from typing import Any
+
+COLLECTION = "unreadable"
+_LINE = re.compile(r"\(line (\d+)\)")
+
+
+def key(rel: str) -> str:
+    """The record id for a path (a path is not a usable id: slashes, spaces, length)."""
+    return "u" + hashlib.sha256(rel.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+def remember(app: Any, rel: str, problem: str, note_hash: str | None = None) -> None:
+    """Keep ``problem`` for the note at ``rel`` (written only when it is new or changed)."""
+    col = app.store.collection(COLLECTION)
+    rid = key(rel)
+    # The problem as the parser says it, without the path the report line starts with.
+    detail = problem[len(rel) + 2 :] if problem.startswith(f"{rel}: ") else problem
+    found = _LINE.search(detail)
+    existing = col.get(rid)
+    if existing and existing.get("problem") == detail and existing.get("hash") == note_hash:
+        return
+    col.put(
+        {
+            "id": rid,
+            "path": rel,
+            "problem": detail,
+            "line": int(found.group(1)) if found else None,
+            "hash": note_hash,
+            "at": (existing or {}).get("at") or app.now().isoformat(timespec="seconds"),
+        }
+    )
+
+
+def forget(app: Any, rel: str) -> None:
+    """The note parses again, or is gone: it leaves the list."""
+    col = app.store.collection(COLLECTION)
+    rid = key(rel)
+    if col.summary(rid) is not None:
+        col.drop(rid)
+
+
+def forget_missing(app: Any, seen: Iterable[str]) -> None:
+    """After a full scan: drop every entry whose note the scan did not find."""
+    col = app.store.collection(COLLECTION)
+    summaries = list(col.summaries())
+    if not summaries:
+        return
+    present = {key(rel) for rel in seen}
+    for s in summaries:
+        if s["id"] not in present:
+            col.drop(s["id"])
+
+
+def listed(app: Any) -> list[dict[str, Any]]:
+    """Every unreadable note the store knows of, by path."""
+    if not app.state_dir.is_dir():
+        return []  # nothing scanned yet (and doctor creates nothing)
+    records = list(app.store.collection(COLLECTION).all())
+    return sorted(records, key=lambda r: str(r.get("path", "")))
+
+
+def describe(record: dict[str, Any]) -> str:
+    """``path: the parser's message`` (the message names the line when the parser did)."""
+    return f"{record.get('path')}: {record.get('problem')}"
