@@ -25,6 +25,7 @@ def _isolated_home(
         "VAULTBRAIN_MODEL",
         "VAULTBRAIN_PROVIDER",
         "VAULTBRAIN_SCHEMA_PACK",
+        "VAULTBRAIN_STATE_DIR",
     ):
         monkeypatch.delenv(var, raising=False)
     # An endpoint where nothing listens: tests that want an LLM start the fake one.

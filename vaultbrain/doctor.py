@@ -45,6 +45,9 @@ def run_checks(app: Any) -> list[Check]:
         )
     )
     checks.append(_state_check(app.state_dir))
+    from vaultbrain.machine import doctor_line
+
+    checks.append(Check("filer", True, doctor_line(app.vault, app.state_dir), "warn"))
     try:
         active = app.active
         checks.append(

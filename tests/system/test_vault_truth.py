@@ -123,7 +123,14 @@ def test_a_lost_state_dir_is_rebuilt_from_the_vault(vault: Path, daemon) -> None
     run(vault, "reindex")
     assert notes(vault) == before  # zero notes created, zero lines changed
     settle(vault)  # this machine's settings are what a lost state dir loses
-    once(daemon, vault)
+    # A new state dir is a new machine: it observes until it claims the filer role.
+    out = once(daemon, vault)
+    assert "is an observer" in out, out
+    assert notes(vault) == before
+    assert "is an observer" in run(vault, "doctor", ok=False).output
+    assert "is now the filer" in run(vault, "filer", "claim").output
+    out = once(daemon, vault)
+    assert "is the filer" in out, out
     assert notes(vault) == before
     rebuilt = {c["id"]: c["status"] for c in captures(vault)}
     assert sorted(rebuilt) == ids
