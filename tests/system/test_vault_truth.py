@@ -46,10 +46,10 @@ def line_of(vault: Path, words: str) -> str:
 
 
 def notes(vault: Path) -> dict[str, bytes]:
-    """Every file of the vault outside the state dir and Obsidian's config, by path; the
+    """Every note of the vault outside the state dir and Obsidian's config, by path; the
     Brain/ notes (vaultbrain's own views, stamped when shown) by path only."""
     out = {}
-    for p in sorted(vault.rglob("*")):
+    for p in sorted(vault.rglob("*.md")):
         rel = p.relative_to(vault)
         if p.is_file() and not rel.parts[0].startswith("."):
             out[str(rel)] = b"" if rel.parts[0] == "Brain" else p.read_bytes()
