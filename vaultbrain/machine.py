@@ -81,9 +81,15 @@ def this_machine(state_dir: Path) -> Machine:
             f"{path} cannot be read ({exc}); remove it to make a new machine id"
         ) from exc
     machine = Machine(secrets.token_hex(6), socket.gethostname() or "?")
+    keep(state_dir, machine)
+    return machine
+
+
+def keep(state_dir: Path, machine: Machine) -> None:
+    """Write the machine's id into its state dir."""
+    path = Path(state_dir) / MACHINE_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_file(path, json.dumps({"id": machine.id, "host": machine.host}) + "\n")
-    return machine
 
 
 def named_filer(vault: Vault) -> str | None:
@@ -153,6 +159,11 @@ class FilerWatch:
         return (st.st_mtime_ns, st.st_size)
 
     def _claim(self) -> Role:
+        # This process stays the machine it started as, even if its state dir is deleted
+        # while it runs (the id is written back, not made anew).
+        known = getattr(self, "role", None)
+        if known is not None and not (self.state_dir / MACHINE_FILE).is_file():
+            keep(self.state_dir, known.machine)
         try:
             return role(self.vault, self.state_dir, claim_if_none=True)
         except VaultbrainError as exc:
@@ -162,6 +173,11 @@ class FilerWatch:
             return Role(machine, named_filer_or_none(self.vault) or machine.id)
 
     def is_filer(self) -> bool:
+        if not (self.state_dir / MACHINE_FILE).is_file():
+            try:
+                keep(self.state_dir, self.role.machine)  # the state dir was deleted under us
+            except VaultbrainError as exc:
+                log.warning("the machine id could not be written back: %s", exc)
         stamp = self._mtime()
         if stamp != self._stamp:
             self._stamp = stamp

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
 from support.cli import run, run_json
+from support.daemon import wait_for
 
 THOUGHT = "Met with Sarah about the new project. Need to follow up next week."
 
@@ -135,3 +137,26 @@ def test_a_lost_state_dir_is_rebuilt_from_the_vault(vault: Path, daemon) -> None
     rebuilt = {c["id"]: c["status"] for c in captures(vault)}
     assert sorted(rebuilt) == ids
     assert set(rebuilt.values()) <= {"filed", "suggested", "corrected"}
+
+
+def test_the_state_dir_deleted_while_running(vault: Path, daemon) -> None:
+    run(vault, "settings", "set", "inbox_idle_seconds", "0.5")
+    d = daemon(vault).start()
+    d.wait_ready()
+    with open(vault / "Inbox.md", "a") as fh:
+        fh.write(f"- {THOUGHT}\n")
+    wait_for(lambda: "(suggested: confirm in" in inbox(vault), 30, d.log)
+    first = line_of(vault, "Met with Sarah")
+    shutil.rmtree(vault / ".vaultbrain", ignore_errors=True)
+    with open(vault / "Inbox.md", "a") as fh:
+        fh.write("- Idea: a podcast about bees\n")
+    wait_for(lambda: re.search(r"podcast about bees → .*\^vb-", inbox(vault)), 30, d.log)
+    time.sleep(1.5)  # another pass or two: nothing more may change
+    assert line_of(vault, "Met with Sarah") == first
+    assert not list(vault.rglob("* (2).md")), sorted(vault.rglob("*.md"))
+    assert d.alive() and "Traceback" not in d.output(), d.output()
+    assert "is an observer" not in d.output()
+    assert d.stop() == 0
+    # The same machine after the restart: it still files.
+    out = once(daemon, vault)
+    assert "is the filer" in out, out
