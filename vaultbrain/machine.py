@@ -212,3 +212,12 @@ def doctor_line(vault: Vault, state_dir: Path) -> str:
     if filer is None:
         return f"no filer named yet; this machine is {machine}"
     return Role(machine, filer).describe()
+
+
+def filed_elsewhere(vault: Vault, state_dir: Path) -> str | None:
+    """Why a capture made on this machine is left to another (the filer vaultbrain.yml
+    names is not this machine), or None: then this machine files it."""
+    filer = named_filer_or_none(vault)
+    if filer is None or filer == this_machine(state_dir).id:
+        return None
+    return f"this machine is an observer; the filer ({filer}) files the line when it syncs"

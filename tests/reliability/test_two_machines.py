@@ -102,3 +102,21 @@ def test_two_daemons_two_state_dirs_file_each_thought_once(
     wait_for(lambda: "a last thought after the switch →" in inbox.read_text(), 30, b.log)
     assert len(list((vault / "Ideas").glob("*.md"))) == 7
     assert a.stop() == 0 and b.stop() == 0
+
+
+def test_capture_on_an_observer_leaves_the_line_to_the_filer(
+    vault: Path, daemon, tmp_path: Path
+) -> None:
+    laptop, phone = tmp_path / "laptop-state", tmp_path / "phone-state"
+    machine(vault, laptop)
+    assert "is now the filer" in run(vault, "--state-dir", str(laptop), "filer", "claim").output
+    out = run(vault, "--state-dir", str(phone), "capture", "Idea: bees on the roof").output
+    assert "is an observer" in out, out
+    assert not (vault / "Ideas").exists() or not list((vault / "Ideas").glob("*.md"))
+    assert "bees on the roof ⏳ waiting for the classifier ^vb-" in (vault / "Inbox.md").read_text()
+    a = daemon(env={"VAULTBRAIN_STATE_DIR": str(laptop)}).start("--once")
+    assert a.proc.wait(90) == 0, a.output()
+    ideas = list((vault / "Ideas").glob("*.md"))
+    assert len(ideas) == 1, a.output()
+    assert re.search(r"bees on the roof → .*\^vb-", (vault / "Inbox.md").read_text())
+    assert "is an observer" in run(vault, "--state-dir", str(phone), "filer", "show").output
