@@ -33,6 +33,8 @@ MAX_THOUGHT = 10_000
 # ordinal among identical lines, it is never filed a second time. Older than this, the same
 # words typed again are a new thought (people write "call mom" every week).
 RECENT_CAPTURE = timedelta(hours=2)
+# (state dir, capture id) -> (created, inbox note, text hash): what _recent_lost reads.
+_CAPTURE_KEYS: dict[tuple[str, str], tuple[str, Any, Any]] = {}
 _WIKILINK = re.compile(r"\[\[([^\[\]|\n]*)(?:\|([^\[\]\n]*))?\]\]")
 
 
@@ -221,12 +223,18 @@ def _recent_lost(brain: Brain, rel: str, present: set[str]) -> dict[str, list[st
             continue
         if summary.get("status") == CaptureStatus.DISMISSED:
             continue
-        record = brain.store.inbox.get(cid)
-        if record is None or record.get("note") != rel or not record.get("text_hash"):
+        key = (str(brain.state_dir), cid)
+        known = _CAPTURE_KEYS.get(key)
+        if known is None:
+            record = brain.store.inbox.get(cid)
+            if record is None:
+                continue
+            known = (str(record.get("created", "")), record.get("note"), record.get("text_hash"))
+            _CAPTURE_KEYS[key] = known  # never change once journaled: read once per process
+        created, note, text_hash = known
+        if note != rel or not text_hash or created < cutoff:
             continue
-        if str(record.get("created", "")) < cutoff:
-            continue
-        found.append((str(record.get("created", "")), cid, record["text_hash"]))
+        found.append((created, cid, text_hash))
     out: dict[str, list[str]] = {}
     for _created, cid, text_hash in sorted(found):
         out.setdefault(text_hash, []).append(cid)
