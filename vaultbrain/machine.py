@@ -85,6 +85,13 @@ def this_machine(state_dir: Path) -> Machine:
     return machine
 
 
+def _unsaved_machine(state_dir: Path) -> Machine:
+    try:
+        return this_machine(state_dir)
+    except VaultbrainError:
+        return Machine(secrets.token_hex(6), socket.gethostname() or "?")
+
+
 def keep(state_dir: Path, machine: Machine) -> None:
     """Write the machine's id into its state dir."""
     path = Path(state_dir) / MACHINE_FILE
@@ -167,9 +174,10 @@ class FilerWatch:
         try:
             return role(self.vault, self.state_dir, claim_if_none=True)
         except VaultbrainError as exc:
-            # A read-only vault: nothing can be taken anyway; say why the role is not written.
-            machine = this_machine(self.state_dir)
-            log.warning("the filer role was not written to %s: %s", VAULT_YML, exc)
+            # A read-only vault or a full disk: nothing can be written anyway, so this run
+            # acts as it did before there were roles; the role is written once it can be.
+            log.warning("the filer role is not settled (%s); this run files as before", exc)
+            machine = known.machine if known is not None else _unsaved_machine(self.state_dir)
             return Role(machine, named_filer_or_none(self.vault) or machine.id)
 
     def is_filer(self) -> bool:

@@ -95,12 +95,12 @@ class Daemon:
     def run(self) -> DaemonStats:
         lock = DaemonLock(self.app.state_dir)
         lock.acquire()
-        self.filer = FilerWatch(self.app.vault, self.app.state_dir)  # one filer per vault
-        log.info("%s", self.filer.role.describe())
         watcher = VaultWatcher(self.app.vault.root) if self.watch else None
         workers = int(self._setting("llm_concurrency"))
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="vb-llm")
         try:
+            self.filer = FilerWatch(self.app.vault, self.app.state_dir)  # one filer per vault
+            log.info("%s", self.filer.role.describe())
             if watcher is not None:
                 watcher.start()
             started = time.perf_counter()
