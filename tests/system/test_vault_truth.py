@@ -137,6 +137,12 @@ def test_a_lost_state_dir_is_rebuilt_from_the_vault(vault: Path, daemon) -> None
     rebuilt = {c["id"]: c["status"] for c in captures(vault)}
     assert sorted(rebuilt) == ids
     assert set(rebuilt.values()) <= {"filed", "suggested", "corrected"}
+    # A rebuilt suggestion is still the person's to confirm.
+    waiting = [cid for cid, status in rebuilt.items() if status == "suggested"]
+    assert waiting
+    run(vault, "review", "confirm", waiting[0])
+    once(daemon, vault)
+    assert re.search(r"- \[x\] Idea: a podcast about bees → \[\[", inbox(vault)), inbox(vault)
 
 
 def test_the_state_dir_deleted_while_running(vault: Path, daemon) -> None:
