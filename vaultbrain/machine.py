@@ -229,3 +229,33 @@ def filed_elsewhere(vault: Vault, state_dir: Path) -> str | None:
     if filer is None or filer == this_machine(state_dir).id:
         return None
     return f"this machine is an observer; the filer ({filer}) files the line when it syncs"
+
+
+def synced_state_dir(vault: Vault, state_dir: Path) -> str | None:
+    """A warning when this state dir sits inside a vault that a tool syncing dot-folders
+    carries to other machines (two machines must never write one state dir), or None."""
+    root = Path(vault.root)
+    try:
+        Path(state_dir).resolve().relative_to(root.resolve())
+    except ValueError:
+        return None  # outside the vault: not synced with it
+    tool = None
+    if (root / ".stfolder").exists():
+        tool = "Syncthing"
+    elif "Mobile Documents" in root.parts or "iCloud" in str(root):
+        tool = "iCloud Drive"
+    elif any(part.lower() == "dropbox" for part in root.parts):
+        tool = "Dropbox"
+    elif (root / ".git").exists():
+        tool = "git"
+    if tool is None:
+        return None
+    if tool == "git":
+        return (
+            f"the state dir {state_dir} is inside a git repository: keep `.vaultbrain/` "
+            "out of it (.gitignore)"
+        )
+    return (
+        f"the state dir {state_dir} is inside a vault {tool} syncs: give each machine its "
+        "own state dir outside the vault (--state-dir or VAULTBRAIN_STATE_DIR)"
+    )

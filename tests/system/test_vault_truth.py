@@ -166,3 +166,12 @@ def test_the_state_dir_deleted_while_running(vault: Path, daemon) -> None:
     # The same machine after the restart: it still files.
     out = once(daemon, vault)
     assert "is the filer" in out, out
+
+
+def test_doctor_warns_of_a_state_dir_a_sync_tool_carries(vault: Path, tmp_path: Path) -> None:
+    assert "state dir sync" not in run(vault, "doctor", ok=False).output
+    (vault / ".stfolder").mkdir()
+    out = run(vault, "doctor", ok=False).output
+    assert "inside a vault Syncthing syncs" in out, out
+    outside = run(vault, "--state-dir", str(tmp_path / "state"), "doctor", ok=False).output
+    assert "state dir sync" not in outside
