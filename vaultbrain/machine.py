@@ -26,6 +26,7 @@ import yaml
 
 from vaultbrain.errors import UserError, VaultbrainError
 from vaultbrain.vault.files import atomic_write_file
+from vaultbrain.vault.statedir import IN_VAULT, in_vault_pinned, vault_id, written_vault_id
 
 if TYPE_CHECKING:
     from vaultbrain.vault.files import NoteFile, Vault
@@ -121,15 +122,21 @@ def name_filer(vault: Vault, machine: Machine, *, only_if_none: bool) -> str | N
     filer named afterwards."""
     line = f"filer: {machine.id}  # {machine.host.replace('#', '')}, set by vaultbrain\n"
 
+    # The vault's id goes with it: it keys this vault's state dir on every machine
+    # (vaultbrain/vault/statedir.py); written once, the value in use until then.
+    id_line = f"vault_id: {vault_id(vault.root)}\n"
+
     def build(note: NoteFile | None) -> str | None:
         text = note.text if note is not None else ""
         current = _filer_in(text) if text else None
         if current == machine.id or (only_if_none and current):
             return None
-        if _FILER_LINE.search(text):
-            return _FILER_LINE.sub(lambda m: line.rstrip("\n") + m.group(1), text, count=1)
         if text and not text.endswith("\n"):
             text += "\n"
+        if written_vault_id(vault.root) is None and not re.search(r"^vault_id:", text, re.M):
+            text += id_line
+        if _FILER_LINE.search(text):
+            return _FILER_LINE.sub(lambda m: line.rstrip("\n") + m.group(1), text, count=1)
         return text + line
 
     vault.edit(VAULT_YML, build)
@@ -229,6 +236,18 @@ def filed_elsewhere(vault: Vault, state_dir: Path) -> str | None:
     if filer is None or filer == this_machine(state_dir).id:
         return None
     return f"this machine is an observer; the filer ({filer}) files the line when it syncs"
+
+
+def state_dir_note(vault: Vault, state_dir: Path) -> str | None:
+    """A doctor note for a state dir kept inside the vault from before (it keeps working;
+    the per-user state folder is the default for new vaults)."""
+    if in_vault_pinned() or Path(state_dir) != Path(vault.root) / IN_VAULT:
+        return None
+    return (
+        f"the state dir is {state_dir}, inside the vault (kept from before); new vaults keep "
+        "theirs in the per-user state folder. To move it: stop the daemon, move the folder, "
+        "and pass --state-dir or set VAULTBRAIN_STATE_DIR"
+    )
 
 
 def synced_state_dir(vault: Vault, state_dir: Path) -> str | None:

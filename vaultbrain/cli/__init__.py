@@ -179,7 +179,7 @@ class Context:
     "--state-dir",
     metavar="DIR",
     envvar="VAULTBRAIN_STATE_DIR",
-    help="Machine state (default <vault>/.vaultbrain; $VAULTBRAIN_STATE_DIR).",
+    help="This machine's state (default: the per-user state folder; $VAULTBRAIN_STATE_DIR).",
 )
 @click.option("--schema-pack", metavar="NAME", help="Use this schema pack for this run.")
 @click.option("-v", "--verbose", count=True, help="Debug logs and tracebacks (anywhere).")
