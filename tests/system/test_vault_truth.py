@@ -122,8 +122,9 @@ def test_a_lost_state_dir_is_rebuilt_from_the_vault(vault: Path, daemon) -> None
     before = notes(vault)
     ids = sorted(c["id"] for c in captures(vault))
     shutil.rmtree(vault / ".vaultbrain")
-    run(vault, "reindex")
+    assert "2 capture(s) rebuilt from their inbox lines" in run(vault, "reindex").output
     assert notes(vault) == before  # zero notes created, zero lines changed
+    assert sorted(c["id"] for c in captures(vault)) == ids
     settle(vault)  # this machine's settings are what a lost state dir loses
     # A new state dir is a new machine: it observes until it claims the filer role.
     out = once(daemon, vault)

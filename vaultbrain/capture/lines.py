@@ -326,3 +326,34 @@ def _remember_forms(brain: Brain, forms: dict[str, tuple[str, bool]]) -> None:
             hit = brain.line_views.get(cid)
             if hit is not None:
                 hit[1]["line_suffix"], hit[1]["line_done"] = suffix, done
+
+
+def rebuild_captures(brain: Brain) -> int:
+    """``reindex``'s part of the inbox: the capture of every anchored line this store does
+    not know, rebuilt from the line (what its suffix says it became), without writing the
+    note. Lines still waiting are left to the filer's next pass (journaled here, a machine
+    that later takes the role could file a thought the old filer is filing). How many."""
+    from vaultbrain.capture.journal import Journal
+
+    rel = brain.inbox_rel
+    if unusable_inbox(brain.vault, rel)[0]:
+        return 0
+    try:
+        note = brain.vault.try_read(rel)
+    except UserError:
+        return 0
+    if note is None:
+        return 0
+    journal = Journal(brain)
+    summaries = brain.store.inbox.snapshot()
+    done = 0
+    seen: set[str] = set()
+    for line in scan_inbox(note.text):
+        cid = line.block_id
+        if not cid or cid in seen or cid in summaries:
+            continue
+        seen.add(cid)
+        words, suffix, _remark = split_taken(line.text)
+        if _rebuild(brain, journal, cid, words, suffix, line.checked, rel) is not None:
+            done += 1
+    return done

@@ -214,10 +214,15 @@ def reindex_cmd(obj: Any, as_json: bool) -> None:
 
     app = obj.app()
     report = reindex(app)
+    from vaultbrain.capture.lines import rebuild_captures  # issue 15: lines are the truth
+
+    rebuilt = rebuild_captures(app)
     if as_json:
-        echo_json(report.to_dict())
+        echo_json({**report.to_dict(), "captures_rebuilt": rebuilt})
         return
     click.echo(report.summary())
+    if rebuilt:
+        click.echo(f"{rebuilt} capture(s) rebuilt from their inbox lines")
     for problem in report.problems[:50]:
         click.echo(f"  {problem}", err=True)
     if report.warning:
