@@ -15,7 +15,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.model import Capture, CaptureStatus
-from vaultbrain.errors import ConflictError, UserError
+from vaultbrain.errors import ConflictError, UserError, VaultbrainError
 from vaultbrain.filing import inbox as inbox_note
 from vaultbrain.filing.inbox import REVIEW_NOTE, WAITING, parts_of, split_taken, unusable_inbox
 from vaultbrain.filing.records import link_to
@@ -354,6 +354,9 @@ def rebuild_captures(brain: Brain) -> int:
             continue
         seen.add(cid)
         words, suffix, _remark = split_taken(line.text)
-        if _rebuild(brain, journal, cid, words, suffix, line.checked, rel) is not None:
-            done += 1
+        try:
+            if _rebuild(brain, journal, cid, words, suffix, line.checked, rel) is not None:
+                done += 1
+        except VaultbrainError:
+            break  # a state dir that cannot be written: the filer's next pass does it
     return done
