@@ -25,8 +25,14 @@ def _isolated_home(
         "VAULTBRAIN_MODEL",
         "VAULTBRAIN_PROVIDER",
         "VAULTBRAIN_SCHEMA_PACK",
+        "VAULTBRAIN_STATE_DIR",
     ):
         monkeypatch.delenv(var, raising=False)
+    # Tests read <vault>/.vaultbrain/ directly: keep new vaults' state there (the per-user
+    # default is tested on its own, tests/system/test_vault_truth_statedir.py), and never
+    # touch the real per-user state folder.
+    monkeypatch.setenv("VAULTBRAIN_STATE_IN_VAULT", "1")
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / "state"))
     # An endpoint where nothing listens: tests that want an LLM start the fake one.
     monkeypatch.setenv("VAULTBRAIN_ENDPOINT", "http://127.0.0.1:9/v1")
 

@@ -224,7 +224,9 @@ def looks_like_vault(root: Path, state_dir: Path | str | None = None) -> bool:
     ``init`` refuses anything else, so no folder becomes a vault by accident."""
     if not root.is_dir():
         return False
-    state = Path(state_dir).expanduser() if state_dir else root / ".vaultbrain"
+    from vaultbrain.vault.statedir import resolve_state_dir
+
+    state = resolve_state_dir(root, state_dir)
     return (
         (root / ".obsidian").is_dir()
         or (root / "Inbox.md").is_file()

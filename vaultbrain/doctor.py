@@ -48,6 +48,15 @@ def run_checks(app: Brain) -> list[Check]:
         )
     )
     checks.append(_state_check(app.state_dir))
+    from vaultbrain.machine import doctor_line, state_dir_note, synced_state_dir
+
+    checks.append(Check("filer", True, doctor_line(app.vault, app.state_dir), "warn"))
+    synced = synced_state_dir(app.vault, app.state_dir)
+    if synced:
+        checks.append(Check("state dir sync", False, synced, "warn"))
+    note = state_dir_note(app.vault, app.state_dir)
+    if note:
+        checks.append(Check("state dir place", True, note, "warn"))
     try:
         active = app.active
         checks.append(

@@ -73,6 +73,41 @@ class Journal:
             self.store.inbox.put(cap.to_record())
             return cap
 
+    def rebuild(
+        self,
+        capture_id: str,
+        text: str,
+        note: str,
+        status: CaptureStatus,
+        destinations: list[dict[str, Any]],
+        line_suffix: str | None,
+        line_done: bool,
+    ) -> Capture:
+        """The capture of an anchored line this store does not know (a lost or new state
+        dir, a second machine), rebuilt from the line: it was filed already, so it is
+        recorded as what the line says it became and is never filed again."""
+        with self.store.locked():
+            existing = self.store.inbox.get(capture_id, include_deleted=True)
+            if existing is not None:
+                return Capture.from_record(existing)
+            now = self.brain.now().isoformat()
+            cap = Capture(
+                id=capture_id,
+                text=text,
+                text_hash=content_hash(text),
+                note=note,
+                origin="inbox",
+                created=now,
+                updated=now,
+                status=status,
+                destinations=destinations,
+                line_suffix=line_suffix,
+                line_done=line_done,
+                extra={"rebuilt_from_line": True},
+            )
+            self.store.inbox.put(cap.to_record())
+            return cap
+
     def advance(
         self,
         capture_id: str,

@@ -9,13 +9,15 @@ the write is refused and the pass runs again on the next quiet moment).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.model import Capture, CaptureStatus
-from vaultbrain.errors import ConflictError, UserError
+from vaultbrain.errors import ConflictError, UserError, VaultbrainError
 from vaultbrain.filing import inbox as inbox_note
-from vaultbrain.filing.inbox import REVIEW_NOTE, WAITING, unusable_inbox, words_of
+from vaultbrain.filing.inbox import REVIEW_NOTE, WAITING, parts_of, split_taken, unusable_inbox
 from vaultbrain.filing.records import link_to
 from vaultbrain.filing.setup import held_lines
 from vaultbrain.vault import content_hash
@@ -26,6 +28,14 @@ if TYPE_CHECKING:
     from vaultbrain.capture.journal import Journal
 
 MAX_THOUGHT = 10_000
+# A line that lost its ^vb- id (an editor's undo, a device's late copy of the note) is given
+# back to a capture made this recently whose line is gone: found by its words' hash and its
+# ordinal among identical lines, it is never filed a second time. Older than this, the same
+# words typed again are a new thought (people write "call mom" every week).
+RECENT_CAPTURE = timedelta(hours=2)
+# (state dir, capture id) -> (created, inbox note, text hash): what _recent_lost reads.
+_CAPTURE_KEYS: dict[tuple[str, str], tuple[str, Any, Any]] = {}
+_WIKILINK = re.compile(r"\[\[([^\[\]|\n]*)(?:\|([^\[\]\n]*))?\]\]")
 
 
 def check_thought(text: str) -> str:
@@ -139,6 +149,8 @@ def reconcile_inbox(
         again.skipped[:0] = result.skipped
         return again
     held = held_lines(brain) if any(not line.block_id for line in lines) else {}
+    present = {line.block_id for line in lines if line.block_id}
+    lost = _recent_lost(brain, rel, present) if len(present) < len(lines) else {}
     for line in lines:
         if line.block_id:
             cid = line.block_id
@@ -149,16 +161,30 @@ def reconcile_inbox(
                 continue
             seen.add(cid)
             view = _line_view(brain, cid, summaries.get(cid))
-            words = words_of(line, view)
+            words, shown, remark = parts_of(line, view)
             if view is None:
-                new.append((cid, words))
-                suffix, done = WAITING, False
+                rebuilt = _rebuild(brain, journal, cid, words, shown, line.checked, rel)
+                if rebuilt is None:
+                    new.append((cid, words))
+                    suffix, done = WAITING, False
+                else:
+                    suffix, done = rebuilt
             else:
                 suffix, done = view["form"]
-            new_raw = render_taken_line(line, words, suffix, cid, done)
+            new_raw = render_taken_line(line, words, suffix, cid, done, remark)
             forms[cid] = (suffix, done)
             if new_raw != line.raw:
                 replacements[line.number] = new_raw
+            continue
+        words, shown, remark = _unanchored_parts(line.text)
+        candidates = lost.get(content_hash(words))
+        if candidates:
+            cid = candidates.pop(0)  # the ordinal: identical lines in the order they were taken
+            seen.add(cid)
+            view = _line_view(brain, cid, summaries.get(cid) or brain.store.inbox.summary(cid))
+            suffix, done = view["form"] if view is not None else (WAITING, False)
+            replacements[line.number] = render_taken_line(line, words, suffix, cid, done, remark)
+            forms[cid] = (suffix, done)
             continue
         if not take_new:
             continue
@@ -170,7 +196,7 @@ def reconcile_inbox(
             held[text_hash] -= 1  # there before vaultbrain: filed only when the person asks
             continue
         try:
-            thought = check_thought(line.text)
+            thought = check_thought(words)
         except UserError as exc:
             result.skipped.append(f"line {line.number + 1}: {exc}")
             continue
@@ -178,7 +204,7 @@ def reconcile_inbox(
         while cid in seen:
             cid = journal.new_id()
         seen.add(cid)
-        replacements[line.number] = render_taken_line(line, thought, WAITING, cid, False)
+        replacements[line.number] = render_taken_line(line, thought, WAITING, cid, False, remark)
         forms[cid] = (WAITING, False)
         new.append((cid, thought))
     if replacements:
@@ -206,6 +232,86 @@ def _confirm_ticked(brain: Brain, ids: list[str], result: InboxPass) -> None:
             confirm(brain, cid)
         except UserError as exc:
             result.skipped.append(f"^vb-{cid}: {exc}")
+
+
+def _unanchored_parts(text: str) -> tuple[str, str | None, str]:
+    """A line with no id may still carry our suffix (an id removed by an undo or a late
+    copy): the suffix is taken off the words only in the forms nobody types (a waiting
+    sign, a suggestion, "→ filed"), so a person's own "→ [[Note]]" stays their thought."""
+    words, suffix, remark = split_taken(text)
+    if suffix is None or (suffix.startswith("→ [[") and "(suggested" not in suffix):
+        return text, None, ""
+    return words, suffix, remark
+
+
+def _recent_lost(brain: Brain, rel: str, present: set[str]) -> dict[str, list[str]]:
+    """Captures of this inbox made within RECENT_CAPTURE whose line is gone, by their
+    words' hash, oldest first: the lines an undo or a late copy may bring back without id."""
+    cutoff = (brain.now() - RECENT_CAPTURE).isoformat()
+    found: list[tuple[str, str, str]] = []
+    for cid, summary in brain.store.inbox.snapshot().items():
+        if cid in present or summary.get("deleted") or str(summary.get("updated", "")) < cutoff:
+            continue
+        if summary.get("status") == CaptureStatus.DISMISSED:
+            continue
+        key = (str(brain.state_dir), cid)
+        known = _CAPTURE_KEYS.get(key)
+        if known is None:
+            record = brain.store.inbox.get(cid)
+            if record is None:
+                continue
+            known = (str(record.get("created", "")), record.get("note"), record.get("text_hash"))
+            _CAPTURE_KEYS[key] = known  # never change once journaled: read once per process
+        created, note, text_hash = known
+        if note != rel or not text_hash or created < cutoff:
+            continue
+        found.append((created, cid, text_hash))
+    out: dict[str, list[str]] = {}
+    for _created, cid, text_hash in sorted(found):
+        out.setdefault(text_hash, []).append(cid)
+    return out
+
+
+def _rebuild(
+    brain: Brain,
+    journal: Journal,
+    cid: str,
+    words: str,
+    suffix: str | None,
+    checked: bool,
+    rel: str,
+) -> tuple[str, bool] | None:
+    """Rebuild the capture of an anchored line from the line itself when this store does
+    not know it; the form to show (the line's own, unchanged), or None for a line that was
+    still waiting (it is journaled as pending and filed by this machine)."""
+    if suffix is None or suffix.startswith("⏳"):
+        return None
+    body = suffix[len("→ ") :]
+    destinations: list[dict[str, Any]] = []
+    if body == "filed":
+        status = CaptureStatus.FILED
+    elif body == "dismissed":
+        status = CaptureStatus.DISMISSED
+    elif body.startswith("needs review in "):
+        status = CaptureStatus.NEEDS_REVIEW
+    else:
+        status = CaptureStatus.SUGGESTED if "(suggested" in body else CaptureStatus.FILED
+        for target, shown in _WIKILINK.findall(body.split(" (suggested")[0]):
+            path = target if target.lower().endswith(".md") else f"{target}.md"
+            dest: dict[str, Any] = {
+                "type": "",
+                "title": shown or target.rsplit("/", 1)[-1],
+                "path": path,
+                "record_id": "",
+                "op": "update",
+            }
+            hit = brain.records().by_path(path)
+            if hit is not None:
+                dest["type"] = str(hit[1].get("type") or "")
+                dest["record_id"] = str(hit[1].get("id") or "")
+            destinations.append(dest)
+    journal.rebuild(cid, words, rel, status, destinations, suffix, checked)
+    return suffix, checked
 
 
 def _line_view(brain: Brain, cid: str, summary: dict | None) -> dict | None:
@@ -251,3 +357,37 @@ def _remember_forms(brain: Brain, forms: dict[str, tuple[str, bool]]) -> None:
             hit = brain.line_views.get(cid)
             if hit is not None:
                 hit[1]["line_suffix"], hit[1]["line_done"] = suffix, done
+
+
+def rebuild_captures(brain: Brain) -> int:
+    """``reindex``'s part of the inbox: the capture of every anchored line this store does
+    not know, rebuilt from the line (what its suffix says it became), without writing the
+    note. Lines still waiting are left to the filer's next pass (journaled here, a machine
+    that later takes the role could file a thought the old filer is filing). How many."""
+    from vaultbrain.capture.journal import Journal
+
+    rel = brain.inbox_rel
+    if unusable_inbox(brain.vault, rel)[0]:
+        return 0
+    try:
+        note = brain.vault.try_read(rel)
+    except UserError:
+        return 0
+    if note is None:
+        return 0
+    journal = Journal(brain)
+    summaries = brain.store.inbox.snapshot()
+    done = 0
+    seen: set[str] = set()
+    for line in scan_inbox(note.text):
+        cid = line.block_id
+        if not cid or cid in seen or cid in summaries:
+            continue
+        seen.add(cid)
+        words, suffix, _remark = split_taken(line.text)
+        try:
+            if _rebuild(brain, journal, cid, words, suffix, line.checked, rel) is not None:
+                done += 1
+        except VaultbrainError:
+            break  # a state dir that cannot be written: the filer's next pass does it
+    return done

@@ -26,6 +26,7 @@ from vaultbrain.capture.plan import AmbiguousName, plan
 from vaultbrain.capture.route import take_special
 from vaultbrain.capture.write import write
 from vaultbrain.classify.result import Band, Classification, judge
+from vaultbrain.machine import filed_elsewhere
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -37,6 +38,9 @@ def capture(brain: Brain, text: str) -> Capture:
     journal = Journal(brain)
     cid = journal.new_id()
     lines.add_line(brain, thought, cid)
+    elsewhere = filed_elsewhere(brain.vault, brain.state_dir)  # one filer per vault
+    if elsewhere:
+        return Capture(cid, thought, note=brain.inbox_rel, origin="cli", last_error=elsewhere)
     journal.open(
         cid,
         thought,

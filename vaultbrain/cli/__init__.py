@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "db": "vaultbrain.cli.db:db",
     "settings": "vaultbrain.cli.core:settings_cmd",
     "doctor": "vaultbrain.cli.doctor:doctor_cmd",
+    "filer": "vaultbrain.cli.filer:filer",
     "reindex": "vaultbrain.cli.core:reindex_cmd",
     "adopt": "vaultbrain.cli.adopt:adopt_cmd",
     "daemon": "vaultbrain.cli.daemon:daemon_cmd",
@@ -164,7 +165,12 @@ class Context:
 @click.option(
     "--vault", "vault", metavar="DIR", help="The vault (default $VAULTBRAIN_VAULT, then .)."
 )
-@click.option("--state-dir", metavar="DIR", help="Machine state (default <vault>/.vaultbrain).")
+@click.option(
+    "--state-dir",
+    metavar="DIR",
+    envvar="VAULTBRAIN_STATE_DIR",
+    help="This machine's state (default: the per-user state folder; $VAULTBRAIN_STATE_DIR).",
+)
 @click.option("--schema-pack", metavar="NAME", help="Use this schema pack for this run.")
 @click.option("-v", "--verbose", count=True, help="Debug logs and tracebacks (anywhere).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors (anywhere).")

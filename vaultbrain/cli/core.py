@@ -246,10 +246,15 @@ def reindex_cmd(obj: Any, as_json: bool, dry_run: bool) -> None:
         raise SystemExit(130) from None
     if bar is not None:
         bar.close()
+    from vaultbrain.capture.lines import rebuild_captures  # issue 15: lines are the truth
+
+    rebuilt = rebuild_captures(app)
     if as_json:
-        echo_json(report.to_dict())
+        echo_json({**report.to_dict(), "captures_rebuilt": rebuilt})
         return
     click.echo(report.summary())
+    if rebuilt:
+        click.echo(f"{rebuilt} capture(s) rebuilt from their inbox lines")
     for problem in report.problems[:50]:
         click.echo(f"  {problem}", err=True)
     if report.warning:

@@ -25,6 +25,7 @@ from vaultbrain.daemon.lock import DaemonLock
 from vaultbrain.daemon.watcher import RESCAN, VaultWatcher
 from vaultbrain.errors import VaultbrainError
 from vaultbrain.filing.sync import SyncReport
+from vaultbrain.machine import FilerWatch
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -103,6 +104,8 @@ class Daemon:
         workers = int(self._setting("llm_concurrency"))
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="vb-llm")
         try:
+            self.filer = FilerWatch(self.app.vault, self.app.state_dir)  # one filer per vault
+            log.info("%s", self.filer.role.describe())
             if watcher is not None:
                 watcher.start()
             started = time.perf_counter()
@@ -313,8 +316,8 @@ class Daemon:
         self._inbox_pass(idle=quiet >= float(self._setting("inbox_idle_seconds")))
 
     def _inbox_pass(self, idle: bool, force: bool = False, take_new: bool = True) -> None:
-        if time.monotonic() < self._inbox_retry_at:
-            return
+        if time.monotonic() < self._inbox_retry_at or not self.filer.is_filer():
+            return  # an observer never takes nor rewrites a line
         started = time.monotonic()
         try:
             result = reconcile_inbox(self.app, self.journal, idle=idle, take_new=take_new)
@@ -393,6 +396,8 @@ class Daemon:
         brought up to date only when the inbox store changes (and then only the captures
         whose records changed are read): an idle daemon with a year of captures does no work.
         """
+        if not self.filer.is_filer():
+            return  # the filer files; an observer's store only follows the notes
         now = time.monotonic()
         inbox = self.app.store.inbox
         version = inbox.version()
@@ -433,6 +438,8 @@ class Daemon:
         self._hooks = load_hooks(self.app)
 
     def _tick_hooks(self, once: bool = False) -> None:
+        if not self.filer.is_filer():
+            return  # the review note, digests, exports: the filer's (its store knows)
         for hook in self._hooks:
             try:
                 hook.tick(once=once)
@@ -442,6 +449,8 @@ class Daemon:
                 log.exception("%s failed", hook.name)
 
     def _dispatch_note_change(self, rel: str) -> None:
+        if not self.filer.is_filer():
+            return
         for hook in self._hooks:
             fn = getattr(hook, "note_changed", None)
             if fn is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from vaultbrain.errors import ConflictError, UserError
@@ -29,6 +30,23 @@ INBOX_HEADER = """\
 
 """
 MAX_CAS_RETRIES = 20
+
+# vaultbrain's own suffix on a taken line, by structure (the forms ``capture.lines.line_form``
+# writes), so it is never read as the person's words, whatever links it holds and whatever
+# the person typed around it. A suggestion's note may be cut short by the person's edit.
+_LINK = r"\[\[[^\[\]\n]*\]\]"
+SUFFIX = re.compile(
+    r"(?:→ (?:filed|dismissed|needs review in "
+    + _LINK
+    + r"|"
+    + _LINK
+    + r"(?: · "
+    + _LINK
+    + r")*(?: \(suggested(?:[^()\[\]]|"
+    + _LINK
+    + r")*\)?)?)"
+    r"|⏳ waiting for the classifier(?: \(offline, will retry\))?)"
+)
 
 
 # What was last said about each inbox that cannot be used, so a daemon says it once (and
@@ -101,13 +119,36 @@ def unjournaled_line(
     return found
 
 
+def split_taken(text: str, original: str | None = None) -> tuple[str, str | None, str]:
+    """(the person's words, our suffix or None, the person's remark after it) of a line's
+    text. The remark keeps its leading space, so the line renders back byte for byte.
+
+    ``original``: the capture's words, when known; our suffix is looked for right after them
+    first, then at the first place one of our forms starts.
+    """
+    if original and text.startswith(original):
+        at = len(original)
+        if text[at : at + 1] == " ":
+            m = SUFFIX.match(text, at + 1)
+            if m:
+                return original, m.group(0), text[m.end() :]
+        elif at == len(text):
+            return original, None, ""
+    for start in (i + 1 for i, ch in enumerate(text) if ch == " "):
+        if text[start] not in "→⏳":
+            continue
+        m = SUFFIX.match(text, start)
+        if m:
+            return text[: start - 1].rstrip(), m.group(0), text[m.end() :]
+    if original and text.startswith(original) and text[len(original)] == " ":
+        # Our suffix is gone (the person removed it): what they typed after it stays.
+        return original, None, text[len(original) :]
+    return text, None, ""
+
+
 def person_text(line: InboxLine, previous_suffix: str | None) -> str:
     """The person's words on a taken line: what is left once our own suffix is removed."""
-    text = line.text
-    for suffix in (previous_suffix, WAITING):
-        if suffix and text.endswith(suffix):
-            return text[: -len(suffix)].rstrip()
-    return text
+    return split_taken(line.text)[0]
 
 
 def rewrite_line(
@@ -124,8 +165,8 @@ def rewrite_line(
         line = find_line(note.text, capture_id)
         if line is None:
             return False
-        words = person_text(line, previous_suffix)
-        new_raw = render_taken_line(line, words, suffix, capture_id, done)
+        words, _, remark = split_taken(line.text)
+        new_raw = render_taken_line(line, words, suffix, capture_id, done, remark)
         if new_raw == line.raw:
             return True
         try:
@@ -141,10 +182,10 @@ def words_of(line: InboxLine, record: dict | None) -> str:
 
     ``record``: the capture, or what the inbox pass keeps of it (its text and line_suffix).
     """
-    if record is not None:
-        original = record.get("text", "")
-        rest = line.text[len(original) :] if line.text.startswith(original) else None
-        if original and rest is not None and (rest == "" or rest.startswith((" → ", " ⏳ "))):
-            return original
-        return person_text(line, record.get("line_suffix"))
-    return person_text(line, None)
+    return parts_of(line, record)[0]
+
+
+def parts_of(line: InboxLine, record: dict | None) -> tuple[str, str | None, str]:
+    """(words, our suffix as it stands or None, the person's remark) of an anchored line."""
+    original = record.get("text", "") if record is not None else None
+    return split_taken(line.text, original or None)

@@ -91,9 +91,9 @@ class Vault:
 
     def __init__(self, root: Path | str, state_dir: Path | str | None = None) -> None:
         self.root = Path(root).expanduser().resolve()
-        self.state_dir = (
-            Path(state_dir).expanduser().resolve() if state_dir else self.root / ".vaultbrain"
-        )
+        from vaultbrain.vault.statedir import resolve_state_dir
+
+        self.state_dir = resolve_state_dir(self.root, state_dir)
         self._own: dict[str, str] = {}
         self._own_lock = threading.Lock()
         # Notes whose last vaultbrain write every vaultbrain process should know of (the

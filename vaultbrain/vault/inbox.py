@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from vaultbrain.vault.files import Vault
 
 BLOCK_ID = re.compile(r"[ \t]\^vb-([a-z0-9]{6,12})[ \t]*$")
+# Our id anywhere on the line: text the person typed after it stays theirs (``after_id``).
+_VB_ID = re.compile(r"[ \t]\^vb-([a-z0-9]{6,12})(?=[ \t]|$)")
 # Obsidian's block ids: letters, digits and dashes, after a space at the very end of a line.
 OWN_BLOCK_ID = re.compile(r"[ \t]\^(?!vb-[a-z0-9]{6,12}[ \t]*$)([A-Za-z0-9-]+)[ \t]*$")
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
@@ -55,6 +57,7 @@ class InboxLine:
     text: str  # the thought: marker and our block id removed
     block_id: str | None
     own_id: str | None = None  # the person's own block id (``^ref``), kept last
+    after_id: str = ""  # what the person typed after our ``^vb-`` id, byte for byte
 
     @property
     def terminated(self) -> bool:
@@ -134,17 +137,25 @@ def scan_inbox(text: str) -> list[InboxLine]:
         own_id = own.group(1) if own else None
         if own:
             rest = rest[: own.start()]
-        bid = BLOCK_ID.search(rest)
+        # The last one: an earlier ^vb- is the person's text.
+        bid = (
+            max(_VB_ID.finditer(rest), key=lambda m: m.start(), default=None)
+            if "^vb-" in rest
+            else None
+        )
         block_id = bid.group(1) if bid else None
+        after_id = ""
         if bid:
-            rest = rest[: bid.start()]
+            rest, after_id = rest[: bid.start()], rest[bid.end() :]
         checked = box is not None and box != " "
         if not rest.strip():
             continue
         if checked and block_id is None:
             continue  # ticked by the person: not ours to take
         out.append(
-            InboxLine(i, raw, ending, indent, marker, checked, rest.strip(), block_id, own_id)
+            InboxLine(
+                i, raw, ending, indent, marker, checked, rest.strip(), block_id, own_id, after_id
+            )
         )
     return out
 
@@ -195,13 +206,17 @@ def replace_lines(text: str, new_lines: dict[int, str]) -> str:
     return "".join(lines)
 
 
-def render_taken_line(line: InboxLine, text: str, suffix: str, block_id: str, done: bool) -> str:
-    """The rewritten form of a taken line: a task marker, the person's text, our suffix, the id."""
+def render_taken_line(
+    line: InboxLine, text: str, suffix: str, block_id: str, done: bool, remark: str = ""
+) -> str:
+    """The rewritten form of a taken line: a task marker, the person's text, our suffix, the
+    person's remark after it (as typed, with its leading space), the id, and whatever the
+    person typed after the id (``line.after_id``), byte for byte."""
     box = "[x]" if done else "[ ]"
     sep = f" {suffix}" if suffix else ""
     # Obsidian reads a block id only at the very end of a line: the person's own stays there.
     own = f" ^{line.own_id}" if line.own_id else ""
-    return f"{line.indent}- {box} {text}{sep} ^vb-{block_id}{own}"
+    return f"{line.indent}- {box} {text}{sep}{remark} ^vb-{block_id}{line.after_id}{own}"
 
 
 def append_line(text: str, new_raw: str) -> str:

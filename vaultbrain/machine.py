@@ -1,0 +1,280 @@
+"""Which machine files this vault's inbox lines: one filer per vault (issue 15).
+
+A machine is its state dir: ``<state dir>/machine.json`` holds an id made once with the
+state dir, and the host's name to show with it (two state dirs on one host are two
+machines). ``vaultbrain.yml`` at the vault root, synced with the notes, names the filer
+(``filer: <machine id>``). Only the filer takes inbox lines and files captures; a daemon on
+any other machine is an observer: it follows notes ↔ store and never takes a line, so two
+devices syncing one vault never file a thought twice nor fight over ``Inbox.md``.
+
+The ``filer:`` line is edited in place (compare-and-swap), so what else the person or
+``init`` wrote in ``vaultbrain.yml`` (``schema:``, comments) stays byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import secrets
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import yaml
+
+from vaultbrain.errors import UserError, VaultbrainError
+from vaultbrain.vault.files import atomic_write_file
+from vaultbrain.vault.statedir import IN_VAULT, in_vault_pinned, vault_id, written_vault_id
+
+if TYPE_CHECKING:
+    from vaultbrain.vault.files import NoteFile, Vault
+
+MACHINE_FILE = "machine.json"
+VAULT_YML = "vaultbrain.yml"
+_FILER_LINE = re.compile(r"^filer:[^\r\n]*(\r?\n|$)", re.MULTILINE)
+_ID = re.compile(r"^[a-z0-9]{6,32}$")
+log = logging.getLogger("vaultbrain.daemon")
+
+
+@dataclass(frozen=True)
+class Machine:
+    id: str
+    host: str
+
+    def __str__(self) -> str:
+        return f"{self.id} ({self.host})"
+
+
+@dataclass(frozen=True)
+class Role:
+    machine: Machine
+    filer: str | None  # the machine id vaultbrain.yml names, after any claim
+    claimed: bool = False  # this call named this machine the filer
+
+    @property
+    def is_filer(self) -> bool:
+        return self.filer == self.machine.id
+
+    def describe(self) -> str:
+        if self.is_filer:
+            how = "claimed the role just now" if self.claimed else "named in vaultbrain.yml"
+            return f"this machine {self.machine} is the filer ({how})"
+        return (
+            f"this machine {self.machine} is an observer: the filer is {self.filer} "
+            "(vaultbrain.yml); it follows notes and never takes inbox lines "
+            "(`vaultbrain filer claim` makes this machine the filer)"
+        )
+
+
+def this_machine(state_dir: Path) -> Machine:
+    """This state dir's machine, made (and kept) on first use."""
+    path = Path(state_dir) / MACHINE_FILE
+    try:
+        doc = json.loads(path.read_text("utf-8"))
+        if isinstance(doc, dict) and _ID.match(str(doc.get("id", ""))):
+            return Machine(str(doc["id"]), str(doc.get("host") or "?"))
+    except FileNotFoundError:
+        pass
+    except (OSError, ValueError) as exc:
+        raise UserError(
+            f"{path} cannot be read ({exc}); remove it to make a new machine id"
+        ) from exc
+    machine = Machine(secrets.token_hex(6), socket.gethostname() or "?")
+    keep(state_dir, machine)
+    return machine
+
+
+def _unsaved_machine(state_dir: Path) -> Machine:
+    try:
+        return this_machine(state_dir)
+    except VaultbrainError:
+        return Machine(secrets.token_hex(6), socket.gethostname() or "?")
+
+
+def keep(state_dir: Path, machine: Machine) -> None:
+    """Write the machine's id into its state dir."""
+    path = Path(state_dir) / MACHINE_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_file(path, json.dumps({"id": machine.id, "host": machine.host}) + "\n")
+
+
+def named_filer(vault: Vault) -> str | None:
+    """The machine id ``vaultbrain.yml`` names as the filer, or None."""
+    note = vault.try_read(VAULT_YML)
+    return _filer_in(note.text) if note is not None else None
+
+
+def _filer_in(text: str) -> str | None:
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise UserError(f"{VAULT_YML} is not valid YAML: {str(exc).splitlines()[0]}") from exc
+    if not isinstance(doc, dict) or not doc.get("filer"):
+        return None
+    return str(doc["filer"]).strip() or None
+
+
+def name_filer(vault: Vault, machine: Machine, *, only_if_none: bool) -> str | None:
+    """Write ``filer: <id>`` into vaultbrain.yml (compare-and-swap; the rest stays as it is).
+    ``only_if_none``: leave a filer already named alone (the daemon's first start). The
+    filer named afterwards."""
+    line = f"filer: {machine.id}  # {machine.host.replace('#', '')}, set by vaultbrain\n"
+
+    # The vault's id goes with it: it keys this vault's state dir on every machine
+    # (vaultbrain/vault/statedir.py); written once, the value in use until then.
+    id_line = f"vault_id: {vault_id(vault.root)}\n"
+
+    def build(note: NoteFile | None) -> str | None:
+        text = note.text if note is not None else ""
+        current = _filer_in(text) if text else None
+        if current == machine.id or (only_if_none and current):
+            return None
+        if text and not text.endswith("\n"):
+            text += "\n"
+        if written_vault_id(vault.root) is None and not re.search(r"^vault_id:", text, re.M):
+            text += id_line
+        if _FILER_LINE.search(text):
+            return _FILER_LINE.sub(lambda m: line.rstrip("\n") + m.group(1), text, count=1)
+        return text + line
+
+    vault.edit(VAULT_YML, build)
+    return named_filer(vault)
+
+
+def role(vault: Vault, state_dir: Path, *, claim_if_none: bool = False) -> Role:
+    """This machine's role for the vault; with ``claim_if_none`` a vault with no filer named
+    gets this machine as its filer (the first daemon to start files)."""
+    machine = this_machine(state_dir)
+    filer = named_filer(vault)
+    if filer is None and claim_if_none:
+        filer = name_filer(vault, machine, only_if_none=True)
+        return Role(machine, filer, claimed=filer == machine.id)
+    return Role(machine, filer)
+
+
+class FilerWatch:
+    """The daemon's view of its role, read again only when ``vaultbrain.yml`` changes (a
+    ``filer claim`` here or on another device takes effect without a restart)."""
+
+    def __init__(self, vault: Vault, state_dir: Path) -> None:
+        self.vault = vault
+        self.state_dir = Path(state_dir)
+        self._stamp: tuple[int, int] | None = None
+        self.role = self._claim()
+        self._stamp = self._mtime()
+
+    def _mtime(self) -> tuple[int, int] | None:
+        try:
+            st = (self.vault.root / VAULT_YML).stat()
+        except OSError:
+            return None
+        return (st.st_mtime_ns, st.st_size)
+
+    def _claim(self) -> Role:
+        # This process stays the machine it started as, even if its state dir is deleted
+        # while it runs (the id is written back, not made anew).
+        known = getattr(self, "role", None)
+        if known is not None and not (self.state_dir / MACHINE_FILE).is_file():
+            keep(self.state_dir, known.machine)
+        try:
+            return role(self.vault, self.state_dir, claim_if_none=True)
+        except VaultbrainError as exc:
+            # A read-only vault or a full disk: nothing can be written anyway, so this run
+            # acts as it did before there were roles; the role is written once it can be.
+            log.warning("the filer role is not settled (%s); this run files as before", exc)
+            machine = known.machine if known is not None else _unsaved_machine(self.state_dir)
+            return Role(machine, named_filer_or_none(self.vault) or machine.id)
+
+    def is_filer(self) -> bool:
+        if not (self.state_dir / MACHINE_FILE).is_file():
+            try:
+                keep(self.state_dir, self.role.machine)  # the state dir was deleted under us
+            except VaultbrainError as exc:
+                log.warning("the machine id could not be written back: %s", exc)
+        stamp = self._mtime()
+        if stamp != self._stamp:
+            self._stamp = stamp
+            before = self.role.is_filer
+            self.role = self._claim()
+            if self.role.is_filer != before:
+                log.info("%s", self.role.describe())
+        return self.role.is_filer
+
+
+def named_filer_or_none(vault: Vault) -> str | None:
+    try:
+        return named_filer(vault)
+    except VaultbrainError:
+        return None
+
+
+def doctor_line(vault: Vault, state_dir: Path) -> str:
+    """What ``doctor`` says of the filer role, without making anything (doctor only looks)."""
+    path = Path(state_dir) / MACHINE_FILE
+    try:
+        filer = named_filer(vault)
+    except VaultbrainError as exc:
+        return str(exc)
+    if not path.is_file():
+        return (
+            f"this state dir has no machine id yet; the filer is {filer or 'not named yet'}"
+            if filer
+            else "no filer named yet: the first daemon to start takes the role"
+        )
+    machine = this_machine(state_dir)
+    if filer is None:
+        return f"no filer named yet; this machine is {machine}"
+    return Role(machine, filer).describe()
+
+
+def filed_elsewhere(vault: Vault, state_dir: Path) -> str | None:
+    """Why a capture made on this machine is left to another (the filer vaultbrain.yml
+    names is not this machine), or None: then this machine files it."""
+    filer = named_filer_or_none(vault)
+    if filer is None or filer == this_machine(state_dir).id:
+        return None
+    return f"this machine is an observer; the filer ({filer}) files the line when it syncs"
+
+
+def state_dir_note(vault: Vault, state_dir: Path) -> str | None:
+    """A doctor note for a state dir kept inside the vault from before (it keeps working;
+    the per-user state folder is the default for new vaults)."""
+    if in_vault_pinned() or Path(state_dir) != Path(vault.root) / IN_VAULT:
+        return None
+    return (
+        f"the state dir is {state_dir}, inside the vault (kept from before); new vaults keep "
+        "theirs in the per-user state folder. To move it: stop the daemon, move the folder, "
+        "and pass --state-dir or set VAULTBRAIN_STATE_DIR"
+    )
+
+
+def synced_state_dir(vault: Vault, state_dir: Path) -> str | None:
+    """A warning when this state dir sits inside a vault that a tool syncing dot-folders
+    carries to other machines (two machines must never write one state dir), or None."""
+    root = Path(vault.root)
+    try:
+        Path(state_dir).resolve().relative_to(root.resolve())
+    except ValueError:
+        return None  # outside the vault: not synced with it
+    tool = None
+    if (root / ".stfolder").exists():
+        tool = "Syncthing"
+    elif "Mobile Documents" in root.parts or "iCloud" in str(root):
+        tool = "iCloud Drive"
+    elif any(part.lower() == "dropbox" for part in root.parts):
+        tool = "Dropbox"
+    elif (root / ".git").exists():
+        tool = "git"
+    if tool is None:
+        return None
+    if tool == "git":
+        return (
+            f"the state dir {state_dir} is inside a git repository: keep `.vaultbrain/` "
+            "out of it (.gitignore)"
+        )
+    return (
+        f"the state dir {state_dir} is inside a vault {tool} syncs: give each machine its "
+        "own state dir outside the vault (--state-dir or VAULTBRAIN_STATE_DIR)"
+    )
