@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from vaultbrain.classify.cache import slot_for
 from vaultbrain.classify.llm import LLMClient
 from vaultbrain.classify.prompt import build_prompt
 from vaultbrain.classify.result import Classification, reply_schema, validate_reply
@@ -64,7 +65,8 @@ def classify_with_fallback(
     store: Store | None = None,
 ) -> tuple[Classification, dict[str, Any]]:
     """The LLM's classification, or the embedded one when the LLM fails and fallback allows.
-    ``store``: the vault's store, whose records and corrections the embedded classifier learns.
+    ``store``: the vault's store, whose records and corrections the embedded classifier learns,
+    and in whose state dir the LLM's answers are cached (:mod:`vaultbrain.classify.cache`).
 
     Raises LLMError when the LLM failed and ``fallback`` is ``none``: the capture stays pending.
     """
@@ -78,9 +80,16 @@ def classify_with_fallback(
 
     if provider == "heuristic" or client is None:
         return embedded(), {"provider": "heuristic"}
+    # The same thought, pack, model and prompt answered before: not asked again (LLM only).
+    slot = slot_for(store.root if store else None, client, pack, text, today, known, examples)
+    if slot is not None and (hit := slot.get()) is not None:
+        hit[1]["provider"] = provider
+        return hit
     try:
         result, audit = LLMClassifier(client).classify(pack, text, today, known, examples)
         audit["provider"] = provider
+        if slot is not None:
+            slot.put(result, audit)
         return result, audit
     except LLMError as exc:
         # A request cancelled at shutdown is no verdict on the thought: it stays pending.
