@@ -4,6 +4,7 @@ temp state dir, and classify_with_fallback against the loopback LLM server."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -193,3 +194,25 @@ def test_a_fallback_result_is_not_cached(tmp_path: Path, stub: FakeLMStudio) -> 
     result, audit = _classify(stub, store)
     assert result.classified_by != "heuristic" and "cache" not in audit
     assert len(ClassificationCache(tmp_path)) == 1
+
+
+# -- through the CLI ---------------------------------------------------------------------------
+def test_classify_then_capture_asks_the_llm_once(vault: Path, lmstudio: FakeLMStudio) -> None:
+    from support.cli import run, run_json
+
+    lmstudio.responder = lambda _body: reply(
+        [{"type": "project", "title": "Gas bill", "fields": {}}], 0.95, "a bill to pay"
+    )
+    run(vault, "init")
+    doc = run_json(vault, "classify", "pay the gas bill by friday")
+    assert doc["llm"]["destinations"][0]["title"] == "Gas bill"
+    assert len(lmstudio.requests) == 1
+    filed = run_json(vault, "capture", "pay the gas bill  by friday")
+    assert len(lmstudio.requests) == 1, "the capture found the answer in the cache"
+    assert [d["title"] for d in filed["destinations"]] == ["Gas bill"]
+    lines = (vault / ".vaultbrain" / "audit.jsonl").read_text("utf-8").splitlines()
+    audit = [e for e in map(json.loads, lines) if e.get("kind") == "classification"]
+    assert audit[-1]["cache"]["hit"] is True and audit[-1]["raw"], "the trail says where from"
+    run(vault, "schema", "use", "vaultbrain-recommended")  # another pack: asked again
+    run_json(vault, "capture", "pay the gas bill by friday")
+    assert len(lmstudio.requests) == 2

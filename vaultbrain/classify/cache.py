@@ -25,11 +25,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.classify.result import Classification, reply_schema
-from vaultbrain.errors import LLMError
 
 if TYPE_CHECKING:
     import datetime as dt
 
+    from vaultbrain.classify.classifier import LLMClassifier
     from vaultbrain.classify.llm import LLMClient
     from vaultbrain.packs import ResolvedPack
 
@@ -191,19 +191,39 @@ def slot_for(
     examples: list[dict[str, Any]],
 ) -> CacheSlot | None:
     """The cache slot of a classification the LLM is about to be asked for; None without a
-    state dir, or when the model cannot be named without a request that failed (the request
-    that follows reports the failure)."""
+    state dir.
+
+    The model part is the endpoint and the configured model. With no model configured it is
+    whatever the server has loaded, named without a request (a lookup must cost nothing when
+    the server is down): swapping the loaded model without setting ``model`` can serve an
+    answer of the previous model for a thought classified again the same day."""
     if state_dir is None:
         return None
     from vaultbrain.classify.prompt import build_prompt
 
-    try:
-        # The model the request will name: the configured one, or the server's first.
-        model = f"{client.endpoint}|{client.pick_model()}"
-    except LLMError:
-        return None
+    model = f"{client.endpoint}|{client.model or '(the server default)'}"
     prompt = build_prompt(pack, text, today, known, examples)
     digest = prompt_hash(prompt.system, reply_schema(pack))
     return CacheSlot(
         ClassificationCache(state_dir), CacheKey.of(text, pack.identity, model, digest)
     )
+
+
+def ask_cached(
+    classifier: LLMClassifier,
+    state_dir: Path | str | None,
+    pack: ResolvedPack,
+    text: str,
+    today: dt.date,
+    known: list[dict[str, Any]],
+    examples: list[dict[str, Any]],
+) -> tuple[Classification, dict[str, Any]]:
+    """The LLM's (classification, audit) for ``text``: from the cache when this thought was
+    answered under the same key, else asked and kept. Raises LLMError as the LLM does."""
+    slot = slot_for(state_dir, classifier.client, pack, text, today, known, examples)
+    if slot is not None and (hit := slot.get()) is not None:
+        return hit
+    result, audit = classifier.classify(pack, text, today, known, examples)
+    if slot is not None:
+        slot.put(result, audit)
+    return result, audit

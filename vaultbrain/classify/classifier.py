@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from vaultbrain.classify.cache import slot_for
+from vaultbrain.classify.cache import ask_cached
 from vaultbrain.classify.llm import LLMClient
 from vaultbrain.classify.prompt import build_prompt
 from vaultbrain.classify.result import Classification, reply_schema, validate_reply
@@ -80,16 +80,12 @@ def classify_with_fallback(
 
     if provider == "heuristic" or client is None:
         return embedded(), {"provider": "heuristic"}
-    # The same thought, pack, model and prompt answered before: not asked again (LLM only).
-    slot = slot_for(store.root if store else None, client, pack, text, today, known, examples)
-    if slot is not None and (hit := slot.get()) is not None:
-        hit[1]["provider"] = provider
-        return hit
     try:
-        result, audit = LLMClassifier(client).classify(pack, text, today, known, examples)
+        # The same thought, pack, model and prompt answered before: not asked again.
+        state = store.root if store is not None else None
+        llm = LLMClassifier(client)
+        result, audit = ask_cached(llm, state, pack, text, today, known, examples)
         audit["provider"] = provider
-        if slot is not None:
-            slot.put(result, audit)
         return result, audit
     except LLMError as exc:
         # A request cancelled at shutdown is no verdict on the thought: it stays pending.
