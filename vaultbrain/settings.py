@@ -91,6 +91,11 @@ def _cron(v: str) -> str:
         raise ValueError(str(exc)) from None
 
 
+def _cron_or_off(v: str) -> str:
+    """A schedule as :func:`_cron` checks it, or empty: the job is off."""
+    return "" if not str(v).strip() else _cron(v)
+
+
 def _choice(*values: str) -> Callable[[str], str]:
     def check(v: str) -> str:
         if v not in values:
@@ -234,6 +239,12 @@ KEYS: dict[str, Key] = {
         Key(
             "review_max_tokens", 900, _pos_int, "longest answer of the weekly review's LLM summary"
         ),
+        Key(
+            "enrich_schedule",
+            "",
+            _cron_or_off,
+            "the daemon's `enrich` of records from the vault, standard cron; empty: off",
+        ),
     ]
 }
 _PREFIX_KEYS = ("schema_pack.source.",)
@@ -246,7 +257,7 @@ def _stored_problems(data: dict[str, Any]) -> dict[str, str]:
     out: dict[str, str] = {}
     for name, value in data.items():
         key = KEYS.get(name)
-        if key is None or key.parse is _cron:
+        if key is None or key.parse in (_cron, _cron_or_off):
             continue
         text = ("true" if value else "false") if isinstance(value, bool) else str(value)
         try:

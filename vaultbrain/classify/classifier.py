@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from vaultbrain.classify.cache import ask_cached
 from vaultbrain.classify.llm import LLMClient
 from vaultbrain.classify.prompt import build_prompt
 from vaultbrain.classify.result import Classification, reply_schema, validate_reply
@@ -64,7 +65,8 @@ def classify_with_fallback(
     store: Store | None = None,
 ) -> tuple[Classification, dict[str, Any]]:
     """The LLM's classification, or the embedded one when the LLM fails and fallback allows.
-    ``store``: the vault's store, whose records and corrections the embedded classifier learns.
+    ``store``: the vault's store, whose records and corrections the embedded classifier learns,
+    and in whose state dir the LLM's answers are cached (:mod:`vaultbrain.classify.cache`).
 
     Raises LLMError when the LLM failed and ``fallback`` is ``none``: the capture stays pending.
     """
@@ -79,7 +81,10 @@ def classify_with_fallback(
     if provider == "heuristic" or client is None:
         return embedded(), {"provider": "heuristic"}
     try:
-        result, audit = LLMClassifier(client).classify(pack, text, today, known, examples)
+        # The same thought, pack, model and prompt answered before: not asked again.
+        state = store.root if store is not None else None
+        llm = LLMClassifier(client)
+        result, audit = ask_cached(llm, state, pack, text, today, known, examples)
         audit["provider"] = provider
         return result, audit
     except LLMError as exc:

@@ -1,6 +1,7 @@
 """What each classifier would make of a thought, for ``vaultbrain classify``: the embedded
 classifier (types with probabilities, people, title, due date), the LLM's answer when one is
-configured and answers, and the second opinion between them. Captures nothing, writes nothing.
+configured and answers, and the second opinion between them. Captures nothing and writes
+nothing but the LLM's answer to the classification cache (vaultbrain/classify/cache.py).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import datetime as dt
 from typing import Any
 
 from vaultbrain.classify.adapt import embedded_for
+from vaultbrain.classify.cache import ask_cached
 from vaultbrain.classify.embedded import analyse
 from vaultbrain.classify.heuristic import classify_heuristic
 from vaultbrain.classify.result import band_for
@@ -49,7 +51,8 @@ def explain(
     }
     if llm is not None:
         try:
-            result, _ = llm.classify(pack, text, today, known, examples or [])
+            state = store.root if store is not None else None  # a later capture reuses it
+            result, _ = ask_cached(llm, state, pack, text, today, known, examples or [])
         except LLMError as exc:
             report["llm"] = {"error": f"{exc.kind}: {exc}"}
         else:

@@ -1,4 +1,5 @@
-"""The daily digest and weekly review on their cron schedules, inside the daemon.
+"""The daily digest and weekly review on their cron schedules, inside the daemon, and the
+graph's ``enrich`` when ``enrich_schedule`` is set (off while it is empty).
 
 What is due is decided from state kept in the state dir's ``meta.json`` (key ``scheduler``),
 not from APScheduler's memory, so a run missed while the machine was off or asleep is found
@@ -52,11 +53,20 @@ class JobSpec:
     name: str
     setting: str
     run: Callable[..., dict[str, Any]]
+    # An optional job is off while its setting is empty: not scheduled, not listed, no warning.
+    optional: bool = False
+
+
+def _run_enrich(app: Any, day: dt.date, **kw: Any) -> dict[str, Any]:
+    from vaultbrain.graph.enrich import run_enrich  # the graph index: only when scheduled
+
+    return run_enrich(app, day, **kw)
 
 
 JOBS: tuple[JobSpec, ...] = (
     JobSpec("digest", "digest_schedule", run_digest),
     JobSpec("review", "review_schedule", run_review),
+    JobSpec("enrich", "enrich_schedule", _run_enrich, optional=True),
 )
 
 
@@ -129,6 +139,9 @@ class Scheduler:
     def _cron_text(self, spec: JobSpec) -> str:
         return str(self.app.settings.get(spec.setting) or "")
 
+    def _off(self, spec: JobSpec) -> bool:
+        return spec.optional and not self._cron_text(spec).strip()
+
     def _observe(
         self, spec: JobSpec, now: dt.datetime, *, record: bool
     ) -> tuple[dict[str, Any], CronExpr | None, str | None]:
@@ -179,6 +192,8 @@ class Scheduler:
             with run_lock(self.app.state_dir, 0):
                 self.app.settings.reload()
                 for spec in JOBS:
+                    if self._off(spec):
+                        continue
                     # Each job reads the clock when it starts: the one before may have waited
                     # a minute on the LLM.
                     if self._run_one(spec, fixed or self._now()):
@@ -243,6 +258,8 @@ class Scheduler:
         self.app.settings.reload()
         out = []
         for spec in JOBS:
+            if self._off(spec):
+                continue
             state, expr, error = self._observe(spec, now, record=False)
             next_run = expr.next_after(now, self.tz) if expr is not None else None
             due = expr is not None and self._due_fire(state, expr, now) is not None
@@ -320,6 +337,9 @@ class Scheduler:
                 continue
             if aps.get_job(spec.name) is not None:
                 aps.remove_job(spec.name)
+            if self._off(spec):
+                self._scheduled[spec.name] = text
+                continue
             try:
                 expr = CronExpr.parse(text)
             except UserError as exc:

@@ -17,6 +17,9 @@ Only a field that is missing or empty is filled; a value a person wrote is never
 (checked again inside the compare-and-swap edit). Every value added goes to the audit trail
 with the notes and lines it came from. ``--dry-run`` says what would be filled and writes
 nothing.
+
+:func:`run_enrich` is the daemon's scheduled run (setting ``enrich_schedule``, a cron string,
+empty = off; vaultbrain/digest/scheduler.py runs it): every enrichable record, offline only.
 """
 
 from __future__ import annotations
@@ -301,3 +304,27 @@ def _write(brain: Brain, index: GraphIndex, rel: str, proposals: dict[str, dict[
         )
     brain.notes().sync_path(rel)  # the record follows its note
     return True
+
+
+def run_enrich(
+    app: Any,
+    day: dt.date | None = None,
+    *,
+    now: dt.datetime | None = None,
+    trigger: str = "manual",
+    wait: float = 0.0,
+) -> dict[str, Any]:
+    """The scheduled enrichment (the digest scheduler's job signature): every enrichable
+    record's empty fields, from the vault alone. Never the LLM: on a schedule nobody is there
+    to have asked for it. Returns what was filled, as a history entry."""
+    stamp = now or app.now()
+    rows = enrich(app, app.graph(), dry_run=False, use_llm=False)
+    written = [r for r in rows if r["written"]]
+    return {
+        "kind": "enrich",
+        "date": (day or stamp.date()).isoformat(),
+        "generated": stamp.strftime("%Y-%m-%dT%H:%M:%S"),
+        "trigger": trigger,
+        "notes": [r["path"] for r in written],
+        "fields": sum(len(r["fields"]) for r in written),
+    }

@@ -1,0 +1,229 @@
+"""The classification cache: an LLM's answer to a thought, kept in the state dir
+(``.vaultbrain/classify-cache.sqlite``) so an identical thought captured again is not asked again.
+
+A row's key is (normalised thought, pack identity, model, prompt hash). The prompt hash covers
+everything else the model was shown: the filled system prompt (template, the pack's types,
+today's date, the known records and the correction examples) and the reply schema. So a row
+written under one pack is never read under another, a new correction that changes the prompt's
+examples is a new key, and ``schema use``/``downgrade`` need no eviction: old rows are simply
+never looked up again, and the oldest are pruned past :data:`MAX_ROWS`.
+
+Only the LLM's successful answers are kept (never the embedded fallback's). The cache is a
+speed-up, never a source of truth: any failure to read or write it is logged and ignored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import sqlite3
+import time
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from vaultbrain.classify.result import Classification, reply_schema
+
+if TYPE_CHECKING:
+    import datetime as dt
+
+    from vaultbrain.classify.classifier import LLMClassifier
+    from vaultbrain.classify.llm import LLMClient
+    from vaultbrain.packs import ResolvedPack
+
+log = logging.getLogger("vaultbrain.classify")
+
+CACHE_FILE = "classify-cache.sqlite"
+MAX_ROWS = 5000
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS classifications (
+    key TEXT PRIMARY KEY,
+    pack TEXT NOT NULL,
+    model TEXT NOT NULL,
+    prompt_hash TEXT NOT NULL,
+    result TEXT NOT NULL,
+    audit TEXT NOT NULL,
+    created REAL NOT NULL
+)
+"""
+
+
+def normalise_thought(text: str) -> str:
+    """The thought as the cache compares it: Unicode NFC, whitespace runs collapsed, no edge
+    spaces. Case is kept: a title the model writes follows the thought's own capitals."""
+    return " ".join(unicodedata.normalize("NFC", text).split())
+
+
+def prompt_hash(system: str, schema: dict[str, Any]) -> str:
+    """A hash of what the model is shown besides the thought: the filled system prompt and the
+    reply schema it must follow."""
+    h = hashlib.sha256()
+    h.update(system.encode("utf-8"))
+    h.update(b"\0")
+    h.update(json.dumps(schema, sort_keys=True, ensure_ascii=False).encode("utf-8"))
+    return h.hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class CacheKey:
+    thought: str
+    pack: str
+    model: str
+    prompt: str
+
+    @classmethod
+    def of(cls, thought: str, pack: str, model: str, prompt: str) -> CacheKey:
+        return cls(normalise_thought(thought), pack, model, prompt)
+
+    @property
+    def digest(self) -> str:
+        # JSON keeps the parts apart: no choice of separator can make two keys collide.
+        parts = json.dumps([self.thought, self.pack, self.model, self.prompt], ensure_ascii=False)
+        return hashlib.sha256(parts.encode("utf-8")).hexdigest()
+
+
+class ClassificationCache:
+    """The cache file in a state dir, opened per use (the CLI and the daemon share it)."""
+
+    def __init__(self, state_dir: Path | str) -> None:
+        self.path = Path(state_dir) / CACHE_FILE
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=5.0)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute(_SCHEMA)
+        return conn
+
+    def get(self, key: CacheKey) -> tuple[Classification, dict[str, Any]] | None:
+        """The cached (classification, audit) for ``key``, or None."""
+        if not self.path.exists():
+            return None
+        try:
+            conn = self._connect()
+            try:
+                row = conn.execute(
+                    "SELECT result, audit, created FROM classifications WHERE key = ?",
+                    (key.digest,),
+                ).fetchone()
+            finally:
+                conn.close()
+        except sqlite3.Error as exc:
+            log.warning("the classification cache could not be read: %s", exc)
+            return None
+        if row is None:
+            return None
+        try:
+            data, audit = json.loads(row[0]), json.loads(row[1])
+            result = Classification.from_dict(data)
+        except (ValueError, KeyError, TypeError) as exc:
+            log.warning("a classification cache row is unreadable: %s", exc)
+            return None
+        result.raw = data.get("raw")
+        result.usage = dict(data.get("usage") or {})
+        audit["cache"] = {"hit": True, "written": row[2]}
+        return result, audit
+
+    def put(self, key: CacheKey, result: Classification, audit: dict[str, Any]) -> None:
+        data = result.to_dict()
+        data["raw"] = (result.raw or "")[:20000]
+        data["usage"] = result.usage
+        try:
+            conn = self._connect()
+            try:
+                with conn:
+                    conn.execute(
+                        "INSERT OR REPLACE INTO classifications VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (
+                            key.digest,
+                            key.pack,
+                            key.model,
+                            key.prompt,
+                            json.dumps(data, ensure_ascii=False),
+                            json.dumps(audit, ensure_ascii=False, default=str),
+                            time.time(),
+                        ),
+                    )
+                    # Bounded: the oldest rows go (a row under a pack no longer used included).
+                    conn.execute(
+                        "DELETE FROM classifications WHERE key IN (SELECT key FROM "
+                        "classifications ORDER BY created DESC LIMIT -1 OFFSET ?)",
+                        (MAX_ROWS,),
+                    )
+            finally:
+                conn.close()
+        except sqlite3.Error as exc:
+            log.warning("the classification cache could not be written: %s", exc)
+
+    def __len__(self) -> int:
+        if not self.path.exists():
+            return 0
+        conn = self._connect()
+        try:
+            return int(conn.execute("SELECT COUNT(*) FROM classifications").fetchone()[0])
+        finally:
+            conn.close()
+
+
+@dataclass(frozen=True)
+class CacheSlot:
+    """One thought's place in the cache: look it up, or fill it with the LLM's answer."""
+
+    cache: ClassificationCache
+    key: CacheKey
+
+    def get(self) -> tuple[Classification, dict[str, Any]] | None:
+        return self.cache.get(self.key)
+
+    def put(self, result: Classification, audit: dict[str, Any]) -> None:
+        self.cache.put(self.key, result, audit)
+
+
+def slot_for(
+    state_dir: Path | str | None,
+    client: LLMClient,
+    pack: ResolvedPack,
+    text: str,
+    today: dt.date,
+    known: list[dict[str, Any]],
+    examples: list[dict[str, Any]],
+) -> CacheSlot | None:
+    """The cache slot of a classification the LLM is about to be asked for; None without a
+    state dir.
+
+    The model part is the endpoint and the configured model. With no model configured it is
+    whatever the server has loaded, named without a request (a lookup must cost nothing when
+    the server is down): swapping the loaded model without setting ``model`` can serve an
+    answer of the previous model for a thought classified again the same day."""
+    if state_dir is None:
+        return None
+    from vaultbrain.classify.prompt import build_prompt
+
+    model = f"{client.endpoint}|{client.model or '(the server default)'}"
+    prompt = build_prompt(pack, text, today, known, examples)
+    digest = prompt_hash(prompt.system, reply_schema(pack))
+    return CacheSlot(
+        ClassificationCache(state_dir), CacheKey.of(text, pack.identity, model, digest)
+    )
+
+
+def ask_cached(
+    classifier: LLMClassifier,
+    state_dir: Path | str | None,
+    pack: ResolvedPack,
+    text: str,
+    today: dt.date,
+    known: list[dict[str, Any]],
+    examples: list[dict[str, Any]],
+) -> tuple[Classification, dict[str, Any]]:
+    """The LLM's (classification, audit) for ``text``: from the cache when this thought was
+    answered under the same key, else asked and kept. Raises LLMError as the LLM does."""
+    slot = slot_for(state_dir, classifier.client, pack, text, today, known, examples)
+    if slot is not None and (hit := slot.get()) is not None:
+        return hit
+    result, audit = classifier.classify(pack, text, today, known, examples)
+    if slot is not None:
+        slot.put(result, audit)
+    return result, audit
