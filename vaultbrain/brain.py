@@ -55,6 +55,7 @@ class Brain:
         # capture id -> ((updated, status, rev), what its inbox line needs): see capture.lines
         self.line_views: dict[str, tuple[Any, dict[str, Any]]] = {}
         self._stamp: tuple[object, ...] | None = None
+        self.generation = 0  # counts refreshes: a unit of work's caches key on it
         self._index: RecordIndex | None = None
         self._index_key: tuple[str, ...] = ()
         self._client: LLMClient | None = None
@@ -74,6 +75,7 @@ class Brain:
         record index (if built) with other processes' writes. Cheap when nothing changed: a
         handful of ``stat`` calls."""
         with self._refresh_lock:
+            self.generation += 1  # what is cached per unit of work is stale from here on
             self.settings.reload()
             stamp = (
                 self.settings.version,

@@ -54,12 +54,17 @@ class NameIndex:
         return list(entry[2]) if entry else []
 
 
-_built: weakref.WeakKeyDictionary[Any, NameIndex] = weakref.WeakKeyDictionary()
+_built: weakref.WeakKeyDictionary[Any, tuple[int, NameIndex]] = weakref.WeakKeyDictionary()
 
 
 def note_names(brain: Brain) -> NameIndex:
-    """The vault's names as they are now (re-walked on every call; unchanged notes not read)."""
-    previous = _built.get(brain)
+    """The vault's names as of this unit of work: walked once per ``brain.refresh()`` (a
+    burst of captures does not walk 10,000 notes each; the daemon refreshes every second),
+    and unchanged notes are not read again."""
+    built = _built.get(brain)
+    if built is not None and built[0] == brain.generation:
+        return built[1]
+    previous = built[1] if built is not None else None
     cache_path = brain.state_dir / CACHE_FILE
     old: dict[str, list[Any]]
     if previous is not None:
@@ -89,7 +94,7 @@ def note_names(brain: Brain) -> NameIndex:
             index.aliases.setdefault(alias.lower(), []).append(rel)
     if changed or len(old) != len(index._entries):
         _save(cache_path, index._entries)
-    _built[brain] = index
+    _built[brain] = (brain.generation, index)
     return index
 
 
