@@ -330,7 +330,9 @@ class Settings:
         if key is None and not name.startswith(_PREFIX_KEYS):
             raise UserError(f"unknown setting {name!r}; `vaultbrain settings get` lists them")
         try:
-            if key is not None:
+            if name == "schema_pack":  # a pack that does not exist would break every command
+                parsed = _pack_name(value, self.env)
+            elif key is not None:
                 parsed = key.parse(value)
             else:  # schema_pack.source.<folder>
                 if not name[len(_PREFIX_KEYS[0]) :].strip("/\\"):

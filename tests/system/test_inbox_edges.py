@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from support.cli import run
+from support.daemon import wait_for
 
 
 @pytest.fixture
@@ -92,3 +93,22 @@ def test_own_block_id_stays_last_after_filing(vault: Path, daemon) -> None:
     once(daemon, vault)
     line = next(line for line in inbox.read_text().splitlines() if "bees on the roof" in line)
     assert "^vb-" in line and line.endswith(" ^bees"), line
+
+
+def test_a_renamed_inbox_is_said_once_in_the_log(vault: Path, daemon) -> None:
+    run(vault, "init")
+    run(vault, "settings", "set", "inbox_settle_seconds", "0.2")
+    d = daemon().start()
+    d.wait_ready()
+    (vault / "Inbox.md").rename(vault / "Thoughts.md")
+    wait_for(lambda: "Inbox.md is gone (renamed or deleted?)" in d.output(), 20, d.log)
+    time.sleep(1.5)
+    assert d.output().count("Inbox.md is gone") == 1
+    assert d.stop() == 0
+
+
+def test_a_schema_pack_setting_must_name_a_pack(vault: Path) -> None:
+    run(vault, "init")
+    result = run(vault, "settings", "set", "schema_pack", "no-such-pack", ok=False)
+    assert result.exit_code == 1 and "is not a schema pack here" in result.output
+    assert run(vault, "settings", "set", "schema_pack", "vaultbrain-base").exit_code == 0
