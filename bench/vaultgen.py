@@ -177,5 +177,13 @@ def isolate_home(workdir: Path) -> None:
     home = workdir / "home"
     home.mkdir(exist_ok=True)
     os.environ["VAULTBRAIN_HOME"] = str(home)
-    for var in ("VAULTBRAIN_VAULT", "VAULTBRAIN_MODEL", "VAULTBRAIN_SCHEMA_PACK"):
+    # The benches read the state dir beside each generated vault (`<vault>/.vaultbrain`).
+    os.environ["VAULTBRAIN_STATE_IN_VAULT"] = "1"
+    os.environ["XDG_STATE_HOME"] = str(home / "state")
+    for var in (
+        "VAULTBRAIN_VAULT",
+        "VAULTBRAIN_MODEL",
+        "VAULTBRAIN_SCHEMA_PACK",
+        "VAULTBRAIN_STATE_DIR",
+    ):
         os.environ.pop(var, None)
