@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 import os
 import pickle
+import time
 from collections.abc import Container
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +53,9 @@ CORRECTIONS = "corrections.jsonl"
 INBOX = "inbox"
 LEARNT = ("filed", "corrected")  # the statuses of captures the classifier learns from
 SAVE_EVERY = 25  # records relearned before the state is written back to the state dir
+SAVE_SECONDS = 30.0
+URGENT = 1_000_000  # unsaved count that means: write now (a correction)
+_SAVED_AT: dict[Any, float] = {}
 _LOADED: dict[str, Embedded] = {}  # corpus models read from a state dir, by path (immutable)
 _LEARNING: dict[tuple[str, str], VaultLearning] = {}  # (state dir, pack identity) -> learning
 
@@ -315,7 +319,7 @@ def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
     _LEARNING[memo_key] = learning
     common = corpus_model(store, pack, save).common
     if _read_corrections(store, learning, common):
-        learning.unsaved += SAVE_EVERY  # a correction is worth keeping at once
+        learning.unsaved += URGENT  # a correction is worth keeping at once
     for name in _collections(pack):
         col = store.collection(name)
         version = col.disk_version()
@@ -373,7 +377,11 @@ def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
     # Written back only now and then: a process that finds the cache a few records behind
     # relearns just those (reading their summaries it needs anyway), which costs less than
     # writing the whole state after every capture.
-    if save and learning.unsaved >= SAVE_EVERY:
+    # ...and at most every SAVE_SECONDS: a burst of captures relearns each in memory, and a
+    # 10,000-record state is not pickled again every 25 of them. A correction is kept at once.
+    due = time.monotonic() - _SAVED_AT.get(memo_key, 0.0) >= SAVE_SECONDS
+    if save and learning.unsaved >= SAVE_EVERY and (due or learning.unsaved >= URGENT):
+        _SAVED_AT[memo_key] = time.monotonic()
         learning.unsaved = 0
         _save(_vault_path(store, pack), {"version": CACHE_VERSION, "learning": learning})
     return learning
