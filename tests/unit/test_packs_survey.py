@@ -305,7 +305,10 @@ def test_consistency_ok_then_untyped_then_broken(vault: Path, env_home: Path) ->
     app.settings.set("schema_pack", "linty")
     ok, detail = schema_pack_consistency(app.refresh())
     assert not ok and "lint error" in detail
+    # A pack that was set, then uninstalled (`settings set` refuses one that is absent).
+    gone = write_pack(env_home, "ghost-pack", manifest("ghost-pack"))
     app.settings.set("schema_pack", "ghost-pack")
+    shutil.rmtree(gone.parent)
     ok, detail = schema_pack_consistency(app.refresh())
     assert not ok and "UNKNOWN_PACK" in detail
     app.settings.set("schema_pack", "")

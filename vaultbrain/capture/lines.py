@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from vaultbrain.capture.journal import Journal
 
 MAX_THOUGHT = 10_000
-_MISSING_SAID: dict[int, str] = {}  # brain -> the inbox note said to be gone
+_MISSING_SAID: dict[int, str] = {}  # brain -> "seen:<inbox>", or the inbox said to be gone
 # A line that lost its ^vb- id (an editor's undo, a device's late copy of the note) is given
 # back to a capture made this recently whose line is gone: found by its words' hash and its
 # ordinal among identical lines, it is never filed a second time. Older than this, the same
@@ -129,15 +129,16 @@ def reconcile_inbox(
         result.skipped.append(str(exc))
         return result
     if note is None:
-        # Renamed or deleted: nothing is read until it is back. Said once, not every pass.
-        if _MISSING_SAID.get(id(brain)) != rel and brain.vault.root.is_dir():
+        # Renamed or deleted since this process read it: nothing is read until it is back.
+        # Said once, not every pass (an inbox never made is not news).
+        if _MISSING_SAID.get(id(brain)) == f"seen:{rel}":
             _MISSING_SAID[id(brain)] = rel
             result.skipped.append(
                 f"{rel} is gone (renamed or deleted?): no thought is taken until it is back; "
                 f"to use another note: `vaultbrain settings set inbox_note NEW.md`"
             )
         return result
-    _MISSING_SAID.pop(id(brain), None)
+    _MISSING_SAID[id(brain)] = f"seen:{rel}"
     text = note.text
     lines = scan_inbox(text)
     replacements: dict[int, str] = {}
