@@ -3,24 +3,17 @@ newline, a retry after the clock steps back, one log line per capture, a log fil
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
 import pytest
 from support.cli import run, run_json
 from support.daemon import wait_for
-from support.lmstudio import FakeLMStudio, reply
+from support.lmstudio import FakeLMStudio
+from test_daemon import idea_for
 
 from vaultbrain.brain import Brain
 from vaultbrain.capture.journal import Journal
-
-
-def idea_for(body: dict) -> str:
-    if body.get("response_format", {}).get("json_schema", {}).get("name") != "brain_classification":
-        return json.dumps({"summary": "n/a"})
-    thought = json.loads(body["messages"][1]["content"].split("\n", 1)[1])
-    return reply([{"type": "idea", "title": thought[:60], "fields": {}}], 0.9)
 
 
 @pytest.fixture
