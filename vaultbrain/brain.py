@@ -188,6 +188,11 @@ class Brain:
         self._graph = open_graph(self, self._graph)
         return self._graph
 
+    @property
+    def graph_if_open(self) -> GraphIndex | None:
+        """The graph index this process has open, if any (no file is looked at)."""
+        return self._graph
+
     def apply_deferred(self, collection: str, record_id: str) -> int:
         """Capture updates that waited for a note caught mid-save (the note has content again)."""
         from vaultbrain.capture.write import apply_deferred

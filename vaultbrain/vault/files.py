@@ -191,7 +191,8 @@ class Vault:
         """
         path = Path(entry.path) if entry is not None else self.resolve(rel)
         try:
-            if path.is_symlink():
+            # (a scan's directory entry knows already, without a system call)
+            if entry.is_symlink() if entry is not None else path.is_symlink():
                 # A symlinked note is read only if it stays inside the vault.
                 real = Path(os.path.realpath(path))
                 if self.root not in real.parents:
