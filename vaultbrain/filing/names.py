@@ -74,8 +74,13 @@ def note_names(brain: Brain) -> NameIndex:
     index = NameIndex()
     inbox = brain.inbox_rel.lower()
     changed = False
+    templates: dict[str, bool] = {}  # per folder: a template folder holds all its notes
     for rel, entry in brain.vault.iter_notes():
-        if rel.startswith(OWN_FOLDER) or rel.lower() == inbox or brain.templates.holds(rel):
+        folder = rel.rpartition("/")[0]
+        template = templates.get(folder)
+        if template is None:
+            template = templates[folder] = brain.templates.holds(rel)
+        if template or rel.startswith(OWN_FOLDER) or rel.lower() == inbox:
             continue
         try:
             st = entry.stat(follow_symlinks=False)
