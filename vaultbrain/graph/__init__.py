@@ -66,9 +66,9 @@ def note_changed(brain: Brain, rel: str, note: Any | None, parsed: Any = None) -
             # A reindex filling the index: link properties are checked once, for every
             # own note, when it ends (rebuild); a target may not be indexed yet anyway.
             if note is None:
-                graph.fill(rel, None, 0, 0, None)
+                graph.note_changed(rel, None)
             else:
-                graph.fill(rel, note.text, note.mtime_ns, note.size, parsed)
+                graph.note_changed(rel, note.text, note.mtime_ns, note.size, parsed)
         elif note is None:
             after_change(brain, graph, rel, None, (0, 0))
         else:

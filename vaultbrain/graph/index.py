@@ -27,9 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import os
-import queue
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -42,7 +40,6 @@ from vaultbrain.graph.extract import NoteDoc, base_key, link_key, note_key, read
 from vaultbrain.packs.model import ResolvedPack
 
 INDEX_DIR = "graph"
-log = logging.getLogger("vaultbrain.graph")
 
 
 def index_path(state_dir: Path, identity: str) -> Path:
@@ -142,52 +139,14 @@ class GraphIndex:
     # needs no lookup of its own.
     _fill_known: dict[str, tuple[int, int]] | None = None
 
-    _fill_queue: queue.Queue[tuple[Any, ...] | None] | None = None
-
     def begin_fill(self) -> None:
-        """A reindex is about to fill this index (not built yet) from the notes it reads:
-        :meth:`fill` hands each to a thread of its own, so SQLite's work (which lets go of
-        the GIL) overlaps the reading and parsing of the next notes."""
+        """A reindex is about to fill this index (not built yet) from the notes it reads."""
         with self.lock:
             self.filling = True
             self._fill_known = {
                 rel: (m, s)
                 for rel, m, s in self.db.execute("SELECT rel, mtime_ns, size FROM notes")
             }
-            q: queue.Queue[tuple[Any, ...] | None] = queue.Queue(maxsize=1000)
-            self._fill_queue = q
-            threading.Thread(
-                target=self._fill_worker, args=(q,), daemon=True, name="graph-fill"
-            ).start()
-
-    def fill(self, rel: str, text: str | None, mtime_ns: int, size: int, parsed: Any) -> None:
-        """While filling: one note read (or found gone, ``text`` None) by the scan."""
-        q = self._fill_queue
-        if q is None:
-            self.note_changed(rel, text, mtime_ns, size, parsed)
-        else:
-            q.put((rel, text, mtime_ns, size, parsed))
-
-    def _fill_worker(self, q: queue.Queue[tuple[Any, ...] | None]) -> None:
-        while True:
-            item = q.get()
-            try:
-                if item is None:
-                    return
-                try:
-                    self.note_changed(*item)
-                except (sqlite3.Error, OSError, UserError) as exc:
-                    # The note keeps no row (or an old one): the catch-up at the end of the
-                    # reindex, or the next one, reads it again by stat.
-                    log.warning("graph index: %s not indexed (%s)", item[0], exc)
-            finally:
-                q.task_done()
-
-    def _end_fill_queue(self) -> None:
-        q, self._fill_queue = self._fill_queue, None
-        if q is not None:
-            q.put(None)
-            q.join()
 
     @property
     def built(self) -> bool:
@@ -381,7 +340,6 @@ class GraphIndex:
                 self.db.execute("BEGIN")
 
     def end_bulk(self) -> None:
-        self._end_fill_queue()  # every note handed to the fill thread is in, first
         with self.lock:
             if self.db.in_transaction:
                 self.db.execute("COMMIT")
