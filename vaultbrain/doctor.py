@@ -152,7 +152,8 @@ def _llm_check(app: Brain) -> Check:
     import datetime as dt
 
     from vaultbrain.classify.classifier import LLMClassifier
-    from vaultbrain.classify.llm import START_HINTS, LLMClient, guess_server_by_port
+    from vaultbrain.classify.llm import LLMClient
+    from vaultbrain.classify.servers import START_HINTS, guess_server_by_port
     from vaultbrain.errors import LLMError
 
     s = app.settings
