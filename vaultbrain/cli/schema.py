@@ -446,7 +446,7 @@ def detect_cmd(obj: Any, min_notes: int, as_json: bool) -> None:
 @_tracked("suggest")
 def suggest_cmd(obj: Any, min_notes: int, as_json: bool) -> None:
     """`detect`, refined by the configured LLM (the heuristic proposals when it is offline)."""
-    from vaultbrain.packs.detect import suggest
+    from vaultbrain.packs.suggest import suggest
 
     _render_detection(suggest(obj.app(), min_notes), as_json)
 
@@ -483,7 +483,7 @@ def review_candidates_cmd(
 ) -> None:
     """The proposals of detect/suggest. --apply writes a pack delta; no pack is edited."""
     from vaultbrain.filing.adopt import preview_folders
-    from vaultbrain.packs.detect import review_candidates
+    from vaultbrain.packs.delta import review_candidates
 
     app = obj.app()
     review = review_candidates(app, apply=apply, rename=_pairs(rename), ignore=ignore)
