@@ -51,12 +51,31 @@ class Delta:
             f"`vaultbrain schema use {self.name}`"
         )
 
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "path": str(self.path),
+            "name": self.name,
+            "extends": self.extends,
+            "added": self.added,
+            "extended": self.extended,
+            "lint": self.lint.as_dict(),
+            "next": self.install_hint,
+        }
+
 
 @dataclass
 class Review:
     detection: Detection
     delta: Delta | None = None
     changed: list[str] = field(default_factory=list)
+    # folder -> type name of the proposals accepted into ``delta`` this time
+    accepted: dict[str, str] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        doc = self.detection.as_dict() | {"changed": self.changed}
+        if self.delta:
+            doc["delta"] = self.delta.as_dict()
+        return doc
 
 
 def _find(detection: Detection, folder: str) -> Candidate:
@@ -105,6 +124,7 @@ def review_candidates(
         review.delta = write_delta(app, pack, accepted)
         for c in accepted:
             c.status = "applied"
+            review.accepted[c.folder] = c.name
             review.changed.append(f"{c.prefix} applied to {review.delta.name}")
     save_candidates(app, detection)
     return review
