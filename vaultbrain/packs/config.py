@@ -19,14 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from vaultbrain.errors import UserError
-from vaultbrain.packs.loader import (
-    DEFAULT_PACK,
-    home_config_path,
-    home_dir,
-    load_pack,
-    looks_like_path,
-    read_home_config,
-)
+from vaultbrain.packs.choice import DEFAULT_PACK, home_config_path, read_home_config, read_vault_yml
+from vaultbrain.packs.loader import home_dir, load_pack, looks_like_path
 from vaultbrain.packs.model import ResolvedPack
 from vaultbrain.vault.files import atomic_write_file
 from vaultbrain.vault.note import NoteFormatError, update_frontmatter
@@ -115,8 +109,6 @@ def set_vault_pack(
             "then use it by name"
         )
     pack = load_pack(name or DEFAULT_PACK, home)  # refuse a pack that does not resolve
-    from vaultbrain.packs.loader import read_vault_yml
-
     path = Path(vault) / VAULT_FILE
     try:
         text = path.read_text("utf-8")

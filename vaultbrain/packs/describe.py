@@ -8,7 +8,7 @@ from vaultbrain.errors import UserError
 from vaultbrain.packs.model import PageType, ResolvedPack
 
 if TYPE_CHECKING:
-    from vaultbrain.packs.loader import ActivePack
+    from vaultbrain.packs.choice import ActivePack
 
 
 def active_document(

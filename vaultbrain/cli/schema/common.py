@@ -67,7 +67,7 @@ def tracked(verb: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
 def active_of(obj: Any, rel: str | None = None) -> ActivePack:
     """The pack in force: the brain's (refreshed) inside a vault, for the note ``rel`` when
     given (tier 3 may apply); outside a vault, what the per-user tiers choose."""
-    from vaultbrain.packs.loader import active_pack
+    from vaultbrain.packs.choice import active_pack
 
     brain = vault_brain(obj)
     if brain is None:
