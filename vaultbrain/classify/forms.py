@@ -196,7 +196,7 @@ class FormMemory:
             entries[key] = entry
             if self.path is None:
                 return
-            from vaultbrain.vault.files import atomic_write_file
+            from vaultbrain.vault.atomic import atomic_write_file
 
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -22,7 +22,7 @@ from vaultbrain.errors import UserError
 from vaultbrain.packs.choice import DEFAULT_PACK, home_config_path, read_home_config, read_vault_yml
 from vaultbrain.packs.loader import home_dir, load_pack, looks_like_path
 from vaultbrain.packs.model import ResolvedPack
-from vaultbrain.vault.files import atomic_write_file
+from vaultbrain.vault.atomic import atomic_write_file
 from vaultbrain.vault.note import NoteFormatError, update_frontmatter
 
 VAULT_FILE = "vaultbrain.yml"

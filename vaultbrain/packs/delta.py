@@ -25,7 +25,7 @@ from vaultbrain.packs.detect import (
 from vaultbrain.packs.lint import LintReport, chain_layers, lint_pack
 from vaultbrain.packs.loader import find_pack, installed_dir, load_pack_path
 from vaultbrain.packs.model import PackError, ResolvedPack
-from vaultbrain.vault.files import atomic_write_file
+from vaultbrain.vault.atomic import atomic_write_file
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import ConflictError, UserError, VaultbrainError
-from vaultbrain.vault.files import atomic_write_file
+from vaultbrain.vault.atomic import atomic_write_file
 from vaultbrain.vault.names import unique_name
 from vaultbrain.vault.note import parse_note, update_frontmatter
 

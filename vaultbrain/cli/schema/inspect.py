@@ -24,8 +24,8 @@ from vaultbrain.errors import UserError
 @tracked("active")
 def active_cmd(obj: Any, rel: str | None, as_json: bool) -> None:
     """The pack in force, the tier that chose it, and what every tier says."""
-    from vaultbrain.packs.describe import active_document
     from vaultbrain.packs.choice import tier_report
+    from vaultbrain.packs.describe import active_document
 
     active = active_of(obj, rel)
     brain = vault_brain(obj)
