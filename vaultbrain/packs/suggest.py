@@ -20,7 +20,8 @@ from vaultbrain.packs.detect import (
     detect,
     remember_candidates,
 )
-from vaultbrain.packs.model import FIELD_TYPES, PRIMITIVES, ResolvedPack
+from vaultbrain.packs.fields import FIELD_TYPES
+from vaultbrain.packs.model import PRIMITIVES, ResolvedPack
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
