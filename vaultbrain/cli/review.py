@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from vaultbrain.cli.render import echo_json, echo_table, parse_sets
 
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
 
-def _after(app: Any) -> None:
+
+def _after(brain: Brain) -> None:
     """Bring Brain/Needs Review.md and Brain/Trust.md up to date after a decision."""
     from vaultbrain.filing.review import ReviewQueue
     from vaultbrain.filing.trust import write_trust_note
 
-    ReviewQueue(app).refresh(force=True)
-    write_trust_note(app)
+    ReviewQueue(brain).refresh(force=True)
+    write_trust_note(brain)
 
 
 @click.group("review")
