@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,12 +36,38 @@ REPEAT_PENALTY = 1.1
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 
 
-def form_order(server: str, known: dict[str, Any] | None) -> list[str]:
+@dataclass(frozen=True)
+class KnownForm:
+    """What an endpoint+model answered in last time (an entry of ``llm-forms.json``)."""
+
+    form: str
+    server: str | None = None
+    rejected: dict[str, str] = field(default_factory=dict)  # form -> why it was refused
+    checked: str = ""  # when, ISO seconds
+
+    @classmethod
+    def from_dict(cls, entry: Any) -> KnownForm | None:
+        """The entry as stored; None for anything that is not one (an old or broken file)."""
+        if not isinstance(entry, dict) or entry.get("form") not in FORMS:
+            return None
+        rejected = entry.get("rejected")
+        return cls(
+            str(entry["form"]),
+            str(entry["server"]) if entry.get("server") else None,
+            dict(rejected) if isinstance(rejected, dict) else {},
+            str(entry.get("checked") or ""),
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def form_order(server: str, known: KnownForm | None) -> list[str]:
     """The forms to try, in order: Ollama's own only on Ollama, and what worked last time
     first (if it is refused now, the rest are probed again from the top)."""
     order = [f for f in FORMS if f != "ollama_format" or server == "ollama"]
     if known is not None:
-        order = [known["form"], *(f for f in order if f != known["form"])]
+        order = [known.form, *(f for f in order if f != known.form)]
     return order
 
 
@@ -182,12 +209,12 @@ class FormMemory:
                     pass  # a lost or broken cache only means probing again
         return self._cache
 
-    def get(self, endpoint: str, model: str) -> dict[str, Any] | None:
+    def get(self, endpoint: str, model: str) -> KnownForm | None:
         with self._lock:
-            entry = self._load().get(self.key(endpoint, model))
-        return dict(entry) if isinstance(entry, dict) and entry.get("form") in FORMS else None
+            return KnownForm.from_dict(self._load().get(self.key(endpoint, model)))
 
-    def remember(self, endpoint: str, model: str, entry: dict[str, Any]) -> None:
+    def remember(self, endpoint: str, model: str, known: KnownForm) -> None:
+        entry = known.as_dict()
         with self._lock:
             entries = self._load()
             key = self.key(endpoint, model)

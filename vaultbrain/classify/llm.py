@@ -32,6 +32,7 @@ from urllib.parse import urlsplit
 
 from vaultbrain.classify.forms import (
     FormMemory,
+    KnownForm,
     extract_json,
     form_order,
     read_completion,
@@ -358,7 +359,7 @@ class LLMClient:
         schema = bound_schema(schema, NET_ITEMS, NET_STRING)  # callers may bound tighter
         known = self.forms.get(self.endpoint, model)
         if known is not None and self._server is None:
-            self._server = known.get("server") or None
+            self._server = known.server
         server = self.server_kind()
         order = form_order(server, known)
         rejected: dict[str, str] = {}
@@ -370,16 +371,10 @@ class LLMClient:
                     rejected[form] = exc.cause
                     continue
                 raise
-            if known is None or known["form"] != form or known.get("server") != server:
+            if known is None or known.form != form or known.server != server:
+                checked = dt.datetime.now().isoformat(timespec="seconds")
                 self.forms.remember(
-                    self.endpoint,
-                    model,
-                    {
-                        "form": form,
-                        "server": server,
-                        "rejected": rejected,
-                        "checked": dt.datetime.now().isoformat(timespec="seconds"),
-                    },
+                    self.endpoint, model, KnownForm(form, server, rejected, checked)
                 )
             return reply
         raise LLMError(  # prompt_json asks for no format, so a refusal of it is not about format
