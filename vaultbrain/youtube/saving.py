@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +50,15 @@ class NoteBody:
     transcript_source: str | None
     prompt: str | None
     no_transcript_reason: str | None
+
+
+@dataclass
+class _Merge:
+    """What the last attempt of an update found (an attempt may be retried)."""
+
+    broken: str | None = None  # the note's frontmatter does not parse: left alone
+    edited: bool = False  # the person edited it since the last ingest: text left alone
+    tags: list[str] = field(default_factory=list)
 
 
 def existing_note(brain: Brain, prev: dict[str, Any] | None, video_id: str) -> str | None:
@@ -111,15 +120,15 @@ def update_video_note(
     was left alone; its tags). The text is regenerated only when the note is still what the
     last ingest wrote (``prev["note_hash"]``) and a transcript was asked for; otherwise only
     missing properties are added and tags merged. What was left alone goes to ``warnings``."""
-    outcome: dict[str, Any] = {}
+    outcome = _Merge()
 
     def build(note: NoteFile | None) -> str | None:
-        outcome.clear()
+        outcome.broken, outcome.edited, outcome.tags = None, False, tags
         if note is None:
             raise UserError(f"{rel} was removed while it was being updated; try again")
         parsed = parse_note(note.text)
         if parsed.error:
-            outcome["broken"] = parsed.error
+            outcome.broken = parsed.error
             return None
         old_tags = parsed.data.get("tags")
         old_list = old_tags if isinstance(old_tags, list) else ([old_tags] if old_tags else [])
@@ -141,7 +150,7 @@ def update_video_note(
                 for k, v in note_fields(meta, captured).items()
                 if v is not None and k not in parsed.data
             }
-        outcome["edited"], outcome["tags"] = not ours, merged
+        outcome.edited, outcome.tags = not ours, merged
         if merged != old_list:
             changes["tags"] = merged
         text = update_frontmatter(note.text, changes)
@@ -160,15 +169,15 @@ def update_video_note(
         return text
 
     done = vault.edit(rel, build)
-    if "broken" in outcome:
-        warnings.append(f"{rel}: {outcome['broken']}; the note was left as it is")
+    if outcome.broken is not None:
+        warnings.append(f"{rel}: {outcome.broken}; the note was left as it is")
         return None, tags
-    if outcome["edited"]:
+    if outcome.edited:
         warnings.append(
             f"{rel} was edited since the last ingest; only its properties were "
             "updated (tags merged), the text was left as it is"
         )
-    return done.hash, outcome["tags"]
+    return done.hash, outcome.tags
 
 
 def queue_agent_task(
