@@ -2,7 +2,7 @@
 ``~/.vaultbrain/config.json``, and their history.
 
 Inside a vault, ``schema use`` writes ``schema:`` in the vault's ``vaultbrain.yml`` (tier 5 of
-the resolution chain, vaultbrain/packs/loader.py), so one vault's pack never silently applies
+the resolution chain, vaultbrain/packs/choice.py), so one vault's pack never silently applies
 to every other; only that line changes, every other key and comment of the file stays as the
 person wrote it. Outside a vault it writes ``schema_pack`` in ``config.json`` (tier 6), other
 keys kept. Either way one line is appended to ``schema-pack-history.jsonl`` (an entry for a
