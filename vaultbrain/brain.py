@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.packs import PackError, ResolvedPack, active_pack
-from vaultbrain.packs.loader import ActivePack, folder_packs, folder_typer, home_dir
+from vaultbrain.packs.choice import ActivePack, folder_packs, folder_typer
+from vaultbrain.packs.loader import home_dir
 from vaultbrain.settings import Settings
 from vaultbrain.store import Store
 from vaultbrain.vault import Vault

@@ -35,9 +35,6 @@ KNOWN_CYCLE_EDGES = {
     ("vaultbrain.filing.refile", "vaultbrain.capture.model"),
     ("vaultbrain.filing.refile", "vaultbrain.capture.pipeline"),
     ("vaultbrain.filing.refile", "vaultbrain.capture.write"),
-    # settings -> packs: a schema_pack setting is checked against the installed packs, and
-    # packs read settings.
-    ("vaultbrain.settings", "vaultbrain.packs.loader"),
 }
 
 

@@ -210,7 +210,7 @@ def _load(path: Path) -> Any:
 
 
 def _save(path: Path, data: dict[str, Any]) -> None:
-    from vaultbrain.vault.files import atomic_write_file
+    from vaultbrain.vault.atomic import atomic_write_file
 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
