@@ -37,6 +37,7 @@ _COMPACT_EVERY = 2000
 # index; their record files are written and a rescan finds them), and how often another
 # writer's lines are looked for.
 _BULK_BATCH = 500
+_FEED_KEEP = 20_000  # change-feed entries kept in memory; an older mark reads everything
 _BULK_TAIL_EVERY_S = 0.25
 SUMMARY_KEYS = (
     "id",
@@ -87,6 +88,10 @@ class Collection:
         self.deferred = False
         self._pending: dict[str, dict[str, Any]] = {}
         self._tailed_at = 0.0
+        # The change feed (see changes_since): ids whose index entry changed, in order.
+        self._epoch = 0
+        self._feed: list[str] = []
+        self._feed_base = 0
         self._queued: dict[str, str] = {}  # rid -> record text the writer has not written
         self._queue: queue.Queue[tuple[str, str] | None] | None = None
         self._writer_error: BaseException | None = None
@@ -98,6 +103,9 @@ class Collection:
             if self._index is None:
                 self._index = {}
                 self._index_stamp = self._stamp()
+                self._epoch += 1  # read afresh: every entry may have changed
+                self._feed.clear()
+                self._feed_base = 0
                 try:
                     doc = json.loads(self._index_path.read_text("utf-8"))
                     if doc.get("schema_version", 1) > SCHEMA_VERSION:
@@ -168,7 +176,30 @@ class Collection:
                 self._index.pop(entry["id"], None)
             else:
                 self._index[entry["id"]] = entry["summary"]
+            self._changed(entry["id"])
         self._log_pos += end + 1
+
+    def _changed(self, rid: str) -> None:
+        self._feed.append(rid)
+        if len(self._feed) > _FEED_KEEP:
+            drop = len(self._feed) - _FEED_KEEP // 2
+            del self._feed[:drop]
+            self._feed_base += drop
+
+    def changes_since(
+        self, mark: tuple[int, int] | None
+    ) -> tuple[tuple[int, int], list[str] | None]:
+        """Caught up first: (the mark of now, the ids whose index entry changed since ``mark``,
+        in order and possibly repeated). The ids are None when ``mark`` is None, too old, or
+        from before the index was read afresh: then every summary is to be looked at. Lets a
+        reader that follows 10,000 records (the embedded classifier's learning) look at the
+        one a capture changed instead of all of them."""
+        with self._lock:
+            self._load()
+            now = (self._epoch, self._feed_base + len(self._feed))
+            if mark is None or mark[0] != self._epoch or mark[1] < self._feed_base:
+                return now, None
+            return now, self._feed[mark[1] - self._feed_base :]
 
     def _rebuild(self) -> dict[str, dict[str, Any]]:
         index: dict[str, dict[str, Any]] = {}
@@ -265,6 +296,7 @@ class Collection:
             if self._index.get(rid) != summary:
                 if self.deferred:
                     self._index[rid] = self._pending[rid] = summary
+                    self._changed(rid)
                     if len(self._pending) >= _BULK_BATCH:
                         self.flush()
                     return record
