@@ -200,6 +200,15 @@ class Brain:
 
         return apply_deferred(self, collection, record_id)
 
+    def finish_line(self, capture: dict[str, Any]) -> dict[str, Any]:
+        """The capture's inbox line shows its status now (vaultbrain/capture/lines.py): for a
+        step below the capture layer that changed a capture (a re-file, filing/refile.py)."""
+        from vaultbrain.capture.journal import Journal
+        from vaultbrain.capture.lines import finish_line
+        from vaultbrain.capture.model import Capture
+
+        return finish_line(self, Journal(self), Capture.from_record(capture)).to_record()
+
     def all_types(self) -> list[Any]:
         """Every page type of the active pack and the per-folder packs."""
         return [t for p in (self.pack, *self.folder_packs) for t in p.types]

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 def _after(brain: Brain) -> None:
     """Bring Brain/Needs Review.md and Brain/Trust.md up to date after a decision."""
-    from vaultbrain.filing.review import ReviewQueue
+    from vaultbrain.capture.review import ReviewQueue
     from vaultbrain.filing.trust import write_trust_note
 
     ReviewQueue(brain).refresh(force=True)
@@ -31,8 +31,8 @@ def review() -> None:
 @click.pass_obj
 def review_list(obj: Any, as_json: bool) -> None:
     """Thoughts that need a decision, suggestions to confirm, and sync conflicts."""
+    from vaultbrain.capture.review import ReviewQueue, queue
     from vaultbrain.cli.core import capture_summary
-    from vaultbrain.filing.review import ReviewQueue, queue
 
     app = obj.app()
     ReviewQueue(app).apply_decisions()  # what the person already decided in the note counts
@@ -78,9 +78,9 @@ def review_resolve(
     as_json: bool,
 ) -> None:
     """File thought ID as TYPE (several: person,admin). A conflict ID: keep the note's version."""
+    from vaultbrain.capture.resolution import resolve
+    from vaultbrain.capture.review import resolve_conflict
     from vaultbrain.cli.core import capture_summary
-    from vaultbrain.filing.refile import resolve
-    from vaultbrain.filing.review import resolve_conflict
 
     app = obj.app()
     if app.store.collection("conflicts").get(capture_id) is not None:
@@ -99,8 +99,8 @@ def review_resolve(
 @click.pass_obj
 def review_confirm(obj: Any, capture_id: str, as_json: bool) -> None:
     """Accept the suggestion for thought ID."""
+    from vaultbrain.capture.resolution import confirm
     from vaultbrain.cli.core import capture_summary
-    from vaultbrain.filing.refile import confirm
 
     app = obj.app()
     rec = confirm(app, capture_id)
@@ -113,7 +113,7 @@ def review_confirm(obj: Any, capture_id: str, as_json: bool) -> None:
 @click.pass_obj
 def review_dismiss(obj: Any, capture_id: str) -> None:
     """Not a thought: dismiss ID (notes it created move to Brain/Archive/)."""
-    from vaultbrain.filing.refile import dismiss
+    from vaultbrain.capture.resolution import dismiss
 
     app = obj.app()
     dismiss(app, capture_id)

@@ -1,7 +1,7 @@
 """``vaultbrain adopt``: write ``id:`` (and ``type:``) into hand-made record notes, asked for.
 
 A note the person made is a record known by path and content hash (``origin: "vault"``,
-``note_id: None``, see vaultbrain/filing/sync.py ``_create``); vaultbrain never writes it by
+``note_id: None``, see vaultbrain/filing/apply.py ``_create``); vaultbrain never writes it by
 itself. Adopting is the explicit step that gives such notes an ``id:`` in their frontmatter,
 so the record follows the note by id wherever it goes (and vaultbrain may write it from
 then on, as it does the notes it made). :func:`plan` previews, :func:`apply` writes, each

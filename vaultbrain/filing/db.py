@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain.capture.plan import free_path
 from vaultbrain.errors import UserError
+from vaultbrain.filing.names import free_path
 from vaultbrain.filing.records import new_id, ordered_frontmatter, render_body, settle_fields
 from vaultbrain.packs import PageType
 from vaultbrain.vault.note import render_note

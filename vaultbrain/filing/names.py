@@ -11,6 +11,10 @@ its frontmatter only when its (mtime, size) differ from the cache kept in the st
 (``names-cache.json``), so a second build reads no notes that did not change. A process that
 watches the vault (the daemon) walks once, then keeps the index by its file events
 (:func:`follow`, :func:`touched`): a burst of captures on 10,000 notes walks nothing.
+
+:func:`free_path` is the name a new note gets in its type's folder when nothing holds it yet
+(a capture's plan, vaultbrain/capture/plan.py and write.py; ``vaultbrain db add``,
+vaultbrain/filing/db.py).
 """
 
 from __future__ import annotations
@@ -25,10 +29,12 @@ from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import StorageError, VaultbrainError
 from vaultbrain.vault.files import atomic_write_file
+from vaultbrain.vault.names import sanitize_filename, unique_name
 from vaultbrain.vault.note import parse_note
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
+    from vaultbrain.packs import PageType
 
 CACHE_FILE = "names-cache.json"
 OWN_FOLDER = "Brain/"
@@ -228,3 +234,17 @@ def _save(path: Any, entries: dict[str, list[Any]]) -> None:
         atomic_write_file(path, data.encode("utf-8"), durable=False)
     except (OSError, StorageError):
         pass  # a cache: the next build reads the notes again
+
+
+def free_path(brain: Brain, ptype: PageType, title: str, planned: set[str] | None = None) -> str:
+    """A path for a new note of ``ptype`` named after ``title`` that nothing occupies (and no
+    other op of the same plan takes)."""
+    folder = ptype.folder
+    stem = sanitize_filename(title)
+    taken_by_plan = planned or set()
+
+    def taken(name: str) -> bool:
+        rel = f"{folder}/{name}"
+        return rel.lower() in taken_by_plan or os.path.lexists(brain.vault.resolve(rel))
+
+    return f"{folder}/{unique_name(stem, taken)}"

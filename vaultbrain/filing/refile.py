@@ -1,10 +1,12 @@
-"""The person's decisions: confirm a suggestion, resolve a thought as a type, dismiss it, and
-fix (re-file) a record as another type. The CLI's review/fix commands and the gestures in
-``Brain/Needs Review.md`` all end here, so both give the same result.
+"""Re-filing a record as another type: ``vaultbrain fix``, a ``type:`` changed in a note (the
+sync's Retype, vaultbrain/filing/apply.py) and the person's choice on a filed suggestion
+(vaultbrain/capture/resolution.py) all end in :func:`refile`, so all give the same result.
 
 A fix never deletes: the old note moves to ``Brain/Archive/`` with ``archived: true``; a new
 note of the new type gets the fields whose names match, the rest in its body; links that
-pointed at the old note (the inbox line, related notes) are rewritten to the new one.
+pointed at the old note (the inbox line, related notes) are rewritten to the new one. The
+captures filed into the record become ``corrected``; their inbox lines are redrawn by
+vaultbrain/capture/lines.py, a layer above this one, through ``Brain.finish_line``.
 """
 
 from __future__ import annotations
@@ -12,13 +14,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain.classify.result import UNKNOWN, Classification, Destination
+from vaultbrain.classify.result import UNKNOWN
 from vaultbrain.errors import UserError
 from vaultbrain.filing.corrections import record_correction
 from vaultbrain.filing.records import (
     CORE_KEYS,
     close_task,
-    link_to,
     new_id,
     ordered_frontmatter,
     record_from_note,
@@ -35,263 +36,23 @@ if TYPE_CHECKING:
 ARCHIVE = "Brain/Archive"
 
 
-def _capture(brain: Brain, capture_id: str) -> dict[str, Any]:
-    rec = brain.store.inbox.get(capture_id)
-    if rec is None:
-        raise UserError(f"no capture {capture_id!r}; `vaultbrain review list` shows the queue")
-    return rec
-
-
-def _audit(brain: Brain, kind: str, **fields: Any) -> None:
+def audit(brain: Brain, kind: str, **fields: Any) -> None:
+    """One entry of the audit trail for a decision of the person's (a correction, a resolution)."""
     brain.store.audit({"at": brain.now().isoformat(), "kind": kind, **fields})
 
 
-def _edit_note(
-    brain: Brain, rel: str, changes: dict[str, Any], remove: tuple[str, ...] = ()
-) -> None:
-    edit = brain.vault.edit(
-        rel, lambda note: update_frontmatter(note.text, changes, remove) if note else None
-    )
-    if edit.before is not None:
-        _restore_base(brain, rel)
-
-
-def _restore_base(brain: Brain, rel: str) -> None:
+def restore_base(brain: Brain, rel: str) -> None:
     """After our own edit the store follows the note, so the sync sees nothing to do."""
     brain.notes().sync_path(rel)
 
 
-def _finish(brain: Brain, cap: dict[str, Any]) -> dict[str, Any]:
-    """The capture's inbox line shows its new status (the capture as it is now)."""
-    from vaultbrain.capture.journal import Journal
-    from vaultbrain.capture.lines import finish_line
-    from vaultbrain.capture.model import Capture
-
-    return finish_line(brain, Journal(brain), Capture.from_record(cap)).to_record()
-
-
-def confirm(brain: Brain, capture_id: str) -> dict[str, Any]:
-    """Accept a suggestion: its notes lose ``confirmed: false``, the updates it held back are
-    written into the existing notes now; the capture is filed."""
-    from vaultbrain.capture.model import Capture
-    from vaultbrain.capture.write import write_held
-
-    with brain.store.locked():
-        cap = _capture(brain, capture_id)
-        if cap["status"] == "needs_review":
-            dests = Classification.from_dict(cap.get("classification") or {}).fileable
-            if not dests:
-                raise UserError(
-                    f"{capture_id} has no suggestion to accept; choose a type: "
-                    f"`vaultbrain review resolve {capture_id} TYPE`"
-                )
-            return _file_as(brain, cap, dests, by="confirm")
-        if cap["status"] != "suggested":
-            raise UserError(f"{capture_id} is {cap['status']}, not a suggestion to confirm")
-        for d in cap.get("destinations", []):
-            if d.get("op") == "create":
-                _edit_note(
-                    brain, d["path"], {"updated": brain.now().isoformat()}, remove=("confirmed",)
-                )
-        if any(d.get("held") for d in cap.get("destinations", [])):
-            held = Capture.from_record(cap)
-            cap["destinations"] = write_held(brain, held)
-            if held.warnings:
-                cap["warnings"] = held.warnings
-        cap["status"] = "filed"
-        cap["confirmed_at"] = cap["updated"] = brain.now().isoformat()
-        brain.store.inbox.put(cap)
-    _audit(
-        brain,
-        "resolution",
-        capture=capture_id,
-        decision="confirm",
-        destinations=cap.get("destinations", []),
-    )
-    return _finish(brain, cap)
-
-
-def resolve(
-    brain: Brain,
-    capture_id: str,
-    type_name: str,
-    sets: dict[str, str] | None = None,
-    title: str | None = None,
-) -> dict[str, Any]:
-    """File a thought as ``type_name`` (one or more, comma-separated) by the person's choice."""
-    from vaultbrain.filing.db import coerce_fields
-
-    names = [t.strip() for t in re.split(r"[,\s]+", type_name) if t.strip()]
-    with brain.store.locked():
-        cap = _capture(brain, capture_id)
-        # Records it wrote (a linked note of the person's, or an update a suggestion held back,
-        # is not its to re-file).
-        written = [
-            d for d in cap.get("destinations", []) if d.get("record_id") and not d.get("held")
-        ]
-        dests_now = cap.get("destinations") or []
-        if cap["status"] == "suggested" and dests_now:
-            wanted = [_fileable(brain, name).name for name in names]
-            one = len(written) == 1 and len(wanted) == 1
-            if not (one and written[0]["type"] != wanted[0]):
-                return _redecide(brain, cap, wanted, sets, title)
-        if cap["status"] in ("filed", "corrected", "suggested") and written:
-            if len(written) == 1:
-                return fix(brain, written[0]["record_id"], type_name)
-            raise UserError(f"{capture_id} is already filed; use `vaultbrain fix RECORD_ID TYPE`")
-        suggested = Classification.from_dict(cap.get("classification") or {})
-        dests = []
-        for name in names:
-            ptype = _fileable(brain, name)
-            fields = coerce_fields(ptype, sets or {})
-            previous = next((d for d in suggested.destinations if d.type == ptype.name), None)
-            guess = title or (previous.title if previous and previous.title else None)
-            if not guess:
-                guess = next((d.title for d in suggested.destinations if d.title), None)
-            base = dict(previous.fields) if previous else {}
-            base.update({k: v for k, v in fields.items() if v is not None})
-            from_url = _url_fields(ptype, cap["text"], base)
-            guess = guess or from_url or _title_from(cap["text"])
-            dests.append(Destination(ptype.name, guess, base))
-        return _file_as(brain, cap, dests, by="resolve")
-
-
-def _redecide(
-    brain: Brain,
-    cap: dict[str, Any],
-    wanted: list[str],
-    sets: dict[str, str] | None,
-    title: str | None,
-) -> dict[str, Any]:
-    """A suggestion the person files as ``wanted`` instead (``→ project``, ``→ person, admin``):
-    the suggested notes of a type still wanted stay (now confirmed), those of a type no longer
-    wanted leave for the archive, and a type the classifier missed gets its note."""
-    from vaultbrain.filing.db import coerce_fields
-
-    kept = [d for d in cap["destinations"] if d["type"] in wanted]
-    for d in cap["destinations"]:
-        if d not in kept and d.get("op") == "create" and brain.vault.try_read(d["path"]):
-            _archive(brain, d, reason=f"the person chose {', '.join(wanted)}")
-    suggested = Classification.from_dict(cap.get("classification") or {})
-    dests = []
-    for name in dict.fromkeys(wanted):
-        ptype = _fileable(brain, name)
-        held = next((d for d in kept if d["type"] == name), None)
-        previous = next((d for d in suggested.destinations if d.type == name), None)
-        guess = (held or {}).get("title") or title or (previous.title if previous else "")
-        guess = guess or next((d.title for d in suggested.destinations if d.title), "")
-        fields = dict(previous.fields) if previous else {}
-        fields.update({k: v for k, v in coerce_fields(ptype, sets or {}).items() if v is not None})
-        from_url = _url_fields(ptype, cap["text"], fields)
-        dests.append(Destination(ptype.name, guess or from_url or _title_from(cap["text"]), fields))
-    filed = _file_as(brain, cap, dests, by="resolve")
-    # A kept note already holds this thought (the plan found it as an existing record): it
-    # stays the capture's own note, and the person's choice confirms it.
-    created = {d.get("record_id") for d in kept if d.get("op") == "create"}
-    for d in filed.get("destinations", []):
-        if d.get("record_id") in created:
-            d["op"] = "create"
-            _edit_note(
-                brain, d["path"], {"updated": brain.now().isoformat()}, remove=("confirmed",)
-            )
-    brain.store.inbox.put(filed)
-    return filed
-
-
-def dismiss(brain: Brain, capture_id: str) -> dict[str, Any]:
-    """Not a thought: the capture is dismissed; notes it created move to the archive, its log
-    line leaves the notes it updated (a suggestion held its updates back: nothing to take)."""
-    from vaultbrain.capture.model import Capture
-    from vaultbrain.capture.write import unwrite
-
-    with brain.store.locked():
-        cap = _capture(brain, capture_id)
-        for rel in unwrite(brain, Capture.from_record(cap)):
-            _restore_base(brain, rel)
-        for d in cap.get("destinations", []):
-            if d.get("op") == "create" and brain.vault.try_read(d["path"]) is not None:
-                _archive(brain, d, reason="dismissed")
-        cap["status"] = "dismissed"
-        cap["dismissed_at"] = cap["updated"] = brain.now().isoformat()
-        brain.store.inbox.put(cap)
-    _audit(brain, "resolution", capture=capture_id, decision="dismiss")
-    return _finish(brain, cap)
-
-
-def _file(brain: Brain, cap: dict[str, Any]) -> dict[str, Any]:
-    from vaultbrain.capture.journal import Journal
-    from vaultbrain.capture.model import Capture
-    from vaultbrain.capture.pipeline import file_capture
-
-    return file_capture(brain, Journal(brain), Capture.from_record(cap)).to_record()
-
-
-def _fileable(brain: Brain, name: str) -> PageType:
+def fileable_type(brain: Brain, name: str) -> PageType:
+    """The active pack's type ``name``, one a thought or a record can be filed as."""
     ptype = brain.pack.get_type(name)
     if ptype is None or name.lower() == UNKNOWN:
         names = ", ".join(t.name for t in brain.pack.fileable_types())
         raise UserError(f"{name!r} is not a type of the active schema pack (types: {names})")
     return ptype
-
-
-_URL = re.compile(r"https?://[^\s<>\]\)\"']+")
-
-
-def _url_fields(ptype: PageType, text: str, fields: dict[str, Any]) -> str | None:
-    """A type with a ``url`` field (a link) takes the URL from the thought when nothing else
-    gave one; returns the title a link of that URL gets (None: no URL to take)."""
-    from vaultbrain.filing.links import title_for_url
-
-    if "url" not in ptype.fields:
-        return None
-    found = _URL.search(text)
-    url = fields.get("url") or (found.group(0).rstrip(".,;:!?") if found else None)
-    if not url:
-        return None
-    fields["url"] = url
-    return title_for_url(str(url))
-
-
-def _title_from(text: str) -> str:
-    words = text.strip().split()
-    title = " ".join(words[:8]).rstrip(".,;:!?")
-    return title[:1].upper() + title[1:]
-
-
-def _file_as(
-    brain: Brain, cap: dict[str, Any], dests: list[Destination], by: str
-) -> dict[str, Any]:
-    """File a capture to ``dests`` as the person decided (confidence 1, classified by the person)."""
-    result = Classification(dests, 1.0, f"decided by the person ({by})", "person")
-    cap["classification_before"] = cap.get("classification")
-    cap["classification"] = result.to_dict()
-    cap["status"] = "pending"
-    cap.pop("plan", None)
-    cap.pop("last_error", None)
-    brain.store.inbox.put(cap)
-    filed = _file(brain, cap)
-    filed["resolved_by"] = by
-    brain.store.inbox.put(filed)
-    before = Classification.from_dict(cap.get("classification_before") or {})
-    wrong = [d.type for d in before.destinations if d.type not in {x.type for x in dests}]
-    for d in dests:
-        if wrong or not before.destinations:
-            record_correction(
-                brain.store,
-                cap["text"],
-                ",".join(wrong) or UNKNOWN,
-                d.type,
-                brain.now().isoformat(),
-            )
-    _audit(
-        brain,
-        "resolution",
-        capture=cap["id"],
-        decision=by,
-        destinations=filed.get("destinations", []),
-        before=cap.get("classification_before"),
-    )
-    return _finish(brain, filed)
 
 
 # -- fix: re-file a record as another type -------------------------------------------------
@@ -318,7 +79,7 @@ def _find_record(brain: Brain, ref: str) -> tuple[str, dict[str, Any]]:
 
 def fix(brain: Brain, ref: str, type_name: str, note: str | None = None) -> dict[str, Any]:
     """Re-file record ``ref`` (or a capture's only record) as ``type_name``."""
-    new_type = _fileable(brain, type_name)
+    new_type = fileable_type(brain, type_name)
     with brain.store.locked():
         collection, rec = _find_record(brain, ref)
         if rec["type"] == new_type.name:
@@ -387,7 +148,7 @@ def refile(
         text = render_note(ordered_frontmatter(new_type, core, fields), body)
         text = retype_task_line(text, old_type, new_type, fields, brain.today())
         brain.vault.create(new_path, text)
-        archived_path = _archive(
+        archived_path = archive(
             brain,
             {"path": old_path, "record_id": rec["id"], "type": rec["type"]},
             reason=f"re-filed as {new_type.name}",
@@ -423,8 +184,8 @@ def refile(
             {"at": at, "from": rec["type"], "to": new_type.name, "by": by}
         )
         brain.store.inbox.put(cap)
-        _finish(brain, cap)
-    _audit(
+        brain.finish_line(cap)  # capture/lines.py, above this layer: through the brain
+    audit(
         brain,
         "correction",
         record=rec["id"],
@@ -472,9 +233,7 @@ def _map_fields(
     return fields, leftovers
 
 
-def _archive(
-    brain: Brain, dest: dict[str, Any], reason: str, replaced_by: str | None = None
-) -> str:
+def archive(brain: Brain, dest: dict[str, Any], reason: str, replaced_by: str | None = None) -> str:
     """Move a note to Brain/Archive/ with ``archived: true``; its record is tombstoned."""
     rel = dest["path"]
     name = rel.rsplit("/", 1)[-1]
@@ -531,9 +290,9 @@ def rewrite_links(brain: Brain, old_path: str, new_path: str, title: str) -> lis
         except UserError:
             continue  # unreadable: its links stay as they are
         if edit.written:
-            _restore_base(brain, rel)
+            restore_base(brain, rel)
             changed.append(rel)
     return changed
 
 
-__all__ = ["confirm", "dismiss", "fix", "refile", "resolve", "rewrite_links", "link_to"]
+__all__ = ["ARCHIVE", "archive", "fileable_type", "fix", "refile", "restore_base", "rewrite_links"]

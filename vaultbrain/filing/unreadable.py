@@ -5,8 +5,9 @@ the limit is skipped by a scan (``Skip(problem=...)`` in vaultbrain/filing/decid
 being unchanged, never read again by the next scan. So the problem is kept in the store's
 ``unreadable`` collection, one record per path (keyed by a hash of the path): ``doctor``
 (vaultbrain/doctor.py) and the "Can't read" section of ``Brain/Needs Review.md``
-(vaultbrain/filing/review.py) list it until the note parses again or is deleted
-(vaultbrain/filing/sync.py calls :func:`remember` and :func:`forget`).
+(vaultbrain/capture/review.py) list it until the note parses again or is deleted
+(the sync, vaultbrain/filing/sync.py, scan.py and apply.py, calls :func:`remember` and
+:func:`forget`).
 """
 
 from __future__ import annotations

@@ -365,7 +365,7 @@ class _Run:
         job.report("saving", 60)
 
         # Imported here: the filing layer (the inbox) imports this package.
-        from vaultbrain.filing.records import save_link
+        from vaultbrain.filing.links import save_link
 
         body = f"Transcript: {wikilink(note_rel, meta.title)}" if note_rel else None
         link = save_link(

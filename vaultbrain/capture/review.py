@@ -12,7 +12,8 @@ Gestures, documented in the note's own header:
 
 The note is regenerated (compare-and-swap) whenever the queue changes, but only when it has
 been quiet for the settle time, and always after reading the decisions already written in
-it. A line the daemon cannot understand stays, with a short note why.
+it. A line the daemon cannot understand stays, with a short note why. A decision on a
+thought ends in vaultbrain/capture/resolution.py, as the CLI's does.
 """
 
 from __future__ import annotations
@@ -317,7 +318,7 @@ class ReviewQueue:
         return decisions
 
     def _apply(self, d: Decision) -> None:
-        from vaultbrain.filing import refile
+        from vaultbrain.capture import resolution
 
         if d.kind == "conflict":
             resolve_conflict(self.app, d.id)
@@ -326,9 +327,9 @@ class ReviewQueue:
         if cap is None or cap.get("status") not in ("needs_review", "suggested"):
             return  # already decided elsewhere (the CLI, another device)
         if d.action == "dismiss":
-            refile.dismiss(self.app, d.id)
+            resolution.dismiss(self.app, d.id)
         elif d.action == "accept":
-            refile.confirm(self.app, d.id)
+            resolution.confirm(self.app, d.id)
         elif d.action == "types":
             # Any kind of item: a suggestion is re-filed as the types written, keeping the
             # notes of types still wanted and adding those the classifier missed.
@@ -336,7 +337,7 @@ class ReviewQueue:
                 if self.app.pack.get_type(t) is None:
                     names = ", ".join(x.name for x in self.app.pack.fileable_types())
                     raise UserError(f"“{t}” is not a type ({names})")
-            refile.resolve(self.app, d.id, ",".join(d.types))
+            resolution.resolve(self.app, d.id, ",".join(d.types))
 
 
 def resolve_conflict(brain: Brain, conflict_id: str) -> None:
