@@ -330,6 +330,12 @@ def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
         prefix = f"{name}/"
         mark, changed = col.changes_since(_MARKS.get((memo_key, name)))
         _MARKS[(memo_key, name)] = mark
+        if (memo_key, name) not in _SEEN and name in learning.versions:
+            # A state saved by a look a little while ago (this process's first look): what
+            # changed since is in the index log's tail.
+            changed = col.ids_changed_since(learning.versions[name])
+            if changed is not None:
+                _SEEN[(memo_key, name)] = {}
         if changed is not None and (memo_key, name) in _SEEN:
             # In step with this process's last look: only the records that changed since.
             learning.unsaved += _learn_changed(
@@ -370,6 +376,10 @@ def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
     if learning.versions.get(INBOX) != version:
         mark, changed = inbox.changes_since(_MARKS.get((memo_key, INBOX)))
         _MARKS[(memo_key, INBOX)] = mark
+        if (memo_key, INBOX) not in _SEEN and INBOX in learning.versions:
+            changed = inbox.ids_changed_since(learning.versions[INBOX])  # as above
+            if changed is not None:
+                _SEEN[(memo_key, INBOX)] = {}
         if changed is not None and (memo_key, INBOX) in _SEEN:
             current = {}
             for cid in dict.fromkeys(changed):
