@@ -94,6 +94,7 @@ _followed: weakref.WeakKeyDictionary[Any, set[str] | None] = weakref.WeakKeyDict
 _follow_lock = threading.Lock()
 _saved_at: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()
 _SAVE_EVERY_S = 30.0
+_STALE_BEFORE_SAVE = 20  # notes a walk may read again before the cache is written anew
 
 
 def follow(brain: Brain) -> None:
@@ -144,29 +145,47 @@ def note_names(brain: Brain) -> NameIndex:
     else:
         old = _load(cache_path)
     index = NameIndex()
+    entries, basenames, by_alias = index._entries, index.basenames, index.aliases
     inbox = brain.inbox_rel.lower()
-    changed = False
+    changed = 0
     templates: dict[str, bool] = {}  # per folder: a template folder holds all its notes
+    # (one tight loop: a cold `vaultbrain capture` walks 10,000 notes here)
     for rel, entry in brain.vault.iter_notes():
-        folder = rel.rpartition("/")[0]
+        folder, _, name = rel.rpartition("/")
         template = templates.get(folder)
         if template is None:
             template = templates[folder] = brain.templates.holds(rel)
-        if template or rel.startswith(OWN_FOLDER) or rel.lower() == inbox:
+        if (
+            template
+            or rel.startswith(OWN_FOLDER)
+            or (len(rel) == len(inbox) and rel.lower() == inbox)
+        ):
             continue
         try:
             st = entry.stat(follow_symlinks=False)
         except OSError:
             continue
+        mtime, size = st.st_mtime_ns, st.st_size
         cached = old.get(rel)
-        if cached and cached[0] == st.st_mtime_ns and cached[1] == st.st_size:
-            aliases = list(cached[2])
+        if cached is not None and cached[0] == mtime and cached[1] == size:
+            aliases = cached[2]
         else:
             aliases = _read_aliases(brain, rel)
-            changed = True
-        index._add(rel, st.st_mtime_ns, st.st_size, aliases)
-    if changed or len(old) != len(index._entries):
-        _save(cache_path, index._entries)
+            changed += 1
+        entries[rel] = [mtime, size, aliases]
+        stem = name[:-3].lower()
+        same = basenames.get(stem)
+        if same is None:
+            basenames[stem] = [rel]
+        else:
+            same.append(rel)
+        for alias in aliases:
+            by_alias.setdefault(alias.lower(), []).append(rel)
+    # Saved when it would spare the next process more than a few reads (a capture's own new
+    # note is read again by the next one, which costs less than writing 10,000 entries).
+    stale = changed + abs(len(old) - len(entries))
+    if stale > _STALE_BEFORE_SAVE or (stale and brain in _followed):
+        _save(cache_path, entries)
         _saved_at[brain] = time.monotonic()
     _built[brain] = (brain.generation, index)
     return index
