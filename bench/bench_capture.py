@@ -61,14 +61,6 @@ def in_process(vault: Path, names: list[str], n: int, warmup: int = 5) -> list[f
 
 def whole_process(vault: Path, n: int) -> list[float]:
     env = {**os.environ, "VAULTBRAIN_PROVIDER": "heuristic"}
-    # As an installed vaultbrain runs: its modules compiled once (pip does it at install),
-    # not from source at every start because this shell says not to write bytecode.
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    import compileall
-
-    import vaultbrain
-
-    compileall.compile_dir(Path(vaultbrain.__file__).parent, quiet=1)
     times = []
     for i in range(n + 1):
         start = time.perf_counter()

@@ -174,6 +174,15 @@ def workdir_from_env() -> Path:
 
 
 def isolate_home(workdir: Path) -> None:
+    # Processes the benches start (`vaultbrain capture`, the daemon) run vaultbrain as an
+    # installed copy does: compiled once (pip does it at install), not from source at every
+    # start because the shell that runs the bench says not to write bytecode.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    import compileall
+
+    import vaultbrain
+
+    compileall.compile_dir(Path(vaultbrain.__file__).parent, quiet=1)
     home = workdir / "home"
     home.mkdir(exist_ok=True)
     os.environ["VAULTBRAIN_HOME"] = str(home)
