@@ -42,6 +42,8 @@ class NotesCache:
 
         def note_gone(self, rel: str, report: SyncReport | None = None) -> Action | None: ...
 
+        def graph_saw(self, rel: str, note: Any, parsed: Any = None) -> None: ...
+
     @property
     def index(self) -> Any:
         # During a scan the index is pinned: refreshed once at the start, kept in step by
@@ -173,6 +175,7 @@ class NotesCache:
                 return None
             if note.hash == hit[1].get("base_hash"):
                 self._remember(rel, note)
+                self.graph_saw(rel, note)  # read once: a missing graph index fills from it
                 report.read += 1
                 report.unchanged += 1
                 return None

@@ -66,9 +66,13 @@ class NoteSync(NotesCache, Executors):
         action = self.apply(action, rel, note, parsed, report)
         if not parsed.error:
             unreadable.forget(self.app, rel)
-        # the graph index follows (vaultbrain.graph)
-        graph_note_changed(self.app, rel, note, parsed)
+        self.graph_saw(rel, note, parsed)
         return action
+
+    def graph_saw(self, rel: str, note: NoteFile | None, parsed: ParsedNote | None = None) -> None:
+        """The graph index follows every note the sync reads or finds gone
+        (vaultbrain.graph; it parses the note itself when ``parsed`` is None)."""
+        graph_note_changed(self.app, rel, note, parsed)
 
     def _facts(self, rel: str, note: NoteFile, parsed: ParsedNote) -> Facts:
         """What a decision about the note at ``rel`` needs to know (reads only the store)."""
