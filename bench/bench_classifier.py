@@ -448,10 +448,9 @@ def main() -> int:
     )
     rows.append(row("train the corpus model (once per state dir)", [train_s], "s", "cached"))
     big = vaultgen.fresh_copy(work, args.notes, "classifier-rebuild")
-    from vaultbrain.app import App
+    from vaultbrain.brain import Brain
 
-    big_app = App(big)
-    big_store = big_app.store
+    big_store = Brain(big).store
     with big_store.bulk():  # as many filed captures as records: the inbox is learnt too
         for i, (_, summary) in enumerate(
             (c, s)
