@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from vaultbrain.capture.model import Capture, PlannedOp
 from vaultbrain.capture.plan import free_path
 from vaultbrain.classify.result import Classification
+from vaultbrain.errors import VaultbrainError
 from vaultbrain.filing.records import (
     block_link,
     link_to,
@@ -56,7 +57,8 @@ def write(brain: Brain, cap: Capture, result: Classification, confirmed: bool) -
             out.append(dict(op.filed(), held=True))  # written when the person confirms
             continue
         if op.op == "update" and not _update(brain, cap, op, others, related):
-            # The note vanished since the plan was made: file as a new record instead.
+            # The note is gone from the vault (not moved: _update follows a move), so the
+            # thought gets a note of its own, as if the plan had been made after the delete.
             ptype = _type(brain, op)
             op.op, op.record_id = "create", new_id()
             op.path = free_path(brain, ptype, op.title)
@@ -231,7 +233,12 @@ def _update(
     others: list[str],
     related: dict[str, list[str]],
 ) -> bool:
-    """Add the capture to an existing note. False when the note is gone."""
+    """Add the capture to an existing note. False when the note is gone.
+
+    A note renamed or moved since the plan was made (``People/Sarah.md`` → ``People/Sarah
+    Smith.md`` while a burst of captures about her is in flight) is found again by its
+    record (:func:`relocate`) and updated where it is now; ``op.path`` follows it.
+    """
     ptype = _type(brain, op)
     line = log_line(brain, cap, others)
     outcome: dict[str, Any] = {}
@@ -260,7 +267,13 @@ def _update(
 
     edit = brain.vault.edit(op.path, build)
     if outcome.get("gone"):
-        return False
+        moved_to = relocate(brain, op)
+        if moved_to is None:
+            return False
+        op.path = moved_to
+        edit = brain.vault.edit(op.path, build)
+        if outcome.get("gone"):
+            return False
     if outcome.get("deferred"):
         _defer(brain, op, cap, others, related)
         return True
@@ -270,6 +283,49 @@ def _update(
     assert note is not None  # not gone: build saw a note
     store_note(brain, op, note, cap)
     return True
+
+
+def relocate(brain: Brain, op: PlannedOp) -> str | None:
+    """Where the note of ``op``'s record is now that ``op.path`` is gone, or None (deleted).
+
+    First the store (the daemon's sync may have seen the move already), then the vault
+    itself, since a capture in flight can get here before the sync does: a note of the
+    type's folders (its folder first) whose frontmatter ``id`` is the record's, or, for a
+    hand-made note without one, whose content is the record's last known content.
+    """
+    if not op.record_id or not op.collection:
+        return None
+    rec = brain.store.collection(op.collection).get(op.record_id)
+    if rec is None:
+        return None  # tombstoned: the person deleted it, and the sync saw it
+    known = str(rec.get("path") or "")
+    if known and known != op.path and brain.vault.exists(known):
+        return known
+    ptype = _type(brain, op)
+    base = rec.get("base_hash")
+    folders = [ptype.folder] + [
+        f for f in (p.replace("\\", "/").strip("/") for p in ptype.path_prefixes) if f
+    ]
+    seen: set[str] = {op.path}
+    for folder in folders:
+        try:
+            found = list(brain.vault.iter_notes(folder))
+        except (OSError, VaultbrainError):
+            continue
+        for rel, entry in found:
+            if rel in seen or not rel.lower().endswith(".md"):
+                continue
+            seen.add(rel)
+            try:
+                note = brain.vault.read(rel, entry)
+            except (OSError, VaultbrainError):
+                continue
+            if base and note.hash == base:
+                return rel
+            parsed = parse_note(note.text)
+            if parsed.error is None and str(parsed.data.get("id") or "") == op.record_id:
+                return rel
+    return None
 
 
 def _defer(
