@@ -77,6 +77,7 @@ class Collection:
             if self._index is None:
                 self._index = {}
                 self._index_stamp = self._stamp()
+                damaged = False
                 try:
                     doc = json.loads(self._index_path.read_text("utf-8"))
                     if doc.get("schema_version", 1) > SCHEMA_VERSION:
@@ -87,10 +88,38 @@ class Collection:
                 except FileNotFoundError:
                     pass
                 except (ValueError, AttributeError):
-                    self._index = self._rebuild()
+                    damaged = True
                 self._log_pos, self._log_ino, self._log_lines = 0, None, 0
+                self._tail()
+                if damaged or self._unindexed():  # index files emptied, cut or deleted
+                    self._repair()
+                return self._index
             self._tail()
             return self._index
+
+    def _unindexed(self) -> bool:
+        """Whether a record file exists that the index does not name (checked on each full
+        load: the index files truncated or deleted under a running process)."""
+        assert self._index is not None
+        try:
+            names = os.listdir(self.dir)
+        except OSError:
+            return False
+        return any(
+            "." not in n and n not in self._index and (self.dir / n / "index.json").is_file()
+            for n in names
+        )
+
+    def _repair(self) -> None:
+        """The index rebuilt from the record files (the truth); what the log holds now is
+        older than them and skipped. Written back by the next :meth:`put` (under the lock)."""
+        self._index = self._rebuild()
+        try:
+            st = os.stat(self._log_path)
+            self._log_pos, self._log_ino = st.st_size, st.st_ino
+        except FileNotFoundError:
+            self._log_pos, self._log_ino = 0, None
+        self._log_lines = _COMPACT_EVERY  # the next put compacts: index.json made whole
 
     def _stamp(self) -> tuple[int, int, int] | None:
         try:
