@@ -181,6 +181,13 @@ class Brain:
             self._notes = NoteSync(self)
         return self._notes
 
+    def forget_state(self) -> None:
+        """The state dir was deleted under this process: drop what was learnt from it (the
+        record index, the notes cache, the inbox lines' views) so it is learnt again."""
+        with self._refresh_lock:
+            self._index, self._notes = None, None
+            self.line_views.clear()
+
     def graph(self) -> GraphIndex:
         """The graph index (FTS5, names, typed links), opened on first use (vaultbrain.graph)."""
         from vaultbrain.graph import open_graph

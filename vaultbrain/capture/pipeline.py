@@ -94,6 +94,7 @@ def file_capture(brain: Brain, journal: Journal, cap: Capture) -> Capture:
     result = Classification.from_dict(cap.classification)
     band = band_of(brain, result, cap)
     with brain.filing_lock, brain.store.locked():
+        journal.check_state()  # a plan against a store deleted under us would split records
         fresh = journal.require(cap.id)
         if fresh.status is not CaptureStatus.PENDING:
             return fresh

@@ -13,6 +13,7 @@ out of the notes it updated (a dismissal).
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.model import Capture, PlannedOp
@@ -279,8 +280,11 @@ def _update(
         return True
     if outcome.get("warning"):
         cap.warnings.append(outcome["warning"])
-    note = brain.vault.read(op.path) if edit.written else edit.before
+    note = edit.before
     assert note is not None  # not gone: build saw a note
+    if edit.written and edit.text is not None and edit.hash is not None:
+        # What was just written, not a second read: the note may be renamed in between.
+        note = dataclasses.replace(note, text=edit.text, hash=edit.hash)
     store_note(brain, op, note, cap)
     return True
 

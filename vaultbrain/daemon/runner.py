@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.classify import retry_delay
-from vaultbrain.capture.journal import Journal
+from vaultbrain.capture.journal import Journal, state_lost, trust_state
 from vaultbrain.capture.lines import reconcile_inbox
 from vaultbrain.capture.pipeline import process
 from vaultbrain.daemon.lock import DaemonLock
@@ -110,6 +110,7 @@ class Daemon:
                 watcher.start()
             started = time.perf_counter()
             report = self.sync.scan()
+            trust_state(self.app.state_dir)  # its loss from here on is noticed (_check_state)
             self._log_report("startup scan", report)
             # Ready: watching, and the vault and the store in step. What can wait a moment
             # does: the temp files a killed write left (ignored by everything meanwhile), and
@@ -214,6 +215,7 @@ class Daemon:
         if now - self._refreshed >= REFRESH_EVERY:
             self.app.refresh()  # `settings set`, a pack switch, another process's records
             self._refreshed = now
+        self._check_state()
         self._reap_workers()
         self._sync_settled(now)
         self._maybe_inbox_pass(now)
@@ -226,6 +228,26 @@ class Daemon:
             self.sync.save_cache()
             last_save = now
         return last_save
+
+    def _check_state(self) -> None:
+        """A state dir deleted while running: filing stops (workers wait on the filing lock,
+        and a plan refuses a store it does not trust), the store is rebuilt from the notes,
+        then filing goes on; the inbox pass rebuilds the captures from their lines."""
+        if not state_lost(self.app.state_dir):
+            return
+        log.warning(
+            "the state dir %s was deleted while running: filing waits while the store is "
+            "rebuilt from the vault",
+            self.app.state_dir,
+        )
+        with self.app.filing_lock:
+            self.app.forget_state()
+            self.sync = self.app.notes()
+            report = self.sync.scan()
+            trust_state(self.app.state_dir)
+        self._log_report("rebuilt from the vault", report)
+        self._inbox_dirty = True  # every waiting line is journaled again, and filed
+        self._due_version = None
 
     # -- events --------------------------------------------------------------------------
     def _drain(self, watcher: VaultWatcher, timeout: float) -> None:
@@ -354,7 +376,12 @@ class Daemon:
         try:
             cap = process(self.app, cid, rewrite_line=False)
         except VaultbrainError as exc:
-            log.warning("capture %s: %s", cid, exc)
+            if self.app.store.inbox.summary(cid, include_deleted=True) is None:
+                # Its record went with a deleted state dir: the inbox pass journals its
+                # waiting line again (under the same id) once the store is rebuilt.
+                log.info("capture %s: its record is gone with the state dir; taken again", cid)
+            else:
+                log.warning("capture %s: %s", cid, exc)
             return None
         except Exception:
             log.exception("capture %s failed", cid)
