@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from vaultbrain.capture.model import Capture, CaptureStatus
 from vaultbrain.errors import UserError, VaultbrainError
 from vaultbrain.filing.records import new_id
+from vaultbrain.machine import still_filer
 from vaultbrain.procs import pid_alive
 from vaultbrain.vault import content_hash
 from vaultbrain.vault.files import atomic_write_file
@@ -35,6 +36,10 @@ class StateLost(VaultbrainError):
     """The state dir was deleted while this process ran: nothing is filed until the store
     is rebuilt from the vault (a plan made against an empty store would file known people
     and projects as new notes)."""
+
+
+class NotFiler(VaultbrainError):
+    """Another machine took the filer role: this one files nothing more."""
 
 
 def trust_state(state_dir: Path) -> None:
@@ -77,13 +82,19 @@ class Journal:
         record = self.store.inbox.get(capture_id)
         return Capture.from_record(record) if record is not None else None
 
-    def check_state(self) -> None:
-        """Raise :class:`StateLost` if the state dir was deleted under this process."""
-        if state_lost(self.brain.state_dir):
+    def check_may_file(self) -> None:
+        """Raise unless this process may plan and write a capture's notes now: not when its
+        state dir was deleted under it (:class:`StateLost`), nor when this machine is no
+        longer the filer (:class:`NotFiler`; the capture stays pending, its line waiting,
+        and the filer takes it). Called under the store's lock, just before the plan."""
+        brain = self.brain
+        if state_lost(brain.state_dir):
             raise StateLost(
-                f"the state dir {self.brain.state_dir} was deleted while running: "
+                f"the state dir {brain.state_dir} was deleted while running: "
                 "filing waits until the store is rebuilt from the vault"
             )
+        if not still_filer(brain.vault, brain.state_dir):
+            raise NotFiler("this machine is no longer the filer; the filer files the line")
 
     def require(self, capture_id: str) -> Capture:
         cap = self.get(capture_id)

@@ -144,6 +144,7 @@ def reconcile_inbox(
     replacements: dict[int, str] = {}
     forms: dict[str, tuple[str, bool]] = {}
     new: list[tuple[str, str]] = []
+    adopted: set[str] = set()
     seen: set[str] = set()
     summaries = brain.store.inbox.snapshot() if any(line.block_id for line in lines) else {}
     ticked = [
@@ -176,9 +177,12 @@ def reconcile_inbox(
                 rebuilt = _rebuild(brain, journal, cid, words, shown, line.checked, rel)
                 if rebuilt is None:
                     new.append((cid, words))
+                    adopted.add(cid)  # anchored elsewhere: maybe filed there already
                     suffix, done = WAITING, False
                 else:
                     suffix, done = rebuilt
+            elif _finished_elsewhere(view, shown):
+                suffix, done = _follow_line(brain, journal, cid, shown, line.checked)
             else:
                 suffix, done = view["form"]
             new_raw = render_taken_line(line, words, suffix, cid, done, remark)
@@ -226,7 +230,7 @@ def reconcile_inbox(
             return result
         result.rewritten = len(replacements)
     for cid, words in new:
-        journal.open(cid, words, "inbox", rel)
+        journal.open(cid, words, "inbox", rel, extra={"adopted": True} if cid in adopted else {})
         result.new.append(cid)
     _remember_forms(brain, forms)
     return result
@@ -282,6 +286,64 @@ def _recent_lost(brain: Brain, rel: str, present: set[str]) -> dict[str, list[st
     return out
 
 
+def _finished_elsewhere(view: dict[str, Any], shown: str | None) -> bool:
+    """Our capture is still pending, but its line shows what it became, in a form this
+    machine never wrote: another machine filed it while it held the filer role."""
+    return (
+        view["form"][0].startswith("⏳")
+        and shown is not None
+        and shown.startswith("→ ")
+        and shown != view["line_suffix"]
+    )
+
+
+def _follow_line(
+    brain: Brain, journal: Journal, cid: str, shown: str, checked: bool
+) -> tuple[str, bool]:
+    """The line is the truth: our pending capture becomes what its line says, and is never
+    filed again here (the form shown stays as it is)."""
+    status, destinations = _what_line_says(brain, shown)
+
+    def follow(c: Capture) -> bool | None:
+        if c.status is not CaptureStatus.PENDING:
+            return False
+        c.status, c.destinations = status, destinations
+        c.line_suffix, c.line_done, c.lease = shown, checked, None
+        c.extra["rebuilt_from_line"] = True
+        return None
+
+    journal.advance(cid, follow)
+    return shown, checked
+
+
+def _what_line_says(brain: Brain, suffix: str) -> tuple[CaptureStatus, list[dict[str, Any]]]:
+    """A capture's status and destinations, from our suffix on its line (``→ …``)."""
+    body = suffix[len("→ ") :]
+    destinations: list[dict[str, Any]] = []
+    if body == "filed":
+        return CaptureStatus.FILED, destinations
+    if body == "dismissed":
+        return CaptureStatus.DISMISSED, destinations
+    if body.startswith("needs review in "):
+        return CaptureStatus.NEEDS_REVIEW, destinations
+    status = CaptureStatus.SUGGESTED if "(suggested" in body else CaptureStatus.FILED
+    for target, shown in _WIKILINK.findall(body.split(" (suggested")[0]):
+        path = target if target.lower().endswith(".md") else f"{target}.md"
+        dest: dict[str, Any] = {
+            "type": "",
+            "title": shown or target.rsplit("/", 1)[-1],
+            "path": path,
+            "record_id": "",
+            "op": "update",
+        }
+        hit = brain.records().by_path(path)
+        if hit is not None:
+            dest["type"] = str(hit[1].get("type") or "")
+            dest["record_id"] = str(hit[1].get("id") or "")
+        destinations.append(dest)
+    return status, destinations
+
+
 def _rebuild(
     brain: Brain,
     journal: Journal,
@@ -296,30 +358,7 @@ def _rebuild(
     still waiting (it is journaled as pending and filed by this machine)."""
     if suffix is None or suffix.startswith("⏳"):
         return None
-    body = suffix[len("→ ") :]
-    destinations: list[dict[str, Any]] = []
-    if body == "filed":
-        status = CaptureStatus.FILED
-    elif body == "dismissed":
-        status = CaptureStatus.DISMISSED
-    elif body.startswith("needs review in "):
-        status = CaptureStatus.NEEDS_REVIEW
-    else:
-        status = CaptureStatus.SUGGESTED if "(suggested" in body else CaptureStatus.FILED
-        for target, shown in _WIKILINK.findall(body.split(" (suggested")[0]):
-            path = target if target.lower().endswith(".md") else f"{target}.md"
-            dest: dict[str, Any] = {
-                "type": "",
-                "title": shown or target.rsplit("/", 1)[-1],
-                "path": path,
-                "record_id": "",
-                "op": "update",
-            }
-            hit = brain.records().by_path(path)
-            if hit is not None:
-                dest["type"] = str(hit[1].get("type") or "")
-                dest["record_id"] = str(hit[1].get("id") or "")
-            destinations.append(dest)
+    status, destinations = _what_line_says(brain, suffix)
     journal.rebuild(cid, words, rel, status, destinations, suffix, checked)
     return suffix, checked
 

@@ -14,6 +14,7 @@ out of the notes it updated (a dismissal).
 from __future__ import annotations
 
 import dataclasses
+import time
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.model import Capture, PlannedOp
@@ -41,7 +42,16 @@ CREATE_ATTEMPTS = 5
 
 
 def write(brain: Brain, cap: Capture, result: Classification, confirmed: bool) -> list[dict]:
-    """Write every op of the capture's plan; returns what each became (its destinations)."""
+    """Write every op of the capture's plan; returns what each became (its destinations).
+
+    A capture this machine took over from a waiting line it did not anchor (the filer role
+    moved, or the state dir was lost) may have been filed by the machine that anchored it:
+    notes that already hold its id are what it became, and nothing is written.
+    """
+    if cap.extra.get("adopted"):
+        found = filed_in(brain, cap.id)
+        if found:
+            return found
     ops = cap.plan or []
     links = [link_to(op.path, op.title) for op in ops]
     out = []
@@ -223,6 +233,12 @@ def _create(
             vault.create(op.path, text)
             break
         except FileExistsError:
+            there = vault.try_read(op.path)
+            if there is not None and f"^vb-{cap.id}" in there.text:
+                # Made for this very capture a moment ago (another machine, as the filer
+                # role moved): the thought is filed there, never in a second note.
+                store_note(brain, op, there, cap)
+                return
             op.path = free_path(brain, ptype, op.title)
     store_note(brain, op, vault.read(op.path), cap)
 
@@ -287,6 +303,48 @@ def _update(
         note = dataclasses.replace(note, text=edit.text, hash=edit.hash)
     store_note(brain, op, note, cap)
     return True
+
+
+ADOPTED_WINDOW = 24 * 3600.0  # how far back a note another machine wrote is looked at
+
+
+def filed_in(brain: Brain, capture_id: str) -> list[dict[str, Any]]:
+    """The destinations of a capture that notes already hold (written by another machine
+    before the filer role moved): each note of a pack type changed within ADOPTED_WINDOW
+    whose text names ``^vb-<id>``. Reads only recently changed notes."""
+    marker = f"^vb-{capture_id}"
+    cutoff = time.time() - ADOPTED_WINDOW
+    out: list[dict[str, Any]] = []
+    for rel, entry in brain.vault.iter_notes():
+        if rel == brain.inbox_rel:
+            continue
+        ptype = brain.pack.type_for_path(rel)
+        try:
+            if ptype is None or entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                continue
+            note = brain.vault.read(rel, entry)
+        except (OSError, VaultbrainError):
+            continue
+        if marker not in note.text:
+            continue
+        parsed = parse_note(note.text)
+        data = parsed.data if parsed.error is None else {}
+        created = f"#{marker}" in str(data.get("source") or "")
+        rid = str(data.get("id") or "")
+        hit = brain.records().by_path(rel)
+        if not rid and hit is not None:
+            rid = str(hit[1].get("id") or "")
+        title = str(data.get(ptype.title_key) or rel.rsplit("/", 1)[-1][:-3])
+        out.append(
+            {
+                "type": ptype.name,
+                "title": title,
+                "path": rel,
+                "record_id": rid,
+                "op": "create" if created else "update",
+            }
+        )
+    return out
 
 
 def relocate(brain: Brain, op: PlannedOp) -> str | None:

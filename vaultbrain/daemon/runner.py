@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.classify import retry_delay
-from vaultbrain.capture.journal import Journal, state_lost, trust_state
+from vaultbrain.capture.journal import Journal, NotFiler, state_lost, trust_state
 from vaultbrain.capture.lines import reconcile_inbox
 from vaultbrain.capture.pipeline import process
 from vaultbrain.daemon.lock import DaemonLock
@@ -244,6 +244,7 @@ class Daemon:
             self.app.forget_state()
             self.sync = self.app.notes()
             report = self.sync.scan()
+            self.filer.is_filer()  # the machine id written back before filing goes on
             trust_state(self.app.state_dir)
         self._log_report("rebuilt from the vault", report)
         self._inbox_dirty = True  # every waiting line is journaled again, and filed
@@ -375,6 +376,9 @@ class Daemon:
     def _work(self, cid: str) -> Any:
         try:
             cap = process(self.app, cid, rewrite_line=False)
+        except NotFiler as exc:
+            log.info("capture %s: %s", cid, exc)  # the filer role moved a moment ago
+            return None
         except VaultbrainError as exc:
             if self.app.store.inbox.summary(cid, include_deleted=True) is None:
                 # Its record went with a deleted state dir: the inbox pass journals its
