@@ -34,6 +34,14 @@ _MISSING_SAID: dict[int, str] = {}  # brain -> "seen:<inbox>", or the inbox said
 # ordinal among identical lines, it is never filed a second time. Older than this, the same
 # words typed again are a new thought (people write "call mom" every week).
 RECENT_CAPTURE = timedelta(hours=2)
+# ...unless its line has been gone longer than a sync tool takes to deliver a late copy and
+# the capture is finished: then the person deleted the line, and the same words typed again
+# ("drink water" every hour) are a new thought. A late copy or an undo removes the id'd line
+# in the same change that brings back the bare one, so it is matched within this time.
+LINE_GONE_GRACE = timedelta(minutes=10)
+# (inbox note) -> the ids its lines carried at this process's last pass: a capture whose id
+# disappears from one pass to the next has its line's disappearance stamped (line_gone_at).
+_PRESENT: dict[tuple[int, str], set[str]] = {}
 # (state dir, capture id) -> (created, inbox note, text hash): what _recent_lost reads.
 _CAPTURE_KEYS: dict[tuple[str, str], tuple[str, Any, Any]] = {}
 _WIKILINK = re.compile(r"\[\[([^\[\]|\n]*)(?:\|([^\[\]\n]*))?\]\]")
@@ -161,7 +169,10 @@ def reconcile_inbox(
         return again
     held = held_lines(brain) if any(not line.block_id for line in lines) else {}
     present = {line.block_id for line in lines if line.block_id}
+    before = _PRESENT.get((id(brain), rel))
+    vanished = before - present if before is not None else set()
     lost = _recent_lost(brain, rel, present) if len(present) < len(lines) else {}
+    back: set[str] = set()  # lines an undo or a late copy brought back: no longer gone
     for line in lines:
         if line.block_id:
             cid = line.block_id
@@ -192,9 +203,14 @@ def reconcile_inbox(
             continue
         words, shown, remark = _unanchored_parts(line.text)
         candidates = lost.get(content_hash(words))
+        if candidates and shown is None:
+            # Bare words (no suffix of ours): the person typing them again after deleting
+            # the line a while ago is a new thought, not the old capture coming back.
+            candidates[:] = [c for c in candidates if c in vanished or not _long_gone(brain, c)]
         if candidates:
             cid = candidates.pop(0)  # the ordinal: identical lines in the order they were taken
             seen.add(cid)
+            back.add(cid)
             view = _line_view(brain, cid, summaries.get(cid) or brain.store.inbox.summary(cid))
             suffix, done = view["form"] if view is not None else (WAITING, False)
             replacements[line.number] = render_taken_line(line, words, suffix, cid, done, remark)
@@ -229,6 +245,8 @@ def reconcile_inbox(
             result.conflict = True
             return result
         result.rewritten = len(replacements)
+    _PRESENT[(id(brain), rel)] = present | back | {cid for cid, _ in new}
+    _stamp_gone(brain, vanished - back, back)
     for cid, words in new:
         journal.open(cid, words, "inbox", rel, extra={"adopted": True} if cid in adopted else {})
         result.new.append(cid)
@@ -256,6 +274,31 @@ def _unanchored_parts(text: str) -> tuple[str, str | None, str]:
     if suffix is None or (suffix.startswith("→ [[") and "(suggested" not in suffix):
         return text, None, ""
     return words, suffix, remark
+
+
+def _stamp_gone(brain: Brain, gone: set[str], back: set[str]) -> None:
+    """When a capture's line went missing (``line_gone_at``), or that it is back."""
+    if not gone and not back:
+        return
+    now = brain.now().isoformat()
+    with brain.store.locked():
+        for cid in gone | back:
+            rec = brain.store.inbox.get(cid)
+            if rec is None or (cid in back and "line_gone_at" not in rec):
+                continue
+            if cid in back:
+                del rec["line_gone_at"]
+            else:
+                rec["line_gone_at"] = now
+            brain.store.inbox.put(rec, durable=False)  # lost with a crash: matched as before
+
+
+def _long_gone(brain: Brain, cid: str) -> bool:
+    """Whether a finished capture's line has been gone longer than LINE_GONE_GRACE."""
+    rec = brain.store.inbox.get(cid)
+    if rec is None or rec.get("status") == CaptureStatus.PENDING or not rec.get("line_gone_at"):
+        return False
+    return str(rec["line_gone_at"]) < (brain.now() - LINE_GONE_GRACE).isoformat()
 
 
 def _recent_lost(brain: Brain, rel: str, present: set[str]) -> dict[str, list[str]]:
