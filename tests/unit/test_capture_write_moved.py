@@ -13,7 +13,7 @@ from support.brains import new_brain
 from vaultbrain.brain import Brain
 from vaultbrain.capture.model import Capture
 from vaultbrain.capture.plan import plan
-from vaultbrain.capture.write import relocate, write
+from vaultbrain.capture.write import relocate, write, write_held
 from vaultbrain.classify.result import Classification, Destination
 
 
@@ -76,3 +76,18 @@ def test_a_deleted_note_is_not_found_and_a_new_one_is_made(brain: Brain) -> None
     done = write(brain, cap, result, confirmed=True)
     assert [(d["op"], d["path"]) for d in done] == [("create", "People/Sarah.md")]
     assert done[0]["record_id"] != "sarah01"
+
+
+def test_a_confirmed_suggestion_writes_into_the_note_where_it_is_now(brain: Brain) -> None:
+    _hand_made(brain, "People/Sarah.md", "type: person\nid: sarah01\nname: Sarah")
+    cap, result = _capture(brain, "abc123", "Sarah")
+    cap.destinations = write(brain, cap, result, confirmed=False)
+    assert cap.destinations[0]["held"] is True  # nothing written until confirmed
+    root = brain.vault.root
+    (root / "People/Sarah.md").rename(root / "People/Sarah Smith.md")
+
+    done = write_held(brain, cap)
+
+    assert [d["path"] for d in done] == ["People/Sarah Smith.md"]
+    assert "^vb-abc123" in (root / "People/Sarah Smith.md").read_text()
+    assert not (root / "People/Sarah.md").exists() and not cap.warnings

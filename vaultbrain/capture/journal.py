@@ -38,8 +38,9 @@ class StateLost(VaultbrainError):
     and projects as new notes)."""
 
 
-class NotFiler(VaultbrainError):
-    """Another machine took the filer role: this one files nothing more."""
+class NotFiler(UserError):
+    """Another machine holds the filer role: this one files nothing (a daemon that lost the
+    role a moment ago leaves its waiting lines to the new filer)."""
 
 
 def trust_state(state_dir: Path) -> None:
@@ -94,7 +95,10 @@ class Journal:
                 "filing waits until the store is rebuilt from the vault"
             )
         if not still_filer(brain.vault, brain.state_dir):
-            raise NotFiler("this machine is no longer the filer; the filer files the line")
+            raise NotFiler(
+                "this machine is not the filer (vaultbrain.yml names another); the filer "
+                "files the line. `vaultbrain filer claim` makes this machine the filer"
+            )
 
     def require(self, capture_id: str) -> Capture:
         cap = self.get(capture_id)

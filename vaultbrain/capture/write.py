@@ -109,7 +109,8 @@ def write_held(brain: Brain, cap: Capture) -> list[dict]:
             continue
         others, related = _context(ops, i)
         if _update(brain, cap, ops[i], others, related):
-            out.append({k: v for k, v in d.items() if k != "held"})
+            # The note may have moved since the suggestion was made: where it is now.
+            out.append({**{k: v for k, v in d.items() if k != "held"}, "path": ops[i].path})
         else:
             cap.warnings.append(f"{d['path']} is gone; the suggestion was not added to it")
     return out
