@@ -122,3 +122,10 @@ def test_our_suffix_on_the_words_is_the_old_capture_however_late(
         fh.write(f"- [ ] {WORDS} {suffix}\n")
     daemon_pass(brain)
     assert ids(brain) == [old]
+
+
+def test_every_line_cleared_then_one_typed_again_later(brain: Brain, clock: Clock) -> None:
+    old = filed_then_deleted(brain)  # the inbox holds no anchored line at all now
+    assert "^vb-" not in inbox(brain).read_text("utf-8")
+    clock.advance(LINE_GONE_GRACE * 2)
+    assert typed_again(brain) != old

@@ -154,7 +154,10 @@ def reconcile_inbox(
     new: list[tuple[str, str]] = []
     adopted: set[str] = set()
     seen: set[str] = set()
-    summaries = brain.store.inbox.snapshot() if any(line.block_id for line in lines) else {}
+    present = {line.block_id for line in lines if line.block_id}
+    before = _PRESENT.get((id(brain), rel))
+    vanished = before - present if before is not None else set()
+    summaries = brain.store.inbox.snapshot() if present or vanished else {}
     ticked = [
         line.block_id
         for line in lines
@@ -168,9 +171,6 @@ def reconcile_inbox(
         again.skipped[:0] = result.skipped
         return again
     held = held_lines(brain) if any(not line.block_id for line in lines) else {}
-    present = {line.block_id for line in lines if line.block_id}
-    before = _PRESENT.get((id(brain), rel))
-    vanished = before - present if before is not None else set()
     lost = _recent_lost(brain, rel, present) if len(present) < len(lines) else {}
     back: set[str] = set()  # lines an undo or a late copy brought back: no longer gone
     for line in lines:
@@ -246,7 +246,11 @@ def reconcile_inbox(
             return result
         result.rewritten = len(replacements)
     _PRESENT[(id(brain), rel)] = present | back | {cid for cid, _ in new}
-    _stamp_gone(brain, vanished - back, back)
+    # Only captures recent enough to be matched again are worth the stamp (a person
+    # clearing a thousand old lines at once costs nothing here).
+    recent = (brain.now() - RECENT_CAPTURE).isoformat()
+    gone = {c for c in vanished - back if str(summaries.get(c, {}).get("updated", "")) >= recent}
+    _stamp_gone(brain, gone, back)
     for cid, words in new:
         journal.open(cid, words, "inbox", rel, extra={"adopted": True} if cid in adopted else {})
         result.new.append(cid)
