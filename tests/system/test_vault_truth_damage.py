@@ -82,9 +82,12 @@ def no_copies(vault: Path) -> None:
     assert not copies, copies
 
 
-def first_sarah(vault: Path, daemon, lmstudio: FakeLMStudio):  # type: ignore[no-untyped-def]
-    """A running daemon and People/Sarah.md, made by the first thought about her."""
+def first_sarah(vault: Path, daemon, lmstudio: FakeLMStudio, by_hand: bool = False):  # type: ignore[no-untyped-def]
+    """A running daemon and People/Sarah.md, made by the first thought about her (or by
+    the person beforehand, without an id: known by its path and content)."""
     lmstudio.responder = about_sarah
+    if by_hand:
+        (vault / "People/Sarah.md").write_text("---\nname: Sarah\n---\nMet at the fair.\n")
     d = daemon(vault).start()
     d.wait_ready()
     write_lines(vault, ["Sarah thought number 0"])
@@ -93,10 +96,11 @@ def first_sarah(vault: Path, daemon, lmstudio: FakeLMStudio):  # type: ignore[no
     return d
 
 
+@pytest.mark.parametrize("by_hand", [False, True], ids=["made by a capture", "hand-made"])
 def test_a_note_renamed_during_a_burst_keeps_every_capture(
-    vault: Path, daemon, lmstudio: FakeLMStudio
+    vault: Path, daemon, lmstudio: FakeLMStudio, by_hand: bool
 ) -> None:
-    d = first_sarah(vault, daemon, lmstudio)
+    d = first_sarah(vault, daemon, lmstudio, by_hand)
     lmstudio.delay = 0.15  # captures in flight while the note moves
     write_lines(vault, [f"Sarah thought number {i}" for i in range(1, 21)], pause=0.01)
     wait_for(lambda: len(log_entries(vault / "People/Sarah.md")) >= 4, 30, d.log)
