@@ -187,6 +187,9 @@ class Brain:
         with self._refresh_lock:
             self._index, self._notes = None, None
             self.line_views.clear()
+            graph, self._graph = self._graph, None
+        if graph is not None:
+            graph.close()  # its file went with the folder; the next search builds it again
 
     def graph(self) -> GraphIndex:
         """The graph index (FTS5, names, typed links), opened on first use (vaultbrain.graph)."""
