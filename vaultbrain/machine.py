@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import yaml
 
 from vaultbrain.errors import UserError, VaultbrainError
-from vaultbrain.vault.files import atomic_write_file
+from vaultbrain.vault.atomic import atomic_write_file
 from vaultbrain.vault.statedir import IN_VAULT, in_vault_pinned, vault_id, written_vault_id
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from vaultbrain.errors import UserError
-from vaultbrain.vault.files import atomic_write_file
+from vaultbrain.vault.atomic import atomic_write_file
 
 # A parser turns the text a person typed into the value, or raises ValueError with what was
 # expected, naming the value ("'high' is not a number; expected …"). Settings.set puts the
