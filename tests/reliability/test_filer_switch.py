@@ -62,6 +62,15 @@ def holders(vault: Path) -> dict[str, list[str]]:
     return out
 
 
+def notes(vault: Path) -> dict[str, bytes]:
+    """Every note but the inbox and vaultbrain's own Brain/ views, by path."""
+    return {
+        str(p.relative_to(vault)): p.read_bytes()
+        for p in vault.rglob("*.md")
+        if p.name != "Inbox.md" and "Brain" not in p.parts and ".vaultbrain" not in p.parts
+    }
+
+
 def settled(vault: Path) -> bool:
     text = (vault / "Inbox.md").read_text("utf-8")
     done = [line for line in text.splitlines() if line.startswith("- [x] ") and "^vb-" in line]
@@ -101,13 +110,21 @@ def test_a_claim_mid_burst_files_each_thought_once(
     assert sorted(p.name for p in (vault / "People").glob("*.md")) == ["Sarah.md"]
     assert len(list((vault / "Ideas").glob("*.md"))) == len(IDEAS)
 
-    # Claimed back: the laptop's store still has captures it left pending; the lines say
-    # what they became, and nothing is filed again.
-    before = {p: p.read_bytes() for p in vault.rglob("*.md") if "Brain" not in p.parts}
+    # Claimed back: the laptop's store still has captures it left pending, whose notes the
+    # person has deleted since. Their lines say what they became: nothing is filed again,
+    # and nothing deleted comes back.
+    left = len(re.findall(r"is not the filer", a.output()))
+    assert left, a.output()  # the laptop did leave captures pending when it lost the role
+    for note in (vault / "Ideas").glob("*.md"):
+        note.unlink()
+    time.sleep(1.5)  # both daemons see the deletes
+    before = notes(vault)
     run(vault, "--state-dir", laptop["VAULTBRAIN_STATE_DIR"], "filer", "claim")
     wait_for(lambda: "is the filer" in a.output().rsplit("is an observer", 1)[-1], 20, a.log)
     time.sleep(2.0)
-    after = {p: p.read_bytes() for p in vault.rglob("*.md") if "Brain" not in p.parts}
-    assert after == before
+    assert notes(vault) == before
+    assert not list((vault / "Ideas").glob("*.md"))
+    text = (vault / "Inbox.md").read_text("utf-8")
+    assert "⏳" not in text and len(re.findall(r"\^vb-", text)) == len(lines), text
     assert "Traceback" not in a.output() + b.output()
     assert a.stop() == 0 and b.stop() == 0

@@ -62,6 +62,11 @@ class Daemon:
         self.stop_event = threading.Event()
         self.stats = DaemonStats()
         self._pending_paths: dict[str, float] = {}
+        # Whether this machine filed at the last look (None: not looked yet), and whether
+        # the inbox lines were read since the role came to it by a claim: its captures left
+        # pending may have been filed by the other machine meanwhile (their lines say so).
+        self._was_filer: bool | None = None
+        self._lines_read = True
         self._inbox_changed_at = time.monotonic() - self._inbox_quiet_seconds()
         self._inbox_dirty = True
         self._futures: dict[str, Future[Any]] = {}
@@ -325,6 +330,19 @@ class Daemon:
         self._log_report("rescan", report, quiet=True)
         self._inbox_dirty = True
 
+    def _is_filer(self) -> bool:
+        """This machine's role now. When a claim has just brought the filer role here, the
+        store first catches up with the notes the old filer wrote (a rescan: a note it made
+        a moment ago is a record to update, not a stranger's note to link), and the inbox
+        lines are read before any pending capture is retried (_submit_due)."""
+        filer = self.filer.is_filer()
+        gained = filer and self._was_filer is False
+        self._was_filer = filer
+        if gained:
+            self._rescan()
+            self._lines_read = False
+        return filer
+
     # -- the inbox -----------------------------------------------------------------------
     def _maybe_inbox_pass(self, now: float) -> None:
         quiet = now - self._inbox_changed_at
@@ -344,7 +362,7 @@ class Daemon:
         self._inbox_pass(idle=quiet >= float(self._setting("inbox_idle_seconds")))
 
     def _inbox_pass(self, idle: bool, force: bool = False, take_new: bool = True) -> None:
-        if time.monotonic() < self._inbox_retry_at or not self.filer.is_filer():
+        if time.monotonic() < self._inbox_retry_at or not self._is_filer():
             return  # an observer never takes nor rewrites a line
         started = time.monotonic()
         try:
@@ -362,6 +380,7 @@ class Daemon:
         if result.conflict:
             self._inbox_changed_at = time.monotonic()  # the person is typing: wait again
             return
+        self._lines_read = True
         self._unfinished_line = result.unfinished
         self._inbox_dirty = bool(self._futures) and not idle
         if result.new:
@@ -432,8 +451,15 @@ class Daemon:
         brought up to date only when the inbox store changes (and then only the captures
         whose records changed are read): an idle daemon with a year of captures does no work.
         """
-        if not self.filer.is_filer():
+        if not self._is_filer():
             return  # the filer files; an observer's store only follows the notes
+        if not self._lines_read:
+            # A capture this machine left pending when it lost the role may have been filed
+            # by the filer since: the pass reads its line (the line wins) before any retry.
+            if self._inbox_settled():
+                self._inbox_pass(idle=False, take_new=False)
+            if not self._lines_read:
+                return
         now = time.monotonic()
         inbox = self.app.store.inbox
         version = inbox.version()
@@ -474,7 +500,7 @@ class Daemon:
         self._hooks = load_hooks(self.app)
 
     def _tick_hooks(self, once: bool = False) -> None:
-        if not self.filer.is_filer():
+        if not self._is_filer():
             return  # the review note, digests, exports: the filer's (its store knows)
         for hook in self._hooks:
             try:
@@ -485,7 +511,7 @@ class Daemon:
                 log.exception("%s failed", hook.name)
 
     def _dispatch_note_change(self, rel: str) -> None:
-        if not self.filer.is_filer():
+        if not self._is_filer():
             return
         for hook in self._hooks:
             fn = getattr(hook, "note_changed", None)
