@@ -182,6 +182,16 @@ class Brain:
             self._notes = NoteSync(self)
         return self._notes
 
+    def forget_state(self) -> None:
+        """The state dir was deleted under this process: drop what was learnt from it (the
+        record index, the notes cache, the inbox lines' views) so it is learnt again."""
+        with self._refresh_lock:
+            self._index, self._notes = None, None
+            self.line_views.clear()
+            graph, self._graph = self._graph, None
+        if graph is not None:
+            graph.close()  # its file went with the folder; the next search builds it again
+
     def graph(self) -> GraphIndex:
         """The graph index (FTS5, names, typed links), opened on first use (vaultbrain.graph)."""
         from vaultbrain.graph import open_graph

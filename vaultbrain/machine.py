@@ -238,6 +238,20 @@ def filed_elsewhere(vault: Vault, state_dir: Path) -> str | None:
     return f"this machine is an observer; the filer ({filer}) files the line when it syncs"
 
 
+def still_filer(vault: Vault, state_dir: Path) -> bool:
+    """Whether this state dir's machine may file now: checked just before a capture's notes
+    are planned and written, so a machine that lost the role a moment ago (a `filer claim`
+    elsewhere) files nothing more; its waiting lines are the new filer's. Makes nothing: a
+    machine id that cannot be read (a state dir deleted under the daemon) decides nothing."""
+    try:
+        doc = json.loads((Path(state_dir) / MACHINE_FILE).read_text("utf-8"))
+        mine = str(doc["id"]) if isinstance(doc, dict) else None
+    except (OSError, ValueError, KeyError):
+        mine = None
+    filer = named_filer_or_none(vault)
+    return mine is None or filer is None or filer == mine
+
+
 def state_dir_note(vault: Vault, state_dir: Path) -> str | None:
     """A doctor note for a state dir kept inside the vault from before (it keeps working;
     the per-user state folder is the default for new vaults)."""

@@ -1,10 +1,18 @@
-"""A hypothesis state machine over notes ↔ store sync.
+"""A hypothesis state machine over notes ↔ store sync, and the inbox lines filed into notes.
 
 Random edits on both sides (notes written as an editor writes them; store edits through
 ``vaultbrain.filing.db.update_record``), renames, moves into sub-folders, deletions and
 crashes (the in-memory NoteSync/Brain dropped and rebuilt from disk, sometimes without
-the notes cache, sometimes with a temp file a killed writer left). After each quiet period
-(``NoteSync.scan()``): no edit lost, nothing deleted comes back, store and notes agree.
+the notes cache, sometimes with a temp file a killed writer left). Thoughts written into
+``Inbox.md`` are filed (the heuristic classifier; ideas become notes, the rest goes to
+review) by whichever machine ``vaultbrain.yml`` names the filer. Two steps from issue 15:
+the state dir lost (``rm -rf``: the next quiet period rebuilds it from the vault, and the
+machine, a new one now, claims the filer role as the person would), and a second machine
+(its own state dir on the same vault: it follows the notes as an observer, or claims the
+filer role). After each quiet period (``NoteSync.scan()``, then the filer's inbox pass and
+captures): no edit lost, nothing deleted comes back, every store agrees with the notes,
+and nothing is filed twice (each thought one line, one id, one capture, at most one log
+line per note and one note made for it; no ``(2)`` note).
 
 Every note write moves its mtime on by a second: edits a person makes are that far apart.
 Two writes inside one timestamp tick have their own test at the end.
@@ -13,6 +21,7 @@ Two writes inside one timestamp tick have their own test at the end.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -31,10 +40,14 @@ from hypothesis.stateful import (
 )
 
 from vaultbrain.brain import Brain
+from vaultbrain.capture.journal import Journal
+from vaultbrain.capture.lines import reconcile_inbox
+from vaultbrain.capture.pipeline import process
 from vaultbrain.errors import UserError
 from vaultbrain.filing.db import update_record
 from vaultbrain.filing.setup import init_vault
 from vaultbrain.filing.sync import CACHE_FILE, NoteSync
+from vaultbrain.machine import name_filer, named_filer, this_machine
 from vaultbrain.vault.note import parse_note, update_frontmatter
 
 KINDS = {"person": ("People", "name", "contact"), "idea": ("Ideas", "title", "one_liner")}
@@ -67,6 +80,10 @@ class NotesAndStore(RuleBasedStateMachine):
         self.live: list[Note] = []
         self.deleted: list[tuple[str, str, str]] = []  # (kind, rid, path)
         self.quiet_paths: set[str] = set()  # where records were at the last quiet period
+        self.thoughts: list[str] = []  # lines written into Inbox.md, in order
+        self.other: Brain | None = None  # the second machine, once it has started
+        self.other_sync: NoteSync | None = None
+        self.lost_since_quiet = False
         self.rebuild()
 
     def teardown(self) -> None:
@@ -167,10 +184,70 @@ class NotesAndStore(RuleBasedStateMachine):
             (self.root / "People" / ".vb-tmp-999999-deadbeef0000").write_text("---\nname: X\n")
         self.rebuild()
 
+    @rule(kind=st.sampled_from(["idea", "review"]))
+    def capture_line(self, kind: str) -> None:
+        self.counter += 1
+        if kind == "idea":
+            text = f"Idea: a solar kettle number {self.counter}"
+        else:
+            text = f"Met Ada about the garden number {self.counter}"
+        with open(self.root / "Inbox.md", "a", encoding="utf-8") as fh:
+            fh.write(f"- {text}\n")
+        self.thoughts.append(text)
+
+    @precondition(lambda self: not self.lost_since_quiet)  # one loss at a time is plenty
+    @rule()
+    def lose_state_dir(self) -> None:
+        """``rm -rf`` of the state dir: a new machine on the same vault, with no store."""
+        shutil.rmtree(self.root / ".vaultbrain")
+        self.lost_since_quiet = True
+        self.rebuild()
+        self.app.settings.set("provider", "heuristic")  # this machine's settings went too
+        for note in self.live:
+            note.rid = None  # known again after the next quiet period's rebuild
+
+    @rule(claim=st.booleans())
+    def second_machine(self, claim: bool) -> None:
+        """A second machine (its own state dir) follows the notes; it may claim the filer."""
+        if self.other is None:
+            self.other = Brain(self.root, state_dir=self.tmp / "other-state")
+            self.other.settings.set("provider", "heuristic")
+            self.other_sync = NoteSync(self.other)
+        assert self.other_sync is not None
+        assert not self.other_sync.scan().conflicts
+        if claim:
+            name_filer(self.other.vault, this_machine(self.other.state_dir), only_if_none=False)
+
+    def filer(self) -> tuple[Brain, NoteSync]:
+        """The machine vaultbrain.yml names; a filer nobody runs (its state dir was lost) is
+        replaced by this machine, as the person would with `vaultbrain filer claim`."""
+        named = named_filer(self.app.vault)
+        if self.other is not None and named == this_machine(self.other.state_dir).id:
+            assert self.other_sync is not None
+            return self.other, self.other_sync
+        if named != this_machine(self.app.state_dir).id:
+            name_filer(self.app.vault, this_machine(self.app.state_dir), only_if_none=False)
+        return self.app, self.sync
+
+    def file_inbox(self, app: Brain, sync: NoteSync) -> None:
+        """What the filer's daemon does once the inbox is quiet (``daemon --once``)."""
+        assert not sync.scan().conflicts
+        journal = Journal(app)
+        reconcile_inbox(app, journal, idle=True)
+        for summary in list(app.store.inbox.summaries()):
+            if summary.get("status") == "pending":
+                process(app, summary["id"], rewrite_line=False)
+        reconcile_inbox(app, journal, idle=True, take_new=False)
+
     @rule()
     def quiet(self) -> None:
         report = self.sync.scan()
         assert not report.conflicts, report.to_dict()
+        filer, filer_sync = self.filer()
+        self.file_inbox(filer, filer_sync)
+        assert not self.sync.scan().conflicts  # the notes the filer made, on this machine
+        self.take_in_filed_notes()
+        self.lost_since_quiet = False
         for note in self.live:
             data = parse_note((self.root / note.path).read_text("utf-8")).data
             # A hand-made note carries no id: the store knows it by its path.
@@ -178,6 +255,21 @@ class NotesAndStore(RuleBasedStateMachine):
             note.moved_since_quiet = False
         self.quiet_paths = {n.path for n in self.live}
         self.check_agreement()
+        self.check_filed_once(filer)
+        if self.other is not None:
+            assert self.other_sync is not None
+            assert not self.other_sync.scan().conflicts
+            self.check_follows(self.other)
+
+    def take_in_filed_notes(self) -> None:
+        """Notes the captures made are the person's from now on: edited, moved, deleted."""
+        known = {n.path for n in self.live}
+        for kind, (folder, _title_key, field) in KINDS.items():
+            for path in sorted((self.root / folder).glob("*.md")):
+                rel = f"{folder}/{path.name}"
+                if rel not in known:
+                    value = parse_note(path.read_text("utf-8")).data.get(field)
+                    self.live.append(Note(kind, rel, value))
 
     def record_at(self, note: Note) -> str:
         col = self.app.store.collection("people" if note.kind == "person" else "ideas")
@@ -209,6 +301,46 @@ class NotesAndStore(RuleBasedStateMachine):
             ids = {s["id"] for s in store.collection(col_name).summaries()}
             want = {n.rid for n in self.live if (n.kind == "person") == (col_name == "people")}
             assert ids == want, (col_name, ids ^ want)
+
+    def check_follows(self, app: Brain) -> None:
+        """A second machine's store, after its scan: a record at each live note's path with
+        the note's value (its own ids for notes that carry none), nothing more."""
+        for col_name in ("people", "ideas"):
+            by_path = {s["path"]: s["id"] for s in app.store.collection(col_name).summaries()}
+            want = [n for n in self.live if (n.kind == "person") == (col_name == "people")]
+            assert sorted(by_path) == sorted(n.path for n in want), (col_name, by_path)
+            for note in want:
+                rec = app.store.collection(col_name).get(by_path[note.path])
+                assert rec is not None
+                field = KINDS[note.kind][2]
+                assert rec["fields"].get(field) == note.value, (note.path, "second machine")
+
+    def check_filed_once(self, filer: Brain) -> None:
+        inbox = (self.root / "Inbox.md").read_text("utf-8").splitlines()
+        ids: list[str] = []
+        for text in self.thoughts:
+            hits = [line for line in inbox if re.search(re.escape(text) + r"(?!\d)", line)]
+            assert len(hits) == 1, (text, hits)
+            found = re.findall(r"\^vb-([a-z0-9]+)", hits[0])
+            assert len(found) == 1 and "⏳" not in hits[0], hits[0]
+            ids += found
+        assert len(set(ids)) == len(ids), "two lines share an id"
+        captures = {s["id"]: s for s in filer.store.inbox.summaries(include_deleted=True)}
+        assert set(ids) <= set(captures), set(ids) - set(captures)
+        assert not [c for c in ids if captures[c].get("status") == "pending"]
+        made: dict[str, int] = {}
+        for path in self.root.rglob("*.md"):
+            rel = path.relative_to(self.root).as_posix()
+            if rel == "Inbox.md" or rel.startswith((".", "Brain/")):
+                continue
+            assert not re.search(r" \(\d+\)\.md$", rel), f"{rel}: a second note of one name"
+            text = path.read_text("utf-8")
+            for cid in re.findall(r"#\^vb-([a-z0-9]+)\|capture", text):
+                assert text.count(f"#^vb-{cid}|capture") == 1, (rel, cid, "logged twice")
+            source = parse_note(text).data.get("source") or ""
+            for cid in re.findall(r"\^vb-([a-z0-9]+)", str(source)):
+                made[cid] = made.get(cid, 0) + 1
+        assert all(n == 1 for n in made.values()), made
 
     @invariant()
     def notes_are_never_broken(self) -> None:

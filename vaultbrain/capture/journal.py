@@ -8,20 +8,64 @@ recorded (another worker, or a run before a crash) leaves it alone.
 from __future__ import annotations
 
 import os
+import secrets
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.model import Capture, CaptureStatus
-from vaultbrain.errors import UserError
+from vaultbrain.errors import UserError, VaultbrainError
 from vaultbrain.filing.records import new_id
+from vaultbrain.machine import still_filer
 from vaultbrain.procs import pid_alive
 from vaultbrain.vault import content_hash
+from vaultbrain.vault.files import atomic_write_file
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
 LEASE_SECONDS = 300.0
+# The token the daemon wrote into its state dir when it last knew the store whole: a state
+# dir deleted while running (and made again by the next write) has none, or another one.
+STATE_TOKEN = "store.token"
+_KNOWN_STATE: dict[str, str] = {}
+
+
+class StateLost(VaultbrainError):
+    """The state dir was deleted while this process ran: nothing is filed until the store
+    is rebuilt from the vault (a plan made against an empty store would file known people
+    and projects as new notes)."""
+
+
+class NotFiler(UserError):
+    """Another machine holds the filer role: this one files nothing (a daemon that lost the
+    role a moment ago leaves its waiting lines to the new filer)."""
+
+
+def trust_state(state_dir: Path) -> None:
+    """The store in ``state_dir`` is whole as of now (the daemon's startup scan, or the
+    rebuild after a loss): from here on, :func:`state_lost` notices if it is replaced."""
+    token = secrets.token_hex(8)
+    try:
+        atomic_write_file(Path(state_dir) / STATE_TOKEN, token + "\n")
+    except (OSError, VaultbrainError):
+        _KNOWN_STATE.pop(str(state_dir), None)  # a full disk: nothing to compare with
+        return
+    _KNOWN_STATE[str(state_dir)] = token
+
+
+def state_lost(state_dir: Path) -> bool:
+    """Whether the state dir trusted by :func:`trust_state` was deleted (or replaced) since.
+    Never true in a process that trusted none (a CLI command works on what it finds).
+    An inode would not do: a folder made again at once often gets the same one."""
+    known = _KNOWN_STATE.get(str(state_dir))
+    if known is None:
+        return False
+    try:
+        return (Path(state_dir) / STATE_TOKEN).read_text("utf-8").strip() != known
+    except OSError:
+        return True
 
 
 class Journal:
@@ -38,6 +82,23 @@ class Journal:
     def get(self, capture_id: str) -> Capture | None:
         record = self.store.inbox.get(capture_id)
         return Capture.from_record(record) if record is not None else None
+
+    def check_may_file(self) -> None:
+        """Raise unless this process may plan and write a capture's notes now: not when its
+        state dir was deleted under it (:class:`StateLost`), nor when this machine is no
+        longer the filer (:class:`NotFiler`; the capture stays pending, its line waiting,
+        and the filer takes it). Called under the store's lock, just before the plan."""
+        brain = self.brain
+        if state_lost(brain.state_dir):
+            raise StateLost(
+                f"the state dir {brain.state_dir} was deleted while running: "
+                "filing waits until the store is rebuilt from the vault"
+            )
+        if not still_filer(brain.vault, brain.state_dir):
+            raise NotFiler(
+                "this machine is not the filer (vaultbrain.yml names another); the filer "
+                "files the line. `vaultbrain filer claim` makes this machine the filer"
+            )
 
     def require(self, capture_id: str) -> Capture:
         cap = self.get(capture_id)

@@ -34,6 +34,14 @@ _MISSING_SAID: dict[int, str] = {}  # brain -> "seen:<inbox>", or the inbox said
 # ordinal among identical lines, it is never filed a second time. Older than this, the same
 # words typed again are a new thought (people write "call mom" every week).
 RECENT_CAPTURE = timedelta(hours=2)
+# ...unless its line has been gone longer than a sync tool takes to deliver a late copy and
+# the capture is finished: then the person deleted the line, and the same words typed again
+# ("drink water" every hour) are a new thought. A late copy or an undo removes the id'd line
+# in the same change that brings back the bare one, so it is matched within this time.
+LINE_GONE_GRACE = timedelta(minutes=10)
+# (inbox note) -> the ids its lines carried at this process's last pass: a capture whose id
+# disappears from one pass to the next has its line's disappearance stamped (line_gone_at).
+_PRESENT: dict[tuple[int, str], set[str]] = {}
 # (state dir, capture id) -> (created, inbox note, text hash): what _recent_lost reads.
 _CAPTURE_KEYS: dict[tuple[str, str], tuple[str, Any, Any]] = {}
 _WIKILINK = re.compile(r"\[\[([^\[\]|\n]*)(?:\|([^\[\]\n]*))?\]\]")
@@ -144,8 +152,12 @@ def reconcile_inbox(
     replacements: dict[int, str] = {}
     forms: dict[str, tuple[str, bool]] = {}
     new: list[tuple[str, str]] = []
+    adopted: set[str] = set()
     seen: set[str] = set()
-    summaries = brain.store.inbox.snapshot() if any(line.block_id for line in lines) else {}
+    present = {line.block_id for line in lines if line.block_id}
+    before = _PRESENT.get((id(brain), rel))
+    vanished = before - present if before is not None else set()
+    summaries = brain.store.inbox.snapshot() if present or vanished else {}
     ticked = [
         line.block_id
         for line in lines
@@ -159,8 +171,8 @@ def reconcile_inbox(
         again.skipped[:0] = result.skipped
         return again
     held = held_lines(brain) if any(not line.block_id for line in lines) else {}
-    present = {line.block_id for line in lines if line.block_id}
     lost = _recent_lost(brain, rel, present) if len(present) < len(lines) else {}
+    back: set[str] = set()  # lines an undo or a late copy brought back: no longer gone
     for line in lines:
         if line.block_id:
             cid = line.block_id
@@ -176,9 +188,12 @@ def reconcile_inbox(
                 rebuilt = _rebuild(brain, journal, cid, words, shown, line.checked, rel)
                 if rebuilt is None:
                     new.append((cid, words))
+                    adopted.add(cid)  # anchored elsewhere: maybe filed there already
                     suffix, done = WAITING, False
                 else:
                     suffix, done = rebuilt
+            elif _finished_elsewhere(view, shown):
+                suffix, done = _follow_line(brain, journal, cid, shown, line.checked)
             else:
                 suffix, done = view["form"]
             new_raw = render_taken_line(line, words, suffix, cid, done, remark)
@@ -188,9 +203,14 @@ def reconcile_inbox(
             continue
         words, shown, remark = _unanchored_parts(line.text)
         candidates = lost.get(content_hash(words))
+        if candidates and shown is None:
+            # Bare words (no suffix of ours): the person typing them again after deleting
+            # the line a while ago is a new thought, not the old capture coming back.
+            candidates[:] = [c for c in candidates if c in vanished or not _long_gone(brain, c)]
         if candidates:
             cid = candidates.pop(0)  # the ordinal: identical lines in the order they were taken
             seen.add(cid)
+            back.add(cid)
             view = _line_view(brain, cid, summaries.get(cid) or brain.store.inbox.summary(cid))
             suffix, done = view["form"] if view is not None else (WAITING, False)
             replacements[line.number] = render_taken_line(line, words, suffix, cid, done, remark)
@@ -225,8 +245,14 @@ def reconcile_inbox(
             result.conflict = True
             return result
         result.rewritten = len(replacements)
+    _PRESENT[(id(brain), rel)] = present | back | {cid for cid, _ in new}
+    # Only captures recent enough to be matched again are worth the stamp (a person
+    # clearing a thousand old lines at once costs nothing here).
+    recent = (brain.now() - RECENT_CAPTURE).isoformat()
+    gone = {c for c in vanished - back if str(summaries.get(c, {}).get("updated", "")) >= recent}
+    _stamp_gone(brain, gone, back)
     for cid, words in new:
-        journal.open(cid, words, "inbox", rel)
+        journal.open(cid, words, "inbox", rel, extra={"adopted": True} if cid in adopted else {})
         result.new.append(cid)
     _remember_forms(brain, forms)
     return result
@@ -252,6 +278,31 @@ def _unanchored_parts(text: str) -> tuple[str, str | None, str]:
     if suffix is None or (suffix.startswith("→ [[") and "(suggested" not in suffix):
         return text, None, ""
     return words, suffix, remark
+
+
+def _stamp_gone(brain: Brain, gone: set[str], back: set[str]) -> None:
+    """When a capture's line went missing (``line_gone_at``), or that it is back."""
+    if not gone and not back:
+        return
+    now = brain.now().isoformat()
+    with brain.store.locked():
+        for cid in gone | back:
+            rec = brain.store.inbox.get(cid)
+            if rec is None or (cid in back and "line_gone_at" not in rec):
+                continue
+            if cid in back:
+                del rec["line_gone_at"]
+            else:
+                rec["line_gone_at"] = now
+            brain.store.inbox.put(rec, durable=False)  # lost with a crash: matched as before
+
+
+def _long_gone(brain: Brain, cid: str) -> bool:
+    """Whether a finished capture's line has been gone longer than LINE_GONE_GRACE."""
+    rec = brain.store.inbox.get(cid)
+    if rec is None or rec.get("status") == CaptureStatus.PENDING or not rec.get("line_gone_at"):
+        return False
+    return str(rec["line_gone_at"]) < (brain.now() - LINE_GONE_GRACE).isoformat()
 
 
 def _recent_lost(brain: Brain, rel: str, present: set[str]) -> dict[str, list[str]]:
@@ -282,6 +333,64 @@ def _recent_lost(brain: Brain, rel: str, present: set[str]) -> dict[str, list[st
     return out
 
 
+def _finished_elsewhere(view: dict[str, Any], shown: str | None) -> bool:
+    """Our capture is still pending, but its line shows what it became, in a form this
+    machine never wrote: another machine filed it while it held the filer role."""
+    return (
+        view["form"][0].startswith("⏳")
+        and shown is not None
+        and shown.startswith("→ ")
+        and shown != view["line_suffix"]
+    )
+
+
+def _follow_line(
+    brain: Brain, journal: Journal, cid: str, shown: str, checked: bool
+) -> tuple[str, bool]:
+    """The line is the truth: our pending capture becomes what its line says, and is never
+    filed again here (the form shown stays as it is)."""
+    status, destinations = _what_line_says(brain, shown)
+
+    def follow(c: Capture) -> bool | None:
+        if c.status is not CaptureStatus.PENDING:
+            return False
+        c.status, c.destinations = status, destinations
+        c.line_suffix, c.line_done, c.lease = shown, checked, None
+        c.extra["rebuilt_from_line"] = True
+        return None
+
+    journal.advance(cid, follow)
+    return shown, checked
+
+
+def _what_line_says(brain: Brain, suffix: str) -> tuple[CaptureStatus, list[dict[str, Any]]]:
+    """A capture's status and destinations, from our suffix on its line (``→ …``)."""
+    body = suffix[len("→ ") :]
+    destinations: list[dict[str, Any]] = []
+    if body == "filed":
+        return CaptureStatus.FILED, destinations
+    if body == "dismissed":
+        return CaptureStatus.DISMISSED, destinations
+    if body.startswith("needs review in "):
+        return CaptureStatus.NEEDS_REVIEW, destinations
+    status = CaptureStatus.SUGGESTED if "(suggested" in body else CaptureStatus.FILED
+    for target, shown in _WIKILINK.findall(body.split(" (suggested")[0]):
+        path = target if target.lower().endswith(".md") else f"{target}.md"
+        dest: dict[str, Any] = {
+            "type": "",
+            "title": shown or target.rsplit("/", 1)[-1],
+            "path": path,
+            "record_id": "",
+            "op": "update",
+        }
+        hit = brain.records().by_path(path)
+        if hit is not None:
+            dest["type"] = str(hit[1].get("type") or "")
+            dest["record_id"] = str(hit[1].get("id") or "")
+        destinations.append(dest)
+    return status, destinations
+
+
 def _rebuild(
     brain: Brain,
     journal: Journal,
@@ -296,30 +405,7 @@ def _rebuild(
     still waiting (it is journaled as pending and filed by this machine)."""
     if suffix is None or suffix.startswith("⏳"):
         return None
-    body = suffix[len("→ ") :]
-    destinations: list[dict[str, Any]] = []
-    if body == "filed":
-        status = CaptureStatus.FILED
-    elif body == "dismissed":
-        status = CaptureStatus.DISMISSED
-    elif body.startswith("needs review in "):
-        status = CaptureStatus.NEEDS_REVIEW
-    else:
-        status = CaptureStatus.SUGGESTED if "(suggested" in body else CaptureStatus.FILED
-        for target, shown in _WIKILINK.findall(body.split(" (suggested")[0]):
-            path = target if target.lower().endswith(".md") else f"{target}.md"
-            dest: dict[str, Any] = {
-                "type": "",
-                "title": shown or target.rsplit("/", 1)[-1],
-                "path": path,
-                "record_id": "",
-                "op": "update",
-            }
-            hit = brain.records().by_path(path)
-            if hit is not None:
-                dest["type"] = str(hit[1].get("type") or "")
-                dest["record_id"] = str(hit[1].get("id") or "")
-            destinations.append(dest)
+    status, destinations = _what_line_says(brain, suffix)
     journal.rebuild(cid, words, rel, status, destinations, suffix, checked)
     return suffix, checked
 

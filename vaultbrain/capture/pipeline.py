@@ -94,6 +94,7 @@ def file_capture(brain: Brain, journal: Journal, cap: Capture) -> Capture:
     result = Classification.from_dict(cap.classification)
     band = band_of(brain, result, cap)
     with brain.filing_lock, brain.store.locked():
+        journal.check_may_file()  # a lost state dir, or the filer role moved elsewhere
         fresh = journal.require(cap.id)
         if fresh.status is not CaptureStatus.PENDING:
             return fresh

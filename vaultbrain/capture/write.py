@@ -13,10 +13,13 @@ out of the notes it updated (a dismissal).
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.model import Capture, PlannedOp
 from vaultbrain.classify.result import Classification
+from vaultbrain.errors import VaultbrainError
 from vaultbrain.filing.names import free_path
 from vaultbrain.filing.records import (
     block_link,
@@ -39,7 +42,16 @@ CREATE_ATTEMPTS = 5
 
 
 def write(brain: Brain, cap: Capture, result: Classification, confirmed: bool) -> list[dict]:
-    """Write every op of the capture's plan; returns what each became (its destinations)."""
+    """Write every op of the capture's plan; returns what each became (its destinations).
+
+    A capture this machine took over from a waiting line it did not anchor (the filer role
+    moved, or the state dir was lost) may have been filed by the machine that anchored it:
+    notes that already hold its id are what it became, and nothing is written.
+    """
+    if cap.extra.get("adopted"):
+        found = filed_in(brain, cap.id)
+        if found:
+            return found
     ops = cap.plan or []
     links = [link_to(op.path, op.title) for op in ops]
     out = []
@@ -56,7 +68,8 @@ def write(brain: Brain, cap: Capture, result: Classification, confirmed: bool) -
             out.append(dict(op.filed(), held=True))  # written when the person confirms
             continue
         if op.op == "update" and not _update(brain, cap, op, others, related):
-            # The note vanished since the plan was made: file as a new record instead.
+            # The note is gone from the vault (not moved: _update follows a move), so the
+            # thought gets a note of its own, as if the plan had been made after the delete.
             ptype = _type(brain, op)
             op.op, op.record_id = "create", new_id()
             op.path = free_path(brain, ptype, op.title)
@@ -96,7 +109,8 @@ def write_held(brain: Brain, cap: Capture) -> list[dict]:
             continue
         others, related = _context(ops, i)
         if _update(brain, cap, ops[i], others, related):
-            out.append({k: v for k, v in d.items() if k != "held"})
+            # The note may have moved since the suggestion was made: where it is now.
+            out.append({**{k: v for k, v in d.items() if k != "held"}, "path": ops[i].path})
         else:
             cap.warnings.append(f"{d['path']} is gone; the suggestion was not added to it")
     return out
@@ -220,6 +234,12 @@ def _create(
             vault.create(op.path, text)
             break
         except FileExistsError:
+            there = vault.try_read(op.path)
+            if there is not None and f"^vb-{cap.id}" in there.text:
+                # Made for this very capture a moment ago (another machine, as the filer
+                # role moved): the thought is filed there, never in a second note.
+                store_note(brain, op, there, cap)
+                return
             op.path = free_path(brain, ptype, op.title)
     store_note(brain, op, vault.read(op.path), cap)
 
@@ -231,7 +251,12 @@ def _update(
     others: list[str],
     related: dict[str, list[str]],
 ) -> bool:
-    """Add the capture to an existing note. False when the note is gone."""
+    """Add the capture to an existing note. False when the note is gone.
+
+    A note renamed or moved since the plan was made (``People/Sarah.md`` → ``People/Sarah
+    Smith.md`` while a burst of captures about her is in flight) is found again by its
+    record (:func:`relocate`) and updated where it is now; ``op.path`` follows it.
+    """
     ptype = _type(brain, op)
     line = log_line(brain, cap, others)
     outcome: dict[str, Any] = {}
@@ -260,16 +285,110 @@ def _update(
 
     edit = brain.vault.edit(op.path, build)
     if outcome.get("gone"):
-        return False
+        moved_to = relocate(brain, op)
+        if moved_to is None:
+            return False
+        op.path = moved_to
+        edit = brain.vault.edit(op.path, build)
+        if outcome.get("gone"):
+            return False
     if outcome.get("deferred"):
         _defer(brain, op, cap, others, related)
         return True
     if outcome.get("warning"):
         cap.warnings.append(outcome["warning"])
-    note = brain.vault.read(op.path) if edit.written else edit.before
+    note = edit.before
     assert note is not None  # not gone: build saw a note
+    if edit.written and edit.text is not None and edit.hash is not None:
+        # What was just written, not a second read: the note may be renamed in between.
+        note = dataclasses.replace(note, text=edit.text, hash=edit.hash)
     store_note(brain, op, note, cap)
     return True
+
+
+ADOPTED_WINDOW = 24 * 3600.0  # how far back a note another machine wrote is looked at
+
+
+def filed_in(brain: Brain, capture_id: str) -> list[dict[str, Any]]:
+    """The destinations of a capture that notes already hold (written by another machine
+    before the filer role moved): each note of a pack type changed within ADOPTED_WINDOW
+    whose text names ``^vb-<id>``. Reads only recently changed notes."""
+    marker = f"^vb-{capture_id}"
+    cutoff = time.time() - ADOPTED_WINDOW
+    out: list[dict[str, Any]] = []
+    for rel, entry in brain.vault.iter_notes():
+        if rel == brain.inbox_rel:
+            continue
+        ptype = brain.pack.type_for_path(rel)
+        try:
+            if ptype is None or entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                continue
+            note = brain.vault.read(rel, entry)
+        except (OSError, VaultbrainError):
+            continue
+        if marker not in note.text:
+            continue
+        parsed = parse_note(note.text)
+        data = parsed.data if parsed.error is None else {}
+        created = f"#{marker}" in str(data.get("source") or "")
+        rid = str(data.get("id") or "")
+        hit = brain.records().by_path(rel)
+        if not rid and hit is not None:
+            rid = str(hit[1].get("id") or "")
+        title = str(data.get(ptype.title_key) or rel.rsplit("/", 1)[-1][:-3])
+        out.append(
+            {
+                "type": ptype.name,
+                "title": title,
+                "path": rel,
+                "record_id": rid,
+                "op": "create" if created else "update",
+            }
+        )
+    return out
+
+
+def relocate(brain: Brain, op: PlannedOp) -> str | None:
+    """Where the note of ``op``'s record is now that ``op.path`` is gone, or None (deleted).
+
+    First the store (the daemon's sync may have seen the move already), then the vault
+    itself, since a capture in flight can get here before the sync does: a note of the
+    type's folders (its folder first) whose frontmatter ``id`` is the record's, or, for a
+    hand-made note without one, whose content is the record's last known content.
+    """
+    if not op.record_id or not op.collection:
+        return None
+    rec = brain.store.collection(op.collection).get(op.record_id)
+    if rec is None:
+        return None  # tombstoned: the person deleted it, and the sync saw it
+    known = str(rec.get("path") or "")
+    if known and known != op.path and brain.vault.exists(known):
+        return known
+    ptype = _type(brain, op)
+    base = rec.get("base_hash")
+    folders = [ptype.folder] + [
+        f for f in (p.replace("\\", "/").strip("/") for p in ptype.path_prefixes) if f
+    ]
+    seen: set[str] = {op.path}
+    for folder in folders:
+        try:
+            found = list(brain.vault.iter_notes(folder))
+        except (OSError, VaultbrainError):
+            continue
+        for rel, entry in found:
+            if rel in seen or not rel.lower().endswith(".md"):
+                continue
+            seen.add(rel)
+            try:
+                note = brain.vault.read(rel, entry)
+            except (OSError, VaultbrainError):
+                continue
+            if base and note.hash == base:
+                return rel
+            parsed = parse_note(note.text)
+            if parsed.error is None and str(parsed.data.get("id") or "") == op.record_id:
+                return rel
+    return None
 
 
 def _defer(

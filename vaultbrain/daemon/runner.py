@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.classify import retry_delay
-from vaultbrain.capture.journal import Journal
+from vaultbrain.capture.journal import Journal, NotFiler, state_lost, trust_state
 from vaultbrain.capture.lines import reconcile_inbox
 from vaultbrain.capture.pipeline import process
 from vaultbrain.daemon.lock import DaemonLock
@@ -62,6 +62,11 @@ class Daemon:
         self.stop_event = threading.Event()
         self.stats = DaemonStats()
         self._pending_paths: dict[str, float] = {}
+        # Whether this machine filed at the last look (None: not looked yet), and whether
+        # the inbox lines were read since the role came to it by a claim: its captures left
+        # pending may have been filed by the other machine meanwhile (their lines say so).
+        self._was_filer: bool | None = None
+        self._lines_read = True
         self._inbox_changed_at = time.monotonic() - self._inbox_quiet_seconds()
         self._inbox_dirty = True
         self._futures: dict[str, Future[Any]] = {}
@@ -112,6 +117,7 @@ class Daemon:
                 names.follow(self.app)  # the name index kept by events, not walked per pass
             started = time.perf_counter()
             report = self.sync.scan()
+            trust_state(self.app.state_dir)  # its loss from here on is noticed (_check_state)
             self._log_report("startup scan", report)
             # Ready: watching, and the vault and the store in step. What can wait a moment
             # does: the temp files a killed write left (ignored by everything meanwhile), and
@@ -216,6 +222,7 @@ class Daemon:
         if now - self._refreshed >= REFRESH_EVERY:
             self.app.refresh()  # `settings set`, a pack switch, another process's records
             self._refreshed = now
+        self._check_state()
         self._reap_workers()
         self._sync_settled(now)
         self._maybe_inbox_pass(now)
@@ -228,6 +235,27 @@ class Daemon:
             self.sync.save_cache()
             last_save = now
         return last_save
+
+    def _check_state(self) -> None:
+        """A state dir deleted while running: filing stops (workers wait on the filing lock,
+        and a plan refuses a store it does not trust), the store is rebuilt from the notes,
+        then filing goes on; the inbox pass rebuilds the captures from their lines."""
+        if not state_lost(self.app.state_dir):
+            return
+        log.warning(
+            "the state dir %s was deleted while running: filing waits while the store is "
+            "rebuilt from the vault",
+            self.app.state_dir,
+        )
+        with self.app.filing_lock:
+            self.app.forget_state()
+            self.sync = self.app.notes()
+            report = self.sync.scan()
+            self.filer.is_filer()  # the machine id written back before filing goes on
+            trust_state(self.app.state_dir)
+        self._log_report("rebuilt from the vault", report)
+        self._inbox_dirty = True  # every waiting line is journaled again, and filed
+        self._due_version = None
 
     # -- events --------------------------------------------------------------------------
     def _drain(self, watcher: VaultWatcher, timeout: float) -> None:
@@ -302,6 +330,19 @@ class Daemon:
         self._log_report("rescan", report, quiet=True)
         self._inbox_dirty = True
 
+    def _is_filer(self) -> bool:
+        """This machine's role now. When a claim has just brought the filer role here, the
+        store first catches up with the notes the old filer wrote (a rescan: a note it made
+        a moment ago is a record to update, not a stranger's note to link), and the inbox
+        lines are read before any pending capture is retried (_submit_due)."""
+        filer = self.filer.is_filer()
+        gained = filer and self._was_filer is False
+        self._was_filer = filer
+        if gained:
+            self._rescan()
+            self._lines_read = False
+        return filer
+
     # -- the inbox -----------------------------------------------------------------------
     def _maybe_inbox_pass(self, now: float) -> None:
         quiet = now - self._inbox_changed_at
@@ -321,7 +362,7 @@ class Daemon:
         self._inbox_pass(idle=quiet >= float(self._setting("inbox_idle_seconds")))
 
     def _inbox_pass(self, idle: bool, force: bool = False, take_new: bool = True) -> None:
-        if time.monotonic() < self._inbox_retry_at or not self.filer.is_filer():
+        if time.monotonic() < self._inbox_retry_at or not self._is_filer():
             return  # an observer never takes nor rewrites a line
         started = time.monotonic()
         try:
@@ -339,6 +380,7 @@ class Daemon:
         if result.conflict:
             self._inbox_changed_at = time.monotonic()  # the person is typing: wait again
             return
+        self._lines_read = True
         self._unfinished_line = result.unfinished
         self._inbox_dirty = bool(self._futures) and not idle
         if result.new:
@@ -358,8 +400,16 @@ class Daemon:
     def _work(self, cid: str) -> Any:
         try:
             cap = process(self.app, cid, rewrite_line=False)
+        except NotFiler as exc:
+            log.info("capture %s: %s", cid, exc)  # the filer role moved a moment ago
+            return None
         except VaultbrainError as exc:
-            log.warning("capture %s: %s", cid, exc)
+            if self.app.store.inbox.summary(cid, include_deleted=True) is None:
+                # Its record went with a deleted state dir: the inbox pass journals its
+                # waiting line again (under the same id) once the store is rebuilt.
+                log.info("capture %s: its record is gone with the state dir; taken again", cid)
+            else:
+                log.warning("capture %s: %s", cid, exc)
             return None
         except Exception:
             log.exception("capture %s failed", cid)
@@ -401,8 +451,15 @@ class Daemon:
         brought up to date only when the inbox store changes (and then only the captures
         whose records changed are read): an idle daemon with a year of captures does no work.
         """
-        if not self.filer.is_filer():
+        if not self._is_filer():
             return  # the filer files; an observer's store only follows the notes
+        if not self._lines_read:
+            # A capture this machine left pending when it lost the role may have been filed
+            # by the filer since: the pass reads its line (the line wins) before any retry.
+            if self._inbox_settled():
+                self._inbox_pass(idle=False, take_new=False)
+            if not self._lines_read:
+                return
         now = time.monotonic()
         inbox = self.app.store.inbox
         version = inbox.version()
@@ -443,7 +500,7 @@ class Daemon:
         self._hooks = load_hooks(self.app)
 
     def _tick_hooks(self, once: bool = False) -> None:
-        if not self.filer.is_filer():
+        if not self._is_filer():
             return  # the review note, digests, exports: the filer's (its store knows)
         for hook in self._hooks:
             try:
@@ -454,7 +511,7 @@ class Daemon:
                 log.exception("%s failed", hook.name)
 
     def _dispatch_note_change(self, rel: str) -> None:
-        if not self.filer.is_filer():
+        if not self._is_filer():
             return
         for hook in self._hooks:
             fn = getattr(hook, "note_changed", None)

@@ -106,6 +106,7 @@ class Collection:
                 self._epoch += 1  # read afresh: every entry may have changed
                 self._feed.clear()
                 self._feed_base = 0
+                damaged = False
                 try:
                     doc = json.loads(self._index_path.read_text("utf-8"))
                     if doc.get("schema_version", 1) > SCHEMA_VERSION:
@@ -116,10 +117,13 @@ class Collection:
                 except FileNotFoundError:
                     pass
                 except (ValueError, AttributeError):
-                    self._index = self._rebuild()
+                    damaged = True
                 self._log_pos, self._log_ino, self._log_lines = 0, None, 0
                 self._tail()
                 self._index.update(self._pending)  # ours, not yet appended (bulk mode)
+                if damaged or self._unindexed():  # index files emptied, cut or deleted
+                    self._repair()
+                    self._index.update(self._pending)
                 return self._index
             if self.deferred:
                 now = time.monotonic()
@@ -128,6 +132,37 @@ class Collection:
                 self._tailed_at = now
             self._tail()
             return self._index
+
+    def _unindexed(self) -> bool:
+        """Whether a record file exists that the index does not name (checked on each full
+        load: the index files truncated or deleted under a running process)."""
+        assert self._index is not None
+        try:
+            names = os.listdir(self.dir)
+        except OSError:
+            return False
+        missing = [
+            n
+            for n in names
+            if "." not in n and n not in self._index and (self.dir / n / "index.json").is_file()
+        ]
+        if missing:
+            self._tail()  # a writer between its record file and its log line: not damage
+        return any(n not in self._index for n in missing)
+
+    def _repair(self) -> None:
+        """The index rebuilt from the record files (the truth); what the log holds now is
+        older than them and skipped. Written back by the next :meth:`put` (under the lock)."""
+        self._index = self._rebuild()
+        self._epoch += 1  # read afresh: followers of the change feed look at everything
+        self._feed.clear()
+        self._feed_base = 0
+        try:
+            st = os.stat(self._log_path)
+            self._log_pos, self._log_ino = st.st_size, st.st_ino
+        except FileNotFoundError:
+            self._log_pos, self._log_ino = 0, None
+        self._log_lines = _COMPACT_EVERY  # the next put compacts: index.json made whole
 
     def _stamp(self) -> tuple[int, int, int] | None:
         try:
