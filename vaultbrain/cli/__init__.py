@@ -28,7 +28,7 @@ COMMANDS: dict[str, str] = {
     "capture": "vaultbrain.cli.core:capture_cmd",
     "inbox": "vaultbrain.cli.core:inbox_cmd",
     "db": "vaultbrain.cli.db:db",
-    "settings": "vaultbrain.cli.core:settings_cmd",
+    "settings": "vaultbrain.cli.settings:settings_cmd",
     "doctor": "vaultbrain.cli.doctor:doctor_cmd",
     "filer": "vaultbrain.cli.filer:filer",
     "reindex": "vaultbrain.cli.core:reindex_cmd",

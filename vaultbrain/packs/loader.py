@@ -58,7 +58,7 @@ TIERS: dict[int, str] = {
     1: "--schema-pack",
     2: "VAULTBRAIN_SCHEMA_PACK",
     3: "per-folder setting schema_pack.source.<folder>",
-    4: "vault setting schema_pack",
+    4: "schema_pack in this machine's settings.json (from an earlier version)",
     5: "vaultbrain.yml schema:",
     6: "~/.vaultbrain/config.json schema_pack",
     7: "default",
@@ -550,6 +550,16 @@ def read_vault_yml(vault_root: Path) -> str | None:
     return str(schema).strip() if schema else None
 
 
+def _tier4(settings: Any) -> Any:
+    """The setting schema_pack as this machine's settings.json holds it (tier 4); the
+    vault's, in vaultbrain.yml's ``schema:``, is tier 5 (vaultbrain/settings.py)."""
+    return (
+        settings.legacy("schema_pack")
+        if hasattr(settings, "legacy")
+        else settings.get("schema_pack")
+    )
+
+
 def folder_packs(settings: Any | None) -> list[tuple[str, str]]:
     """(folder, pack name) of every ``schema_pack.source.<folder>`` setting, deepest first."""
     if settings is None or not hasattr(settings, "items"):
@@ -591,7 +601,7 @@ def choose_pack(
         if hit is not None:
             return PackChoice(hit[1], 3, f"setting {FOLDER_KEY_PREFIX}{hit[0]}", folder=hit[0])
     if settings is not None:
-        value = settings.get("schema_pack")
+        value = _tier4(settings)
         if value:
             return PackChoice(str(value).strip(), 4, TIERS[4])
     if vault_root is not None:
@@ -672,7 +682,7 @@ def tier_report(
     env = os.environ if env is None else env
     home = home_dir(env)
     folders = folder_packs(settings)
-    value4 = settings.get("schema_pack") if settings is not None else None
+    value4 = _tier4(settings) if settings is not None else None
     try:
         value5 = read_vault_yml(Path(vault_root)) if vault_root is not None else None
     except PackError as exc:

@@ -132,7 +132,7 @@ def _typer_and_scope(
         typer = pack
         if settings is None:
             try:
-                settings = Settings(vault.state_dir)
+                settings = Settings(vault.state_dir, vault=vault)
             except UserError:
                 settings = None
         identity = pack.identity if isinstance(pack, ResolvedPack) else pack("").identity
