@@ -326,6 +326,7 @@ def _is_vault_key(name: str) -> bool:
 
 _YML_TO_KEY = {k.yml_name: k.name for k in KEYS.values()}
 log = logging.getLogger("vaultbrain.settings")
+_LOGGED: set[str] = set()  # problems already logged by this process
 
 
 class Settings:
@@ -355,7 +356,8 @@ class Settings:
         self._values: dict[str, tuple[Any, str]] = {}
         self._problems: list[str] = []
         self._legacy: list[str] = []
-        self._logged: set[str] = set()
+        self._refused: dict[str, str] = {}
+        self._notes: list[str] = []
         self._loaded = False
         self.reload()
 
@@ -406,6 +408,8 @@ class Settings:
         values: dict[str, tuple[Any, str]] = {}
         problems: list[str] = []
         legacy: list[str] = []
+        refused: dict[str, str] = {}
+        notes: list[str] = []
         if self._yml_error:
             problems.append(f"{self._yml_error}; none of its settings apply until it is fixed")
         for yname, raw in self._yml.items():
@@ -413,10 +417,10 @@ class Settings:
             key = KEYS.get(name)
             if yname in YML_OTHER or (key is None and not name.startswith(_PREFIX_KEYS)):
                 if yname not in YML_OTHER:
-                    problems.append(f"{VAULT_YML}: {yname!r} is not a setting (a typo?); ignored")
+                    notes.append(f"{VAULT_YML}: {yname!r} is not a setting (a typo?); ignored")
                 continue
             if key is not None and key.scope == "machine":
-                problems.append(
+                notes.append(
                     f"{VAULT_YML}: {name} is each machine's own setting, not the vault's; "
                     f"ignored there (`vaultbrain settings set {name} …` on each machine)"
                 )
@@ -425,6 +429,7 @@ class Settings:
                 values[name] = (_checked(name, raw), VAULT_YML)
             except ValueError as exc:
                 problems.append(f"{VAULT_YML}: {name}: {exc}; the default is used")
+                refused[name] = VAULT_YML
         for name, raw in self._json.items():
             if name not in KEYS and not name.startswith(_PREFIX_KEYS):
                 continue
@@ -432,14 +437,22 @@ class Settings:
                 value = _checked(name, raw)
             except ValueError as exc:
                 problems.append(f"{name}: {exc}; the default is used")
+                refused[name] = "state dir"
                 continue
             values[name] = (value, "state dir")
             if _is_vault_key(name):
                 legacy.append(name)
+        if legacy:
+            notes.append(
+                f"{', '.join(legacy)}: vault settings an earlier version kept in this machine's "
+                "state dir; they apply on this machine only (and win over vaultbrain.yml here) "
+                "until `vaultbrain settings migrate` moves them to vaultbrain.yml"
+            )
         self._values, self._problems, self._legacy = values, problems, legacy
+        self._refused, self._notes = refused, notes
         for line in problems:
-            if line not in self._logged:  # once per process: the daemon rereads often
-                self._logged.add(line)
+            if line not in _LOGGED:  # once per process: the daemon rereads often
+                _LOGGED.add(line)
                 log.warning("settings: %s", line)
 
     def problems(self) -> list[str]:
@@ -448,6 +461,12 @@ class Settings:
         log show them."""
         self.reload()
         return list(self._problems)
+
+    def notes(self) -> list[str]:
+        """What works but should change: keys in vaultbrain.yml that are not settings (or
+        are each machine's own), vault keys still in this machine's settings.json."""
+        self.reload()
+        return list(self._notes)
 
     def legacy_keys(self) -> list[str]:
         """Vault keys this machine's settings.json still holds (stored there by an earlier
@@ -490,7 +509,11 @@ class Settings:
         if key is not None and key.env and self.env.get(key.env):
             return f"${key.env}"
         found = self._values.get(name)
-        return found[1] if found is not None else "default"
+        if found is not None:
+            return found[1]
+        if name in self._refused:
+            return f"default (the stored value is refused: {self._refused[name]})"
+        return "default"
 
     def items(self) -> Iterator[tuple[str, Any, str]]:
         """(name, effective value, where it comes from) for every key."""

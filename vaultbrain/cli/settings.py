@@ -61,15 +61,8 @@ def settings_get(obj: Any, key: str | None, as_json: bool, where: bool) -> None:
         [(n, v, _scope(n), src, KEYS[n].help if n in KEYS else "") for n, v, src in items],
         ["key", "value", "scope", "from", "what"],
     )
-    for line in settings.problems():
+    for line in settings.problems() + settings.notes():
         click.echo(f"note: {line}", err=True)
-    if settings.legacy_keys():
-        click.echo(
-            f"note: {', '.join(settings.legacy_keys())} are vault settings kept in this "
-            "machine's state dir by an earlier version; `vaultbrain settings migrate` moves "
-            "them to vaultbrain.yml",
-            err=True,
-        )
 
 
 def _where_it_went(name: str) -> str:
