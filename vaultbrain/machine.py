@@ -28,7 +28,7 @@ import yaml
 from vaultbrain.errors import UserError, VaultbrainError
 from vaultbrain.vault import yml
 from vaultbrain.vault.files import atomic_write_file
-from vaultbrain.vault.statedir import IN_VAULT, in_vault_pinned, vault_id, written_vault_id
+from vaultbrain.vault.statedir import legacy_note, vault_id, written_vault_id
 
 if TYPE_CHECKING:
     from vaultbrain.vault.files import NoteFile, Vault
@@ -234,15 +234,9 @@ def filed_elsewhere(vault: Vault, state_dir: Path) -> str | None:
 
 
 def state_dir_note(vault: Vault, state_dir: Path) -> str | None:
-    """A doctor note for a state dir kept inside the vault from before (it keeps working;
-    the per-user state folder is the default for new vaults)."""
-    if in_vault_pinned() or Path(state_dir) != Path(vault.root) / IN_VAULT:
-        return None
-    return (
-        f"the state dir is {state_dir}, inside the vault (kept from before); new vaults keep "
-        "theirs in the per-user state folder. To move it: stop the daemon, move the folder, "
-        "and pass --state-dir or set VAULTBRAIN_STATE_DIR"
-    )
+    """A doctor note for a ``.vaultbrain/`` inside the vault: this machine's from before
+    (``vaultbrain statedir move`` moves it), or one a sync tool brought."""
+    return legacy_note(vault.root, Path(state_dir))
 
 
 def synced_state_dir(vault: Vault, state_dir: Path) -> str | None:

@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "settings": "vaultbrain.cli.settings:settings_cmd",
     "doctor": "vaultbrain.cli.doctor:doctor_cmd",
     "filer": "vaultbrain.cli.filer:filer",
+    "statedir": "vaultbrain.cli.statedir:statedir",
     "reindex": "vaultbrain.cli.core:reindex_cmd",
     "adopt": "vaultbrain.cli.adopt:adopt_cmd",
     "daemon": "vaultbrain.cli.daemon:daemon_cmd",
