@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import click
@@ -21,8 +20,7 @@ def _why(obj: Any, root: Any, path: Any) -> str:
     from vaultbrain.vault.statedir import IN_VAULT, in_vault_pinned
 
     if obj.state_dir:
-        given = "--state-dir" if os.environ.get("VAULTBRAIN_STATE_DIR") != obj.state_dir else None
-        return f"given ({given or '$VAULTBRAIN_STATE_DIR'})"
+        return "given (--state-dir or $VAULTBRAIN_STATE_DIR)"
     if in_vault_pinned():
         return "in the vault ($VAULTBRAIN_STATE_IN_VAULT)"
     if path == root / IN_VAULT:

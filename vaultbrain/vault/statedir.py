@@ -144,8 +144,8 @@ def manifest(folder: Path) -> dict[str, list[object]]:
         for name in sorted(filenames) + [d for d in dirnames if Path(dirpath, d).is_symlink()]:
             path = Path(dirpath) / name
             rel = path.relative_to(folder).as_posix()
-            if rel == MOVED_FROM:
-                continue
+            if rel in (MOVED_FROM, "daemon.lock", "store.lock"):
+                continue  # the note of a move; locks hold no data (flock is the lock)
             if path.is_symlink():
                 out[rel] = ["link", os.readlink(path)]
                 continue
