@@ -23,8 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import yaml
-
 from vaultbrain.errors import UserError, VaultbrainError
 from vaultbrain.vault import yml
 from vaultbrain.vault.files import atomic_write_file
@@ -108,10 +106,9 @@ def named_filer(vault: Vault) -> str | None:
 
 
 def _filer_in(text: str) -> str | None:
-    try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise UserError(f"{VAULT_YML} is not valid YAML: {str(exc).splitlines()[0]}") from exc
+    doc, broken = yml.parse_lenient(text)  # a typo on another line leaves `filer:` readable
+    if "filer" in broken:
+        raise UserError(broken["filer"])
     if not isinstance(doc, dict) or not doc.get("filer"):
         return None
     return str(doc["filer"]).strip() or None

@@ -351,7 +351,7 @@ class Settings:
         self._json: dict[str, Any] = {}
         self._json_stamp: tuple[int, int] | None = None
         self._yml: dict[str, Any] = {}
-        self._yml_error: str | None = None
+        self._yml_broken: dict[str, str] = {}
         self._yml_stamp: tuple[int, int] | None = None
         self._values: dict[str, tuple[Any, str]] = {}
         self._problems: list[str] = []
@@ -386,12 +386,12 @@ class Settings:
         if json_stamp != self._json_stamp or not self._loaded:
             self._json = self._read_json() if json_stamp is not None else {}
         if yml_stamp != self._yml_stamp or not self._loaded:
-            self._yml, self._yml_error = {}, None
+            self._yml, self._yml_broken = {}, {}
             if yml_stamp is not None and self.yml_path is not None:
                 try:
-                    self._yml = yml.read(self.yml_path.parent)
+                    self._yml, self._yml_broken = yml.read(self.yml_path.parent)
                 except UserError as exc:
-                    self._yml_error = str(exc)
+                    self._yml_broken = {"": str(exc)}
         self._json_stamp, self._yml_stamp, self._loaded = json_stamp, yml_stamp, True
         self._resolve()
 
@@ -410,8 +410,12 @@ class Settings:
         legacy: list[str] = []
         refused: dict[str, str] = {}
         notes: list[str] = []
-        if self._yml_error:
-            problems.append(f"{self._yml_error}; none of its settings apply until it is fixed")
+        for yname, why in self._yml_broken.items():
+            name = _YML_TO_KEY.get(yname, yname)
+            if name in KEYS or name.startswith(_PREFIX_KEYS):
+                why += f"; {name} has its default until it is fixed"
+                refused[name] = VAULT_YML
+            problems.append(why)
         for yname, raw in self._yml.items():
             name = _YML_TO_KEY.get(yname, yname)
             key = KEYS.get(name)

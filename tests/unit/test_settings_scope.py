@@ -95,15 +95,22 @@ def test_a_typo_in_vaultbrain_yml_gives_the_default_and_a_one_line_problem(vault
     assert s.get("endpoint") == KEYS["endpoint"].default  # not taken from the vault's file
 
 
-def test_a_vaultbrain_yml_that_does_not_parse_leaves_every_default(vault: Vault) -> None:
-    (vault.root / "vaultbrain.yml").write_text("inbox_note: Capture.md\nschema: [oops\n")
+def test_a_line_of_vaultbrain_yml_that_does_not_parse_loses_only_its_key(vault: Vault) -> None:
+    (vault.root / "vaultbrain.yml").write_text(
+        "inbox_note: Capture.md\nauto_confidence: [0.7\nvault_id: abcdef123456\n"
+    )
     s = settings(vault)
-    assert s.get("inbox_note") == "Inbox.md"
+    assert s.get("inbox_note") == "Capture.md" and s.get("auto_confidence") == 0.8
     (problem,) = s.problems()
-    assert "vaultbrain.yml is not valid YAML (line " in problem and "\n" not in problem
+    assert "vaultbrain.yml line 2 is not valid YAML ('auto_confidence: [0.7')" in problem
+    assert problem.endswith("auto_confidence has its default until it is fixed")
+    assert "\n" not in problem
+    from vaultbrain.vault.statedir import written_vault_id
+
+    assert written_vault_id(vault.root) == "abcdef123456"  # the state dir stays the same
     with pytest.raises(UserError, match="not valid YAML"):
         s.set("inbox_note", "Other.md")  # never written over: the person fixes it first
-    assert "schema: [oops" in yml_text(vault)
+    assert "auto_confidence: [0.7" in yml_text(vault)
 
 
 def test_a_vault_key_left_in_settings_json_still_applies_until_migrated(vault: Vault) -> None:

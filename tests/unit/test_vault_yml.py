@@ -88,6 +88,14 @@ def test_a_file_that_does_not_parse_is_never_edited() -> None:
     assert "vaultbrain.yml is not valid YAML (line" in message and "\n" not in message
 
 
+def test_a_broken_line_loses_only_its_own_key() -> None:
+    text = "# ours\nschema: para\nauto_confidence: [0.7\nyoutube:\n  folder: 'Media\nfiler: ab12cd34ef\n"
+    doc, broken = yml.parse_lenient(text)
+    assert doc == {"schema": "para", "filer": "ab12cd34ef"}
+    assert set(broken) == {"auto_confidence", "youtube"}
+    assert broken["auto_confidence"].startswith("vaultbrain.yml line 3 is not valid YAML")
+
+
 def test_the_edit_keeps_a_concurrent_edit(tmp_path: Path) -> None:
     """Between vaultbrain's read and its write the person (or a sync tool) saves the file:
     the swap fails, the file is read again, and both edits are in the result."""
@@ -117,7 +125,7 @@ def test_set_and_remove_through_the_vault(tmp_path: Path) -> None:
     vault = Vault(root, tmp_path / "state")
     assert yml.set_key(vault, "inbox_note", "Capture.md", comment="the capture note")
     assert not yml.set_key(vault, "inbox_note", "Capture.md", comment="the capture note")
-    assert yml.read(root) == {"inbox_note": "Capture.md"}
+    assert yml.read(root) == ({"inbox_note": "Capture.md"}, {})
     assert yml.remove_key(vault, "inbox_note")
     assert (root / yml.VAULT_YML).read_text() == ""
     assert not yml.remove_key(vault, "inbox_note")

@@ -540,7 +540,15 @@ def read_vault_yml(vault_root: Path) -> str | None:
         doc = _read_small(yml, lambda text: yaml.load(text, Loader=_YamlLoader)) or {}
     except IsADirectoryError:
         return None
-    except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
+    except yaml.YAMLError as exc:
+        # A typo on another line of the vault's settings must not lose the pack: each key
+        # is read on its own (vaultbrain/vault/yml.py); only a broken `schema:` is an error.
+        from vaultbrain.vault.yml import parse_lenient
+
+        doc, broken = parse_lenient(yml.read_text("utf-8"), str(yml))
+        if "schema" in broken or "" in broken:
+            raise PackError("PARSE_ERROR", f"{yml}: {_one_line(str(exc))}") from exc
+    except (OSError, UnicodeDecodeError) as exc:
         raise PackError("PARSE_ERROR", f"{yml}: {_one_line(str(exc))}") from exc
     if not isinstance(doc, dict):
         return None

@@ -39,8 +39,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from vaultbrain.errors import UserError
 
 IN_VAULT = ".vaultbrain"
@@ -62,9 +60,13 @@ def user_state_root() -> Path:
 
 def written_vault_id(root: Path) -> str | None:
     """``vault_id:`` of the vault's ``vaultbrain.yml``, or None."""
+    from vaultbrain.vault.yml import parse_lenient
+
     try:
-        doc = yaml.safe_load((Path(root) / "vaultbrain.yml").read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        # Read key by key: a typo on another line must not change the id (and with it
+        # the state dir this machine uses).
+        doc, _ = parse_lenient((Path(root) / "vaultbrain.yml").read_text("utf-8"))
+    except (OSError, UnicodeDecodeError):
         return None
     value = doc.get("vault_id") if isinstance(doc, dict) else None
     return str(value) if value is not None and _VAULT_ID.match(str(value)) else None

@@ -53,6 +53,40 @@ def parse(text: str, where: str = VAULT_YML) -> dict[str, Any]:
     return doc
 
 
+def parse_lenient(text: str, where: str = VAULT_YML) -> tuple[dict[str, Any], dict[str, str]]:
+    """The file's mapping even when part of it does not parse: each top-level key's block is
+    read on its own, so a typo on one line loses that key only (the vault id, the filer and
+    the pack on other lines still read). Also the broken keys, each with a one-line why
+    (key "" when the broken line names none)."""
+    try:
+        return parse(text, where), {}
+    except YmlError as whole:
+        if "must be a mapping" in str(whole):
+            return {}, {"": str(whole)}
+    doc: dict[str, Any] = {}
+    broken: dict[str, str] = {}
+    lines = text.splitlines(keepends=True)
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if not line.strip() or line.lstrip().startswith("#"):
+            i += 1
+            continue
+        end = _block_end(lines, i)
+        name = line.split(":", 1)[0].strip().strip("'\"") if ":" in line else ""
+        try:
+            part = parse("".join(lines[i:end]), where)
+        except YmlError:
+            part = None
+        if isinstance(part, dict) and part:
+            doc.update(part)
+        else:
+            shown = line.strip()[:60]
+            broken[name] = f"{where} line {i + 1} is not valid YAML ({shown!r}); it is ignored"
+        i = end
+    return doc, broken
+
+
 def flatten(doc: dict[str, Any], keep: tuple[str, ...] = ("schema",)) -> dict[str, Any]:
     """``{"youtube": {"folder": "X"}}`` -> ``{"youtube.folder": "X"}``; the keys in ``keep``
     stay whole (``schema: {pack: name}`` is one value)."""
@@ -70,16 +104,18 @@ def flatten(doc: dict[str, Any], keep: tuple[str, ...] = ("schema",)) -> dict[st
     return out
 
 
-def read(root: Path) -> dict[str, Any]:
-    """The vault's ``vaultbrain.yml``, flattened; {} when there is none; YmlError if bad."""
+def read(root: Path) -> tuple[dict[str, Any], dict[str, str]]:
+    """The vault's ``vaultbrain.yml``, flattened, and its broken keys (:func:`parse_lenient`);
+    ({}, {}) when there is none; YmlError when it cannot be read at all."""
     path = Path(root) / VAULT_YML
     try:
         text = path.read_text("utf-8")
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-        return {}
+        return {}, {}
     except (OSError, UnicodeDecodeError) as exc:
         raise YmlError(f"{path} cannot be read ({exc})") from None
-    return flatten(parse(text, str(path)))
+    doc, broken = parse_lenient(text, str(path))
+    return flatten(doc), broken
 
 
 def key_line(key: str, value: Any) -> str:
