@@ -297,7 +297,6 @@ KEYS = {
 KEYS["schema_pack"] = replace(KEYS["schema_pack"], yml="schema")  # what `schema use` writes
 # What else vaultbrain.yml holds that is not a setting (written by their own commands).
 YML_OTHER = ("filer", "vault_id")
-SOURCES = ("default", "vaultbrain.yml", "state dir", "environment")
 
 
 def _checked(name: str, value: Any) -> Any:
@@ -412,7 +411,9 @@ class Settings:
         notes: list[str] = []
         for yname, why in self._yml_broken.items():
             name = _YML_TO_KEY.get(yname, yname)
-            if name in KEYS or name.startswith(_PREFIX_KEYS):
+            if name == "schema_pack":
+                why += "; the vault's pack cannot be read until it is fixed"
+            elif name in KEYS or name.startswith(_PREFIX_KEYS):
                 why += f"; {name} has its default until it is fixed"
                 refused[name] = VAULT_YML
             problems.append(why)
