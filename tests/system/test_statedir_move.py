@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from support.cli import run, run_json
 
+from vaultbrain.errors import UserError
 from vaultbrain.vault.statedir import (
     MOVED_AWAY,
     default_state_dir,
@@ -140,6 +141,27 @@ def test_a_kill_between_the_copy_and_the_deletion_is_finished_or_redone(
     assert dot_folders(old_vault) == []
 
 
+def test_a_copy_whose_original_changed_since_is_redone_or_refused(
+    old_vault: Path, tmp_path: Path
+) -> None:
+    legacy = old_vault / ".vaultbrain"
+    backup = tmp_path / "backup"
+    shutil.copytree(legacy, backup, symlinks=True)
+    target = move_state_dir(old_vault, copy=True).target
+    # The old folder came back and was written to (pinned there) after the copy:
+    shutil.copytree(backup, legacy, symlinks=True)
+    (legacy / "later.json").write_text("{}")
+    assert move_state_dir(old_vault, copy=True).how == "copied"  # the copy was untouched
+    assert (target / "later.json").is_file() and dot_folders(old_vault) == []
+    # Both changed since the copy: neither is this move's to throw away.
+    shutil.copytree(backup, legacy, symlinks=True)
+    (legacy / "later.json").write_text('{"written": "again"}')
+    (target / "newer.json").write_text("{}")
+    with pytest.raises(UserError, match="have both changed"):
+        move_state_dir(old_vault)
+    assert (legacy / "later.json").is_file() and (target / "newer.json").is_file()
+
+
 def test_the_daemon_moves_it_at_start_only_when_nothing_holds_it(old_vault: Path, daemon) -> None:
     legacy = old_vault / ".vaultbrain"
     fd = os.open(legacy / "daemon.lock", os.O_RDWR | os.O_CREAT)
@@ -186,6 +208,6 @@ def test_a_state_dir_a_sync_tool_brings_back_is_not_used(old_vault: Path, tmp_pa
     assert len(run_json(old_vault, "inbox")) == 2  # this machine's, moved
     doctor = run(old_vault, "doctor", ok=False).output
     assert "may be another machine's" in doctor
-    with pytest.raises(Exception, match="already holds a state dir"):
+    with pytest.raises(UserError, match="already holds a state dir"):
         move_state_dir(old_vault)
     assert (old_vault / ".vaultbrain").is_dir()  # not this machine's to delete

@@ -29,7 +29,6 @@ the vault for Obsidian Sync, iCloud or Syncthing to carry.
 from __future__ import annotations
 
 import errno
-import fcntl
 import hashlib
 import json
 import os
@@ -188,6 +187,8 @@ class _Held:
     command writing to it means the move is not safe now."""
 
     def __init__(self, folder: Path) -> None:
+        import fcntl  # POSIX, as the locks it tests (vaultbrain/daemon/lock.py, store/store.py)
+
         self.fds: list[int] = []
         for name, who in (("daemon.lock", "a vaultbrain daemon"), ("store.lock", "a command")):
             fd = os.open(folder / name, os.O_RDWR | os.O_CREAT, 0o644)
@@ -251,11 +252,17 @@ def _move(root: Path, legacy: Path, target: Path, copy: bool) -> Moved:
                 )
             target.rmdir()
         elif note.get("manifest") == _digest(manifest(legacy)):
-            _remove_old(root, legacy)  # the copy was complete: only the deletion was left
+            # The copy was complete and the old folder is as it was copied: only its
+            # deletion was left (the copy may have been used since; it is the newer one).
+            _remove_old(root, legacy)
             return Moved(legacy, target, "finished")
+        elif note.get("manifest") == _digest(manifest(target)):
+            shutil.rmtree(target)  # an untouched copy of what the old folder was: redo it
         else:
-            # The copy is from before the old folder changed again: it is only a copy.
-            shutil.rmtree(target)
+            raise UserError(
+                f"{legacy} and {target} have both changed since {target} was copied from "
+                "the other; nothing is moved: keep one (remove the other) or pass --state-dir"
+            )
     target.parent.mkdir(parents=True, exist_ok=True)
     if not copy:
         try:
