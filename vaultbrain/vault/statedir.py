@@ -18,8 +18,8 @@ does); ``--state-dir`` / ``VAULTBRAIN_STATE_DIR`` override all of this, and noth
 way is ever moved.
 
 The move loses nothing even when killed at any instant: on one filesystem it is a single
-``rename``; across filesystems the folder is copied beside its new place, every file read
-back and compared (and fsynced), the copy renamed into place in one step (with a note of
+``rename``; across filesystems the folder is copied beside its new place, synced to disk,
+every file read back and compared, the copy renamed into place in one step (with a note of
 what it was copied from), and only then the old folder renamed to ``.vaultbrain.moved-away``
 and deleted. A run that finds a half-made copy deletes it and starts again; one that finds
 the copy in place and the old folder unchanged finishes the deletion. Nothing is left in
@@ -137,8 +137,8 @@ class Moved:
 
 
 def manifest(folder: Path) -> dict[str, list[object]]:
-    """Every file under ``folder`` (relative path -> [size, sha256], a link -> its target),
-    each file fsynced as it is read: what a copy must equal before the original goes."""
+    """Every file under ``folder`` (relative path -> [size, sha256], a link -> its target):
+    what a copy must equal before the original goes."""
     out: dict[str, list[object]] = {}
     for dirpath, dirnames, filenames in os.walk(folder):
         dirnames.sort()
@@ -155,10 +155,6 @@ def manifest(folder: Path) -> dict[str, list[object]]:
             try:
                 while chunk := os.read(fd, 1 << 20):
                     digest.update(chunk)
-                try:
-                    os.fsync(fd)
-                except OSError:
-                    pass  # a filesystem without fsync for read-only handles
             finally:
                 os.close(fd)
             out[rel] = [path.stat().st_size, digest.hexdigest()]
@@ -277,6 +273,8 @@ def _move(root: Path, legacy: Path, target: Path, copy: bool) -> Moved:
     if staging.exists():
         shutil.rmtree(staging)  # a copy a killed move left half made
     shutil.copytree(legacy, staging, symlinks=True)
+    if hasattr(os, "sync"):
+        os.sync()  # the copy is on disk before the original can go (once, not per file)
     files = manifest(legacy)
     if manifest(staging) != files:
         shutil.rmtree(staging)
