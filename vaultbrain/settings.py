@@ -233,7 +233,12 @@ KEYS: dict[str, Key] = {
             _pos_int,
             "past corrections shown to the classifier as examples",
         ),
-        Key("schema_pack", "", _text, "the vault's schema pack (tier 4 of the resolution chain)"),
+        Key(
+            "schema_pack",
+            "",
+            _text,
+            "the vault's schema pack (its `schema:` line; `vaultbrain schema use` sets it too)",
+        ),
         Key(
             "daily_notes_folder",
             "",
