@@ -461,9 +461,11 @@ class Settings:
         self._values, self._problems, self._legacy = values, problems, legacy
         self._refused, self._notes = refused, notes
         for line in problems:
-            if line not in _LOGGED:  # once per process: the daemon rereads often
+            if line not in _LOGGED:  # once while it lasts: the daemon rereads often
                 _LOGGED.add(line)
-                log.warning("settings: %s", line)
+                log.warning("%s", line)
+        if self.vault is not None:  # a problem fixed, then made again, is said again
+            _LOGGED.intersection_update(problems)
 
     def problems(self) -> list[str]:
         """Stored values that are refused (a typo in vaultbrain.yml, a NaN written by hand,
