@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.packs import PackError, ResolvedPack, active_pack
-from vaultbrain.packs.loader import ActivePack, folder_packs, folder_typer, home_dir
+from vaultbrain.packs.choice import ActivePack, folder_packs, folder_typer
+from vaultbrain.packs.loader import home_dir
 from vaultbrain.settings import Settings
 from vaultbrain.store import Store
 from vaultbrain.vault import Vault
@@ -188,11 +189,25 @@ class Brain:
         self._graph = open_graph(self, self._graph)
         return self._graph
 
+    @property
+    def graph_if_open(self) -> GraphIndex | None:
+        """The graph index this process has open, if any (no file is looked at)."""
+        return self._graph
+
     def apply_deferred(self, collection: str, record_id: str) -> int:
         """Capture updates that waited for a note caught mid-save (the note has content again)."""
         from vaultbrain.capture.write import apply_deferred
 
         return apply_deferred(self, collection, record_id)
+
+    def finish_line(self, capture: dict[str, Any]) -> dict[str, Any]:
+        """The capture's inbox line shows its status now (vaultbrain/capture/lines.py): for a
+        step below the capture layer that changed a capture (a re-file, filing/refile.py)."""
+        from vaultbrain.capture.journal import Journal
+        from vaultbrain.capture.lines import finish_line
+        from vaultbrain.capture.model import Capture
+
+        return finish_line(self, Journal(self), Capture.from_record(capture)).to_record()
 
     def all_types(self) -> list[Any]:
         """Every page type of the active pack and the per-folder packs."""

@@ -94,21 +94,21 @@ def _state_check(state: Any) -> Check:
     return Check("state dir", True, str(state))
 
 
-def _records_check(app: Any) -> Check:
+def _records_check(brain: Brain) -> Check:
     """One record per path, one path per record, across the live records of the store."""
     from vaultbrain.filing.index import collections_of
 
-    if not app.state_dir.is_dir():
+    if not brain.state_dir.is_dir():
         return Check("records", True, "no store yet")
     by_path: dict[str, list[str]] = {}
     shown: dict[str, str] = {}  # a path as the store has it (the key is case-folded)
     by_id: dict[str, set[str]] = {}
     try:
-        names = collections_of(app.pack, list(app.folder_packs))
+        names = collections_of(brain.pack, list(brain.folder_packs))
     except Exception:  # a broken pack is its own finding
         return Check("records", True, "not checked (the pack did not load)", "warn")
     for name in names:
-        for s in app.store.collection(name).summaries():
+        for s in brain.store.collection(name).summaries():
             if s.get("path"):
                 by_path.setdefault(s["path"].lower(), []).append(f"{name}/{s['id']}")
                 shown.setdefault(s["path"].lower(), s["path"])
@@ -122,11 +122,11 @@ def _records_check(app: Any) -> Check:
     return Check("records", True, f"{sum(len(v) for v in by_path.values())} records, one path each")
 
 
-def _unreadable_check(app: Any) -> Check:
+def _unreadable_check(brain: Brain) -> Check:
     """Notes a scan could not read, kept until fixed (vaultbrain/filing/unreadable.py)."""
     from vaultbrain.filing.unreadable import describe, listed
 
-    bad = listed(app)
+    bad = listed(brain)
     if not bad:
         return Check("unreadable notes", True, "none", "warn")
     shown = "; ".join(describe(u) for u in bad[:10])
@@ -154,7 +154,8 @@ def _llm_check(app: Brain) -> Check:
     import datetime as dt
 
     from vaultbrain.classify.classifier import LLMClassifier
-    from vaultbrain.classify.llm import START_HINTS, LLMClient, guess_server_by_port
+    from vaultbrain.classify.llm import LLMClient
+    from vaultbrain.classify.servers import START_HINTS, guess_server_by_port
     from vaultbrain.errors import LLMError
 
     s = app.settings

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from vaultbrain.errors import UserError, VaultbrainError
 from vaultbrain.vault import yml
-from vaultbrain.vault.files import atomic_write_file
+from vaultbrain.vault.atomic import atomic_write_file
 from vaultbrain.vault.statedir import legacy_note, vault_id, written_vault_id
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
 from vaultbrain.vault import yml
-from vaultbrain.vault.files import atomic_write_file
+from vaultbrain.vault.atomic import atomic_write_file
 from vaultbrain.vault.yml import VAULT_YML
 
 if TYPE_CHECKING:

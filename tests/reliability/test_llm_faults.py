@@ -455,6 +455,7 @@ def test_capture_says_when_the_embedded_classifier_decided_and_trust_counts_it(
     assert summary["fallbacks"] == 1 and summary["classified_by_model"] == 0
     (cause,) = summary["fallbacks_by_cause"]
     assert cause["count"] == 1 and cause["cause"] in head
+    run(vault, "trust", "--write-note")
     trust = (vault / "Brain/Trust.md").read_text("utf-8")
     assert "By the embedded classifier because the LLM failed: 1." in trust
     assert f"| {cause['kind']} | 1 |" in trust

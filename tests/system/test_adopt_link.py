@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from support.cli import run, run_json
+from support.daemon import DaemonProcess, wait_for
 from support.lived_in import lived_in, snapshot
 from support.lmstudio import FakeLMStudio, reply
 
 from vaultbrain.brain import Brain
-from vaultbrain.filing.review import ReviewQueue
+from vaultbrain.capture.review import ReviewQueue
 
 STEPH = "Steph Ango walked me through file over app; follow his writing"
 
@@ -203,3 +205,39 @@ def test_the_daemon_links_an_inbox_line_to_the_existing_note(
     assert "→ [[References/Steph Ango|Steph Ango]]" in inbox.read_text()
     assert not (vault / "People/Steph Ango.md").exists()
     assert snapshot(vault) == before
+
+
+def test_a_running_daemon_links_a_note_made_and_one_renamed_while_it_runs(
+    vault: Path, lmstudio: FakeLMStudio, tmp_path: Path
+) -> None:
+    """The daemon walks the vault's names once, then keeps them by its file events: a note
+    the person makes or renames while it runs is a name the next thought links to."""
+
+    def answer(body: dict) -> str:
+        thought = str(body["messages"][-1]["content"])
+        title = next(t for t in ("Ada Lovelace", "Aristocles", "Grace") if t in thought)
+        return reply([{"type": "person", "title": title}], 0.9, "x")
+
+    run(vault, "settings", "set", "inbox_settle_seconds", "0")
+    lmstudio.responder = answer
+    inbox = vault / "Inbox.md"
+    daemon = DaemonProcess(vault, tmp_path / "daemon.log").start()
+    try:
+        daemon.wait_ready()
+        inbox.write_text(inbox.read_text() + "- warm up thought about Grace\n")
+        wait_for(lambda: "[[People/Grace" in inbox.read_text(), 30, daemon.log)  # walked
+        (vault / "References/Ada Lovelace.md").write_text("the first programmer\n")
+        (vault / "Philosophy/Plato.md").rename(vault / "Philosophy/Aristocles.md")
+        time.sleep(1.5)  # the watcher's events, then the daemon's next turn
+        inbox.write_text(
+            inbox.read_text()
+            + "- Ada Lovelace on the analytical engine\n- Aristocles on the cave\n"
+        )
+        wait_for(lambda: inbox.read_text().count("- [x]") >= 3, 30, daemon.log)
+    finally:
+        daemon.stop()
+    text = inbox.read_text()
+    assert "→ [[References/Ada Lovelace|Ada Lovelace]]" in text
+    assert "→ [[Philosophy/Aristocles|Aristocles]]" in text
+    assert not (vault / "People/Ada Lovelace.md").exists()
+    assert not (vault / "People/Aristocles.md").exists()

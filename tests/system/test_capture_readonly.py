@@ -1,7 +1,7 @@
 """`capture` when the state dir cannot be written: say exactly what was and was not done.
 
 The state dir is made read-only at the write seam every vaultbrain write goes through
-(``vaultbrain.vault.files._os_write``): a write to a file under it fails with EROFS, as on
+(``vaultbrain.vault.atomic._os_write``): a write to a file under it fails with EROFS, as on
 a read-only mount, without root or a mount.
 """
 
@@ -16,7 +16,7 @@ import pytest
 from support.cli import run, run_json
 
 from vaultbrain.brain import Brain
-from vaultbrain.vault import files
+from vaultbrain.vault import atomic
 
 
 @pytest.fixture
@@ -27,7 +27,7 @@ def vault(tmp_path: Path) -> Path:
 
 
 def read_only_state(monkeypatch: pytest.MonkeyPatch, state: Path) -> None:
-    real = files._os_write
+    real = atomic._os_write
     prefix = str(state.resolve())
 
     def write(fd: int, data: memoryview | bytes) -> int:
@@ -35,7 +35,7 @@ def read_only_state(monkeypatch: pytest.MonkeyPatch, state: Path) -> None:
             raise OSError(errno.EROFS, os.strerror(errno.EROFS))
         return real(fd, data)
 
-    monkeypatch.setattr(files, "_os_write", write)
+    monkeypatch.setattr(atomic, "_os_write", write)
 
 
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")

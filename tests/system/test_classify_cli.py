@@ -89,6 +89,7 @@ def test_trust_summary_has_the_agreement_rate(vault: Path) -> None:
             fh.write(json.dumps(entry) + "\n")
     s = run_json(vault, "trust", "--summary")
     assert s["second_opinion"]["agreement_rate"] == 0.667
+    run(vault, "trust", "--write-note")
     assert "## Second opinion" in (vault / "Brain/Trust.md").read_text()
 
 

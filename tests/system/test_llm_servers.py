@@ -15,16 +15,12 @@ import pytest
 from support.lmstudio import ERRORS, FakeLMStudio, reply
 
 from vaultbrain.classify.classifier import LLMClassifier, classify_with_fallback
+from vaultbrain.classify.forms import FORMS_FILE
 from vaultbrain.classify.health import FailureLog
-from vaultbrain.classify.llm import (
-    FORMS_FILE,
-    LLMClient,
-    guess_server_by_port,
-    server_from_models,
-    short_model_name,
-)
+from vaultbrain.classify.llm import LLMClient
 from vaultbrain.classify.prompt import bound_schema
 from vaultbrain.classify.result import reply_schema
+from vaultbrain.classify.servers import guess_server_by_port, server_from_models, short_model_name
 from vaultbrain.errors import LLMError
 from vaultbrain.packs import load_pack
 

@@ -12,7 +12,7 @@ from support.daemon import DaemonProcess, wait_for
 from support.lmstudio import FakeLMStudio, reply
 
 from vaultbrain.brain import Brain
-from vaultbrain.filing.review import ReviewQueue
+from vaultbrain.capture.review import ReviewQueue
 from vaultbrain.filing.trust import summary
 
 NOTE = "Brain/Needs Review.md"
@@ -260,6 +260,29 @@ def test_corrections_teach_the_classifier(vault: Path, lmstudio: FakeLMStudio) -
     assert doc["id"]
 
 
+def vault_files(root: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file under ``root`` (dot-folders too): its bytes and its mtime."""
+    return {
+        str(p.relative_to(root)): (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_trust_summary_is_a_read_that_writes_nothing(vault: Path, lmstudio: FakeLMStudio) -> None:
+    capture(vault, lmstudio, "a thought", [{"type": "idea", "title": "T0", "fields": {}}], 0.95)
+    capture(vault, lmstudio, "nothing", [{"type": "unknown", "title": "", "fields": {}}], 0.1)
+    before = vault_files(vault)
+    text = run(vault, "trust", "--summary").output
+    doc = run_json(vault, "trust", "--summary")
+    assert vault_files(vault) == before  # no file added, changed or touched
+    assert text.startswith(f"{doc['captures']} captures;") and doc["captures"] == 2
+    # The note is written on request (and by the daemon), with the same numbers.
+    assert "wrote Brain/Trust.md" in run(vault, "trust", "--write-note").output
+    assert "| 0.9–1.0 | 1 | 0 | 0% |" in (vault / "Brain/Trust.md").read_text()
+    assert "up to date: Brain/Trust.md" in run(vault, "trust", "--write-note").output
+
+
 def test_trust_trail_and_calibration(vault: Path, lmstudio: FakeLMStudio) -> None:
     for i, conf in enumerate([0.95, 0.92, 0.85, 0.65]):
         capture(
@@ -288,7 +311,7 @@ def test_trust_trail_and_calibration(vault: Path, lmstudio: FakeLMStudio) -> Non
     assert bands["0.8–0.9"]["filed"] == 1 and bands["0.8–0.9"]["corrected_share"] == 0.0
     assert bands["0.6–0.7"]["filed"] == 1
     assert s["correction_rate"]["idea"] == 0.25 and s["filing_rate"] == 0.8
-    run(vault, "trust", "--summary")
+    run(vault, "trust", "--write-note")
     trust = (vault / "Brain/Trust.md").read_text()
     assert "| 0.9–1.0 | 2 | 1 | 50% |" in trust and "| idea | 4 | 1 | 25% |" in trust
     (vault / "Ideas/T3.md").unlink()

@@ -9,8 +9,8 @@ import pytest
 from support.cli import run, run_json
 
 from vaultbrain.brain import Brain
+from vaultbrain.capture.review import ReviewQueue
 from vaultbrain.filing.inbox import REVIEW_NOTE
-from vaultbrain.filing.review import ReviewQueue
 
 BAD = "---\nname: Ann\nrole: [unclosed\n---\nbody\n"
 

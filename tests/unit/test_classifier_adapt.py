@@ -156,3 +156,50 @@ def test_a_pack_the_corpus_does_not_cover_learns_from_the_vault_alone(tmp_path: 
     assert counts["vault"] == {"recipe": 4, "shop": 4}
     a = analyse("lentil soup again, more lemon", TODAY, embedded_for(store, pack), pack=pack)
     assert max(a.probabilities, key=a.probabilities.get) == "recipe"
+
+
+def test_learning_follows_records_another_process_changed(store: Store, tmp_path: Path) -> None:
+    """Each look after the first reads only the store's change feed; what another process
+    (another Store on the same state dir) writes, tombstones or drops is learnt the same."""
+    vault_learning(store, PACK)
+    other = Store(tmp_path / "state")
+    put(other, "p3", "person", "Ngozi Okafor", aliases=["Dr. Okafor"])
+    put(other, "p1", "person", "Priya Shah-Patel", aliases=["PS"])
+    other.collection("projects").tombstone("g1")
+    other.collection("people").drop("p2")
+    capture(store, "c4", "book the vet for the dog", "filed", "admin")
+    incremental = vault_learning(store, PACK)
+    scratch = rebuild(store, PACK, save=False)
+    assert incremental.names.names == scratch.names.names
+    assert set(incremental.records) == set(scratch.records)
+    assert "people/p2" not in incremental.records and "projects/g1" not in incremental.records
+    for f, row in scratch.counts.table.items():
+        assert incremental.counts.table[f] == pytest.approx(row), f
+
+
+def test_a_new_process_catches_a_saved_state_up_from_the_index_log(
+    store: Store, tmp_path: Path
+) -> None:
+    """A cold `vaultbrain capture` finds the state a little behind the store: it reads what
+    changed since from the collections' index logs, not every summary, and learns the same."""
+    import vaultbrain.classify.adapt as adapt
+
+    rebuild(store, PACK)  # saved in the state dir
+    put(store, "p4", "person", "Jean-Luc Picard")
+    put(store, "p1", "person", "Priya Shah", aliases=["PS", "Pri"])
+    store.collection("projects").tombstone("g1")
+    capture(store, "c5", "ask jean-luc about the away team", "filed", "person")
+    for memo in (adapt._LEARNING, adapt._SEEN, adapt._MARKS):
+        memo.clear()  # a new process
+    fresh = Store(tmp_path / "state")
+    looked: list[str] = []
+    original = fresh.collection("people").summaries
+    fresh.collection("people").summaries = lambda **k: looked.append("all") or original(**k)  # type: ignore[method-assign]
+    caught_up = vault_learning(fresh, PACK)
+    assert looked == []  # the log's tail, not 10,000 summaries
+    scratch = rebuild(fresh, PACK, save=False)
+    assert caught_up.names.names == scratch.names.names
+    assert set(caught_up.records) == set(scratch.records)
+    assert caught_up.captures["c5"][2] == scratch.captures["c5"][2]
+    for f, row in scratch.counts.table.items():
+        assert caught_up.counts.table[f] == pytest.approx(row), f

@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 
 from vaultbrain.brain import Brain
-from vaultbrain.digest.facts import collect_daily, collect_weekly, iso_week, link_alias
+from vaultbrain.digest.facts import collect_daily, collect_weekly, iso_week
 from vaultbrain.digest.insights import DigestInsights, Insights, ReviewInsights
 from vaultbrain.digest.render import render_digest, render_review
+from vaultbrain.digest.store_view import link_alias
 from vaultbrain.vault.note import parse_note, render_note
 
 DAY = dt.date(2026, 12, 1)  # a Tuesday

@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 from pydantic import ValidationError
 
-from vaultbrain.digest.facts import Action, Capture, DailyFacts, Item, Ref
+from vaultbrain.digest.facts import Action, Capture, DailyFacts, Item
 from vaultbrain.digest.insights import (
     DAILY_TEMPLATE,
     DIGEST_SCHEMA,
@@ -19,6 +19,7 @@ from vaultbrain.digest.insights import (
     daily_facts_text,
     load_template,
 )
+from vaultbrain.digest.store_view import Ref
 from vaultbrain.errors import UserError
 
 

@@ -137,3 +137,48 @@ def test_append_to_section_adds_only_the_line() -> None:
     )
     assert append_to_section("# T\n", "## Log", "- x") == "# T\n\n## Log\n- x\n"
     assert append_to_section("no newline", "## Log", "- x") == "no newline\n\n## Log\n- x\n"
+
+
+def test_parse_note_reads_plain_frontmatter_exactly_as_yaml_does() -> None:
+    """parse_note reads the plain forms without PyYAML (vault/note.py simple_frontmatter):
+    on random notes its data and errors are what YAML's reading gives, dates normalised."""
+    import random
+
+    import yaml
+
+    from vaultbrain.vault.note import normalize
+
+    pieces = [
+        "x", "Ada", "yes", "null", "07", "12", "1.5", "2025-01-30", "2025-01-30T20:56:00",
+        "2025-02-30", "'q'", '"q"', "a: b", "a #c", "[a]", "Zoë", "true", "on", "- x", "",
+    ]  # fmt: skip
+    rng = random.Random(7)
+    fast = 0
+    for _ in range(3000):
+        lines = []
+        for _ in range(rng.randint(1, 4)):
+            key = rng.choice(["type", "name", "tags", "k_1", "a-b"])
+            if rng.random() < 0.3:
+                lines.append(f"{key}:")
+                lines += [f"  - {rng.choice(pieces)}" for _ in range(rng.randint(0, 2))]
+            else:
+                lines.append(f"{key}: {rng.choice(pieces)}")
+        newline = "\r\n" if rng.random() < 0.1 else "\n"
+        block = newline.join(lines) + newline
+        text = f"---{newline}{block}---{newline}body{newline}"
+        got = parse_note(text)
+        try:
+            want = yaml.load(block, Loader=yaml.SafeLoader)
+        except yaml.YAMLError:
+            assert got.error is not None, text
+            continue
+        except ValueError:  # 2025-02-30
+            assert got.error is not None, text
+            continue
+        if got.error is not None:  # a duplicate key, which YAML would let pass
+            assert "duplicate" in got.error, (text, got.error)
+            continue
+        assert isinstance(want, dict)
+        assert repr(got.data) == repr({str(k): normalize(v) for k, v in want.items()}), text
+        fast += newline == "\n"
+    assert fast > 300

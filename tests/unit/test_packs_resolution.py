@@ -10,13 +10,8 @@ import pytest
 from fixtures.packs.packkit import manifest, ptype, write_pack
 
 from vaultbrain.brain import Brain
-from vaultbrain.packs.loader import (
-    active_pack,
-    load_pack,
-    pack_for_path,
-    tier_report,
-    typer_for,
-)
+from vaultbrain.packs.choice import active_pack, pack_for_path, tier_report, typer_for
+from vaultbrain.packs.loader import load_pack
 from vaultbrain.packs.model import PackError
 
 

@@ -1,4 +1,4 @@
-"""The person's decisions (vaultbrain/filing/refile.py): fix a record as another type, confirm
+"""The person's decisions (vaultbrain/filing/refile.py, vaultbrain/capture/resolution.py): fix a record as another type, confirm
 a suggestion, dismiss a thought, on a small vault in a temp folder."""
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ from vaultbrain.capture import lines
 from vaultbrain.capture.journal import Journal
 from vaultbrain.capture.model import Capture, CaptureStatus
 from vaultbrain.capture.pipeline import file_capture
+from vaultbrain.capture.resolution import confirm, dismiss
 from vaultbrain.classify.result import Classification, Destination
 from vaultbrain.errors import UserError
 from vaultbrain.filing.db import add_record
-from vaultbrain.filing.refile import ARCHIVE, confirm, dismiss, fix
+from vaultbrain.filing.refile import ARCHIVE, fix
 from vaultbrain.vault.inbox import scan_inbox
 from vaultbrain.vault.note import parse_note
 

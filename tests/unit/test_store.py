@@ -57,3 +57,26 @@ def test_jsonl_sidecars(tmp_path: Path) -> None:
     store.append_jsonl("audit.jsonl", {"a": 1})
     store.append_jsonl("audit.jsonl", {"a": 2})
     assert [e["a"] for e in store.read_jsonl("audit.jsonl")] == [1, 2]
+
+
+def test_the_change_feed_names_what_changed_since_a_mark(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    col = store.collection("people")
+    col.put({"id": "a", "title": "A"})
+    mark, ids = col.changes_since(None)
+    assert ids is None  # no mark yet: look at everything
+    col.put({"id": "b", "title": "B"})
+    col.put({"id": "a", "title": "A2"})
+    mark, ids = col.changes_since(mark)
+    assert ids == ["b", "a"]
+    other = Store(tmp_path).collection("people")  # another process
+    other.put({"id": "c", "title": "C"})
+    other.drop("b")
+    mark, ids = col.changes_since(mark)
+    assert ids == ["c", "b"]
+    assert col.summary("b") is None and col.summary("c")["title"] == "C"
+    mark, ids = col.changes_since(mark)
+    assert ids == []
+    other.compact()  # the index read afresh by this process: the feed starts over
+    _, ids = col.changes_since(mark)
+    assert ids is None

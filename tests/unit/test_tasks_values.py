@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from vaultbrain.digest.facts import DailyFacts, Item, Ref
+from vaultbrain.digest.facts import DailyFacts, Item
 from vaultbrain.digest.insights import Insights
 from vaultbrain.digest.render import render_digest
+from vaultbrain.digest.store_view import Ref
 from vaultbrain.filing.records import ordered_frontmatter
 from vaultbrain.packs.lint import lint_pack
 from vaultbrain.packs.loader import load_pack

@@ -120,7 +120,7 @@ def test_an_editor_saving_into_the_swapped_out_file_wins(
     vault = Vault(tmp_path)
     before = vault.read("People/Sarah.md")
     person = "---\nname: Sarah Jones\n---\n- the person's own line\n"  # not an append
-    real_swap = files._swap_in
+    real_swap = files.swap_in
     writers = []
 
     def swap_while_an_editor_saves(tmp: Path, path: Path, ino: int) -> None:
@@ -135,7 +135,7 @@ def test_an_editor_saving_into_the_swapped_out_file_wins(
         writers[-1].start()
         real_swap(tmp, path, ino)
 
-    monkeypatch.setattr(files, "_swap_in", swap_while_an_editor_saves)
+    monkeypatch.setattr(files, "swap_in", swap_while_an_editor_saves)
     with pytest.raises(ConflictError):
         vault.replace("People/Sarah.md", before.text + "- ours\n", before.hash)
     writers[0].join()

@@ -235,7 +235,7 @@ def reconcile_inbox(
 def _confirm_ticked(brain: Brain, ids: list[str], result: InboxPass) -> None:
     """Ticking a suggestion's line is the most natural "yes": it confirms the suggestion, as
     ticking it in Needs Review does (the line is rewritten to its filed form by confirm)."""
-    from vaultbrain.filing.refile import confirm
+    from vaultbrain.capture.resolution import confirm
 
     for cid in ids:
         try:

@@ -19,15 +19,14 @@ same notes, never new ones.
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.model import PlannedOp
 from vaultbrain.classify.result import Destination
-from vaultbrain.filing.names import NameIndex, note_names
+from vaultbrain.filing.names import NameIndex, free_path, note_names
 from vaultbrain.filing.records import new_id
 from vaultbrain.packs import PageType
-from vaultbrain.vault.names import sanitize_filename, unique_name
+from vaultbrain.vault.names import sanitize_filename
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -140,17 +139,3 @@ def _first_name(index: RecordIndex, ptype: PageType, d: Destination) -> PlannedO
         listed = " or ".join(sorted(f"“{f['title']}” ({f['path']})" for f in fits))
         raise AmbiguousName(f"“{d.title}” could be {listed}: choose one")
     return _update_op(ptype, fits[0], d) if fits else None
-
-
-def free_path(brain: Brain, ptype: PageType, title: str, planned: set[str] | None = None) -> str:
-    """A path for a new note of ``ptype`` named after ``title`` that nothing occupies (and no
-    other op of the same plan takes)."""
-    folder = ptype.folder
-    stem = sanitize_filename(title)
-    taken_by_plan = planned or set()
-
-    def taken(name: str) -> bool:
-        rel = f"{folder}/{name}"
-        return rel.lower() in taken_by_plan or os.path.lexists(brain.vault.resolve(rel))
-
-    return f"{folder}/{unique_name(stem, taken)}"

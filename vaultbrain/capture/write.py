@@ -16,8 +16,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.model import Capture, PlannedOp
-from vaultbrain.capture.plan import free_path
 from vaultbrain.classify.result import Classification
+from vaultbrain.filing.names import free_path
 from vaultbrain.filing.records import (
     block_link,
     link_to,

@@ -210,7 +210,7 @@ def _load(path: Path) -> Any:
 
 
 def _save(path: Path, data: dict[str, Any]) -> None:
-    from vaultbrain.vault.files import atomic_write_file
+    from vaultbrain.vault.atomic import atomic_write_file
 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -300,6 +300,8 @@ def _read_corrections(store: Store, learning: VaultLearning, common: frozenset[s
 
 # (store, pack, collection) -> record key -> the summary object last learnt from it
 _SEEN: dict[tuple[Any, str], dict[str, dict[str, Any]]] = {}
+# (memo key, collection) -> the collection's change-feed mark at this process's last look
+_MARKS: dict[tuple[Any, str], tuple[int, int]] = {}
 
 
 def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
@@ -326,6 +328,21 @@ def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
         if learning.versions.get(name) == version:
             continue
         prefix = f"{name}/"
+        mark, changed = col.changes_since(_MARKS.get((memo_key, name)))
+        _MARKS[(memo_key, name)] = mark
+        if (memo_key, name) not in _SEEN and name in learning.versions:
+            # A state saved by a look a little while ago (this process's first look): what
+            # changed since is in the index log's tail.
+            changed = col.ids_changed_since(learning.versions[name])
+            if changed is not None:
+                _SEEN[(memo_key, name)] = {}
+        if changed is not None and (memo_key, name) in _SEEN:
+            # In step with this process's last look: only the records that changed since.
+            learning.unsaved += _learn_changed(
+                learning, col, prefix, changed, _SEEN[(memo_key, name)]
+            )
+            learning.versions[name] = version
+            continue
         seen = _SEEN.setdefault((memo_key, name), {})
         first = not seen
         present: set[str] = set()
@@ -357,10 +374,26 @@ def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
     inbox = store.inbox
     version = inbox.disk_version()
     if learning.versions.get(INBOX) != version:
-        current = {s["id"]: s for s in inbox.summaries()}
-        for cid in [c for c in learning.captures if c not in current]:
-            learning.set_capture(cid, None, None, common)
-            learning.unsaved += 1
+        mark, changed = inbox.changes_since(_MARKS.get((memo_key, INBOX)))
+        _MARKS[(memo_key, INBOX)] = mark
+        if (memo_key, INBOX) not in _SEEN and INBOX in learning.versions:
+            changed = inbox.ids_changed_since(learning.versions[INBOX])  # as above
+            if changed is not None:
+                _SEEN[(memo_key, INBOX)] = {}
+        if changed is not None and (memo_key, INBOX) in _SEEN:
+            current = {}
+            for cid in dict.fromkeys(changed):
+                summary = inbox.summary(cid)
+                if summary is not None:
+                    current[cid] = summary
+                elif cid in learning.captures:
+                    learning.set_capture(cid, None, None, common)
+                    learning.unsaved += 1
+        else:
+            current = {s["id"]: s for s in inbox.summaries()}
+            for cid in [c for c in learning.captures if c not in current]:
+                learning.set_capture(cid, None, None, common)
+                learning.unsaved += 1
         seen = _SEEN.setdefault((memo_key, INBOX), {})
         for cid, summary in current.items():
             if seen.get(cid) is summary:
@@ -385,6 +418,37 @@ def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
         learning.unsaved = 0
         _save(_vault_path(store, pack), {"version": CACHE_VERSION, "learning": learning})
     return learning
+
+
+def _learn_changed(
+    learning: VaultLearning,
+    col: Any,
+    prefix: str,
+    changed: list[str],
+    seen: dict[str, Any],
+) -> int:
+    """What :func:`vault_learning` does for every record, for the records that changed
+    (gone or deleted ones are unlearnt). Returns how many were (un)learnt."""
+    learnt = 0
+    for rid in dict.fromkeys(changed):
+        key = prefix + rid
+        summary = col.summary(rid)
+        if summary is None:
+            seen.pop(key, None)
+            if key in learning.records:
+                learning.remove_record(key)
+                learnt += 1
+            continue
+        if seen.get(key) is summary:
+            continue
+        seen[key] = summary
+        old = learning.records.get(key)
+        if old is not None and old == _marker(summary):
+            continue
+        learning.remove_record(key)
+        learning.add_record(key, summary)
+        learnt += 1
+    return learnt
 
 
 def embedded_for(store: Store | None, pack: Any, save: bool = True) -> Embedded:

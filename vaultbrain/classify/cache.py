@@ -17,7 +17,9 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import sqlite3
+import threading
 import time
 import unicodedata
 from dataclasses import dataclass
@@ -37,6 +39,8 @@ log = logging.getLogger("vaultbrain.classify")
 
 CACHE_FILE = "classify-cache.sqlite"
 MAX_ROWS = 5000
+_PRUNE_EVERY = 100  # answers between two looks for rows past MAX_ROWS (at most)
+_OPEN: dict[str, ClassificationCache] = {}
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS classifications (
@@ -86,31 +90,69 @@ class CacheKey:
 
 
 class ClassificationCache:
-    """The cache file in a state dir, opened per use (the CLI and the daemon share it)."""
+    """The cache file in a state dir (the CLI and the daemon share it). One connection per
+    file and process, kept open: a burst of 1,000 captures must not pay an open, a schema
+    check and an fsync each."""
 
     def __init__(self, state_dir: Path | str) -> None:
         self.path = Path(state_dir) / CACHE_FILE
+        self._conn: sqlite3.Connection | None = None
+        self._ino: int | None = None
+        self._lock = threading.Lock()
+        self._puts = 0
+
+    @classmethod
+    def of(cls, state_dir: Path | str) -> ClassificationCache:
+        """The process's cache object for ``state_dir``."""
+        key = str(state_dir)
+        cache = _OPEN.get(key)
+        if cache is None:
+            cache = _OPEN[key] = cls(state_dir)
+        return cache
 
     def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=5.0)
+        # The file may have gone (a state dir removed under a running daemon): then it is
+        # opened afresh, not written through a connection to a file no one can see.
+        try:
+            ino = os.stat(self.path).st_ino
+        except FileNotFoundError:
+            ino = None
+        if self._conn is not None and ino is not None and ino == self._ino:
+            return self._conn
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+        conn = sqlite3.connect(self.path, timeout=5.0, check_same_thread=False)
         conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")  # a cache: no fsync per answer
         conn.execute(_SCHEMA)
+        conn.execute(
+            "CREATE INDEX IF NOT EXISTS classifications_created ON classifications(created)"
+        )
+        self._conn, self._ino = conn, os.stat(self.path).st_ino
         return conn
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
 
     def get(self, key: CacheKey) -> tuple[Classification, dict[str, Any]] | None:
         """The cached (classification, audit) for ``key``, or None."""
         if not self.path.exists():
             return None
         try:
-            conn = self._connect()
-            try:
-                row = conn.execute(
-                    "SELECT result, audit, created FROM classifications WHERE key = ?",
-                    (key.digest,),
-                ).fetchone()
-            finally:
-                conn.close()
-        except sqlite3.Error as exc:
+            with self._lock:
+                row = (
+                    self._connect()
+                    .execute(
+                        "SELECT result, audit, created FROM classifications WHERE key = ?",
+                        (key.digest,),
+                    )
+                    .fetchone()
+                )
+        except (sqlite3.Error, OSError) as exc:
             log.warning("the classification cache could not be read: %s", exc)
             return None
         if row is None:
@@ -131,8 +173,8 @@ class ClassificationCache:
         data["raw"] = (result.raw or "")[:20000]
         data["usage"] = result.usage
         try:
-            conn = self._connect()
-            try:
+            with self._lock:
+                conn = self._connect()
                 with conn:
                     conn.execute(
                         "INSERT OR REPLACE INTO classifications VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -146,25 +188,25 @@ class ClassificationCache:
                             time.time(),
                         ),
                     )
-                    # Bounded: the oldest rows go (a row under a pack no longer used included).
-                    conn.execute(
-                        "DELETE FROM classifications WHERE key IN (SELECT key FROM "
-                        "classifications ORDER BY created DESC LIMIT -1 OFFSET ?)",
-                        (MAX_ROWS,),
-                    )
-            finally:
-                conn.close()
-        except sqlite3.Error as exc:
+                    # Bounded: the oldest rows go (a row under a pack no longer used
+                    # included), looked at once in a while rather than at every answer.
+                    if self._puts % max(1, min(_PRUNE_EVERY, MAX_ROWS // 10)) == 0:
+                        conn.execute(
+                            "DELETE FROM classifications WHERE created < (SELECT created FROM "
+                            "classifications ORDER BY created DESC LIMIT 1 OFFSET ?)",
+                            (MAX_ROWS - 1,),
+                        )
+                    self._puts += 1
+        except (sqlite3.Error, OSError) as exc:
             log.warning("the classification cache could not be written: %s", exc)
 
     def __len__(self) -> int:
         if not self.path.exists():
             return 0
-        conn = self._connect()
-        try:
-            return int(conn.execute("SELECT COUNT(*) FROM classifications").fetchone()[0])
-        finally:
-            conn.close()
+        with self._lock:
+            return int(
+                self._connect().execute("SELECT COUNT(*) FROM classifications").fetchone()[0]
+            )
 
 
 @dataclass(frozen=True)
@@ -205,7 +247,7 @@ def slot_for(
     prompt = build_prompt(pack, text, today, known, examples)
     digest = prompt_hash(prompt.system, reply_schema(pack))
     return CacheSlot(
-        ClassificationCache(state_dir), CacheKey.of(text, pack.identity, model, digest)
+        ClassificationCache.of(state_dir), CacheKey.of(text, pack.identity, model, digest)
     )
 
 

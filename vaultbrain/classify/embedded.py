@@ -128,8 +128,20 @@ def corpus_examples(labels: list[str], pack_name: str) -> list[Example]:
     return [Example(e.text, tuple(x for x in e.labels if x in labels), e.people) for e in train]
 
 
+_CORPUS_KEYS: dict[tuple[tuple[str, ...], str], str] = {}
+
+
 def corpus_key(labels: list[str], pack_name: str) -> str:
-    """Changes whenever the corpus or the code that learns from it does."""
+    """Changes whenever the corpus or the code that learns from it does (the corpus ships
+    with the package: hashed once per process, not at every capture)."""
+    memo = (tuple(labels), pack_name)
+    key = _CORPUS_KEYS.get(memo)
+    if key is None:
+        key = _CORPUS_KEYS[memo] = _corpus_key(labels, pack_name)
+    return key
+
+
+def _corpus_key(labels: list[str], pack_name: str) -> str:
     path = corpus_path(pack_name) or corpus_path(BASE_PACK)
     h = hashlib.sha256(("|".join(labels) + "|v6").encode())
     if path is not None:

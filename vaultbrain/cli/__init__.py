@@ -15,12 +15,15 @@ import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from vaultbrain import __version__
 from vaultbrain.errors import VaultbrainError
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
 
 # command name -> "module:attribute"
 COMMANDS: dict[str, str] = {
@@ -137,13 +140,13 @@ class Context:
         self.schema_pack = schema_pack
         self.verbose = verbose
         self.quiet = False
-        self._app: Any = None
+        self._app: Brain | None = None
 
     @property
     def vault_dir(self) -> Path:
         return Path(self.vault_arg or os.environ.get("VAULTBRAIN_VAULT") or ".")
 
-    def app(self, *, must_exist: bool = True) -> Any:
+    def app(self, *, must_exist: bool = True) -> Brain:
         if self._app is None:
             from vaultbrain.brain import Brain, looks_like_vault
             from vaultbrain.errors import UserError

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from vaultbrain.cli.render import echo_json, echo_table
 from vaultbrain.errors import StorageError, UserError, VaultbrainError
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
 
 STATUSES = ["pending", "filed", "suggested", "needs_review", "corrected", "dismissed"]
 
@@ -98,7 +101,7 @@ def capture_cmd(obj: Any, text: str, as_json: bool) -> None:
         click.echo(f"  pending: {summary['error']}; the daemon will retry")
 
 
-def _capture_failure(app: Any, text: str, exc: Exception) -> Exception:
+def _capture_failure(brain: Brain, text: str, exc: Exception) -> Exception:
     """What a failed capture did and did not do, exactly. A disk that refused the state
     dir after the inbox line was written leaves the thought safe in the inbox (anchored: the
     daemon files it once it can write), so "nothing was changed, try again" would make the
@@ -106,12 +109,12 @@ def _capture_failure(app: Any, text: str, exc: Exception) -> Exception:
     from vaultbrain.capture.lines import check_thought
     from vaultbrain.filing.inbox import unjournaled_line
 
-    rel = app.inbox_rel
+    rel = brain.inbox_rel
     try:
         thought = check_thought(text)
-        store = app.store.inbox
+        store = brain.store.inbox
         line = unjournaled_line(
-            app.vault,
+            brain.vault,
             rel,
             thought,
             lambda cid: store.summary(cid, include_deleted=True) is not None,

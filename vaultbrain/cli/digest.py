@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from vaultbrain.cli.render import echo_json, echo_table
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
 
 
 class _Date(click.ParamType):
@@ -138,7 +141,7 @@ def schedule_cmd(obj: Any, as_json: bool) -> None:
     echo_table(rows, ["job", "cron", "when", "last run", "next run", "status"])
 
 
-def _with_manual_runs(app: Any, jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _with_manual_runs(brain: Brain, jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``last_run`` is the latest run of any kind: the scheduler's own state knows only the
     runs it started, the history (``digests.jsonl``, ``reviews.jsonl``) has every run."""
     from vaultbrain.digest.runs import DIGEST_HISTORY, REVIEW_HISTORY
@@ -149,7 +152,7 @@ def _with_manual_runs(app: Any, jobs: list[dict[str, Any]]) -> list[dict[str, An
         job = dict(job)
         latest = None
         if job["name"] in history:
-            for entry in app.store.read_jsonl(history[job["name"]]):
+            for entry in brain.store.read_jsonl(history[job["name"]]):
                 latest = entry
         if latest is not None and latest.get("generated"):
             # History stamps are local wall-clock time, as the notes show them.

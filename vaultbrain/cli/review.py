@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from vaultbrain.cli.render import echo_json, echo_table, parse_sets
 
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
 
-def _after(app: Any) -> None:
+
+def _after(brain: Brain) -> None:
     """Bring Brain/Needs Review.md and Brain/Trust.md up to date after a decision."""
-    from vaultbrain.filing.review import ReviewQueue
+    from vaultbrain.capture.review import ReviewQueue
     from vaultbrain.filing.trust import write_trust_note
 
-    ReviewQueue(app).refresh(force=True)
-    write_trust_note(app)
+    ReviewQueue(brain).refresh(force=True)
+    write_trust_note(brain)
 
 
 @click.group("review")
@@ -28,8 +31,8 @@ def review() -> None:
 @click.pass_obj
 def review_list(obj: Any, as_json: bool) -> None:
     """Thoughts that need a decision, suggestions to confirm, and sync conflicts."""
+    from vaultbrain.capture.review import ReviewQueue, queue
     from vaultbrain.cli.core import capture_summary
-    from vaultbrain.filing.review import ReviewQueue, queue
 
     app = obj.app()
     ReviewQueue(app).apply_decisions()  # what the person already decided in the note counts
@@ -75,9 +78,9 @@ def review_resolve(
     as_json: bool,
 ) -> None:
     """File thought ID as TYPE (several: person,admin). A conflict ID: keep the note's version."""
+    from vaultbrain.capture.resolution import resolve
+    from vaultbrain.capture.review import resolve_conflict
     from vaultbrain.cli.core import capture_summary
-    from vaultbrain.filing.refile import resolve
-    from vaultbrain.filing.review import resolve_conflict
 
     app = obj.app()
     if app.store.collection("conflicts").get(capture_id) is not None:
@@ -96,8 +99,8 @@ def review_resolve(
 @click.pass_obj
 def review_confirm(obj: Any, capture_id: str, as_json: bool) -> None:
     """Accept the suggestion for thought ID."""
+    from vaultbrain.capture.resolution import confirm
     from vaultbrain.cli.core import capture_summary
-    from vaultbrain.filing.refile import confirm
 
     app = obj.app()
     rec = confirm(app, capture_id)
@@ -110,7 +113,7 @@ def review_confirm(obj: Any, capture_id: str, as_json: bool) -> None:
 @click.pass_obj
 def review_dismiss(obj: Any, capture_id: str) -> None:
     """Not a thought: dismiss ID (notes it created move to Brain/Archive/)."""
-    from vaultbrain.filing.refile import dismiss
+    from vaultbrain.capture.resolution import dismiss
 
     app = obj.app()
     dismiss(app, capture_id)
@@ -157,6 +160,11 @@ def fix_cmd(obj: Any, ref: str, type_name: str, note: str | None, as_json: bool)
 @click.option("--since", help="A date (2026-11-01) or a span (7d, 4w).")
 @click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True)
 @click.option("--summary", "show_summary", is_flag=True, help="The numbers of Brain/Trust.md.")
+@click.option(
+    "--write-note",
+    is_flag=True,
+    help="Bring Brain/Trust.md up to date now (the daemon keeps it so).",
+)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 def trust_cmd(
@@ -166,15 +174,24 @@ def trust_cmd(
     since: str | None,
     limit: int,
     show_summary: bool,
+    write_note: bool,
     as_json: bool,
 ) -> None:
     """The audit trail: every classification, resolution, correction and sync decision."""
-    from vaultbrain.filing.trust import parse_since, summary, trail, write_trust_note
+    from vaultbrain.filing.trust import TRUST_NOTE, parse_since, summary, trail, write_trust_note
 
-    app = obj.app()
+    brain = obj.app()
+    if write_note:
+        written = write_trust_note(brain)
+        if as_json:
+            echo_json({"note": TRUST_NOTE, "written": written})
+        else:
+            click.echo(f"{'wrote' if written else 'up to date:'} {TRUST_NOTE}")
+        return
     if show_summary:
-        s = summary(app)
-        write_trust_note(app)
+        # A read: the numbers are printed, nothing is written (Brain/Trust.md is the daemon's,
+        # or `trust --write-note`).
+        s = summary(brain)
         if as_json:
             echo_json(s)
         else:
@@ -187,7 +204,7 @@ def trust_cmd(
             for b in s["calibration"]:
                 click.echo(f"  {b['band']}: {b['filed']} filed, {b['corrected']} corrected")
         return
-    events = trail(app, status, type_name, parse_since(since, app.today()), limit)
+    events = trail(brain, status, type_name, parse_since(since, brain.today()), limit)
     if as_json:
         echo_json(events)
         return

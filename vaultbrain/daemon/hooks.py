@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
 
 log = logging.getLogger("vaultbrain.daemon")
 
@@ -46,11 +49,11 @@ class SchedulerHook(Throttled):
     name = "scheduler"
     every = 20.0
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, brain: Brain) -> None:
         super().__init__()
         from vaultbrain.digest.scheduler import Scheduler
 
-        self.scheduler = Scheduler(app)
+        self.scheduler = Scheduler(brain)
         self.started = False
 
     def step(self, once: bool) -> None:
@@ -75,11 +78,11 @@ class IdeaLoomHook(Throttled):
     name = "idealoom"
     every = 1.0
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, brain: Brain) -> None:
         super().__init__()
         from vaultbrain.idealoom import AutoExporter
 
-        self.exporter = AutoExporter(app)
+        self.exporter = AutoExporter(brain)
 
     def step(self, once: bool) -> None:
         self.exporter.tick()
@@ -89,11 +92,11 @@ class ReviewHook(Throttled):
     name = "review"
     every = 1.0
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, brain: Brain) -> None:
         super().__init__()
-        from vaultbrain.filing.review import ReviewQueue
+        from vaultbrain.capture.review import ReviewQueue
 
-        self.queue = ReviewQueue(app)
+        self.queue = ReviewQueue(brain)
 
     def step(self, once: bool) -> None:
         if self.queue.refresh(force=once):
@@ -111,11 +114,11 @@ class ReviewHook(Throttled):
             self.queue.apply_decisions()
 
 
-def load_hooks(app: Any) -> list[Hook]:
+def load_hooks(brain: Brain) -> list[Hook]:
     hooks: list[Hook] = []
     for factory in (ReviewHook, SchedulerHook, IdeaLoomHook):
         try:
-            hooks.append(factory(app))
+            hooks.append(factory(brain))
         except ImportError as exc:
             log.debug("%s not available: %s", factory.name, exc)
     return hooks

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 from vaultbrain.errors import UserError
-from vaultbrain.vault.files import write_all
+from vaultbrain.vault.atomic import write_all
 
 
 class DaemonLock:

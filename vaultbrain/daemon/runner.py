@@ -24,6 +24,7 @@ from vaultbrain.capture.pipeline import process
 from vaultbrain.daemon.lock import DaemonLock
 from vaultbrain.daemon.watcher import RESCAN, VaultWatcher
 from vaultbrain.errors import VaultbrainError
+from vaultbrain.filing import names
 from vaultbrain.filing.sync import SyncReport
 from vaultbrain.machine import FilerWatch
 
@@ -108,6 +109,7 @@ class Daemon:
             log.info("%s", self.filer.role.describe())
             if watcher is not None:
                 watcher.start()
+                names.follow(self.app)  # the name index kept by events, not walked per pass
             started = time.perf_counter()
             report = self.sync.scan()
             self._log_report("startup scan", report)
@@ -243,7 +245,9 @@ class Daemon:
         for when, rel in batch:
             if rel == RESCAN:
                 self._rescan_requested = True
+                names.walk_again(self.app)
                 continue
+            names.touched(self.app, rel)
             if rel == inbox:
                 try:
                     digest = self.app.vault.current_hash(rel)
@@ -289,6 +293,7 @@ class Daemon:
             return False
 
     def _rescan(self) -> None:
+        names.walk_again(self.app)  # what a rescan would catch, events may have missed
         self.app.refresh()
         self._rescan_requested = False
         self._last_rescan = time.monotonic()

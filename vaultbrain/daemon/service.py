@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vaultbrain.errors import UserError
-from vaultbrain.vault.files import atomic_write_file
+from vaultbrain.vault.atomic import atomic_write_file
 
 
 @dataclass(frozen=True)

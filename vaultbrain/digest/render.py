@@ -15,8 +15,9 @@ from typing import Any
 
 from vaultbrain.vault.note import render_note
 
-from .facts import Action, DailyFacts, Item, Ref, WeeklyFacts
+from .facts import Action, DailyFacts, Item, WeeklyFacts
 from .insights import DigestInsights, Insights, ReviewInsights
+from .store_view import Ref
 
 DIGEST_FOLDER = "Brain/Digests"
 REVIEW_FOLDER = "Brain/Reviews"

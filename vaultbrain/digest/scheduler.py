@@ -57,10 +57,10 @@ class JobSpec:
     optional: bool = False
 
 
-def _run_enrich(app: Any, day: dt.date, **kw: Any) -> dict[str, Any]:
+def _run_enrich(brain: Brain, day: dt.date, **kw: Any) -> dict[str, Any]:
     from vaultbrain.graph.enrich import run_enrich  # the graph index: only when scheduled
 
-    return run_enrich(app, day, **kw)
+    return run_enrich(brain, day, **kw)
 
 
 JOBS: tuple[JobSpec, ...] = (

@@ -1,7 +1,7 @@
 """``vaultbrain adopt``: write ``id:`` (and ``type:``) into hand-made record notes, asked for.
 
 A note the person made is a record known by path and content hash (``origin: "vault"``,
-``note_id: None``, see vaultbrain/filing/sync.py ``_create``); vaultbrain never writes it by
+``note_id: None``, see vaultbrain/filing/apply.py ``_create``); vaultbrain never writes it by
 itself. Adopting is the explicit step that gives such notes an ``id:`` in their frontmatter,
 so the record follows the note by id wherever it goes (and vaultbrain may write it from
 then on, as it does the notes it made). :func:`plan` previews, :func:`apply` writes, each
@@ -12,11 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
 from vaultbrain.filing.records import record_from_note
 from vaultbrain.vault.note import parse_note, update_frontmatter
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
 
 
 @dataclass
@@ -43,30 +46,30 @@ def _under(rel: str, folder: str) -> bool:
     return rel == prefix or rel.startswith(prefix + "/")
 
 
-def plan(app: Any, folder: str = "") -> list[Adoption]:
+def plan(brain: Brain, folder: str = "") -> list[Adoption]:
     """Every hand-made record note under ``folder`` (the whole vault: ""), by path."""
     folder = folder.strip().strip("/")
-    if folder and not app.vault.resolve(folder).is_dir():
+    if folder and not brain.vault.resolve(folder).is_dir():
         raise UserError(f"no folder {folder}/ in the vault")
-    index = app.records()
+    index = brain.records()
     index.refresh(force=True)
     out: list[Adoption] = []
     for collection, summary in index.all():
         rel = summary.get("path")
         if not rel or summary.get("deleted") or not _under(rel, folder):
             continue
-        record = app.store.collection(collection).get(summary["id"])
+        record = brain.store.collection(collection).get(summary["id"])
         if record is None or record.get("origin") != "vault":
             continue
-        out.append(_adoption(app, collection, record))
+        out.append(_adoption(brain, collection, record))
     return sorted(out, key=lambda a: a.path)
 
 
-def _adoption(app: Any, collection: str, record: dict[str, Any]) -> Adoption:
+def _adoption(brain: Brain, collection: str, record: dict[str, Any]) -> Adoption:
     rel, rid, type_name = record["path"], str(record["id"]), str(record.get("type", ""))
     found = Adoption(collection, rid, rel, type_name, {})
     try:
-        note = app.vault.try_read(rel)
+        note = brain.vault.try_read(rel)
     except UserError as exc:
         found.problem = str(exc)
         return found
@@ -88,10 +91,10 @@ def _adoption(app: Any, collection: str, record: dict[str, Any]) -> Adoption:
     return found
 
 
-def apply(app: Any, adoptions: list[Adoption]) -> tuple[list[Adoption], list[str]]:
+def apply(brain: Brain, adoptions: list[Adoption]) -> tuple[list[Adoption], list[str]]:
     """Write each planned adoption (compare-and-swap) and update its record. Returns the ones
     done and one line per note left as it was (changed meanwhile into something else, gone)."""
-    sync = app.notes()
+    sync = brain.notes()
     done: list[Adoption] = []
     problems: list[str] = []
     for a in adoptions:
@@ -114,11 +117,11 @@ def apply(app: Any, adoptions: list[Adoption]) -> tuple[list[Adoption], list[str
             return update_frontmatter(note.text, changes) if changes else None
 
         try:
-            edit = app.vault.edit(a.path, build)
+            edit = brain.vault.edit(a.path, build)
         except UserError as exc:
             problems.append(f"{a.path}: {exc}")
             continue
-        note = app.vault.try_read(a.path)
+        note = brain.vault.try_read(a.path)
         if note is None:
             problems.append(f"{a.path}: the note is gone")
             continue
@@ -126,15 +129,15 @@ def apply(app: Any, adoptions: list[Adoption]) -> tuple[list[Adoption], list[str
         if parsed.error or str(parsed.data.get("id")) != a.record_id:
             problems.append(f"{a.path}: changed meanwhile; left as it is")
             continue
-        _follow(app, sync, a, note, parsed)
+        _follow(brain, sync, a, note, parsed)
         if edit.written or a.changes:
             done.append(a)
     return done, problems
 
 
-def _follow(app: Any, sync: Any, a: Adoption, note: Any, parsed: Any) -> None:
+def _follow(brain: Brain, sync: Any, a: Adoption, note: Any, parsed: Any) -> None:
     """The record now knows its note by id: ``note_id`` set, no longer ``origin: "vault"``."""
-    col = app.store.collection(a.collection)
+    col = brain.store.collection(a.collection)
     record = col.get(a.record_id)
     if record is None:
         return
@@ -144,14 +147,14 @@ def _follow(app: Any, sync: Any, a: Adoption, note: Any, parsed: Any) -> None:
     new["note_id"] = a.record_id
     new.pop("origin", None)
     new.pop("store_dirty", None)
-    with app.store.locked():
+    with brain.store.locked():
         col.put(new)
-    app.records().upsert(a.collection, new)
+    brain.records().upsert(a.collection, new)
     sync._remember(a.path, note)  # the next scan knows this text: no re-read, no import
     sync.save_cache()
-    app.store.audit(
+    brain.store.audit(
         {
-            "at": app.now().isoformat(),
+            "at": brain.now().isoformat(),
             "kind": "adopt",
             "record": a.record_id,
             "type": a.type,
@@ -187,21 +190,21 @@ class SwitchPreview:
         return out
 
 
-def _candidate_notes(app: Any) -> Any:
+def _candidate_notes(brain: Brain) -> Any:
     """Every note a scan could make a record of that is not one yet."""
-    index = app.records()
+    index = brain.records()
     index.refresh(force=True)
-    for rel, _entry in app.vault.iter_notes():
-        if rel == app.inbox_rel or rel.startswith("Brain/") or app.templates.holds(rel):
+    for rel, _entry in brain.vault.iter_notes():
+        if rel == brain.inbox_rel or rel.startswith("Brain/") or brain.templates.holds(rel):
             continue
         if index.by_path(rel) is None:
             yield rel
 
 
-def preview_switch(app: Any, pack: Any) -> SwitchPreview:
+def preview_switch(brain: Brain, pack: Any) -> SwitchPreview:
     """What ``pack`` as the vault's pack would make records of (nothing is read but paths)."""
     folders: dict[tuple[str, str], int] = {}
-    for rel in _candidate_notes(app):
+    for rel in _candidate_notes(brain):
         ptype = pack.type_for_path(rel)
         if ptype is None:  # (a record whatever `fileable` says: see sync._facts)
             continue
@@ -210,12 +213,12 @@ def preview_switch(app: Any, pack: Any) -> SwitchPreview:
     return SwitchPreview(folders)
 
 
-def preview_folders(app: Any, proposals: dict[str, str]) -> SwitchPreview:
+def preview_folders(brain: Brain, proposals: dict[str, str]) -> SwitchPreview:
     """What accepting the proposals (folder -> proposed type name) would make records of,
     once their pack delta is installed and used."""
     folders: dict[tuple[str, str], int] = {}
     wanted = {f.strip("/").lower(): (f.strip("/"), t) for f, t in proposals.items()}
-    for rel in _candidate_notes(app):
+    for rel in _candidate_notes(brain):
         low = rel.lower()
         for prefix, (folder, type_name) in wanted.items():
             if low.startswith(prefix + "/"):
@@ -250,18 +253,18 @@ class DryRun:
         return out
 
 
-def dry_run(app: Any) -> DryRun:
+def dry_run(brain: Brain) -> DryRun:
     """Every note a ``reindex`` would read (not in the scan cache as it is), and the decision
     it would get, from :func:`vaultbrain.filing.decide.decide` as the scan asks it."""
     from vaultbrain.filing.decide import Conflict, Create, Export, Import, Retype, Revive
 
-    sync = app.notes()
+    sync = brain.notes()
     sync.load_cache()
-    index = app.records()
+    index = brain.records()
     index.refresh(force=True)
     out = DryRun([], [], unreadable=[])
-    for rel, entry in app.vault.iter_notes():
-        if rel == app.inbox_rel:
+    for rel, entry in brain.vault.iter_notes():
+        if rel == brain.inbox_rel:
             continue
         cached = sync.cache.get(rel)
         try:
@@ -271,7 +274,7 @@ def dry_run(app: Any) -> DryRun:
         if cached and cached[0] == st.st_mtime_ns and cached[1] == st.st_size:
             continue
         try:
-            note = app.vault.read(rel, entry)
+            note = brain.vault.read(rel, entry)
         except (UserError, FileNotFoundError) as exc:
             out.unreadable.append(str(exc))  # type: ignore[union-attr]
             continue

@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vaultbrain.capture.plan import free_path
 from vaultbrain.errors import UserError
+from vaultbrain.filing.names import free_path
 from vaultbrain.filing.records import new_id, ordered_frontmatter, render_body, settle_fields
 from vaultbrain.packs import PageType
 from vaultbrain.vault.note import render_note
 
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
 
-def resolve_type(app: Any, name: str) -> PageType:
-    ptype = app.pack.get_type(name)
+
+def resolve_type(brain: Brain, name: str) -> PageType:
+    ptype = brain.pack.get_type(name)
     if ptype is None:
-        names = ", ".join(t.name for t in app.pack.types)
+        names = ", ".join(t.name for t in brain.pack.types)
         raise UserError(f"the active schema pack has no type {name!r} (it has: {names})")
     return ptype
 
@@ -46,8 +49,8 @@ def coerce_fields(ptype: PageType, values: dict[str, str]) -> dict[str, Any]:
     return out
 
 
-def find_record(app: Any, ptype: PageType, ref: str) -> dict[str, Any]:
-    col = app.store.collection(ptype.store_collection)
+def find_record(brain: Brain, ptype: PageType, ref: str) -> dict[str, Any]:
+    col = brain.store.collection(ptype.store_collection)
     rec = col.get(ref) if _looks_like_id(ref) else None
     if rec is None:
         low = ref.strip().lower()
@@ -71,15 +74,15 @@ def _looks_like_id(ref: str) -> bool:
         return False
 
 
-def list_records(app: Any, type_name: str) -> list[dict[str, Any]]:
-    ptype = resolve_type(app, type_name)
-    rows = list(app.store.collection(ptype.store_collection).all())
+def list_records(brain: Brain, type_name: str) -> list[dict[str, Any]]:
+    ptype = resolve_type(brain, type_name)
+    rows = list(brain.store.collection(ptype.store_collection).all())
     rows.sort(key=lambda r: str(r.get("title", "")).lower())
     return rows
 
 
-def add_record(app: Any, type_name: str, values: dict[str, str]) -> dict[str, Any]:
-    ptype = resolve_type(app, type_name)
+def add_record(brain: Brain, type_name: str, values: dict[str, str]) -> dict[str, Any]:
+    ptype = resolve_type(brain, type_name)
     fields = {k: v for k, v in coerce_fields(ptype, values).items() if v is not None}
     title = fields.get(ptype.title_key) or values.get("title") or values.get("name")
     if not title:
@@ -89,30 +92,30 @@ def add_record(app: Any, type_name: str, values: dict[str, str]) -> dict[str, An
             fields.setdefault(name, spec.default)
         if spec.required and name not in fields and name != ptype.title_key:
             raise UserError(f"{ptype.name}.{name} is required: --set {name}=…")
-    index = app.records()
-    with app.store.locked():
+    index = brain.records()
+    with brain.store.locked():
         index.refresh(force=True)
         if index.find(ptype.name, str(title)):
             raise UserError(f"a {ptype.name} named {title!r} exists; use `db update`")
-        rel = free_path(app, ptype, str(title))
-        now = app.now().isoformat()
+        rel = free_path(brain, ptype, str(title))
+        now = brain.now().isoformat()
         core = {"type": ptype.name, "id": new_id(), "created": now, "updated": now}
         body = render_body(ptype, str(title), fields, f"- {now[:10]} added by hand")
-        app.vault.create(rel, render_note(ordered_frontmatter(ptype, core, fields), body))
-        app.notes().sync_path(rel)
+        brain.vault.create(rel, render_note(ordered_frontmatter(ptype, core, fields), body))
+        brain.notes().sync_path(rel)
         hit = index.by_path(rel)
         assert hit is not None
-        return app.store.collection(hit[0]).get(hit[1]["id"])
+        return brain.store.collection(hit[0]).get(hit[1]["id"])
 
 
-def update_record(app: Any, type_name: str, ref: str, values: dict[str, str]) -> dict[str, Any]:
-    ptype = resolve_type(app, type_name)
+def update_record(brain: Brain, type_name: str, ref: str, values: dict[str, str]) -> dict[str, Any]:
+    ptype = resolve_type(brain, type_name)
     fields = coerce_fields(ptype, values)
-    sync = app.notes()
-    with app.store.locked():
-        rec = find_record(app, ptype, ref)
+    sync = brain.notes()
+    with brain.store.locked():
+        rec = find_record(brain, ptype, ref)
         sync.sync_path(rec["path"])  # take in the person's latest edit first
-        rec = app.store.collection(ptype.store_collection).get(rec["id"])
+        rec = brain.store.collection(ptype.store_collection).get(rec["id"])
         if rec is None:
             raise UserError(f"the {ptype.name} {ref!r} was deleted in the vault")
         new_fields = dict(rec.get("fields", {}))
@@ -121,39 +124,39 @@ def update_record(app: Any, type_name: str, ref: str, values: dict[str, str]) ->
                 new_fields.pop(k, None)
             else:
                 new_fields[k] = v
-        rec["fields"] = settle_fields(ptype, rec.get("fields", {}), new_fields, app.today())
+        rec["fields"] = settle_fields(ptype, rec.get("fields", {}), new_fields, brain.today())
         rec["store_dirty"] = True
-        app.store.collection(ptype.store_collection).put(rec)
+        brain.store.collection(ptype.store_collection).put(rec)
         if not sync.export(ptype.store_collection, rec):
             raise UserError(
                 f"{rec['path']} changed while it was being updated; nothing was overwritten "
                 "and the conflict is listed in Brain/Needs Review.md"
             )
-        return app.store.collection(ptype.store_collection).get(rec["id"])
+        return brain.store.collection(ptype.store_collection).get(rec["id"])
 
 
-def delete_record(app: Any, type_name: str, ref: str) -> dict[str, Any]:
+def delete_record(brain: Brain, type_name: str, ref: str) -> dict[str, Any]:
     """Move the note to the state dir's ``trash/`` (recoverable) and tombstone the record.
 
     Refused when another live record is on the same path (a copied note, a stale record):
     deleting the stale one must not trash the note the other one is.
     """
-    ptype = resolve_type(app, type_name)
-    with app.store.locked():
-        rec = find_record(app, ptype, ref)
-        others = _others_on_path(app, rec)
+    ptype = resolve_type(brain, type_name)
+    with brain.store.locked():
+        rec = find_record(brain, ptype, ref)
+        others = _others_on_path(brain, rec)
         if others:
             raise UserError(
                 f"{rec['path']} is also the note of record {', '.join(others)}; "
                 f"not deleting {rec['id']} (`vaultbrain doctor` lists records that share a path)"
             )
-        vault = app.vault
+        vault = brain.vault
         if vault.try_read(rec["path"]) is not None:
-            rec["trashed_to"] = vault.trash(rec["path"], app.today().isoformat())
+            rec["trashed_to"] = vault.trash(rec["path"], brain.today().isoformat())
         rec["deleted"] = True
-        rec["deleted_at"] = app.now().isoformat()
-        app.store.collection(ptype.store_collection).put(rec)
-        app.store.audit(
+        rec["deleted_at"] = brain.now().isoformat()
+        brain.store.collection(ptype.store_collection).put(rec)
+        brain.store.audit(
             {
                 "at": rec["deleted_at"],
                 "kind": "sync",
@@ -167,7 +170,7 @@ def delete_record(app: Any, type_name: str, ref: str) -> dict[str, Any]:
         return rec
 
 
-def _others_on_path(app: Any, rec: dict[str, Any]) -> list[str]:
+def _others_on_path(brain: Brain, rec: dict[str, Any]) -> list[str]:
     """Ids of the other live records whose note is ``rec``'s path (any collection)."""
     from vaultbrain.filing.index import collections_of
 
@@ -175,8 +178,8 @@ def _others_on_path(app: Any, rec: dict[str, Any]) -> list[str]:
     if not path:
         return []
     found = []
-    for name in collections_of(app.pack, list(app.folder_packs)):
-        for s in app.store.collection(name).summaries():
+    for name in collections_of(brain.pack, list(brain.folder_packs)):
+        for s in brain.store.collection(name).summaries():
             if str(s.get("path") or "").lower() == path and s["id"] != rec["id"]:
                 found.append(s["id"])
     return found

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from vaultbrain.errors import ConflictError, UserError
 from vaultbrain.filing.records import new_id, ordered_frontmatter, record_from_note
 from vaultbrain.vault.names import sanitize_filename, unique_name
 from vaultbrain.vault.note import append_to_section, parse_note, render_note, update_frontmatter
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
 
 BARE_URL = re.compile(r"^<?(https?://[^\s<>]+)>?$")
 
@@ -32,18 +35,18 @@ def title_for_url(url: str) -> str:
     return host or url[:120]
 
 
-def find_link(app: Any, url: str) -> dict[str, Any] | None:
-    ptype = app.pack.get_type("link")
+def find_link(brain: Brain, url: str) -> dict[str, Any] | None:
+    ptype = brain.pack.get_type("link")
     if ptype is None:
         return None
-    for rec in app.store.collection(ptype.store_collection).all():
+    for rec in brain.store.collection(ptype.store_collection).all():
         if (rec.get("fields") or {}).get("url") == url:
             return rec
     return None
 
 
 def save_link(
-    app: Any,
+    brain: Brain,
     *,
     url: str,
     title: str,
@@ -53,17 +56,17 @@ def save_link(
     source: str | None = None,
 ) -> dict[str, Any]:
     """Create or update the Links note and record for ``url``; returns the record."""
-    ptype = app.pack.get_type("link")
+    ptype = brain.pack.get_type("link")
     if ptype is None:
         raise UserError("the active schema pack has no `link` type to save links in")
-    vault = app.vault
-    col = app.store.collection(ptype.store_collection)
-    now = app.now().isoformat()
+    vault = brain.vault
+    col = brain.store.collection(ptype.store_collection)
+    now = brain.now().isoformat()
     wanted = {"url": url, **(fields or {})}
     if tags:
         wanted["tags"] = list(dict.fromkeys(tags))
-    with app.store.locked():
-        existing = find_link(app, url)
+    with brain.store.locked():
+        existing = find_link(brain, url)
         if existing and vault.try_read(existing["path"]) is not None:
             for _ in range(20):
                 note = vault.read(existing["path"])

@@ -8,22 +8,33 @@ not names a thought links to.
 
 Built cheaply: a walk of the vault's folders (``stat`` only); a note's aliases are read from
 its frontmatter only when its (mtime, size) differ from the cache kept in the state dir
-(``names-cache.json``), so a second build reads no notes that did not change.
+(``names-cache.json``), so a second build reads no notes that did not change. A process that
+watches the vault (the daemon) walks once, then keeps the index by its file events
+(:func:`follow`, :func:`touched`): a burst of captures on 10,000 notes walks nothing.
+
+:func:`free_path` is the name a new note gets in its type's folder when nothing holds it yet
+(a capture's plan, vaultbrain/capture/plan.py and write.py; ``vaultbrain db add``,
+vaultbrain/filing/db.py).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import threading
+import time
 import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain.errors import StorageError
+from vaultbrain.errors import StorageError, VaultbrainError
 from vaultbrain.vault.files import atomic_write_file
+from vaultbrain.vault.names import sanitize_filename, unique_name
 from vaultbrain.vault.note import parse_note
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
+    from vaultbrain.packs import PageType
 
 CACHE_FILE = "names-cache.json"
 OWN_FOLDER = "Brain/"
@@ -53,17 +64,78 @@ class NameIndex:
         entry = self._entries.get(rel)
         return list(entry[2]) if entry else []
 
+    def _add(self, rel: str, mtime_ns: int, size: int, aliases: list[str]) -> None:
+        self._entries[rel] = [mtime_ns, size, aliases]
+        stem = rel.rsplit("/", 1)[-1][:-3]
+        self.basenames.setdefault(stem.lower(), []).append(rel)
+        for alias in aliases:
+            self.aliases.setdefault(alias.lower(), []).append(rel)
+
+    def _remove(self, rel: str) -> None:
+        entry = self._entries.pop(rel, None)
+        if entry is None:
+            return
+        stem = rel.rsplit("/", 1)[-1][:-3].lower()
+        keyed = [(self.basenames, stem)] + [(self.aliases, a.lower()) for a in entry[2]]
+        for table, key in keyed:
+            rels = table.get(key)
+            if rels and rel in rels:
+                rels.remove(rel)
+                if not rels:
+                    del table[key]
+
 
 _built: weakref.WeakKeyDictionary[Any, tuple[int, NameIndex]] = weakref.WeakKeyDictionary()
+
+
+# Brains whose name index follows file events: the notes touched since it was last brought
+# up to date (None: walk again, e.g. after a watcher overflow or a rescan).
+_followed: weakref.WeakKeyDictionary[Any, set[str] | None] = weakref.WeakKeyDictionary()
+_follow_lock = threading.Lock()
+_saved_at: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()
+_SAVE_EVERY_S = 30.0
+
+
+def follow(brain: Brain) -> None:
+    """From now on ``brain``'s name index is kept by :func:`touched` (a watching daemon)."""
+    with _follow_lock:
+        _followed[brain] = None  # the first build walks
+
+
+def touched(brain: Brain, rel: str) -> None:
+    """A file event for the note ``rel`` (created, changed, gone, moved from or to)."""
+    with _follow_lock:
+        dirty = _followed.get(brain)
+        if dirty is not None:
+            dirty.add(rel)
+
+
+def walk_again(brain: Brain) -> None:
+    """Events were lost (an overflow, a folder moved): the next build walks the vault."""
+    with _follow_lock:
+        if brain in _followed:
+            _followed[brain] = None
 
 
 def note_names(brain: Brain) -> NameIndex:
     """The vault's names as of this unit of work: walked once per ``brain.refresh()`` (a
     burst of captures does not walk 10,000 notes each; the daemon refreshes every second),
-    and unchanged notes are not read again."""
+    and unchanged notes are not read again. A followed brain walks once, then applies the
+    notes its events touched."""
     built = _built.get(brain)
-    if built is not None and built[0] == brain.generation:
+    if brain in _followed and built is not None:
+        with _follow_lock:
+            dirty = _followed.get(brain)
+            if dirty is not None:
+                _followed[brain] = set()
+        if dirty is not None:
+            _apply(brain, built[1], dirty)
+            return built[1]
+    elif built is not None and built[0] == brain.generation:
         return built[1]
+    with _follow_lock:
+        if brain in _followed:
+            _followed[brain] = set()  # events from now on; the walk sees what came before
     previous = built[1] if built is not None else None
     cache_path = brain.state_dir / CACHE_FILE
     old: dict[str, list[Any]]
@@ -74,8 +146,13 @@ def note_names(brain: Brain) -> NameIndex:
     index = NameIndex()
     inbox = brain.inbox_rel.lower()
     changed = False
+    templates: dict[str, bool] = {}  # per folder: a template folder holds all its notes
     for rel, entry in brain.vault.iter_notes():
-        if rel.startswith(OWN_FOLDER) or rel.lower() == inbox or brain.templates.holds(rel):
+        folder = rel.rpartition("/")[0]
+        template = templates.get(folder)
+        if template is None:
+            template = templates[folder] = brain.templates.holds(rel)
+        if template or rel.startswith(OWN_FOLDER) or rel.lower() == inbox:
             continue
         try:
             st = entry.stat(follow_symlinks=False)
@@ -87,15 +164,40 @@ def note_names(brain: Brain) -> NameIndex:
         else:
             aliases = _read_aliases(brain, rel)
             changed = True
-        index._entries[rel] = [st.st_mtime_ns, st.st_size, aliases]
-        stem = rel.rsplit("/", 1)[-1][:-3]
-        index.basenames.setdefault(stem.lower(), []).append(rel)
-        for alias in aliases:
-            index.aliases.setdefault(alias.lower(), []).append(rel)
+        index._add(rel, st.st_mtime_ns, st.st_size, aliases)
     if changed or len(old) != len(index._entries):
         _save(cache_path, index._entries)
+        _saved_at[brain] = time.monotonic()
     _built[brain] = (brain.generation, index)
     return index
+
+
+def _apply(brain: Brain, index: NameIndex, dirty: set[str]) -> None:
+    """Bring a followed index up to date with the notes its events touched."""
+    if not dirty:
+        return
+    inbox = brain.inbox_rel.lower()
+    for rel in dirty:
+        if (
+            rel.startswith(OWN_FOLDER)
+            or rel.lower() == inbox
+            or not rel.lower().endswith(".md")
+            or brain.templates.holds(rel)
+        ):
+            continue
+        try:
+            st = os.stat(brain.vault.resolve(rel), follow_symlinks=False)
+        except (OSError, VaultbrainError):
+            index._remove(rel)
+            continue
+        entry = index._entries.get(rel)
+        if entry and entry[0] == st.st_mtime_ns and entry[1] == st.st_size:
+            continue
+        index._remove(rel)
+        index._add(rel, st.st_mtime_ns, st.st_size, _read_aliases(brain, rel))
+    if time.monotonic() - _saved_at.get(brain, 0.0) > _SAVE_EVERY_S:
+        _save(brain.state_dir / CACHE_FILE, index._entries)
+        _saved_at[brain] = time.monotonic()
 
 
 def _read_aliases(brain: Brain, rel: str) -> list[str]:
@@ -132,3 +234,17 @@ def _save(path: Any, entries: dict[str, list[Any]]) -> None:
         atomic_write_file(path, data.encode("utf-8"), durable=False)
     except (OSError, StorageError):
         pass  # a cache: the next build reads the notes again
+
+
+def free_path(brain: Brain, ptype: PageType, title: str, planned: set[str] | None = None) -> str:
+    """A path for a new note of ``ptype`` named after ``title`` that nothing occupies (and no
+    other op of the same plan takes)."""
+    folder = ptype.folder
+    stem = sanitize_filename(title)
+    taken_by_plan = planned or set()
+
+    def taken(name: str) -> bool:
+        rel = f"{folder}/{name}"
+        return rel.lower() in taken_by_plan or os.path.lexists(brain.vault.resolve(rel))
+
+    return f"{folder}/{unique_name(stem, taken)}"

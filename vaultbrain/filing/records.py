@@ -20,7 +20,7 @@ import re
 import secrets
 import string
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import ConflictError, StorageError
 from vaultbrain.packs import PageType
@@ -35,6 +35,9 @@ from vaultbrain.vault.note import (
     update_frontmatter,
 )
 from vaultbrain.vault.tags import merge_tags
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
 
 CORE_KEYS = (
     "type",
@@ -380,11 +383,11 @@ def sync_task_line(
     return _replace_body_line(text, start, current.index, tk.render_task_line(new))
 
 
-def fields_into_note(app: Any, type_name: str, text: str, changes: dict[str, Any]) -> str:
+def fields_into_note(brain: Brain, type_name: str, text: str, changes: dict[str, Any]) -> str:
     """What sync's export writes: the frontmatter ``changes`` and the Tasks line that shows
     them (a reopened task loses its completion date)."""
-    ptype = app.pack.get_type(type_name)
-    text = sync_task_line(text, ptype, changes, app.today())
+    ptype = brain.pack.get_type(type_name)
+    text = sync_task_line(text, ptype, changes, brain.today())
     spec = tasks_spec(ptype)
     remove: tuple[str, ...] = ()
     if spec is not None and spec.status and spec.completed and spec.completed not in changes:
@@ -536,7 +539,7 @@ def _completion_log(task: tk.TaskLine, today: dt.date) -> str:
 
 
 def settle_task_note(
-    app: Any,
+    brain: Brain,
     rel: str,
     note: Any,
     parsed: ParsedNote,
@@ -551,25 +554,18 @@ def settle_task_note(
         return note, parsed
     previous = (record or {}).get("fields") if isinstance(record, dict) else None
     for _ in range(10):
-        text = settle_note(note.text, ptype, previous, app.today())
+        text = settle_note(note.text, ptype, previous, brain.today())
         if add_missing:
-            text = sync_task_line(text, ptype, {}, app.today())
+            text = sync_task_line(text, ptype, {}, brain.today())
         if text == note.text:
             return note, parsed
         try:
-            app.vault.replace(rel, text, note.hash)
+            brain.vault.replace(rel, text, note.hash)
         except ConflictError:
-            note = app.vault.read(rel)
+            note = brain.vault.read(rel)
             continue
         except (OSError, StorageError):
             return note, parsed  # a read-only vault: the store still reads the line
-        note = app.vault.read(rel)
+        note = brain.vault.read(rel)
         return note, parse_note(note.text)
     return note, parse_note(note.text)
-
-
-def save_link(app: Any, **kwargs: Any) -> dict[str, Any]:
-    """Create or update the Links record for a URL (see :func:`vaultbrain.filing.links.save_link`)."""
-    from vaultbrain.filing.links import save_link as _save_link
-
-    return _save_link(app, **kwargs)

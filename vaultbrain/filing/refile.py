@@ -1,24 +1,25 @@
-"""The person's decisions: confirm a suggestion, resolve a thought as a type, dismiss it, and
-fix (re-file) a record as another type. The CLI's review/fix commands and the gestures in
-``Brain/Needs Review.md`` all end here, so both give the same result.
+"""Re-filing a record as another type: ``vaultbrain fix``, a ``type:`` changed in a note (the
+sync's Retype, vaultbrain/filing/apply.py) and the person's choice on a filed suggestion
+(vaultbrain/capture/resolution.py) all end in :func:`refile`, so all give the same result.
 
 A fix never deletes: the old note moves to ``Brain/Archive/`` with ``archived: true``; a new
 note of the new type gets the fields whose names match, the rest in its body; links that
-pointed at the old note (the inbox line, related notes) are rewritten to the new one.
+pointed at the old note (the inbox line, related notes) are rewritten to the new one. The
+captures filed into the record become ``corrected``; their inbox lines are redrawn by
+vaultbrain/capture/lines.py, a layer above this one, through ``Brain.finish_line``.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vaultbrain.classify.result import UNKNOWN, Classification, Destination
+from vaultbrain.classify.result import UNKNOWN
 from vaultbrain.errors import UserError
 from vaultbrain.filing.corrections import record_correction
 from vaultbrain.filing.records import (
     CORE_KEYS,
     close_task,
-    link_to,
     new_id,
     ordered_frontmatter,
     record_from_note,
@@ -29,271 +30,44 @@ from vaultbrain.packs import PageType
 from vaultbrain.vault.names import sanitize_filename, unique_name
 from vaultbrain.vault.note import append_to_section, parse_note, render_note, update_frontmatter
 
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
+
 ARCHIVE = "Brain/Archive"
 
 
-def _capture(app: Any, capture_id: str) -> dict[str, Any]:
-    rec = app.store.inbox.get(capture_id)
-    if rec is None:
-        raise UserError(f"no capture {capture_id!r}; `vaultbrain review list` shows the queue")
-    return rec
+def audit(brain: Brain, kind: str, **fields: Any) -> None:
+    """One entry of the audit trail for a decision of the person's (a correction, a resolution)."""
+    brain.store.audit({"at": brain.now().isoformat(), "kind": kind, **fields})
 
 
-def _audit(app: Any, kind: str, **fields: Any) -> None:
-    app.store.audit({"at": app.now().isoformat(), "kind": kind, **fields})
-
-
-def _edit_note(app: Any, rel: str, changes: dict[str, Any], remove: tuple[str, ...] = ()) -> None:
-    edit = app.vault.edit(
-        rel, lambda note: update_frontmatter(note.text, changes, remove) if note else None
-    )
-    if edit.before is not None:
-        _restore_base(app, rel)
-
-
-def _restore_base(app: Any, rel: str) -> None:
+def restore_base(brain: Brain, rel: str) -> None:
     """After our own edit the store follows the note, so the sync sees nothing to do."""
-    app.notes().sync_path(rel)
+    brain.notes().sync_path(rel)
 
 
-def _finish(app: Any, cap: dict[str, Any]) -> dict[str, Any]:
-    """The capture's inbox line shows its new status (the capture as it is now)."""
-    from vaultbrain.capture.journal import Journal
-    from vaultbrain.capture.lines import finish_line
-    from vaultbrain.capture.model import Capture
-
-    return finish_line(app, Journal(app), Capture.from_record(cap)).to_record()
-
-
-def confirm(app: Any, capture_id: str) -> dict[str, Any]:
-    """Accept a suggestion: its notes lose ``confirmed: false``, the updates it held back are
-    written into the existing notes now; the capture is filed."""
-    from vaultbrain.capture.model import Capture
-    from vaultbrain.capture.write import write_held
-
-    with app.store.locked():
-        cap = _capture(app, capture_id)
-        if cap["status"] == "needs_review":
-            dests = Classification.from_dict(cap.get("classification") or {}).fileable
-            if not dests:
-                raise UserError(
-                    f"{capture_id} has no suggestion to accept; choose a type: "
-                    f"`vaultbrain review resolve {capture_id} TYPE`"
-                )
-            return _file_as(app, cap, dests, by="confirm")
-        if cap["status"] != "suggested":
-            raise UserError(f"{capture_id} is {cap['status']}, not a suggestion to confirm")
-        for d in cap.get("destinations", []):
-            if d.get("op") == "create":
-                _edit_note(
-                    app, d["path"], {"updated": app.now().isoformat()}, remove=("confirmed",)
-                )
-        if any(d.get("held") for d in cap.get("destinations", [])):
-            held = Capture.from_record(cap)
-            cap["destinations"] = write_held(app, held)
-            if held.warnings:
-                cap["warnings"] = held.warnings
-        cap["status"] = "filed"
-        cap["confirmed_at"] = cap["updated"] = app.now().isoformat()
-        app.store.inbox.put(cap)
-    _audit(
-        app,
-        "resolution",
-        capture=capture_id,
-        decision="confirm",
-        destinations=cap.get("destinations", []),
-    )
-    return _finish(app, cap)
-
-
-def resolve(
-    app: Any,
-    capture_id: str,
-    type_name: str,
-    sets: dict[str, str] | None = None,
-    title: str | None = None,
-) -> dict[str, Any]:
-    """File a thought as ``type_name`` (one or more, comma-separated) by the person's choice."""
-    from vaultbrain.filing.db import coerce_fields
-
-    names = [t.strip() for t in re.split(r"[,\s]+", type_name) if t.strip()]
-    with app.store.locked():
-        cap = _capture(app, capture_id)
-        # Records it wrote (a linked note of the person's, or an update a suggestion held back,
-        # is not its to re-file).
-        written = [
-            d for d in cap.get("destinations", []) if d.get("record_id") and not d.get("held")
-        ]
-        dests_now = cap.get("destinations") or []
-        if cap["status"] == "suggested" and dests_now:
-            wanted = [_fileable(app, name).name for name in names]
-            one = len(written) == 1 and len(wanted) == 1
-            if not (one and written[0]["type"] != wanted[0]):
-                return _redecide(app, cap, wanted, sets, title)
-        if cap["status"] in ("filed", "corrected", "suggested") and written:
-            if len(written) == 1:
-                return fix(app, written[0]["record_id"], type_name)
-            raise UserError(f"{capture_id} is already filed; use `vaultbrain fix RECORD_ID TYPE`")
-        suggested = Classification.from_dict(cap.get("classification") or {})
-        dests = []
-        for name in names:
-            ptype = _fileable(app, name)
-            fields = coerce_fields(ptype, sets or {})
-            previous = next((d for d in suggested.destinations if d.type == ptype.name), None)
-            guess = title or (previous.title if previous and previous.title else None)
-            if not guess:
-                guess = next((d.title for d in suggested.destinations if d.title), None)
-            base = dict(previous.fields) if previous else {}
-            base.update({k: v for k, v in fields.items() if v is not None})
-            from_url = _url_fields(ptype, cap["text"], base)
-            guess = guess or from_url or _title_from(cap["text"])
-            dests.append(Destination(ptype.name, guess, base))
-        return _file_as(app, cap, dests, by="resolve")
-
-
-def _redecide(
-    app: Any,
-    cap: dict[str, Any],
-    wanted: list[str],
-    sets: dict[str, str] | None,
-    title: str | None,
-) -> dict[str, Any]:
-    """A suggestion the person files as ``wanted`` instead (``→ project``, ``→ person, admin``):
-    the suggested notes of a type still wanted stay (now confirmed), those of a type no longer
-    wanted leave for the archive, and a type the classifier missed gets its note."""
-    from vaultbrain.filing.db import coerce_fields
-
-    kept = [d for d in cap["destinations"] if d["type"] in wanted]
-    for d in cap["destinations"]:
-        if d not in kept and d.get("op") == "create" and app.vault.try_read(d["path"]):
-            _archive(app, d, reason=f"the person chose {', '.join(wanted)}")
-    suggested = Classification.from_dict(cap.get("classification") or {})
-    dests = []
-    for name in dict.fromkeys(wanted):
-        ptype = _fileable(app, name)
-        held = next((d for d in kept if d["type"] == name), None)
-        previous = next((d for d in suggested.destinations if d.type == name), None)
-        guess = (held or {}).get("title") or title or (previous.title if previous else "")
-        guess = guess or next((d.title for d in suggested.destinations if d.title), "")
-        fields = dict(previous.fields) if previous else {}
-        fields.update({k: v for k, v in coerce_fields(ptype, sets or {}).items() if v is not None})
-        from_url = _url_fields(ptype, cap["text"], fields)
-        dests.append(Destination(ptype.name, guess or from_url or _title_from(cap["text"]), fields))
-    filed = _file_as(app, cap, dests, by="resolve")
-    # A kept note already holds this thought (the plan found it as an existing record): it
-    # stays the capture's own note, and the person's choice confirms it.
-    created = {d.get("record_id") for d in kept if d.get("op") == "create"}
-    for d in filed.get("destinations", []):
-        if d.get("record_id") in created:
-            d["op"] = "create"
-            _edit_note(app, d["path"], {"updated": app.now().isoformat()}, remove=("confirmed",))
-    app.store.inbox.put(filed)
-    return filed
-
-
-def dismiss(app: Any, capture_id: str) -> dict[str, Any]:
-    """Not a thought: the capture is dismissed; notes it created move to the archive, its log
-    line leaves the notes it updated (a suggestion held its updates back: nothing to take)."""
-    from vaultbrain.capture.model import Capture
-    from vaultbrain.capture.write import unwrite
-
-    with app.store.locked():
-        cap = _capture(app, capture_id)
-        for rel in unwrite(app, Capture.from_record(cap)):
-            _restore_base(app, rel)
-        for d in cap.get("destinations", []):
-            if d.get("op") == "create" and app.vault.try_read(d["path"]) is not None:
-                _archive(app, d, reason="dismissed")
-        cap["status"] = "dismissed"
-        cap["dismissed_at"] = cap["updated"] = app.now().isoformat()
-        app.store.inbox.put(cap)
-    _audit(app, "resolution", capture=capture_id, decision="dismiss")
-    return _finish(app, cap)
-
-
-def _file(app: Any, cap: dict[str, Any]) -> dict[str, Any]:
-    from vaultbrain.capture.journal import Journal
-    from vaultbrain.capture.model import Capture
-    from vaultbrain.capture.pipeline import file_capture
-
-    return file_capture(app, Journal(app), Capture.from_record(cap)).to_record()
-
-
-def _fileable(app: Any, name: str) -> PageType:
-    ptype = app.pack.get_type(name)
+def fileable_type(brain: Brain, name: str) -> PageType:
+    """The active pack's type ``name``, one a thought or a record can be filed as."""
+    ptype = brain.pack.get_type(name)
     if ptype is None or name.lower() == UNKNOWN:
-        names = ", ".join(t.name for t in app.pack.fileable_types())
+        names = ", ".join(t.name for t in brain.pack.fileable_types())
         raise UserError(f"{name!r} is not a type of the active schema pack (types: {names})")
     return ptype
-
-
-_URL = re.compile(r"https?://[^\s<>\]\)\"']+")
-
-
-def _url_fields(ptype: PageType, text: str, fields: dict[str, Any]) -> str | None:
-    """A type with a ``url`` field (a link) takes the URL from the thought when nothing else
-    gave one; returns the title a link of that URL gets (None: no URL to take)."""
-    from vaultbrain.filing.links import title_for_url
-
-    if "url" not in ptype.fields:
-        return None
-    found = _URL.search(text)
-    url = fields.get("url") or (found.group(0).rstrip(".,;:!?") if found else None)
-    if not url:
-        return None
-    fields["url"] = url
-    return title_for_url(str(url))
-
-
-def _title_from(text: str) -> str:
-    words = text.strip().split()
-    title = " ".join(words[:8]).rstrip(".,;:!?")
-    return title[:1].upper() + title[1:]
-
-
-def _file_as(app: Any, cap: dict[str, Any], dests: list[Destination], by: str) -> dict[str, Any]:
-    """File a capture to ``dests`` as the person decided (confidence 1, classified by the person)."""
-    result = Classification(dests, 1.0, f"decided by the person ({by})", "person")
-    cap["classification_before"] = cap.get("classification")
-    cap["classification"] = result.to_dict()
-    cap["status"] = "pending"
-    cap.pop("plan", None)
-    cap.pop("last_error", None)
-    app.store.inbox.put(cap)
-    filed = _file(app, cap)
-    filed["resolved_by"] = by
-    app.store.inbox.put(filed)
-    before = Classification.from_dict(cap.get("classification_before") or {})
-    wrong = [d.type for d in before.destinations if d.type not in {x.type for x in dests}]
-    for d in dests:
-        if wrong or not before.destinations:
-            record_correction(
-                app.store, cap["text"], ",".join(wrong) or UNKNOWN, d.type, app.now().isoformat()
-            )
-    _audit(
-        app,
-        "resolution",
-        capture=cap["id"],
-        decision=by,
-        destinations=filed.get("destinations", []),
-        before=cap.get("classification_before"),
-    )
-    return _finish(app, filed)
 
 
 # -- fix: re-file a record as another type -------------------------------------------------
 
 
-def _find_record(app: Any, ref: str) -> tuple[str, dict[str, Any]]:
-    for t in app.pack.types:
-        rec = app.store.collection(t.store_collection).get(ref)
+def _find_record(brain: Brain, ref: str) -> tuple[str, dict[str, Any]]:
+    for t in brain.pack.types:
+        rec = brain.store.collection(t.store_collection).get(ref)
         if rec is not None:
             return t.store_collection, rec
-    cap = app.store.inbox.get(ref)
+    cap = brain.store.inbox.get(ref)
     if cap is not None:
         dests = [d for d in cap.get("destinations", []) if d.get("record_id")]
         if len(dests) == 1:
-            return _find_record(app, dests[0]["record_id"])
+            return _find_record(brain, dests[0]["record_id"])
         if not dests:
             raise UserError(
                 f"capture {ref} filed nothing; use `vaultbrain review resolve {ref} TYPE`"
@@ -303,18 +77,18 @@ def _find_record(app: Any, ref: str) -> tuple[str, dict[str, Any]]:
     raise UserError(f"no record or capture {ref!r}")
 
 
-def fix(app: Any, ref: str, type_name: str, note: str | None = None) -> dict[str, Any]:
+def fix(brain: Brain, ref: str, type_name: str, note: str | None = None) -> dict[str, Any]:
     """Re-file record ``ref`` (or a capture's only record) as ``type_name``."""
-    new_type = _fileable(app, type_name)
-    with app.store.locked():
-        collection, rec = _find_record(app, ref)
+    new_type = fileable_type(brain, type_name)
+    with brain.store.locked():
+        collection, rec = _find_record(brain, ref)
         if rec["type"] == new_type.name:
             raise UserError(f"{rec['title']} is already a {new_type.name}")
-        return refile(app, collection, rec, new_type, by="cli", note=note)
+        return refile(brain, collection, rec, new_type, by="cli", note=note)
 
 
 def refile(
-    app: Any,
+    brain: Brain,
     collection: str,
     rec: dict[str, Any],
     new_type: PageType,
@@ -327,23 +101,23 @@ def refile(
     ``moved_from``: the person already moved the note (now at ``rec["path"]``) into the new
     type's folder; it stays where they put it and only the store, links and trail follow.
     """
-    old_type = app.pack.get_type(rec["type"])
+    old_type = brain.pack.get_type(rec["type"])
     old_path = rec["path"]
     keep_path = moved_from is not None
-    old_note = app.vault.try_read(old_path)
+    old_note = brain.vault.try_read(old_path)
     if old_note is None:
         raise UserError(f"{old_path} is gone; nothing to re-file")
     parsed = parse_note(old_note.text)
     if parsed.error:
         raise UserError(f"{old_path}: {parsed.error}; fix the note first")
-    now = app.now().isoformat()
-    index = app.records()
+    now = brain.now().isoformat()
+    index = brain.records()
     if keep_path:
         new_path = old_path
-        old_note, parsed = settle_task_note(app, old_path, old_note, parsed, new_type, None, True)
+        old_note, parsed = settle_task_note(brain, old_path, old_note, parsed, new_type, None, True)
         new_rec = record_from_note(old_path, parsed, new_type, rec, old_note.hash)
-        app.store.collection(collection).drop(rec["id"])
-        app.store.collection(new_type.store_collection).put(new_rec)
+        brain.store.collection(collection).drop(rec["id"])
+        brain.store.collection(new_type.store_collection).put(new_rec)
         index.remove(collection, rec["id"])
         index.upsert(new_type.store_collection, new_rec)
     else:
@@ -351,7 +125,7 @@ def refile(
         fields, leftovers = _map_fields(parsed.data, old_type, new_type, title)
         folder = new_type.folder
         name = unique_name(
-            sanitize_filename(title), lambda n: app.vault.resolve(f"{folder}/{n}").exists()
+            sanitize_filename(title), lambda n: brain.vault.resolve(f"{folder}/{n}").exists()
         )
         new_path = f"{folder}/{name}"
         core = {
@@ -372,28 +146,28 @@ def refile(
         body = old_note.text[parsed.body_start :] if parsed.has_frontmatter else old_note.text
         body = append_to_section(body.rstrip("\n") + "\n" + extra, "## Log", log_line)
         text = render_note(ordered_frontmatter(new_type, core, fields), body)
-        text = retype_task_line(text, old_type, new_type, fields, app.today())
-        app.vault.create(new_path, text)
-        archived_path = _archive(
-            app,
+        text = retype_task_line(text, old_type, new_type, fields, brain.today())
+        brain.vault.create(new_path, text)
+        archived_path = archive(
+            brain,
             {"path": old_path, "record_id": rec["id"], "type": rec["type"]},
             reason=f"re-filed as {new_type.name}",
             replaced_by=new_path,
         )
-        created = app.vault.read(new_path)
+        created = brain.vault.read(new_path)
         new_rec = record_from_note(new_path, parse_note(created.text), new_type, None, created.hash)
         new_rec["sources"] = list(rec.get("sources", []))
         new_rec["log"] = list(rec.get("log", []))
         new_rec["refiled_from"] = {"id": rec["id"], "type": rec["type"], "path": archived_path}
-        app.store.collection(new_type.store_collection).put(new_rec)
+        brain.store.collection(new_type.store_collection).put(new_rec)
         index.upsert(new_type.store_collection, new_rec)
-    rewritten = rewrite_links(app, moved_from or old_path, new_path, new_rec["title"])
-    at = app.now().isoformat()
+    rewritten = rewrite_links(brain, moved_from or old_path, new_path, new_rec["title"])
+    at = brain.now().isoformat()
     for cid in rec.get("sources", []):
-        cap = app.store.inbox.get(cid)
+        cap = brain.store.inbox.get(cid)
         if cap is None:
             continue
-        record_correction(app.store, cap["text"], rec["type"], new_type.name, at)
+        record_correction(brain.store, cap["text"], rec["type"], new_type.name, at)
         for d in cap.get("destinations", []):
             if d.get("record_id") == rec["id"] or d.get("path") in (old_path, moved_from):
                 d.update(
@@ -409,10 +183,10 @@ def refile(
         cap.setdefault("corrections", []).append(
             {"at": at, "from": rec["type"], "to": new_type.name, "by": by}
         )
-        app.store.inbox.put(cap)
-        _finish(app, cap)
-    _audit(
-        app,
+        brain.store.inbox.put(cap)
+        brain.finish_line(cap)  # capture/lines.py, above this layer: through the brain
+    audit(
+        brain,
         "correction",
         record=rec["id"],
         new_record=new_rec["id"],
@@ -459,41 +233,41 @@ def _map_fields(
     return fields, leftovers
 
 
-def _archive(app: Any, dest: dict[str, Any], reason: str, replaced_by: str | None = None) -> str:
+def archive(brain: Brain, dest: dict[str, Any], reason: str, replaced_by: str | None = None) -> str:
     """Move a note to Brain/Archive/ with ``archived: true``; its record is tombstoned."""
     rel = dest["path"]
     name = rel.rsplit("/", 1)[-1]
     stem = name[:-3] if name.lower().endswith(".md") else name
     target = f"{ARCHIVE}/" + unique_name(
-        stem, lambda n: app.vault.resolve(f"{ARCHIVE}/{n}").exists()
+        stem, lambda n: brain.vault.resolve(f"{ARCHIVE}/{n}").exists()
     )
     changes: dict[str, Any] = {
         "archived": True,
         "archived_reason": reason,
-        "updated": app.now().isoformat(),
+        "updated": brain.now().isoformat(),
     }
     if replaced_by:
         changes["replaced_by"] = f"[[{replaced_by[:-3]}]]"
-    closed_type = app.pack.get_type(dest.get("type", ""))
-    app.vault.edit(
+    closed_type = brain.pack.get_type(dest.get("type", ""))
+    brain.vault.edit(
         rel,
         lambda note: (
-            update_frontmatter(close_task(note.text, closed_type, app.today()), changes)
+            update_frontmatter(close_task(note.text, closed_type, brain.today()), changes)
             if note
             else None
         ),
     )
-    app.vault.move(rel, target)
-    ptype = app.pack.get_type(dest.get("type", ""))
+    brain.vault.move(rel, target)
+    ptype = brain.pack.get_type(dest.get("type", ""))
     if ptype is not None and dest.get("record_id"):
-        col = app.store.collection(ptype.store_collection)
+        col = brain.store.collection(ptype.store_collection)
         if col.get(dest["record_id"]) is not None:
-            col.tombstone(dest["record_id"], archived_to=target, deleted_at=app.now().isoformat())
-        app.records().remove(ptype.store_collection, dest["record_id"])
+            col.tombstone(dest["record_id"], archived_to=target, deleted_at=brain.now().isoformat())
+        brain.records().remove(ptype.store_collection, dest["record_id"])
     return target
 
 
-def rewrite_links(app: Any, old_path: str, new_path: str, title: str) -> list[str]:
+def rewrite_links(brain: Brain, old_path: str, new_path: str, title: str) -> list[str]:
     """Point every wikilink at ``old_path`` to ``new_path`` (CAS per note); returns the notes."""
     old_target = old_path[:-3] if old_path.lower().endswith(".md") else old_path
     new_target = new_path[:-3] if new_path.lower().endswith(".md") else new_path
@@ -501,8 +275,8 @@ def rewrite_links(app: Any, old_path: str, new_path: str, title: str) -> list[st
         return []
     pattern = re.compile(r"\[\[" + re.escape(old_target) + r"(?=[\]|#])")
     changed: list[str] = []
-    inbox = str(app.settings.get("inbox_note"))
-    for rel, _ in app.vault.iter_notes():
+    inbox = str(brain.settings.get("inbox_note"))
+    for rel, _ in brain.vault.iter_notes():
         if rel == inbox or rel.startswith(ARCHIVE + "/"):
             continue
 
@@ -512,13 +286,13 @@ def rewrite_links(app: Any, old_path: str, new_path: str, title: str) -> list[st
             return pattern.sub("[[" + new_target, note.text)
 
         try:
-            edit = app.vault.edit(rel, relink)
+            edit = brain.vault.edit(rel, relink)
         except UserError:
             continue  # unreadable: its links stay as they are
         if edit.written:
-            _restore_base(app, rel)
+            restore_base(brain, rel)
             changed.append(rel)
     return changed
 
 
-__all__ = ["confirm", "dismiss", "fix", "refile", "resolve", "rewrite_links", "link_to"]
+__all__ = ["ARCHIVE", "archive", "fileable_type", "fix", "refile", "restore_base", "rewrite_links"]

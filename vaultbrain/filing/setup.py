@@ -7,27 +7,30 @@ only when the person asks (``init --file-existing``) or edits a line.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from vaultbrain.filing.inbox import ensure_inbox
 from vaultbrain.vault import content_hash
 from vaultbrain.vault.inbox import scan_inbox
 
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
+
 HELD = "inbox-held.json"
 
 
-def init_vault(app: Any, file_existing: bool = False) -> tuple[list[str], int]:
+def init_vault(brain: Brain, file_existing: bool = False) -> tuple[list[str], int]:
     """Create what is missing. Returns what was created (paths relative to the vault) and how
     many thoughts already in the inbox note are held back (0 with ``file_existing``)."""
-    vault = app.vault
+    vault = brain.vault
     made: list[str] = []
     vault.root.mkdir(parents=True, exist_ok=True)
-    for folder in [*app.pack.folders(), "Brain", "Brain/Digests", "Brain/Reviews"]:
+    for folder in [*brain.pack.folders(), "Brain", "Brain/Digests", "Brain/Reviews"]:
         path = vault.resolve(folder)
         if not path.exists():
             path.mkdir(parents=True)
             made.append(folder + "/")
-    inbox = str(app.settings.get("inbox_note"))
+    inbox = str(brain.settings.get("inbox_note"))
     note = vault.try_read(inbox)
     held: list[str] = []
     if note is None:
@@ -35,15 +38,15 @@ def init_vault(app: Any, file_existing: bool = False) -> tuple[list[str], int]:
         made.append(inbox)
     elif not file_existing:
         held = [content_hash(line.text) for line in scan_inbox(note.text) if not line.block_id]
-    app.state_dir.mkdir(parents=True, exist_ok=True)
-    app.store.write_json(HELD, {"note": inbox, "hashes": held})
+    brain.state_dir.mkdir(parents=True, exist_ok=True)
+    brain.store.write_json(HELD, {"note": inbox, "hashes": held})
     return made, len(held)
 
 
-def held_lines(app: Any) -> dict[str, int]:
+def held_lines(brain: Brain) -> dict[str, int]:
     """Text hash -> how many lines with that text are held back from filing."""
-    doc = app.store.read_json(HELD, {}) or {}
-    if doc.get("note") != app.inbox_rel:
+    doc = brain.store.read_json(HELD, {}) or {}
+    if doc.get("note") != brain.inbox_rel:
         return {}
     counts: dict[str, int] = {}
     for h in doc.get("hashes") or []:

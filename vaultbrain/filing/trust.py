@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter, defaultdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
 
 TRUST_NOTE = "Brain/Trust.md"
 BANDS = [(0.0, 0.5), (0.5, 0.6), (0.6, 0.7), (0.7, 0.8), (0.8, 0.9), (0.9, 1.01)]
@@ -30,7 +33,7 @@ def parse_since(text: str | None, today: dt.date) -> str | None:
 
 
 def trail(
-    app: Any,
+    brain: Brain,
     status: str | None = None,
     type_name: str | None = None,
     since: str | None = None,
@@ -39,9 +42,9 @@ def trail(
     """Audit records, newest first, filtered by the capture's status, a type, and a date."""
     statuses: dict[str, str] = {}
     if status:
-        statuses = {s["id"]: s.get("status", "") for s in app.store.inbox.summaries()}
+        statuses = {s["id"]: s.get("status", "") for s in brain.store.inbox.summaries()}
     out = []
-    for e in app.store.read_jsonl("audit.jsonl"):
+    for e in brain.store.read_jsonl("audit.jsonl"):
         if since and str(e.get("at", "")) < since:
             continue
         if status and statuses.get(str(e.get("capture"))) != status:
@@ -60,12 +63,12 @@ def _types_of(e: dict[str, Any]) -> set[str]:
     return {t for t in types if t}
 
 
-def summary(app: Any) -> dict[str, Any]:
+def summary(brain: Brain) -> dict[str, Any]:
     """The numbers of Brain/Trust.md, computed from the store."""
     by_status: Counter[str] = Counter()
     per_type: dict[str, Counter[str]] = defaultdict(Counter)
     bands: dict[str, Counter[str]] = {f"{lo:.1f}–{min(hi, 1.0):.1f}": Counter() for lo, hi in BANDS}
-    for rec in app.store.inbox.all():
+    for rec in brain.store.inbox.all():
         status = rec.get("status", "pending")
         by_status[status] += 1
         cls = rec.get("classification") or {}
@@ -89,7 +92,7 @@ def summary(app: Any) -> dict[str, Any]:
     total = sum(by_status.values())
     done = by_status["filed"] + by_status["corrected"] + by_status["suggested"]
     return {
-        **llm_counts(app),
+        **llm_counts(brain),
         "captures": total,
         "by_status": dict(by_status),
         "filing_rate": round(done / total, 3) if total else None,
@@ -99,7 +102,7 @@ def summary(app: Any) -> dict[str, Any]:
             if c["filed"]
         },
         "per_type": {t: dict(c) for t, c in sorted(per_type.items())},
-        "second_opinion": second_opinion_summary(app),
+        "second_opinion": second_opinion_summary(brain),
         "calibration": [
             {
                 "band": k,
@@ -112,7 +115,7 @@ def summary(app: Any) -> dict[str, Any]:
     }
 
 
-def llm_counts(app: Any) -> dict[str, Any]:
+def llm_counts(brain: Brain) -> dict[str, Any]:
     """From the audit trail: classifications the model made, ones the embedded classifier made
     because the LLM failed (by kind of failure, with the latest cause), and failed attempts
     that left a thought waiting."""
@@ -120,7 +123,7 @@ def llm_counts(app: Any) -> dict[str, Any]:
     fallbacks: Counter[str] = Counter()
     waits: Counter[str] = Counter()
     causes: dict[str, str] = {}
-    for e in app.store.read_jsonl("audit.jsonl"):
+    for e in brain.store.read_jsonl("audit.jsonl"):
         kind = e.get("kind")
         if kind == "classification":
             if e.get("fallback_from"):
@@ -141,8 +144,8 @@ def llm_counts(app: Any) -> dict[str, Any]:
     }
 
 
-def render_trust(app: Any, s: dict[str, Any]) -> str:
-    now = app.now().isoformat()
+def render_trust(brain: Brain, s: dict[str, Any]) -> str:
+    now = brain.now().isoformat()
     # Counts end in _count: a property name has one type vault-wide, and record types may
     # use these words for their own fields.
     lines = ["---", "type: vaultbrain-trust", f"updated: {now}", f"captures_count: {s['captures']}"]
@@ -210,13 +213,13 @@ def render_trust(app: Any, s: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def second_opinion_summary(app: Any) -> dict[str, Any]:
+def second_opinion_summary(brain: Brain) -> dict[str, Any]:
     """How often the LLM and the embedded classifier agreed on the primary type, from the
     ``second_opinion`` field of classification audit entries (see classify/second_opinion.py)."""
     from vaultbrain.classify.second_opinion import agreement
 
     return agreement(
-        e for e in app.store.read_jsonl("audit.jsonl") if e.get("kind") == "classification"
+        e for e in brain.store.read_jsonl("audit.jsonl") if e.get("kind") == "classification"
     )
 
 
@@ -233,9 +236,9 @@ def render_second_opinion(op: dict[str, Any]) -> list[str]:
     ]
 
 
-def write_trust_note(app: Any) -> bool:
-    numbers = summary(app)
-    text = render_trust(app, numbers)
+def write_trust_note(brain: Brain) -> bool:
+    numbers = summary(brain)
+    text = render_trust(brain, numbers)
 
     def build(current: Any) -> str | None:
         if current is None and not numbers["captures"]:
@@ -247,7 +250,7 @@ def write_trust_note(app: Any) -> bool:
         return text
 
     try:
-        return app.vault.edit(TRUST_NOTE, build).written
+        return brain.vault.edit(TRUST_NOTE, build).written
     except UserError:
         return False  # the person is editing it: next time
 

@@ -5,8 +5,9 @@ the limit is skipped by a scan (``Skip(problem=...)`` in vaultbrain/filing/decid
 being unchanged, never read again by the next scan. So the problem is kept in the store's
 ``unreadable`` collection, one record per path (keyed by a hash of the path): ``doctor``
 (vaultbrain/doctor.py) and the "Can't read" section of ``Brain/Needs Review.md``
-(vaultbrain/filing/review.py) list it until the note parses again or is deleted
-(vaultbrain/filing/sync.py calls :func:`remember` and :func:`forget`).
+(vaultbrain/capture/review.py) list it until the note parses again or is deleted
+(the sync, vaultbrain/filing/sync.py, scan.py and apply.py, calls :func:`remember` and
+:func:`forget`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,10 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
 
 COLLECTION = "unreadable"
 _LINE = re.compile(r"\(line (\d+)\)")
@@ -25,9 +29,9 @@ def key(rel: str) -> str:
     return "u" + hashlib.sha256(rel.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
-def remember(app: Any, rel: str, problem: str, note_hash: str | None = None) -> None:
+def remember(brain: Brain, rel: str, problem: str, note_hash: str | None = None) -> None:
     """Keep ``problem`` for the note at ``rel`` (written only when it is new or changed)."""
-    col = app.store.collection(COLLECTION)
+    col = brain.store.collection(COLLECTION)
     rid = key(rel)
     # The problem as the parser says it, without the path the report line starts with.
     detail = problem[len(rel) + 2 :] if problem.startswith(f"{rel}: ") else problem
@@ -42,22 +46,22 @@ def remember(app: Any, rel: str, problem: str, note_hash: str | None = None) -> 
             "problem": detail,
             "line": int(found.group(1)) if found else None,
             "hash": note_hash,
-            "at": (existing or {}).get("at") or app.now().isoformat(timespec="seconds"),
+            "at": (existing or {}).get("at") or brain.now().isoformat(timespec="seconds"),
         }
     )
 
 
-def forget(app: Any, rel: str) -> None:
+def forget(brain: Brain, rel: str) -> None:
     """The note parses again, or is gone: it leaves the list."""
-    col = app.store.collection(COLLECTION)
+    col = brain.store.collection(COLLECTION)
     rid = key(rel)
     if col.summary(rid) is not None:
         col.drop(rid)
 
 
-def forget_missing(app: Any, seen: Iterable[str]) -> None:
+def forget_missing(brain: Brain, seen: Iterable[str]) -> None:
     """After a full scan: drop every entry whose note the scan did not find."""
-    col = app.store.collection(COLLECTION)
+    col = brain.store.collection(COLLECTION)
     summaries = list(col.summaries())
     if not summaries:
         return
@@ -67,11 +71,11 @@ def forget_missing(app: Any, seen: Iterable[str]) -> None:
             col.drop(s["id"])
 
 
-def listed(app: Any) -> list[dict[str, Any]]:
+def listed(brain: Brain) -> list[dict[str, Any]]:
     """Every unreadable note the store knows of, by path."""
-    if not app.state_dir.is_dir():
+    if not brain.state_dir.is_dir():
         return []  # nothing scanned yet (and doctor creates nothing)
-    records = list(app.store.collection(COLLECTION).all())
+    records = list(brain.store.collection(COLLECTION).all())
     return sorted(records, key=lambda r: str(r.get("path", "")))
 
 

@@ -48,7 +48,11 @@ def note_changed(brain: Brain, rel: str, note: Any | None, parsed: Any = None) -
     catch-up re-reads the note. On vaultbrain's own notes the typed links it touches are
     shown as properties (:mod:`vaultbrain.graph.show`).
     """
-    if not index_path(brain.state_dir, pack_key(brain)).exists():
+    key = pack_key(brain)
+    current = brain.graph_if_open
+    if (current is None or current.identity != key) and not index_path(
+        brain.state_dir, key
+    ).exists():
         return
     try:
         graph = brain.graph()
@@ -58,7 +62,14 @@ def note_changed(brain: Brain, rel: str, note: Any | None, parsed: Any = None) -
 
         if note is not None and graph.unchanged(rel, note.mtime_ns, note.size):
             return  # a scan re-reading a note the index already holds as it is
-        if note is None:
+        if graph.filling:
+            # A reindex filling the index: link properties are checked once, for every
+            # own note, when it ends (rebuild); a target may not be indexed yet anyway.
+            if note is None:
+                graph.note_changed(rel, None)
+            else:
+                graph.note_changed(rel, note.text, note.mtime_ns, note.size, parsed)
+        elif note is None:
             after_change(brain, graph, rel, None, (0, 0))
         else:
             after_change(brain, graph, rel, note.text, (note.mtime_ns, note.size), parsed)
@@ -73,7 +84,7 @@ def prepare(brain: Brain) -> None:
     try:
         graph = brain.graph()
         if not graph.built:
-            graph.filling = True
+            graph.begin_fill()
         graph.begin_bulk()
     except (sqlite3.Error, OSError) as exc:
         log.warning("graph index not opened (%s); the next search builds it", exc)

@@ -307,7 +307,7 @@ def _write(brain: Brain, index: GraphIndex, rel: str, proposals: dict[str, dict[
 
 
 def run_enrich(
-    app: Any,
+    brain: Brain,
     day: dt.date | None = None,
     *,
     now: dt.datetime | None = None,
@@ -317,8 +317,8 @@ def run_enrich(
     """The scheduled enrichment (the digest scheduler's job signature): every enrichable
     record's empty fields, from the vault alone. Never the LLM: on a schedule nobody is there
     to have asked for it. Returns what was filled, as a history entry."""
-    stamp = now or app.now()
-    rows = enrich(app, app.graph(), dry_run=False, use_llm=False)
+    stamp = now or brain.now()
+    rows = enrich(brain, brain.graph(), dry_run=False, use_llm=False)
     written = [r for r in rows if r["written"]]
     return {
         "kind": "enrich",

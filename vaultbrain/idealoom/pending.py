@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from vaultbrain.idealoom.config import LoomSettings
 from vaultbrain.store import Store
-from vaultbrain.vault.files import atomic_write_file, write_all
+from vaultbrain.vault.atomic import atomic_write_file, write_all
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain

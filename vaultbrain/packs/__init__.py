@@ -6,13 +6,8 @@ the vault.
 
 from __future__ import annotations
 
-from vaultbrain.packs.loader import (
-    ActivePack,
-    active_pack,
-    home_dir,
-    load_pack,
-    pack_for_path,
-)
+from vaultbrain.packs.choice import ActivePack, active_pack, pack_for_path
+from vaultbrain.packs.loader import home_dir, load_pack
 from vaultbrain.packs.model import FieldSpec, Manifest, PackError, PageType, ResolvedPack
 from vaultbrain.packs.survey import schema_pack_consistency, untyped_warning
 

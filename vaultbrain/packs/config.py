@@ -2,7 +2,7 @@
 ``~/.vaultbrain/config.json``, and their history.
 
 Inside a vault, ``schema use`` writes ``schema:`` in the vault's ``vaultbrain.yml`` (tier 5 of
-the resolution chain, vaultbrain/packs/loader.py), so one vault's pack never silently applies
+the resolution chain, vaultbrain/packs/choice.py), so one vault's pack never silently applies
 to every other; only that line changes, every other key and comment of the file stays as the
 person wrote it. Outside a vault it writes ``schema_pack`` in ``config.json`` (tier 6), other
 keys kept. Either way one line is appended to ``schema-pack-history.jsonl`` (an entry for a
@@ -19,16 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from vaultbrain.errors import UserError
-from vaultbrain.packs.loader import (
-    DEFAULT_PACK,
-    home_config_path,
-    home_dir,
-    load_pack,
-    looks_like_path,
-    read_home_config,
-)
+from vaultbrain.packs.choice import DEFAULT_PACK, home_config_path, read_home_config, read_vault_yml
+from vaultbrain.packs.loader import home_dir, load_pack, looks_like_path
 from vaultbrain.packs.model import ResolvedPack
-from vaultbrain.vault.files import atomic_write_file
+from vaultbrain.vault.atomic import atomic_write_file
 
 VAULT_FILE = "vaultbrain.yml"
 
@@ -114,8 +108,6 @@ def set_vault_pack(
             "then use it by name"
         )
     pack = load_pack(name or DEFAULT_PACK, home)  # refuse a pack that does not resolve
-    from vaultbrain.packs.loader import read_vault_yml
-
     path = Path(vault) / VAULT_FILE
     try:
         text = path.read_text("utf-8")

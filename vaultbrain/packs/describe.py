@@ -1,11 +1,35 @@
-"""Read-only views of a resolved pack: show, filing rules, diff, graph, explain."""
+"""Read-only views of a resolved pack: active, show, filing rules, diff, graph, explain."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
 from vaultbrain.packs.model import PageType, ResolvedPack
+
+if TYPE_CHECKING:
+    from vaultbrain.packs.choice import ActivePack
+
+
+def active_document(
+    active: ActivePack, tiers: list[dict[str, Any]], rel: str | None = None
+) -> dict[str, Any]:
+    """The pack in force, the tier that chose it and what every tier says (``schema active``);
+    with ``rel``, the type that note gets."""
+    doc: dict[str, Any] = {
+        "identity": active.pack.identity,
+        "tier": active.tier,
+        "source": active.source,
+        "folder": active.folder,
+        "chain": active.pack.chain,
+        "warnings": active.pack.warnings,
+        "tiers": tiers,
+    }
+    if rel:
+        ptype = active.pack.type_for_path(rel)
+        doc["path"] = rel
+        doc["type"] = ptype.name if ptype else None
+    return doc
 
 
 def pack_document(pack: ResolvedPack) -> dict[str, Any]:

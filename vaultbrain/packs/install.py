@@ -31,7 +31,7 @@ from vaultbrain.packs.loader import (
     read_manifest,
 )
 from vaultbrain.packs.model import PACK_NAME, PackError, ResolvedPack
-from vaultbrain.vault.files import atomic_write_file
+from vaultbrain.vault.atomic import atomic_write_file
 
 TARBALL_SUFFIXES = (".vaultbrain-schema", ".gbrain-schema", ".tar.gz", ".tgz", ".tar")
 MAX_FILES = 500

@@ -1,15 +1,10 @@
-"""Finding, reading, resolving and choosing schema packs.
+"""Finding, reading and resolving schema packs (which pack is in force is
+``vaultbrain/packs/choice.py``).
 
 Packs live in two places: the bundled ``packs/`` folder and ``~/.vaultbrain/schema-packs/
 <name>/pack.yaml`` (``$VAULTBRAIN_HOME`` moves ``~/.vaultbrain``); an installed pack shadows a
 bundled one of the same name. Manifests are YAML (PyYAML, so block scalars and anchors work)
 or JSON.
-
-Resolution chain, first match wins: (1) ``--schema-pack``; (2) ``VAULTBRAIN_SCHEMA_PACK``;
-(3) per-folder setting ``schema_pack.source.<folder>`` for notes under that folder; (4) the
-vault setting ``schema_pack``; (5) ``vaultbrain.yml`` ``schema:`` at the vault root;
-(6) ``~/.vaultbrain/config.json`` ``schema_pack`` (what ``schema use`` writes);
-(7) ``vaultbrain-base``.
 
 Resolved packs are cached by name; a hit is checked against the stat of every file that fed
 it (the chain and the borrow targets) and against where each name is found now, so editing,
@@ -24,10 +19,10 @@ import json
 import logging
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import yaml
 from pydantic import ValidationError
@@ -42,32 +37,17 @@ from vaultbrain.packs.model import (
 )
 from vaultbrain.resources import data_dir
 
-if TYPE_CHECKING:
-    from vaultbrain.brain import Brain
-
 log = logging.getLogger(__name__)
 
-DEFAULT_PACK = "vaultbrain-base"
 MAX_DEPTH = 8
 WARN_DEPTH = 4
 MANIFEST_NAMES = ("pack.yaml", "pack.yml", "pack.json")
-FOLDER_KEY_PREFIX = "schema_pack.source."
 # gbrain packs name gbrain's bundled packs as parents; ours play the same part.
 _GBRAIN_PARENTS = {"gbrain-base": "vaultbrain-base", "gbrain-recommended": "vaultbrain-recommended"}
-TIERS: dict[int, str] = {
-    1: "--schema-pack",
-    2: "VAULTBRAIN_SCHEMA_PACK",
-    3: "per-folder setting schema_pack.source.<folder>",
-    4: "schema_pack in this machine's settings.json (from an earlier version)",
-    5: "vaultbrain.yml schema:",
-    6: "~/.vaultbrain/config.json schema_pack",
-    7: "default",
-}
-
 try:
-    _YamlLoader: type = yaml.CSafeLoader
+    YAML_LOADER: type = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - PyYAML without libyaml
-    _YamlLoader = yaml.SafeLoader
+    YAML_LOADER = yaml.SafeLoader
 
 
 def home_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -118,9 +98,9 @@ def pack_file(name: str, home: Path | None = None) -> Path:
 
 def parse_manifest_text(text: str, where: str, json_only: bool = False) -> dict[str, Any]:
     try:
-        data = json.loads(text) if json_only else yaml.load(text, Loader=_YamlLoader)
+        data = json.loads(text) if json_only else yaml.load(text, Loader=YAML_LOADER)
     except (yaml.YAMLError, ValueError) as exc:
-        raise PackError("PARSE_ERROR", f"{where}: {_one_line(str(exc))}") from exc
+        raise PackError("PARSE_ERROR", f"{where}: {one_line(str(exc))}") from exc
     if not isinstance(data, dict):
         raise PackError("INVALID_SHAPE", f"{where}: a pack manifest is a mapping of keys")
     return data
@@ -197,7 +177,7 @@ def _message(err: Mapping[str, Any]) -> str:
     return msg.removeprefix("Value error, ")
 
 
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
@@ -222,7 +202,7 @@ class _Fed:
     @classmethod
     def of(cls, name: str, path: Path | str) -> _Fed:
         mtime, size = _stat(path)
-        digest = _digest(path) if time.time_ns() - mtime < _RACY_NS else None
+        digest = _digest(path) if time.time_ns() - mtime < RACY_NS else None
         return cls(name, str(path), mtime, size, digest)
 
     def unchanged(self) -> bool:
@@ -231,7 +211,8 @@ class _Fed:
         return self.digest is None or _digest(self.path) == self.digest
 
 
-_RACY_NS = 3_000_000_000
+# A file changed this recently may change again within the same mtime tick: check its bytes.
+RACY_NS = 3_000_000_000
 _cache: dict[tuple[str, str, str], tuple[list[_Fed], ResolvedPack]] = {}
 
 
@@ -473,246 +454,3 @@ def list_packs(home: Path | None = None) -> list[PackListing]:
         listing.extends = m.extends
         listing.description = (m.description or "").strip().splitlines()[0] if m.description else ""
     return sorted(found.values(), key=lambda x: x.name)
-
-
-# -- choosing ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ActivePack:
-    pack: ResolvedPack
-    tier: int
-    source: str
-    folder: str | None = None
-
-
-@dataclass(frozen=True)
-class PackChoice:
-    """Which pack a tier names, before it is loaded."""
-
-    name: str
-    tier: int
-    source: str
-    folder: str | None = None
-
-
-def home_config_path(home: Path | None = None) -> Path:
-    return (home or home_dir()) / "config.json"
-
-
-_small_files: dict[str, tuple[tuple[int, int], Any]] = {}
-
-
-def _read_small(path: Path, parse: Callable[[str], Any]) -> Any:
-    """``parse`` of a small config file, cached while its stat is unchanged (not when fresh)."""
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        _small_files.pop(str(path), None)
-        return None
-    stamp = (st.st_mtime_ns, st.st_size)
-    hit = _small_files.get(str(path))
-    if hit is not None and hit[0] == stamp:
-        return hit[1]
-    value = parse(path.read_text("utf-8"))
-    if time.time_ns() - st.st_mtime_ns > _RACY_NS:
-        _small_files[str(path)] = (stamp, value)
-    return value
-
-
-def read_home_config(home: Path | None = None) -> dict[str, Any]:
-    path = home_config_path(home)
-    try:
-        data = _read_small(path, json.loads)
-    except (OSError, ValueError) as exc:
-        raise PackError("PARSE_ERROR", f"{path}: {_one_line(str(exc))}") from exc
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise PackError("INVALID_SHAPE", f"{path}: expected a JSON object")
-    return dict(data)
-
-
-def read_vault_yml(vault_root: Path) -> str | None:
-    """``schema:`` of ``vaultbrain.yml`` at the vault root (a name, or ``{pack: name}``)."""
-    yml = Path(vault_root) / "vaultbrain.yml"
-    try:
-        doc = _read_small(yml, lambda text: yaml.load(text, Loader=_YamlLoader)) or {}
-    except IsADirectoryError:
-        return None
-    except yaml.YAMLError as exc:
-        # A typo on another line of the vault's settings must not lose the pack: each key
-        # is read on its own (vaultbrain/vault/yml.py); only a broken `schema:` is an error.
-        from vaultbrain.vault.yml import parse_lenient
-
-        doc, broken = parse_lenient(yml.read_text("utf-8"), str(yml))
-        if "schema" in broken or "" in broken:
-            raise PackError("PARSE_ERROR", f"{yml}: {_one_line(str(exc))}") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PackError("PARSE_ERROR", f"{yml}: {_one_line(str(exc))}") from exc
-    if not isinstance(doc, dict):
-        return None
-    schema = doc.get("schema")
-    if isinstance(schema, dict):
-        schema = schema.get("pack") or schema.get("name")
-    return str(schema).strip() if schema else None
-
-
-def _tier4(settings: Any) -> Any:
-    """The setting schema_pack as this machine's settings.json holds it (tier 4); the
-    vault's, in vaultbrain.yml's ``schema:``, is tier 5 (vaultbrain/settings.py)."""
-    return (
-        settings.legacy("schema_pack")
-        if hasattr(settings, "legacy")
-        else settings.get("schema_pack")
-    )
-
-
-def folder_packs(settings: Any | None) -> list[tuple[str, str]]:
-    """(folder, pack name) of every ``schema_pack.source.<folder>`` setting, deepest first."""
-    if settings is None or not hasattr(settings, "items"):
-        return []
-    out = []
-    for name, value, _where in settings.items():
-        if name.startswith(FOLDER_KEY_PREFIX) and value:
-            folder = name[len(FOLDER_KEY_PREFIX) :].replace("\\", "/").strip("/")
-            if folder:
-                out.append((folder, str(value).strip()))
-    out.sort(key=lambda x: -x[0].count("/"))
-    return out
-
-
-def folder_for(rel: str, folders: list[tuple[str, str]]) -> tuple[str, str] | None:
-    """The deepest configured folder that holds ``rel`` (whole folder names, any case)."""
-    low = rel.replace("\\", "/").lower()
-    for folder, pack in folders:
-        if low.startswith(folder.lower() + "/"):
-            return folder, pack
-    return None
-
-
-def choose_pack(
-    vault_root: Path | None,
-    settings: Any | None = None,
-    override: str | None = None,
-    env: Mapping[str, str] | None = None,
-    rel: str | None = None,
-) -> PackChoice:
-    """Walk the resolution chain; the first tier that names a pack wins (nothing is loaded)."""
-    env = os.environ if env is None else env
-    if override:
-        return PackChoice(override, 1, TIERS[1])
-    if env.get("VAULTBRAIN_SCHEMA_PACK"):
-        return PackChoice(env["VAULTBRAIN_SCHEMA_PACK"].strip(), 2, TIERS[2])
-    if rel is not None:
-        hit = folder_for(rel, folder_packs(settings))
-        if hit is not None:
-            return PackChoice(hit[1], 3, f"setting {FOLDER_KEY_PREFIX}{hit[0]}", folder=hit[0])
-    if settings is not None:
-        value = _tier4(settings)
-        if value:
-            return PackChoice(str(value).strip(), 4, TIERS[4])
-    if vault_root is not None:
-        name = read_vault_yml(Path(vault_root))
-        if name:
-            return PackChoice(name, 5, str(Path(vault_root) / "vaultbrain.yml"))
-    home = home_dir(env)
-    value = read_home_config(home).get("schema_pack")
-    if value:
-        return PackChoice(str(value).strip(), 6, str(home_config_path(home)))
-    return PackChoice(DEFAULT_PACK, 7, TIERS[7])
-
-
-def active_pack(
-    vault_root: Path | None,
-    settings: Any | None = None,
-    override: str | None = None,
-    env: Mapping[str, str] | None = None,
-    rel: str | None = None,
-) -> ActivePack:
-    """The pack in force (for the note ``rel`` when given: tier 3 may apply) and its tier."""
-    choice = choose_pack(vault_root, settings, override, env, rel)
-    home = home_dir(os.environ if env is None else env)
-    try:
-        pack = load_ref(choice.name, home) if choice.tier == 1 else load_pack(choice.name, home)
-    except PackError as exc:
-        raise PackError(
-            exc.code,
-            f"{exc.detail} [the pack named by {choice.source} (tier {choice.tier})]",
-            field=exc.field,
-        ) from exc
-    return ActivePack(pack, choice.tier, choice.source, choice.folder)
-
-
-def pack_for_path(app: Brain, rel: str) -> ResolvedPack:
-    """The pack that types the note ``rel`` of ``app``'s vault (tier 3 included)."""
-    app.settings.reload()
-    return active_pack(app.vault.root, app.settings, app.schema_override, app.env, rel=rel).pack
-
-
-def typer_for(app: Brain) -> Callable[[str], ResolvedPack]:
-    """A function rel -> pack for many notes at once (settings read once, packs cached)."""
-    app.settings.reload()
-    default = active_pack(app.vault.root, app.settings, app.schema_override, app.env)
-    return folder_typer(default, folder_packs(app.settings), home_dir(app.env))[0]
-
-
-def folder_typer(
-    default: ActivePack, folders: list[tuple[str, str]], home: Path
-) -> tuple[Callable[[str], ResolvedPack], list[ResolvedPack]]:
-    """rel -> the pack that types it (a per-folder pack of tier 3 wins over the default,
-    unless the default was named by tier 1 or 2), and the per-folder packs it loaded."""
-    by_folder = {}
-    for folder, name in folders:
-        try:
-            by_folder[folder] = load_pack(name, home)
-        except PackError as exc:
-            raise PackError(
-                exc.code, f"per-folder pack for {folder}/: {exc.detail}", field=exc.field
-            ) from exc
-    if not folders or default.tier <= 2:
-        return (lambda rel: default.pack), list(by_folder.values())
-
-    def typer(rel: str) -> ResolvedPack:
-        hit = folder_for(rel, folders)
-        return by_folder[hit[0]] if hit else default.pack
-
-    return typer, list(by_folder.values())
-
-
-def tier_report(
-    vault_root: Path | None,
-    settings: Any | None = None,
-    override: str | None = None,
-    env: Mapping[str, str] | None = None,
-) -> list[dict[str, Any]]:
-    """What each tier of the resolution chain names (None: nothing), for ``schema active``."""
-    env = os.environ if env is None else env
-    home = home_dir(env)
-    folders = folder_packs(settings)
-    value4 = _tier4(settings) if settings is not None else None
-    try:
-        value5 = read_vault_yml(Path(vault_root)) if vault_root is not None else None
-    except PackError as exc:
-        value5 = f"(unreadable: {exc})"
-    try:
-        value6 = read_home_config(home).get("schema_pack")
-    except PackError as exc:
-        value6 = f"(unreadable: {exc})"
-    return [
-        {"tier": 1, "source": TIERS[1], "value": override or None},
-        {"tier": 2, "source": TIERS[2], "value": env.get("VAULTBRAIN_SCHEMA_PACK") or None},
-        {
-            "tier": 3,
-            "source": TIERS[3],
-            "value": {f"{folder}/": name for folder, name in folders} or None,
-        },
-        {"tier": 4, "source": TIERS[4], "value": value4 or None},
-        {
-            "tier": 5,
-            "source": str(Path(vault_root) / "vaultbrain.yml") if vault_root else TIERS[5],
-            "value": value5 or None,
-        },
-        {"tier": 6, "source": str(home_config_path(home)), "value": value6 or None},
-        {"tier": 7, "source": TIERS[7], "value": DEFAULT_PACK},
-    ]

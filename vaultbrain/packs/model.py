@@ -1,5 +1,7 @@
 """The pack manifest, validated with pydantic, and the resolved pack everything consults.
 
+(A type's fields, in Obsidian property types, and its Tasks line: ``vaultbrain/packs/fields.py``.)
+
 A manifest is one pack file as written (``api_version: vaultbrain-schema-pack-v1``; gbrain's
 ``gbrain-schema-pack-v1`` loads too). Unknown keys are refused everywhere, so a typo is an
 error instead of a silently ignored setting.
@@ -32,8 +34,6 @@ from functools import cached_property
 from typing import Annotated, Any, Literal
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
     PrivateAttr,
     field_validator,
@@ -41,27 +41,12 @@ from pydantic import (
 )
 
 from vaultbrain.errors import UserError
+from vaultbrain.packs.fields import FieldSpec, StrictModel, TasksSpec
 
-FieldType = Literal[
-    "text", "list", "number", "checkbox", "date", "datetime", "link", "links", "enum"
-]
 Primitive = Literal["entity", "media", "temporal", "annotation", "concept"]
 PRIMITIVES: tuple[str, ...] = ("entity", "media", "temporal", "annotation", "concept")
-FIELD_TYPES: tuple[str, ...] = (
-    "text",
-    "list",
-    "number",
-    "checkbox",
-    "date",
-    "datetime",
-    "link",
-    "links",
-    "enum",
-)
 API_VERSIONS = ("vaultbrain-schema-pack-v1", "gbrain-schema-pack-v1")
 SKILLPACK_API_VERSIONS = ("vaultbrain-skillpack-v1", "gbrain-skillpack-v1")
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$")
 _TYPE_NAME = re.compile(r"[a-z][a-z0-9_-]*")
 PACK_NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
 _SEMVER = re.compile(r"\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?")
@@ -82,153 +67,12 @@ class PackError(UserError):
         self.detail = message
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class FieldSpec(_Strict):
-    """One frontmatter property of a page type, in Obsidian's property types."""
-
-    type: FieldType = "text"
-    values: list[str] | None = None
-    required: bool = False
-    default: Any = None
-    description: str | None = None
-    # A `links` field that collects the links of the other notes one thought is filed to:
-    # the type names whose notes it links (`any`: every type). E.g. a project's `people`.
-    collects: list[str] | None = None
-    # `today`: set to the capture's date whenever a thought is filed to the note (a later
-    # date is never moved back). E.g. a person's `last_interaction`.
-    on_capture: Literal["today"] | None = None
-
-    @model_validator(mode="after")
-    def _values_fit_type(self) -> FieldSpec:
-        if self.type == "enum" and not self.values:
-            raise ValueError("an enum field needs `values`")
-        if self.type != "enum" and self.values is not None:
-            raise ValueError("`values` belongs to enum fields only")
-        if self.collects is not None and self.type != "links":
-            raise ValueError("`collects` belongs to links fields only")
-        if self.on_capture is not None and self.type != "date":
-            raise ValueError("`on_capture` belongs to date fields only")
-        return self
-
-    def collects_type(self, type_name: str) -> bool:
-        return self.collects is not None and ("any" in self.collects or type_name in self.collects)
-
-    def coerce(self, value: Any) -> tuple[bool, Any]:
-        """(ok, value as stored) for a value offered for this field; not ok means drop it."""
-        t = self.type
-        if value is None:
-            return False, None
-        if t == "text":
-            if isinstance(value, str | int | float) and not isinstance(value, bool):
-                text = str(value).strip()
-                return bool(text), text
-            return False, None
-        if t in ("list", "links"):
-            items = value if isinstance(value, list) else [value]
-            out = []
-            for item in items:
-                if isinstance(item, str) and item.strip():
-                    out.append(item.strip())
-                elif isinstance(item, int | float) and not isinstance(item, bool):
-                    out.append(str(item))
-                else:
-                    return False, None
-            return True, out
-        if t == "link":
-            return (
-                (True, value.strip()) if isinstance(value, str) and value.strip() else (False, None)
-            )
-        if t == "number":
-            if isinstance(value, bool):
-                return False, None
-            if isinstance(value, int | float):
-                return True, value
-            try:
-                return True, float(value) if "." in str(value) else int(value)
-            except (TypeError, ValueError):
-                return False, None
-        if t == "checkbox":
-            return (True, value) if isinstance(value, bool) else (False, None)
-        if t == "date":
-            return (True, value) if isinstance(value, str) and _DATE.match(value) else (False, None)
-        if t == "datetime":
-            if isinstance(value, str) and _DATETIME.match(value):
-                return True, value if len(value) == 19 else value + ":00"
-            return False, None
-        if t == "enum":
-            if isinstance(value, str) and self.values:
-                low = value.strip().lower()
-                for allowed in self.values:
-                    if allowed.lower() == low:
-                        return True, allowed
-            return False, None
-        return False, None  # pragma: no cover
-
-    def json_schema(self) -> dict[str, Any]:
-        t = self.type
-        if t in ("list", "links"):
-            return {"type": "array", "items": {"type": "string"}}
-        if t == "number":
-            return {"type": "number"}
-        if t == "checkbox":
-            return {"type": "boolean"}
-        if t == "enum":
-            return {"type": "string", "enum": list(self.values or [])}
-        if t == "date":
-            return {"type": "string", "description": "YYYY-MM-DD"}
-        if t == "datetime":
-            return {"type": "string", "description": "YYYY-MM-DDTHH:MM:SS"}
-        return {"type": "string"}
-
-
-class TasksSpec(_Strict):
-    """Which of a type's fields its one Obsidian Tasks line shows (``tasks:`` on a type).
-
-    ``statuses`` maps each value of the status field to a checkbox symbol (Tasks' ``[ ]``,
-    ``[/]``, ``[x]``, ``[-]``); ``priorities`` maps each value of the priority field to one
-    of Tasks' priority names (highest, high, medium, low, lowest). ``completed`` names the
-    date field set when the task is done or cancelled.
-    """
-
-    title: str | None = None
-    due: str | None = "due"
-    priority: str | None = "priority"
-    status: str | None = "status"
-    completed: str | None = "completed"
-    statuses: dict[str, str] = Field(
-        default_factory=lambda: {"open": " ", "waiting": " ", "done": "x", "cancelled": "-"}
-    )
-    priorities: dict[str, str] = Field(
-        default_factory=lambda: {"high": "high", "medium": "medium", "low": "low"}
-    )
-
-    @field_validator("statuses")
-    @classmethod
-    def _symbols(cls, v: dict[str, str]) -> dict[str, str]:
-        for value, symbol in v.items():
-            if len(symbol) != 1 or symbol in "[]\n":
-                raise ValueError(f"{value!r}: a Tasks status is one checkbox character")
-        return v
-
-    @field_validator("priorities")
-    @classmethod
-    def _priorities(cls, v: dict[str, str]) -> dict[str, str]:
-        names = ("highest", "high", "medium", "low", "lowest")
-        for value, name in v.items():
-            if name not in names:
-                raise ValueError(f"{value!r}: a Tasks priority is one of {', '.join(names)}")
-        return v
-
-
 def normalize_prefix(prefix: str) -> str:
     """A path prefix as matched: forward slashes, lower case, one trailing slash."""
     return prefix.replace("\\", "/").strip().strip("/").lower() + "/"
 
 
-class SubtypeWhen(_Strict):
+class SubtypeWhen(StrictModel):
     """When a subtype applies: a regex over the note's path, or a frontmatter value."""
 
     path_pattern: str | None = None
@@ -236,7 +80,7 @@ class SubtypeWhen(_Strict):
     frontmatter_value: str | int | float | bool | None = None
 
 
-class Subtype(_Strict):
+class Subtype(StrictModel):
     """gbrain's per-type subtype rule (``subtypes:`` on a type), carried and shown as written."""
 
     name: str
@@ -255,7 +99,7 @@ class Subtype(_Strict):
         return False
 
 
-class PageType(_Strict):
+class PageType(StrictModel):
     name: str
     primitive: Primitive = "entity"
     path_prefixes: list[str] = Field(default_factory=list)
@@ -368,7 +212,7 @@ def _plural(name: str) -> str:
     return name + "s"
 
 
-class LinkInference(_Strict):
+class LinkInference(StrictModel):
     """How a link verb is found in a note's body: a regex whose group 1 names the target."""
 
     regex: str | None = None
@@ -386,14 +230,14 @@ class LinkInference(_Strict):
         return v
 
 
-class LinkType(_Strict):
+class LinkType(StrictModel):
     name: str
     inverse: str | None = None
     description: str | None = None
     inference: LinkInference | None = None
 
 
-class FrontmatterLink(_Strict):
+class FrontmatterLink(StrictModel):
     """Frontmatter properties of ``page_type`` whose links are ``link_type`` edges."""
 
     page_type: str
@@ -401,12 +245,12 @@ class FrontmatterLink(_Strict):
     link_type: str
 
 
-class EnrichableType(_Strict):
+class EnrichableType(StrictModel):
     type: str
     rubric: str | None = None
 
 
-class FilingRule(_Strict):
+class FilingRule(StrictModel):
     kind: str
     directory: str
     examples: list[str] = Field(default_factory=list)
@@ -420,7 +264,7 @@ class FilingRule(_Strict):
         return v
 
 
-class BorrowSpec(_Strict):
+class BorrowSpec(StrictModel):
     """Selective borrow: only the named types / link types of ``pack``'s own declarations."""
 
     pack: str
@@ -428,13 +272,13 @@ class BorrowSpec(_Strict):
     link_types: list[str] | None = None
 
 
-class CalibrationDomain(_Strict):
+class CalibrationDomain(StrictModel):
     name: str
     aggregator: str | None = None
     page_types: list[str] = Field(default_factory=list)
 
 
-class MigrationFrom(_Strict):
+class MigrationFrom(StrictModel):
     """gbrain's pack-upgrade declaration: the pack (and version range) this one succeeds."""
 
     pack: str
@@ -446,7 +290,7 @@ SubtypeField = Literal["subtype", "legacy_type", "origin", "format", "kind", "pe
 Resolver = Literal["frontmatter", "body_first_link", "slug", "body_excerpt"] | dict[str, str]
 
 
-class RetypeRule(_Strict):
+class RetypeRule(StrictModel):
     kind: Literal["retype"]
     from_type: str = Field(min_length=1)
     to_type: str = Field(min_length=1)
@@ -456,7 +300,7 @@ class RetypeRule(_Strict):
     slug_filter: str | None = None
 
 
-class PageToLinkRule(_Strict):
+class PageToLinkRule(StrictModel):
     kind: Literal["page_to_link"]
     from_type: str = Field(min_length=1)
     link_type: str = Field(min_length=1)
@@ -466,7 +310,7 @@ class PageToLinkRule(_Strict):
     preserve_notes: bool | None = None
 
 
-class PageToAliasRule(_Strict):
+class PageToAliasRule(StrictModel):
     kind: Literal["page_to_alias"]
     from_type: str = Field(min_length=1)
     canonical_from: Resolver
@@ -479,7 +323,7 @@ class PageToAliasRule(_Strict):
 MappingRule = Annotated[RetypeRule | PageToLinkRule | PageToAliasRule, Field(discriminator="kind")]
 
 
-class Manifest(_Strict):
+class Manifest(StrictModel):
     api_version: Literal["vaultbrain-schema-pack-v1", "gbrain-schema-pack-v1"]
     name: str
     version: str

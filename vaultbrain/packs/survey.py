@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
-from vaultbrain.packs.loader import folder_packs, home_dir, load_pack, typer_for
+from vaultbrain.packs.choice import folder_packs, typer_for
+from vaultbrain.packs.loader import home_dir, load_pack
 from vaultbrain.packs.model import PackError, ResolvedPack
-from vaultbrain.settings import Settings
 from vaultbrain.vault.note import parse_note
 
 if TYPE_CHECKING:
@@ -130,11 +130,8 @@ def _typer_and_scope(
         if pack is None:
             raise TypeError("untyped_warning(vault, pack): pass the pack")
         typer = pack
-        if settings is None:
-            try:
-                settings = Settings(vault.state_dir, vault=vault)
-            except UserError:
-                settings = None
+        # Without settings only the built-in generated folders are left out: packs never read
+        # settings themselves (settings validate pack names against packs/).
         identity = pack.identity if isinstance(pack, ResolvedPack) else pack("").identity
     skip = []
     if settings is not None:
@@ -155,7 +152,7 @@ def untyped_warning(subject: Any, pack: Any = None, settings: Any = None) -> str
     """The seed's warning when 10% or more of the notes in folders have no matching type.
 
     ``untyped_warning(app)`` honours per-folder packs (tier 3); ``untyped_warning(vault,
-    pack)`` types every note with ``pack``.
+    pack, settings)`` types every note with ``pack``.
     """
     untyped, total, identity = untyped_counts(subject, pack, settings)
     return format_untyped(untyped, total, identity)

@@ -1,33 +1,44 @@
-"""Safe paths, ignore rules and the only code that writes into the vault.
+"""Safe paths, ignore rules and the only code that writes into the vault (:class:`Vault`).
 
-Every write is atomic (a temp file in the same folder, fsync, ``os.replace``) and, for a note
-that already exists, compare-and-swap against the hash of the text that was read. New notes
-are created with ``os.link`` so an existing file is never clobbered. Own writes are
-remembered by hash so the watcher can tell them from the person's.
+Every write is atomic (a temp file in the same folder, fsync, ``os.replace``: see
+``vaultbrain/vault/atomic.py``) and, for a note that already exists, compare-and-swap against
+the hash of the text that was read. New notes are created with ``os.link`` so an existing file
+is never clobbered. Own writes are remembered by hash so the watcher can tell them from the
+person's.
 """
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import fnmatch
 import hashlib
 import json
 import os
 import re
-import secrets
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 from vaultbrain.errors import ConflictError, StorageError, UnsafePathError, UserError
-from vaultbrain.procs import pid_alive
 
-TEMP_PREFIX = ".vb-tmp-"
+# atomic_write_file and write_all are also imported from here by vaultbrain/store/.
+from vaultbrain.vault.atomic import (
+    TEMP_PREFIX,
+    atomic_write_file,
+    copy_mode,
+    fsync_dir,
+    read_all,
+    settled,
+    swap_in,
+    unlink_quietly,
+    write_all,
+    write_new,
+    write_temp,
+    writer_alive,
+)
+
 # The one retry policy of compare-and-swap edits: a note that changes under us this many
 # times in a row is being edited right now, and the work is better retried on a later pass.
 EDIT_ATTEMPTS = 20
@@ -160,7 +171,7 @@ class Vault:
         def consider(entry: os.DirEntry[str]) -> None:
             nonlocal removed
             if entry.name.startswith(TEMP_PREFIX) and entry.is_file(follow_symlinks=False):
-                if not _writer_alive(entry.name) or entry.stat().st_mtime < cutoff:
+                if not writer_alive(entry.name) or entry.stat().st_mtime < cutoff:
                     os.unlink(entry.path)
                     removed += 1
 
@@ -191,7 +202,8 @@ class Vault:
         """
         path = Path(entry.path) if entry is not None else self.resolve(rel)
         try:
-            if path.is_symlink():
+            # (a scan's directory entry knows already, without a system call)
+            if entry.is_symlink() if entry is not None else path.is_symlink():
                 # A symlinked note is read only if it stays inside the vault.
                 real = Path(os.path.realpath(path))
                 if self.root not in real.parents:
@@ -254,7 +266,7 @@ class Vault:
         data = text.encode("utf-8")
         path.parent.mkdir(parents=True, exist_ok=True)
         self.resolve(rel)  # the folders just made must not have led anywhere else
-        tmp = _write_temp(path, data)
+        tmp = write_temp(path, data)
         try:
             try:
                 os.link(tmp, path)
@@ -269,8 +281,8 @@ class Vault:
                 tmp = None
         finally:
             if tmp is not None:
-                _unlink_quietly(tmp)
-        _fsync_dir(path.parent)
+                unlink_quietly(tmp)
+        fsync_dir(path.parent)
         digest = content_hash(data)
         self._remember(rel, digest)
         return digest
@@ -303,32 +315,32 @@ class Vault:
         except FileNotFoundError as exc:
             raise ConflictError(f"{rel} was removed since it was read") from exc
         try:
-            seen = _read_all(fd)
+            seen = read_all(fd)
             if content_hash(seen) != expected_hash:
                 raise ConflictError(f"{rel} changed since it was read")
             if digest == expected_hash:
                 return digest
-            tmp = _write_temp(path, data)
+            tmp = write_temp(path, data)
             try:
-                _copy_mode(path, tmp)
-                _swap_in(tmp, path, os.fstat(fd).st_ino)
+                copy_mode(path, tmp)
+                swap_in(tmp, path, os.fstat(fd).st_ino)
                 tmp = None
             finally:
                 if tmp is not None:
-                    _unlink_quietly(tmp)
+                    unlink_quietly(tmp)
             # A writer that had the note open may have written to the old file while it was
             # being swapped. Whatever it wrote is carried over, never dropped. (A second look
             # a moment later catches a writer that opened just before the swap.)
-            after = _read_all(fd)
+            after = read_all(fd)
             time.sleep(0.002)
-            after = _read_all(fd)
+            after = read_all(fd)
             if after != seen and not after.startswith(seen):
                 # Truncated or rewritten: an editor that opened the note before the swap is
                 # saving into the old file. Its save is waited for, then wins.
-                after = _settled(fd, after)
+                after = settled(fd, after)
         finally:
             os.close(fd)
-        _fsync_dir(path.parent)
+        fsync_dir(path.parent)
         self._remember(rel, digest)
         if after != seen:
             if after.startswith(seen):
@@ -381,7 +393,7 @@ class Vault:
             raise
         except OSError as exc:
             raise StorageError.from_os(exc, dst) from exc
-        _fsync_dir(d.parent)
+        fsync_dir(d.parent)
 
     def trash(self, rel: str, day: str) -> str:
         """Move a note out of the vault into the state dir's ``trash/<day>/`` (recoverable;
@@ -402,7 +414,7 @@ class Vault:
                 except OSError as exc:
                     if exc.errno != errno.EXDEV:
                         raise
-                    _write_new(dest, src.read_bytes())  # a state dir on another filesystem
+                    write_new(dest, src.read_bytes())  # a state dir on another filesystem
             except FileExistsError:
                 n += 1
                 continue
@@ -413,7 +425,7 @@ class Vault:
             os.unlink(src)
         except OSError as exc:
             raise StorageError.from_os(exc, rel) from exc
-        _fsync_dir(src.parent)
+        fsync_dir(src.parent)
         return dest_rel
 
     # -- own writes ----------------------------------------------------------------------
@@ -459,125 +471,6 @@ class Vault:
             pass
 
 
-def atomic_write_file(
-    path: Path, data: str | bytes, tmp_dir: Path | None = None, durable: bool = True
-) -> None:
-    """Atomic write of a state-dir file; a refused disk write is a StorageError."""
-    try:
-        _atomic_write_file(path, data, tmp_dir, durable)
-    except OSError as exc:
-        raise StorageError.from_os(exc, str(path)) from exc
-
-
-def _atomic_write_file(
-    path: Path, data: str | bytes, tmp_dir: Path | None = None, durable: bool = True
-) -> None:
-    """Atomic write for state-dir files (no compare-and-swap: only vaultbrain edits them).
-
-    ``tmp_dir`` (same filesystem) keeps temp files out of deep folders, so a sweep after a
-    crash need not walk every record folder.
-    """
-    if isinstance(data, str):
-        data = data.encode("utf-8")
-    if tmp_dir is None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(_write_temp(path, data, None, durable), path)
-        return
-    # The temp goes to ``tmp_dir`` (a store collection's folder) and the file to a folder
-    # of its own that may not exist yet (a new record): folders are made only when a write
-    # finds them missing, so a reindex writing 10,000 records does not ask for each.
-    try:
-        tmp = _write_temp(path, data, tmp_dir, durable)
-    except FileNotFoundError:
-        tmp_dir.mkdir(parents=True, exist_ok=True)
-        tmp = _write_temp(path, data, tmp_dir, durable)
-    try:
-        try:
-            os.replace(tmp, path)
-        except FileNotFoundError:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(tmp, path)
-    except BaseException:
-        _unlink_quietly(tmp)
-        raise
-
-
-def _write_temp(path: Path, data: bytes, tmp_dir: Path | None = None, durable: bool = True) -> Path:
-    """Write ``data`` to a fresh temp file beside ``path`` (or in ``tmp_dir``) and fsync it."""
-    tmp = (tmp_dir or path.parent) / f"{TEMP_PREFIX}{os.getpid()}-{secrets.token_hex(6)}"
-    _write_new(tmp, data, durable)
-    return tmp
-
-
-def _write_new(path: Path, data: bytes, durable: bool = True) -> None:
-    """Write a file that must not exist yet; on any failure nothing of it is left."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    try:
-        write_all(fd, data)
-        if durable:
-            os.fsync(fd)
-    except BaseException:
-        os.close(fd)
-        _unlink_quietly(path)
-        raise
-    os.close(fd)
-
-
-_RENAME_EXCHANGE = 2
-_renameat2: Any = None
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    """Atomically swap two paths (Linux renameat2 RENAME_EXCHANGE); False where unsupported."""
-    global _renameat2
-    if not sys.platform.startswith("linux"):
-        return False
-    if _renameat2 is None:
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            fn = libc.renameat2
-            fn.argtypes = [
-                ctypes.c_int,
-                ctypes.c_char_p,
-                ctypes.c_int,
-                ctypes.c_char_p,
-                ctypes.c_uint,
-            ]
-            _renameat2 = fn
-        except (OSError, AttributeError):
-            _renameat2 = False
-    if not _renameat2:
-        return False
-    at_fdcwd = -100
-    rc = _renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE)
-    if rc == 0:
-        return True
-    err = ctypes.get_errno()
-    if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EPERM):
-        return False
-    raise OSError(err, os.strerror(err), str(b))
-
-
-def _swap_in(tmp: Path, path: Path, expected_ino: int) -> None:
-    """Put ``tmp`` at ``path`` only if ``path`` is still the file that was read.
-
-    An editor's atomic save (write a temp, rename it over the note) landing between the check
-    and the swap would otherwise be silently replaced. With RENAME_EXCHANGE the displaced
-    file is in hand after the swap: if it is not the one that was read, it is swapped back
-    and the write becomes a conflict. Elsewhere: a last check of the inode, then a rename.
-    """
-    if _exchange(tmp, path):
-        displaced_ino = os.lstat(tmp).st_ino
-        if displaced_ino != expected_ino:
-            _exchange(tmp, path)  # the editor's file goes back where it was
-            raise ConflictError(f"{path.name} was replaced while it was being written")
-        _unlink_quietly(tmp)
-        return
-    if os.lstat(path).st_ino != expected_ino:
-        raise ConflictError(f"{path.name} was replaced while it was being written")
-    os.replace(tmp, path)
-
-
 def _walk(start: Path, hidden_files: bool = False) -> Iterator[os.DirEntry[str]]:
     """Every entry below ``start`` (see :func:`_walk_rel`)."""
     for _, entry in _walk_rel(start, "", hidden_files):
@@ -619,73 +512,3 @@ def _subdirs(folder: Path) -> list[Path]:
             return [Path(e.path) for e in it if e.is_dir(follow_symlinks=False)]
     except OSError:
         return []
-
-
-def _writer_alive(temp_name: str) -> bool:
-    pid_text = temp_name[len(TEMP_PREFIX) :].split("-", 1)[0]
-    return pid_text.isdigit() and pid_alive(int(pid_text))
-
-
-# -- the write seam: every byte vaultbrain writes to a note or a state file goes through here
-_os_write = os.write  # tests give it a budget to make the disk full (tests/reliability)
-
-
-def write_all(fd: int, data: bytes) -> None:
-    """Write every byte of ``data`` to ``fd`` (a short write is carried on)."""
-    view = memoryview(data)
-    while view:
-        n = _os_write(fd, view)
-        view = view[n:]
-
-
-def _settled(fd: int, current: bytes, limit: float = 2.0, quiet: float = 0.05) -> bytes:
-    """The file's bytes once a writer has left it alone for ``quiet`` seconds (an emptied file
-    is waited on for the whole ``limit``, as a save usually follows its truncation)."""
-    deadline = time.monotonic() + limit
-    changed_at = time.monotonic()
-    while time.monotonic() < deadline:
-        time.sleep(0.01)
-        now = _read_all(fd)
-        if now != current:
-            current, changed_at = now, time.monotonic()
-        elif current and time.monotonic() - changed_at >= quiet:
-            break
-    return current
-
-
-def _read_all(fd: int) -> bytes:
-    chunks = []
-    offset = 0
-    while True:
-        chunk = os.pread(fd, 1 << 20, offset)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
-        offset += len(chunk)
-
-
-def _copy_mode(src: Path, dst: Path) -> None:
-    try:
-        os.chmod(dst, os.stat(src).st_mode & 0o7777)
-    except OSError:
-        pass
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def _unlink_quietly(path: Path) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass

@@ -26,6 +26,82 @@ try:
 except AttributeError:  # pragma: no cover - PyYAML without libyaml
     _Loader = yaml.SafeLoader
 
+# The plain frontmatter most notes have, read without YAML (see simple_frontmatter).
+_PLAIN_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?:[ ]+(.*))?")
+_PLAIN_ITEM_LINE = re.compile(r"( *)- (.*)")
+_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
+_DAY = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
+_STAMP = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt ]([0-9]{2}):([0-9]{2}):([0-9]{2})")
+# Plain words YAML 1.1 reads as booleans or null, whatever their case: left to YAML.
+_YAML_WORDS = frozenset({"yes", "no", "true", "false", "on", "off", "null", "y", "n"})
+_NOT_PLAIN = frozenset(':#[]{}"`\t\\')
+_FAIL = object()
+
+
+def _scalar(value: str) -> Any:
+    """A one-line YAML scalar as SafeLoader reads it, or ``_FAIL`` when it is not one of
+    the forms read here: a quoted string without escapes, an integer, a date, a
+    date-time without zone or fraction, or plain text that can only be a string."""
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        inner = value[1:-1]
+        if value[0] in inner or "\\" in inner or not inner.isprintable():
+            return _FAIL
+        return inner
+    if _INT.fullmatch(value):
+        return int(value)
+    try:
+        if m := _DAY.fullmatch(value):
+            return dt.date(int(m[1]), int(m[2]), int(m[3]))
+        if m := _STAMP.fullmatch(value):
+            return dt.datetime(*(int(g) for g in m.groups()))
+    except ValueError:
+        return _FAIL
+    if (
+        value[:1].isalpha()
+        and value.isprintable()
+        and not _NOT_PLAIN.intersection(value)
+        and value.lower() not in _YAML_WORDS
+    ):
+        return value
+    return _FAIL
+
+
+def simple_frontmatter(block: str) -> dict[str, Any] | None:
+    """The frontmatter ``block`` as ``yaml.load(block, CSafeLoader)`` reads it, when every
+    line is a ``key: scalar``, a ``key:`` with nothing or a list of ``- scalar`` items
+    below it; None for anything else (the caller asks YAML). Building the objects is most
+    of what reading a note's frontmatter costs in PyYAML, even with libyaml's parser, and
+    ``reindex`` reads every note of the vault."""
+    data: dict[str, Any] = {}
+    key: str | None = None  # the key whose list items may follow
+    indent: str | None = None
+    for line in block.split("\n"):
+        if line[:1] in (" ", "-"):
+            item = _PLAIN_ITEM_LINE.fullmatch(line)
+            if item is None or key is None or (indent is not None and item[1] != indent):
+                return None
+            value = _scalar(item[2].strip()) if item[2].strip() else _FAIL
+            if value is _FAIL:
+                return None
+            if indent is None:
+                indent, data[key] = item[1], []
+            data[key].append(value)
+            continue
+        m = _PLAIN_KEY_LINE.fullmatch(line)
+        if m is None or m[1].lower() in _YAML_WORDS:
+            return None
+        raw = (m[2] or "").strip()
+        if raw:
+            value = _scalar(raw)
+            if value is _FAIL:
+                return None
+            data[m[1]], key = value, None
+        else:
+            data[m[1]], key = None, m[1]
+        indent = None
+    return data
+
+
 _FENCE_OPEN = re.compile(r"---[ \t]*(\r?\n)")
 _FENCE_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
 _KEY_LINE = re.compile(
@@ -105,7 +181,11 @@ def parse_note(text: str) -> ParsedNote:
     # note's text, NULs included, is what is kept and edited).
     source = raw.replace("\x00", "") if "\x00" in raw else raw
     try:
-        data = yaml.load(source, Loader=_Loader) if source.strip() else {}
+        # The plain forms most notes have are read directly (exactly as YAML reads them);
+        # building objects is most of what PyYAML costs, and reindex reads every note.
+        data = None if "\r" in source else simple_frontmatter(source.removesuffix("\n"))
+        if data is None:
+            data = yaml.load(source, Loader=_Loader) if source.strip() else {}
         if data is None:
             data = {}
         if not isinstance(data, dict):

@@ -24,11 +24,12 @@ from .backend import (
 )
 from .captions import captions_to_prose
 from .doctor import doctor_checks
-from .ingest import AGENT_QUEUE, IngestResult, default_backend, ingest
+from .ingest import IngestResult, default_backend, ingest
 from .jobs import STAGES, Job, JobRegistry, Progress, progress_logger
 from .manage import forget, list_ingests, read_transcript, show_ingest
 from .recorded import REPLAY_ENV, RecordedBackend
 from .request import IngestRequest, inbox_refusal, parse_inbox_line
+from .saving import AGENT_QUEUE
 from .urls import canonical_url, is_youtube_url, parse_video_id, parse_video_url
 
 __all__ = [

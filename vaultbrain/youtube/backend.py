@@ -284,6 +284,14 @@ class YtDlpBackend:
         self.extra_options = dict(extra_options or {})
         self.warnings: list[str] = []
 
+    def settings(self) -> dict[str, Any]:
+        """The arguments that build this backend again (in the worker process)."""
+        return {
+            "socket_timeout": self.socket_timeout,
+            "ffmpeg_location": self.ffmpeg_location,
+            "extra_options": dict(self.extra_options),
+        }
+
     def ffmpeg_available(self) -> bool:
         if self.ffmpeg_location:
             loc = Path(self.ffmpeg_location)
@@ -311,29 +319,56 @@ class YtDlpBackend:
         opts.update(extra)
         return opts
 
-    def _fail(self, exc: Exception, log: _Log, video_id: str | None) -> IngestError:
-        message = str(exc) or (log.errors[-1] if log.errors else type(exc).__name__)
-        return explain_error(message, video_id=video_id)
-
-    def extract_info(self, url: str, *, cancel: threading.Event | None = None) -> dict[str, Any]:
+    def _run(
+        self,
+        opts: dict[str, Any],
+        log: _Log,
+        video_id: str | None,
+        cancel: threading.Event | None,
+        call: Callable[[Any], Any],
+    ) -> Any:
+        """``call(ydl)`` on a YoutubeDL built from ``opts``, its failures as IngestErrors."""
         import yt_dlp
         from yt_dlp.utils import DownloadCancelled, DownloadError, ExtractorError
 
+        try:
+            with yt_dlp.YoutubeDL(opts) as ydl:
+                result = call(ydl)
+        except DownloadCancelled as exc:
+            raise IngestCancelled() from exc
+        except (DownloadError, ExtractorError) as exc:
+            message = str(exc) or (log.errors[-1] if log.errors else type(exc).__name__)
+            raise explain_error(message, video_id=video_id) from exc
+        except OSError as exc:
+            raise explain_error(str(exc), video_id=video_id) from exc
+        self.warnings.extend(log.warnings)
+        if cancel is not None and cancel.is_set():
+            raise IngestCancelled()
+        return result
+
+    def call(self, method: str, args: Mapping[str, Any], progress: ProgressFn | None) -> Any:
+        """``extract_info`` or ``download`` with JSON arguments and a JSON result: what the
+        worker process (``vaultbrain/youtube/worker.py``) runs for its parent."""
+        if method == "extract_info":
+            return self.extract_info(args["url"])
+        track = CaptionTrack(*args["track"]) if args.get("track") else None
+        path = self.download(
+            args["info"], kind=args["kind"], dest=Path(args["dest"]), track=track, progress=progress
+        )
+        return None if path is None else str(path)
+
+    def extract_info(self, url: str, *, cancel: threading.Event | None = None) -> dict[str, Any]:
         log = _Log()
         # Without formats (a JS runtime missing, say) the metadata and captions are still
         # there; a transcript-only ingest must not fail on that.
         opts = self._options(log, skip_download=True, ignore_no_formats_error=True)
-        try:
-            with yt_dlp.YoutubeDL(opts) as ydl:
-                info = ydl.extract_info(url, download=False)
-                info = ydl.sanitize_info(info)
-        except DownloadCancelled as exc:
-            raise IngestCancelled() from exc
-        except (DownloadError, ExtractorError) as exc:
-            raise self._fail(exc, log, _video_id_of(url)) from exc
-        except OSError as exc:
-            raise explain_error(str(exc), video_id=_video_id_of(url)) from exc
-        self.warnings.extend(log.warnings)
+        info = self._run(
+            opts,
+            log,
+            _video_id_of(url),
+            None,  # the cancel is checked after the fatal warnings, as a cancel says less
+            lambda ydl: ydl.sanitize_info(ydl.extract_info(url, download=False)),
+        )
         if not isinstance(info, dict):
             raise IngestError(f"yt-dlp returned no metadata for {url}", kind="error")
         if not info.get("formats"):
@@ -354,9 +389,6 @@ class YtDlpBackend:
         progress: ProgressFn | None = None,
         cancel: threading.Event | None = None,
     ) -> Path | None:
-        import yt_dlp
-        from yt_dlp.utils import DownloadCancelled, DownloadError, ExtractorError
-
         dest.mkdir(parents=True, exist_ok=True)
         log = _Log()
         hooks = _Hooks(progress, cancel)
@@ -398,18 +430,13 @@ class YtDlpBackend:
                 merge_output_format="mp4",
             )
         video_id = str(info.get("id") or "")
-        try:
-            with yt_dlp.YoutubeDL(opts) as ydl:
-                result = ydl.process_ie_result(copy.deepcopy(dict(info)), download=True)
-        except DownloadCancelled as exc:
-            raise IngestCancelled() from exc
-        except (DownloadError, ExtractorError) as exc:
-            raise self._fail(exc, log, video_id) from exc
-        except OSError as exc:
-            raise explain_error(str(exc), video_id=video_id) from exc
-        self.warnings.extend(log.warnings)
-        if cancel is not None and cancel.is_set():
-            raise IngestCancelled()
+        result = self._run(
+            opts,
+            log,
+            video_id,
+            cancel,
+            lambda ydl: ydl.process_ie_result(copy.deepcopy(dict(info)), download=True),
+        )
         if kind == "captions":
             assert track is not None
             path = dest / f"{video_id}.{track.language}.{track.ext}"

@@ -5,16 +5,15 @@ Stages: ``metadata`` → ``transcript`` → ``video`` → ``audio`` (each only w
 scratch folder of the state dir first (``youtube/tmp/<job>``); nothing reaches the vault or
 the kept state until ``saving``. A cancel is honoured up to that point, so a cancelled
 ingest leaves no trace in the vault and is recorded in the index as cancelled. Saving
-itself is a few atomic writes and runs to the end once begun. yt-dlp runs in a worker
-process (``worker.py``) that a cancel kills, so a cancel takes effect at once at any step.
+itself is a few atomic writes (``saving.py``) and runs to the end once begun. yt-dlp runs in
+a worker process (``worker.py``) that a cancel kills, so a cancel takes effect at once at
+any step.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
-import secrets
 import shutil
 import threading
 from collections.abc import Callable
@@ -22,10 +21,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain.errors import ConflictError, UserError, VaultbrainError
-from vaultbrain.vault.files import atomic_write_file
-from vaultbrain.vault.names import unique_name
-from vaultbrain.vault.note import parse_note, update_frontmatter
+from vaultbrain.errors import UserError, VaultbrainError
+from vaultbrain.vault.atomic import atomic_write_file
 
 from .backend import (
     FFMPEG_HINT,
@@ -39,28 +36,27 @@ from .index import VideoIndex, obsidian_vault_id
 from .jobs import JobRegistry, ProgressCallback
 from .notes import (
     VideoMeta,
-    format_duration,
     merge_tags,
-    note_fields,
-    note_filename,
-    quote_tags_block,
-    render_agent_task,
-    render_body,
     render_transcript_markdown,
-    render_video_note,
-    task_filename,
     wikilink,
 )
 from .recorded import REPLAY_ENV, RecordedBackend
 from .request import IngestRequest
+from .saving import (
+    NoteBody,
+    create_video_note,
+    existing_note,
+    link_description,
+    queue_agent_task,
+    record_watch,
+    save_video,
+    update_video_note,
+)
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
 log = logging.getLogger("vaultbrain.youtube")
-AGENT_QUEUE = "Brain/Agent Queue"
-ACTIVITY_LOG = "activity.jsonl"
-MEDIA_LIBRARY = "media/library.jsonl"
 
 
 @dataclass
@@ -339,39 +335,68 @@ class _Run:
         elif prev:
             result.audio_path = prev.get("audio_path")
         if self.video_file is not None:
-            result.video_path = self._save_video(self.video_file, meta, now)
+            result.video_path = save_video(app, self.video_file, meta, now)
         elif prev:
             result.video_path = prev.get("video_path")
         job.report("saving", 30)
 
         note_hash = None
-        note_rel = _existing_note(app, prev, meta.video_id)
+        note_rel = existing_note(app, prev, meta.video_id)
         if self.switches.transcript or note_rel:
-            note_rel, note_hash, tags = self._write_note(note_rel, prev, tags, captured)
+            body = NoteBody(
+                self.prose, result.transcript_source, self.note_prompt, self.no_transcript_reason
+            )
+            if note_rel is None:
+                note_rel, note_hash = create_video_note(app, meta, body, tags, captured)
+                result.note_created = True
+            else:
+                note_hash, tags = update_video_note(
+                    app.vault,
+                    note_rel,
+                    prev,
+                    meta,
+                    body,
+                    tags,
+                    captured,
+                    transcript=self.switches.transcript,
+                    warnings=result.warnings,
+                )
             result.note_path = note_rel
         job.report("saving", 60)
 
         # Imported here: the filing layer (the inbox) imports this package.
-        from vaultbrain.filing.records import save_link
+        from vaultbrain.filing.links import save_link
 
         body = f"Transcript: {wikilink(note_rel, meta.title)}" if note_rel else None
         link = save_link(
             app,
             url=meta.url,
             title=meta.title,
-            fields={"site": "YouTube", "description": _link_description(meta)},
+            fields={"site": "YouTube", "description": link_description(meta)},
             tags=tags,
             body=body,
             source=self.request.source,
         )
         result.link_path, result.link_id = link.get("path"), link.get("id")
-        activity_id = (prev or {}).get("activity_id") or self._record_watch(meta, now)
+        activity_id = (prev or {}).get("activity_id") or record_watch(
+            app, meta, self.request.origin, now
+        )
         job.report("saving", 100)
 
         tasks = list((prev or {}).get("agent_tasks") or [])
         if self.request.prompt:
             job.report("queueing", 0)
-            result.agent_task_path = self._queue_agent(tasks, note_rel, now)
+            result.agent_task_path = queue_agent_task(
+                app,
+                meta,
+                self.request.prompt,
+                tasks,
+                note_rel or result.link_path,
+                now,
+                transcript_path=result.transcript_path,
+                audio_path=result.audio_path,
+                video_path=result.video_path,
+            )
             job.report("queueing", 100)
 
         def change(entry: dict[str, Any] | None) -> dict[str, Any]:
@@ -413,160 +438,6 @@ class _Run:
             return entry
 
         self.index.update(meta.video_id, change)
-
-    def _save_video(self, path: Path, meta: VideoMeta, now: str) -> str:
-        rel = f"media/youtube-{meta.video_id}{path.suffix or '.mp4'}"
-        target = self.app.state_dir / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(path, target)
-        self.app.store.append_jsonl(
-            MEDIA_LIBRARY,
-            {
-                "id": f"youtube-{meta.video_id}",
-                "source": "download",
-                "origin": "youtube",
-                "url": meta.url,
-                "title": meta.title,
-                "channel": meta.channel,
-                "path": rel,
-                "bytes": target.stat().st_size,
-                "added": now,
-            },
-        )
-        return rel
-
-    def _record_watch(self, meta: VideoMeta, now: str) -> str:
-        event_id = "mw-" + secrets.token_hex(5)
-        self.app.store.append_jsonl(
-            ACTIVITY_LOG,
-            {
-                "id": event_id,
-                "kind": "media.watch",
-                "at": now,
-                "source": "youtube",
-                "origin": self.request.origin,
-                "video_id": meta.video_id,
-                "url": meta.url,
-                "title": meta.title,
-                "channel": meta.channel,
-                "duration": meta.duration,
-            },
-        )
-        return event_id
-
-    def _write_note(
-        self, rel: str | None, prev: dict[str, Any] | None, tags: list[str], captured: str
-    ) -> tuple[str, str | None, list[str]]:
-        """Create or update the transcript note; (path, hash written, its tags)."""
-        app, meta, vault = self.app, self.meta, self.app.vault
-        assert meta is not None
-        if rel is None:
-            folder = str(app.settings.get("youtube.folder")).strip("/")
-            name = note_filename(app.today(), meta.title, meta.video_id)
-            text = render_video_note(
-                meta,
-                captured=captured,
-                tags=tags,
-                prose=self.prose,
-                transcript_source=self.result.transcript_source,
-                prompt=self.note_prompt,
-                no_transcript_reason=self.no_transcript_reason,
-            )
-            stem = name[:-3]
-            for _ in range(50):
-                candidate = unique_name(stem, lambda n: vault.exists(f"{folder}/{n}"))
-                try:
-                    digest = vault.create(f"{folder}/{candidate}", text)
-                except FileExistsError:
-                    continue
-                self.result.note_created = True
-                return f"{folder}/{candidate}", digest, tags
-            raise UserError(f"cannot find a free name for {name} in {folder}")
-        for _ in range(8):
-            note = vault.read(rel)
-            parsed = parse_note(note.text)
-            if parsed.error:
-                self.result.warnings.append(f"{rel}: {parsed.error}; the note was left as it is")
-                return rel, None, tags
-            old_tags = parsed.data.get("tags")
-            old_list = old_tags if isinstance(old_tags, list) else ([old_tags] if old_tags else [])
-            merged = merge_tags(old_list, tags)
-            ours = prev is not None and prev.get("note_hash") == note.hash
-            regenerate = (
-                ours
-                and self.switches.transcript
-                and (self.prose is not None or not (prev or {}).get("transcript_source"))
-            )
-            if regenerate:
-                changes: dict[str, Any] = {
-                    k: v for k, v in note_fields(meta, captured).items() if v is not None
-                }
-                changes["captured"] = parsed.data.get("captured") or captured
-            else:
-                changes = {
-                    k: v
-                    for k, v in note_fields(meta, captured).items()
-                    if v is not None and k not in parsed.data
-                }
-                if not ours:
-                    self.result.warnings.append(
-                        f"{rel} was edited since the last ingest; only its properties were "
-                        "updated (tags merged), the text was left as it is"
-                    )
-            if merged != old_list:
-                changes["tags"] = merged
-            text = update_frontmatter(note.text, changes)
-            if "tags" in changes:
-                text = quote_tags_block(text, merged)
-            if regenerate:
-                body = render_body(
-                    meta,
-                    prose=self.prose,
-                    transcript_source=self.result.transcript_source,
-                    prompt=self.note_prompt,
-                    no_transcript_reason=self.no_transcript_reason,
-                )
-                head = parse_note(text)
-                text = text[: head.body_start] + "\n" + body
-            if text == note.text:
-                return rel, note.hash, merged
-            try:
-                return rel, vault.replace(rel, text, note.hash), merged
-            except ConflictError:
-                continue
-        raise UserError(f"{rel} keeps changing while it is being updated; try again")
-
-    def _queue_agent(self, tasks: list[dict[str, Any]], note_rel: str | None, now: str) -> str:
-        app, meta, result, vault = self.app, self.meta, self.result, self.app.vault
-        assert meta is not None and self.request.prompt
-        prompt = self.request.prompt
-        digest = hashlib.sha256(prompt.encode("utf-8")).hexdigest()[:16]
-        for task in tasks:
-            if task.get("prompt_hash") == digest and vault.exists(task.get("path", "")):
-                return str(task["path"])  # the same ask is already queued
-        material = note_rel or result.link_path
-        text = render_agent_task(
-            meta,
-            prompt=prompt,
-            created=now,
-            material_rel=material,
-            transcript_state_path=str(app.state_dir / result.transcript_path)
-            if result.transcript_path
-            else None,
-            audio_path=str(app.state_dir / result.audio_path) if result.audio_path else None,
-            video_path=str(app.state_dir / result.video_path) if result.video_path else None,
-        )
-        stem = task_filename(app.today(), meta.title)
-        for _ in range(50):
-            name = unique_name(stem, lambda n: vault.exists(f"{AGENT_QUEUE}/{n}"))
-            try:
-                vault.create(f"{AGENT_QUEUE}/{name}", text)
-            except FileExistsError:
-                continue
-            rel = f"{AGENT_QUEUE}/{name}"
-            tasks.append({"path": rel, "prompt_hash": digest, "created": now})
-            return rel
-        raise UserError(f"cannot find a free name for {stem} in {AGENT_QUEUE}")
 
     # -- after a cancel or a failure -----------------------------------------------------
     def record_attempt(self) -> None:
@@ -624,28 +495,3 @@ def _sweep_scratch(root: Path, registry: JobRegistry, keep: str) -> None:
     for path in leftovers:
         if path.name not in running:
             shutil.rmtree(path, ignore_errors=True)
-
-
-def _existing_note(app: Brain, prev: dict[str, Any] | None, video_id: str) -> str | None:
-    """The transcript note of an earlier ingest: where the index says, else by its name."""
-    if prev and prev.get("note_path") and app.vault.exists(prev["note_path"]):
-        return str(prev["note_path"])
-    folder = str(app.settings.get("youtube.folder")).strip("/")
-    try:
-        if not app.vault.resolve(folder).is_dir():
-            return None
-        for rel, entry in app.vault.iter_notes(folder):
-            if entry.name.endswith(f"({video_id}).md"):
-                return rel
-    except (OSError, UserError):
-        return None
-    return None
-
-
-def _link_description(meta: VideoMeta) -> str:
-    bits = ["YouTube video"]
-    if meta.channel:
-        bits.append(f"by {meta.channel}")
-    if (d := format_duration(meta.duration)) is not None:
-        bits.append(f"({d})")
-    return " ".join(bits)

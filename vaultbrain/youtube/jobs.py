@@ -23,7 +23,7 @@ from typing import Any
 
 from vaultbrain.errors import UserError
 from vaultbrain.procs import pid_alive
-from vaultbrain.vault.files import atomic_write_file
+from vaultbrain.vault.atomic import atomic_write_file
 
 STAGES = ("metadata", "transcript", "video", "audio", "saving", "queueing")
 _WEIGHTS = {"metadata": 5, "transcript": 15, "video": 45, "audio": 25, "saving": 5, "queueing": 5}

@@ -41,15 +41,17 @@ class WorkerBackend:
         ffmpeg_location: str | None = None,
         extra_options: Mapping[str, Any] | None = None,
     ) -> None:
-        self.options = {
-            "socket_timeout": socket_timeout,
-            "ffmpeg_location": ffmpeg_location,
-            "extra_options": dict(extra_options or {}),
-        }
+        # The same backend is built in the worker from its settings; here it only answers
+        # what needs no yt-dlp (is ffmpeg there).
+        self.local = YtDlpBackend(
+            socket_timeout=socket_timeout,
+            ffmpeg_location=ffmpeg_location,
+            extra_options=extra_options,
+        )
         self.warnings: list[str] = []
 
     def ffmpeg_available(self) -> bool:
-        return YtDlpBackend(**self.options).ffmpeg_available()
+        return self.local.ffmpeg_available()
 
     def extract_info(self, url: str, *, cancel: threading.Event | None = None) -> dict[str, Any]:
         result = self._call("extract_info", {"url": url}, cancel, None)
@@ -86,7 +88,7 @@ class WorkerBackend:
     ) -> Any:
         if cancel is not None and cancel.is_set():
             raise IngestCancelled()
-        request = json.dumps({"method": method, "args": args, "options": self.options})
+        request = json.dumps({"method": method, "args": args, "options": self.local.settings()})
         proc = subprocess.Popen(
             [sys.executable, "-m", "vaultbrain.youtube.worker"],
             stdin=subprocess.PIPE,
@@ -181,18 +183,7 @@ def _serve(stdin: Any, out: Any) -> None:
     backend = YtDlpBackend(**request["options"])
     args = request["args"]
     try:
-        if request["method"] == "extract_info":
-            result: Any = backend.extract_info(args["url"])
-        else:
-            track = CaptionTrack(*args["track"]) if args.get("track") else None
-            path = backend.download(
-                args["info"],
-                kind=args["kind"],
-                dest=Path(args["dest"]),
-                track=track,
-                progress=lambda p: send({"progress": p}),
-            )
-            result = None if path is None else str(path)
+        result = backend.call(request["method"], args, lambda p: send({"progress": p}))
     except IngestError as exc:
         send({"error": {"message": str(exc), "kind": exc.kind}})
         return

@@ -12,7 +12,8 @@ Gestures, documented in the note's own header:
 
 The note is regenerated (compare-and-swap) whenever the queue changes, but only when it has
 been quiet for the settle time, and always after reading the decisions already written in
-it. A line the daemon cannot understand stays, with a short note why.
+it. A line the daemon cannot understand stays, with a short note why. A decision on a
+thought ends in vaultbrain/capture/resolution.py, as the CLI's does.
 """
 
 from __future__ import annotations
@@ -23,12 +24,15 @@ import logging
 import re
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import ConflictError, UserError
 from vaultbrain.filing.inbox import REVIEW_NOTE
 from vaultbrain.filing.records import link_to
 from vaultbrain.vault.note import parse_note
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
 
 log = logging.getLogger("vaultbrain.review")
 STATE = "review-state.json"
@@ -64,24 +68,29 @@ class Decision:
     why: str = ""
 
 
-def queue(app: Any) -> dict[str, list[dict[str, Any]]]:
+def queue(brain: Brain) -> dict[str, list[dict[str, Any]]]:
     """The three sections, newest first."""
     decide: list[dict[str, Any]] = []
     suggest: list[dict[str, Any]] = []
-    for s in app.store.inbox.summaries():
+    for s in brain.store.inbox.summaries():
         status = s.get("status")
         if status not in ("needs_review", "suggested"):
             continue
-        rec = app.store.inbox.get(s["id"])
+        rec = brain.store.inbox.get(s["id"])
         if rec is None:
             continue
         (decide if status == "needs_review" else suggest).append(rec)
-    conflicts = [c for c in app.store.collection("conflicts").all() if not c.get("resolved")]
+    conflicts = [c for c in brain.store.collection("conflicts").all() if not c.get("resolved")]
     for items in (decide, suggest, conflicts):
         items.sort(key=lambda r: str(r.get("created") or r.get("at") or ""), reverse=True)
     from vaultbrain.filing.unreadable import listed
 
-    return {"decide": decide, "suggest": suggest, "conflicts": conflicts, "unreadable": listed(app)}
+    return {
+        "decide": decide,
+        "suggest": suggest,
+        "conflicts": conflicts,
+        "unreadable": listed(brain),
+    }
 
 
 def _describe(rec: dict[str, Any]) -> str:
@@ -134,8 +143,8 @@ def _thought(text: str) -> str:
     return text if len(text) <= 300 else text[:299] + "…"
 
 
-def render(app: Any, items: dict[str, list[dict[str, Any]]], notes: dict[str, str]) -> str:
-    now = app.now().isoformat()
+def render(brain: Brain, items: dict[str, list[dict[str, Any]]], notes: dict[str, str]) -> str:
+    now = brain.now().isoformat()
     fm = (
         "---\ntype: vaultbrain-review\n"
         f"updated: {now}\nneeds_decision_count: {len(items['decide'])}\n"
@@ -207,8 +216,8 @@ def parse_decisions(text: str, rendered_ids: set[str]) -> list[Decision]:
 
 
 class ReviewQueue:
-    def __init__(self, app: Any) -> None:
-        self.app = app
+    def __init__(self, brain: Brain) -> None:
+        self.app = brain
         self.note_rel = REVIEW_NOTE
         self._signature: str | None = None
         self._versions: Any = None
@@ -309,7 +318,7 @@ class ReviewQueue:
         return decisions
 
     def _apply(self, d: Decision) -> None:
-        from vaultbrain.filing import refile
+        from vaultbrain.capture import resolution
 
         if d.kind == "conflict":
             resolve_conflict(self.app, d.id)
@@ -318,9 +327,9 @@ class ReviewQueue:
         if cap is None or cap.get("status") not in ("needs_review", "suggested"):
             return  # already decided elsewhere (the CLI, another device)
         if d.action == "dismiss":
-            refile.dismiss(self.app, d.id)
+            resolution.dismiss(self.app, d.id)
         elif d.action == "accept":
-            refile.confirm(self.app, d.id)
+            resolution.confirm(self.app, d.id)
         elif d.action == "types":
             # Any kind of item: a suggestion is re-filed as the types written, keeping the
             # notes of types still wanted and adding those the classifier missed.
@@ -328,26 +337,26 @@ class ReviewQueue:
                 if self.app.pack.get_type(t) is None:
                     names = ", ".join(x.name for x in self.app.pack.fileable_types())
                     raise UserError(f"“{t}” is not a type ({names})")
-            refile.resolve(self.app, d.id, ",".join(d.types))
+            resolution.resolve(self.app, d.id, ",".join(d.types))
 
 
-def resolve_conflict(app: Any, conflict_id: str) -> None:
+def resolve_conflict(brain: Brain, conflict_id: str) -> None:
     """The person fixed the note: the note's version wins and the conflict is closed."""
-    col = app.store.collection("conflicts")
+    col = brain.store.collection("conflicts")
     c = col.get(conflict_id)
     if c is None or c.get("resolved"):
         return
-    rec_col = app.store.collection(c["collection"])
+    rec_col = brain.store.collection(c["collection"])
     rec = rec_col.get(c["record_id"], include_deleted=True)
     if rec is not None:
         rec.pop("store_dirty", None)
         rec_col.put(rec)
         if not rec.get("deleted"):
-            app.notes().force_import(c["collection"], c["record_id"])
+            brain.notes().force_import(c["collection"], c["record_id"])
     c["resolved"] = True
-    c["resolved_at"] = app.now().isoformat()
+    c["resolved_at"] = brain.now().isoformat()
     col.put(c)
-    app.store.audit(
+    brain.store.audit(
         {
             "at": c["resolved_at"],
             "kind": "resolution",

@@ -1,0 +1,286 @@
+"""The notes cache and the scan walk of :class:`~vaultbrain.filing.sync.NoteSync`.
+
+Each note has a cache entry of (mtime, size, hash, …): a scan stats every note and reads only
+those whose entry no longer matches, then hands them to ``NoteSync.sync_path`` (records first
+for paths no record is at: a renamed note is seen before a new note at its old path), then
+looks for the records whose notes are gone. The cache lives in the state dir (``CACHE_FILE``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from vaultbrain.errors import UserError
+from vaultbrain.filing import unreadable
+from vaultbrain.filing.report import SyncReport
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
+    from vaultbrain.filing.decide import Action
+
+CACHE_FILE = "notes-cache.json"
+_RACY_NS = 2_000_000_000
+
+
+class NotesCache:
+    """The cache, the record index pinned during a scan, and the scan itself (a base of
+    ``NoteSync``, which syncs each note the walk finds changed)."""
+
+    def __init__(self, app: Brain) -> None:
+        self.app = app
+        self.cache: dict[str, list[Any]] = {}
+        self._cache_loaded = False
+        self._cache_dirty = False
+
+    if TYPE_CHECKING:
+
+        def sync_path(
+            self, rel: str, report: SyncReport | None = None, entry: Any = None
+        ) -> Action | None: ...
+
+        def note_gone(self, rel: str, report: SyncReport | None = None) -> Action | None: ...
+
+    @property
+    def index(self) -> Any:
+        # During a scan the index is pinned: refreshed once at the start, kept in step by
+        # our own writes, instead of being checked again for each of 10,000 notes.
+        return self._pinned if self._pinned is not None else self.app.records()
+
+    _pinned: Any = None
+
+    # -- cache of (mtime, size, hash) per note -------------------------------------------
+    # Each entry: [mtime_ns, size, hash, seen_at_ns, ino, ctime_ns, is_record]. The flag and
+    # the store's version beside them are written only when every record's note is in the
+    # cache: then, while the store is still at that version, a scan whose notes are all
+    # unchanged needs no record index at all (a restart reads two files and stats the notes).
+    def load_cache(self) -> None:
+        if not self._cache_loaded:
+            doc = self.app.store.read_json(CACHE_FILE, {}) or {}
+            if doc.get("pack") == self.app.pack.identity:
+                self.cache = dict(doc.get("notes", {}))
+                store = doc.get("store")
+                self._cache_store = store if isinstance(store, dict) else None
+            self._cache_loaded = True
+
+    _cache_store: dict[str, Any] | None = None
+
+    def save_cache(self) -> None:
+        if not self._cache_dirty:
+            return
+        doc: dict[str, Any] = {"version": 2, "pack": self.app.pack.identity, "notes": self.cache}
+        index = self.app.loaded_records()
+        if index is not None:
+            index.refresh(force=True)
+            for rel, entry in self.cache.items():
+                if len(entry) >= 6:  # (an entry of an older cache is left without a flag)
+                    del entry[6:]
+                    entry.append(1 if index.by_path(rel) is not None else 0)
+            live = [s["path"] for _, s in index.all() if s.get("path") and not s.get("deleted")]
+            if all(path in self.cache for path in live):
+                doc["store"] = index.versions()
+        elif self._cache_store is not None:
+            # No record was learnt here: the flags still stand for the version they were
+            # written at (if this process wrote the store since, that version is gone).
+            doc["store"] = self._cache_store
+        self.app.store.write_json(CACHE_FILE, doc)
+        self._cache_store = doc.get("store")
+        self._cache_dirty = False
+
+    def _cache_current(self) -> bool:
+        """True when the cache's record flags can stand in for the record index."""
+        stamp = self._cache_store
+        if stamp is None or self.app.loaded_records() is not None:
+            return False
+        collections = self.app.collections()
+        if sorted(stamp) != sorted(collections):
+            return False
+        store = self.app.store
+        return all(store.collection(c).disk_version() == stamp[c] for c in collections)
+
+    def _remember(self, rel: str, note: Any) -> None:
+        self.cache[rel] = [
+            note.mtime_ns,
+            note.size,
+            note.hash,
+            time.time_ns(),
+            note.ino,
+            note.ctime_ns,
+        ]
+        self._cache_dirty = True
+
+    def _pin(self) -> Any:
+        """The record index, refreshed and pinned for the rest of the scan."""
+        if self._pinned is None:
+            index = self.app.records()
+            index.refresh(force=True)
+            self._pinned = index
+        return self._pinned
+
+    def new_paths_first(self, rels: list[str]) -> list[str]:
+        """Paths no record is at before paths a record is at, each group in its order: a note
+        renamed is seen at its new path before a new note at its old one, which would
+        otherwise be taken for it (and no note is read to know it)."""
+        if len(rels) < 2:
+            return list(rels)
+        index = self.index
+        fresh = [rel for rel in rels if index.by_path(rel) is None]
+        chosen = set(fresh)
+        return fresh + [rel for rel in rels if rel not in chosen]
+
+    def _scan_one(
+        self, entry: Any, rel: str, report: SyncReport, changed: list[str]
+    ) -> list[Any] | None:
+        """One note of a scan. Returns its cache entry when the note is unchanged; a note
+        that may have changed is added to ``changed``, to be synced after the walk."""
+        vault = self.app.vault
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            return None
+        cached = self.cache.get(rel)
+        # mtime and size can be set back (sync tools preserve them; two notes may swap
+        # names); the inode and ctime cannot, so a cache entry counts only if they match too.
+        if (
+            cached
+            and cached[0] == st.st_mtime_ns
+            and cached[1] == st.st_size
+            and (len(cached) < 6 or (cached[4] == st.st_ino and cached[5] == st.st_ctime_ns))
+        ):
+            # "Racily clean" (as git calls it): a note cached within a couple of seconds of
+            # its mtime may have been written again in the same timestamp tick with the same
+            # size. Only those are hashed again; every other is trusted.
+            seen_at = cached[3] if len(cached) > 3 else 0
+            if seen_at - st.st_mtime_ns > _RACY_NS:
+                report.unchanged += 1
+                return cached
+            try:
+                same = vault.read(rel, entry).hash == cached[2]
+            except (UserError, FileNotFoundError) as exc:
+                report.problems.append(str(exc))
+                return None
+            if same:
+                report.unchanged += 1
+                return cached
+        hit = self._pin().by_path(rel)
+        if hit is not None and cached is None:
+            # No cache entry but a record: hash the note and compare with its base.
+            try:
+                note = vault.read(rel, entry)
+            except (UserError, FileNotFoundError) as exc:
+                report.problems.append(str(exc))
+                return None
+            if note.hash == hit[1].get("base_hash"):
+                self._remember(rel, note)
+                report.read += 1
+                report.unchanged += 1
+                return None
+        changed.append(rel)
+        return None
+
+    # -- the whole vault -----------------------------------------------------------------
+    def scan(
+        self,
+        report: SyncReport | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> SyncReport:
+        """Every note against the cache; only changed notes are read; then deletions.
+
+        Also counts the notes in folders that no type reaches (the untyped warning of the
+        schema pack), from what the scan learns anyway: a note with no record is untyped.
+        """
+        from vaultbrain.packs.survey import generated_folders
+
+        report = report or SyncReport()
+        started = time.perf_counter()
+        self.load_cache()
+        # Unchanged notes and a store at the cache's version: the cache says which notes
+        # are records, and the index is built only when a note turns out to have changed.
+        from_cache = self._cache_current()
+        if not from_cache:
+            self._pin()
+        vault = self.app.vault
+        seen: set[str] = set()
+        inbox = self.app.inbox_rel
+        excluded = tuple(f.lower().strip("/") + "/" for f in generated_folders(self.app.settings))
+        in_folders = untyped = 0
+        changed: list[str] = []
+        entries: dict[str, Any] = {}
+        try:
+            for rel, entry in vault.iter_notes():
+                if rel == inbox:
+                    continue
+                report.scanned += 1
+                seen.add(rel)
+                clean = self._scan_one(entry, rel, report, changed)
+                if changed and changed[-1] == rel:
+                    entries[rel] = entry
+                if "/" in rel and not rel.lower().startswith(excluded):
+                    in_folders += 1
+                    if changed and changed[-1] == rel:
+                        continue  # counted once it is synced
+                    if self._pinned is None and clean is not None and len(clean) > 6:
+                        untyped += not clean[6]
+                    elif self._pin().by_path(rel) is None:
+                        untyped += 1
+            todo = self.new_paths_first(changed)
+            try:
+                for done, rel in enumerate(todo, 1):
+                    self.sync_path(rel, report, entries.get(rel))
+                    if progress is not None:
+                        progress(done, len(todo))
+            except KeyboardInterrupt:
+                # Ctrl-C: what was synced stays (each record is written whole), and the
+                # cache says so, so a rerun goes on from here instead of reading it again.
+                self.save_cache()
+                raise
+            for rel in changed:
+                if "/" in rel and not rel.lower().startswith(excluded):
+                    untyped += self._pin().by_path(rel) is None
+            if self._pinned is None and any(
+                (len(e) < 7 or e[6]) and rel not in seen for rel, e in self.cache.items()
+            ):
+                self._pin()  # a record's note is gone: what follows needs the records
+        finally:
+            pinned, self._pinned = self._pinned, None
+        stale = [rel for rel in self.cache if rel not in seen]
+        for rel in stale:
+            del self.cache[rel]
+        self._cache_dirty |= bool(stale)
+        unreadable.forget_missing(self.app, seen)
+        report.in_folders, report.untyped_in_folders = in_folders, untyped
+        if pinned is None:  # every note unchanged, every record's note still there
+            self.save_cache()
+            report.seconds = time.perf_counter() - started
+            return report
+        if self._cache_store != pinned.versions():
+            self._cache_dirty = True  # so the next scan can start from the cache alone
+        missing = [
+            (c, s)
+            for c, s in self.index.all()
+            if s.get("path") and s["path"] not in seen and not s.get("deleted")
+        ]
+        gone_folders: dict[str, int] = {}
+        for _, s in missing:
+            folder = s["path"].split("/", 1)[0]
+            if not vault.resolve(folder).exists():
+                gone_folders[folder] = gone_folders.get(folder, 0) + 1
+        for folder, n in gone_folders.items():
+            report.problems.append(
+                f"the folder {folder}/ is gone with {n} notes: not treating them as deleted "
+                "(an unmounted sync folder looks the same); put it back, then rescan"
+            )
+        for _, s in missing:
+            if s["path"].split("/", 1)[0] in gone_folders:
+                continue
+            try:
+                present = vault.try_read(s["path"]) is not None
+            except UserError as exc:
+                report.problems.append(str(exc))  # unreadable is not deleted
+                continue
+            if not present:
+                self.note_gone(s["path"], report)
+        self.save_cache()
+        report.seconds = time.perf_counter() - started
+        return report

@@ -1,0 +1,215 @@
+"""Atomic file writes, the one place bytes reach the disk.
+
+A write goes to a fresh temp file in the same folder (``TEMP_PREFIX``, which the watcher and
+the vault walk ignore), is fsynced, and is renamed over its target. :func:`swap_in` is the
+last step of a note's compare-and-swap (``Vault.replace`` in ``vaultbrain/vault/files.py``):
+on Linux it exchanges the files and swaps back if an editor saved in between. Every write
+passes through :func:`write_all` (``_os_write``: the seam tests use to make a disk full or
+read-only). State-dir files use :func:`atomic_write_file` (no compare-and-swap: only
+vaultbrain edits them).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import secrets
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from vaultbrain.errors import ConflictError, StorageError
+from vaultbrain.procs import pid_alive
+
+TEMP_PREFIX = ".vb-tmp-"
+
+
+def atomic_write_file(
+    path: Path, data: str | bytes, tmp_dir: Path | None = None, durable: bool = True
+) -> None:
+    """Atomic write of a state-dir file; a refused disk write is a StorageError."""
+    try:
+        _atomic_write_file(path, data, tmp_dir, durable)
+    except OSError as exc:
+        raise StorageError.from_os(exc, str(path)) from exc
+
+
+def _atomic_write_file(
+    path: Path, data: str | bytes, tmp_dir: Path | None = None, durable: bool = True
+) -> None:
+    """Atomic write for state-dir files (no compare-and-swap: only vaultbrain edits them).
+
+    ``tmp_dir`` (same filesystem) keeps temp files out of deep folders, so a sweep after a
+    crash need not walk every record folder.
+    """
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if tmp_dir is None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(write_temp(path, data, None, durable), path)
+        return
+    # The temp goes to ``tmp_dir`` (a store collection's folder) and the file to a folder
+    # of its own that may not exist yet (a new record): folders are made only when a write
+    # finds them missing, so a reindex writing 10,000 records does not ask for each.
+    try:
+        tmp = write_temp(path, data, tmp_dir, durable)
+    except FileNotFoundError:
+        tmp_dir.mkdir(parents=True, exist_ok=True)
+        tmp = write_temp(path, data, tmp_dir, durable)
+    try:
+        try:
+            os.replace(tmp, path)
+        except FileNotFoundError:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(tmp, path)
+    except BaseException:
+        unlink_quietly(tmp)
+        raise
+
+
+def write_temp(path: Path, data: bytes, tmp_dir: Path | None = None, durable: bool = True) -> Path:
+    """Write ``data`` to a fresh temp file beside ``path`` (or in ``tmp_dir``) and fsync it."""
+    tmp = (tmp_dir or path.parent) / f"{TEMP_PREFIX}{os.getpid()}-{secrets.token_hex(6)}"
+    write_new(tmp, data, durable)
+    return tmp
+
+
+def write_new(path: Path, data: bytes, durable: bool = True) -> None:
+    """Write a file that must not exist yet; on any failure nothing of it is left."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        write_all(fd, data)
+        if durable:
+            os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        unlink_quietly(path)
+        raise
+    os.close(fd)
+
+
+_RENAME_EXCHANGE = 2
+_renameat2: Any = None
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two paths (Linux renameat2 RENAME_EXCHANGE); False where unsupported."""
+    global _renameat2
+    if not sys.platform.startswith("linux"):
+        return False
+    if _renameat2 is None:
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            fn = libc.renameat2
+            fn.argtypes = [
+                ctypes.c_int,
+                ctypes.c_char_p,
+                ctypes.c_int,
+                ctypes.c_char_p,
+                ctypes.c_uint,
+            ]
+            _renameat2 = fn
+        except (OSError, AttributeError):
+            _renameat2 = False
+    if not _renameat2:
+        return False
+    at_fdcwd = -100
+    rc = _renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE)
+    if rc == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EPERM):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def swap_in(tmp: Path, path: Path, expected_ino: int) -> None:
+    """Put ``tmp`` at ``path`` only if ``path`` is still the file that was read.
+
+    An editor's atomic save (write a temp, rename it over the note) landing between the check
+    and the swap would otherwise be silently replaced. With RENAME_EXCHANGE the displaced
+    file is in hand after the swap: if it is not the one that was read, it is swapped back
+    and the write becomes a conflict. Elsewhere: a last check of the inode, then a rename.
+    """
+    if _exchange(tmp, path):
+        displaced_ino = os.lstat(tmp).st_ino
+        if displaced_ino != expected_ino:
+            _exchange(tmp, path)  # the editor's file goes back where it was
+            raise ConflictError(f"{path.name} was replaced while it was being written")
+        unlink_quietly(tmp)
+        return
+    if os.lstat(path).st_ino != expected_ino:
+        raise ConflictError(f"{path.name} was replaced while it was being written")
+    os.replace(tmp, path)
+
+
+def writer_alive(temp_name: str) -> bool:
+    pid_text = temp_name[len(TEMP_PREFIX) :].split("-", 1)[0]
+    return pid_text.isdigit() and pid_alive(int(pid_text))
+
+
+# The write seam: every byte vaultbrain writes to a note or a state file goes through here.
+_os_write = os.write  # tests give it a budget to make the disk full (tests/reliability)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` to ``fd`` (a short write is carried on)."""
+    view = memoryview(data)
+    while view:
+        n = _os_write(fd, view)
+        view = view[n:]
+
+
+def settled(fd: int, current: bytes, limit: float = 2.0, quiet: float = 0.05) -> bytes:
+    """The file's bytes once a writer has left it alone for ``quiet`` seconds (an emptied file
+    is waited on for the whole ``limit``, as a save usually follows its truncation)."""
+    deadline = time.monotonic() + limit
+    changed_at = time.monotonic()
+    while time.monotonic() < deadline:
+        time.sleep(0.01)
+        now = read_all(fd)
+        if now != current:
+            current, changed_at = now, time.monotonic()
+        elif current and time.monotonic() - changed_at >= quiet:
+            break
+    return current
+
+
+def read_all(fd: int) -> bytes:
+    chunks = []
+    offset = 0
+    while True:
+        chunk = os.pread(fd, 1 << 20, offset)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        offset += len(chunk)
+
+
+def copy_mode(src: Path, dst: Path) -> None:
+    try:
+        os.chmod(dst, os.stat(src).st_mode & 0o7777)
+    except OSError:
+        pass
+
+
+def fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def unlink_quietly(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
