@@ -44,7 +44,7 @@ class Brain:
     ) -> None:
         self.env = dict(os.environ) if env is None else env
         self.vault = Vault(vault_dir, state_dir)
-        self.settings = Settings(self.vault.state_dir, self.env)
+        self.settings = Settings(self.vault.state_dir, self.env, self.vault)
         self.store = Store(self.vault.state_dir)
         self.schema_override = schema_pack
         self._clock = clock

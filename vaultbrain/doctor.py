@@ -73,6 +73,8 @@ def run_checks(app: Brain) -> list[Check]:
     checks.append(_unreadable_check(app))
     checks.append(_llm_check(app))
     checks.append(_settings_check(app))
+    if app.settings.notes():  # works, but should change (vaultbrain/settings.py)
+        checks.append(Check("settings place", True, "; ".join(app.settings.notes()), "warn"))
     checks.extend(_youtube_checks())
     return checks
 

@@ -7,8 +7,9 @@ machines). ``vaultbrain.yml`` at the vault root, synced with the notes, names th
 any other machine is an observer: it follows notes ↔ store and never takes a line, so two
 devices syncing one vault never file a thought twice nor fight over ``Inbox.md``.
 
-The ``filer:`` line is edited in place (compare-and-swap), so what else the person or
-``init`` wrote in ``vaultbrain.yml`` (``schema:``, comments) stays byte for byte.
+The ``filer:`` line is edited in place (compare-and-swap) by vaultbrain.yml's one writer,
+vaultbrain/vault/yml.py, so what else the person or ``init`` wrote in ``vaultbrain.yml``
+(``schema:``, settings, comments) stays byte for byte.
 """
 
 from __future__ import annotations
@@ -22,18 +23,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import yaml
-
 from vaultbrain.errors import UserError, VaultbrainError
+from vaultbrain.vault import yml
 from vaultbrain.vault.atomic import atomic_write_file
-from vaultbrain.vault.statedir import IN_VAULT, in_vault_pinned, vault_id, written_vault_id
+from vaultbrain.vault.statedir import legacy_note, vault_id, written_vault_id
 
 if TYPE_CHECKING:
     from vaultbrain.vault.files import NoteFile, Vault
 
 MACHINE_FILE = "machine.json"
 VAULT_YML = "vaultbrain.yml"
-_FILER_LINE = re.compile(r"^filer:[^\r\n]*(\r?\n|$)", re.MULTILINE)
 _ID = re.compile(r"^[a-z0-9]{6,32}$")
 log = logging.getLogger("vaultbrain.daemon")
 
@@ -107,10 +106,9 @@ def named_filer(vault: Vault) -> str | None:
 
 
 def _filer_in(text: str) -> str | None:
-    try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise UserError(f"{VAULT_YML} is not valid YAML: {str(exc).splitlines()[0]}") from exc
+    doc, broken = yml.parse_lenient(text)  # a typo on another line leaves `filer:` readable
+    if "filer" in broken:
+        raise UserError(broken["filer"])
     if not isinstance(doc, dict) or not doc.get("filer"):
         return None
     return str(doc["filer"]).strip() or None
@@ -120,24 +118,18 @@ def name_filer(vault: Vault, machine: Machine, *, only_if_none: bool) -> str | N
     """Write ``filer: <id>`` into vaultbrain.yml (compare-and-swap; the rest stays as it is).
     ``only_if_none``: leave a filer already named alone (the daemon's first start). The
     filer named afterwards."""
-    line = f"filer: {machine.id}  # {machine.host.replace('#', '')}, set by vaultbrain\n"
-
-    # The vault's id goes with it: it keys this vault's state dir on every machine
-    # (vaultbrain/vault/statedir.py); written once, the value in use until then.
-    id_line = f"vault_id: {vault_id(vault.root)}\n"
+    host = machine.host.replace("#", "")
 
     def build(note: NoteFile | None) -> str | None:
         text = note.text if note is not None else ""
         current = _filer_in(text) if text else None
         if current == machine.id or (only_if_none and current):
             return None
-        if text and not text.endswith("\n"):
-            text += "\n"
+        # The vault's id goes with it: it keys this vault's state dir on every machine
+        # (vaultbrain/vault/statedir.py); written once, the value in use until then.
         if written_vault_id(vault.root) is None and not re.search(r"^vault_id:", text, re.M):
-            text += id_line
-        if _FILER_LINE.search(text):
-            return _FILER_LINE.sub(lambda m: line.rstrip("\n") + m.group(1), text, count=1)
-        return text + line
+            text = yml.with_key(text, "vault_id", vault_id(vault.root))
+        return yml.with_key(text, "filer", machine.id, trailing=f"{host}, set by vaultbrain")
 
     vault.edit(VAULT_YML, build)
     return named_filer(vault)
@@ -253,15 +245,9 @@ def still_filer(vault: Vault, state_dir: Path) -> bool:
 
 
 def state_dir_note(vault: Vault, state_dir: Path) -> str | None:
-    """A doctor note for a state dir kept inside the vault from before (it keeps working;
-    the per-user state folder is the default for new vaults)."""
-    if in_vault_pinned() or Path(state_dir) != Path(vault.root) / IN_VAULT:
-        return None
-    return (
-        f"the state dir is {state_dir}, inside the vault (kept from before); new vaults keep "
-        "theirs in the per-user state folder. To move it: stop the daemon, move the folder, "
-        "and pass --state-dir or set VAULTBRAIN_STATE_DIR"
-    )
+    """A doctor note for a ``.vaultbrain/`` inside the vault: this machine's from before
+    (``vaultbrain statedir move`` moves it), or one a sync tool brought."""
+    return legacy_note(vault.root, Path(state_dir))
 
 
 def synced_state_dir(vault: Vault, state_dir: Path) -> str | None:

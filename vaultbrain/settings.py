@@ -1,22 +1,33 @@
-"""Settings: documented defaults, stored in the state dir's ``settings.json``.
+"""Settings: documented defaults, each key the vault's or this machine's (issue 15).
 
-Every key is declared once here, with its type, default and help text, so ``settings get``,
-``settings set`` and the code agree. Environment variables override the LLM keys.
+Every key is declared once here, with its type, default, help text and scope, so
+``settings get``, ``settings set`` and the code agree. A vault key (the pack, the inbox, the
+bands, schedules, folders) lives in ``vaultbrain.yml`` at the vault root, synced with the
+notes, so every machine files alike; a machine key (the LLM server, model, concurrency,
+timeouts) lives in the state dir's ``settings.json``. ``MACHINE_KEYS`` says which and why.
+vaultbrain/vault/yml.py is the one writer of ``vaultbrain.yml``. Environment variables
+override the LLM keys.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
+from vaultbrain.vault import yml
 from vaultbrain.vault.atomic import atomic_write_file
+from vaultbrain.vault.yml import VAULT_YML
+
+if TYPE_CHECKING:
+    from vaultbrain.vault.files import Vault
 
 # A parser turns the text a person typed into the value, or raises ValueError with what was
 # expected, naming the value ("'high' is not a number; expected …"). Settings.set puts the
@@ -143,6 +154,14 @@ class Key:
     parse: Callable[[str], Any]
     help: str
     env: str | None = None
+    # "vault": shared by every machine, kept in vaultbrain.yml; "machine": this machine's,
+    # kept in the state dir's settings.json (MACHINE_KEYS says which, and why).
+    scope: str = "vault"
+    yml: str | None = None  # its name in vaultbrain.yml when not the key's own
+
+    @property
+    def yml_name(self) -> str:
+        return self.yml or self.name
 
 
 KEYS: dict[str, Key] = {
@@ -214,7 +233,12 @@ KEYS: dict[str, Key] = {
             _pos_int,
             "past corrections shown to the classifier as examples",
         ),
-        Key("schema_pack", "", _text, "the vault's schema pack (tier 4 of the resolution chain)"),
+        Key(
+            "schema_pack",
+            "",
+            _text,
+            "the vault's schema pack (its `schema:` line; `vaultbrain schema use` sets it too)",
+        ),
         Key(
             "daily_notes_folder",
             "",
@@ -247,140 +271,374 @@ KEYS: dict[str, Key] = {
         ),
     ]
 }
-_PREFIX_KEYS = ("schema_pack.source.",)
+_PREFIX_KEYS = ("schema_pack.source.",)  # vault keys: a pack per folder
+
+# The split (issue 15): what one machine has, in its state dir; everything else is the
+# vault's, in vaultbrain.yml, the same for every machine that opens it. A machine key is
+# about this machine's LLM server and its capacity (where it is, which model, how much of
+# it to use, how long to wait, how often this daemon looks again): another machine has a
+# different one. A vault key decides what lands in the notes (the pack, the inbox, the
+# bands, the fallback and second opinion, the schedules, the folders), which must not
+# depend on the machine that happens to file. The filer role is not a setting: it is
+# ``filer:`` in vaultbrain.yml (vaultbrain/machine.py), because every machine must agree on
+# which one files, and the machine's own id stays in its state dir (machine.json).
+MACHINE_KEYS = (
+    "provider",
+    "endpoint",
+    "model",
+    "llm_timeout_seconds",
+    "llm_concurrency",
+    "rescan_seconds",
+    "retry_seconds",
+    "correction_examples",  # examples in the prompt: sized to this machine's model
+    "classify_max_tokens",
+    "digest_max_tokens",
+    "review_max_tokens",
+)
+KEYS = {
+    name: replace(key, scope="machine" if name in MACHINE_KEYS else "vault")
+    for name, key in KEYS.items()
+}
+KEYS["schema_pack"] = replace(KEYS["schema_pack"], yml="schema")  # what `schema use` writes
+# What else vaultbrain.yml holds that is not a setting (written by their own commands).
+YML_OTHER = ("filer", "vault_id")
 
 
-def _stored_problems(data: dict[str, Any]) -> dict[str, str]:
-    """Stored values their key's check refuses (a ``NaN`` wait, ``.obsidian/app.json`` as
-    the inbox), by key. Schedules are left to the scheduler and ``doctor``, which already
-    show one that cannot run, so reading settings never loads the cron machinery."""
-    out: dict[str, str] = {}
-    for name, value in data.items():
-        key = KEYS.get(name)
-        if key is None or key.parse in (_cron, _cron_or_off):
-            continue
-        text = ("true" if value else "false") if isinstance(value, bool) else str(value)
-        try:
-            key.parse(text)
-        except ValueError as exc:
-            out[name] = str(exc)
-    return out
+def _checked(name: str, value: Any) -> Any:
+    """The stored ``value`` of ``name`` as its key reads it; ValueError when its check
+    refuses it. Schedules are left to the scheduler and ``doctor``, which already show one
+    that cannot run, so reading settings never loads the cron machinery."""
+    key = KEYS.get(name)
+    if key is None:  # schema_pack.source.<folder>: the pack is looked up when used
+        return str(value).strip() if value is not None else ""
+    if name == "schema_pack" and isinstance(value, dict):  # `schema: {pack: name}`
+        value = value.get("pack") or value.get("name") or ""
+    if key.parse in (_cron, _cron_or_off):
+        return "" if value is None else str(value)
+    if value is None:
+        raise ValueError("is empty")
+    text = ("true" if value else "false") if isinstance(value, bool) else str(value)
+    if name == "schema_pack" or key.parse is _text:
+        return text
+    return key.parse(text)
+
+
+def _is_vault_key(name: str) -> bool:
+    key = KEYS.get(name)
+    return key.scope == "vault" if key is not None else name.startswith(_PREFIX_KEYS)
+
+
+_YML_TO_KEY = {k.yml_name: k.name for k in KEYS.values()}
+log = logging.getLogger("vaultbrain.settings")
+_LOGGED: set[str] = set()  # problems already logged by this process
 
 
 class Settings:
-    """The settings of one state dir, with environment overrides applied on read."""
+    """The settings a vault has on this machine: the vault's keys from ``vaultbrain.yml``,
+    this machine's from the state dir's ``settings.json``, environment overrides on read.
 
-    def __init__(self, state_dir: Path, env: dict[str, str] | None = None) -> None:
+    Where a value comes from, first match wins: the environment (the LLM keys), then
+    ``settings.json`` (machine keys; and a vault key an earlier version stored there, which
+    keeps applying on this machine until ``settings migrate`` or ``settings set`` moves it,
+    so an upgrade changes nothing silently), then ``vaultbrain.yml``, then the default. A
+    value its key's check refuses, in either file, is skipped for the default and reported
+    by :meth:`problems` (doctor) and the log, never raised: a typo in vaultbrain.yml must not
+    stop the daemon."""
+
+    def __init__(
+        self, state_dir: Path, env: Mapping[str, str] | None = None, vault: Vault | None = None
+    ) -> None:
         self.path = Path(state_dir) / "settings.json"
+        self.vault = vault
+        self.yml_path = Path(vault.root) / VAULT_YML if vault is not None else None
         self.env = os.environ if env is None else env
-        self._data: dict[str, Any] = {}
-        self._invalid: dict[str, str] = {}
-        self._mtime: int | None = None
+        self._json: dict[str, Any] = {}
+        self._json_stamp: tuple[int, int] | None = None
+        self._yml: dict[str, Any] = {}
+        self._yml_broken: dict[str, str] = {}
+        self._yml_stamp: tuple[int, int] | None = None
+        self._values: dict[str, tuple[Any, str]] = {}
+        self._problems: list[str] = []
+        self._legacy: list[str] = []
+        self._refused: dict[str, str] = {}
+        self._notes: list[str] = []
+        self._loaded = False
         self.reload()
 
     @property
-    def version(self) -> int | None:
-        """Changes whenever the settings file does (None: no file)."""
-        return self._mtime
+    def version(self) -> tuple[object, object] | None:
+        """Changes whenever either file does (None: neither exists)."""
+        if self._json_stamp is None and self._yml_stamp is None:
+            return None
+        return (self._json_stamp, self._yml_stamp)
+
+    # -- reading -------------------------------------------------------------------------
+    @staticmethod
+    def _stamp(path: Path | None) -> tuple[int, int] | None:
+        if path is None:
+            return None
+        try:
+            st = path.stat()
+        except OSError:
+            return None
+        return (st.st_mtime_ns, st.st_size)
 
     def reload(self) -> None:
-        try:
-            st = self.path.stat()
-        except FileNotFoundError:
-            self._data, self._mtime, self._invalid = {}, None, {}
+        json_stamp, yml_stamp = self._stamp(self.path), self._stamp(self.yml_path)
+        if self._loaded and (json_stamp, yml_stamp) == (self._json_stamp, self._yml_stamp):
             return
-        if st.st_mtime_ns == self._mtime:
-            return
+        if json_stamp != self._json_stamp or not self._loaded:
+            self._json = self._read_json() if json_stamp is not None else {}
+        if yml_stamp != self._yml_stamp or not self._loaded:
+            self._yml, self._yml_broken = {}, {}
+            if yml_stamp is not None and self.yml_path is not None:
+                try:
+                    self._yml, self._yml_broken = yml.read(self.yml_path.parent)
+                except UserError as exc:
+                    self._yml_broken = {"": str(exc)}
+        self._json_stamp, self._yml_stamp, self._loaded = json_stamp, yml_stamp, True
+        self._resolve()
+
+    def _read_json(self) -> dict[str, Any]:
         try:
             data = json.loads(self.path.read_text("utf-8"))
+        except FileNotFoundError:
+            return {}
         except ValueError as exc:
             raise UserError(f"{self.path} is not valid JSON; fix or delete it ({exc})") from exc
-        self._data = data if isinstance(data, dict) else {}
-        self._invalid = _stored_problems(self._data)
-        self._mtime = st.st_mtime_ns
+        return data if isinstance(data, dict) else {}
+
+    def _resolve(self) -> None:
+        values: dict[str, tuple[Any, str]] = {}
+        problems: list[str] = []
+        legacy: list[str] = []
+        refused: dict[str, str] = {}
+        notes: list[str] = []
+        for yname, why in self._yml_broken.items():
+            name = _YML_TO_KEY.get(yname, yname)
+            if name == "schema_pack":
+                why += "; the vault's pack cannot be read until it is fixed"
+            elif name in KEYS or name.startswith(_PREFIX_KEYS):
+                why += f"; {name} has its default until it is fixed"
+                refused[name] = VAULT_YML
+            problems.append(why)
+        for yname, raw in self._yml.items():
+            name = _YML_TO_KEY.get(yname, yname)
+            key = KEYS.get(name)
+            if yname in YML_OTHER or (key is None and not name.startswith(_PREFIX_KEYS)):
+                if yname not in YML_OTHER:
+                    notes.append(f"{VAULT_YML}: {yname!r} is not a setting (a typo?); ignored")
+                continue
+            if key is not None and key.scope == "machine":
+                notes.append(
+                    f"{VAULT_YML}: {name} is each machine's own setting, not the vault's; "
+                    f"ignored there (`vaultbrain settings set {name} …` on each machine)"
+                )
+                continue
+            try:
+                values[name] = (_checked(name, raw), VAULT_YML)
+            except ValueError as exc:
+                problems.append(f"{VAULT_YML}: {name}: {exc}; the default is used")
+                refused[name] = VAULT_YML
+        for name, raw in self._json.items():
+            if name not in KEYS and not name.startswith(_PREFIX_KEYS):
+                continue
+            try:
+                value = _checked(name, raw)
+            except ValueError as exc:
+                problems.append(f"{name}: {exc}; the default is used")
+                refused[name] = "state dir"
+                continue
+            values[name] = (value, "state dir")
+            if _is_vault_key(name):
+                legacy.append(name)
+        if legacy:
+            notes.append(
+                f"{', '.join(legacy)}: vault settings an earlier version kept in this machine's "
+                "state dir; they apply on this machine only (and win over vaultbrain.yml here) "
+                "until `vaultbrain settings migrate` moves them to vaultbrain.yml"
+            )
+        self._values, self._problems, self._legacy = values, problems, legacy
+        self._refused, self._notes = refused, notes
+        for line in problems:
+            if line not in _LOGGED:  # once while it lasts: the daemon rereads often
+                _LOGGED.add(line)
+                log.warning("%s", line)
+        if self.vault is not None:  # a problem fixed, then made again, is said again
+            _LOGGED.intersection_update(problems)
 
     def problems(self) -> list[str]:
-        """Stored values that fail their key's check (written by hand, or before the check
-        existed); each is ignored in favour of the default. ``doctor`` shows them."""
+        """Stored values that are refused (a typo in vaultbrain.yml, a NaN written by hand,
+        a key that is not one); each is ignored in favour of the default. ``doctor`` and the
+        log show them."""
         self.reload()
-        return [
-            f"{name}: {message}; the default is used" for name, message in self._invalid.items()
-        ]
+        return list(self._problems)
+
+    def notes(self) -> list[str]:
+        """What works but should change: keys in vaultbrain.yml that are not settings (or
+        are each machine's own), vault keys still in this machine's settings.json."""
+        self.reload()
+        return list(self._notes)
+
+    def legacy_keys(self) -> list[str]:
+        """Vault keys this machine's settings.json still holds (stored there by an earlier
+        version): they apply on this machine only, until ``settings migrate`` moves them."""
+        self.reload()
+        return list(self._legacy)
+
+    def legacy(self, name: str) -> Any:
+        """The value of ``name`` in this machine's settings.json (None: not there), for
+        the pack resolution chain's tier 4 (vaultbrain/packs/loader.py)."""
+        value = self._values.get(name)
+        return value[0] if value is not None and value[1] == "state dir" else None
+
+    def _key(self, name: str) -> Key | None:
+        key = KEYS.get(name)
+        if key is None and not name.startswith(_PREFIX_KEYS):
+            raise UserError(f"unknown setting {name!r}; `vaultbrain settings get` lists them")
+        return key
 
     def get(self, name: str) -> Any:
-        key = KEYS.get(name)
+        key = self._key(name)
         if key is None:
-            if name.startswith(_PREFIX_KEYS):
-                return self._data.get(name)
-            raise UserError(f"unknown setting {name!r}; `vaultbrain settings get` lists them")
+            found = self._values.get(name)
+            return found[0] if found is not None else None
         if key.env and self.env.get(key.env):
             try:
                 return key.parse(self.env[key.env])
             except ValueError as exc:
                 raise UserError(f"${key.env}: {exc}") from exc
-        if name in self._data and name not in self._invalid:
-            return self._data[name]
-        return key.default
+        found = self._values.get(name)
+        return found[0] if found is not None else key.default
 
     def __getitem__(self, name: str) -> Any:
         return self.get(name)
 
-    def set(self, name: str, value: str) -> Any:
-        key = KEYS.get(name)
-        if key is None and not name.startswith(_PREFIX_KEYS):
-            raise UserError(f"unknown setting {name!r}; `vaultbrain settings get` lists them")
+    def source(self, name: str) -> str:
+        """Where ``name``'s value comes from: default, vaultbrain.yml, state dir, or the
+        environment variable's name."""
+        key = self._key(name)
+        if key is not None and key.env and self.env.get(key.env):
+            return f"${key.env}"
+        found = self._values.get(name)
+        if found is not None:
+            return found[1]
+        if name in self._refused:
+            return f"default (the stored value is refused: {self._refused[name]})"
+        return "default"
+
+    def items(self) -> Iterator[tuple[str, Any, str]]:
+        """(name, effective value, where it comes from) for every key."""
+        for name in KEYS:
+            yield name, self.get(name), self.source(name)
+        for name in sorted(self._values):
+            if name.startswith(_PREFIX_KEYS):
+                yield name, self._values[name][0], self._values[name][1]
+
+    # -- writing -------------------------------------------------------------------------
+    def _parse_new(self, name: str, value: str) -> Any:
+        key = self._key(name)
         try:
             if name == "schema_pack":  # a pack that does not exist would break every command
-                parsed = _pack_name(value, self.env)
-            elif key is not None:
-                parsed = key.parse(value)
-            else:  # schema_pack.source.<folder>
-                if not name[len(_PREFIX_KEYS[0]) :].strip("/\\"):
-                    raise ValueError("name a folder: schema_pack.source.<folder>")
-                parsed = _pack_name(value, self.env)
+                return _pack_name(value, self.env)
+            if key is not None:
+                return key.parse(value)
+            if not name[len(_PREFIX_KEYS[0]) :].strip("/\\"):
+                raise ValueError("name a folder: schema_pack.source.<folder>")
+            return _pack_name(value, self.env)
         except ValueError as exc:
             raise UserError(f"{name}: {exc}") from exc
+
+    def set(self, name: str, value: str) -> Any:
+        """Check ``value`` and store it: a vault key in vaultbrain.yml (its line only, a
+        ``# comment`` above it the first time), a machine key in settings.json."""
+        parsed = self._parse_new(name, value)
         self.reload()
-        data = dict(self._data)
-        data[name] = parsed
         if name in ("auto_confidence", "min_confidence"):
-            lo = data.get("min_confidence", KEYS["min_confidence"].default)
-            hi = data.get("auto_confidence", KEYS["auto_confidence"].default)
+            lo = parsed if name == "min_confidence" else self.get("min_confidence")
+            hi = parsed if name == "auto_confidence" else self.get("auto_confidence")
             if lo > hi:
                 raise UserError("min_confidence must not be above auto_confidence")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_file(self.path, json.dumps(data, indent=1, ensure_ascii=False))
-        self._data = data
-        self._invalid = _stored_problems(data)
-        self._mtime = self.path.stat().st_mtime_ns
+        if not _is_vault_key(name):
+            self._write_json({**self._json, name: parsed})
+        else:
+            key = KEYS.get(name)
+            if parsed == "" and (name == "schema_pack" or key is None):
+                yml.remove_key(self._vault(), key.yml_name if key else name)
+            else:
+                about = key.help if key else "the schema pack of the notes under this folder"
+                yml.set_key(self._vault(), key.yml_name if key else name, parsed, comment=about)
+            self._drop_json(name)  # this machine's old copy would hide the vault's value
+        self.reload()
         return parsed
 
     def unset(self, name: str) -> bool:
         """Back to the default (or, for a per-folder pack, gone); False when it was not set."""
-        if name not in KEYS and not name.startswith(_PREFIX_KEYS):
-            raise UserError(f"unknown setting {name!r}; `vaultbrain settings get` lists them")
+        key = self._key(name)
         self.reload()
-        if name not in self._data:
-            return False
-        data = {k: v for k, v in self._data.items() if k != name}
+        removed = False
+        if _is_vault_key(name) and self.vault is not None:
+            removed = yml.remove_key(self.vault, key.yml_name if key else name)
+        removed = self._drop_json(name) or removed
+        self.reload()
+        return removed
+
+    def migrate(self) -> list[str]:
+        """Move the vault keys this machine's settings.json holds into vaultbrain.yml (a
+        value vaultbrain.yml already has wins: it is what every other machine uses), then
+        drop them from settings.json. What was done, one line a key."""
+        self.reload()
+        done = []
+        for name in self.legacy_keys():
+            mine = self._json[name]
+            theirs = self._yml_value(name)
+            if theirs is None:
+                key = KEYS.get(name)
+                about = key.help if key else "the schema pack of the notes under this folder"
+                value = _checked(name, mine)
+                yml.set_key(self._vault(), key.yml_name if key else name, value, comment=about)
+                done.append(f"{name}: moved to {VAULT_YML} ({human_value(value)})")
+            elif theirs == _checked(name, mine):
+                done.append(f"{name}: {VAULT_YML} already has it")
+            else:
+                done.append(
+                    f"{name}: {VAULT_YML} says {human_value(theirs)}; this machine's "
+                    f"{human_value(mine)} is dropped"
+                )
+            self._drop_json(name)
+        self.reload()
+        return done
+
+    def _yml_value(self, name: str) -> Any:
+        key = KEYS.get(name)
+        raw = self._yml.get(key.yml_name if key else name)
+        if raw is None:
+            return None
+        try:
+            return _checked(name, raw)
+        except ValueError:
+            return None
+
+    def _vault(self) -> Vault:
+        if self.vault is None:
+            raise UserError("a vault setting needs a vault (--vault)")
+        return self.vault
+
+    def _write_json(self, data: dict[str, Any]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_file(self.path, json.dumps(data, indent=1, ensure_ascii=False))
-        self._data = data
-        self._invalid = _stored_problems(data)
-        self._mtime = self.path.stat().st_mtime_ns
+        self._json_stamp = None  # read again on reload
+        self._loaded = False
+
+    def _drop_json(self, name: str) -> bool:
+        self._json = self._read_json()
+        if name not in self._json:
+            return False
+        self._write_json({k: v for k, v in self._json.items() if k != name})
         return True
 
-    def items(self) -> Iterator[tuple[str, Any, str]]:
-        """(name, effective value, where it comes from) for every key."""
-        for name, key in KEYS.items():
-            if key.env and self.env.get(key.env):
-                yield name, self.get(name), f"env {key.env}"
-            elif name in self._invalid:
-                yield name, key.default, "default (the stored value is refused)"
-            elif name in self._data:
-                yield name, self._data[name], "set"
-            else:
-                yield name, key.default, "default"
-        for name in sorted(self._data):
-            if name.startswith(_PREFIX_KEYS):
-                yield name, self._data[name], "set"
+
+def human_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value) if value not in (None, "") else "(empty)"

@@ -99,9 +99,9 @@ def test_settings_show_and_set(vault: Path) -> None:
     out = run(vault, "idealoom", "settings", "--enabled", "true", "--folder", "Loom").output
     rows = [line.split(None, 2) for line in out.splitlines()]
     assert rows[0] == ["key", "value", "source"]
-    assert ["idealoom.enabled", "true", "set"] in rows
+    assert ["idealoom.enabled", "true", "vaultbrain.yml"] in rows
     assert ["idealoom.auto_export", "false", "default"] in rows
-    assert ["idealoom.folder", "Loom", "set"] in rows
+    assert ["idealoom.folder", "Loom", "vaultbrain.yml"] in rows
 
 
 def test_the_result_table_and_json(vault: Path) -> None:

@@ -246,7 +246,15 @@ def test_use_refuses_what_does_not_resolve_and_writes_nothing(vault: Path, env_h
 
 
 def test_use_says_when_a_higher_tier_still_wins(vault: Path) -> None:
+    # `settings set schema_pack` is the vault's `schema:` line, the one `schema use` writes:
     run(vault, "settings", "set", "schema_pack", "vaultbrain-base")
+    schema(vault, "use", "vaultbrain-recommended")
+    lines = (vault / "vaultbrain.yml").read_text().splitlines()
+    assert [line for line in lines if line.startswith("schema:")] == [
+        "schema: vaultbrain-recommended"
+    ]
+    # Tier 4: a schema_pack an earlier version kept in this machine's settings.json.
+    (vault / ".vaultbrain" / "settings.json").write_text('{"schema_pack": "vaultbrain-base"}')
     out = schema(vault, "use", "vaultbrain-recommended").output
     assert "still wins (tier 4" in out
 

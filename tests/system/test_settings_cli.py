@@ -67,7 +67,7 @@ def test_cron_strings_that_never_fire_are_refused(vault: Path, cron: str, why: s
 
 def test_a_cron_that_fires_on_leap_days_is_kept(vault: Path) -> None:
     assert run(vault, "settings", "set", "review_schedule", "0 9 29 2 *").output.strip() == (
-        "review_schedule = 0 9 29 2 *"
+        "review_schedule = 0 9 29 2 *  (vaultbrain.yml: every machine)"
     )
 
 

@@ -32,9 +32,12 @@ def _app(vault: Path, **kw) -> Brain:  # type: ignore[no-untyped-def]
 def _set_all(vault: Path, home: Path) -> None:
     """Tiers 3 to 6 all name a pack (tiers 1 and 2 are per call / per process)."""
     app = _app(vault)
+    # Tier 4 is a schema_pack an earlier version kept in this machine's settings.json;
+    # `settings set schema_pack` now writes vaultbrain.yml's `schema:` (tier 5).
+    app.settings.set("schema_pack", "tier5")
     app.settings.set("schema_pack.source.Work", "tier3")
-    app.settings.set("schema_pack", "tier4")
-    (vault / "vaultbrain.yml").write_text("schema: tier5\n", "utf-8")
+    app.state_dir.mkdir(parents=True, exist_ok=True)
+    (app.state_dir / "settings.json").write_text(json.dumps({"schema_pack": "tier4"}), "utf-8")
     (home / "config.json").write_text(json.dumps({"schema_pack": "tier6"}), "utf-8")
 
 
@@ -53,7 +56,7 @@ def test_each_tier_beats_the_next(vault: Path, env_home: Path) -> None:
     assert winner() == ("tier3", 3)
     _app(vault).settings.set("schema_pack.source.Work", "")
     assert winner() == ("tier4", 4)
-    _app(vault).settings.set("schema_pack", "")
+    (_app(vault).state_dir / "settings.json").write_text("{}", "utf-8")
     assert winner() == ("tier5", 5)
     (vault / "vaultbrain.yml").unlink()
     assert winner() == ("tier6", 6)

@@ -1,4 +1,4 @@
-"""init, capture, inbox, settings, reindex."""
+"""init, capture, inbox, reindex."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from vaultbrain.cli.render import echo_json, echo_table, human
+from vaultbrain.cli.render import echo_json, echo_table
 from vaultbrain.errors import StorageError, UserError, VaultbrainError
 
 if TYPE_CHECKING:
@@ -156,61 +156,6 @@ def inbox_cmd(obj: Any, status: str | None, limit: int, as_json: bool) -> None:
         [(r["id"], r["created"], r["status"], r["confidence"], r["text"]) for r in rows],
         ["id", "created", "status", "conf", "thought"],
     )
-
-
-@click.group("settings")
-def settings_cmd() -> None:
-    """Show or change settings (stored in the state dir)."""
-
-
-@settings_cmd.command("get")
-@click.argument("key", required=False)
-@click.option("--json", "as_json", is_flag=True)
-@click.pass_obj
-def settings_get(obj: Any, key: str | None, as_json: bool) -> None:
-    """Every setting with its value and where it comes from, or one KEY's value."""
-    from vaultbrain.settings import KEYS
-
-    app = obj.app()
-    if key:
-        value = app.settings.get(key)
-        if as_json:
-            echo_json({key: value})
-        else:
-            click.echo(human(value))
-        return
-    items = list(app.settings.items())
-    if as_json:
-        echo_json({name: value for name, value, _ in items})
-        return
-    echo_table(
-        [(n, v, src, KEYS[n].help if n in KEYS else "") for n, v, src in items],
-        ["key", "value", "from", "what"],
-    )
-
-
-# ignore_unknown_options: `settings set retry_seconds -1` is a value to check, not an option.
-@settings_cmd.command("set", context_settings={"ignore_unknown_options": True})
-@click.argument("key")
-@click.argument("value")
-@click.pass_obj
-def settings_set(obj: Any, key: str, value: str) -> None:
-    """Set KEY to VALUE (checked against the key's type)."""
-    app = obj.app()
-    parsed = app.settings.set(key, value)
-    click.echo(f"{key} = {parsed}")
-
-
-@settings_cmd.command("unset")
-@click.argument("key")
-@click.pass_obj
-def settings_unset(obj: Any, key: str) -> None:
-    """Forget KEY's value: it goes back to its default."""
-    app = obj.app()
-    was_set = app.settings.unset(key)
-    value = app.settings.get(key)
-    now = "" if value in (None, "") else f" ({value})"
-    click.echo(f"{key}: back to the default{now}" if was_set else f"{key} was not set{now}")
 
 
 @click.command("reindex")

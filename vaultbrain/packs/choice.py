@@ -1,8 +1,10 @@
 """Choosing the schema pack in force: which tier names it, and the pack for a note.
 
 Resolution chain, first match wins: (1) ``--schema-pack``; (2) ``VAULTBRAIN_SCHEMA_PACK``;
-(3) per-folder setting ``schema_pack.source.<folder>`` for notes under that folder; (4) the
-vault setting ``schema_pack``; (5) ``vaultbrain.yml`` ``schema:`` at the vault root;
+(3) per-folder setting ``schema_pack.source.<folder>`` for notes under that folder; (4) a
+``schema_pack`` an earlier version kept in this machine's settings.json (the setting itself
+is now the vault's ``schema:`` line, vaultbrain/settings.py); (5) ``vaultbrain.yml``
+``schema:`` at the vault root;
 (6) ``~/.vaultbrain/config.json`` ``schema_pack`` (what ``schema use`` writes);
 (7) ``vaultbrain-base``.
 
@@ -34,7 +36,7 @@ TIERS: dict[int, str] = {
     1: "--schema-pack",
     2: "VAULTBRAIN_SCHEMA_PACK",
     3: "per-folder setting schema_pack.source.<folder>",
-    4: "vault setting schema_pack",
+    4: "schema_pack in this machine's settings.json (from an earlier version)",
     5: "vaultbrain.yml schema:",
     6: "~/.vaultbrain/config.json schema_pack",
     7: "default",
@@ -103,7 +105,15 @@ def read_vault_yml(vault_root: Path) -> str | None:
         doc = _read_small(yml, lambda text: yaml.load(text, Loader=YAML_LOADER)) or {}
     except IsADirectoryError:
         return None
-    except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
+    except yaml.YAMLError as exc:
+        # A typo on another line of the vault's settings must not lose the pack: each key
+        # is read on its own (vaultbrain/vault/yml.py); only a broken `schema:` is an error.
+        from vaultbrain.vault.yml import parse_lenient
+
+        doc, broken = parse_lenient(yml.read_text("utf-8"), str(yml))
+        if "schema" in broken or "" in broken:
+            raise PackError("PARSE_ERROR", f"{yml}: {one_line(str(exc))}") from exc
+    except (OSError, UnicodeDecodeError) as exc:
         raise PackError("PARSE_ERROR", f"{yml}: {one_line(str(exc))}") from exc
     if not isinstance(doc, dict):
         return None
@@ -111,6 +121,14 @@ def read_vault_yml(vault_root: Path) -> str | None:
     if isinstance(schema, dict):
         schema = schema.get("pack") or schema.get("name")
     return str(schema).strip() if schema else None
+
+
+def _tier4(settings: Any) -> Any:
+    """The setting schema_pack as this machine's settings.json holds it (tier 4); the
+    vault's, in vaultbrain.yml's ``schema:``, is tier 5 (vaultbrain/settings.py)."""
+    if hasattr(settings, "legacy"):
+        return settings.legacy("schema_pack")
+    return settings.get("schema_pack")
 
 
 def folder_packs(settings: Any | None) -> list[tuple[str, str]]:
@@ -154,7 +172,7 @@ def choose_pack(
         if hit is not None:
             return PackChoice(hit[1], 3, f"setting {FOLDER_KEY_PREFIX}{hit[0]}", folder=hit[0])
     if settings is not None:
-        value = settings.get("schema_pack")
+        value = _tier4(settings)
         if value:
             return PackChoice(str(value).strip(), 4, TIERS[4])
     if vault_root is not None:
@@ -235,7 +253,7 @@ def tier_report(
     env = os.environ if env is None else env
     home = home_dir(env)
     folders = folder_packs(settings)
-    value4 = settings.get("schema_pack") if settings is not None else None
+    value4 = _tier4(settings) if settings is not None else None
     try:
         value5 = read_vault_yml(Path(vault_root)) if vault_root is not None else None
     except PackError as exc:

@@ -23,7 +23,6 @@ from vaultbrain.packs.choice import DEFAULT_PACK, home_config_path, read_home_co
 from vaultbrain.packs.loader import home_dir, load_pack, looks_like_path
 from vaultbrain.packs.model import ResolvedPack
 from vaultbrain.vault.atomic import atomic_write_file
-from vaultbrain.vault.note import NoteFormatError, update_frontmatter
 
 VAULT_FILE = "vaultbrain.yml"
 
@@ -117,18 +116,18 @@ def set_vault_pack(
         text, previous = "", None
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"{path} cannot be read: {exc}") from exc
-    if text and not text.endswith("\n"):
-        text += "\n"
-    # The file is edited as a note's frontmatter would be: only the `schema:` line changes.
-    fenced = f"---\n{text}---\n"
+    # Only the `schema:` line changes (vaultbrain/vault/yml.py, the file's one writer).
+    from vaultbrain.vault import yml
+
     try:
         if name is None:
-            edited = update_frontmatter(fenced, {}, remove=["schema"])
+            edited = yml.without_key(text, "schema")
         else:
-            edited = update_frontmatter(fenced, {"schema": name})
-    except NoteFormatError as exc:
-        raise UserError(f"{path} is not valid YAML ({exc}); fix it, then run this again") from exc
-    atomic_write_file(path, edited[len("---\n") : -len("---\n")])
+            edited = yml.with_key(text, "schema", name)
+    except UserError as exc:
+        raise UserError(f"{exc}; fix it, then run this again") from exc
+    if edited != text:
+        atomic_write_file(path, edited)
     entry = {
         "at": at.isoformat(timespec="seconds"),
         "verb": verb,
