@@ -349,17 +349,7 @@ def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
         for summary in col.summaries():
             key = prefix + summary["id"]
             present.add(key)
-            # The store hands out the same summary object while a record is unchanged: a
-            # capture that changed one record costs one comparison, not one per record.
-            if seen.get(key) is summary:
-                continue
-            seen[key] = summary
-            old = learning.records.get(key)
-            if old is not None and old == _marker(summary):
-                continue
-            learning.remove_record(key)
-            learning.add_record(key, summary)
-            learning.unsaved += 1
+            learning.unsaved += _learn_one(learning, key, summary, seen)
         gone: list[str] = []
         if first:  # learnt in another process: any of its records may be gone since
             gone = [k for k in learning.records if k.startswith(prefix) and k not in present]
@@ -439,16 +429,24 @@ def _learn_changed(
                 learning.remove_record(key)
                 learnt += 1
             continue
-        if seen.get(key) is summary:
-            continue
-        seen[key] = summary
-        old = learning.records.get(key)
-        if old is not None and old == _marker(summary):
-            continue
-        learning.remove_record(key)
-        learning.add_record(key, summary)
-        learnt += 1
+        learnt += _learn_one(learning, key, summary, seen)
     return learnt
+
+
+def _learn_one(
+    learning: VaultLearning, key: str, summary: dict[str, Any], seen: dict[str, Any]
+) -> int:
+    """One record's summary learnt, if it changed: 1, else 0. The store hands out the same
+    summary object while a record is unchanged, so that costs one comparison."""
+    if seen.get(key) is summary:
+        return 0
+    seen[key] = summary
+    old = learning.records.get(key)
+    if old is not None and old == _marker(summary):
+        return 0
+    learning.remove_record(key)
+    learning.add_record(key, summary)
+    return 1
 
 
 def embedded_for(store: Store | None, pack: Any, save: bool = True) -> Embedded:

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vaultbrain.errors import UserError
+from vaultbrain.vault.atomic import fsync_dir
 
 IN_VAULT = ".vaultbrain"
 MOVED_AWAY = ".vaultbrain.moved-away"  # the old folder between the copy and its deletion
@@ -165,19 +166,6 @@ def _digest(files: dict[str, list[object]]) -> str:
     return hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()
 
 
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 class _Held:
     """The old state dir's daemon lock and store lock, taken without waiting: a daemon or a
     command writing to it means the move is not safe now."""
@@ -211,7 +199,7 @@ def _remove_old(root: Path, legacy: Path) -> None:
     if away.exists():
         shutil.rmtree(away)
     os.rename(legacy, away)
-    _fsync_dir(root)
+    fsync_dir(root)
     shutil.rmtree(away)
 
 
@@ -263,8 +251,8 @@ def _move(root: Path, legacy: Path, target: Path, copy: bool) -> Moved:
     if not copy:
         try:
             os.rename(legacy, target)  # one step: nothing can be half moved
-            _fsync_dir(target.parent)
-            _fsync_dir(root)
+            fsync_dir(target.parent)
+            fsync_dir(root)
             return Moved(legacy, target, "renamed")
         except OSError as exc:
             if exc.errno != errno.EXDEV:
@@ -286,9 +274,9 @@ def _move(root: Path, legacy: Path, target: Path, copy: bool) -> Moved:
         os.fsync(fd)
     finally:
         os.close(fd)
-    _fsync_dir(staging)
+    fsync_dir(staging)
     os.rename(staging, target)  # the complete copy appears in one step
-    _fsync_dir(target.parent)
+    fsync_dir(target.parent)
     _remove_old(root, legacy)
     return Moved(legacy, target, "copied")
 
