@@ -68,6 +68,9 @@ class Brain:
         self._typer: Callable[[str], ResolvedPack]
         self.inbox_rel: str = ""
         self.client: LLMClient | None = None
+        from vaultbrain.packs.loader import keep_on_disk
+
+        keep_on_disk(self.vault.state_dir)  # resolved packs kept for the next command
         self.refresh()
 
     # -- the one explicit refresh --------------------------------------------------------

@@ -204,3 +204,39 @@ def test_app_active_follows_setting_changes(vault: Path, env_home: Path) -> None
     _app(vault).settings.set("schema_pack", "tier4")  # another process changes it
     assert app.pack.name == "vaultbrain-base"  # until the next unit of work begins
     assert app.refresh().pack.name == "tier4"
+
+
+def test_a_resolved_pack_is_kept_in_the_state_dir_for_the_next_process(
+    env_home: Path, tmp_path: Path
+) -> None:
+    """The next command finds the resolved pack in the state dir (no manifest validated
+    again); a pack edit since is seen there too; a state dir that does not exist gets none."""
+    import vaultbrain.packs.loader as loader
+
+    state = tmp_path / "state"
+    state.mkdir()
+    write_pack(env_home, "kept", manifest("kept", extends=None, page_types=[ptype("a", "A/")]))
+    try:
+        loader.keep_on_disk(state)
+        first = load_pack("kept")
+        assert list((state / "packs-cache").glob("*.pickle"))
+        loader._cache.clear()  # a new process
+        validated: list[object] = []
+        real = loader.read_manifest
+        loader.read_manifest = lambda path: validated.append(path) or real(path)  # type: ignore[assignment]
+        try:
+            again = load_pack("kept")
+            assert validated == [] and again is not first  # from the state dir
+            assert again.identity == first.identity and again.get_type("a") is not None
+            write_pack(
+                env_home, "kept", manifest("kept", extends=None, page_types=[ptype("b", "B/")])
+            )
+            loader._cache.clear()
+            edited = load_pack("kept")
+            assert validated and edited.get_type("b") and not edited.get_type("a")
+        finally:
+            loader.read_manifest = real  # type: ignore[assignment]
+        loader.keep_on_disk(tmp_path / "no-such-state-dir")
+        assert loader._disk is None
+    finally:
+        loader.keep_on_disk(None)

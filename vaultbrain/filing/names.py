@@ -146,6 +146,7 @@ def note_names(brain: Brain) -> NameIndex:
         old = _load(cache_path)
     index = NameIndex()
     entries, basenames, by_alias = index._entries, index.basenames, index.aliases
+    by_path = brain.records().by_path
     inbox = brain.inbox_rel.lower()
     changed = 0
     templates: dict[str, bool] = {}  # per folder: a template folder holds all its notes
@@ -161,18 +162,25 @@ def note_names(brain: Brain) -> NameIndex:
             or (len(rel) == len(inbox) and rel.lower() == inbox)
         ):
             continue
-        try:
-            st = entry.stat(follow_symlinks=False)
-        except OSError:
-            continue
-        mtime, size = st.st_mtime_ns, st.st_size
-        cached = old.get(rel)
-        if cached is not None and cached[0] == mtime and cached[1] == size:
-            aliases = cached[2]
+        hit = by_path(rel)
+        if hit is not None and not hit[1].get("deleted"):
+            # A record: its aliases are the store's (kept by the sync, as every other use
+            # of a record's names is), so its note needs no stat (a system call per note).
+            aliases = hit[1].get("aliases") or []
+            entries[rel] = [0, 0, aliases]
         else:
-            aliases = _read_aliases(brain, rel)
-            changed += 1
-        entries[rel] = [mtime, size, aliases]
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            mtime, size = st.st_mtime_ns, st.st_size
+            cached = old.get(rel)
+            if cached is not None and cached[0] == mtime and cached[1] == size:
+                aliases = cached[2]
+            else:
+                aliases = _read_aliases(brain, rel)
+                changed += 1
+            entries[rel] = [mtime, size, aliases]
         stem = name[:-3].lower()
         same = basenames.get(stem)
         if same is None:

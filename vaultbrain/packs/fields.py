@@ -33,7 +33,10 @@ _DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$")
 class StrictModel(BaseModel):
     """A manifest part: unknown keys are refused, so a typo is an error, not ignored."""
 
-    model_config = ConfigDict(extra="forbid")
+    # defer_build: pydantic builds a model's validator when it first validates, not when the
+    # class is made: a command that finds its resolved pack in the state dir's cache
+    # (packs/loader.py) never validates a manifest and skips that cost at every start.
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class FieldSpec(StrictModel):

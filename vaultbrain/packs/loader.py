@@ -8,7 +8,10 @@ or JSON.
 
 Resolved packs are cached by name; a hit is checked against the stat of every file that fed
 it (the chain and the borrow targets) and against where each name is found now, so editing,
-installing or removing a pack file is seen on the next call without a restart.
+installing or removing a pack file is seen on the next call without a restart. A process
+that opened a vault also keeps the cache in its state dir (:func:`keep_on_disk`), so the next
+`vaultbrain` command starts without validating the manifests again (most of what a cold
+command spent on packs: pydantic builds its validators on first use, see fields.py).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import hashlib
 import json
 import logging
 import os
+import pickle
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -370,12 +374,71 @@ def _fresh(fed: list[_Fed], home: Path | None) -> bool:
     return True
 
 
+_disk: Path | None = None  # where resolved packs are kept between processes (a state dir)
+
+
+def keep_on_disk(state_dir: Path | None) -> None:
+    """Keep resolved packs in ``state_dir`` (one that exists: nothing is made for a cache)."""
+    global _disk
+    _disk = Path(state_dir) if state_dir is not None and Path(state_dir).is_dir() else None
+
+
+@functools.cache
+def _code_stamp() -> tuple[Any, ...]:
+    """What the pickled objects' classes are made of: a cache from other code is not used."""
+    here = Path(__file__).parent
+    return tuple(_stat(here / f) for f in ("model.py", "fields.py", "merge.py", "loader.py"))
+
+
+def _disk_path(key: tuple[str, str, str]) -> Path | None:
+    if _disk is None:
+        return None
+    digest = hashlib.sha256(repr((key, _code_stamp())).encode()).hexdigest()[:16]
+    return _disk / "packs-cache" / f"{digest}.pickle"
+
+
+def _from_disk(key: tuple[str, str, str], home: Path) -> tuple[list[_Fed], ResolvedPack] | None:
+    path = _disk_path(key)
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as fh:
+            hit = pickle.load(fh)  # our own file in this machine's state dir
+    except FileNotFoundError:
+        return None
+    except Exception as exc:  # torn or from another version: resolved again, never fatal
+        log.debug("ignoring the pack cache %s: %s", path, exc)
+        return None
+    if not (isinstance(hit, tuple) and len(hit) == 2 and isinstance(hit[1], ResolvedPack)):
+        return None
+    return hit if _fresh(hit[0], home) else None
+
+
+def _to_disk(key: tuple[str, str, str], fed: list[_Fed], resolved: ResolvedPack) -> None:
+    path = _disk_path(key)
+    if path is None:
+        return
+    from vaultbrain.vault.atomic import atomic_write_file
+
+    try:
+        resolved.identity  # noqa: B018 (computed now, kept with it: a load needs no dump)
+        data = pickle.dumps((fed, resolved), protocol=pickle.HIGHEST_PROTOCOL)
+        path.parent.mkdir(exist_ok=True)
+        atomic_write_file(path, data, durable=False)
+    except Exception as exc:  # a cache that cannot be written is resolved again next time
+        log.debug("could not keep the pack cache %s: %s", path, exc)
+
+
 def load_pack(name: str, home: Path | None = None) -> ResolvedPack:
     """Pack ``name``, resolved (cached until a file that fed it changes)."""
     home = home or home_dir()
     key = (name, str(home), str(bundled_dir()))
     hit = _cache.get(key)
     if hit is not None and _fresh(hit[0], home):
+        return hit[1]
+    hit = _from_disk(key, home)
+    if hit is not None:
+        _cache[key] = hit
         return hit[1]
     path = pack_file(name, home)
     fed = [_Fed.of(name, path)]
@@ -388,6 +451,7 @@ def load_pack(name: str, home: Path | None = None) -> ResolvedPack:
         )
     resolved = resolve(manifest, path, home=home, fed=fed)
     _cache[key] = (fed, resolved)
+    _to_disk(key, fed, resolved)
     return resolved
 
 
