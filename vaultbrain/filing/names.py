@@ -139,11 +139,10 @@ def note_names(brain: Brain) -> NameIndex:
             _followed[brain] = set()  # events from now on; the walk sees what came before
     previous = built[1] if built is not None else None
     cache_path = brain.state_dir / CACHE_FILE
-    old: dict[str, list[Any]]
-    if previous is not None:
-        old = previous._entries
-    else:
-        old = _load(cache_path)
+    # The cache holds the notes that are not records (a record's aliases are the store's);
+    # it is read only when the walk meets such a note.
+    old: dict[str, list[Any]] | None = previous._entries if previous is not None else None
+    kept = 0  # the cache's notes the walk found again
     index = NameIndex()
     entries, basenames, by_alias = index._entries, index.basenames, index.aliases
     by_path = brain.records().by_path
@@ -174,9 +173,12 @@ def note_names(brain: Brain) -> NameIndex:
             except OSError:
                 continue
             mtime, size = st.st_mtime_ns, st.st_size
+            if old is None:
+                old = _load(cache_path)
             cached = old.get(rel)
             if cached is not None and cached[0] == mtime and cached[1] == size:
                 aliases = cached[2]
+                kept += 1
             else:
                 aliases = _read_aliases(brain, rel)
                 changed += 1
@@ -191,9 +193,13 @@ def note_names(brain: Brain) -> NameIndex:
             by_alias.setdefault(alias.lower(), []).append(rel)
     # Saved when it would spare the next process more than a few reads (a capture's own new
     # note is read again by the next one, which costs less than writing 10,000 entries).
-    stale = changed + abs(len(old) - len(entries))
-    if stale > _STALE_BEFORE_SAVE or (stale and brain in _followed):
-        _save(cache_path, entries)
+    if old is None and cache_path.exists():
+        old = _load(cache_path)  # every note a record now: the cache's notes are gone
+    known = [e for e in (old or {}).values() if e[0]] if old is not None else []
+    # (entries of records an older version kept count as stale: the file shrinks to the rest)
+    stale = changed + len(known) - kept + (len(old) - len(known) if old else 0)
+    if stale and (stale > _STALE_BEFORE_SAVE or not known or brain in _followed):
+        _save(cache_path, {rel: e for rel, e in entries.items() if e[0]})
         _saved_at[brain] = time.monotonic()
     _built[brain] = (brain.generation, index)
     return index
@@ -223,7 +229,7 @@ def _apply(brain: Brain, index: NameIndex, dirty: set[str]) -> None:
         index._remove(rel)
         index._add(rel, st.st_mtime_ns, st.st_size, _read_aliases(brain, rel))
     if time.monotonic() - _saved_at.get(brain, 0.0) > _SAVE_EVERY_S:
-        _save(brain.state_dir / CACHE_FILE, index._entries)
+        _save(brain.state_dir / CACHE_FILE, {r: e for r, e in index._entries.items() if e[0]})
         _saved_at[brain] = time.monotonic()
 
 
