@@ -53,19 +53,35 @@ def trust_state(state_dir: Path) -> None:
         _KNOWN_STATE.pop(str(state_dir), None)  # a full disk: nothing to compare with
         return
     _KNOWN_STATE[str(state_dir)] = token
+    _KNOWN_STAT.pop(str(state_dir), None)
+
+
+# The token file's stat when it last read as ours: the daemon asks at every turn, and a stat
+# is all it needs while nothing touched the file (a file written anew has another ctime).
+_KNOWN_STAT: dict[str, tuple[int, int, int, int]] = {}
 
 
 def state_lost(state_dir: Path) -> bool:
     """Whether the state dir trusted by :func:`trust_state` was deleted (or replaced) since.
     Never true in a process that trusted none (a CLI command works on what it finds).
     An inode would not do: a folder made again at once often gets the same one."""
-    known = _KNOWN_STATE.get(str(state_dir))
+    key = str(state_dir)
+    known = _KNOWN_STATE.get(key)
     if known is None:
         return False
+    path = os.path.join(key, STATE_TOKEN)
     try:
-        return (Path(state_dir) / STATE_TOKEN).read_text("utf-8").strip() != known
+        st = os.stat(path)
+        stamp = (st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size)
+        if _KNOWN_STAT.get(key) == stamp:
+            return False
+        with open(path, encoding="utf-8") as fh:
+            lost = fh.read().strip() != known
     except OSError:
         return True
+    if not lost:
+        _KNOWN_STAT[key] = stamp
+    return lost
 
 
 class Journal:

@@ -221,6 +221,7 @@ class ReviewQueue:
         self.note_rel = REVIEW_NOTE
         self._signature: str | None = None
         self._versions: Any = None
+        self._nothing_at: Any = None  # the versions at which the queue had nothing to show
 
     def _state(self) -> dict[str, Any]:
         return self.app.store.read_json(STATE, {}) or {}
@@ -244,9 +245,9 @@ class ReviewQueue:
         if (
             not force
             and versions == self._versions
-            and self.app.vault.try_read(self.note_rel) is not None
+            and (self._nothing_at == versions or self.app.vault.try_read(self.note_rel) is not None)
         ):
-            return False
+            return False  # (nothing to show at these versions: no note, no look at the queue)
         if not force and not self._quiet():
             return False
         self.apply_decisions()
@@ -266,6 +267,7 @@ class ReviewQueue:
             self._versions = versions
             return False
         if current is None and not any(items.values()):
+            self._versions = self._nothing_at = versions
             return False  # Brain/ notes appear the first time they have something to show
         text = render(self.app, items, notes)
         try:

@@ -13,8 +13,8 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain.errors import ConflictError, UserError
-from vaultbrain.vault.files import Vault, is_ignored
+from vaultbrain.errors import UserError
+from vaultbrain.vault.files import NoteFile, Vault, is_ignored
 
 from .facts import collect_daily, collect_weekly, iso_week
 from .insights import ask_daily, ask_weekly
@@ -30,7 +30,6 @@ DIGEST_HISTORY = "digests.jsonl"
 REVIEW_HISTORY = "reviews.jsonl"
 # How long a CLI run waits for a run already in progress (which may be waiting on the LLM).
 DEFAULT_WAIT = 180.0
-_CAS_ATTEMPTS = 5
 
 
 def run_digest(
@@ -137,18 +136,8 @@ def _naive(when: dt.datetime) -> dt.datetime:
 
 def _write_note(vault: Vault, rel: str, build: Callable[[str | None], str]) -> bool:
     """Create or replace ``rel`` with compare-and-swap; True when a note was replaced."""
-    for _ in range(_CAS_ATTEMPTS):
-        existing = vault.try_read(rel)
-        text = build(existing.text if existing is not None else None)
-        try:
-            if existing is None:
-                vault.create(rel, text)
-                return False
-            vault.replace(rel, text, existing.hash)
-            return True
-        except (ConflictError, FileExistsError):
-            continue  # someone wrote it meanwhile: read again and rebuild
-    raise ConflictError(f"{rel} kept changing while it was being written; run it again")
+    edit = vault.edit(rel, lambda note: build(note.text if note is not None else None))
+    return edit.before is not None
 
 
 def _link_daily_note(app: Brain, day: dt.date, digest_rel: str) -> str | None:
@@ -165,29 +154,24 @@ def _link_daily_note(app: Brain, day: dt.date, digest_rel: str) -> str | None:
         if entry.get("date") == day.isoformat() and entry.get("daily_note") == rel:
             return rel
     line = f"[[{target}|Daily digest]]"
-    for _ in range(_CAS_ATTEMPTS):
-        try:
-            note = app.vault.try_read(rel)
-        except UserError as exc:
-            log.warning("daily note %s left alone: %s", rel, exc)
-            return None
-        if note is None:
-            return None
-        if f"[[{target}|" in note.text or f"[[{target}]]" in note.text:
-            return rel
+
+    def build(note: NoteFile | None) -> str | None:
+        if note is None or f"[[{target}|" in note.text or f"[[{target}]]" in note.text:
+            return None  # no daily note that day, or linked already
         text = note.text
         if text and not text.endswith("\n"):
             text += "\r\n" if "\r\n" in text else "\n"
         nl = "\r\n" if "\r\n" in text else "\n"
         if text.strip() and not text.endswith(nl + nl):
             text += nl  # a paragraph of its own, not the tail of a list item
-        try:
-            app.vault.replace(rel, text + line + nl, note.hash)
-            return rel
-        except ConflictError:
-            continue
-    log.warning("daily note %s kept changing; the digest link was not added", rel)
-    return None
+        return text + line + nl
+
+    try:
+        edit = app.vault.edit(rel, build)
+    except UserError as exc:  # unreadable, or it keeps changing
+        log.warning("daily note %s left alone: %s", rel, exc)
+        return None
+    return rel if edit.before is not None else None
 
 
 def note_exists(vault: Vault) -> Callable[[str], bool]:

@@ -22,7 +22,7 @@ import string
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain.errors import ConflictError, StorageError
+from vaultbrain.errors import StorageError, UserError
 from vaultbrain.packs import PageType
 from vaultbrain.packs.model import TasksSpec
 from vaultbrain.resources import data_dir
@@ -553,19 +553,20 @@ def settle_task_note(
     if tasks_spec(ptype) is None or parsed.error:
         return note, parsed
     previous = (record or {}).get("fields") if isinstance(record, dict) else None
-    for _ in range(10):
-        text = settle_note(note.text, ptype, previous, brain.today())
-        if add_missing:
-            text = sync_task_line(text, ptype, {}, brain.today())
-        if text == note.text:
-            return note, parsed
-        try:
-            brain.vault.replace(rel, text, note.hash)
-        except ConflictError:
-            note = brain.vault.read(rel)
-            continue
-        except (OSError, StorageError):
-            return note, parsed  # a read-only vault: the store still reads the line
-        note = brain.vault.read(rel)
-        return note, parse_note(note.text)
+
+    def build(current: Any) -> str | None:
+        if current is None:
+            return None
+        text = settle_note(current.text, ptype, previous, brain.today())
+        return sync_task_line(text, ptype, {}, brain.today()) if add_missing else text
+
+    if build(note) == note.text:
+        return note, parsed  # in agreement already (the usual case): nothing read again
+    try:
+        edit = brain.vault.edit(rel, build)
+    except (UserError, OSError, StorageError):
+        return note, parsed  # keeps changing, or a read-only vault: the store reads the line
+    if not edit.written:
+        return note, parsed
+    note = brain.vault.read(rel)
     return note, parse_note(note.text)
