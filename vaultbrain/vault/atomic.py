@@ -133,6 +133,11 @@ def swap_in(tmp: Path, path: Path, expected_ino: int) -> None:
     file is in hand after the swap: if it is not the one that was read, it is swapped back
     and the write becomes a conflict. Elsewhere: a last check of the inode, then a rename.
     """
+    # A save that already landed is refused before anything is shown at ``path``: the
+    # exchange below puts our text there for a moment, and an editor that reads the note in
+    # that moment builds its next save on text that is about to be taken back.
+    if os.lstat(path).st_ino != expected_ino:
+        raise ConflictError(f"{path.name} was replaced while it was being written")
     if _exchange(tmp, path):
         displaced_ino = os.lstat(tmp).st_ino
         if displaced_ino != expected_ino:
