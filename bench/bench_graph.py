@@ -130,7 +130,7 @@ def main() -> int:
         saved = (sync_mod.graph_prepare, sync_mod.graph_rebuild, sync_mod.graph_note_changed)
         if not with_graph:  # the same reindex with the three graph hooks taken out
             sync_mod.graph_prepare = lambda app: None
-            sync_mod.graph_rebuild = lambda app: 0
+            sync_mod.graph_rebuild = lambda app, *a: 0
             sync_mod.graph_note_changed = lambda *a, **k: None
         try:
             dest = work / "graph-first"

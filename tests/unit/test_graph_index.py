@@ -79,3 +79,43 @@ def test_search_ranks_title_over_body_and_never_fails_on_syntax(tmp_path: Path) 
     assert [r["path"] for r in search(graph, "compost")] == ["Notes/Compost.md", "Notes/Garden.md"]
     assert search(graph, 'compost" OR NEAR(') == search(graph, "compost OR near")
     assert search(graph, "beds march")[0]["snippet"] == "compost goes on the **beds** in **march**"
+
+
+def test_reindex_walks_the_vault_once_and_the_index_follows_what_changed(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """reindex hands its scan's stats to the graph index's catch-up: one walk of the vault,
+    and a note changed, added or removed while nothing watched is still caught up."""
+    import os
+
+    from support.brains import new_brain
+
+    from vaultbrain.filing.sync import reindex
+
+    root = tmp_path / "Vault"
+    (root / ".obsidian").mkdir(parents=True)
+    for i in range(5):
+        (root / f"Notes/n{i}.md").parent.mkdir(exist_ok=True)
+        (root / f"Notes/n{i}.md").write_text(f"note {i} about bees\n")
+    brain = new_brain(root)
+    reindex(brain)
+    brain.graph().catch_up(brain.vault)  # built
+    (root / "Notes/n1.md").write_text("note 1 now about wasps\n")
+    os.utime(root / "Notes/n1.md", ns=(1, 1))  # a stat the index cannot have seen
+    (root / "Notes/n2.md").unlink()
+    (root / "Notes/n9.md").write_text("a new note about hornets\n")
+    walks = []
+    real = type(brain.vault).iter_notes
+    monkeypatch.setattr(
+        type(brain.vault), "iter_notes", lambda self, *a: walks.append(1) or real(self, *a)
+    )
+    fresh = new_brain(root)
+    reindex(fresh)
+    assert len(walks) == 1
+    graph = fresh.graph()
+
+    def paths(word: str) -> set[str]:
+        return {hit["rel"] if "rel" in hit else hit["path"] for hit in search(graph, word)}
+
+    assert paths("wasps") == {"Notes/n1.md"} and paths("hornets") == {"Notes/n9.md"}
+    assert "Notes/n2.md" not in paths("bees") and "Notes/n0.md" in paths("bees")

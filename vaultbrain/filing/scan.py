@@ -25,6 +25,10 @@ _RACY_NS = 2_000_000_000
 
 
 class NotesCache:
+    # What the last scan's walk found: each note's (mtime_ns, size), handed to the graph
+    # index's catch-up so a reindex walks the vault once.
+    scan_stats: dict[str, tuple[int, int]] = {}  # noqa: RUF012 (replaced per scan)
+
     """The cache, the record index pinned during a scan, and the scan itself (a base of
     ``NoteSync``, which syncs each note the walk finds changed)."""
 
@@ -141,6 +145,7 @@ class NotesCache:
             st = entry.stat(follow_symlinks=False)
         except OSError:
             return None
+        self.scan_stats[rel] = (st.st_mtime_ns, st.st_size)
         cached = self.cache.get(rel)
         # mtime and size can be set back (sync tools preserve them; two notes may swap
         # names); the inode and ctime cannot, so a cache entry counts only if they match too.
@@ -210,9 +215,15 @@ class NotesCache:
         in_folders = untyped = 0
         changed: list[str] = []
         entries: dict[str, Any] = {}
+        self.scan_stats = {}
         try:
             for rel, entry in vault.iter_notes():
                 if rel == inbox:
+                    try:  # not synced, but indexed by the graph: its stat is handed on too
+                        st = entry.stat(follow_symlinks=False)
+                        self.scan_stats[rel] = (st.st_mtime_ns, st.st_size)
+                    except OSError:
+                        pass
                     continue
                 report.scanned += 1
                 seen.add(rel)

@@ -277,7 +277,8 @@ def reindex(app: Brain, progress: Callable[[int, int], None] | None = None) -> S
         # per collection when current), not relearnt from every record at each reindex.
         vault_learning(app.store, app.pack)
     report.warning = format_untyped(report.untyped_in_folders, report.in_folders, app.pack.identity)
-    graph_rebuild(app)  # the graph index built or caught up (vaultbrain.graph)
+    # the graph index built or caught up (vaultbrain.graph), from the scan's walk
+    graph_rebuild(app, sync.scan_stats or None)
     return report
 
 

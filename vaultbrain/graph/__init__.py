@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.graph.index import GraphIndex, index_path
@@ -90,7 +91,7 @@ def prepare(brain: Brain) -> None:
         log.warning("graph index not opened (%s); the next search builds it", exc)
 
 
-def rebuild(brain: Brain) -> int:
+def rebuild(brain: Brain, stats: Mapping[str, tuple[int, int]] | None = None) -> int:
     """``reindex``: the index in step with the whole vault. Built from scratch when it is
     missing (a lost state dir, a first run) or was typed under another pack; otherwise
     caught up by stat, which reads only notes that changed, so a warm ``reindex`` stays a
@@ -103,7 +104,7 @@ def rebuild(brain: Brain) -> int:
     try:
         graph = brain.graph()
         graph.end_bulk()  # what the scan wrote (prepare)
-        done = graph.catch_up(brain.vault)
+        done = graph.catch_up(brain.vault, stats)
         packs = (brain.pack, *brain.folder_packs)
         if any(p.manifest.link_types for p in packs):
             managed = {k for p in packs for k in generated_keys(p)}

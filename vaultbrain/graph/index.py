@@ -30,7 +30,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -292,9 +292,12 @@ class GraphIndex:
             n += 1
         return n
 
-    def catch_up(self, vault: Any) -> dict[str, int]:
+    def catch_up(
+        self, vault: Any, stats: Mapping[str, tuple[int, int]] | None = None
+    ) -> dict[str, int]:
         """Bring the index in step with the vault by stat: changed notes are re-read, gone
-        ones dropped. The first call builds it."""
+        ones dropped. The first call builds it. ``stats``: every note's (mtime_ns, size) as a
+        walk of the vault just found them (reindex's scan), instead of walking again."""
         if not self.built and not self.filling:
             return {"indexed": self.rebuild(vault), "dropped": 0}
         with self.lock:
@@ -304,14 +307,18 @@ class GraphIndex:
             }
         changed: list[tuple[str, Any]] = []
         seen: set[str] = set()
-        for rel, entry in vault.iter_notes():
-            seen.add(rel)
-            try:
-                st = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            if known.get(rel) != (st.st_mtime_ns, st.st_size):
-                changed.append((rel, entry))
+        if stats is not None:
+            seen = set(stats)
+            changed = [(rel, None) for rel, stat in stats.items() if known.get(rel) != stat]
+        else:
+            for rel, entry in vault.iter_notes():
+                seen.add(rel)
+                try:
+                    st = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if known.get(rel) != (st.st_mtime_ns, st.st_size):
+                    changed.append((rel, entry))
         gone = [rel for rel in known if rel not in seen]
         if not changed and not gone and not self.filling:
             return {"indexed": 0, "dropped": 0}
