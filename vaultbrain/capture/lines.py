@@ -10,6 +10,7 @@ the write is refused and the pass runs again on the next quiet moment).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -117,13 +118,18 @@ class InboxPass:
 
 
 def reconcile_inbox(
-    brain: Brain, journal: Journal, idle: bool, take_new: bool = True, confirm_ticked: bool = True
+    brain: Brain,
+    journal: Journal,
+    idle: bool,
+    take_new: bool = True,
+    confirm: Callable[[Brain, str], Any] | None = None,
 ) -> InboxPass:
     """One pass over the inbox note: anchor ready lines, journal them, and bring every taken
     line to the form its capture's status calls for, all in a single compare-and-swap rewrite.
 
     ``idle``: the note has been quiet for ``inbox_idle_seconds`` (take unterminated lines too).
-    A suggestion's line the person ticked confirms the suggestion first (``confirm_ticked``).
+    ``confirm``: a suggestion's line the person ticked confirms the suggestion first, with
+    this (``capture.resolution.confirm``, which sits above this module: the daemon hands it in).
     """
     rel = brain.inbox_rel
     result = InboxPass()
@@ -165,9 +171,9 @@ def reconcile_inbox(
         and line.checked
         and (summaries.get(line.block_id) or {}).get("status") == "suggested"
     ]
-    if ticked and confirm_ticked:
-        _confirm_ticked(brain, ticked, result)
-        again = reconcile_inbox(brain, journal, idle, take_new, confirm_ticked=False)
+    if ticked and confirm is not None:
+        _confirm_ticked(brain, ticked, result, confirm)
+        again = reconcile_inbox(brain, journal, idle, take_new)
         again.skipped[:0] = result.skipped
         return again
     held = held_lines(brain) if any(not line.block_id for line in lines) else {}
@@ -258,11 +264,11 @@ def reconcile_inbox(
     return result
 
 
-def _confirm_ticked(brain: Brain, ids: list[str], result: InboxPass) -> None:
+def _confirm_ticked(
+    brain: Brain, ids: list[str], result: InboxPass, confirm: Callable[[Brain, str], Any]
+) -> None:
     """Ticking a suggestion's line is the most natural "yes": it confirms the suggestion, as
     ticking it in Needs Review does (the line is rewritten to its filed form by confirm)."""
-    from vaultbrain.capture.resolution import confirm
-
     for cid in ids:
         try:
             confirm(brain, cid)

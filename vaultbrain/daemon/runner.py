@@ -21,6 +21,7 @@ from vaultbrain.capture.classify import retry_delay
 from vaultbrain.capture.journal import Journal, NotFiler, state_lost, trust_state
 from vaultbrain.capture.lines import reconcile_inbox
 from vaultbrain.capture.pipeline import process
+from vaultbrain.capture.resolution import confirm
 from vaultbrain.daemon.lock import DaemonLock
 from vaultbrain.daemon.watcher import RESCAN, VaultWatcher
 from vaultbrain.errors import VaultbrainError
@@ -384,7 +385,9 @@ class Daemon:
             return  # an observer never takes nor rewrites a line
         started = time.monotonic()
         try:
-            result = reconcile_inbox(self.app, self.journal, idle=idle, take_new=take_new)
+            result = reconcile_inbox(
+                self.app, self.journal, idle=idle, take_new=take_new, confirm=confirm
+            )
         except VaultbrainError as exc:
             # A full disk or a read-only vault: say so once per pause, not ten times a second.
             log.warning("inbox: %s", exc)
