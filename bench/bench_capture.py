@@ -16,7 +16,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -24,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import vaultgen  # noqa: E402
-from benchlib import emit, row  # noqa: E402
+from benchlib import cold_captures, emit, row  # noqa: E402
 
 
 def responder(body: dict) -> str:
@@ -60,28 +59,7 @@ def in_process(vault: Path, names: list[str], n: int, warmup: int = 5) -> list[f
 
 
 def whole_process(vault: Path, n: int) -> list[float]:
-    env = {**os.environ, "VAULTBRAIN_PROVIDER": "heuristic"}
-    times = []
-    for i in range(n + 1):
-        start = time.perf_counter()
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "vaultbrain",
-                "--vault",
-                str(vault),
-                "capture",
-                f"Met with Quinn about the shed number {i}",
-            ],
-            capture_output=True,
-            env=env,
-        )
-        elapsed = (time.perf_counter() - start) * 1000
-        assert done.returncode == 0, done.stderr
-        if i:
-            times.append(elapsed)
-    return times
+    return cold_captures(vault, n, "Met with Quinn about the shed number {}")[0]
 
 
 def main() -> int:

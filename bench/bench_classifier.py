@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import os
 import random
 import statistics
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -34,7 +32,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import vaultgen  # noqa: E402
-from benchlib import emit, row  # noqa: E402
+from benchlib import cold_captures, emit, row  # noqa: E402
 
 TODAY = dt.date(2026, 12, 1)
 TYPES = ["person", "project", "idea", "admin"]
@@ -265,36 +263,7 @@ def linked(cases: list, classify: Any) -> float:
 
 
 def cold_capture(vault: Path, n: int) -> tuple[list[float], list[float]]:
-    """Wall and CPU (user + system) milliseconds of cold ``vaultbrain capture`` processes: on
-    a shared machine the CPU time is the steadier figure."""
-    import resource
-
-    env = {**os.environ, "VAULTBRAIN_PROVIDER": "heuristic"}
-    wall, cpu = [], []
-    for i in range(n + 1):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "vaultbrain",
-                "--vault",
-                str(vault),
-                "capture",
-                f"coffee w priya about the shed number {i}",
-            ],
-            capture_output=True,
-            env=env,
-        )
-        elapsed = (time.perf_counter() - start) * 1000
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        assert done.returncode == 0, done.stderr
-        if i:  # the first run trains and caches the corpus model in the state dir
-            wall.append(elapsed)
-            used = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-            cpu.append(used * 1000)
-    return wall, cpu
+    return cold_captures(vault, n, "coffee w priya about the shed number {}")
 
 
 def main() -> int:

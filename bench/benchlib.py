@@ -6,6 +6,7 @@ import json
 import os
 import statistics
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 
 @dataclass
@@ -65,3 +66,33 @@ def emit(rows: list[Row]) -> None:
         with open(out, "a", encoding="utf-8") as fh:
             for r in rows:
                 fh.write(json.dumps(asdict(r)) + "\n")
+
+
+def cold_captures(vault: Path, n: int, text: str) -> tuple[list[float], list[float]]:
+    """Wall and CPU (user + system) milliseconds of ``n`` cold ``vaultbrain capture``
+    processes with the embedded classifier (``text`` formatted with the run's number). One
+    run more goes first, not counted: it trains and caches the corpus model in the state dir.
+    On a shared machine the CPU time is the steadier figure."""
+    import resource
+    import subprocess
+    import sys
+    import time
+
+    env = {**os.environ, "VAULTBRAIN_PROVIDER": "heuristic"}
+    wall, cpu = [], []
+    for i in range(n + 1):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-m", "vaultbrain", "--vault", str(vault), "capture", text.format(i)],
+            capture_output=True,
+            env=env,
+        )
+        elapsed = (time.perf_counter() - start) * 1000
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        assert done.returncode == 0, done.stderr
+        if i:
+            wall.append(elapsed)
+            used = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+            cpu.append(used * 1000)
+    return wall, cpu

@@ -131,24 +131,9 @@ class Journal:
         **initial: Any,
     ) -> Capture:
         """The capture of an anchored line: created once, returned as it is after that."""
-        with self.store.locked():
-            existing = self.store.inbox.get(capture_id, include_deleted=True)
-            if existing is not None:
-                return Capture.from_record(existing)
-            now = self.brain.now().isoformat()
-            cap = Capture(
-                id=capture_id,
-                text=text,
-                text_hash=content_hash(text),
-                note=note,
-                origin=origin,
-                created=now,
-                updated=now,
-                status=CaptureStatus.PENDING,
-                **initial,
-            )
-            self.store.inbox.put(cap.to_record())
-            return cap
+        return self._create_once(
+            capture_id, text, note, origin=origin, status=CaptureStatus.PENDING, **initial
+        )
 
     def rebuild(
         self,
@@ -163,6 +148,21 @@ class Journal:
         """The capture of an anchored line this store does not know (a lost or new state
         dir, a second machine), rebuilt from the line: it was filed already, so it is
         recorded as what the line says it became and is never filed again."""
+        return self._create_once(
+            capture_id,
+            text,
+            note,
+            origin="inbox",
+            status=status,
+            destinations=destinations,
+            line_suffix=line_suffix,
+            line_done=line_done,
+            extra={"rebuilt_from_line": True},
+        )
+
+    def _create_once(self, capture_id: str, text: str, note: str | None, **fields: Any) -> Capture:
+        """A capture record made under the store lock, unless one exists already (then it is
+        returned as it is: a line is taken once)."""
         with self.store.locked():
             existing = self.store.inbox.get(capture_id, include_deleted=True)
             if existing is not None:
@@ -173,14 +173,9 @@ class Journal:
                 text=text,
                 text_hash=content_hash(text),
                 note=note,
-                origin="inbox",
                 created=now,
                 updated=now,
-                status=status,
-                destinations=destinations,
-                line_suffix=line_suffix,
-                line_done=line_done,
-                extra={"rebuilt_from_line": True},
+                **fields,
             )
             self.store.inbox.put(cap.to_record())
             return cap
