@@ -99,6 +99,10 @@ def test_the_person_and_the_daemon_write_the_same_note(
         # appends never clobber: every capture's log line is there too, once
         for c in captures:
             assert text.count(f"^vb-{c['id']}") == 1, c["id"]
+    # A save built on what the note held before the daemon's write and landing right after
+    # it (within the daemon's look, a few ms) has the daemon make its change again; one
+    # landing later, from an editor held up longer, can still overwrite a log line, as it
+    # would overwrite any other program's edit. Never twice, never the person's lines.
     for c in captures:
         assert text.count(f"^vb-{c['id']}") <= 1, c["id"]
     assert json.loads(run(vault, "db", "show", "person", "Sarah", "--json").output)["path"]

@@ -123,7 +123,7 @@ def test_an_editor_saving_into_the_swapped_out_file_wins(
     real_swap = files.swap_in
     writers = []
 
-    def swap_while_an_editor_saves(tmp: Path, path: Path, ino: int) -> None:
+    def swap_while_an_editor_saves(tmp: Path, path: Path, fd: int, seen: bytes) -> None:
         editor = open(path, "w", encoding="utf-8")  # truncated, before the swap
 
         def finish() -> None:
@@ -133,10 +133,67 @@ def test_an_editor_saving_into_the_swapped_out_file_wins(
 
         writers.append(threading.Thread(target=finish))
         writers[-1].start()
-        real_swap(tmp, path, ino)
+        real_swap(tmp, path, fd, seen)
 
     monkeypatch.setattr(files, "swap_in", swap_while_an_editor_saves)
     with pytest.raises(ConflictError):
         vault.replace("People/Sarah.md", before.text + "- ours\n", before.hash)
     writers[0].join()
     assert note.read_text() == person
+
+
+def test_an_editor_saving_a_stale_buffer_over_our_write_gets_our_change_made_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An editor read the note just before our swap and saves its buffer (in place) just
+    after it: our change is gone from the note, so ``edit`` makes it again on the editor's
+    text, and both survive."""
+    from vaultbrain.vault import files
+
+    note = tmp_path / "People" / "Sarah.md"
+    note.parent.mkdir()
+    note.write_text("---\nname: Sarah\n---\n")
+    vault = Vault(tmp_path)
+    real_swap = files.swap_in
+    saves = []
+
+    def swap_then_the_editor_saves(tmp: Path, path: Path, fd: int, seen: bytes) -> None:
+        real_swap(tmp, path, fd, seen)
+        if not saves:
+            with open(path, "w", encoding="utf-8") as editor:
+                editor.write(seen.decode() + "- the person's line\n")
+            saves.append(path)
+
+    monkeypatch.setattr(files, "swap_in", swap_then_the_editor_saves)
+    done = vault.edit("People/Sarah.md", lambda n: n.text + "- ours\n")
+    assert done.written and saves
+    text = note.read_text()
+    assert "- the person's line\n" in text and text.count("- ours\n") == 1, text
+
+
+def test_an_in_place_save_between_the_check_and_the_swap_is_put_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The note's bytes change after they were checked but before the exchange: the swap is
+    undone (the person's file goes back where it was) and the write is a conflict."""
+    from vaultbrain.vault import atomic, files
+
+    note = tmp_path / "Sarah.md"
+    note.write_text("one\n")
+    vault = Vault(tmp_path)
+    before = vault.read("Sarah.md")
+    real_exchange = atomic._exchange
+    calls = []
+
+    def exchange_after_a_save(a: Path, b: Path) -> bool:
+        if not calls:
+            with open(note, "a", encoding="utf-8") as fh:
+                fh.write("two\n")
+        calls.append((a, b))
+        return real_exchange(a, b)
+
+    monkeypatch.setattr(atomic, "_exchange", exchange_after_a_save)
+    with pytest.raises(ConflictError):
+        vault.replace("Sarah.md", "one\nours\n", before.hash)
+    assert note.read_text() == "one\ntwo\n"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".vb-tmp-")]

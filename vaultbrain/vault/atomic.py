@@ -125,28 +125,35 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(err, os.strerror(err), str(b))
 
 
-def swap_in(tmp: Path, path: Path, expected_ino: int) -> None:
-    """Put ``tmp`` at ``path`` only if ``path`` is still the file that was read.
+def swap_in(tmp: Path, path: Path, fd: int, seen: bytes) -> None:
+    """Put ``tmp`` at ``path`` only if ``path`` is still the file read through ``fd``, and
+    still holds ``seen``.
 
-    An editor's atomic save (write a temp, rename it over the note) landing between the check
-    and the swap would otherwise be silently replaced. With RENAME_EXCHANGE the displaced
-    file is in hand after the swap: if it is not the one that was read, it is swapped back
-    and the write becomes a conflict. Elsewhere: a last check of the inode, then a rename.
+    An editor's save landing between the check and the swap would otherwise be silently
+    replaced: an atomic save (a temp renamed over the note) brings another file, an in-place
+    save (truncate and rewrite) changes the bytes of this one. With RENAME_EXCHANGE the
+    displaced file is in hand after the swap: if it is not the one that was read, or its bytes
+    moved on, it is swapped back and the write becomes a conflict. Elsewhere: a last check of
+    the inode and the bytes, then a rename.
     """
+    expected_ino = os.fstat(fd).st_ino
     # A save that already landed is refused before anything is shown at ``path``: the
     # exchange below puts our text there for a moment, and an editor that reads the note in
     # that moment builds its next save on text that is about to be taken back.
     if os.lstat(path).st_ino != expected_ino:
         raise ConflictError(f"{path.name} was replaced while it was being written")
     if _exchange(tmp, path):
-        displaced_ino = os.lstat(tmp).st_ino
-        if displaced_ino != expected_ino:
-            _exchange(tmp, path)  # the editor's file goes back where it was
-            raise ConflictError(f"{path.name} was replaced while it was being written")
+        ours = os.lstat(path).st_ino
+        if os.lstat(tmp).st_ino != expected_ino or read_all(fd) != seen:
+            # Only our own file is taken back: a save renamed over it since is the newest
+            # text and stays (the displaced file is older than it).
+            if os.lstat(path).st_ino == ours:
+                _exchange(tmp, path)
+            raise ConflictError(f"{path.name} was saved while it was being written")
         unlink_quietly(tmp)
         return
-    if os.lstat(path).st_ino != expected_ino:
-        raise ConflictError(f"{path.name} was replaced while it was being written")
+    if os.lstat(path).st_ino != expected_ino or read_all(fd) != seen:
+        raise ConflictError(f"{path.name} was saved while it was being written")
     os.replace(tmp, path)
 
 

@@ -97,6 +97,16 @@ class Edit:
     written: bool
 
 
+def _still_holds(path: Path, data: bytes) -> bool:
+    """Whether the note still begins with what was just written (lines added after it are
+    the person's, and fine)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(len(data)).startswith(data)
+    except FileNotFoundError:
+        return True  # deleted since: nothing of ours to put back
+
+
 class Vault:
     """One Obsidian vault on disk."""
 
@@ -310,46 +320,78 @@ class Vault:
         path = self.resolve(rel)
         data = text.encode("utf-8")
         digest = content_hash(data)
+        # The temp file is written (and fsynced) before the note is read, so nothing slow
+        # stands between the check and the swap.
+        tmp: Path | None = write_temp(path, data)
         try:
-            fd = os.open(path, os.O_RDONLY)
-        except FileNotFoundError as exc:
-            raise ConflictError(f"{rel} was removed since it was read") from exc
-        try:
-            seen = read_all(fd)
-            if content_hash(seen) != expected_hash:
-                raise ConflictError(f"{rel} changed since it was read")
-            if digest == expected_hash:
-                return digest
-            tmp = write_temp(path, data)
             try:
+                fd = os.open(path, os.O_RDONLY)
+            except FileNotFoundError as exc:
+                raise ConflictError(f"{rel} was removed since it was read") from exc
+            try:
+                seen = read_all(fd)
+                if content_hash(seen) != expected_hash:
+                    raise ConflictError(f"{rel} changed since it was read")
+                if digest == expected_hash:
+                    return digest
+                assert tmp is not None
                 copy_mode(path, tmp)
-                swap_in(tmp, path, os.fstat(fd).st_ino)
+                swap_in(tmp, path, fd, seen)
                 tmp = None
+                late = self._late_writes(fd, seen)
             finally:
-                if tmp is not None:
-                    unlink_quietly(tmp)
-            # A writer that had the note open may have written to the old file while it was
-            # being swapped. Whatever it wrote is carried over, never dropped. (A second look
-            # a moment later catches a writer that opened just before the swap.)
-            after = read_all(fd)
-            time.sleep(0.002)
-            after = read_all(fd)
-            if after != seen and not after.startswith(seen):
-                # Truncated or rewritten: an editor that opened the note before the swap is
-                # saving into the old file. Its save is waited for, then wins.
-                after = settled(fd, after)
+                os.close(fd)
         finally:
-            os.close(fd)
+            if tmp is not None:
+                unlink_quietly(tmp)
         fsync_dir(path.parent)
         self._remember(rel, digest)
-        if after != seen:
-            if after.startswith(seen):
-                self._append_bytes(path, after[len(seen) :])
-            else:
-                # Rewritten in place during the swap: the person's version wins; try again.
-                self._replace(rel, after.decode("utf-8", "surrogateescape"), digest)
-                raise ConflictError(f"{rel} was rewritten while it was being written")
+        if late is not None:
+            self._carry_over(rel, seen, late, digest)
+        elif not _still_holds(path, data):
+            # An editor that read the note before the swap saved its text over ours (an
+            # in-place rewrite or a rename): our change is gone, so it is made again.
+            raise ConflictError(f"{rel} was saved over while it was being written")
         return digest
+
+    @staticmethod
+    def _late_writes(fd: int, seen: bytes) -> bytes | None:
+        """What an editor that opened the note just before the swap wrote into the old file
+        after it (None: nothing). A truncated or rewritten file is waited on until it settles."""
+        after = read_all(fd)
+        if after == seen:
+            time.sleep(0.002)  # a second look catches a writer that opened just before
+            after = read_all(fd)
+        if after == seen:
+            return None
+        if not after.startswith(seen):
+            after = settled(fd, after)
+        return None if after == seen else after
+
+    def _carry_over(self, rel: str, seen: bytes, late: bytes, digest: str) -> None:
+        """Put an editor's late save, which landed in the swapped-out file, into the note.
+
+        Added lines are appended to whatever the note holds now, by compare-and-swap (an
+        O_APPEND write could be overwritten by an editor truncating and rewriting the note at
+        that moment). A rewrite wins over our text, which the caller then builds again."""
+        if late.startswith(seen):
+            extra = late[len(seen) :]
+            for _ in range(EDIT_ATTEMPTS):
+                now = self.try_read(rel)
+                if now is None:
+                    return
+                raw = now.text.encode("utf-8", "surrogateescape")
+                try:
+                    self._replace(rel, (raw + extra).decode("utf-8", "surrogateescape"), now.hash)
+                    return
+                except ConflictError:
+                    continue
+            else:
+                # The note keeps changing: appending at least keeps the lines.
+                self._append_bytes(self.resolve(rel), extra)
+            return  # (a note deleted since takes its lines with it)
+        self._replace(rel, late.decode("utf-8", "surrogateescape"), digest)
+        raise ConflictError(f"{rel} was rewritten while it was being written")
 
     def edit(self, rel: str, build: Callable[[NoteFile | None], str | None]) -> Edit:
         """Compare-and-swap edit, the one way notes are changed: read the note, ``build`` its
