@@ -176,7 +176,7 @@ def test_an_in_place_save_between_the_check_and_the_swap_is_put_back(
 ) -> None:
     """The note's bytes change after they were checked but before the exchange: the swap is
     undone (the person's file goes back where it was) and the write is a conflict."""
-    from vaultbrain.vault import atomic, files
+    from vaultbrain.vault import atomic
 
     note = tmp_path / "Sarah.md"
     note.write_text("one\n")
