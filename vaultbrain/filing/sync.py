@@ -21,6 +21,7 @@ from vaultbrain.filing.apply import Executors
 from vaultbrain.filing.decide import Action, Facts, ForceImport, Known, decide
 from vaultbrain.filing.report import SyncReport
 from vaultbrain.filing.scan import CACHE_FILE, NotesCache
+from vaultbrain.graph import abandon as graph_abandon
 from vaultbrain.graph import note_changed as graph_note_changed
 from vaultbrain.graph import prepare as graph_prepare
 from vaultbrain.graph import rebuild as graph_rebuild
@@ -260,32 +261,23 @@ def reindex(app: Brain, progress: Callable[[int, int], None] | None = None) -> S
     from vaultbrain.packs.survey import format_untyped
 
     sync = app.notes()
-    graph_prepare(app)  # a missing graph index is filled by this scan (vaultbrain.graph)
+    graph_prepare(app)  # a missing graph index is built beside this scan (vaultbrain.graph)
     try:
         with app.store.bulk():
             report = sync.scan(progress=progress)
-    except KeyboardInterrupt:
-        _end_graph_bulk(app)  # what the graph index took in is kept; the rerun goes on
-        raise
-    from vaultbrain.classify.adapt import rebuild, vault_learning
+        from vaultbrain.classify.adapt import rebuild, vault_learning
 
-    learnt = (report.created, report.imported, report.tombstoned, report.moved, report.retyped)
-    if any(learnt):
-        rebuild(app.store, app.pack)  # the embedded classifier learns the vault afresh
-    else:
-        # Nothing new in the store: its saved state is brought up to date instead (a stat
-        # per collection when current), not relearnt from every record at each reindex.
-        vault_learning(app.store, app.pack)
+        learnt = (report.created, report.imported, report.tombstoned, report.moved, report.retyped)
+        if any(learnt):
+            rebuild(app.store, app.pack)  # the embedded classifier learns the vault afresh
+        else:
+            # Nothing new in the store: its saved state is brought up to date instead (a stat
+            # per collection when current), not relearnt from every record at each reindex.
+            vault_learning(app.store, app.pack)
+    except BaseException:
+        graph_abandon(app)  # what the graph index took in is kept; the rerun goes on
+        raise
     report.warning = format_untyped(report.untyped_in_folders, report.in_folders, app.pack.identity)
     # the graph index built or caught up (vaultbrain.graph), from the scan's walk
     graph_rebuild(app, sync.scan_stats or None)
     return report
-
-
-def _end_graph_bulk(app: Brain) -> None:
-    import sqlite3
-
-    try:
-        app.graph().end_bulk()
-    except (sqlite3.Error, OSError):
-        pass  # the next reindex or search catches the index up

@@ -22,7 +22,15 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-__all__ = ["GraphIndex", "open_graph", "note_changed", "prepare", "rebuild", "pack_key"]
+__all__ = [
+    "GraphIndex",
+    "abandon",
+    "open_graph",
+    "note_changed",
+    "prepare",
+    "rebuild",
+    "pack_key",
+]
 
 
 def pack_key(brain: Brain) -> str:
@@ -57,8 +65,8 @@ def note_changed(brain: Brain, rel: str, note: Any | None, parsed: Any = None) -
         return
     try:
         graph = brain.graph()
-        if not graph.live:
-            return
+        if graph.filler_pid is not None or not graph.live:
+            return  # (a child building the index reads every note itself)
         from vaultbrain.graph.show import after_change
 
         if note is not None and graph.unchanged(rel, note.mtime_ns, note.size):
@@ -80,15 +88,36 @@ def note_changed(brain: Brain, rel: str, note: Any | None, parsed: Any = None) -
 
 def prepare(brain: Brain) -> None:
     """Before ``reindex``'s scan: an index that is missing or typed under another pack is
-    filled from the notes the scan reads (each parsed once), the rest by the catch-up that
-    :func:`rebuild` runs after it."""
+    built by a child process on the other core while the scan runs (Linux, a process with
+    no other thread: see :mod:`vaultbrain.graph.fill`), or else filled from the notes the
+    scan reads (each parsed once); the rest by the catch-up that :func:`rebuild` runs after
+    it."""
+    from vaultbrain.graph.fill import start_filler
+
     try:
         graph = brain.graph()
         if not graph.built:
+            if start_filler(brain, graph):
+                return
             graph.begin_fill()
         graph.begin_bulk()
     except (sqlite3.Error, OSError) as exc:
         log.warning("graph index not opened (%s); the next search builds it", exc)
+
+
+def abandon(brain: Brain) -> None:
+    """``reindex`` was interrupted: a filler still running is stopped (its rows are not
+    committed; the rerun builds the index again), and what the scan wrote is kept."""
+    from vaultbrain.graph.fill import stop_filler
+
+    graph = brain.graph_if_open
+    if graph is None:
+        return
+    stop_filler(graph)
+    try:
+        graph.end_bulk()
+    except (sqlite3.Error, OSError):
+        pass  # the next reindex or search catches the index up
 
 
 def rebuild(brain: Brain, stats: Mapping[str, tuple[int, int]] | None = None) -> int:
@@ -99,10 +128,13 @@ def rebuild(brain: Brain, stats: Mapping[str, tuple[int, int]] | None = None) ->
     Returns how many notes were (re)read; -1 when the index could not be written (said in
     the log; the next search builds it)."""
     from vaultbrain.graph.extract import generated_keys
+    from vaultbrain.graph.fill import wait_for_filler
     from vaultbrain.graph.show import reconcile
 
     try:
         graph = brain.graph()
+        if wait_for_filler(graph) is False:
+            log.warning("graph index: the build beside the scan failed; building it here")
         graph.end_bulk()  # what the scan wrote (prepare)
         done = graph.catch_up(brain.vault, stats)
         packs = (brain.pack, *brain.folder_packs)

@@ -148,10 +148,16 @@ class GraphIndex:
                 for rel, m, s in self.db.execute("SELECT rel, mtime_ns, size FROM notes")
             }
 
+    _built = False  # once true it stays so (asked of the file until then)
+    # A child process building the index beside a reindex's scan (vaultbrain.graph.fill).
+    filler_pid: int | None = None
+
     @property
     def built(self) -> bool:
         """True once a rebuild or a catch-up has filled the index."""
-        return self._meta("built") == SCHEMA_VERSION
+        if not self._built:
+            self._built = self._meta("built") == SCHEMA_VERSION
+        return self._built
 
     @property
     def live(self) -> bool:
@@ -168,6 +174,7 @@ class GraphIndex:
                     for table in ("notes", "notes_fts", "names", "links"):
                         self.db.execute(f"DELETE FROM {table}")  # noqa: S608
                     self.db.execute("DELETE FROM meta WHERE key = 'built'")
+                    self._built = False
                     self._set_meta("pack", self.identity)
 
     @contextmanager
