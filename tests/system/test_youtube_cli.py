@@ -218,7 +218,8 @@ class _HoldingProxy:
         self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
         self.connected = threading.Event()
         self.conns: list[Any] = []
-        threading.Thread(target=self._accept, daemon=True).start()
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
 
     def _accept(self) -> None:
         while True:
@@ -230,7 +231,14 @@ class _HoldingProxy:
             self.connected.set()
 
     def close(self) -> None:
+        import socket
+
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)  # wakes the accept (a close alone does not)
+        except OSError:
+            pass
         self.sock.close()
+        self.thread.join(5)  # no thread outlives the test
         for conn in self.conns:
             conn.close()
 

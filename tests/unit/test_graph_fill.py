@@ -53,7 +53,7 @@ def test_a_first_reindex_builds_the_index_in_a_child_with_the_rows_of_an_inline_
     import threading
 
     if not sys.platform.startswith("linux") or threading.active_count() != 1:
-        pytest.skip("the filler forks only on Linux, from a process with one thread")
+        pytest.skip(f"the filler forks only on Linux, with one thread: {threading.enumerate()}")
     started = []
     real = fill.start_filler
     monkeypatch.setattr(
@@ -87,7 +87,9 @@ def test_a_child_that_fails_leaves_the_build_to_the_parent(
     import threading
 
     if threading.active_count() != 1:
-        pytest.skip("the filler forks only from a process with one thread")
+        pytest.skip(
+            f"the filler forks only from a process with one thread: {threading.enumerate()}"
+        )
     parent = os.getpid()
     real = GraphIndex.rebuild
 
@@ -112,7 +114,9 @@ def test_an_interrupted_reindex_stops_its_child_and_a_rerun_builds_the_index(
     import threading
 
     if threading.active_count() != 1:
-        pytest.skip("the filler forks only from a process with one thread")
+        pytest.skip(
+            f"the filler forks only from a process with one thread: {threading.enumerate()}"
+        )
     from vaultbrain.filing.sync import NoteSync
 
     children = []

@@ -117,6 +117,17 @@ class InboxPass:
     unfinished: bool = False  # a line without a newline waits for the idle pass
 
 
+def inbox_known(brain: Brain) -> None:
+    """The inbox is there as the daemon starts: its disappearance from now on is said, even
+    before the first pass has read it."""
+    rel = brain.inbox_rel
+    try:
+        if brain.vault.resolve(rel).is_file():
+            _MISSING_SAID[id(brain)] = f"seen:{rel}"
+    except (UserError, OSError):
+        pass  # an unsafe or unreadable inbox is said by the pass
+
+
 def reconcile_inbox(
     brain: Brain,
     journal: Journal,

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.classify import retry_delay
 from vaultbrain.capture.journal import Journal, NotFiler, state_lost, trust_state
-from vaultbrain.capture.lines import reconcile_inbox
+from vaultbrain.capture.lines import inbox_known, reconcile_inbox
 from vaultbrain.capture.pipeline import process
 from vaultbrain.capture.resolution import confirm
 from vaultbrain.daemon.lock import DaemonLock
@@ -123,6 +123,7 @@ class Daemon:
             started = time.perf_counter()
             report = self.sync.scan()
             trust_state(self.app.state_dir)  # its loss from here on is noticed (_check_state)
+            inbox_known(self.app)  # and the inbox's
             self._log_report("startup scan", report)
             # Ready: watching, and the vault and the store in step. What can wait a moment
             # does: the temp files a killed write left (ignored by everything meanwhile), and

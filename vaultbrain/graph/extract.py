@@ -25,8 +25,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
 from vaultbrain.packs.model import PageType, ResolvedPack
 from vaultbrain.vault.note import ParsedNote, parse_note, simple_frontmatter
 
@@ -131,28 +129,18 @@ def _day(data: dict[str, Any], mtime_ns: int | None) -> int | None:
 
 _FENCE_END = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.M)
 
-try:
-    _Loader: type = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - PyYAML without libyaml
-    _Loader = yaml.SafeLoader
-
 
 def _quick_parse(text: str) -> tuple[dict[str, Any], str]:
-    """(frontmatter, body): the plain forms read directly, else one YAML load of the fence,
-    as reading a note costs at least; anything unusual goes through :func:`parse_note`,
-    which knows every edge."""
+    """(frontmatter, body): the plain forms read directly; anything else goes through
+    :func:`parse_note`, which knows every edge (invalid YAML, impossible dates, nesting too
+    deep to read)."""
     start = 1 if text.startswith("\ufeff") else 0
     if text.startswith("---\n", start):
         m = _FENCE_END.search(text, start + 4)
         if m is not None:
             block = text[start + 4 : m.start()]
             data = simple_frontmatter(block[:-1] if block.endswith("\n") else block)
-            try:
-                if data is None:
-                    data = yaml.load(block, Loader=_Loader)
-            except yaml.YAMLError:
-                data = None
-            if isinstance(data, dict) and all(isinstance(k, str) for k in data):
+            if data is not None:
                 end = text.find("\n", m.end())
                 return data, "" if end < 0 else text[end + 1 :]
     parsed = parse_note(text)

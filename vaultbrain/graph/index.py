@@ -295,7 +295,11 @@ class GraphIndex:
             if got is None:
                 continue  # unreadable notes are reported by the sync, not here
             text, mtime_ns, size = got
-            self._put(self._doc(rel, text, mtime_ns), mtime_ns, size, fresh(rel))
+            try:
+                doc = self._doc(rel, text, mtime_ns)
+            except (ValueError, TypeError, RecursionError):
+                continue  # a note the graph cannot read is left out; the sync reports it
+            self._put(doc, mtime_ns, size, fresh(rel))
             n += 1
         return n
 
