@@ -65,6 +65,7 @@ class Brain:
         self._pack_error: PackError | None = None
         self._active: ActivePack
         self._folder_packs: list[ResolvedPack] = []
+        self._pack_key: str | None = None
         self._typer: Callable[[str], ResolvedPack]
         self.inbox_rel: str = ""
         self.client: LLMClient | None = None
@@ -100,6 +101,7 @@ class Brain:
         return self
 
     def _resolve_packs(self) -> None:
+        self._pack_key = None
         try:
             active = active_pack(self.vault.root, self.settings, self.schema_override, self.env)
             typer, extra = folder_typer(active, folder_packs(self.settings), home_dir(self.env))
@@ -127,6 +129,15 @@ class Brain:
     def folder_packs(self) -> list[ResolvedPack]:
         self.active  # noqa: B018 (raises the pack's error)
         return self._folder_packs
+
+    @property
+    def pack_key(self) -> str:
+        """The active pack's identity and the folder packs', joined: what the record index
+        and the graph index are keyed by (made once per refresh; read for every note)."""
+        if self._pack_key is None:
+            packs = (self.pack, *self.folder_packs)
+            self._pack_key = "+".join(p.identity for p in packs)
+        return self._pack_key
 
     @property
     def typer(self) -> Callable[[str], ResolvedPack]:

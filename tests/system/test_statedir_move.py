@@ -17,13 +17,8 @@ import pytest
 from support.cli import run, run_json
 
 from vaultbrain.errors import UserError
-from vaultbrain.vault.statedir import (
-    MOVED_AWAY,
-    default_state_dir,
-    manifest,
-    move_state_dir,
-    per_user_state_dir,
-)
+from vaultbrain.vault.relocate import manifest, move_state_dir
+from vaultbrain.vault.statedir import MOVED_AWAY, default_state_dir, per_user_state_dir
 
 
 @pytest.fixture
@@ -75,7 +70,7 @@ def test_a_move_across_filesystems_copies_checks_then_deletes(
 
 MOVER = (
     "import sys; from pathlib import Path; "
-    "from vaultbrain.vault.statedir import move_state_dir; "
+    "from vaultbrain.vault.relocate import move_state_dir; "
     "move_state_dir(Path(sys.argv[1]), copy=True)"
 )
 

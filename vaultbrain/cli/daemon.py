@@ -32,7 +32,7 @@ def daemon_cmd(obj: Any, once: bool, log_file: str | None) -> None:
     if log_file:
         click.get_current_context().call_on_close(log_to_file(log_file))
     if not obj.state_dir:  # a state dir given (--state-dir, $VAULTBRAIN_STATE_DIR) stays put
-        from vaultbrain.vault.statedir import move_at_start
+        from vaultbrain.vault.relocate import move_at_start
 
         move_at_start(obj.vault_dir)  # <vault>/.vaultbrain out of the vault, when safe
     app = obj.app()

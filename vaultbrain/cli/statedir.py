@@ -49,7 +49,8 @@ def statedir_show(obj: Any, as_json: bool) -> None:
 def statedir_move(obj: Any) -> None:
     """Move <vault>/.vaultbrain to the per-user state folder (stop the daemon first; the
     daemon does it itself at start when nothing else uses it). Safe to interrupt."""
-    from vaultbrain.vault.statedir import in_vault_pinned, move_state_dir
+    from vaultbrain.vault.relocate import move_state_dir
+    from vaultbrain.vault.statedir import in_vault_pinned
 
     if obj.state_dir:
         raise UserError(

@@ -35,7 +35,7 @@ __all__ = [
 
 def pack_key(brain: Brain) -> str:
     """The identity the index's typing is keyed by: the active pack and the folder packs."""
-    return "+".join([brain.pack.identity, *(p.identity for p in brain.folder_packs)])
+    return brain.pack_key
 
 
 def open_graph(brain: Brain, current: GraphIndex | None) -> GraphIndex:
