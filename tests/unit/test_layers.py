@@ -128,14 +128,8 @@ def test_classify_imports_no_filing_capture_daemon_or_cli() -> None:
     assert _violations("classify", UPPER) == []
 
 
-def _package_cycles(skip: set[tuple[str, str]]) -> list[list[str]]:
-    """The strongly connected groups of packages (Tarjan), each with more than one member."""
-    edges: dict[str, set[str]] = defaultdict(set)
-    for module, targets in _graph(with_typing=False).items():
-        for target in targets:
-            a, b = _package(module), _package(target)
-            if a != b and (module, target) not in skip:
-                edges[a].add(b)
+def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of a graph (Tarjan), each with more than one member."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -146,7 +140,7 @@ def _package_cycles(skip: set[tuple[str, str]]) -> list[list[str]]:
         index[v] = low[v] = len(index)
         stack.append(v)
         on_stack.add(v)
-        for w in sorted(edges[v]):
+        for w in sorted(edges.get(v, ())):
             if w not in index:
                 connect(w)
                 low[v] = min(low[v], low[w])
@@ -169,6 +163,17 @@ def _package_cycles(skip: set[tuple[str, str]]) -> list[list[str]]:
     return sorted(groups)
 
 
+def _package_cycles(skip: set[tuple[str, str]]) -> list[list[str]]:
+    """The groups of packages that import each other around a loop."""
+    edges: dict[str, set[str]] = defaultdict(set)
+    for module, targets in _graph(with_typing=False).items():
+        for target in targets:
+            a, b = _package(module), _package(target)
+            if a != b and (module, target) not in skip:
+                edges[a].add(b)
+    return _cycles(edges)
+
+
 def test_no_cycle_between_packages_beyond_the_known_ones() -> None:
     assert _package_cycles(KNOWN_CYCLE_EDGES) == []
 
@@ -187,47 +192,12 @@ def test_every_known_cycle_edge_still_exists() -> None:
     assert gone == [], "remove these from KNOWN_CYCLE_EDGES: the import is gone"
 
 
-def _module_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Groups of modules that import each other, directly or around a loop (Tarjan)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    cycles: list[list[str]] = []
-
-    def visit(v: str) -> None:
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on_stack.add(v)
-        for w in graph.get(v, ()):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            group = []
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                group.append(w)
-                if w == v:
-                    break
-            if len(group) > 1:
-                cycles.append(sorted(group))
-
-    for v in list(graph):
-        if v not in index:
-            visit(v)
-    return cycles
-
-
 def test_no_cycle_between_modules() -> None:
     """Not even through a function-level import: a module that needs one above it is handed
     what it needs (the way capture/lines gets ``confirm``, or vault/relocate sits above both
     vault/files and vault/statedir)."""
-    assert _module_cycles(_graph(with_typing=False)) == []
+    assert _cycles(_graph(with_typing=False)) == []
 
 
-def test_the_module_cycle_finder_finds_one() -> None:
-    assert _module_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+def test_the_cycle_finder_finds_one() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
