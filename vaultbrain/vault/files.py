@@ -322,7 +322,12 @@ class Vault:
         digest = content_hash(data)
         # The temp file is written (and fsynced) before the note is read, so nothing slow
         # stands between the check and the swap.
-        tmp: Path | None = write_temp(path, data)
+        tmp: Path | None = None
+        if digest != expected_hash:
+            try:
+                tmp = write_temp(path, data)
+            except FileNotFoundError as exc:  # its folder is gone
+                raise ConflictError(f"{rel} was removed since it was read") from exc
         try:
             try:
                 fd = os.open(path, os.O_RDONLY)
