@@ -15,7 +15,6 @@ and leaves with ``os._exit``, so no buffer or handle inherited from the parent i
 
 from __future__ import annotations
 
-import logging
 import os
 import signal
 import sys
@@ -26,8 +25,6 @@ from vaultbrain.graph.index import GraphIndex
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
-
-log = logging.getLogger(__name__)
 
 __all__ = ["start_filler", "stop_filler", "wait_for_filler"]
 
