@@ -123,7 +123,7 @@ def test_an_editor_saving_into_the_swapped_out_file_wins(
     real_swap = files.swap_in
     writers = []
 
-    def swap_while_an_editor_saves(tmp: Path, path: Path, fd: int, seen: bytes) -> None:
+    def swap_while_an_editor_saves(tmp: Path, path: Path, fd: int, seen: bytes, data) -> None:
         editor = open(path, "w", encoding="utf-8")  # truncated, before the swap
 
         def finish() -> None:
@@ -133,7 +133,7 @@ def test_an_editor_saving_into_the_swapped_out_file_wins(
 
         writers.append(threading.Thread(target=finish))
         writers[-1].start()
-        real_swap(tmp, path, fd, seen)
+        real_swap(tmp, path, fd, seen, data)
 
     monkeypatch.setattr(files, "swap_in", swap_while_an_editor_saves)
     with pytest.raises(ConflictError):
@@ -157,8 +157,8 @@ def test_an_editor_saving_a_stale_buffer_over_our_write_gets_our_change_made_aga
     real_swap = files.swap_in
     saves = []
 
-    def swap_then_the_editor_saves(tmp: Path, path: Path, fd: int, seen: bytes) -> None:
-        real_swap(tmp, path, fd, seen)
+    def swap_then_the_editor_saves(tmp: Path, path: Path, fd: int, seen: bytes, data) -> None:
+        real_swap(tmp, path, fd, seen, data)
         if not saves:
             with open(path, "w", encoding="utf-8") as editor:
                 editor.write(seen.decode() + "- the person's line\n")
@@ -196,4 +196,36 @@ def test_an_in_place_save_between_the_check_and_the_swap_is_put_back(
     with pytest.raises(ConflictError):
         vault.replace("Sarah.md", "one\nours\n", before.hash)
     assert note.read_text() == "one\ntwo\n"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".vb-tmp-")]
+
+
+def test_lines_appended_around_an_undone_swap_are_all_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A line is appended just before the swap (so the swap is undone) and another just after
+    it, into our file while it stands at the note's path: both end in the note, and the edit,
+    made again, goes on top of them."""
+    from vaultbrain.vault import atomic
+
+    note = tmp_path / "Inbox.md"
+    note.write_text("- one\n")
+    vault = Vault(tmp_path)
+    real_exchange = atomic._exchange
+    calls = []
+
+    def exchange_between_two_appends(a: Path, b: Path) -> bool:
+        first = not calls
+        calls.append((a, b))
+        if first:
+            with open(note, "a", encoding="utf-8") as fh:
+                fh.write("- two\n")
+        done = real_exchange(a, b)
+        if first:
+            with open(note, "a", encoding="utf-8") as fh:  # our file is at the path now
+                fh.write("- three\n")
+        return done
+
+    monkeypatch.setattr(atomic, "_exchange", exchange_between_two_appends)
+    vault.edit("Inbox.md", lambda n: n.text.replace("- one", "- [x] one"))
+    assert note.read_text() == "- [x] one\n- two\n- three\n"
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".vb-tmp-")]

@@ -125,16 +125,27 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(err, os.strerror(err), str(b))
 
 
-def swap_in(tmp: Path, path: Path, fd: int, seen: bytes) -> None:
-    """Put ``tmp`` at ``path`` only if ``path`` is still the file read through ``fd``, and
-    still holds ``seen``.
+class SwapUndone(ConflictError):
+    """The swap was taken back (the note moved on between the check and the swap).
+    ``stray``: what our file held when it came back, when something was written into it in
+    the moment it stood at the note's path (empty otherwise): the caller carries it over."""
+
+    def __init__(self, message: str, stray: bytes = b"") -> None:
+        super().__init__(message)
+        self.stray = stray
+
+
+def swap_in(tmp: Path, path: Path, fd: int, seen: bytes, data: bytes) -> None:
+    """Put ``tmp`` (holding ``data``) at ``path`` only if ``path`` is still the file read
+    through ``fd``, and still holds ``seen``.
 
     An editor's save landing between the check and the swap would otherwise be silently
     replaced: an atomic save (a temp renamed over the note) brings another file, an in-place
-    save (truncate and rewrite) changes the bytes of this one. With RENAME_EXCHANGE the
-    displaced file is in hand after the swap: if it is not the one that was read, or its bytes
-    moved on, it is swapped back and the write becomes a conflict. Elsewhere: a last check of
-    the inode and the bytes, then a rename.
+    save (truncate and rewrite, or an append) changes the bytes of this one. With
+    RENAME_EXCHANGE the displaced file is in hand after the swap: if it is not the one that
+    was read, or its bytes moved on, it is swapped back and the write becomes a conflict
+    (:class:`SwapUndone`, with whatever was written into our file in the moment it stood at
+    the note's path). Elsewhere: a last check of the inode and the bytes, then a rename.
     """
     expected_ino = os.fstat(fd).st_ino
     # A save that already landed is refused before anything is shown at ``path``: the
@@ -145,11 +156,15 @@ def swap_in(tmp: Path, path: Path, fd: int, seen: bytes) -> None:
     if _exchange(tmp, path):
         ours = os.lstat(path).st_ino
         if os.lstat(tmp).st_ino != expected_ino or read_all(fd) != seen:
+            stray = b""
             # Only our own file is taken back: a save renamed over it since is the newest
             # text and stays (the displaced file is older than it).
             if os.lstat(path).st_ino == ours:
                 _exchange(tmp, path)
-            raise ConflictError(f"{path.name} was saved while it was being written")
+                with open(tmp, "rb") as back:
+                    now = back.read()
+                stray = b"" if now == data else now
+            raise SwapUndone(f"{path.name} was saved while it was being written", stray)
         unlink_quietly(tmp)
         return
     if os.lstat(path).st_ino != expected_ino or read_all(fd) != seen:

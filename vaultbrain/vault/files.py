@@ -26,6 +26,7 @@ from vaultbrain.errors import ConflictError, StorageError, UnsafePathError, User
 # atomic_write_file and write_all are also imported from here by vaultbrain/store/.
 from vaultbrain.vault.atomic import (
     TEMP_PREFIX,
+    SwapUndone,
     atomic_write_file,
     copy_mode,
     fsync_dir,
@@ -328,6 +329,7 @@ class Vault:
                 tmp = write_temp(path, data)
             except FileNotFoundError as exc:  # its folder is gone
                 raise ConflictError(f"{rel} was removed since it was read") from exc
+        undone: SwapUndone | None = None
         try:
             try:
                 fd = os.open(path, os.O_RDONLY)
@@ -341,14 +343,24 @@ class Vault:
                     return digest
                 assert tmp is not None
                 copy_mode(path, tmp)
-                swap_in(tmp, path, fd, seen)
-                tmp = None
-                late = self._late_writes(fd, seen)
+                try:
+                    swap_in(tmp, path, fd, seen, data)
+                except SwapUndone as exc:
+                    undone = exc
+                else:
+                    tmp = None
+                    late = self._late_writes(fd, seen)
             finally:
                 os.close(fd)
         finally:
             if tmp is not None:
                 unlink_quietly(tmp)
+        if undone is not None:
+            if undone.stray:
+                # Written into our file in the moment it stood at the note's path (an append
+                # landing right after the swap): carried into the note that is back.
+                self._carry_over(rel, data, undone.stray, digest)
+            raise undone
         fsync_dir(path.parent)
         self._remember(rel, digest)
         if late is not None:
