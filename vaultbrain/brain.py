@@ -58,7 +58,7 @@ class Brain:
         self._stamp: tuple[object, ...] | None = None
         self.generation = 0  # counts refreshes: a unit of work's caches key on it
         self._index: RecordIndex | None = None
-        self._index_key: tuple[str, ...] = ()
+        self._index_key = ""
         self._client: LLMClient | None = None
         self._notes: NoteSync | None = None
         self._graph: GraphIndex | None = None
@@ -172,7 +172,7 @@ class Brain:
     def _index_for_packs(self) -> RecordIndex:
         from vaultbrain.filing.index import RecordIndex
 
-        key = (self.pack.identity, *[p.identity for p in self.folder_packs])
+        key = self.pack_key
         if self._index is None or self._index_key != key:
             self._index = RecordIndex(self.store, self.pack, self.folder_packs)
             self._index_key = key

@@ -25,12 +25,12 @@ _RACY_NS = 2_000_000_000
 
 
 class NotesCache:
+    """The cache, the record index pinned during a scan, and the scan itself (a base of
+    ``NoteSync``, which syncs each note the walk finds changed)."""
+
     # What the last scan's walk found: each note's (mtime_ns, size), handed to the graph
     # index's catch-up so a reindex walks the vault once.
     scan_stats: dict[str, tuple[int, int]] = {}  # noqa: RUF012 (replaced per scan)
-
-    """The cache, the record index pinned during a scan, and the scan itself (a base of
-    ``NoteSync``, which syncs each note the walk finds changed)."""
 
     def __init__(self, app: Brain) -> None:
         self.app = app

@@ -29,18 +29,12 @@ __all__ = [
     "note_changed",
     "prepare",
     "rebuild",
-    "pack_key",
 ]
-
-
-def pack_key(brain: Brain) -> str:
-    """The identity the index's typing is keyed by: the active pack and the folder packs."""
-    return brain.pack_key
 
 
 def open_graph(brain: Brain, current: GraphIndex | None) -> GraphIndex:
     """``current`` if it still fits the brain's packs, else the index opened afresh."""
-    key = pack_key(brain)
+    key = brain.pack_key  # the identity the index is typed under
     if current is not None and current.identity == key:
         current.typer = brain.typer
         return current
@@ -57,7 +51,7 @@ def note_changed(brain: Brain, rel: str, note: Any | None, parsed: Any = None) -
     catch-up re-reads the note. On vaultbrain's own notes the typed links it touches are
     shown as properties (:mod:`vaultbrain.graph.show`).
     """
-    key = pack_key(brain)
+    key = brain.pack_key
     current = brain.graph_if_open
     if (current is None or current.identity != key) and not index_path(
         brain.state_dir, key

@@ -393,20 +393,14 @@ class Vault:
         that moment). A rewrite wins over our text, which the caller then builds again."""
         if late.startswith(seen):
             extra = late[len(seen) :]
-            for _ in range(EDIT_ATTEMPTS):
-                now = self.try_read(rel)
-                if now is None:
-                    return
-                raw = now.text.encode("utf-8", "surrogateescape")
-                try:
-                    self._replace(rel, (raw + extra).decode("utf-8", "surrogateescape"), now.hash)
-                    return
-                except ConflictError:
-                    continue
-            else:
+            added = extra.decode("utf-8", "surrogateescape")
+            try:
+                # (a note deleted since takes its lines with it)
+                self.edit(rel, lambda now: None if now is None else now.text + added)
+            except UserError:
                 # The note keeps changing: appending at least keeps the lines.
                 self._append_bytes(self.resolve(rel), extra)
-            return  # (a note deleted since takes its lines with it)
+            return
         self._replace(rel, late.decode("utf-8", "surrogateescape"), digest)
         raise ConflictError(f"{rel} was rewritten while it was being written")
 
