@@ -82,6 +82,7 @@ def test_forgetting_a_record_forgets_its_names() -> None:
             "Write about the history of the early church and the Council of Nicaea",
         ),
         ("Kitchen renovation - get three quotes and choose tiles", "Kitchen renovation"),
+        ("Lunch with Priya and Marco re: podcast", "Lunch with Priya and Marco re: podcast"),
         (
             "one two three four five six seven eight nine ten eleven",
             "One two three four five six seven eight nine ten",

@@ -385,7 +385,8 @@ def find_people(
     return out
 
 
-_CUT_BEFORE = re.compile(r"\s+(?:[-–—:;|]|→|=>)\s+|[:;]\s+|,\s+|\s*[.!?]+(?:\s+|$)")
+# Clause boundaries; "re:" ("lunch with Priya re: the podcast") names the subject, not one.
+_CUT_BEFORE = re.compile(r"\s+(?:[-–—:;|]|→|=>)\s+|(?<!\b[Rr]e)[:;]\s+|,\s+|\s*[.!?]+(?:\s+|$)")
 _TRAILING = {"the", "a", "an", "to", "and", "or", "of", "for", "with", "about", "in", "on"}
 _TRAILING |= {"at", "by", "from", "my", "our", "re", "w", "&", "+", "is", "are", "be"}
 
