@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vaultbrain.graph.index import GraphIndex
+from vaultbrain.graph.index import GraphIndex, stat_stamp
 from vaultbrain.graph.search import search
 from vaultbrain.packs.loader import load_pack
 from vaultbrain.vault import Vault
@@ -119,3 +119,58 @@ def test_reindex_walks_the_vault_once_and_the_index_follows_what_changed(
 
     assert paths("wasps") == {"Notes/n1.md"} and paths("hornets") == {"Notes/n9.md"}
     assert "Notes/n2.md" not in paths("bees") and "Notes/n0.md" in paths("bees")
+
+
+def _stats(vault: Vault) -> dict[str, tuple[int, int]]:
+    out = {}
+    for rel, entry in vault.iter_notes():
+        st = entry.stat(follow_symlinks=False)
+        out[rel] = (st.st_mtime_ns, st.st_size)
+    return out
+
+
+def test_a_catch_up_from_a_walk_stamps_the_index_and_any_row_change_drops_the_stamp(
+    tmp_path: Path,
+) -> None:
+    vault = _vault(tmp_path, {"A.md": "alpha\n", "B.md": "beta\n"})
+    graph = _open(tmp_path, "vaultbrain-base")
+    graph.catch_up(vault)
+    stats = _stats(vault)
+    assert graph.catch_up(vault, stats) == {"indexed": 0, "dropped": 0}
+    assert graph._meta("in_step") == stat_stamp(stats)
+    # The same walk again: in step without reading a row.
+    assert graph.catch_up(vault, stats) == {"indexed": 0, "dropped": 0}
+
+    # A row written by any connection (here a second one, as the daemon's would be)
+    # drops the stamp: the next catch-up compares every row again.
+    other = _open(tmp_path, "vaultbrain-base")
+    (vault.root / "B.md").write_text("beta gamma\n")
+    st = (vault.root / "B.md").stat()
+    other.note_changed("B.md", "beta gamma\n", st.st_mtime_ns, st.st_size)
+    other.close()
+    assert graph._meta("in_step") is None
+    stats = _stats(vault)
+    assert graph.catch_up(vault, stats) == {"indexed": 0, "dropped": 0}  # the row is current
+    assert graph._meta("in_step") == stat_stamp(stats)
+
+    # A walk that differs reads what changed and stamps the new walk.
+    (vault.root / "A.md").unlink()
+    (vault.root / "C.md").write_text("gamma\n")
+    stats = _stats(vault)
+    assert graph.catch_up(vault, stats) == {"indexed": 1, "dropped": 1}
+    assert graph._meta("in_step") == stat_stamp(stats)
+    assert sorted(r["path"] for r in search(graph, "gamma")) == ["B.md", "C.md"]
+
+
+def test_a_note_that_could_not_be_read_leaves_the_index_unstamped(tmp_path: Path) -> None:
+    vault = _vault(tmp_path, {"A.md": "alpha\n"})
+    graph = _open(tmp_path, "vaultbrain-base")
+    graph.catch_up(vault)
+    (vault.root / "A.md").write_bytes(b"\xff\xfe not text\n")
+    stats = _stats(vault)
+    assert graph.catch_up(vault, stats) == {"indexed": 0, "dropped": 0}
+    assert graph._meta("in_step") is None  # tried again by the next catch-up
+    (vault.root / "A.md").write_text("alpha again\n")
+    stats = _stats(vault)
+    assert graph.catch_up(vault, stats) == {"indexed": 1, "dropped": 0}
+    assert [r["path"] for r in search(graph, "again")] == ["A.md"]

@@ -48,6 +48,8 @@ class NotesCache:
 
         def graph_saw(self, rel: str, note: Any, parsed: Any = None) -> None: ...
 
+        def graph_fills(self) -> bool: ...
+
     @property
     def index(self) -> Any:
         # During a scan the index is pinned: refreshed once at the start, kept in step by
@@ -55,6 +57,8 @@ class NotesCache:
         return self._pinned if self._pinned is not None else self.app.records()
 
     _pinned: Any = None
+    # True during a scan whose unchanged notes also fill the graph index (graph_fills).
+    _fill_graph = False
 
     # -- cache of (mtime, size, hash) per note -------------------------------------------
     # Each entry: [mtime_ns, size, hash, seen_at_ns, ino, ctime_ns, is_record]. The flag and
@@ -90,7 +94,7 @@ class NotesCache:
             # No record was learnt here: the flags still stand for the version they were
             # written at (if this process wrote the store since, that version is gone).
             doc["store"] = self._cache_store
-        self.app.store.write_json(CACHE_FILE, doc)
+        self.app.store.write_json(CACHE_FILE, doc, compact=True)
         self._cache_store = doc.get("store")
         self._cache_dirty = False
 
@@ -180,7 +184,8 @@ class NotesCache:
                 return None
             if note.hash == hit[1].get("base_hash"):
                 self._remember(rel, note)
-                self.graph_saw(rel, note)  # read once: a missing graph index fills from it
+                if self._fill_graph:  # read once: a graph index being filled takes it too
+                    self.graph_saw(rel, note)
                 report.read += 1
                 report.unchanged += 1
                 return None
@@ -216,6 +221,7 @@ class NotesCache:
         changed: list[str] = []
         entries: dict[str, Any] = {}
         self.scan_stats = {}
+        self._fill_graph = self.graph_fills()
         try:
             for rel, entry in vault.iter_notes():
                 if rel == inbox:
@@ -252,13 +258,12 @@ class NotesCache:
             for rel in changed:
                 if "/" in rel and not rel.lower().startswith(excluded):
                     untyped += self._pin().by_path(rel) is None
-            if self._pinned is None and any(
-                (len(e) < 7 or e[6]) and rel not in seen for rel, e in self.cache.items()
-            ):
+            stale = [rel for rel in self.cache if rel not in seen]
+            cache = self.cache
+            if self._pinned is None and any(len(cache[r]) < 7 or cache[r][6] for r in stale):
                 self._pin()  # a record's note is gone: what follows needs the records
         finally:
             pinned, self._pinned = self._pinned, None
-        stale = [rel for rel in self.cache if rel not in seen]
         for rel in stale:
             del self.cache[rel]
         self._cache_dirty |= bool(stale)

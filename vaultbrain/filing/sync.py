@@ -22,6 +22,7 @@ from vaultbrain.filing.decide import Action, Facts, ForceImport, Known, decide
 from vaultbrain.filing.report import SyncReport
 from vaultbrain.filing.scan import CACHE_FILE, NotesCache
 from vaultbrain.graph import abandon as graph_abandon
+from vaultbrain.graph import filling as graph_filling
 from vaultbrain.graph import note_changed as graph_note_changed
 from vaultbrain.graph import prepare as graph_prepare
 from vaultbrain.graph import rebuild as graph_rebuild
@@ -74,6 +75,10 @@ class NoteSync(NotesCache, Executors):
         """The graph index follows every note the sync reads or finds gone
         (vaultbrain.graph; it parses the note itself when ``parsed`` is None)."""
         graph_note_changed(self.app, rel, note, parsed)
+
+    def graph_fills(self) -> bool:
+        """True while a reindex fills the graph index from the notes this scan reads."""
+        return graph_filling(self.app)
 
     def _facts(self, rel: str, note: NoteFile, parsed: ParsedNote) -> Facts:
         """What a decision about the note at ``rel`` needs to know (reads only the store)."""

@@ -25,6 +25,7 @@ log = logging.getLogger(__name__)
 __all__ = [
     "GraphIndex",
     "abandon",
+    "filling",
     "open_graph",
     "note_changed",
     "prepare",
@@ -78,6 +79,15 @@ def note_changed(brain: Brain, rel: str, note: Any | None, parsed: Any = None) -
             after_change(brain, graph, rel, note.text, (note.mtime_ns, note.size), parsed)
     except (sqlite3.Error, OSError) as exc:
         log.warning("graph index: %s not updated (%s); the next search catches up", rel, exc)
+
+
+def filling(brain: Brain) -> bool:
+    """True while a reindex fills the index from the notes its scan reads (:func:`prepare`).
+    Otherwise a note the scan finds unchanged need not be looked up in the index one by
+    one: a built index is caught up by stat at the end (:func:`rebuild`), a search's
+    catch-up does the same, and a child building it reads every note itself."""
+    graph = brain.graph_if_open
+    return graph is not None and graph.filling
 
 
 def prepare(brain: Brain) -> None:

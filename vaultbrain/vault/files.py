@@ -211,10 +211,11 @@ class Vault:
         ``entry``: the note's directory entry as :meth:`iter_notes` found it (a regular file reached without
         following a symlink), so the path needs no resolving.
         """
-        path = Path(entry.path) if entry is not None else self.resolve(rel)
+        # (a scan's directory entry is read by its path string: no Path to build, and it
+        # knows whether it is a symlink without a system call)
+        path: str | Path = entry.path if entry is not None else self.resolve(rel)
         try:
-            # (a scan's directory entry knows already, without a system call)
-            if entry.is_symlink() if entry is not None else path.is_symlink():
+            if entry.is_symlink() if entry is not None else Path(path).is_symlink():
                 # A symlinked note is read only if it stays inside the vault.
                 real = Path(os.path.realpath(path))
                 if self.root not in real.parents:
