@@ -25,6 +25,7 @@ from vaultbrain.vault import Vault
 from vaultbrain.vault.obsidian import TemplateFolders
 
 if TYPE_CHECKING:
+    from vaultbrain.classify.embedded import Embedded
     from vaultbrain.classify.llm import LLMClient
     from vaultbrain.filing.index import RecordIndex
     from vaultbrain.filing.sync import NoteSync
@@ -62,6 +63,7 @@ class Brain:
         self._client: LLMClient | None = None
         self._notes: NoteSync | None = None
         self._graph: GraphIndex | None = None
+        self._embedded: tuple[tuple[int, str], Embedded] | None = None
         self._pack_error: PackError | None = None
         self._active: ActivePack
         self._folder_packs: list[ResolvedPack] = []
@@ -196,11 +198,23 @@ class Brain:
             self._notes = NoteSync(self)
         return self._notes
 
+    def embedded(self) -> Embedded:
+        """The embedded classifier with what the vault taught, brought up to date once per
+        unit of work (:meth:`refresh`): a burst of captures is not relearnt one by one (the
+        daemon refreshes every second, so what it filed counts a second later)."""
+        from vaultbrain.classify.adapt import embedded_for
+
+        key = (self.generation, self.pack_key)
+        memo = self._embedded
+        if memo is None or memo[0] != key:
+            memo = self._embedded = (key, embedded_for(self.store, self.pack))
+        return memo[1]
+
     def forget_state(self) -> None:
         """The state dir was deleted under this process: drop what was learnt from it (the
         record index, the notes cache, the inbox lines' views) so it is learnt again."""
         with self._refresh_lock:
-            self._index, self._notes = None, None
+            self._index, self._notes, self._embedded = None, None, None
             self.line_views.clear()
             graph, self._graph = self._graph, None
         if graph is not None:

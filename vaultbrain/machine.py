@@ -20,6 +20,7 @@ import re
 import secrets
 import socket
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -105,6 +106,7 @@ def named_filer(vault: Vault) -> str | None:
     return _filer_in(note.text) if note is not None else None
 
 
+@lru_cache(maxsize=4)  # (each capture checks the role: vaultbrain.yml is parsed once per text)
 def _filer_in(text: str) -> str | None:
     doc, broken = yml.parse_lenient(text)  # a typo on another line leaves `filer:` readable
     if "filer" in broken:

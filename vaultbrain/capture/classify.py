@@ -52,6 +52,7 @@ def classify(brain: Brain, journal: Journal, cap: Capture) -> Capture:
             examples,
             float(s.get("auto_confidence")),
             store=brain.store,
+            learnt=brain.embedded,
         )
     except LLMError as exc:
         return _failed(brain, journal, cap, exc)
@@ -72,7 +73,6 @@ def _second_opinion(
     """The embedded classifier reads the thought too: when it disagrees with the LLM on the
     primary type, a result the LLM would have filed alone becomes a suggestion. Returns the
     band the capture may not go above (None: no limit); the comparison goes to the audit."""
-    from vaultbrain.classify.adapt import embedded_for
     from vaultbrain.classify.embedded import classify_embedded
     from vaultbrain.classify.second_opinion import AUDIT_KEY, second_opinion
 
@@ -80,9 +80,7 @@ def _second_opinion(
     auto, minimum = float(s.get("auto_confidence")), float(s.get("min_confidence"))
     cap = max(0.0, min(0.75, auto - 0.01))
     try:
-        mine = classify_embedded(
-            text, brain.today(), known, cap, embedded_for(brain.store, brain.pack), brain.pack
-        )
+        mine = classify_embedded(text, brain.today(), known, cap, brain.embedded(), brain.pack)
     except Exception as exc:  # a second opinion never stops a capture
         log.warning("the embedded classifier failed beside the LLM: %s", exc)
         return None

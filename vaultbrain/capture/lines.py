@@ -269,7 +269,9 @@ def reconcile_inbox(
     gone = {c for c in vanished - back if str(summaries.get(c, {}).get("updated", "")) >= recent}
     _stamp_gone(brain, gone, back)
     for cid, words in new:
-        journal.open(cid, words, "inbox", rel, extra={"adopted": True} if cid in adopted else {})
+        suffix, done = forms[cid]  # (made with the form its line has: no second write)
+        extra = {"adopted": True} if cid in adopted else {}
+        journal.open(cid, words, "inbox", rel, extra=extra, line_suffix=suffix, line_done=done)
         result.new.append(cid)
     _remember_forms(brain, forms)
     return result

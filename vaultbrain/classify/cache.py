@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
     from vaultbrain.classify.classifier import LLMClassifier
     from vaultbrain.classify.llm import LLMClient
+    from vaultbrain.classify.prompt import Prompt
     from vaultbrain.packs import ResolvedPack
 
 log = logging.getLogger("vaultbrain.classify")
@@ -61,14 +62,27 @@ def normalise_thought(text: str) -> str:
     return " ".join(unicodedata.normalize("NFC", text).split())
 
 
-def prompt_hash(system: str, schema: dict[str, Any]) -> str:
+def prompt_hash(system: str, pack: ResolvedPack) -> str:
     """A hash of what the model is shown besides the thought: the filled system prompt and the
-    reply schema it must follow."""
+    reply schema it must follow (the pack's)."""
     h = hashlib.sha256()
     h.update(system.encode("utf-8"))
     h.update(b"\0")
-    h.update(json.dumps(schema, sort_keys=True, ensure_ascii=False).encode("utf-8"))
+    h.update(_schema_bytes(pack))
     return h.hexdigest()[:16]
+
+
+# pack identity -> its reply schema as the hash reads it (an identity names the pack's
+# content, so this never goes stale; built once, not for every capture)
+_SCHEMA_BYTES: dict[str, bytes] = {}
+
+
+def _schema_bytes(pack: ResolvedPack) -> bytes:
+    data = _SCHEMA_BYTES.get(pack.identity)
+    if data is None:
+        text = json.dumps(reply_schema(pack), sort_keys=True, ensure_ascii=False)
+        data = _SCHEMA_BYTES[pack.identity] = text.encode("utf-8")
+    return data
 
 
 @dataclass(frozen=True)
@@ -231,9 +245,10 @@ def slot_for(
     today: dt.date,
     known: list[dict[str, Any]],
     examples: list[dict[str, Any]],
+    prompt: Prompt | None = None,
 ) -> CacheSlot | None:
     """The cache slot of a classification the LLM is about to be asked for; None without a
-    state dir.
+    state dir. ``prompt``: the one built from these arguments, if the caller has it.
 
     The model part is the endpoint and the configured model. With no model configured it is
     whatever the server has loaded, named without a request (a lookup must cost nothing when
@@ -244,8 +259,9 @@ def slot_for(
     from vaultbrain.classify.prompt import build_prompt
 
     model = f"{client.endpoint}|{client.model or '(the server default)'}"
-    prompt = build_prompt(pack, text, today, known, examples)
-    digest = prompt_hash(prompt.system, reply_schema(pack))
+    if prompt is None:
+        prompt = build_prompt(pack, text, today, known, examples)
+    digest = prompt_hash(prompt.system, pack)
     return CacheSlot(
         ClassificationCache.of(state_dir), CacheKey.of(text, pack.identity, model, digest)
     )
@@ -262,10 +278,13 @@ def ask_cached(
 ) -> tuple[Classification, dict[str, Any]]:
     """The LLM's (classification, audit) for ``text``: from the cache when this thought was
     answered under the same key, else asked and kept. Raises LLMError as the LLM does."""
-    slot = slot_for(state_dir, classifier.client, pack, text, today, known, examples)
+    from vaultbrain.classify.prompt import build_prompt
+
+    prompt = build_prompt(pack, text, today, known, examples)  # (once: the key and the ask)
+    slot = slot_for(state_dir, classifier.client, pack, text, today, known, examples, prompt)
     if slot is not None and (hit := slot.get()) is not None:
         return hit
-    result, audit = classifier.classify(pack, text, today, known, examples)
+    result, audit = classifier.classify(pack, text, today, known, examples, prompt)
     if slot is not None:
         slot.put(result, audit)
     return result, audit

@@ -8,15 +8,19 @@ server's full answer (``llm_error``), so front ends can tell the person without 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from vaultbrain.classify.cache import ask_cached
 from vaultbrain.classify.llm import LLMClient
-from vaultbrain.classify.prompt import build_prompt
+from vaultbrain.classify.prompt import Prompt, build_prompt
 from vaultbrain.classify.result import Classification, reply_schema, validate_reply
 from vaultbrain.errors import LLMError
 from vaultbrain.packs import ResolvedPack
 from vaultbrain.store import Store
+
+if TYPE_CHECKING:
+    from vaultbrain.classify.embedded import Embedded
 
 
 class LLMClassifier:
@@ -30,9 +34,12 @@ class LLMClassifier:
         today: dt.date,
         known: list[dict[str, Any]],
         examples: list[dict[str, Any]],
+        prompt: Prompt | None = None,
     ) -> tuple[Classification, dict[str, Any]]:
-        """Ask the LLM. Raises LLMError on any failure; the caller decides fallback or retry."""
-        prompt = build_prompt(pack, text, today, known, examples)
+        """Ask the LLM. Raises LLMError on any failure; the caller decides fallback or retry.
+        ``prompt``: the one built from these arguments, if the caller has it."""
+        if prompt is None:
+            prompt = build_prompt(pack, text, today, known, examples)
         reply = self.client.chat_json(
             prompt.messages(), reply_schema(pack), name="brain_classification"
         )
@@ -63,10 +70,13 @@ def classify_with_fallback(
     examples: list[dict[str, Any]],
     auto_confidence: float,
     store: Store | None = None,
+    learnt: Callable[[], Embedded] | None = None,
 ) -> tuple[Classification, dict[str, Any]]:
     """The LLM's classification, or the embedded one when the LLM fails and fallback allows.
     ``store``: the vault's store, whose records and corrections the embedded classifier learns,
     and in whose state dir the LLM's answers are cached (:mod:`vaultbrain.classify.cache`).
+    ``learnt``: gives that embedded classifier (``Brain.embedded``, looked up once per unit
+    of work) instead of it being brought up to date here.
 
     Raises LLMError when the LLM failed and ``fallback`` is ``none``: the capture stays pending.
     """
@@ -76,7 +86,8 @@ def classify_with_fallback(
         from vaultbrain.classify.adapt import embedded_for
         from vaultbrain.classify.embedded import classify_embedded
 
-        return classify_embedded(text, today, known, cap, embedded_for(store, pack), pack)
+        model = learnt() if learnt is not None else embedded_for(store, pack)
+        return classify_embedded(text, today, known, cap, model, pack)
 
     if provider == "heuristic" or client is None:
         return embedded(), {"provider": "heuristic"}

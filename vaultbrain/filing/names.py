@@ -210,6 +210,7 @@ def _apply(brain: Brain, index: NameIndex, dirty: set[str]) -> None:
     if not dirty:
         return
     inbox = brain.inbox_rel.lower()
+    by_path = brain.records().by_path
     for rel in dirty:
         if (
             rel.startswith(OWN_FOLDER)
@@ -222,6 +223,13 @@ def _apply(brain: Brain, index: NameIndex, dirty: set[str]) -> None:
             st = os.stat(brain.vault.resolve(rel), follow_symlinks=False)
         except (OSError, VaultbrainError):
             index._remove(rel)
+            continue
+        hit = by_path(rel)
+        if hit is not None and not hit[1].get("deleted"):
+            # A record (each capture's new note is one): its aliases are the store's, as in
+            # the walk, so the note is not read and parsed again.
+            index._remove(rel)
+            index._add(rel, 0, 0, list(hit[1].get("aliases") or []))
             continue
         entry = index._entries.get(rel)
         if entry and entry[0] == st.st_mtime_ns and entry[1] == st.st_size:

@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -135,6 +136,8 @@ class Vault:
         if any(part == ".." for part in p.parts):
             raise UnsafePathError(f"'..' is not allowed in a vault path: {rel}")
         target = self.root.joinpath(*p.parts)
+        if not _through_symlink(str(self.root), p.parts):
+            return target  # (the root is a real path: so is every path below it)
         # Symlinks may point anywhere; what matters is where the nearest existing ancestor
         # really is. A link leading out of the vault is refused.
         probe = target
@@ -529,6 +532,22 @@ def _walk(start: Path, hidden_files: bool = False) -> Iterator[os.DirEntry[str]]
     """Every entry below ``start`` (see :func:`_walk_rel`)."""
     for _, entry in _walk_rel(start, "", hidden_files):
         yield entry
+
+
+def _through_symlink(root: str, parts: tuple[str, ...]) -> bool:
+    """True when an existing component of ``root``/``parts`` below ``root`` is a symlink:
+    one lstat per component down to the first that does not exist, instead of a realpath
+    of the whole path (a dozen system calls and a Python loop, on every note written)."""
+    path = root
+    for part in parts:
+        path = os.path.join(path, part)
+        try:
+            mode = os.lstat(path).st_mode
+        except OSError:
+            return False  # missing (or a file's "child"): nothing below it exists
+        if stat.S_ISLNK(mode):
+            return True
+    return False
 
 
 def _walk_rel(
