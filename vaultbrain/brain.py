@@ -64,6 +64,9 @@ class Brain:
         self._notes: NoteSync | None = None
         self._graph: GraphIndex | None = None
         self._embedded: tuple[tuple[int, str], Embedded] | None = None
+        # Whether what the embedded classifier learns is written back as it goes (a command);
+        # the daemon writes it in its own time instead (classify.adapt.keep_learning).
+        self.keeps_learning = True
         self._pack_error: PackError | None = None
         self._active: ActivePack
         self._folder_packs: list[ResolvedPack] = []
@@ -207,7 +210,8 @@ class Brain:
         key = (self.generation, self.pack_key)
         memo = self._embedded
         if memo is None or memo[0] != key:
-            memo = self._embedded = (key, embedded_for(self.store, self.pack))
+            learnt = embedded_for(self.store, self.pack, save=self.keeps_learning)
+            memo = self._embedded = (key, learnt)
         return memo[1]
 
     def forget_state(self) -> None:

@@ -410,6 +410,20 @@ def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
     return learning
 
 
+def keep_learning(store: Store, pack: Any) -> bool:
+    """Write back the learning this process holds, if it learnt anything since its last
+    write: the daemon's own time for it (its periodic save and its stop), so no capture waits
+    for a 10,000-record state to be pickled. True when it was written."""
+    memo_key = (str(store.root), pack.identity)
+    learning = _LEARNING.get(memo_key)
+    if learning is None or learning.unsaved <= 0:
+        return False
+    _SAVED_AT[memo_key] = time.monotonic()
+    learning.unsaved = 0
+    _save(_vault_path(store, pack), {"version": CACHE_VERSION, "learning": learning})
+    return True
+
+
 def _learn_changed(
     learning: VaultLearning,
     col: Any,

@@ -21,9 +21,12 @@ def http_client(timeout: float, backend: TrackingBackend) -> httpx.Client:
     import httpcore
     import httpx
 
-    transport = httpx.HTTPTransport()
-    # httpx has no public way to hand its pool a network backend; the pool is the
-    # one object that opens sockets, and cancel() needs them.
+    # httpx has no public way to hand its pool a network backend; the pool is the one
+    # object that opens sockets, and cancel() needs them. The transport (which uses nothing
+    # but its ``_pool``) is made without its __init__: that builds a pool of its own, TLS
+    # context and CA certificates included, which cost the daemon's first capture about
+    # 25 ms only to be thrown away. (An https endpoint gets its context from the pool below.)
+    transport = httpx.HTTPTransport.__new__(httpx.HTTPTransport)
     transport._pool = httpcore.ConnectionPool(
         max_connections=16,
         max_keepalive_connections=8,
