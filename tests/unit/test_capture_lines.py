@@ -128,6 +128,20 @@ def test_a_pass_anchors_finished_lines_and_journals_them(brain: Brain) -> None:
     assert result.text_hash == brain.vault.read(brain.inbox_rel).hash
 
 
+def test_a_new_line_s_capture_is_written_once_with_the_form_its_line_shows(
+    brain: Brain, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _write_inbox(brain, "- call Ann about the budget\n")
+    writes: list[str] = []
+    inbox = brain.store.inbox
+    real = inbox.put
+    monkeypatch.setattr(inbox, "put", lambda rec, **k: writes.append(rec["id"]) or real(rec, **k))
+    result = reconcile_inbox(brain, Journal(brain), idle=False)
+    assert writes == result.new  # made once: no second write for the line's form
+    rec = inbox.get(result.new[0])
+    assert (rec["line_suffix"], rec["line_done"]) == (WAITING, False)
+
+
 def test_an_unfinished_last_line_is_taken_once_the_note_is_quiet(brain: Brain) -> None:
     path = _write_inbox(brain, "still typing")
     journal = Journal(brain)

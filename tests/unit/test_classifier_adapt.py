@@ -203,3 +203,30 @@ def test_a_new_process_catches_a_saved_state_up_from_the_index_log(
     assert caught_up.captures["c5"][2] == scratch.captures["c5"][2]
     for f, row in scratch.counts.table.items():
         assert caught_up.counts.table[f] == pytest.approx(row), f
+
+
+def test_a_process_that_does_not_save_as_it_learns_keeps_its_learning_when_asked(
+    store: Store, tmp_path: Path
+) -> None:
+    """The daemon learns without writing (no capture waits for the pickle) and writes what
+    it learnt at its periodic save; a new process then starts from that state."""
+    import vaultbrain.classify.adapt as adapt
+    from vaultbrain.classify.adapt import keep_learning
+
+    rebuild(store, PACK)
+    saved = adapt._vault_path(store, PACK)
+    before = saved.stat().st_mtime_ns
+    for i in range(adapt.SAVE_EVERY + 5):
+        put(store, f"q{i}", "person", f"Person Number {i}")
+        vault_learning(store, PACK, save=False)
+    assert saved.stat().st_mtime_ns == before  # learnt, not written
+    assert keep_learning(store, PACK) is True
+    assert keep_learning(store, PACK) is False  # nothing new since
+    for memo in (adapt._LEARNING, adapt._SEEN, adapt._MARKS):
+        memo.clear()  # a new process
+    fresh = Store(tmp_path / "state")
+    looked: list[str] = []
+    original = fresh.collection("people").summaries
+    fresh.collection("people").summaries = lambda **k: looked.append("all") or original(**k)  # type: ignore[method-assign]
+    learnt = vault_learning(fresh, PACK, save=False)
+    assert "people/q29" in learnt.records and looked == []  # from the state kept

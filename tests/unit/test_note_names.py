@@ -82,3 +82,30 @@ def test_own_notes_the_inbox_and_templates_are_not_names_when_touched(brain: Bra
     index = names.note_names(brain)
     assert index.lookup("needs review") == [] and index.lookup("person") == []
     assert index.lookup(brain.inbox_rel[:-3]) == []
+
+
+def test_a_touched_record_note_takes_its_aliases_from_the_store_without_a_read(
+    brain: Brain, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each capture's new note is a record: when its event comes, its names come from the
+    store (as in the walk), and the note is not read and parsed again."""
+    from vaultbrain.capture.pipeline import capture
+
+    names.follow(brain)
+    names.note_names(brain)
+    done = capture(brain, "Ada Lovelace (aka the Countess) wants the engine notes by Friday")
+    rel = next(d["path"] for d in done.destinations if d["path"].startswith("People/"))
+    rec = brain.records().by_path(rel)
+    assert rec is not None
+    read: list[str] = []
+    real = names._read_aliases
+    monkeypatch.setattr(names, "_read_aliases", lambda b, r: read.append(r) or real(b, r))
+    names.touched(brain, rel)
+    _write(brain, "Notes/Loose.md", "---\naliases: [Loose end]\n---\n")
+    names.touched(brain, "Notes/Loose.md")
+    index = names.note_names(brain)
+    assert read == ["Notes/Loose.md"]  # the hand-made note is read; the record's is not
+    stem = rel.rsplit("/", 1)[-1][:-3]
+    assert index.lookup(stem) == [rel]
+    assert index._entries[rel][2] == list(rec[1].get("aliases") or [])
+    assert index.lookup("loose end") == ["Notes/Loose.md"]
