@@ -12,6 +12,7 @@ cache and the scan walk (vaultbrain/filing/scan.py), and the executors of each a
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -263,6 +264,20 @@ def _valid_id(rid: str) -> bool:
 def reindex(app: Brain, progress: Callable[[int, int], None] | None = None) -> SyncReport:
     """Rescan the vault into the store; the untyped warning of the schema pack at the end.
     ``progress(done, total)`` is called after each note that had to be read."""
+    # A reindex makes tens of thousands of objects that live until it ends (the notes cache,
+    # the records, the scan's stats), none of them in a reference cycle: the cyclic
+    # collector would only walk them, and everything the process holds, again and again
+    # (a sixth of a cold reindex). Reference counting still frees what is dropped.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _reindex(app, progress)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _reindex(app: Brain, progress: Callable[[int, int], None] | None) -> SyncReport:
     from vaultbrain.packs.survey import format_untyped
 
     sync = app.notes()
