@@ -177,24 +177,32 @@ def test_learning_follows_records_another_process_changed(store: Store, tmp_path
         assert incremental.counts.table[f] == pytest.approx(row), f
 
 
+def _new_process(tmp_path: Path) -> tuple[Store, list[str]]:
+    """A store as a new process sees it (no learning in memory), and a list that says when
+    it read every summary of a collection instead of the index log's tail."""
+    import vaultbrain.classify.adapt as adapt
+
+    for memo in (adapt._LEARNING, adapt._SEEN, adapt._MARKS):
+        memo.clear()
+    fresh = Store(tmp_path / "state")
+    looked: list[str] = []
+    original = fresh.collection("people").summaries
+    fresh.collection("people").summaries = lambda **k: looked.append("all") or original(**k)  # type: ignore[method-assign]
+    return fresh, looked
+
+
 def test_a_new_process_catches_a_saved_state_up_from_the_index_log(
     store: Store, tmp_path: Path
 ) -> None:
     """A cold `vaultbrain capture` finds the state a little behind the store: it reads what
     changed since from the collections' index logs, not every summary, and learns the same."""
-    import vaultbrain.classify.adapt as adapt
 
     rebuild(store, PACK)  # saved in the state dir
     put(store, "p4", "person", "Jean-Luc Picard")
     put(store, "p1", "person", "Priya Shah", aliases=["PS", "Pri"])
     store.collection("projects").tombstone("g1")
     capture(store, "c5", "ask jean-luc about the away team", "filed", "person")
-    for memo in (adapt._LEARNING, adapt._SEEN, adapt._MARKS):
-        memo.clear()  # a new process
-    fresh = Store(tmp_path / "state")
-    looked: list[str] = []
-    original = fresh.collection("people").summaries
-    fresh.collection("people").summaries = lambda **k: looked.append("all") or original(**k)  # type: ignore[method-assign]
+    fresh, looked = _new_process(tmp_path)
     caught_up = vault_learning(fresh, PACK)
     assert looked == []  # the log's tail, not 10,000 summaries
     scratch = rebuild(fresh, PACK, save=False)
@@ -222,11 +230,6 @@ def test_a_process_that_does_not_save_as_it_learns_keeps_its_learning_when_asked
     assert saved.stat().st_mtime_ns == before  # learnt, not written
     assert keep_learning(store, PACK) is True
     assert keep_learning(store, PACK) is False  # nothing new since
-    for memo in (adapt._LEARNING, adapt._SEEN, adapt._MARKS):
-        memo.clear()  # a new process
-    fresh = Store(tmp_path / "state")
-    looked: list[str] = []
-    original = fresh.collection("people").summaries
-    fresh.collection("people").summaries = lambda **k: looked.append("all") or original(**k)  # type: ignore[method-assign]
+    fresh, looked = _new_process(tmp_path)
     learnt = vault_learning(fresh, PACK, save=False)
     assert "people/q29" in learnt.records and looked == []  # from the state kept
