@@ -177,13 +177,18 @@ def test_learning_follows_records_another_process_changed(store: Store, tmp_path
         assert incremental.counts.table[f] == pytest.approx(row), f
 
 
-def _new_process(tmp_path: Path) -> tuple[Store, list[str]]:
-    """A store as a new process sees it (no learning in memory), and a list that says when
-    it read every summary of a collection instead of the index log's tail."""
+def _forget_memory() -> None:
+    """What a process keeps of the learning in memory, gone: as in a new process."""
     import vaultbrain.classify.adapt as adapt
 
     for memo in (adapt._LEARNING, adapt._SEEN, adapt._MARKS):
         memo.clear()
+
+
+def _new_process(tmp_path: Path) -> tuple[Store, list[str]]:
+    """A store as a new process sees it (no learning in memory), and a list that says when
+    it read every summary of a collection instead of the index log's tail."""
+    _forget_memory()
     fresh = Store(tmp_path / "state")
     looked: list[str] = []
     original = fresh.collection("people").summaries
@@ -233,3 +238,54 @@ def test_a_process_that_does_not_save_as_it_learns_keeps_its_learning_when_asked
     fresh, looked = _new_process(tmp_path)
     learnt = vault_learning(fresh, PACK, save=False)
     assert "people/q29" in learnt.records and looked == []  # from the state kept
+
+
+def test_a_saved_state_s_stamp_says_whether_it_is_current_without_unpickling_it(
+    store: Store,
+) -> None:
+    """A warm `reindex` asks whether the saved learning is current: its stamp answers, and any
+    record, capture or correction since makes it stale."""
+    from vaultbrain.classify.adapt import saved_learning_current
+
+    assert saved_learning_current(store, PACK) is False  # nothing saved yet
+    rebuild(store, PACK)
+    assert saved_learning_current(store, PACK) is True
+    put(store, "p9", "person", "Grace Hopper")
+    assert saved_learning_current(store, PACK) is False
+    rebuild(store, PACK)
+    capture(store, "c9", "ask grace about compilers", "filed", "person")
+    assert saved_learning_current(store, PACK) is False
+    rebuild(store, PACK)
+    record_correction(store, "ask grace about compilers", "idea", "person", "2026-12-01")
+    assert saved_learning_current(store, PACK) is False
+    rebuild(store, PACK)
+    assert saved_learning_current(store, PACK) is True
+    assert saved_learning_current(store, load_pack("vaultbrain-recommended")) is False
+
+
+def test_a_warm_reindex_does_not_unpickle_a_current_learning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first warm reindex finds the saved state current by loading it and stamps it; from
+    then on a reindex with nothing new reads the stamp, not the state."""
+    from support.brains import new_brain
+
+    import vaultbrain.classify.adapt as adapt
+    from vaultbrain.filing.sync import reindex
+
+    root = tmp_path / "Vault"
+    (root / "People").mkdir(parents=True)
+    (root / ".obsidian").mkdir()
+    (root / "People/Ada.md").write_text("---\ntype: person\nname: Ada\n---\nbees\n")
+    reindex(new_brain(root))  # learnt afresh and saved
+    adapt._stamp_path(new_brain(root).store, PACK).unlink()  # a state saved before stamps
+    loads: list[str] = []
+    real = adapt._load
+    monkeypatch.setattr(adapt, "_load", lambda path: loads.append(path.name) or real(path))
+    _forget_memory()  # a new process, as each `vaultbrain reindex` is
+    reindex(new_brain(root))
+    assert "vault-vaultbrain-base.pickle" in loads
+    loads.clear()
+    _forget_memory()
+    reindex(new_brain(root))
+    assert "vault-vaultbrain-base.pickle" not in loads

@@ -219,6 +219,60 @@ def _save(path: Path, data: dict[str, Any]) -> None:
         log.info("could not write the classifier cache %s: %s", path, exc)
 
 
+def _stamp_path(store: Store, pack: Any) -> Path:
+    return _cache_dir(store) / f"vault-{pack.name}.stamp.json"
+
+
+def _keep(store: Store, pack: Any, learning: VaultLearning) -> None:
+    """Write the learning, then a small stamp of what it was learnt from (the collections'
+    versions, how far into the corrections), so a process can tell the saved state is
+    current without unpickling it (55 ms at 10,000 records: a warm ``reindex``'s check)."""
+    _save(_vault_path(store, pack), {"version": CACHE_VERSION, "learning": learning})
+    stamp_learning(store, pack, learning)
+
+
+def stamp_learning(store: Store, pack: Any, learning: VaultLearning) -> None:
+    """Write the stamp of ``learning``, which must be the state saved (as it is after a save,
+    or when it was loaded and had nothing to learn: ``unsaved`` is 0)."""
+    import json
+
+    from vaultbrain.vault.atomic import atomic_write_file
+
+    stamp = {
+        "pack": learning.pack,
+        "versions": learning.versions,
+        "corrections_at": learning.corrections_at,
+    }
+    try:
+        atomic_write_file(_stamp_path(store, pack), json.dumps(stamp), durable=False)
+    except Exception as exc:  # without a stamp the state is only unpickled to be checked
+        log.info("could not write the classifier cache's stamp: %s", exc)
+
+
+def saved_learning_current(store: Store, pack: Any) -> bool:
+    """True when the saved learning was learnt from the store as it is now (by its stamp:
+    a stat per collection, no unpickling). Only ever a shortcut: a state behind its stamp
+    (two processes saving at once) is caught up by the next process that loads it, which
+    goes by the state's own versions."""
+    import json
+
+    try:
+        stamp = json.loads(_stamp_path(store, pack).read_text("utf-8"))
+    except (OSError, ValueError):
+        return False
+    try:
+        size = os.path.getsize(store.root / CORRECTIONS)
+    except FileNotFoundError:
+        size = 0
+    if not isinstance(stamp, dict) or stamp.get("pack") != pack.identity:
+        return False
+    now = {name: store.collection(name).disk_version() for name in _collections(pack)}
+    now[INBOX] = store.inbox.disk_version()
+    return size == stamp.get("corrections_at") and json.dumps(now, sort_keys=True) == json.dumps(
+        stamp.get("versions"), sort_keys=True
+    )
+
+
 def corpus_model(store: Store | None, pack: Any, save: bool = True) -> Embedded:
     """The corpus model for ``pack``, from the state dir's cache when it is current (trained
     once per process otherwise, and cached unless ``save`` is false)."""
@@ -265,7 +319,7 @@ def rebuild(store: Store, pack: Any, save: bool = True) -> VaultLearning:
     _read_corrections(store, learning, common)
     if save:
         learning.unsaved = 0
-        _save(_vault_path(store, pack), {"version": CACHE_VERSION, "learning": learning})
+        _keep(store, pack, learning)
         _LEARNING[(str(store.root), pack.identity)] = learning
     return learning
 
@@ -406,7 +460,7 @@ def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
     if save and learning.unsaved >= SAVE_EVERY and (due or learning.unsaved >= URGENT):
         _SAVED_AT[memo_key] = time.monotonic()
         learning.unsaved = 0
-        _save(_vault_path(store, pack), {"version": CACHE_VERSION, "learning": learning})
+        _keep(store, pack, learning)
     return learning
 
 
@@ -420,7 +474,7 @@ def keep_learning(store: Store, pack: Any) -> bool:
         return False
     _SAVED_AT[memo_key] = time.monotonic()
     learning.unsaved = 0
-    _save(_vault_path(store, pack), {"version": CACHE_VERSION, "learning": learning})
+    _keep(store, pack, learning)
     return True
 
 
