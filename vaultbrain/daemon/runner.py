@@ -136,11 +136,6 @@ class Daemon:
                 report.scanned,
                 time.perf_counter() - started,
             )
-            # What the start built (the record index, the notes cache, the modules) lives
-            # as long as the daemon: out of the collector's way, so that a full collection
-            # walks only what came since (it took a capture from 15 to 50 ms at 10,000
-            # notes, every few hundred captures).
-            gc.freeze()
             swept = self.app.vault.sweep_temp_files()
             if swept:
                 log.info("removed %d temp file(s) left by an interrupted write", swept)
@@ -148,6 +143,11 @@ class Daemon:
                 self._load_hooks()
                 self._run_once()
             else:
+                # What the start built (the record index, the notes cache, the modules)
+                # lives as long as the daemon: out of the collector's way, so that a full
+                # collection walks only what came since. (Not with --once: that run ends
+                # soon, maybe inside a longer process whose objects must stay collectable.)
+                gc.freeze()
                 self._loop(watcher)
         finally:
             try:
