@@ -224,14 +224,16 @@ def _stamp_path(store: Store, pack: Any) -> Path:
 
 
 def _keep(store: Store, pack: Any, learning: VaultLearning) -> None:
-    """Write the learning, then a small stamp of what it was learnt from (the collections'
-    versions, how far into the corrections), so a process can tell the saved state is
-    current without unpickling it (55 ms at 10,000 records: a warm ``reindex``'s check)."""
+    """Write the learning (nothing unsaved from here on), then a small stamp of what it was
+    learnt from (the collections' versions, how far into the corrections), so a process can
+    tell the saved state is current without unpickling it (55 ms at 10,000 records)."""
+    _SAVED_AT[(str(store.root), pack.identity)] = time.monotonic()
+    learning.unsaved = 0
     _save(_vault_path(store, pack), {"version": CACHE_VERSION, "learning": learning})
-    stamp_learning(store, pack, learning)
+    _stamp(store, pack, learning)
 
 
-def stamp_learning(store: Store, pack: Any, learning: VaultLearning) -> None:
+def _stamp(store: Store, pack: Any, learning: VaultLearning) -> None:
     """Write the stamp of ``learning``, which must be the state saved (as it is after a save,
     or when it was loaded and had nothing to learn: ``unsaved`` is 0)."""
     import json
@@ -247,6 +249,17 @@ def stamp_learning(store: Store, pack: Any, learning: VaultLearning) -> None:
         atomic_write_file(_stamp_path(store, pack), json.dumps(stamp), durable=False)
     except Exception as exc:  # without a stamp the state is only unpickled to be checked
         log.info("could not write the classifier cache's stamp: %s", exc)
+
+
+def catch_up_saved(store: Store, pack: Any) -> None:
+    """``reindex`` with nothing new in the store: the saved learning brought up to date (not
+    relearnt from every record). Its stamp says whether there is anything to do; a state
+    loaded that had nothing to learn is stamped, so the next reindex need not load it."""
+    if saved_learning_current(store, pack):
+        return
+    learning = vault_learning(store, pack)
+    if learning.unsaved == 0:
+        _stamp(store, pack, learning)
 
 
 def saved_learning_current(store: Store, pack: Any) -> bool:
@@ -318,7 +331,6 @@ def rebuild(store: Store, pack: Any, save: bool = True) -> VaultLearning:
     learning.counts.add_many(bulk)
     _read_corrections(store, learning, common)
     if save:
-        learning.unsaved = 0
         _keep(store, pack, learning)
         _LEARNING[(str(store.root), pack.identity)] = learning
     return learning
@@ -458,8 +470,6 @@ def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
     # 10,000-record state is not pickled again every 25 of them. A correction is kept at once.
     due = time.monotonic() - _SAVED_AT.get(memo_key, 0.0) >= SAVE_SECONDS
     if save and learning.unsaved >= SAVE_EVERY and (due or learning.unsaved >= URGENT):
-        _SAVED_AT[memo_key] = time.monotonic()
-        learning.unsaved = 0
         _keep(store, pack, learning)
     return learning
 
@@ -472,8 +482,6 @@ def keep_learning(store: Store, pack: Any) -> bool:
     learning = _LEARNING.get(memo_key)
     if learning is None or learning.unsaved <= 0:
         return False
-    _SAVED_AT[memo_key] = time.monotonic()
-    learning.unsaved = 0
     _keep(store, pack, learning)
     return True
 

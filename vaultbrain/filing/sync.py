@@ -290,14 +290,8 @@ def _reindex(app: Brain, progress: Callable[[int, int], None] | None) -> SyncRep
         learnt = (report.created, report.imported, report.tombstoned, report.moved, report.retyped)
         if any(learnt):
             adapt.rebuild(app.store, app.pack)  # the embedded classifier learns afresh
-        elif not adapt.saved_learning_current(app.store, app.pack):
-            # Nothing new in the store: its saved state is brought up to date instead (a stat
-            # per collection when its stamp says it is current), not relearnt at each reindex.
-            learning = adapt.vault_learning(app.store, app.pack)
-            if (
-                learning.unsaved == 0
-            ):  # it is the state saved: stamped, so the next need not load it
-                adapt.stamp_learning(app.store, app.pack, learning)
+        else:
+            adapt.catch_up_saved(app.store, app.pack)  # nothing new: the saved state, current
     except BaseException:
         graph_abandon(app)  # what the graph index took in is kept; the rerun goes on
         raise
