@@ -90,9 +90,10 @@ class Store:
 
     @contextlib.contextmanager
     def bulk(self) -> Iterator[None]:
-        """Many record writes (a reindex of a new vault): no fsync per record, index lines
-        and audit entries appended a batch at a time, one sync at the end. A crash inside
-        loses nothing the notes do not hold: a rescan rebuilds it."""
+        """Many record writes (a reindex of a new vault): records (into each collection's
+        pack), index lines and audit entries appended a batch at a time without fsync, each
+        collection's files synced once at the end. A crash inside loses nothing the notes do
+        not hold: a rescan rebuilds it."""
         self._bulk = True
         for col in self._collections.values():
             col.durable = False
@@ -103,11 +104,7 @@ class Store:
             self._bulk = False
             cols = list(self._collections.values())
             errors: list[BaseException] = []
-            for step in (
-                self._flush_audit,
-                *(c.flush for c in cols),
-                *(c.stop_writer for c in cols),
-            ):
+            for step in (self._flush_audit, *(c.flush for c in cols), *(c.sync for c in cols)):
                 try:
                     step()
                 except BaseException as exc:  # every collection is still brought back
@@ -118,8 +115,6 @@ class Store:
             with self._rlock:
                 if self._depth == 0:
                     self._let_go()  # held between writes in bulk mode (see locked)
-            if hasattr(os, "sync"):
-                os.sync()
             if errors:
                 raise errors[0]
 
