@@ -136,3 +136,15 @@ def test_a_replaced_pack_is_read_afresh(tmp_path: Path) -> None:
     tmp.write_text("\n".join([*lines[:2], changed]) + "\n", "utf-8")
     tmp.replace(pack)  # another inode: what a restore or a compaction would leave
     assert reader.get("p2")["n"] == 20
+
+
+def test_an_append_after_a_torn_line_starts_a_line_of_its_own(tmp_path: Path) -> None:
+    imported(tmp_path, 2)
+    with open(tmp_path / "people" / "records.pack", "a", encoding="utf-8") as fh:
+        fh.write('p1\t{"id":"p1","title":"torn')  # p1's newer line, cut by a crash
+    store = Store(tmp_path)
+    with store.bulk():
+        store.collection("people").put({"id": "p6", "title": "After", "n": 6})
+    people = Store(tmp_path).collection("people")
+    assert people.get("p6")["n"] == 6
+    assert people.get("p1")["n"] == 1  # the torn line does not hide the whole one before it

@@ -386,7 +386,7 @@ class Collection:
         at = seen
         for line in chunk[:end].split(b"\n"):
             rid, tab, body = line.partition(b"\t")
-            if tab:
+            if tab and (not body or body.endswith(b"}")):  # (not a line a crash tore)
                 key = rid.decode("ascii", "replace")
                 if body:
                     self._packed[key] = (at + len(rid) + 1, len(body))
@@ -421,8 +421,16 @@ class Collection:
     def _append_pack(self, lines: list[bytes], durable: bool) -> None:
         if not lines:
             return
+        data = b"".join(lines)
         try:
-            self._append_to(self._pack_path, b"".join(lines), durable)
+            with open(self._pack_path, "rb") as fh:  # a line torn by a crash stays one line
+                fh.seek(-1, os.SEEK_END)
+                if fh.read(1) != b"\n":
+                    data = b"\n" + data
+        except (FileNotFoundError, OSError):
+            pass  # (no pack yet, or an empty one)
+        try:
+            self._append_to(self._pack_path, data, durable)
         except OSError as exc:
             raise StorageError.from_os(exc, str(self._pack_path)) from exc
 
