@@ -182,3 +182,29 @@ def test_parse_note_reads_plain_frontmatter_exactly_as_yaml_does() -> None:
         assert repr(got.data) == repr({str(k): normalize(v) for k, v in want.items()}), text
         fast += newline == "\n"
     assert fast > 300
+
+
+@pytest.mark.parametrize(
+    ("block", "want"),
+    [
+        (
+            "day: 2025-01-30\nat: 2025-01-30 20:56:00",
+            {"day": "2025-01-30", "at": "2025-01-30T20:56:00"},
+        ),
+        ("list:\n  - 2025-01-02\n  - x", {"list": ["2025-01-02", "x"]}),
+        ("a: 1\na: 2", None),  # twice: parse_note reports it, so it is not read here
+        ("old: 0999-01-01T00:00:00", None),  # strftime would not pad the year: left to YAML
+        ("bad: 2025-02-30", None),
+    ],
+)
+def test_simple_frontmatter_as_stored(block: str, want: object) -> None:
+    """What parse_note keeps: dates as ISO strings, exactly what normalize makes of YAML's."""
+    from vaultbrain.vault.note import simple_frontmatter
+
+    assert simple_frontmatter(block, as_stored=True) == want
+    if want is not None:
+        import yaml
+
+        from vaultbrain.vault.note import normalize
+
+        assert want == {k: normalize(v) for k, v in yaml.safe_load(block).items()}

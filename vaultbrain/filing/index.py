@@ -33,6 +33,7 @@ class RecordIndex:
         self.store = store
         self.pack = pack
         self.extra = list(extra or [])  # per-folder packs (tier 3): their collections too
+        self._collections = collections_of(pack, self.extra)
         self._versions: dict[str, Any] = {}
         self._records: dict[str, dict[str, dict[str, Any]]] = {}  # collection -> id -> summary
         self._names: dict[str, set[tuple[str, str]]] = {}  # lower name -> {(collection, id)}
@@ -47,7 +48,7 @@ class RecordIndex:
 
     @property
     def collections(self) -> list[str]:
-        return collections_of(self.pack, self.extra)
+        return self._collections
 
     def refresh(self, force: bool = False) -> None:
         """Pick up changes other processes made to the store (only what changed is relearnt).

@@ -211,8 +211,7 @@ class NoteSync(NotesCache, Executors):
         return str(rid) if rid is not None else None
 
     def _tombstoned(self, rid: str) -> tuple[str, dict[str, Any]] | None:
-        # (each collection once: several types may share one)
-        for name in dict.fromkeys(t.store_collection for t in self.app.all_types()):
+        for name in self.index.collections:  # (each once: several types may share one)
             col = self.app.store.collection(name)
             if col.summary(rid, include_deleted=True) is None:
                 continue

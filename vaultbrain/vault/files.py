@@ -68,7 +68,8 @@ def is_ignored(rel: str) -> bool:
     Dot-folders and dot-files (``.obsidian``, ``.trash``, ``.git``, the state dir, our temp
     files), iCloud placeholders and the copies sync tools leave on a conflict.
     """
-    parts = PurePosixPath(rel).parts
+    # (the parts PurePosixPath would give, without building one: a scan asks for every note)
+    parts = [p for p in rel.split("/") if p and p != "."]
     for part in parts:
         if part.startswith("."):
             return True

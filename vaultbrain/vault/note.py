@@ -38,10 +38,11 @@ _NOT_PLAIN = frozenset(':#[]{}"`\t\\')
 _FAIL = object()
 
 
-def _scalar(value: str) -> Any:
+def _scalar(value: str, iso: bool = False) -> Any:
     """A one-line YAML scalar as SafeLoader reads it, or ``_FAIL`` when it is not one of
     the forms read here: a quoted string without escapes, an integer, a date, a
-    date-time without zone or fraction, or plain text that can only be a string."""
+    date-time without zone or fraction, or plain text that can only be a string.
+    ``iso``: a date or date-time as :func:`normalize` keeps it (an ISO string)."""
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
         inner = value[1:-1]
         if value[0] in inner or "\\" in inner or not inner.isprintable():
@@ -51,9 +52,15 @@ def _scalar(value: str) -> Any:
         return int(value)
     try:
         if m := _DAY.fullmatch(value):
-            return dt.date(int(m[1]), int(m[2]), int(m[3]))
+            day = dt.date(int(m[1]), int(m[2]), int(m[3]))
+            return value if iso else day
         if m := _STAMP.fullmatch(value):
-            return dt.datetime(*(int(g) for g in m.groups()))
+            stamp = dt.datetime(*(int(g) for g in m.groups()))
+            if not iso:
+                return stamp
+            if m[1] < "1000":  # (strftime's %Y does not pad: left to normalize)
+                return _FAIL
+            return f"{m[1]}-{m[2]}-{m[3]}T{m[4]}:{m[5]}:{m[6]}"
     except ValueError:
         return _FAIL
     if (
@@ -66,12 +73,15 @@ def _scalar(value: str) -> Any:
     return _FAIL
 
 
-def simple_frontmatter(block: str) -> dict[str, Any] | None:
+def simple_frontmatter(block: str, as_stored: bool = False) -> dict[str, Any] | None:
     """The frontmatter ``block`` as ``yaml.load(block, CSafeLoader)`` reads it, when every
     line is a ``key: scalar``, a ``key:`` with nothing or a list of ``- scalar`` items
     below it; None for anything else (the caller asks YAML). Building the objects is most
     of what reading a note's frontmatter costs in PyYAML, even with libyaml's parser, and
-    ``reindex`` reads every note of the vault."""
+    ``reindex`` reads every note of the vault.
+
+    ``as_stored``: as :func:`parse_note` keeps it, dates as ISO strings (what
+    :func:`normalize` makes of them), and None for a key given twice (an error there)."""
     data: dict[str, Any] = {}
     key: str | None = None  # the key whose list items may follow
     indent: str | None = None
@@ -80,7 +90,7 @@ def simple_frontmatter(block: str) -> dict[str, Any] | None:
             item = _PLAIN_ITEM_LINE.fullmatch(line)
             if item is None or key is None or (indent is not None and item[1] != indent):
                 return None
-            value = _scalar(item[2].strip()) if item[2].strip() else _FAIL
+            value = _scalar(item[2].strip(), as_stored) if item[2].strip() else _FAIL
             if value is _FAIL:
                 return None
             if indent is None:
@@ -88,11 +98,11 @@ def simple_frontmatter(block: str) -> dict[str, Any] | None:
             data[key].append(value)
             continue
         m = _PLAIN_KEY_LINE.fullmatch(line)
-        if m is None or m[1].lower() in _YAML_WORDS:
+        if m is None or m[1].lower() in _YAML_WORDS or (as_stored and m[1] in data):
             return None
         raw = (m[2] or "").strip()
         if raw:
-            value = _scalar(raw)
+            value = _scalar(raw, as_stored)
             if value is _FAIL:
                 return None
             data[m[1]], key = value, None
@@ -168,6 +178,14 @@ def parse_note(text: str) -> ParsedNote:
     note.has_frontmatter = True
     note.raw, note.raw_start, note.body_start, note.newline = raw, pos, body_start, newline
     note.body = text[body_start:]
+    if "\r" not in raw and "\x00" not in raw:
+        # The plain forms most notes have are read directly (exactly as YAML reads them,
+        # dates normalised; no key twice, no alias): building objects is most of what
+        # PyYAML costs, and reindex reads every note.
+        plain = simple_frontmatter(raw.removesuffix("\n"), as_stored=True)
+        if plain is not None:
+            note.data = plain
+            return note
     dupes = _duplicate_keys(raw)
     if dupes:
         note.error = f"duplicate property {dupes[0]!r} in the frontmatter"
@@ -181,11 +199,7 @@ def parse_note(text: str) -> ParsedNote:
     # note's text, NULs included, is what is kept and edited).
     source = raw.replace("\x00", "") if "\x00" in raw else raw
     try:
-        # The plain forms most notes have are read directly (exactly as YAML reads them);
-        # building objects is most of what PyYAML costs, and reindex reads every note.
-        data = None if "\r" in source else simple_frontmatter(source.removesuffix("\n"))
-        if data is None:
-            data = yaml.load(source, Loader=_Loader) if source.strip() else {}
+        data = yaml.load(source, Loader=_Loader) if source.strip() else {}
         if data is None:
             data = {}
         if not isinstance(data, dict):
