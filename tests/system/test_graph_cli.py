@@ -173,3 +173,57 @@ def test_sync_keeps_the_index_in_step_and_reindex_rebuilds_it(vault: Path, tmp_p
     _person(vault, "Tom", ["sailing"])
     run(vault, "reindex")
     assert [r["path"] for r in search(Brain(vault).graph(), "sailing")] == ["People/Tom.md"]
+
+
+def test_a_warm_reindex_finds_the_index_in_step_by_the_scans_stamp(
+    vault: Path, monkeypatch
+) -> None:
+    """reindex hands the graph index its scan's walk (filing/scan.py NotesCache.walk): the
+    notes cache as the scan left it names the walk, so an unchanged vault is in step
+    without a row read; a changed note, a row written by another process or a note that
+    cannot be read each mean a catch-up."""
+    from vaultbrain.filing.sync import reindex
+    from vaultbrain.graph.index import GraphIndex
+    from vaultbrain.graph.search import search
+
+    run(vault, "init")
+    _person(vault, "Ada Beck", ["beekeeping"])
+    _person(vault, "Tom", ["sailing"])
+    reindex(Brain(vault))
+    reindex(Brain(vault))
+    brain = Brain(vault)
+    reindex(brain)
+    stamp = brain.notes().walk()[0]
+    assert brain.graph()._meta("in_step") == stamp
+
+    rows_read: list[str] = []
+    real = GraphIndex.catch_up
+
+    def spy(self, vault_, stats=None, stamp=None):  # type: ignore[no-untyped-def]
+        rows_read.append(stamp if self._meta("in_step") != stamp else "")
+        return real(self, vault_, stats, stamp)
+
+    monkeypatch.setattr(GraphIndex, "catch_up", spy)
+    reindex(Brain(vault))
+    assert rows_read == [""]  # the same walk: in step, no row compared
+
+    _person(vault, "Tom", ["kayaking"])
+    reindex(Brain(vault))
+    assert rows_read[-1] != ""  # the cache was rewritten: another walk
+    assert [r["path"] for r in search(Brain(vault).graph(), "kayaking")] == ["People/Tom.md"]
+    reindex(Brain(vault))  # (the cache written once more: the store's version it records)
+    reindex(Brain(vault))
+    assert rows_read[-1] == ""
+
+    other = Brain(vault).graph()  # a row written by another process drops the stamp
+    other.note_changed("People/Tom.md", None)
+    assert other._meta("in_step") is None
+    reindex(Brain(vault))
+    assert [r["path"] for r in search(Brain(vault).graph(), "kayaking")] == ["People/Tom.md"]
+
+    (vault / "People/Ada Beck.md").write_bytes(b"\xff\xfe not text\n")
+    brain = Brain(vault)
+    reindex(brain)
+    walk = brain.notes().walk()[0]
+    assert "unread 1" in walk
+    assert brain.graph()._meta("in_step") != walk  # not in step: tried again next time

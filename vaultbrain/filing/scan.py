@@ -8,6 +8,7 @@ looks for the records whose notes are gone. The cache lives in the state dir (``
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -28,9 +29,11 @@ class NotesCache:
     """The cache, the record index pinned during a scan, and the scan itself (a base of
     ``NoteSync``, which syncs each note the walk finds changed)."""
 
-    # What the last scan's walk found: each note's (mtime_ns, size), handed to the graph
-    # index's catch-up so a reindex walks the vault once.
-    scan_stats: dict[str, tuple[int, int]] = {}  # noqa: RUF012 (replaced per scan)
+    # What the last scan's walk saw besides the cache: the inbox note's (mtime_ns, size)
+    # and the notes it could not read (see walk()).
+    _inbox_stat: tuple[int, int] | None = None
+    _unread: set[str] = set()  # noqa: RUF012 (replaced per scan)
+    _walked = False
 
     def __init__(self, app: Brain) -> None:
         self.app = app
@@ -98,6 +101,35 @@ class NotesCache:
         self._cache_store = doc.get("store")
         self._cache_dirty = False
 
+    def walk(self) -> tuple[str, Callable[[], dict[str, tuple[int, int]]]] | None:
+        """What the last whole scan saw, for the graph index's catch-up (one walk serves
+        both): a stamp of it, and each note's (mtime_ns, size), built only when asked.
+
+        Every note the walk found is in the cache with the stat it was last read or trusted
+        at: a note unchanged since the cache says so, a changed one was read and remembered.
+        So the notes cache file as written (its inode, mtime and size: it is rewritten
+        whenever any note changed, appeared or went) and the inbox note's stat identify the
+        walk, and a warm reindex does not digest 10,000 stats. A note that could not be read
+        is handed on as unknown (the graph tries it, and stays unstamped when it fails too).
+        None before a whole scan."""
+        if not self._walked:
+            return None
+        try:
+            st = os.stat(self.app.store.root / CACHE_FILE)
+            stamp = f"cache {st.st_ino}:{st.st_mtime_ns}:{st.st_size}; inbox {self._inbox_stat}"
+        except OSError:
+            stamp = ""  # (no cache written: never taken as in step)
+        inbox, unread, cache = self.app.inbox_rel, set(self._unread), self.cache
+
+        def stats() -> dict[str, tuple[int, int]]:
+            out = {rel: (e[0], e[1]) for rel, e in cache.items()}
+            out.update((rel, (-1, -1)) for rel in unread)
+            if self._inbox_stat is not None:
+                out[inbox] = self._inbox_stat
+            return out
+
+        return stamp + (f"; unread {len(unread)}" if unread else ""), stats
+
     def _cache_current(self) -> bool:
         """True when the cache's record flags can stand in for the record index."""
         stamp = self._cache_store
@@ -149,7 +181,6 @@ class NotesCache:
             st = entry.stat(follow_symlinks=False)
         except OSError:
             return None
-        self.scan_stats[rel] = (st.st_mtime_ns, st.st_size)
         cached = self.cache.get(rel)
         # mtime and size can be set back (sync tools preserve them; two notes may swap
         # names); the inode and ctime cannot, so a cache entry counts only if they match too.
@@ -170,6 +201,7 @@ class NotesCache:
                 same = vault.read(rel, entry).hash == cached[2]
             except (UserError, FileNotFoundError) as exc:
                 report.problems.append(str(exc))
+                self._unread.add(rel)
                 return None
             if same:
                 report.unchanged += 1
@@ -181,6 +213,7 @@ class NotesCache:
                 note = vault.read(rel, entry)
             except (UserError, FileNotFoundError) as exc:
                 report.problems.append(str(exc))
+                self._unread.add(rel)
                 return None
             if note.hash == hit[1].get("base_hash"):
                 self._remember(rel, note)
@@ -220,14 +253,14 @@ class NotesCache:
         in_folders = untyped = 0
         changed: list[str] = []
         entries: dict[str, Any] = {}
-        self.scan_stats = {}
+        self._inbox_stat, self._unread, self._walked = None, set(), False
         self._fill_graph = self.graph_fills()
         try:
             for rel, entry in vault.iter_notes():
                 if rel == inbox:
                     try:  # not synced, but indexed by the graph: its stat is handed on too
                         st = entry.stat(follow_symlinks=False)
-                        self.scan_stats[rel] = (st.st_mtime_ns, st.st_size)
+                        self._inbox_stat = (st.st_mtime_ns, st.st_size)
                     except OSError:
                         pass
                     continue
@@ -245,11 +278,16 @@ class NotesCache:
                     elif self._pin().by_path(rel) is None:
                         untyped += 1
             todo = self.new_paths_first(changed)
+            reading = time.time_ns()
             try:
                 for done, rel in enumerate(todo, 1):
                     self.sync_path(rel, report, entries.get(rel))
                     if progress is not None:
                         progress(done, len(todo))
+                    got = self.cache.get(rel)
+                    if got is None or (got[3] if len(got) > 3 else 0) < reading:
+                        # not read: unreadable, or gone
+                        self._unread.add(rel)
             except KeyboardInterrupt:
                 # Ctrl-C: what was synced stays (each record is written whole), and the
                 # cache says so, so a rerun goes on from here instead of reading it again.
@@ -264,6 +302,7 @@ class NotesCache:
                 self._pin()  # a record's note is gone: what follows needs the records
         finally:
             pinned, self._pinned = self._pinned, None
+        self._walked = True
         for rel in stale:
             del self.cache[rel]
         self._cache_dirty |= bool(stale)

@@ -296,5 +296,5 @@ def _reindex(app: Brain, progress: Callable[[int, int], None] | None) -> SyncRep
         raise
     report.warning = format_untyped(report.untyped_in_folders, report.in_folders, app.pack.identity)
     # the graph index built or caught up (vaultbrain.graph), from the scan's walk
-    graph_rebuild(app, sync.scan_stats or None)
+    graph_rebuild(app, sync.walk())
     return report

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.graph.index import GraphIndex, index_path
@@ -124,11 +124,15 @@ def abandon(brain: Brain) -> None:
         pass  # the next reindex or search catches the index up
 
 
-def rebuild(brain: Brain, stats: Mapping[str, tuple[int, int]] | None = None) -> int:
+def rebuild(
+    brain: Brain,
+    walk: tuple[str, Callable[[], Mapping[str, tuple[int, int]]]] | None = None,
+) -> int:
     """``reindex``: the index in step with the whole vault. Built from scratch when it is
     missing (a lost state dir, a first run) or was typed under another pack; otherwise
     caught up by stat, which reads only notes that changed, so a warm ``reindex`` stays a
-    stat of each note. Then the link properties of vaultbrain's own notes are checked.
+    stat of each note; ``walk``: the scan's (stamp, stats) (``NotesCache.walk``), so the
+    vault is walked once. Then the link properties of vaultbrain's own notes are checked.
     Returns how many notes were (re)read; -1 when the index could not be written (said in
     the log; the next search builds it)."""
     from vaultbrain.graph.extract import generated_keys
@@ -140,7 +144,8 @@ def rebuild(brain: Brain, stats: Mapping[str, tuple[int, int]] | None = None) ->
         if wait_for_filler(graph) is False:
             log.warning("graph index: the build beside the scan failed; building it here")
         graph.end_bulk()  # what the scan wrote (prepare)
-        done = graph.catch_up(brain.vault, stats)
+        stamp, stats = walk if walk is not None else (None, None)
+        done = graph.catch_up(brain.vault, stats, stamp)
         packs = (brain.pack, *brain.folder_packs)
         if any(p.manifest.link_types for p in packs):
             managed = {k for p in packs for k in generated_keys(p)}

@@ -16,7 +16,8 @@ Tables:
   each alias (2), lower case and without ``.md``;
 - ``links``: every link out of a note, untyped (``""``) and typed, by target key;
 - ``meta``: the pack identity, whether the index has been built, and ``in_step``: the
-  :func:`stat_stamp` of the walk the last catch-up brought it in step with. A trigger drops
+  stamp of the walk the last catch-up brought it in step with (reindex's: the notes cache
+  as its scan left it, see ``NotesCache.walk``; else :func:`stat_stamp`). A trigger drops
   it when any note's row changes, so a warm ``reindex`` whose walk has that stamp knows the
   index holds every note as it is without reading the rows.
 
@@ -324,14 +325,24 @@ class GraphIndex:
         return n
 
     def catch_up(
-        self, vault: Any, stats: Mapping[str, tuple[int, int]] | None = None
+        self,
+        vault: Any,
+        stats: Mapping[str, tuple[int, int]]
+        | Callable[[], Mapping[str, tuple[int, int]]]
+        | None = None,
+        stamp: str | None = None,
     ) -> dict[str, int]:
         """Bring the index in step with the vault by stat: changed notes are re-read, gone
         ones dropped. The first call builds it. ``stats``: every note's (mtime_ns, size) as a
-        walk of the vault just found them (reindex's scan), instead of walking again."""
+        walk of the vault just found them (reindex's scan), instead of walking again, or a
+        function that makes them; ``stamp``: what identifies that walk (by default the
+        :func:`stat_stamp` of ``stats``). An index stamped with it after the last catch-up,
+        and no row changed since, is in step without a look at any row."""
         if not self.built and not self.filling:
             return {"indexed": self.rebuild(vault), "dropped": 0}
-        stamp = stat_stamp(stats) if stats is not None else None
+        if stats is not None and stamp is None:
+            stats = stats() if callable(stats) else stats
+            stamp = stat_stamp(stats)
         with self.lock:
             if stamp is not None and not self.filling and self._meta("in_step") == stamp:
                 return {"indexed": 0, "dropped": 0}  # no row changed since that same walk
@@ -342,6 +353,7 @@ class GraphIndex:
         changed: list[tuple[str, Any]] = []
         seen: set[str] = set()
         if stats is not None:
+            stats = stats() if callable(stats) else stats
             seen = set(stats)
             changed = [(rel, None) for rel, stat in stats.items() if known.get(rel) != stat]
         else:

@@ -110,6 +110,7 @@ class Collection:
         self._pack_fd: int | None = None
         # Bulk mode: rid -> (record text not yet appended, whether the id was new to us).
         self._held: dict[str, tuple[str, bool]] = {}
+        self._unsynced = False  # bulk mode appended without fsync: sync() at its end
 
     # -- index ---------------------------------------------------------------------------
 
@@ -284,6 +285,7 @@ class Collection:
     def _append_to(self, path: Path, data: bytes, durable: bool) -> tuple[int, int]:
         """Append ``data``; (the file's inode, the offset it was appended at), which under
         the write lock is where it landed."""
+        self._unsynced = self._unsynced or not durable
         flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
         try:
             fd = os.open(path, flags, 0o644)
@@ -451,11 +453,9 @@ class Collection:
             lines = []
             for rid, (text, fresh) in held.items():
                 # A record that has its own file is written there (it would win over the
-                # line); an id new to the index and the pack cannot have one.
+                # line), durably: few are; an id new to the index and the pack has none.
                 if not fresh and os.path.isdir(self.dir / rid):
-                    atomic_write_file(
-                        self._record_path(rid), text, tmp_dir=self.dir, durable=self.durable
-                    )
+                    atomic_write_file(self._record_path(rid), text, tmp_dir=self.dir)
                 else:
                     lines.append(f"{rid}\t{text}\n".encode())
             self._append_pack(lines, durable=self.durable)
@@ -486,6 +486,9 @@ class Collection:
 
     def sync(self) -> None:
         """What bulk mode wrote without fsync (the pack, the index log), made durable."""
+        if not self._unsynced:
+            return  # (a reindex that found nothing to write syncs nothing)
+        self._unsynced = False
         for path in (self._pack_path, self._log_path, self.dir):
             try:
                 fd = os.open(path, os.O_RDONLY)
