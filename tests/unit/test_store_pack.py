@@ -148,3 +148,44 @@ def test_an_append_after_a_torn_line_starts_a_line_of_its_own(tmp_path: Path) ->
     people = Store(tmp_path).collection("people")
     assert people.get("p6")["n"] == 6
     assert people.get("p1")["n"] == 1  # the torn line does not hide the whole one before it
+
+
+def test_a_full_disk_in_bulk_mode_writes_no_index_line_for_a_record_not_written(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """The pack append fails (ENOSPC at the write seam every store write goes through):
+    the import stops with the error, no index line names a record that is not in the pack,
+    and the records are still held, so freeing the disk and flushing again writes them."""
+    import errno
+    import os
+
+    import pytest
+
+    from vaultbrain.errors import StorageError
+    from vaultbrain.vault import atomic
+
+    imported(tmp_path, 2)
+    full = {"on": False}
+    real = atomic._os_write
+
+    def write(fd: int, data: bytes) -> int:
+        if full["on"]:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(fd, data)
+
+    monkeypatch.setattr(atomic, "_os_write", write)
+    store = Store(tmp_path)
+    with pytest.raises(StorageError):
+        with store.bulk():
+            people = store.collection("people")
+            for i in range(10, 13):
+                people.put({"id": f"p{i}", "title": f"Person {i}", "n": i})
+            full["on"] = True
+    fresh = Store(tmp_path).collection("people")
+    assert sorted(fresh.ids()) == ["p0", "p1"]  # nothing named that is not there
+    assert people.get("p11")["n"] == 11  # still held in this process
+    full["on"] = False
+    people.flush(final=True)
+    assert sorted(Store(tmp_path).collection("people").ids()) == [
+        "p0", "p1", "p10", "p11", "p12"
+    ]  # fmt: skip

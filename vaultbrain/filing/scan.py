@@ -85,6 +85,7 @@ class NotesCache:
         doc: dict[str, Any] = {"version": 2, "pack": self.app.pack.identity, "notes": self.cache}
         index = self.app.loaded_records()
         if index is not None:
+            self.app.store.settle()  # (the version recorded is the one a reindex leaves)
             index.refresh(force=True)
             for rel, entry in self.cache.items():
                 if len(entry) >= 6:  # (an entry of an older cache is left without a flag)

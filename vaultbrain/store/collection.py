@@ -450,15 +450,21 @@ class Collection:
         first), then catch up. ``final``: bulk mode ends (the index compacted if due)."""
         with self._write_lock(), self._lock:
             held, self._held = self._held, {}
-            lines = []
-            for rid, (text, fresh) in held.items():
-                # A record that has its own file is written there (it would win over the
-                # line), durably: few are; an id new to the index and the pack has none.
-                if not fresh and os.path.isdir(self.dir / rid):
-                    atomic_write_file(self._record_path(rid), text, tmp_dir=self.dir)
-                else:
-                    lines.append(f"{rid}\t{text}\n".encode())
-            self._append_pack(lines, durable=self.durable)
+            try:
+                lines = []
+                for rid, (text, fresh) in held.items():
+                    # A record that has its own file is written there (it would win over
+                    # the line), durably: few are; an id new to the index and the pack has
+                    # none.
+                    if not fresh and os.path.isdir(self.dir / rid):
+                        atomic_write_file(self._record_path(rid), text, tmp_dir=self.dir)
+                    else:
+                        lines.append(f"{rid}\t{text}\n".encode())
+                self._append_pack(lines, durable=self.durable)
+            except BaseException:
+                # (a full disk: held again, and no index line names them before they are in)
+                self._held = {**held, **self._held}
+                raise
             if not self._pending:
                 return
             data = "".join(

@@ -122,6 +122,14 @@ class Store:
 
     _bulk = False
 
+    def settle(self) -> None:
+        """In bulk mode: what is held written now (records, index lines, a compaction due),
+        so the collections' versions are the ones the end of bulk mode leaves. A scan that
+        records the store's version beside its cache calls this first."""
+        if self._bulk:
+            for col in list(self._collections.values()):
+                col.flush(final=True)
+
     # -- sidecars ------------------------------------------------------------------------
     def append_jsonl(self, name: str, entry: dict[str, Any]) -> None:
         try:
