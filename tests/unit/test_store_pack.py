@@ -51,25 +51,32 @@ def test_held_records_are_read_before_they_are_appended(tmp_path: Path) -> None:
     assert len(lines) == 1  # held once, the newer text won
 
 
-def test_a_write_after_the_import_goes_to_its_own_file_and_wins(tmp_path: Path) -> None:
+def test_a_packed_record_stays_packed_and_the_newest_line_wins(tmp_path: Path) -> None:
     imported(tmp_path)
     people = Store(tmp_path).collection("people")
+    other = Store(tmp_path).collection("people")
+    assert other.get("p1")["title"] == "Person 1"  # (the other reader's table is made)
     rec = people.get("p1")
     rec["title"] = "Renamed"
     people.put(rec)
-    assert (tmp_path / "people" / "p1" / "index.json").is_file()
-    other = Store(tmp_path).collection("people")
+    assert not (tmp_path / "people" / "p1").exists()  # a line appended, no folder made
     assert other.get("p1")["title"] == "Renamed"
+    assert Store(tmp_path).collection("people").get("p1")["title"] == "Renamed"
     people.tombstone("p2")
     assert other.get("p2") is None
     assert other.get("p2", include_deleted=True)["deleted"] is True
-    # A later bulk write of a record with its own file writes that file, not a pack line.
+    ids = [x.split("\t")[0] for x in (tmp_path / "people" / "records.pack").read_text().split("\n")]
+    assert ids.count("p1") == 2 and ids.count("p2") == 2
+
+
+def test_a_record_with_its_own_file_keeps_it_in_bulk_mode(tmp_path: Path) -> None:
     store = Store(tmp_path)
+    store.collection("people").put({"id": "q1", "title": "Made by a capture"})
+    assert (tmp_path / "people" / "q1" / "index.json").is_file()
     with store.bulk():
-        store.collection("people").put({**rec, "title": "Bulk renamed"})
-    assert Store(tmp_path).collection("people").get("p1")["title"] == "Bulk renamed"
-    ids = [x.split("\t")[0] for x in (tmp_path / "people" / "records.pack").read_text().split()]
-    assert ids.count("p1") == 1
+        store.collection("people").put({"id": "q1", "title": "Imported again"})
+    assert Store(tmp_path).collection("people").get("q1")["title"] == "Imported again"
+    assert not (tmp_path / "people" / "records.pack").exists()  # its own file was written
 
 
 def test_another_process_sees_the_pack_grow(tmp_path: Path) -> None:

@@ -1,12 +1,12 @@
 """A collection: a folder with a schema-versioned ``index.json`` and its records.
 
-A record lives in ``<id>/index.json``, or, when a first ``reindex`` made it, as one line of
-the collection's ``records.pack`` (``<id>\t<json>``; a later line wins, an empty one says
-"gone"). A record's own file, once written, always wins over its pack line: every write after
-the import goes there, so the pack only ever grows by bulk imports and drops. A first import
-of 10,000 notes then makes one file where it made 10,000 folders and 10,000 files (on ext4
-those inodes cost more than reading and parsing every note; the state dir is also 6 MB where
-it was 80 MB of 4 KB blocks).
+A record lives in ``<id>/index.json``, or, when a first ``reindex`` made it, as lines of the
+collection's ``records.pack`` (``<id>\t<json>``; a later line wins, an empty one says
+"gone"). A packed record's later versions are appended to the pack (one fsync, where a file
+of its own costs a folder, a temp file and two); a record made outside a bulk import has its
+own file, which would win over any line. A first import of 10,000 notes then makes one file
+where it made 10,000 folders and 10,000 files (on ext4 those inodes cost more than reading
+and parsing every note; the state dir is also 6 MB where it was 80 MB of 4 KB blocks).
 
 The collection index (a small summary per record) is kept fast to update on a 10,000-record
 store: each change is appended to ``index.log.jsonl`` and folded into ``index.json`` now and
@@ -356,6 +356,11 @@ class Collection:
             if self.deferred:  # appended to the pack (or its own file) by flush
                 fresh = rid not in self._index and rid not in self._packed
                 self._held[rid] = (text, fresh or self._held.get(rid, ("", False))[1])
+            elif rid in self._pack_table() and not os.path.isdir(self.dir / rid):
+                # A packed record stays packed: its new version is a line appended (one
+                # fsync, where a file of its own would cost a folder, a temp file and two).
+                self._append_pack([f"{rid}\t{text}\n".encode()], durable=durable)
+                self._pack_table()  # (the table points at the new line)
             else:
                 atomic_write_file(self._record_path(rid), text, tmp_dir=self.dir, durable=durable)
             summary = summarize(record)
