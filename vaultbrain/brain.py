@@ -214,6 +214,14 @@ class Brain:
             memo = self._embedded = (key, learnt)
         return memo[1]
 
+    def release_notes(self) -> None:
+        """Let go of the notes ↔ store sync and its notes cache (on disk already; the next
+        :meth:`notes` reads it again). ``reindex`` ends with it: the sync and the brain hold
+        each other, so its 10,000 cache entries would otherwise wait for the cyclic garbage
+        collector, and land as a pause in whatever the process does next."""
+        with self._refresh_lock:
+            self._notes = None
+
     def forget_state(self) -> None:
         """The state dir was deleted under this process: drop what was learnt from it (the
         record index, the notes cache, the inbox lines' views) so it is learnt again."""

@@ -272,6 +272,7 @@ def reindex(app: Brain, progress: Callable[[int, int], None] | None = None) -> S
     try:
         return _reindex(app, progress)
     finally:
+        app.release_notes()  # (freed now by reference counting, not by the collector later)
         if enabled:
             gc.enable()
 
