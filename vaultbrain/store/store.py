@@ -25,31 +25,23 @@ _AUDIT_BATCH = 500
 _BULK_HOLD_S = 0.2
 
 
-class Store:
-    def __init__(self, state_dir: Path) -> None:
-        self.root = Path(state_dir)
-        self._collections: dict[str, Collection] = {}
+class WriteLock:
+    """The store's cross-process write lock (``flock`` on ``store.lock``), re-entrant within
+    the process. An object of its own, held by the store and by each of its collections: a
+    collection holding the store would make them a reference cycle, and their indexes (and a
+    first import's 10,000 pack entries) would wait for the cyclic collector to be freed."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.bulk = False  # bulk mode (Store.bulk): held between writes
         self._rlock = threading.RLock()
         self._depth = 0
         self._fd: int | None = None
-        self._audit_held: list[dict[str, Any]] = []
-        self._held_at: float | None = None  # when the write lock was taken, while held
-
-    def collection(self, name: str) -> Collection:
-        col = self._collections.get(name)
-        if col is None:
-            col = self._collections[name] = Collection(self.root, name, lock=self.locked)
-        col.durable = not self._bulk
-        col.deferred = self._bulk
-        return col
-
-    @property
-    def inbox(self) -> Collection:
-        return self.collection("inbox")
+        self._held_at: float | None = None  # when the lock was taken, while held
 
     @contextlib.contextmanager
-    def locked(self) -> Iterator[None]:
-        """Hold the store's write lock (re-entrant within the process).
+    def __call__(self) -> Iterator[None]:
+        """Hold the lock (re-entrant within the process).
 
         In bulk mode the lock is kept between writes and let go for a moment every
         :data:`_BULK_HOLD_S`, so a daemon's write waits at most that long while a reindex
@@ -66,8 +58,14 @@ class Store:
                 yield
             finally:
                 self._depth -= 1
-                if self._depth == 0 and not self._bulk:
+                if self._depth == 0 and not self.bulk:
                     self._let_go()
+
+    def release_idle(self) -> None:
+        """Let go of the lock bulk mode kept, unless a write is under way."""
+        with self._rlock:
+            if self._depth == 0:
+                self._let_go()
 
     def _take(self) -> None:
         lock = self.root / "store.lock"
@@ -89,20 +87,48 @@ class Store:
             self._fd = None
         self._held_at = None
 
+
+class Store:
+    def __init__(self, state_dir: Path) -> None:
+        self.root = Path(state_dir)
+        self._collections: dict[str, Collection] = {}
+        self._write = WriteLock(self.root)
+        self._audit_held: list[dict[str, Any]] = []
+
+    def collection(self, name: str) -> Collection:
+        col = self._collections.get(name)
+        if col is None:
+            col = self._collections[name] = Collection(self.root, name, lock=self._write)
+        col.durable = not self._bulk
+        col.deferred = self._bulk
+        return col
+
+    @property
+    def inbox(self) -> Collection:
+        return self.collection("inbox")
+
+    def locked(self) -> contextlib.AbstractContextManager[None]:
+        """Hold the store's write lock (re-entrant within the process; see WriteLock)."""
+        return self._write()
+
+    @property
+    def _bulk(self) -> bool:
+        return self._write.bulk
+
     @contextlib.contextmanager
     def bulk(self) -> Iterator[None]:
         """Many record writes (a reindex of a new vault): records (into each collection's
         pack), index lines and audit entries appended a batch at a time without fsync, each
         collection's files synced once at the end. A crash inside loses nothing the notes do
         not hold: a rescan rebuilds it."""
-        self._bulk = True
+        self._write.bulk = True
         for col in self._collections.values():
             col.durable = False
             col.deferred = True
         try:
             yield
         finally:
-            self._bulk = False
+            self._write.bulk = False
             cols = list(self._collections.values())
             errors: list[BaseException] = []
             flushes = [functools.partial(c.flush, final=True) for c in cols]
@@ -114,13 +140,9 @@ class Store:
             for col in cols:
                 col.durable = True
                 col.deferred = False
-            with self._rlock:
-                if self._depth == 0:
-                    self._let_go()  # held between writes in bulk mode (see locked)
+            self._write.release_idle()  # held between writes in bulk mode
             if errors:
                 raise errors[0]
-
-    _bulk = False
 
     def settle(self) -> None:
         """In bulk mode: what is held written now (records, index lines, a compaction due),
