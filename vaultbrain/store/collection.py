@@ -27,6 +27,7 @@ import os
 import re
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -107,7 +108,7 @@ class Collection:
         self._pack_path = self.dir / PACK_FILE
         self._packed: dict[str, tuple[int, int]] = {}
         self._pack_seen: tuple[int, int] = (0, 0)  # (inode, bytes read)
-        self._pack_fd: int | None = None
+        self._pack_file: Any = None  # kept open for reads, closed with the collection
         # Bulk mode: rid -> (record text not yet appended, whether the id was new to us).
         self._held: dict[str, tuple[str, bool]] = {}
         self._unsynced = False  # bulk mode appended without fsync: sync() at its end
@@ -415,9 +416,9 @@ class Collection:
     def _forget_pack(self) -> None:
         self._packed = {}
         self._pack_seen = (0, 0)
-        if self._pack_fd is not None:
-            os.close(self._pack_fd)
-            self._pack_fd = None
+        if self._pack_file is not None:
+            self._pack_file.close()
+            self._pack_file = None
 
     def _unpack(self, record_id: str) -> dict[str, Any] | None:
         """A record's line in the pack (None: it has none)."""
@@ -426,9 +427,10 @@ class Collection:
             if where is None:
                 return None
             try:
-                if self._pack_fd is None:
-                    self._pack_fd = os.open(self._pack_path, os.O_RDONLY)
-                data = os.pread(self._pack_fd, where[1], where[0])
+                if self._pack_file is None:
+                    self._pack_file = open(self._pack_path, "rb")  # noqa: SIM115 (kept open)
+                    weakref.finalize(self, self._pack_file.close)  # closed with us
+                data = os.pread(self._pack_file.fileno(), where[1], where[0])
                 rec = json.loads(data)
             except (OSError, ValueError):
                 return None
