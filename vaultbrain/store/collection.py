@@ -512,10 +512,6 @@ class Collection:
             finally:
                 os.close(fd)
 
-    def close(self) -> None:
-        with self._lock:
-            self._forget_pack()
-
     def tombstone(self, record_id: str, **extra: Any) -> dict[str, Any] | None:
         rec = self.get(record_id, include_deleted=True)
         if rec is None:
