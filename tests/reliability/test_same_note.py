@@ -129,3 +129,32 @@ def test_a_note_caught_mid_save_is_not_overwritten(
     text = sarah.read_text("utf-8")
     assert "- the person's own line" in text and "contact: s@x.org" in text, text
     assert parse_note(text).error is None
+
+
+def test_lines_from_an_appender_slow_between_open_and_write_are_all_taken(
+    vault: Path, daemon, lmstudio: FakeLMStudio
+) -> None:
+    """A program appending to the inbox opens it, and writes a moment later (a busy machine,
+    a sync client, a script): when the daemon's rewrite of the inbox lands in between, the
+    line goes into the file the rewrite displaced. It must still reach the inbox and be
+    filed, however long (within a few seconds) the writer took."""
+    import random
+
+    lmstudio.responder = lambda body: reply([{"type": "idea", "title": "Hives"}], 0.9)
+    run(vault, "settings", "set", "inbox_settle_seconds", "0")
+    d = daemon().start()
+    d.wait_ready()
+    rnd = random.Random(3)
+    inbox = vault / "Inbox.md"
+    thoughts = 50
+    for i in range(thoughts):
+        with open(inbox, "a", encoding="utf-8") as fh:
+            time.sleep(0.4 if i % 10 == 5 else rnd.uniform(0, 0.03))
+            fh.write(f"- slow thought {i} about hives\n")
+        time.sleep(0.03)
+    wait_for(lambda: inbox.read_text().count("- [x] slow thought") == thoughts, 60, d.log)
+    text = inbox.read_text()
+    assert all(text.count(f"slow thought {i} about hives") == 1 for i in range(thoughts)), text
+    assert d.stop() == 0
+    captures = run_json(vault, "inbox", "--limit", "1000")
+    assert len(captures) == thoughts and {c["status"] for c in captures} == {"filed"}

@@ -229,3 +229,144 @@ def test_lines_appended_around_an_undone_swap_are_all_kept(
     vault.edit("Inbox.md", lambda n: n.text.replace("- one", "- [x] one"))
     assert note.read_text() == "- [x] one\n- two\n- three\n"
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".vb-tmp-")]
+
+
+def _opened_before_the_swap(monkeypatch: pytest.MonkeyPatch, mode: str) -> list:
+    """Make the next swap happen while a writer holds the note open (``mode``: "a" to
+    append, "r+" to rewrite in place), as a program that opened it just before: the handle
+    is returned to the test, which writes into it when it likes."""
+    from vaultbrain.vault import files
+
+    real_swap = files.swap_in
+    held: list = []
+
+    def swap_with_a_writer_holding_the_note(tmp, path, fd, seen, data) -> None:
+        if not held:
+            held.append(open(path, mode, encoding="utf-8"))
+        real_swap(tmp, path, fd, seen, data)
+
+    monkeypatch.setattr(files, "swap_in", swap_with_a_writer_holding_the_note)
+    return held
+
+
+def test_a_line_appended_long_after_the_swap_is_carried_into_the_note(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An appender that opened the inbox just before our swap writes its line 300 ms later
+    (a busy machine, a script between its open and its write): it lands in the displaced
+    file, and the next look puts it into the note, after what the note holds by then."""
+    import time
+
+    note = tmp_path / "Inbox.md"
+    note.write_text("- one\n")
+    vault = Vault(tmp_path)
+    held = _opened_before_the_swap(monkeypatch, "a")
+    vault.edit("Inbox.md", lambda n: n.text.replace("- one", "- [x] one"))
+    assert vault.late, "the displaced file is watched"
+    assert vault.catch_late_writes() == []  # nothing written into it yet
+    time.sleep(0.3)
+    held[0].write("- two, typed as we wrote\n")
+    held[0].close()
+    vault.edit("Inbox.md", lambda n: n.text + "- three\n")  # the note moves on meanwhile
+    # A change is taken once it has held still from one look to the next.
+    assert vault.catch_late_writes() == []
+    assert vault.catch_late_writes() == ["Inbox.md"]
+    assert note.read_text() == "- [x] one\n- three\n- two, typed as we wrote\n"
+    digest = vault.current_hash("Inbox.md")
+    assert not vault.is_own_write("Inbox.md", digest), "the person's line: the watcher reads it"
+    assert vault.catch_late_writes() == []  # carried once
+
+
+def test_an_in_place_rewrite_into_the_displaced_file_wins_while_the_note_is_ours(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An editor that read the note before our swap saves its whole text into the displaced
+    file later: while the note is still what we wrote, the editor's save wins (as it would
+    have a moment earlier); our change is the caller's to make again."""
+    note = tmp_path / "Sarah.md"
+    note.write_text("- one\n")
+    vault = Vault(tmp_path)
+    held = _opened_before_the_swap(monkeypatch, "r+")
+    before = vault.read("Sarah.md")
+    vault.replace("Sarah.md", "- one\n- ours\n", before.hash)
+    held[0].seek(0)
+    held[0].write("- uno\n- the person's\n")
+    held[0].truncate()
+    held[0].close()
+    assert vault.catch_late_writes(final=True) == ["Sarah.md"]
+    assert note.read_text() == "- uno\n- the person's\n"
+
+
+def test_a_rewrite_landing_after_the_note_moved_on_adds_only_its_new_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    note = tmp_path / "Sarah.md"
+    note.write_text("- one\n")
+    vault = Vault(tmp_path)
+    held = _opened_before_the_swap(monkeypatch, "r+")
+    before = vault.read("Sarah.md")
+    vault.replace("Sarah.md", "- one\n- ours\n", before.hash)
+    vault.edit("Sarah.md", lambda n: n.text + "- ours again\n")
+    held[0].seek(0)
+    held[0].write("- one\n- the person's\n")
+    held[0].close()
+    assert vault.catch_late_writes(final=True) == ["Sarah.md"]
+    assert note.read_text() == "- one\n- ours\n- ours again\n- the person's\n"
+
+
+def test_a_command_looks_at_the_files_it_displaced_as_it_ends(tmp_path: Path) -> None:
+    """A process that replaced a note and ends at once still carries a late append (the
+    look at exit waits a moment after its newest swap)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    note = tmp_path / "Inbox.md"
+    note.write_text("- one\n")
+    script = textwrap.dedent(
+        f"""
+        import threading, time
+        from vaultbrain.vault import files
+        from vaultbrain.vault.files import Vault
+
+        real_swap, writers = files.swap_in, []
+
+        def swap(tmp, path, fd, seen, data):
+            fh = open(path, "a", encoding="utf-8")
+            def late():
+                time.sleep(0.005)  # after the swap's own look, before the process ends
+                fh.write("- two\\n")
+                fh.close()
+            writers.append(threading.Thread(target=late))
+            writers[-1].start()
+            real_swap(tmp, path, fd, seen, data)
+
+        files.swap_in = swap
+        vault = Vault({str(tmp_path)!r})
+        vault.edit("Inbox.md", lambda n: n.text.replace("- one", "- [x] one"))
+        writers[0].join()
+        """
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=60)
+    assert note.read_text() == "- [x] one\n- two\n"
+
+
+def test_displaced_files_watched_at_once_are_bounded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each watched file is an open descriptor: past the bound the oldest is looked at one
+    last time and closed (a late line in it is still carried)."""
+    from vaultbrain.vault import late
+
+    monkeypatch.setattr(late, "KEEP", 3)
+    (tmp_path / "A.md").write_text("- a\n")
+    vault = Vault(tmp_path)
+    held = _opened_before_the_swap(monkeypatch, "a")
+    vault.edit("A.md", lambda n: n.text + "- ours\n")
+    held[0].write("- late into A\n")
+    held[0].close()
+    for i in range(4):
+        (tmp_path / f"N{i}.md").write_text("x\n")
+        vault.edit(f"N{i}.md", lambda n: n.text + "y\n")
+    assert len(vault.late._kept) == 3
+    assert (tmp_path / "A.md").read_text() == "- a\n- ours\n- late into A\n"

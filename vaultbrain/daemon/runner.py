@@ -159,6 +159,7 @@ class Daemon:
                 self._futures.clear()
                 if not self.once:
                     self._final_lines()
+                self.app.vault.catch_late_writes(final=True)
                 try:
                     self.sync.save_cache()  # only a cache: a full disk may refuse it
                 except VaultbrainError as exc:
@@ -238,6 +239,8 @@ class Daemon:
             self.app.refresh()  # `settings set`, a pack switch, another process's records
             self._refreshed = now
         self._check_state()
+        for rel in self.app.vault.catch_late_writes():
+            log.info("%s: carried in what was written into it as vaultbrain replaced it", rel)
         self._reap_workers()
         self._sync_settled(now)
         self._maybe_inbox_pass(now)
@@ -265,6 +268,7 @@ class Daemon:
         """Whether something is under way that the next turns must look at soon."""
         if (
             self._pending_paths
+            or self.app.vault.late  # displaced files watched for a late write
             or self._futures
             or self._inbox_dirty
             or self._unfinished_line

@@ -9,6 +9,7 @@ person's.
 
 from __future__ import annotations
 
+import atexit
 import errno
 import fnmatch
 import hashlib
@@ -18,11 +19,18 @@ import re
 import stat
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from vaultbrain.errors import ConflictError, StorageError, UnsafePathError, UserError
+from vaultbrain.errors import (
+    ConflictError,
+    StorageError,
+    UnsafePathError,
+    UserError,
+    VaultbrainError,
+)
 
 # atomic_write_file and write_all are also imported from here by vaultbrain/store/.
 from vaultbrain.vault.atomic import (
@@ -40,6 +48,7 @@ from vaultbrain.vault.atomic import (
     write_temp,
     writer_alive,
 )
+from vaultbrain.vault.late import Displaced, LateWrites
 
 # The one retry policy of compare-and-swap edits: a note that changes under us this many
 # times in a row is being edited right now, and the work is better retried on a later pass.
@@ -100,6 +109,26 @@ class Edit:
     written: bool
 
 
+_VAULTS: weakref.WeakSet[Vault] = weakref.WeakSet()
+
+
+@atexit.register
+def _last_look() -> None:
+    """As a process ends: what was written late into the files its swaps displaced."""
+    for vault in list(_VAULTS):
+        try:
+            vault.catch_late_writes(final=True)
+        except Exception:  # (nothing left to tell it to)
+            pass
+
+
+def _joined(text: str, added: str) -> str:
+    """``added`` (whole lines) after ``text``, on a line of their own."""
+    if text and added and not text.endswith("\n"):
+        return text + "\n" + added
+    return text + added
+
+
 def _still_holds(path: Path, data: bytes) -> bool:
     """Whether the note still begins with what was just written (lines added after it are
     the person's, and fine)."""
@@ -123,6 +152,8 @@ class Vault:
         # Notes whose last vaultbrain write every vaultbrain process should know of (the
         # inbox: a note nobody but vaultbrain touched since needs no settle time).
         self.shared_own: set[str] = set()
+        self.late = LateWrites()  # files our swaps displaced, watched for a late write
+        _VAULTS.add(self)
 
     # -- paths ---------------------------------------------------------------------------
     def resolve(self, rel: str | PurePosixPath) -> Path:
@@ -335,6 +366,7 @@ class Vault:
             except FileNotFoundError as exc:  # its folder is gone
                 raise ConflictError(f"{rel} was removed since it was read") from exc
         undone: SwapUndone | None = None
+        late_found: list[tuple[Displaced, bytes]] = []
         try:
             try:
                 fd = os.open(path, os.O_RDONLY)
@@ -355,8 +387,12 @@ class Vault:
                 else:
                     tmp = None
                     late = self._late_writes(fd, seen)
+                    # The displaced file stays watched a while (see vaultbrain/vault/late.py).
+                    late_found = self.late.keep(rel, fd, seen if late is None else late, digest)
+                    fd = -1
             finally:
-                os.close(fd)
+                if fd >= 0:
+                    os.close(fd)
         finally:
             if tmp is not None:
                 unlink_quietly(tmp)
@@ -368,6 +404,7 @@ class Vault:
             raise undone
         fsync_dir(path.parent)
         self._remember(rel, digest)
+        self._carry_late(late_found)
         if late is not None:
             self._carry_over(rel, seen, late, digest)
         elif not _still_holds(path, data):
@@ -405,9 +442,65 @@ class Vault:
             except UserError:
                 # The note keeps changing: appending at least keeps the lines.
                 self._append_bytes(self.resolve(rel), extra)
+            self._disown(rel)  # the person's lines: the watcher must read them
             return
         self._replace(rel, late.decode("utf-8", "surrogateescape"), digest)
         raise ConflictError(f"{rel} was rewritten while it was being written")
+
+    def catch_late_writes(self, final: bool = False) -> list[str]:
+        """Carry into their notes what was written into the files our swaps displaced since
+        the last look (an appender or an editor that opened a note just before we replaced
+        it); the notes carried into. ``final``: the last look (the process ends)."""
+        return self._carry_late(self.late.look(final)) if self.late else []
+
+    def _carry_late(self, found: list[tuple[Displaced, bytes]]) -> list[str]:
+        carried = []
+        for entry, after in found:
+            try:
+                self._carry_displaced(entry, after)
+            except (VaultbrainError, OSError):
+                # The note keeps changing, or is gone: the lines are at least kept at its end.
+                seen_lines = set(entry.seen.splitlines(keepends=True))
+                lines = [x for x in after.splitlines(keepends=True) if x not in seen_lines]
+                try:
+                    self._append_bytes(self.resolve(entry.rel), b"".join(lines))
+                except (VaultbrainError, OSError):
+                    continue
+            self._disown(entry.rel)  # the person's text: the watcher must read it
+            carried.append(entry.rel)
+        return carried
+
+    def _carry_displaced(self, entry: Displaced, after: bytes) -> None:
+        """Put a late write into the note: lines appended go after what the note holds now;
+        a rewrite (an editor's save built on the text before ours) wins while the note is
+        still what we wrote, and otherwise adds the lines it has that the note lacks."""
+        if after.startswith(entry.seen):
+            added = after[len(entry.seen) :].decode("utf-8", "surrogateescape")
+            self.edit(entry.rel, lambda now: None if now is None else _joined(now.text, added))
+            return
+        text = after.decode("utf-8", "surrogateescape")
+        try:
+            self._replace(entry.rel, text, entry.ours)
+            return
+        except ConflictError:
+            pass
+        seen_lines = set(entry.seen.decode("utf-8", "surrogateescape").splitlines())
+
+        def add_new(now: NoteFile | None) -> str | None:
+            if now is None:
+                return None
+            have = set(now.text.splitlines()) | seen_lines
+            lines = [x for x in text.splitlines() if x not in have]
+            return _joined(now.text, "".join(x + "\n" for x in lines)) if lines else None
+
+        self.edit(entry.rel, add_new)
+
+    def _disown(self, rel: str) -> None:
+        """The note as it is now is not (only) our write."""
+        with self._own_lock:
+            self._own.pop(rel, None)
+        if rel in self.shared_own:
+            self._share_own(rel, "")
 
     def edit(self, rel: str, build: Callable[[NoteFile | None], str | None]) -> Edit:
         """Compare-and-swap edit, the one way notes are changed: read the note, ``build`` its

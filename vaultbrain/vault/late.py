@@ -1,0 +1,127 @@
+"""Files a swap displaced, watched a while for an editor's late write.
+
+A note is changed by swapping a new file in at its path (``Vault.replace``). A program that
+opened the note just before the swap (an appender, an editor rewriting in place) still holds
+the old file, and what it writes after the swap lands there, no longer at the note's path: it
+would be lost. ``Vault.replace`` looks at the displaced file once, a couple of milliseconds
+after the swap; a writer held up longer (a busy machine, a phone's sync client, a script
+between its ``open`` and its ``write``) was missed. So the descriptor of the displaced file is
+kept for :data:`GRACE` seconds, and :meth:`LateWrites.look` (each turn of the daemon, and as a
+command ends) hands back what was written into it since, to be carried into the note.
+
+The old file is unlinked already: nothing but the descriptor kept here can still read it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import weakref
+from dataclasses import dataclass
+
+from vaultbrain.vault.atomic import read_all
+
+GRACE = 5.0  # seconds a displaced file is watched
+KEEP = 64  # displaced files watched at once (an open descriptor each); the oldest goes first
+SETTLE = 0.02  # a command's last look waits this long after its newest swap
+MAX_SEEN = 1 << 20  # a bigger displaced file is not watched (its bytes are kept to compare)
+
+
+@dataclass(eq=False)
+class Displaced:
+    """One displaced file: the note it was, what it held when swapped out, and the hash of
+    the text swapped in over it."""
+
+    rel: str
+    fd: int
+    seen: bytes
+    ours: str
+    key: tuple[int, int]  # (size, mtime_ns) of what ``seen`` was read from
+    until: float
+    moving: tuple[int, int] | None = None  # a change seen at the last look, maybe unfinished
+
+
+def _key(fd: int) -> tuple[int, int]:
+    st = os.fstat(fd)
+    return st.st_size, st.st_mtime_ns
+
+
+def _close_all(kept: list[Displaced]) -> None:
+    for entry in kept:
+        try:
+            os.close(entry.fd)
+        except OSError:
+            pass
+    kept.clear()
+
+
+class LateWrites:
+    """The displaced files of one vault (shared by its threads)."""
+
+    def __init__(self) -> None:
+        self._kept: list[Displaced] = []
+        self._lock = threading.Lock()
+        self._newest = 0.0
+        # A vault dropped closes them; not at exit, where the last look needs them open.
+        weakref.finalize(self, _close_all, self._kept).atexit = False
+
+    def __bool__(self) -> bool:
+        return bool(self._kept)
+
+    def keep(self, rel: str, fd: int, seen: bytes, ours: str) -> list[tuple[Displaced, bytes]]:
+        """Watch ``fd`` (now ours to close). Returns the late writes of the files let go to
+        stay within :data:`KEEP` (looked at one last time)."""
+        if len(seen) > MAX_SEEN:
+            os.close(fd)
+            return []
+        now = time.monotonic()
+        entry = Displaced(rel, fd, seen, ours, _key(fd), now + GRACE)
+        with self._lock:
+            self._kept.append(entry)
+            self._newest = now
+            over = self._kept[: max(0, len(self._kept) - KEEP)]
+            del self._kept[: len(over)]
+            return [found for e in over for found in self._look_at(e, final=True)]
+
+    def look(self, final: bool = False) -> list[tuple[Displaced, bytes]]:
+        """(entry, what its file holds now) for each displaced file written into since it
+        was last looked at, with ``entry.seen`` still what it held before. A change is taken
+        once it has held still from one look to the next (or the watch ends: ``final``, or
+        :data:`GRACE` passed). Files no longer watched are closed."""
+        if not self._kept:
+            return []
+        if final:
+            wait = self._newest + SETTLE - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)  # a writer that opened just before the last swap
+        now = time.monotonic()
+        found = []
+        with self._lock:  # (a writing thread's keep() may let the oldest go meanwhile)
+            for entry in self._kept:
+                found += self._look_at(entry, final=final or now >= entry.until)
+            self._kept[:] = [e for e in self._kept if e.fd >= 0]
+        return found
+
+    @staticmethod
+    def _look_at(entry: Displaced, final: bool) -> list[tuple[Displaced, bytes]]:
+        found: list[tuple[Displaced, bytes]] = []
+        try:
+            key = _key(entry.fd)
+            if key != entry.key and (final or key == entry.moving):
+                after = read_all(entry.fd)
+                entry.key, entry.moving = key, None
+                if after != entry.seen:
+                    found.append((Displaced(**{**entry.__dict__, "fd": -1}), after))
+                    entry.seen = after
+            elif key != entry.key:
+                entry.moving = key  # being written now, maybe: taken at the next look
+        except OSError:
+            final = True
+        if final:
+            try:
+                os.close(entry.fd)
+            except OSError:
+                pass
+            entry.fd = -1
+        return found
