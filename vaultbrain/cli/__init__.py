@@ -158,6 +158,11 @@ class Context:
                     f"run `vaultbrain --vault {root} init` to make it one"
                 )
             self._app = Brain(root, self.state_dir, self.schema_pack)
+            # As the command ends: what an editor wrote late into a note it rewrote.
+            vault = self._app.vault
+            ctx = click.get_current_context(silent=True)
+            if ctx is not None:
+                ctx.find_root().call_on_close(lambda: vault.catch_late_writes(final=True))
         return self._app
 
 

@@ -450,8 +450,17 @@ class Vault:
     def catch_late_writes(self, final: bool = False) -> list[str]:
         """Carry into their notes what was written into the files our swaps displaced since
         the last look (an appender or an editor that opened a note just before we replaced
-        it); the notes carried into. ``final``: the last look (the process ends)."""
-        return self._carry_late(self.late.look(final)) if self.late else []
+        it); the notes carried into. ``final``: the last look (a command or the daemon
+        ends), after which nothing is watched (a displaced file held open keeps its disk
+        space, and keeps a file system from being remounted read-only)."""
+        if not self.late:
+            return []
+        carried = self._carry_late(self.late.look(final))
+        if final:
+            if carried:  # the carries' own swaps displaced files too
+                carried += self._carry_late(self.late.look(final=True))
+            self.late.close()
+        return carried
 
     def _carry_late(self, found: list[tuple[Displaced, bytes]]) -> list[str]:
         carried = []

@@ -103,6 +103,11 @@ class LateWrites:
             self._kept[:] = [e for e in self._kept if e.fd >= 0]
         return found
 
+    def close(self) -> None:
+        """Stop watching: every displaced file let go (the end of a command or a daemon)."""
+        with self._lock:
+            _close_all(self._kept)
+
     @staticmethod
     def _look_at(entry: Displaced, final: bool) -> list[tuple[Displaced, bytes]]:
         found: list[tuple[Displaced, bytes]] = []
