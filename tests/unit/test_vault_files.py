@@ -332,13 +332,14 @@ def test_a_command_looks_at_the_files_it_displaced_as_it_ends(tmp_path: Path) ->
         real_swap, writers = files.swap_in, []
 
         def swap(tmp, path, fd, seen, data):
-            fh = open(path, "a", encoding="utf-8")
-            def late():
-                time.sleep(0.005)  # after the swap's own look, before the process ends
-                fh.write("- two\\n")
-                fh.close()
-            writers.append(threading.Thread(target=late))
-            writers[-1].start()
+            if not writers:  # (the carry's own swap has no writer)
+                fh = open(path, "a", encoding="utf-8")
+                def late():
+                    time.sleep(0.005)  # after the swap's own look, before the process ends
+                    fh.write("- two\\n")
+                    fh.close()
+                writers.append(threading.Thread(target=late))
+                writers[-1].start()
             real_swap(tmp, path, fd, seen, data)
 
         files.swap_in = swap
