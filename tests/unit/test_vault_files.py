@@ -371,3 +371,26 @@ def test_displaced_files_watched_at_once_are_bounded(
         vault.edit(f"N{i}.md", lambda n: n.text + "y\n")
     assert len(vault.late._kept) == 3
     assert (tmp_path / "A.md").read_text() == "- a\n- ours\n- late into A\n"
+
+
+def test_a_displaced_file_caught_emptied_mid_save_is_not_carried(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An editor truncates the displaced file and writes its save a moment later: the empty
+    file is never taken for its save (the note is not emptied); the save is, once it comes."""
+    note = tmp_path / "Sarah.md"
+    note.write_text("- one\n")
+    vault = Vault(tmp_path)
+    held = _opened_before_the_swap(monkeypatch, "r+")
+    before = vault.read("Sarah.md")
+    vault.replace("Sarah.md", "- one\n- ours\n", before.hash)
+    held[0].truncate(0)
+    held[0].flush()
+    assert vault.catch_late_writes() == [] and vault.catch_late_writes() == []
+    assert note.read_text() == "- one\n- ours\n"
+    held[0].seek(0)
+    held[0].write("- one\n- the person's\n")
+    held[0].close()
+    assert vault.catch_late_writes(final=True) == ["Sarah.md"]
+    # (a save that only added to what it read is an addition: ours stays too)
+    assert note.read_text() == "- one\n- ours\n- the person's\n"

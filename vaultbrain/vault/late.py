@@ -115,10 +115,14 @@ class LateWrites:
             key = _key(entry.fd)
             if key != entry.key and (final or key == entry.moving):
                 after = read_all(entry.fd)
-                entry.key, entry.moving = key, None
-                if after != entry.seen:
-                    found.append((Displaced(**{**entry.__dict__, "fd": -1}), after))
-                    entry.seen = after
+                entry.moving = None
+                # Emptied: an editor between its truncation and its write (or one that died
+                # there). Nothing is taken from it; its save is, when it comes.
+                if after:
+                    entry.key = key
+                    if after != entry.seen:
+                        found.append((Displaced(**{**entry.__dict__, "fd": -1}), after))
+                        entry.seen = after
             elif key != entry.key:
                 entry.moving = key  # being written now, maybe: taken at the next look
         except OSError:
