@@ -394,3 +394,28 @@ def test_a_displaced_file_caught_emptied_mid_save_is_not_carried(
     assert vault.catch_late_writes(final=True) == ["Sarah.md"]
     # (a save that only added to what it read is an addition: ours stays too)
     assert note.read_text() == "- one\n- ours\n- the person's\n"
+
+
+def test_an_append_landing_between_the_look_and_the_watch_is_caught(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A line written into the displaced file right after ``replace`` read it, before the
+    watch began: the watch does not take the file as it is then for what was read."""
+    from vaultbrain.vault import files
+
+    note = tmp_path / "Inbox.md"
+    note.write_text("- one\n")
+    vault = Vault(tmp_path)
+    real_look = files.Vault._late_writes
+
+    def look_then_a_write(fd: int, seen: bytes) -> bytes | None:
+        found = real_look(fd, seen)
+        with open(f"/proc/self/fd/{fd}", "a", encoding="utf-8") as late:  # the displaced file
+            late.write("- two\n")
+        return found
+
+    monkeypatch.setattr(files.Vault, "_late_writes", staticmethod(look_then_a_write))
+    vault.edit("Inbox.md", lambda n: n.text.replace("- one", "- [x] one"))
+    monkeypatch.undo()
+    assert vault.catch_late_writes(final=True) == ["Inbox.md"]
+    assert note.read_text() == "- [x] one\n- two\n"

@@ -416,11 +416,10 @@ class Vault:
     @staticmethod
     def _late_writes(fd: int, seen: bytes) -> bytes | None:
         """What an editor that opened the note just before the swap wrote into the old file
-        after it (None: nothing). A truncated or rewritten file is waited on until it settles."""
+        by now (None: nothing). A truncated or rewritten file is waited on until it settles.
+        A writer that writes later is caught by the watch on the displaced file (late.py): no
+        second look a moment later here, which cost every write 2 ms of sleep."""
         after = read_all(fd)
-        if after == seen:
-            time.sleep(0.002)  # a second look catches a writer that opened just before
-            after = read_all(fd)
         if after == seen:
             return None
         if not after.startswith(seen):

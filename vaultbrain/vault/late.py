@@ -76,7 +76,10 @@ class LateWrites:
             os.close(fd)
             return []
         now = time.monotonic()
-        entry = Displaced(rel, fd, seen, ours, _key(fd), now + GRACE)
+        # Its key is not taken now: a write landing between the caller's read of ``seen`` and
+        # an fstat here would go unseen. The size of ``seen`` with no time has the next looks
+        # read it once, and compare bytes.
+        entry = Displaced(rel, fd, seen, ours, (len(seen), 0), now + GRACE)
         with self._lock:
             self._kept.append(entry)
             self._newest = now
