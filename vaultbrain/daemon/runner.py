@@ -45,6 +45,9 @@ IDLE_TICK = 0.5
 # burst of 1,000 lines is not 1,000 rewrites of a 1,000-line note.
 FORMS_PACE = 0.5
 REFRESH_EVERY = 1.0  # seconds between refreshes of settings, pack and records when idle
+# Seconds between looks at the files our swaps displaced (vaultbrain/vault/late.py): a burst
+# turns the loop hundreds of times a second, and 64 watched files need no look at each.
+LATE_LOOK_EVERY = TICK
 
 
 @dataclass
@@ -66,6 +69,7 @@ class Daemon:
         self.sync = app.notes()
         app.keeps_learning = False  # written at the periodic save below, never mid-capture
         self._refreshed = time.monotonic()
+        self._late_looked = 0.0
         self.stop_event = threading.Event()
         self.stats = DaemonStats()
         self._pending_paths: dict[str, float] = {}
@@ -239,8 +243,10 @@ class Daemon:
             self.app.refresh()  # `settings set`, a pack switch, another process's records
             self._refreshed = now
         self._check_state()
-        for rel in self.app.vault.catch_late_writes():
-            log.info("%s: carried in what was written into it as vaultbrain replaced it", rel)
+        if now - self._late_looked >= LATE_LOOK_EVERY:
+            self._late_looked = now
+            for rel in self.app.vault.catch_late_writes():
+                log.info("%s: carried in what was written into it as vaultbrain replaced it", rel)
         self._reap_workers()
         self._sync_settled(now)
         self._maybe_inbox_pass(now)
