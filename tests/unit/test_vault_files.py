@@ -249,6 +249,18 @@ def _opened_before_the_swap(monkeypatch: pytest.MonkeyPatch, mode: str) -> list:
     return held
 
 
+def _ours_over_an_open_editor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple:
+    """``Sarah.md`` ("- one") replaced by ours ("- one", "- ours") while an editor holds it
+    open to rewrite in place: (the note's path, the vault, [the editor's handle])."""
+    note = tmp_path / "Sarah.md"
+    note.write_text("- one\n")
+    vault = Vault(tmp_path)
+    held = _opened_before_the_swap(monkeypatch, "r+")
+    before = vault.read("Sarah.md")
+    vault.replace("Sarah.md", "- one\n- ours\n", before.hash)
+    return note, vault, held
+
+
 def test_a_line_appended_long_after_the_swap_is_carried_into_the_note(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -283,12 +295,7 @@ def test_an_in_place_rewrite_into_the_displaced_file_wins_while_the_note_is_ours
     """An editor that read the note before our swap saves its whole text into the displaced
     file later: while the note is still what we wrote, the editor's save wins (as it would
     have a moment earlier); our change is the caller's to make again."""
-    note = tmp_path / "Sarah.md"
-    note.write_text("- one\n")
-    vault = Vault(tmp_path)
-    held = _opened_before_the_swap(monkeypatch, "r+")
-    before = vault.read("Sarah.md")
-    vault.replace("Sarah.md", "- one\n- ours\n", before.hash)
+    note, vault, held = _ours_over_an_open_editor(tmp_path, monkeypatch)
     held[0].seek(0)
     held[0].write("- uno\n- the person's\n")
     held[0].truncate()
@@ -300,12 +307,7 @@ def test_an_in_place_rewrite_into_the_displaced_file_wins_while_the_note_is_ours
 def test_a_rewrite_landing_after_the_note_moved_on_adds_only_its_new_lines(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    note = tmp_path / "Sarah.md"
-    note.write_text("- one\n")
-    vault = Vault(tmp_path)
-    held = _opened_before_the_swap(monkeypatch, "r+")
-    before = vault.read("Sarah.md")
-    vault.replace("Sarah.md", "- one\n- ours\n", before.hash)
+    note, vault, held = _ours_over_an_open_editor(tmp_path, monkeypatch)
     vault.edit("Sarah.md", lambda n: n.text + "- ours again\n")
     held[0].seek(0)
     held[0].write("- one\n- the person's\n")
@@ -378,12 +380,7 @@ def test_a_displaced_file_caught_emptied_mid_save_is_not_carried(
 ) -> None:
     """An editor truncates the displaced file and writes its save a moment later: the empty
     file is never taken for its save (the note is not emptied); the save is, once it comes."""
-    note = tmp_path / "Sarah.md"
-    note.write_text("- one\n")
-    vault = Vault(tmp_path)
-    held = _opened_before_the_swap(monkeypatch, "r+")
-    before = vault.read("Sarah.md")
-    vault.replace("Sarah.md", "- one\n- ours\n", before.hash)
+    note, vault, held = _ours_over_an_open_editor(tmp_path, monkeypatch)
     held[0].truncate(0)
     held[0].flush()
     assert vault.catch_late_writes() == [] and vault.catch_late_writes() == []

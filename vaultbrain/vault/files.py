@@ -122,6 +122,13 @@ def _last_look() -> None:
             pass
 
 
+def _new_lines(text: str, seen: bytes, have: str) -> str:
+    """The lines of a late save ``text`` that neither the displaced file held (``seen``) nor
+    the note has now (``have``), each ending in a newline."""
+    old = set(seen.decode("utf-8", "surrogateescape").splitlines()) | set(have.splitlines())
+    return "".join(x + "\n" for x in text.splitlines() if x not in old)
+
+
 def _joined(text: str, added: str) -> str:
     """``added`` (whole lines) after ``text``, on a line of their own."""
     if text and added and not text.endswith("\n"):
@@ -468,10 +475,11 @@ class Vault:
                 self._carry_displaced(entry, after)
             except (VaultbrainError, OSError):
                 # The note keeps changing, or is gone: the lines are at least kept at its end.
-                seen_lines = set(entry.seen.splitlines(keepends=True))
-                lines = [x for x in after.splitlines(keepends=True) if x not in seen_lines]
+                lines = _new_lines(after.decode("utf-8", "surrogateescape"), entry.seen, "")
                 try:
-                    self._append_bytes(self.resolve(entry.rel), b"".join(lines))
+                    self._append_bytes(
+                        self.resolve(entry.rel), lines.encode("utf-8", "surrogateescape")
+                    )
                 except (VaultbrainError, OSError):
                     continue
             self._disown(entry.rel)  # the person's text: the watcher must read it
@@ -492,14 +500,10 @@ class Vault:
             return
         except ConflictError:
             pass
-        seen_lines = set(entry.seen.decode("utf-8", "surrogateescape").splitlines())
 
         def add_new(now: NoteFile | None) -> str | None:
-            if now is None:
-                return None
-            have = set(now.text.splitlines()) | seen_lines
-            lines = [x for x in text.splitlines() if x not in have]
-            return _joined(now.text, "".join(x + "\n" for x in lines)) if lines else None
+            lines = _new_lines(text, entry.seen, now.text) if now is not None else ""
+            return _joined(now.text, lines) if now is not None and lines else None
 
         self.edit(entry.rel, add_new)
 
