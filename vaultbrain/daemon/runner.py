@@ -70,6 +70,7 @@ class Daemon:
         app.keeps_learning = False  # written at the periodic save below, never mid-capture
         self._refreshed = time.monotonic()
         self._late_looked = 0.0
+        self._full_turn_at = 0.0
         self.stop_event = threading.Event()
         self.stats = DaemonStats()
         self._pending_paths: dict[str, float] = {}
@@ -239,14 +240,18 @@ class Daemon:
         else:
             self.stop_event.wait(tick)
         now = time.monotonic()
+        if not self._work_soon() and now - self._full_turn_at < IDLE_TICK:
+            # Only the displaced files keep the loop at TICK (for GRACE seconds after every
+            # swap): a look at them is all this turn does, the rest waits for an idle turn's
+            # time, as it would with nothing watched.
+            self._look_late(now)
+            return last_save
+        self._full_turn_at = now
         if now - self._refreshed >= REFRESH_EVERY:
             self.app.refresh()  # `settings set`, a pack switch, another process's records
             self._refreshed = now
         self._check_state()
-        if now - self._late_looked >= LATE_LOOK_EVERY:
-            self._late_looked = now
-            for rel in self.app.vault.catch_late_writes():
-                log.info("%s: carried in what was written into it as vaultbrain replaced it", rel)
+        self._look_late(now)
         self._reap_workers()
         self._sync_settled(now)
         self._maybe_inbox_pass(now)
@@ -270,11 +275,21 @@ class Daemon:
         except (VaultbrainError, OSError) as exc:
             log.warning("the classifier's learning was not saved: %s", exc)
 
+    def _look_late(self, now: float) -> None:
+        if now - self._late_looked >= LATE_LOOK_EVERY:
+            self._late_looked = now
+            for rel in self.app.vault.catch_late_writes():
+                log.info("%s: carried in what was written into it as vaultbrain replaced it", rel)
+
     def _busy(self) -> bool:
         """Whether something is under way that the next turns must look at soon."""
+        return self._work_soon() or bool(self.app.vault.late)  # displaced files watched
+
+    def _work_soon(self) -> bool:
+        """Whether a whole turn has something to do soon: a note or the inbox to take, a
+        worker running, a capture due."""
         if (
             self._pending_paths
-            or self.app.vault.late  # displaced files watched for a late write
             or self._futures
             or self._inbox_dirty
             or self._unfinished_line
