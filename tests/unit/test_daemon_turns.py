@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from support.brains import new_brain
+from support.swaps import opened_before_the_swap
 
 from vaultbrain.capture.journal import trust_state
 from vaultbrain.capture.lines import inbox_known
@@ -21,8 +22,6 @@ from vaultbrain.machine import FilerWatch
 def watching(vault: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Daemon, list, list[str]]:
     """A daemon whose last full turn just ran, with the inbox swapped while an appender held
     it open: (daemon, the appender's handle, the names of the full turn's steps as they run)."""
-    from vaultbrain.vault import files
-
     brain = new_brain(vault)
     (vault / "Inbox.md").write_text("- one\n")
     d = Daemon(brain, watch=False)
@@ -50,15 +49,7 @@ def watching(vault: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Daemon, list
     assert steps and steps[0] == "_check_state"
     monkeypatch.setattr(runner, "IDLE_TICK", 3600.0)
 
-    real_swap = files.swap_in
-    held: list = []
-
-    def swap_with_a_writer_holding_the_note(tmp, path, fd, seen, data) -> None:
-        if not held:
-            held.append(open(path, "a", encoding="utf-8"))
-        real_swap(tmp, path, fd, seen, data)
-
-    monkeypatch.setattr(files, "swap_in", swap_with_a_writer_holding_the_note)
+    held = opened_before_the_swap(monkeypatch, "a")
     brain.vault.edit("Inbox.md", lambda n: n.text.replace("- one", "- [x] one"))
     assert brain.vault.late, "the displaced inbox is watched"
     steps.clear()

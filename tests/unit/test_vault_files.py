@@ -4,6 +4,7 @@ import os
 from pathlib import Path
 
 import pytest
+from support.swaps import opened_before_the_swap
 
 from vaultbrain.errors import ConflictError, UnsafePathError
 from vaultbrain.vault import Vault, content_hash, is_ignored
@@ -231,31 +232,13 @@ def test_lines_appended_around_an_undone_swap_are_all_kept(
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".vb-tmp-")]
 
 
-def _opened_before_the_swap(monkeypatch: pytest.MonkeyPatch, mode: str) -> list:
-    """Make the next swap happen while a writer holds the note open (``mode``: "a" to
-    append, "r+" to rewrite in place), as a program that opened it just before: the handle
-    is returned to the test, which writes into it when it likes."""
-    from vaultbrain.vault import files
-
-    real_swap = files.swap_in
-    held: list = []
-
-    def swap_with_a_writer_holding_the_note(tmp, path, fd, seen, data) -> None:
-        if not held:
-            held.append(open(path, mode, encoding="utf-8"))
-        real_swap(tmp, path, fd, seen, data)
-
-    monkeypatch.setattr(files, "swap_in", swap_with_a_writer_holding_the_note)
-    return held
-
-
 def _ours_over_an_open_editor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple:
     """``Sarah.md`` ("- one") replaced by ours ("- one", "- ours") while an editor holds it
     open to rewrite in place: (the note's path, the vault, [the editor's handle])."""
     note = tmp_path / "Sarah.md"
     note.write_text("- one\n")
     vault = Vault(tmp_path)
-    held = _opened_before_the_swap(monkeypatch, "r+")
+    held = opened_before_the_swap(monkeypatch, "r+")
     before = vault.read("Sarah.md")
     vault.replace("Sarah.md", "- one\n- ours\n", before.hash)
     return note, vault, held
@@ -272,7 +255,7 @@ def test_a_line_appended_long_after_the_swap_is_carried_into_the_note(
     note = tmp_path / "Inbox.md"
     note.write_text("- one\n")
     vault = Vault(tmp_path)
-    held = _opened_before_the_swap(monkeypatch, "a")
+    held = opened_before_the_swap(monkeypatch, "a")
     vault.edit("Inbox.md", lambda n: n.text.replace("- one", "- [x] one"))
     assert vault.late, "the displaced file is watched"
     assert vault.catch_late_writes() == []  # nothing written into it yet
@@ -364,7 +347,7 @@ def test_displaced_files_watched_at_once_are_bounded(
     monkeypatch.setattr(late, "KEEP", 3)
     (tmp_path / "A.md").write_text("- a\n")
     vault = Vault(tmp_path)
-    held = _opened_before_the_swap(monkeypatch, "a")
+    held = opened_before_the_swap(monkeypatch, "a")
     vault.edit("A.md", lambda n: n.text + "- ours\n")
     held[0].write("- late into A\n")
     held[0].close()
