@@ -25,6 +25,8 @@ import sys
 import time
 from pathlib import Path
 
+from vaultbrain.filing.sync import notes_sync
+from vaultbrain.graph import graph_of
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import vaultgen  # noqa: E402
@@ -51,7 +53,7 @@ def main() -> int:
     from vaultbrain.graph.whoknows import whoknows
 
     brain = Brain(vault)
-    graph = brain.graph()
+    graph = graph_of(brain)
     start = time.perf_counter()
     built = graph.rebuild(brain.vault)
     build_s = time.perf_counter() - start
@@ -131,7 +133,7 @@ def main() -> int:
         cache.unlink(missing_ok=True)
         b2 = Brain(vault)
         with b2.store.bulk():
-            b2.notes().scan()
+            notes_sync(b2).scan()
 
     def first_import(with_graph: bool) -> float:
         """A first import: a fresh vault of the same notes, an empty store."""

@@ -1,7 +1,9 @@
-"""The one object a process holds: a vault, its store, settings, packs, record index and LLM client.
+"""The process's context: a vault, its store, settings, packs, clock and LLM client.
 
-The CLI builds one per command and the daemon one for its lifetime; every core function takes
-it. Each unit of work (a command, an inbox pass, a capture, a sync of settled notes, a scan)
+The CLI builds one per command and the daemon one for its lifetime. It sits low in the house
+and imports nothing from the layers that use it (filing, capture, graph): what they keep
+per process (the record index, the notes cache, the graph index, the embedded classifier)
+they keep in :meth:`Brain.memo`, and drop with :meth:`Brain.forget`. Each unit of work (a command, an inbox pass, a capture, a sync of settled notes, a scan)
 starts with :meth:`Brain.refresh`, which picks up what other processes and the person changed
 (settings, the pack a setting or file names, the store's records). After that its attributes
 are plain values: reading them has no effect, so the order of reads never matters.
@@ -14,7 +16,7 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from vaultbrain.packs import PackError, ResolvedPack, active_pack
 from vaultbrain.packs.choice import ActivePack, folder_packs, folder_typer
@@ -25,11 +27,9 @@ from vaultbrain.vault import Vault
 from vaultbrain.vault.obsidian import TemplateFolders
 
 if TYPE_CHECKING:
-    from vaultbrain.classify.embedded import Embedded
     from vaultbrain.classify.llm import LLMClient
-    from vaultbrain.filing.index import RecordIndex
-    from vaultbrain.filing.sync import NoteSync
-    from vaultbrain.graph import GraphIndex
+
+T = TypeVar("T")
 
 
 class Brain:
@@ -54,16 +54,13 @@ class Brain:
         # are kept out by the store's lock): two captures naming one new person make one note.
         self.filing_lock = threading.RLock()
         self._refresh_lock = threading.Lock()
-        # capture id -> ((updated, status, rev), what its inbox line needs): see capture.lines
-        self.line_views: dict[str, tuple[Any, dict[str, Any]]] = {}
         self._stamp: tuple[object, ...] | None = None
         self.generation = 0  # counts refreshes: a unit of work's caches key on it
-        self._index: RecordIndex | None = None
-        self._index_key = ""
         self._client: LLMClient | None = None
-        self._notes: NoteSync | None = None
-        self._graph: GraphIndex | None = None
-        self._embedded: tuple[tuple[int, str], Embedded] | None = None
+        # What upper layers keep per process: key -> (version, value), and what each wants
+        # done when the brain refreshes.
+        self._memo: dict[str, tuple[object, Any]] = {}
+        self._on_refresh: dict[str, Callable[[], None]] = {}
         # Whether what the embedded classifier learns is written back as it goes (a command);
         # the daemon writes it in its own time instead (classify.adapt.keep_learning).
         self.keeps_learning = True
@@ -101,8 +98,9 @@ class Brain:
             # Another vaultbrain process's last write of the inbox is shared with this one.
             self.vault.shared_own.add(self.inbox_rel)
             self.client = self._llm_client()
-            if self._index is not None and self._pack_error is None:
-                self._index_for_packs().refresh(force=True)
+            followers = list(self._on_refresh.values()) if self._pack_error is None else []
+        for follow in followers:
+            follow()  # (the record index takes in other processes' writes)
         return self
 
     def _resolve_packs(self) -> None:
@@ -166,98 +164,45 @@ class Brain:
             self._client = fresh
         return self._client
 
-    # -- the record index ----------------------------------------------------------------
-    def records(self) -> RecordIndex:
-        """The record index of the pack's collections, built on first use (it loads every
-        record's summary, which a warm scan never needs), then kept in step by our own writes
-        and by :meth:`refresh`."""
+    # -- what upper layers keep per process ----------------------------------------------
+    def memo(self, key: str, version: object, make: Callable[[], T]) -> T:
+        """The value kept under ``key`` while ``version`` is unchanged; made (and kept) by
+        ``make`` otherwise. Thread-safe: workers share the brain."""
         with self._refresh_lock:
-            return self._index_for_packs()
-
-    def _index_for_packs(self) -> RecordIndex:
-        from vaultbrain.filing.index import RecordIndex
-
-        key = self.pack_key
-        if self._index is None or self._index_key != key:
-            self._index = RecordIndex(self.store, self.pack, self.folder_packs)
-            self._index_key = key
-        return self._index
-
-    def loaded_records(self) -> RecordIndex | None:
-        """The record index if it has been built."""
-        return self._index
-
-    def collections(self) -> list[str]:
-        """The store collections the pack's records live in, without building the index."""
-        from vaultbrain.filing.index import collections_of
-
-        return collections_of(self.pack, self.folder_packs)
-
-    def notes(self) -> NoteSync:
-        """This process's notes ↔ store sync (it keeps the notes cache between scans)."""
-        if self._notes is None:
-            from vaultbrain.filing.sync import NoteSync
-
-            self._notes = NoteSync(self)
-        return self._notes
-
-    def embedded(self) -> Embedded:
-        """The embedded classifier with what the vault taught, brought up to date once per
-        unit of work (:meth:`refresh`): a burst of captures is not relearnt one by one (the
-        daemon refreshes every second, so what it filed counts a second later)."""
-        from vaultbrain.classify.adapt import embedded_for
-
-        key = (self.generation, self.pack_key)
-        memo = self._embedded
-        if memo is None or memo[0] != key:
-            learnt = embedded_for(self.store, self.pack, save=self.keeps_learning)
-            memo = self._embedded = (key, learnt)
-        return memo[1]
-
-    def release_notes(self) -> None:
-        """Let go of the notes ↔ store sync and its notes cache (on disk already; the next
-        :meth:`notes` reads it again). ``reindex`` ends with it: the sync and the brain hold
-        each other, so its 10,000 cache entries would otherwise wait for the cyclic garbage
-        collector, and land as a pause in whatever the process does next."""
+            hit = self._memo.get(key)
+            if hit is not None and hit[0] == version:
+                return hit[1]
+        value = make()
         with self._refresh_lock:
-            self._notes = None
+            hit = self._memo.get(key)
+            if hit is not None and hit[0] == version:
+                return hit[1]  # another thread made it first: one value per key
+            self._memo[key] = (version, value)
+        return value
 
-    def forget_state(self) -> None:
-        """The state dir was deleted under this process: drop what was learnt from it (the
-        record index, the notes cache, the inbox lines' views) so it is learnt again."""
+    def kept(self, key: str) -> Any:
+        """The value kept under ``key``, if one was made (nothing is made here)."""
+        hit = self._memo.get(key)
+        return hit[1] if hit is not None else None
+
+    def on_refresh(self, key: str, follow: Callable[[], None]) -> None:
+        """Have ``follow`` run at every :meth:`refresh` (until ``key`` is forgotten)."""
         with self._refresh_lock:
-            self._index, self._notes, self._embedded = None, None, None
-            self.line_views.clear()
-            graph, self._graph = self._graph, None
-        if graph is not None:
-            graph.close()  # its file went with the folder; the next search builds it again
+            self._on_refresh[key] = follow
 
-    def graph(self) -> GraphIndex:
-        """The graph index (FTS5, names, typed links), opened on first use (vaultbrain.graph)."""
-        from vaultbrain.graph import open_graph
-
-        self._graph = open_graph(self, self._graph)
-        return self._graph
-
-    @property
-    def graph_if_open(self) -> GraphIndex | None:
-        """The graph index this process has open, if any (no file is looked at)."""
-        return self._graph
-
-    def apply_deferred(self, collection: str, record_id: str) -> int:
-        """Capture updates that waited for a note caught mid-save (the note has content again)."""
-        from vaultbrain.capture.write import apply_deferred
-
-        return apply_deferred(self, collection, record_id)
-
-    def finish_line(self, capture: dict[str, Any]) -> dict[str, Any]:
-        """The capture's inbox line shows its status now (vaultbrain/capture/lines.py): for a
-        step below the capture layer that changed a capture (a re-file, filing/refile.py)."""
-        from vaultbrain.capture.journal import Journal
-        from vaultbrain.capture.lines import finish_line
-        from vaultbrain.capture.model import Capture
-
-        return finish_line(self, Journal(self), Capture.from_record(capture)).to_record()
+    def forget(self, *keys: str) -> None:
+        """Drop what is kept under ``keys`` (all of it without keys: the state dir was
+        deleted under this process, and what was learnt from it is learnt again). A value
+        with a ``close`` method is closed."""
+        with self._refresh_lock:
+            names = list(keys) if keys else list(self._memo)
+            dropped = [self._memo.pop(k, (None, None))[1] for k in names]
+            for k in names if keys else list(self._on_refresh):
+                self._on_refresh.pop(k, None)
+        for value in dropped:
+            close = getattr(value, "close", None)
+            if callable(close):
+                close()
 
     def all_types(self) -> list[Any]:
         """Every page type of the active pack and the per-folder packs."""

@@ -15,6 +15,8 @@ from pathlib import Path
 from support.cli import run, run_json
 
 from vaultbrain.brain import Brain
+from vaultbrain.filing.sync import notes_sync
+from vaultbrain.graph import graph_of
 
 TODAY = dt.date.today()
 NOISE = "garden budget hiring design launch roadmap travel music books compost".split()
@@ -154,25 +156,25 @@ def test_sync_keeps_the_index_in_step_and_reindex_rebuilds_it(vault: Path, tmp_p
     _person(vault, "Ada Beck", ["beekeeping"])
     run(vault, "reindex")
     brain = Brain(vault)
-    assert brain.graph().path.exists()
-    assert brain.graph().path.is_relative_to(brain.state_dir)
+    assert graph_of(brain).path.exists()
+    assert graph_of(brain).path.is_relative_to(brain.state_dir)
     for path in vault.rglob("*.sqlite*"):  # never among the notes
         assert path.is_relative_to(brain.state_dir)
-    graph = brain.graph()
+    graph = graph_of(brain)
     from vaultbrain.graph.search import search
 
     assert [r["path"] for r in search(graph, "beekeeping")] == ["People/Ada Beck.md"]
     notes = graph.count()
 
     _person(vault, "Ada Beck", ["woodwork"])
-    brain.notes().sync_path("People/Ada Beck.md")  # what the daemon does for a changed note
+    notes_sync(brain).sync_path("People/Ada Beck.md")  # what the daemon does for a changed note
     assert search(graph, "woodwork") and not search(graph, "beekeeping")
     (vault / "People/Ada Beck.md").unlink()
-    brain.notes().sync_path("People/Ada Beck.md")
+    notes_sync(brain).sync_path("People/Ada Beck.md")
     assert graph.count() == notes - 1 and not search(graph, "woodwork")
     _person(vault, "Tom", ["sailing"])
     run(vault, "reindex")
-    assert [r["path"] for r in search(Brain(vault).graph(), "sailing")] == ["People/Tom.md"]
+    assert [r["path"] for r in search(graph_of(Brain(vault)), "sailing")] == ["People/Tom.md"]
 
 
 def test_a_warm_reindex_finds_the_index_in_step_by_the_scans_stamp(
@@ -202,23 +204,23 @@ def test_a_warm_reindex_finds_the_index_in_step_by_the_scans_stamp(
     reindex(Brain(vault))
     reindex(Brain(vault))
     reindex(Brain(vault))
-    assert Brain(vault).graph()._meta("in_step") == walks[-1]
+    assert graph_of(Brain(vault))._meta("in_step") == walks[-1]
     assert rows_read[-1] == ""  # the same walk: in step, no row compared
 
     _person(vault, "Tom", ["kayaking"])
     reindex(Brain(vault))
     assert rows_read[-1] != ""  # the cache was rewritten: another walk
-    assert [r["path"] for r in search(Brain(vault).graph(), "kayaking")] == ["People/Tom.md"]
+    assert [r["path"] for r in search(graph_of(Brain(vault)), "kayaking")] == ["People/Tom.md"]
     reindex(Brain(vault))
     assert rows_read[-1] == ""  # (the store's version in the cache is the one it left)
 
-    other = Brain(vault).graph()  # a row written by another process drops the stamp
+    other = graph_of(Brain(vault))  # a row written by another process drops the stamp
     other.note_changed("People/Tom.md", None)
     assert other._meta("in_step") is None
     reindex(Brain(vault))
-    assert [r["path"] for r in search(Brain(vault).graph(), "kayaking")] == ["People/Tom.md"]
+    assert [r["path"] for r in search(graph_of(Brain(vault)), "kayaking")] == ["People/Tom.md"]
 
     (vault / "People/Ada Beck.md").write_bytes(b"\xff\xfe not text\n")
     reindex(Brain(vault))
     assert "unread 1" in walks[-1]
-    assert Brain(vault).graph()._meta("in_step") != walks[-1]  # tried again next time
+    assert graph_of(Brain(vault))._meta("in_step") != walks[-1]  # tried again next time

@@ -9,6 +9,8 @@ from pathlib import Path
 from support.cli import frontmatter, run
 
 from vaultbrain.brain import Brain
+from vaultbrain.filing.sync import notes_sync
+from vaultbrain.graph import graph_of
 
 
 def _own(vault: Path, rel: str, type_name: str, name: str, body: str) -> None:
@@ -48,18 +50,18 @@ def test_own_notes_show_typed_links_both_ways_hand_made_notes_are_untouched(
     body = text.replace("Tom works at [[Acme]] now.", "Tom left.")
     (vault / "People/Tom.md").write_text(body, "utf-8")
     brain = Brain(vault)
-    brain.graph()
-    brain.notes().sync_path("People/Tom.md")
+    graph_of(brain)
+    notes_sync(brain).sync_path("People/Tom.md")
     assert "works_at" not in frontmatter(vault / "People/Tom.md")
     assert frontmatter(vault / "Companies/Acme.md")["employs"] == ["[[People/Hana|Hana]]"]
 
     # a sync that changes nothing writes nothing
     before = {p: (vault / p).read_text() for p in ("People/Tom.md", "Companies/Acme.md")}
-    brain.notes().sync_path("Companies/Acme.md")
-    brain.notes().sync_path("People/Tom.md")
+    notes_sync(brain).sync_path("Companies/Acme.md")
+    notes_sync(brain).sync_path("People/Tom.md")
     assert before == {p: (vault / p).read_text() for p in before}
 
     # Hana's note goes: Acme forgets her
     (vault / "People/Hana.md").unlink()
-    brain.notes().sync_path("People/Hana.md")
+    notes_sync(brain).sync_path("People/Hana.md")
     assert "employs" not in frontmatter(vault / "Companies/Acme.md")

@@ -11,6 +11,7 @@ from support.lived_in import lived_in, snapshot
 from support.lmstudio import FakeLMStudio, reply
 
 from vaultbrain.brain import Brain
+from vaultbrain.filing.sync import notes_sync
 
 
 @pytest.fixture
@@ -112,4 +113,4 @@ def test_dismissing_a_filed_capture_takes_its_log_line_back(
     assert doc["id"] not in record["sources"]
     assert all(e.get("capture") != doc["id"] for e in record.get("log", []))
     # The store follows the note: a scan finds nothing to do.
-    assert Brain(vault).notes().scan().conflicts == 0
+    assert notes_sync(Brain(vault)).scan().conflicts == 0

@@ -10,6 +10,7 @@ from support.cli import frontmatter, run, run_json
 
 from vaultbrain.brain import Brain
 from vaultbrain.filing.sync import NoteSync
+from vaultbrain.filing.index import loaded_records
 
 
 @pytest.fixture
@@ -141,7 +142,7 @@ def test_an_unchanged_vault_is_scanned_without_building_the_record_index(vault: 
     expected = slow.scan()
     app, sync = sync_for(vault)
     report = sync.scan()
-    assert sync.app.loaded_records() is None
+    assert loaded_records(sync.app) is None
     assert report.read == 0 and report.unchanged == report.scanned == expected.scanned
     assert (report.in_folders, report.untyped_in_folders) == (
         expected.in_folders,

@@ -3,6 +3,7 @@ goes through ``Journal.open`` or ``Journal.advance``, on a real store in a temp 
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import fcntl
 import os
@@ -15,8 +16,8 @@ import pytest
 from support.brains import new_brain
 
 from vaultbrain.brain import Brain
-from vaultbrain.capture.journal import LEASE_SECONDS, Journal
-from vaultbrain.capture.model import Capture, CaptureStatus
+from vaultbrain.capture.journal import ALLOWED, LEADS_TO, LEASE_SECONDS, Journal, Refused, Step
+from vaultbrain.capture.model import Capture, CaptureStatus, Correction, Filed, OpKind
 from vaultbrain.errors import UserError
 
 
@@ -54,7 +55,7 @@ def test_open_returns_a_dismissed_capture_as_it_is(brain: Brain) -> None:
     journal = Journal(brain)
     cid = journal.new_id()
     journal.open(cid, "a thought", "inbox", "Inbox.md")
-    journal.advance(cid, lambda c: setattr(c, "status", CaptureStatus.DISMISSED))
+    journal.dismissed(cid)
     brain.store.inbox.tombstone(cid)
     assert journal.get(cid) is None  # deleted: not a live capture
     reopened = journal.open(cid, "a thought", "inbox", "Inbox.md")
@@ -71,30 +72,117 @@ def test_new_ids_are_unused_even_by_deleted_captures(brain: Brain) -> None:
         ids.add(cid)
 
 
-def test_advance_applies_the_change_to_the_stored_capture(brain: Brain) -> None:
+# -- the transitions, as a table ------------------------------------------------------------
+S = CaptureStatus
+FILED_NOTE = Filed("person", "Sarah", "People/Sarah.md", "sarah01", OpKind.CREATE)
+NEW_NOTE = Filed("project", "Bees", "Projects/Bees.md", "bees01", OpKind.CREATE)
+
+
+def _step(journal: Journal, cid: str, step: Step) -> Capture:
+    """Each named transition with arguments that make a change from any state."""
+    match step:
+        case Step.CLASSIFY:
+            return journal.classified(cid, {"destinations": []}, "base", None, 1.0, None)
+        case Step.FAIL:
+            return journal.failed(cid, "timeout: slow", 1.0, None, {"kind": "failed"})
+        case Step.PLAN:
+            return journal.planned(cid, [])
+        case Step.SETTLE:
+            return journal.settled(cid, S.FILED, [FILED_NOTE])
+        case Step.FOLLOW_LINE:
+            return journal.followed_line(cid, S.FILED, [FILED_NOTE], "→ filed", True)
+        case Step.CONFIRM:
+            return journal.confirmed(cid, [FILED_NOTE])
+        case Step.RESOLVE:
+            return journal.reclassified(cid, {"destinations": []}, "resolve")
+        case Step.DISMISS:
+            return journal.dismissed(cid)
+        case Step.CORRECT:
+            correction = Correction("2026-12-01T10:00:00", "person", "project", "cli")
+            return journal.corrected(cid, "sarah01", ["People/Sarah.md"], NEW_NOTE, correction)
+        case Step.MOVE:
+            return journal.moved(cid, "sarah01", "People/Sarah.md", "People/Sarah Smith.md")
+        case Step.SHOW_LINE:
+            return journal.line_shown(cid, "→ something else", True)
+        case Step.LINE_GONE:
+            journal.lines_gone({cid}, set())
+            return journal.require(cid)
+        case Step.RELEASE:
+            return journal.release(cid)
+        case Step.ANNOTATE:
+            return journal.annotate(cid, resolved_by="test")
+    raise AssertionError(step)
+
+
+def _in_state(brain: Brain, status: CaptureStatus) -> str:
+    """A capture in ``status``, filed into Sarah's note, holding a lease."""
+    journal = Journal(brain)
+    cid = journal.new_id()
+    journal.open(cid, "met sarah", "inbox", "Inbox.md", lease={"pid": 1, "until": 1e12})
+    rec = brain.store.inbox.get(cid)
+    rec["status"] = status.value
+    rec["destinations"] = [FILED_NOTE.to_dict()]
+    brain.store.inbox.put(rec)
+    return cid
+
+
+QUIET = {Step.CLASSIFY, Step.FAIL, Step.SETTLE, Step.FOLLOW_LINE, Step.CORRECT, Step.SHOW_LINE}
+
+
+@pytest.mark.parametrize("step", list(Step))
+@pytest.mark.parametrize("status", list(CaptureStatus))
+def test_every_step_from_every_state(brain: Brain, step: Step, status: CaptureStatus) -> None:
+    """A step the table allows changes the capture (to a state LEADS_TO allows); any other
+    is refused with a clear error and nothing is written (pipeline steps another process
+    overtook are refused quietly: the capture comes back as it is)."""
+    cid = _in_state(brain, status)
+    before = brain.store.inbox.get(cid)
+    version = brain.store.inbox.version()
+    journal = Journal(brain)
+    if status in ALLOWED[step]:
+        after = _step(journal, cid, step)
+        assert after.to_record() == brain.store.inbox.get(cid)
+        if step in LEADS_TO:
+            assert after.status in LEADS_TO[step]
+        else:
+            assert after.status is status
+        return
+    if step in QUIET:
+        assert _step(journal, cid, step).to_record() == before
+    else:
+        with pytest.raises(Refused, match=f"{cid} is {status.value}"):
+            _step(journal, cid, step)
+    assert brain.store.inbox.get(cid) == before
+    assert brain.store.inbox.version() == version
+
+
+def test_the_table_names_every_step_and_refuses_something() -> None:
+    assert set(ALLOWED) == set(Step)
+    refusing = {step for step, states in ALLOWED.items() if states != frozenset(CaptureStatus)}
+    assert {Step.CONFIRM, Step.DISMISS, Step.CORRECT, Step.SETTLE} <= refusing
+
+
+def test_a_step_starts_from_the_stored_capture(brain: Brain) -> None:
     journal = Journal(brain)
     cid = journal.new_id()
     journal.open(cid, "a thought", "inbox", "Inbox.md")
-    # Another writer changed the record after our copy was read: advance starts from disk.
+    # Another writer changed the record after our copy was read: the step starts from disk.
     rec = brain.store.inbox.get(cid)
     rec["attempts"] = 5
     brain.store.inbox.put(rec)
-
-    def bump(c: Capture) -> None:
-        c.attempts += 1
-
-    done = journal.advance(cid, bump)
+    done = journal.failed(cid, "timeout: slow", 1.0, None, {"kind": "classification_failed"})
     assert done.attempts == 6
     assert brain.store.inbox.get(cid)["attempts"] == 6
 
 
-def test_advance_holds_the_store_lock_while_changing(brain: Brain) -> None:
+def test_a_step_holds_the_store_lock_while_it_writes(brain: Brain) -> None:
     journal = Journal(brain)
     cid = journal.new_id()
     journal.open(cid, "a thought", "inbox", "Inbox.md")
     seen: list[bool] = []
+    put = brain.store.inbox.put
 
-    def probe(c: Capture) -> None:
+    def probe(record: dict, **kw: object) -> None:
         # A second open file description: flock conflicts with it even within this process.
         fd = os.open(brain.store.root / "store.lock", os.O_RDWR)
         try:
@@ -105,37 +193,37 @@ def test_advance_holds_the_store_lock_while_changing(brain: Brain) -> None:
             seen.append(True)
         finally:
             os.close(fd)
-        c.attempts = 1
+        put(record, **kw)
 
-    journal.advance(cid, probe)
+    brain.store.inbox.put = probe  # type: ignore[method-assign]
+    try:
+        journal.dismissed(cid)
+    finally:
+        del brain.store.inbox.put
     assert seen == [True]
     fd = os.open(brain.store.root / "store.lock", os.O_RDWR)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released once advance returned
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released once the step returned
     finally:
         os.close(fd)
 
 
-def test_a_change_returning_false_writes_nothing(brain: Brain) -> None:
+def test_a_step_whose_effect_is_there_writes_nothing(brain: Brain) -> None:
     journal = Journal(brain)
     cid = journal.new_id()
     journal.open(cid, "a thought", "inbox", "Inbox.md")
+    journal.classified(cid, {"destinations": []}, "base", None, 1.0, {"kind": "classification"})
     before = brain.store.inbox.get(cid)
     version = brain.store.inbox.version()
-    audited = []
-
-    def nothing_to_do(c: Capture) -> bool:
-        c.attempts = 99  # changed in memory only: False says "do not record"
-        return False
-
-    out = journal.advance(cid, nothing_to_do, audit=lambda c: audited.append(c) or {"k": 1})
-    assert out.attempts == 99
-    assert brain.store.inbox.get(cid) == before
-    assert brain.store.inbox.version() == version
-    assert audited == [] and _audit(brain) == []
+    entries = len(_audit(brain))
+    # Another worker's answer comes second: never kept, never audited.
+    again = journal.classified(cid, {"destinations": [1]}, "base", None, 2.0, {"kind": "x"})
+    assert again.classification == {"destinations": []}
+    assert brain.store.inbox.get(cid) == before and brain.store.inbox.version() == version
+    assert len(_audit(brain)) == entries
 
 
-def test_advance_stamps_updated_unless_told_not_to(vault: Path) -> None:
+def test_steps_stamp_updated_unless_they_only_say_what_a_line_shows(vault: Path) -> None:
     clock = iter(range(10_000))
 
     def tick() -> dt.datetime:
@@ -146,48 +234,53 @@ def test_advance_stamps_updated_unless_told_not_to(vault: Path) -> None:
     journal = Journal(brain)
     cid = journal.new_id()
     opened = journal.open(cid, "a thought", "inbox", "Inbox.md")
-    untouched = journal.advance(cid, lambda c: setattr(c, "attempts", 1), touch=False)
+    untouched = journal.line_shown(cid, "⏳ waiting", False)
     assert untouched.updated == opened.updated
-    touched = journal.advance(cid, lambda c: setattr(c, "attempts", 2))
+    touched = journal.dismissed(cid)
     assert touched.updated > opened.updated
     assert brain.store.inbox.get(cid)["updated"] == touched.updated
 
 
-def test_the_audit_line_names_the_capture_and_the_change(brain: Brain) -> None:
+def test_the_audit_line_names_the_capture_and_the_step(brain: Brain) -> None:
     journal = Journal(brain)
     cid = journal.new_id()
     journal.open(cid, "a thought", "inbox", "Inbox.md")
-
-    def file_it(c: Capture) -> None:
-        c.status = CaptureStatus.FILED
-
-    journal.advance(cid, file_it, audit=lambda c: {"kind": "filed", "status": str(c.status)})
-    journal.advance(cid, lambda c: None, audit=lambda c: None)  # no entry: no line
+    journal.failed(cid, "timeout: slow", 1.0, None, {"kind": "classification_failed"})
+    journal.release(cid)  # no entry: no line
     entries = _audit(brain)
     assert len(entries) == 1
     entry = entries[0]
-    assert (entry["capture"], entry["kind"], entry["status"]) == (cid, "filed", "filed")
+    assert (entry["capture"], entry["kind"], entry["attempts"]) == (cid, "classification_failed", 1)
     assert entry["at"]
 
 
-def test_advance_of_an_unknown_capture_is_a_user_error(brain: Brain) -> None:
+def test_a_step_on_an_unknown_capture_is_a_user_error(brain: Brain) -> None:
     journal = Journal(brain)
     with pytest.raises(UserError, match="no capture 'zzzzzz'"):
-        journal.advance("zzzzzz", lambda c: None)
+        journal.dismissed("zzzzzz")
     with pytest.raises(UserError, match="no capture"):
         journal.require("zzzzzz")
     assert journal.get("zzzzzz") is None
 
 
-def test_keys_the_journal_does_not_name_survive_a_change(brain: Brain) -> None:
+def test_keys_the_journal_does_not_name_survive_a_step(brain: Brain) -> None:
     journal = Journal(brain)
     cid = journal.new_id()
     journal.open(cid, "a thought", "inbox", "Inbox.md")
     rec = brain.store.inbox.get(cid)
-    rec["corrections"] = [{"from": "idea", "to": "person"}]
+    rec["from_a_later_version"] = {"kept": [1, 2]}
     brain.store.inbox.put(rec)
-    journal.advance(cid, lambda c: setattr(c, "attempts", 1))
-    assert brain.store.inbox.get(cid)["corrections"] == [{"from": "idea", "to": "person"}]
+    journal.failed(cid, "timeout: slow", 1.0, None, {"kind": "classification_failed"})
+    assert brain.store.inbox.get(cid)["from_a_later_version"] == {"kept": [1, 2]}
+
+
+def test_captures_are_frozen() -> None:
+    cap = Capture(id="abc123", text="t", destinations=[FILED_NOTE.to_dict()])
+    assert cap.destinations == (FILED_NOTE,)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cap.status = CaptureStatus.FILED  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        cap.timings["x"] = 1  # type: ignore[index]
 
 
 # -- leases ------------------------------------------------------------------------------

@@ -10,7 +10,8 @@ from support.brains import new_brain
 
 from vaultbrain.brain import Brain
 from vaultbrain.capture.journal import Journal
-from vaultbrain.capture.lines import MAX_THOUGHT, check_thought, line_form, reconcile_inbox
+from vaultbrain.capture.inbox_pass import reconcile_inbox
+from vaultbrain.capture.lines import MAX_THOUGHT, check_thought, line_form
 from vaultbrain.capture.model import Capture, CaptureStatus
 from vaultbrain.errors import UserError
 from vaultbrain.filing.inbox import REVIEW_NOTE, WAITING
@@ -164,11 +165,8 @@ def test_a_line_shows_what_its_capture_became(brain: Brain) -> None:
     first = reconcile_inbox(brain, journal, idle=False)
     filed_id, review_id = first.new
 
-    def filed(c: Capture) -> None:
-        c.status, c.destinations = CaptureStatus.FILED, [ANN]
-
-    journal.advance(filed_id, filed)
-    journal.advance(review_id, lambda c: setattr(c, "status", CaptureStatus.NEEDS_REVIEW))
+    journal.settled(filed_id, CaptureStatus.FILED, [ANN])
+    journal.settled(review_id, CaptureStatus.NEEDS_REVIEW, [])
     second = reconcile_inbox(brain, journal, idle=False)
     assert second.new == [] and second.rewritten == 2
     taken = _taken(path)
@@ -188,7 +186,7 @@ def test_the_persons_edit_of_a_taken_line_is_kept(brain: Brain) -> None:
     cid = reconcile_inbox(brain, journal, idle=False).new[0]
     text = path.read_text("utf-8").replace("call Ann ", "call Ann and Bo ")
     path.write_text(text, "utf-8")
-    journal.advance(cid, lambda c: setattr(c, "status", CaptureStatus.DISMISSED))
+    journal.dismissed(cid)
     reconcile_inbox(brain, journal, idle=False)
     assert _taken(path)[cid] == f"- [x] call Ann and Bo → dismissed ^vb-{cid}"
 
@@ -210,13 +208,23 @@ def test_a_second_copy_of_an_anchor_is_left_alone(brain: Brain) -> None:
     assert "\n- pasted twice ^vb-abc123\n" in path.read_text("utf-8")
 
 
-def test_a_line_too_long_to_file_is_skipped_with_a_reason(brain: Brain) -> None:
+def test_a_line_too_long_to_file_is_marked_with_a_reason(brain: Brain) -> None:
     long = "x" * (MAX_THOUGHT + 1)
     path = _write_inbox(brain, f"- {long}\n- fine\n")
     result = reconcile_inbox(brain, Journal(brain), idle=False)
     assert len(result.new) == 1 and len(result.skipped) == 1
     assert "limit" in result.skipped[0]
-    assert f"- {long}\n" in path.read_text("utf-8")  # untouched, nothing lost
+    # Every character kept; why and what to do said on the line itself, once.
+    marked = next(x for x in path.read_text("utf-8").splitlines() if x.startswith("- x"))
+    assert marked.startswith(f"- {long} ⚠ not filed: ") and "note of its own" in marked
+    again = reconcile_inbox(brain, Journal(brain), idle=True)
+    assert again.new == [] and again.skipped == [] and again.rewritten == 0
+    # Shortened by the person (the mark left on): taken, the mark gone.
+    path.write_text(path.read_text("utf-8").replace(long, "a short thought"), "utf-8")
+    taken = reconcile_inbox(brain, Journal(brain), idle=False)
+    assert len(taken.new) == 1
+    assert Journal(brain).require(taken.new[0]).text == "a short thought"
+    assert "⚠" not in path.read_text("utf-8")
 
 
 def test_no_inbox_note_is_an_empty_pass(brain: Brain) -> None:

@@ -9,10 +9,12 @@ import pytest
 from support.brains import new_brain
 
 from vaultbrain.brain import Brain
+from vaultbrain.filing.index import records
 from vaultbrain.capture.plan import plan
 from vaultbrain.classify.result import Destination
 from vaultbrain.filing.db import add_record
 from vaultbrain.filing.names import free_path
+from vaultbrain.filing.sync import notes_sync
 
 
 @pytest.fixture
@@ -24,7 +26,7 @@ def _hand_made(brain: Brain, rel: str, front: str) -> None:
     """A note the person wrote, taken in by the sync as the daemon would."""
     path = brain.vault.root / rel
     path.write_text(f"---\n{front}\n---\nwritten by hand\n", "utf-8")
-    brain.notes().sync_path(rel)
+    notes_sync(brain).sync_path(rel)
 
 
 def test_a_new_title_is_a_create_in_its_types_folder(brain: Brain) -> None:
@@ -99,7 +101,7 @@ def test_free_path_skips_names_the_plan_already_took(brain: Brain) -> None:
 
 def test_a_record_another_process_created_is_updated(vault: Path) -> None:
     ours = new_brain(vault)
-    ours.records()  # our index is built before the other process writes
+    records(ours)  # our index is built before the other process writes
     theirs = Brain(vault)
     rec = add_record(theirs, "person", {"name": "Cy Diaz"})
     ops = plan(ours, [Destination("person", "Cy Diaz")])

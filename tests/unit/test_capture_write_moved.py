@@ -15,6 +15,7 @@ from vaultbrain.capture.model import Capture
 from vaultbrain.capture.plan import plan
 from vaultbrain.capture.write import relocate, write, write_held
 from vaultbrain.classify.result import Classification, Destination
+from vaultbrain.filing.sync import notes_sync
 
 
 @pytest.fixture
@@ -26,14 +27,13 @@ def _hand_made(brain: Brain, rel: str, front: str) -> None:
     path = brain.vault.root / rel
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(f"---\n{front}\n---\nwritten by hand\n\n## Log\n", "utf-8")
-    brain.notes().sync_path(rel)
+    notes_sync(brain).sync_path(rel)
 
 
 def _capture(brain: Brain, cid: str, title: str) -> tuple[Capture, Classification]:
     result = Classification([Destination("person", title, {})], 0.9, "test", "test")
     cap = Capture(cid, f"Lunch with {title}", note=brain.inbox_rel, created="2026-12-01")
-    cap.plan = plan(brain, result.fileable)
-    return cap, result
+    return cap.but(plan=plan(brain, result.fileable)), result
 
 
 @pytest.mark.parametrize("with_id", [True, False], ids=["by id", "by content"])
@@ -46,9 +46,9 @@ def test_a_note_renamed_after_the_plan_is_updated_where_it_is(brain: Brain, with
     (root / "People/Archive").mkdir()
     (root / "People/Sarah.md").rename(root / "People/Archive/Sarah Smith.md")
 
-    done = write(brain, cap, result, confirmed=True)
+    done = write(brain, cap, result, confirmed=True).destinations
 
-    assert [d["path"] for d in done] == ["People/Archive/Sarah Smith.md"]
+    assert [d.path for d in done] == ["People/Archive/Sarah Smith.md"]
     assert sorted(p.name for p in (root / "People").rglob("*.md")) == ["Sarah Smith.md"]
     text = (root / "People/Archive/Sarah Smith.md").read_text()
     assert "Lunch with Sarah" in text and "^vb-abc123" in text
@@ -63,8 +63,8 @@ def test_the_store_knows_the_move_first(brain: Brain) -> None:
     cap, _ = _capture(brain, "abc123", "Sarah")
     root = brain.vault.root
     (root / "People/Sarah.md").rename(root / "People/Sarah Smith.md")
-    brain.notes().sync_path("People/Sarah Smith.md")
-    brain.notes().sync_path("People/Sarah.md")
+    notes_sync(brain).sync_path("People/Sarah Smith.md")
+    notes_sync(brain).sync_path("People/Sarah.md")
     assert relocate(brain, (cap.plan or [])[0]) == "People/Sarah Smith.md"
 
 
@@ -73,21 +73,21 @@ def test_a_deleted_note_is_not_found_and_a_new_one_is_made(brain: Brain) -> None
     cap, result = _capture(brain, "abc123", "Sarah")
     (brain.vault.root / "People/Sarah.md").unlink()
     assert relocate(brain, (cap.plan or [])[0]) is None
-    done = write(brain, cap, result, confirmed=True)
-    assert [(d["op"], d["path"]) for d in done] == [("create", "People/Sarah.md")]
-    assert done[0]["record_id"] != "sarah01"
+    done = write(brain, cap, result, confirmed=True).destinations
+    assert [(d.op, d.path) for d in done] == [("create", "People/Sarah.md")]
+    assert done[0].record_id != "sarah01"
 
 
 def test_a_confirmed_suggestion_writes_into_the_note_where_it_is_now(brain: Brain) -> None:
     _hand_made(brain, "People/Sarah.md", "type: person\nid: sarah01\nname: Sarah")
     cap, result = _capture(brain, "abc123", "Sarah")
-    cap.destinations = write(brain, cap, result, confirmed=False)
-    assert cap.destinations[0]["held"] is True  # nothing written until confirmed
+    cap = cap.but(destinations=write(brain, cap, result, confirmed=False).destinations)
+    assert cap.destinations[0].held is True  # nothing written until confirmed
     root = brain.vault.root
     (root / "People/Sarah.md").rename(root / "People/Sarah Smith.md")
 
     done = write_held(brain, cap)
 
-    assert [d["path"] for d in done] == ["People/Sarah Smith.md"]
+    assert [d.path for d in done.destinations] == ["People/Sarah Smith.md"]
     assert "^vb-abc123" in (root / "People/Sarah Smith.md").read_text()
-    assert not (root / "People/Sarah.md").exists() and not cap.warnings
+    assert not (root / "People/Sarah.md").exists() and not done.warnings

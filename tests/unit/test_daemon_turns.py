@@ -12,7 +12,7 @@ from support.brains import new_brain
 from support.swaps import opened_before_the_swap
 
 from vaultbrain.capture.journal import trust_state
-from vaultbrain.capture.lines import inbox_known
+from vaultbrain.capture.inbox_pass import inbox_known
 from vaultbrain.daemon import runner
 from vaultbrain.daemon.runner import Daemon
 from vaultbrain.machine import FilerWatch

@@ -13,6 +13,7 @@ from support.brains import new_brain
 from vaultbrain.filing.sync import reindex
 from vaultbrain.graph import fill
 from vaultbrain.graph.index import GraphIndex
+from vaultbrain.graph import graph_of
 
 
 def _vault(tmp_path: Path, name: str = "Vault") -> Path:
@@ -80,7 +81,7 @@ def test_a_first_reindex_builds_the_index_in_a_child_with_the_rows_of_an_inline_
     forked = new_brain(_vault(tmp_path, "A"))
     report = reindex(forked)
     assert started == [True] and report.created
-    graph = forked.graph()
+    graph = graph_of(forked)
     assert graph.built and graph.filler_pid is None and graph.count() == 61
 
     monkeypatch.setenv("VAULTBRAIN_GRAPH_FILL", "inline")
@@ -92,7 +93,7 @@ def test_a_first_reindex_builds_the_index_in_a_child_with_the_rows_of_an_inline_
     inline = new_brain(root_b)
     reindex(inline)
     assert started == [False]
-    a, b = _rows(graph), _rows(inline.graph())
+    a, b = _rows(graph), _rows(graph_of(inline))
     assert a[1:] == b[1:]  # names, links and text alike
     assert {r[0::3] for r in a[0]} == {r[0::3] for r in b[0]}  # each note typed alike
     assert ("person 1", 1, "People/Person 1.md") in a[1] and ("p1", 2, "People/Person 1.md") in a[1]
@@ -116,7 +117,7 @@ def test_a_child_that_fails_leaves_the_build_to_the_parent(
     with caplog.at_level("WARNING"):
         reindex(brain)
     assert "building it here" in caplog.text
-    graph = brain.graph()
+    graph = graph_of(brain)
     assert graph.built and graph.count() == 61 and graph.note_id("Person 3") is not None
 
 
@@ -153,8 +154,8 @@ def test_an_interrupted_reindex_stops_its_child_and_a_rerun_builds_the_index(
     assert children and children[0]
     with pytest.raises(ChildProcessError):  # reaped: no child of ours is left
         os.waitpid(children[0], os.WNOHANG)
-    assert brain.graph().filler_pid is None
+    assert graph_of(brain).filler_pid is None
     monkeypatch.setattr(NoteSync, "sync_path", real_sync)
     again = new_brain(root)
     reindex(again)
-    assert again.graph().built and again.graph().count() == 61
+    assert graph_of(again).built and graph_of(again).count() == 61

@@ -10,6 +10,7 @@ from vaultbrain.graph.index import GraphIndex, stat_stamp
 from vaultbrain.graph.search import search
 from vaultbrain.packs.loader import load_pack
 from vaultbrain.vault import Vault
+from vaultbrain.graph import graph_of
 
 
 def _vault(tmp_path: Path, notes: dict[str, str]) -> Vault:
@@ -99,7 +100,7 @@ def test_reindex_walks_the_vault_once_and_the_index_follows_what_changed(
         (root / f"Notes/n{i}.md").write_text(f"note {i} about bees\n")
     brain = new_brain(root)
     reindex(brain)
-    brain.graph().catch_up(brain.vault)  # built
+    graph_of(brain).catch_up(brain.vault)  # built
     (root / "Notes/n1.md").write_text("note 1 now about wasps\n")
     os.utime(root / "Notes/n1.md", ns=(1, 1))  # a stat the index cannot have seen
     (root / "Notes/n2.md").unlink()
@@ -112,7 +113,7 @@ def test_reindex_walks_the_vault_once_and_the_index_follows_what_changed(
     fresh = new_brain(root)
     reindex(fresh)
     assert len(walks) == 1
-    graph = fresh.graph()
+    graph = graph_of(fresh)
 
     def paths(word: str) -> set[str]:
         return {hit["rel"] if "rel" in hit else hit["path"] for hit in search(graph, word)}

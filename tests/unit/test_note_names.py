@@ -11,6 +11,7 @@ from support.brains import new_brain
 
 from vaultbrain.brain import Brain
 from vaultbrain.filing import names
+from vaultbrain.filing.index import records
 
 
 @pytest.fixture
@@ -95,7 +96,7 @@ def test_a_touched_record_note_takes_its_aliases_from_the_store_without_a_read(
     names.note_names(brain)
     done = capture(brain, "Ada Lovelace (aka the Countess) wants the engine notes by Friday")
     rel = next(d["path"] for d in done.destinations if d["path"].startswith("People/"))
-    rec = brain.records().by_path(rel)
+    rec = records(brain).by_path(rel)
     assert rec is not None
     read: list[str] = []
     real = names._read_aliases

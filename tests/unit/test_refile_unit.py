@@ -11,15 +11,16 @@ from support.brains import new_brain
 from vaultbrain.brain import Brain
 from vaultbrain.capture import lines
 from vaultbrain.capture.journal import Journal
-from vaultbrain.capture.model import Capture, CaptureStatus
+from vaultbrain.capture.model import Capture, CaptureStatus, OpKind
 from vaultbrain.capture.pipeline import file_capture
-from vaultbrain.capture.resolution import confirm, dismiss
+from vaultbrain.capture.resolution import confirm, dismiss, fix_thought
 from vaultbrain.classify.result import Classification, Destination
 from vaultbrain.errors import UserError
 from vaultbrain.filing.db import add_record
 from vaultbrain.filing.refile import ARCHIVE, fix
 from vaultbrain.vault.inbox import scan_inbox
 from vaultbrain.vault.note import parse_note
+from vaultbrain.filing.index import records
 
 
 @pytest.fixture
@@ -42,7 +43,7 @@ def _suggested(brain: Brain, thought: str, dest: Destination) -> Capture:
     lines.add_line(brain, thought, cid)
     journal.open(cid, thought, "inbox", brain.inbox_rel, line_suffix=lines.WAITING)
     result = Classification([dest], 0.6, "a guess", "heuristic")
-    cap = journal.advance(cid, lambda c: setattr(c, "classification", result.to_dict()))
+    cap = journal.classified(cid, result.to_dict(), brain.pack.identity, None, 0.0, None)
     cap = file_capture(brain, journal, cap)
     assert cap.status is CaptureStatus.SUGGESTED
     return cap
@@ -61,7 +62,7 @@ def test_fix_refiles_a_record_as_another_type(brain: Brain) -> None:
     (brain.vault.root / "Ideas" / "Links to Ann.md").write_text(
         "Ask [[People/Ann Lee|Ann]] and [[People/Ann Lee]] again.\n", "utf-8"
     )
-    new = fix(brain, old["id"], "project", note="she is a project, not a person")
+    new, _ = fix(brain, old["id"], "project", note="she is a project, not a person")
     assert new["type"] == "project" and new["path"] == "Projects/Ann Lee.md"
     assert new["refiled_from"]["id"] == old["id"]
     front = _front(brain, new["path"])
@@ -78,7 +79,7 @@ def test_fix_refiles_a_record_as_another_type(brain: Brain) -> None:
     # Links follow; the index knows the new record only.
     links = (brain.vault.root / "Ideas" / "Links to Ann.md").read_text("utf-8")
     assert links == "Ask [[Projects/Ann Lee|Ann]] and [[Projects/Ann Lee]] again.\n"
-    index = brain.records()
+    index = records(brain)
     assert index.find("person", "Ann Lee") is None
     assert index.find("project", "ann lee")["id"] == new["id"]
     (entry,) = _audit(brain, "correction")
@@ -88,10 +89,10 @@ def test_fix_refiles_a_record_as_another_type(brain: Brain) -> None:
 
 def test_fix_of_a_capture_follows_its_line(brain: Brain) -> None:
     cap = _suggested(brain, "kite festival in May", Destination("idea", "Kite festival"))
-    new = fix(brain, cap.id, "admin")  # a capture with one record: that record
+    new = fix_thought(brain, cap.id, "admin")  # a capture with one record: that record
     stored = Journal(brain).require(cap.id)
     assert stored.status is CaptureStatus.CORRECTED
-    assert [(d["type"], d["path"]) for d in stored.destinations] == [("admin", new["path"])]
+    assert [(d.type, d.path) for d in stored.destinations] == [("admin", new["path"])]
     assert _line_of(brain, cap.id).startswith("- [x] kite festival in May → [[Admin/Kite festival|")
 
 
@@ -101,8 +102,8 @@ def test_fix_refuses_what_it_cannot_do(brain: Brain) -> None:
         fix(brain, rec["id"], "idea")
     with pytest.raises(UserError, match="not a type"):
         fix(brain, rec["id"], "spaceship")
-    with pytest.raises(UserError, match="no record or capture"):
-        fix(brain, "nosuchthing", "person")
+    with pytest.raises(UserError, match="no record 'nosuchthing'"):
+        fix_thought(brain, "nosuchthing", "person")
     assert (brain.vault.root / rec["path"]).exists()  # nothing moved
 
 
@@ -111,10 +112,10 @@ def test_fix_refuses_what_it_cannot_do(brain: Brain) -> None:
 
 def test_confirm_files_a_suggestion(brain: Brain) -> None:
     cap = _suggested(brain, "solar boat for the lake", Destination("idea", "Solar boat"))
-    rel = cap.destinations[0]["path"]
+    rel = cap.destinations[0].path
     assert _front(brain, rel)["confirmed"] is False
     done = confirm(brain, cap.id)
-    assert done["status"] == "filed"
+    assert done.status is CaptureStatus.FILED
     assert "confirmed" not in _front(brain, rel)
     assert _line_of(brain, cap.id).startswith("- [x] solar boat for the lake → [[Ideas/Solar boat|")
     (entry,) = _audit(brain, "resolution")
@@ -124,7 +125,7 @@ def test_confirm_files_a_suggestion(brain: Brain) -> None:
 def test_confirm_refuses_a_capture_that_is_not_a_suggestion(brain: Brain) -> None:
     cap = _suggested(brain, "solar boat", Destination("idea", "Solar boat"))
     confirm(brain, cap.id)
-    with pytest.raises(UserError, match="is filed, not a suggestion"):
+    with pytest.raises(UserError, match="is filed: only a suggestion can be confirmed"):
         confirm(brain, cap.id)
     with pytest.raises(UserError, match="no capture 'zzzzzz'"):
         confirm(brain, "zzzzzz")
@@ -134,7 +135,7 @@ def test_confirm_of_a_question_without_a_guess_asks_for_a_type(brain: Brain) -> 
     journal = Journal(brain)
     cid = journal.new_id()
     journal.open(cid, "hmm", "cli", None)
-    journal.advance(cid, lambda c: setattr(c, "status", CaptureStatus.NEEDS_REVIEW))
+    journal.settled(cid, CaptureStatus.NEEDS_REVIEW, [])
     with pytest.raises(UserError, match="review resolve"):
         confirm(brain, cid)
 
@@ -144,15 +145,15 @@ def test_confirm_of_a_question_without_a_guess_asks_for_a_type(brain: Brain) -> 
 
 def test_dismiss_archives_what_the_thought_created(brain: Brain) -> None:
     cap = _suggested(brain, "not really a thought", Destination("idea", "Not really"))
-    rel = cap.destinations[0]["path"]
-    record_id = cap.destinations[0]["record_id"]
+    rel = cap.destinations[0].path
+    record_id = cap.destinations[0].record_id
     done = dismiss(brain, cap.id)
-    assert done["status"] == "dismissed"
+    assert done.status is CaptureStatus.DISMISSED
     assert not (brain.vault.root / rel).exists()
     archived = f"{ARCHIVE}/Not really.md"
     assert _front(brain, archived)["archived_reason"] == "dismissed"
     assert brain.store.collection("ideas").get(record_id) is None
-    assert brain.records().find("idea", "Not really") is None
+    assert records(brain).find("idea", "Not really") is None
     assert _line_of(brain, cap.id) == f"- [x] not really a thought → dismissed ^vb-{cap.id}"
     (entry,) = _audit(brain, "resolution")
     assert (entry["capture"], entry["decision"]) == (cap.id, "dismiss")
@@ -161,7 +162,7 @@ def test_dismiss_archives_what_the_thought_created(brain: Brain) -> None:
 def test_dismiss_leaves_notes_the_thought_only_updated(brain: Brain) -> None:
     rec = add_record(brain, "idea", {"title": "Kite"})
     cap = _suggested(brain, "kite needs a longer tail", Destination("idea", "Kite"))
-    assert cap.destinations[0]["op"] == "update"
+    assert cap.destinations[0].op is OpKind.UPDATE
     dismiss(brain, cap.id)
     assert (brain.vault.root / rec["path"]).exists()
     assert brain.store.collection("ideas").get(rec["id"]) is not None

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from vaultbrain.capture import lines
 from vaultbrain.capture.classify import classify
+from vaultbrain.capture.guard import check_may_file
 from vaultbrain.capture.journal import Journal
 from vaultbrain.capture.model import Capture, CaptureStatus
 from vaultbrain.capture.plan import AmbiguousName, plan
@@ -51,11 +52,7 @@ def capture(brain: Brain, text: str) -> Capture:
     )
     done = process(brain, cid, hold_lease=True)
     if done.lease:  # still pending: let the daemon retry it at once, not in 5 min
-
-        def release(c: Capture) -> None:
-            c.lease = None
-
-        done = journal.advance(cid, release, touch=False)
+        done = journal.release(cid)
     return done
 
 
@@ -77,57 +74,49 @@ def process(
 
 
 def band_of(brain: Brain, result: Classification, cap: Capture | None = None) -> Band:
+    """The band a capture files in: the one judged when it was classified (both voters
+    heard, vaultbrain/capture/classify.py), else judged now from its classification alone
+    (the person's choice, a bare URL, a record from an earlier version)."""
+    if cap is not None and cap.band in _BANDS:
+        return Band(cap.band)
     s = brain.settings
-    limit = cap.extra.get("band_cap") if cap is not None else None
-    return judge(
-        result,
-        float(s.get("auto_confidence")),
-        float(s.get("min_confidence")),
-        Band(limit) if limit else None,
-    )
+    return judge(result, float(s.get("auto_confidence")), float(s.get("min_confidence")))
+
+
+_BANDS = frozenset(b.value for b in Band)
 
 
 def file_capture(brain: Brain, journal: Journal, cap: Capture) -> Capture:
     """Judge the classification, plan its notes once, write them, and set the status."""
     started = time.perf_counter()
     assert cap.classification is not None
-    result = Classification.from_dict(cap.classification)
+    result = Classification.from_dict(dict(cap.classification))
     band = band_of(brain, result, cap)
     with brain.filing_lock, brain.store.locked():
-        journal.check_may_file()  # a lost state dir, or the filer role moved elsewhere
+        check_may_file(brain)  # a lost state dir, or the filer role moved elsewhere
         fresh = journal.require(cap.id)
         if fresh.status is not CaptureStatus.PENDING:
             return fresh
         ambiguous: str | None = None
         if band is not Band.REVIEW and fresh.plan is None:
             try:
-                ops = plan(brain, result.fileable)
+                fresh = journal.planned(cap.id, plan(brain, result.fileable))
             except AmbiguousName as exc:  # "miriam": two Miriams; the person chooses
                 ambiguous = exc.reason
         if band is Band.REVIEW or ambiguous:
-            fresh.status = CaptureStatus.NEEDS_REVIEW
-            fresh.destinations = []
+            status, destinations, warnings, ops = CaptureStatus.NEEDS_REVIEW, (), (), fresh.plan
         else:
-            if fresh.plan is None:
-
-                def keep_plan(c: Capture) -> None:
-                    c.plan = ops
-
-                fresh = journal.advance(cap.id, keep_plan, touch=False)
             confirmed = band is Band.AUTO
-            fresh.destinations = write(brain, fresh, result, confirmed)
-            fresh.status = CaptureStatus.FILED if confirmed else CaptureStatus.SUGGESTED
-        elapsed = round((time.perf_counter() - started) * 1000, 2)
-        outcome = fresh
-
-        def settle(c: Capture) -> None:
-            c.status, c.destinations = outcome.status, outcome.destinations
-            c.plan, c.warnings = outcome.plan, outcome.warnings
-            c.timings["file_ms"] = elapsed
-            c.band = band.value
-            c.extra.pop("review_reason", None)
-            if ambiguous:
-                c.extra["review_reason"] = ambiguous
-
-        # Not fsynced: the plan was, and filing it again finds its notes written.
-        return journal.advance(cap.id, settle, durable=False)
+            written = write(brain, fresh, result, confirmed)
+            status = CaptureStatus.FILED if confirmed else CaptureStatus.SUGGESTED
+            destinations, warnings, ops = written.destinations, written.warnings, written.plan
+        return journal.settled(
+            cap.id,
+            status,
+            destinations,
+            plan=ops,
+            warnings=warnings,
+            band=band.value,
+            file_ms=round((time.perf_counter() - started) * 1000, 2),
+            review_reason=ambiguous,
+        )

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain.capture.model import PlannedOp
+from vaultbrain.capture.model import OpKind, PlannedOp
 from vaultbrain.classify.result import Destination
+from vaultbrain.filing.index import records
 from vaultbrain.filing.names import NameIndex, free_path, note_names
 from vaultbrain.filing.records import new_id
 from vaultbrain.packs import PageType
@@ -44,14 +45,14 @@ class AmbiguousName(Exception):
         self.reason = reason
 
 
-def plan(brain: Brain, dests: list[Destination]) -> list[PlannedOp]:
+def plan(brain: Brain, dests: list[Destination]) -> tuple[PlannedOp, ...]:
     """Exact targets for each destination: an existing record to update, an existing note
     to link, or a new path. Raises :class:`AmbiguousName` when a first name fits two people.
 
     Call under the store's lock: the index is refreshed first, so a record another process
     just created is updated rather than created twice.
     """
-    index = brain.records()
+    index = records(brain)
     index.refresh(force=True)
     ops: list[PlannedOp] = []
     seen: set[tuple[str, str]] = set()
@@ -86,15 +87,21 @@ def plan(brain: Brain, dests: list[Destination]) -> list[PlannedOp]:
         planned.add(path.lower())
         ops.append(
             PlannedOp(
-                "create", ptype.name, d.title, path, new_id(), ptype.store_collection, d.fields
+                OpKind.CREATE,
+                ptype.name,
+                d.title,
+                path,
+                new_id(),
+                ptype.store_collection,
+                d.fields,
             )
         )
-    return ops
+    return tuple(ops)
 
 
 def _update_op(ptype: PageType, record: dict[str, Any], d: Destination) -> PlannedOp:
     return PlannedOp(
-        "update",
+        OpKind.UPDATE,
         ptype.name,
         record["title"],
         record["path"],
@@ -119,7 +126,7 @@ def _existing_note(
         return _update_op(ptype, hit[1], d)
     stem = rel.rsplit("/", 1)[-1][:-3]
     shown = stem if stem.lower() == d.title.strip().lower() else d.title.strip()
-    return PlannedOp("link", ptype.name, shown, rel, "", "", {})
+    return PlannedOp(OpKind.LINK, ptype.name, shown, rel, "", "", {})
 
 
 def _first_name(index: RecordIndex, ptype: PageType, d: Destination) -> PlannedOp | None:

@@ -1,198 +1,373 @@
-"""The person's resolution of a capture: confirm a suggestion, resolve a thought as a type,
-dismiss it. The CLI's review commands (vaultbrain/cli/review.py), the gestures in
-``Brain/Needs Review.md`` (vaultbrain/capture/review.py) and a suggestion's inbox line the
-person ticked (vaultbrain/capture/lines.py) all end here, so all give the same result.
+"""The person's decisions on a capture: confirm a suggestion, choose its types, dismiss it,
+re-file a record it made. The CLI's review commands (vaultbrain/cli/review.py), the gestures
+in ``Brain/Needs Review.md`` and on the inbox line (vaultbrain/capture/acts.py) all end here,
+so all give the same result.
 
-A thought filed by the person's choice runs the pipeline (vaultbrain/capture/pipeline.py)
-with the person's classification; re-filing a record already written is
-vaultbrain/filing/refile.py's, and so is the archive a dismissed note moves to.
+Each decision is checked against the journal's table before any note is touched (a decision
+its state does not allow is refused, and nothing is written); a thought filed by the
+person's choice runs the pipeline (vaultbrain/capture/pipeline.py) with the person's
+classification; re-filing a record is vaultbrain/filing/refile.py's, followed here
+(vaultbrain/capture/follow.py). Notes a decision drops go to ``Brain/Archive/``, and the
+links this thought wrote to them in the notes it keeps (link fields, its ``## Log`` line)
+go with them: no link of ours points into the archive.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain.capture.journal import Journal
+from vaultbrain.capture import follow
+from vaultbrain.capture.journal import Journal, Step
 from vaultbrain.capture.lines import finish_line
-from vaultbrain.capture.model import Capture
+from vaultbrain.capture.model import Capture, CaptureStatus, Filed, OpKind
 from vaultbrain.capture.pipeline import file_capture
 from vaultbrain.capture.write import unwrite, write_held
 from vaultbrain.classify.result import UNKNOWN, Classification, Destination
 from vaultbrain.errors import UserError
 from vaultbrain.filing.corrections import record_correction
-from vaultbrain.filing.db import coerce_fields
+from vaultbrain.filing.db import coerce_fields, update_record
 from vaultbrain.filing.links import title_for_url
 from vaultbrain.filing.refile import archive, audit, fileable_type, fix, restore_base
 from vaultbrain.packs import PageType
-from vaultbrain.vault.note import update_frontmatter
+from vaultbrain.vault.note import parse_note, update_frontmatter
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
-
-def _capture(brain: Brain, capture_id: str) -> dict[str, Any]:
-    rec = brain.store.inbox.get(capture_id)
-    if rec is None:
-        raise UserError(f"no capture {capture_id!r}; `vaultbrain review list` shows the queue")
-    return rec
+S = CaptureStatus
 
 
-def _edit_note(
-    brain: Brain, rel: str, changes: dict[str, Any], remove: tuple[str, ...] = ()
-) -> None:
-    edit = brain.vault.edit(
-        rel, lambda note: update_frontmatter(note.text, changes, remove) if note else None
-    )
-    if edit.before is not None:
-        restore_base(brain, rel)
-
-
-def _finish(brain: Brain, cap: dict[str, Any]) -> dict[str, Any]:
-    """The capture's inbox line shows its new status (the capture as it is now)."""
-    return finish_line(brain, Journal(brain), Capture.from_record(cap)).to_record()
-
-
-def confirm(brain: Brain, capture_id: str) -> dict[str, Any]:
-    """Accept a suggestion: its notes lose ``confirmed: false``, the updates it held back are
-    written into the existing notes now; the capture is filed."""
+def confirm(brain: Brain, capture_id: str) -> Capture:
+    """Accept the suggestion: its notes lose ``confirmed: false``, the updates it held back
+    are written into the existing notes now; the capture is filed. A thought waiting in
+    review with a suggestion is filed as suggested."""
+    journal = Journal(brain)
     with brain.store.locked():
-        cap = _capture(brain, capture_id)
-        if cap["status"] == "needs_review":
-            dests = Classification.from_dict(cap.get("classification") or {}).fileable
+        cap = journal.require(capture_id)
+        if cap.status is S.NEEDS_REVIEW:
+            dests = _classification(cap.classification).fileable
             if not dests:
                 raise UserError(
                     f"{capture_id} has no suggestion to accept; choose a type: "
                     f"`vaultbrain review resolve {capture_id} TYPE`"
                 )
-            return _file_as(brain, cap, dests, by="confirm")
-        if cap["status"] != "suggested":
-            raise UserError(f"{capture_id} is {cap['status']}, not a suggestion to confirm")
-        for d in cap.get("destinations", []):
-            if d.get("op") == "create":
-                _edit_note(
-                    brain, d["path"], {"updated": brain.now().isoformat()}, remove=("confirmed",)
-                )
-        if any(d.get("held") for d in cap.get("destinations", [])):
-            held = Capture.from_record(cap)
-            cap["destinations"] = write_held(brain, held)
-            if held.warnings:
-                cap["warnings"] = held.warnings
-        cap["status"] = "filed"
-        cap["confirmed_at"] = cap["updated"] = brain.now().isoformat()
-        brain.store.inbox.put(cap)
+            return _file_as(brain, journal, cap, dests, by="confirm")
+        journal.check(capture_id, Step.CONFIRM)
+        for d in cap.destinations:
+            if d.op is OpKind.CREATE:
+                _confirm_note(brain, d.path)
+        dests, warnings = cap.destinations, ()
+        if any(d.held for d in cap.destinations):
+            written = write_held(brain, cap)
+            dests, warnings = written.destinations, written.warnings
+        cap = journal.confirmed(capture_id, dests, warnings)
     audit(
         brain,
         "resolution",
         capture=capture_id,
         decision="confirm",
-        destinations=cap.get("destinations", []),
+        destinations=[d.to_dict() for d in cap.destinations],
     )
-    return _finish(brain, cap)
+    return finish_line(brain, journal, cap)
 
 
 def resolve(
     brain: Brain,
     capture_id: str,
     type_name: str,
-    sets: dict[str, str] | None = None,
+    sets: Mapping[str, str] | None = None,
     title: str | None = None,
-) -> dict[str, Any]:
-    """File a thought as ``type_name`` (one or more, comma-separated) by the person's choice."""
+) -> Capture:
+    """File a thought as ``type_name`` (one or more, comma-separated) by the person's choice.
+
+    ``sets``: fields the person gives (``--set status=active``): written into the notes of
+    the types that have them, over what the classifier said or the note held. ``title``:
+    the title of its note (one type)."""
     names = [t.strip() for t in re.split(r"[,\s]+", type_name) if t.strip()]
+    if not names:
+        raise UserError("name a type to file it as (e.g. `project`, or `person,admin`)")
+    journal = Journal(brain)
+    types = [fileable_type(brain, name) for name in names]  # refused before anything is written
+    wanted = list(dict.fromkeys(t.name for t in types))
+    given = _given_fields(types, sets or {})
     with brain.store.locked():
-        cap = _capture(brain, capture_id)
-        # Records it wrote (a linked note of the person's, or an update a suggestion held back,
-        # is not its to re-file).
-        written = [
-            d for d in cap.get("destinations", []) if d.get("record_id") and not d.get("held")
-        ]
-        dests_now = cap.get("destinations") or []
-        if cap["status"] == "suggested" and dests_now:
-            wanted = [fileable_type(brain, name).name for name in names]
-            one = len(written) == 1 and len(wanted) == 1
-            if not (one and written[0]["type"] != wanted[0]):
-                return _redecide(brain, cap, wanted, sets, title)
-        if cap["status"] in ("filed", "corrected", "suggested") and written:
-            if len(written) == 1:
-                return fix(brain, written[0]["record_id"], type_name)
-            raise UserError(f"{capture_id} is already filed; use `vaultbrain fix RECORD_ID TYPE`")
-        suggested = Classification.from_dict(cap.get("classification") or {})
-        dests = []
-        for name in names:
-            ptype = fileable_type(brain, name)
-            fields = coerce_fields(ptype, sets or {})
-            previous = next((d for d in suggested.destinations if d.type == ptype.name), None)
-            guess = title or (previous.title if previous and previous.title else None)
-            if not guess:
-                guess = next((d.title for d in suggested.destinations if d.title), None)
-            base = dict(previous.fields) if previous else {}
-            base.update({k: v for k, v in fields.items() if v is not None})
-            from_url = _url_fields(ptype, cap["text"], base)
-            guess = guess or from_url or _title_from(cap["text"])
-            dests.append(Destination(ptype.name, guess, base))
-        return _file_as(brain, cap, dests, by="resolve")
+        cap = journal.require(capture_id)
+        written = cap.written
+        if cap.status in (S.FILED, S.CORRECTED, S.SUGGESTED) and written:
+            single = len(written) == 1 and len(wanted) == 1 and written[0].type != wanted[0]
+            if single and len(cap.destinations) == 1:
+                # One record, another type: it is re-filed (its note keeps its content).
+                cap = _refile(brain, written[0], wanted[0])
+            else:
+                cap = _redecide(brain, journal, cap, wanted, given, title)
+        else:
+            journal.check(capture_id, Step.RESOLVE)
+            dests = _destinations(brain, cap, wanted, given, title)
+            cap = _file_as(brain, journal, cap, dests, by="resolve")
+        return _set_fields(brain, journal, cap, given)
+
+
+def dismiss(brain: Brain, capture_id: str) -> Capture:
+    """Not a thought: the capture is dismissed; notes it created move to the archive (and
+    the links it wrote to them leave the notes it updated), its log line leaves the notes it
+    updated (a suggestion held its updates back: nothing to take)."""
+    journal = Journal(brain)
+    with brain.store.locked():
+        cap = journal.check(capture_id, Step.DISMISS)
+        for rel in unwrite(brain, cap):
+            restore_base(brain, rel)
+        _drop(brain, cap, [d for d in cap.destinations if d.op is OpKind.CREATE], "dismissed")
+        cap = journal.dismissed(capture_id)
+    audit(brain, "resolution", capture=capture_id, decision="dismiss")
+    return finish_line(brain, journal, cap)
+
+
+def fix_thought(brain: Brain, ref: str, type_name: str, note: str | None = None) -> dict[str, Any]:
+    """``vaultbrain fix``: re-file record ``ref`` (or a capture's only record) as
+    ``type_name``; the captures filed into it follow. Returns the new record."""
+    journal = Journal(brain)
+    cap = journal.get(ref)
+    if cap is not None:
+        mine = [d for d in cap.destinations if d.record_id]
+        if not mine:
+            raise UserError(f"capture {ref} filed nothing; use `vaultbrain review resolve {ref} TYPE`")
+        if len(mine) > 1:
+            listing = ", ".join(f"{d.record_id} ({d.type} {d.title})" for d in mine)
+            raise UserError(f"capture {ref} filed several records; fix one of them: {listing}")
+        ref = mine[0].record_id
+    new_rec, done = fix(brain, ref, type_name, note)
+    follow.refiled(brain, [done])
+    return new_rec
+
+
+# -- the steps ---------------------------------------------------------------------------------
+def _refile(brain: Brain, record: Filed, type_name: str) -> Capture:
+    _, done = fix(brain, record.record_id, type_name, by="resolve")
+    follow.refiled(brain, [done])
+    journal = Journal(brain)
+    cap = journal.require(done.sources[0]) if done.sources else None
+    if cap is None:
+        raise UserError(f"the record {record.record_id} has no capture")
+    return cap
 
 
 def _redecide(
     brain: Brain,
-    cap: dict[str, Any],
+    journal: Journal,
+    cap: Capture,
     wanted: list[str],
-    sets: dict[str, str] | None,
+    given: dict[str, dict[str, Any]],
     title: str | None,
-) -> dict[str, Any]:
-    """A suggestion the person files as ``wanted`` instead (``→ project``, ``→ person, admin``):
-    the suggested notes of a type still wanted stay (now confirmed), those of a type no longer
-    wanted leave for the archive, and a type the classifier missed gets its note."""
-    kept = [d for d in cap["destinations"] if d["type"] in wanted]
-    for d in cap["destinations"]:
-        if d not in kept and d.get("op") == "create" and brain.vault.try_read(d["path"]):
-            archive(brain, d, reason=f"the person chose {', '.join(wanted)}")
-    suggested = Classification.from_dict(cap.get("classification") or {})
+) -> Capture:
+    """A filed thought or a suggestion the person files as ``wanted`` instead (``→
+    project``, ``→ person, admin``): the notes it made of a type still wanted stay (now
+    confirmed), those of a type no longer wanted leave for the archive (and a log line it
+    wrote into a note of such a type leaves that note), and a type the classifier missed
+    gets its note."""
+    kept = [d for d in cap.destinations if d.type in wanted]
+    dropped = [d for d in cap.destinations if d.type not in wanted]
+    for rel in unwrite(brain, cap, only=[d for d in dropped if d.op is OpKind.UPDATE]):
+        restore_base(brain, rel)
+    _drop(brain, cap, [d for d in dropped if d.op is OpKind.CREATE], f"the person chose {', '.join(wanted)}", keep=kept)
+    dests = _destinations(brain, cap, wanted, given, title, kept)
+    filed = _file_as(brain, journal, cap, dests, by="resolve")
+    # A kept note already holds this thought (the plan found it as an existing record): it
+    # stays the capture's own note, and the person's choice confirms it.
+    created = {d.record_id for d in kept if d.op is OpKind.CREATE}
+    if created:
+        for d in filed.destinations:
+            if d.record_id in created:
+                _confirm_note(brain, d.path)
+        filed = journal.annotate(
+            cap.id,
+            destinations=tuple(
+                d.but(op=OpKind.CREATE) if d.record_id in created else d for d in filed.destinations
+            ),
+        )
+    return finish_line(brain, journal, filed)
+
+
+def _destinations(
+    brain: Brain,
+    cap: Capture,
+    wanted: Iterable[str],
+    given: dict[str, dict[str, Any]],
+    title: str | None,
+    kept: Iterable[Filed] = (),
+) -> list[Destination]:
+    suggested = _classification(cap.classification)
+    kept_by_type = {d.type: d for d in kept}
     dests = []
     for name in dict.fromkeys(wanted):
         ptype = fileable_type(brain, name)
-        held = next((d for d in kept if d["type"] == name), None)
         previous = next((d for d in suggested.destinations if d.type == name), None)
-        guess = (held or {}).get("title") or title or (previous.title if previous else "")
+        guess = (kept_by_type[name].title if name in kept_by_type else "") or title
+        guess = guess or (previous.title if previous and previous.title else "")
         guess = guess or next((d.title for d in suggested.destinations if d.title), "")
         fields = dict(previous.fields) if previous else {}
-        fields.update({k: v for k, v in coerce_fields(ptype, sets or {}).items() if v is not None})
-        from_url = _url_fields(ptype, cap["text"], fields)
-        dests.append(Destination(ptype.name, guess or from_url or _title_from(cap["text"]), fields))
-    filed = _file_as(brain, cap, dests, by="resolve")
-    # A kept note already holds this thought (the plan found it as an existing record): it
-    # stays the capture's own note, and the person's choice confirms it.
-    created = {d.get("record_id") for d in kept if d.get("op") == "create"}
-    for d in filed.get("destinations", []):
-        if d.get("record_id") in created:
-            d["op"] = "create"
-            _edit_note(
-                brain, d["path"], {"updated": brain.now().isoformat()}, remove=("confirmed",)
+        fields.update(given.get(name, {}))
+        from_url = _url_fields(ptype, cap.text, fields)
+        dests.append(Destination(ptype.name, guess or from_url or _title_from(cap.text), fields))
+    return dests
+
+
+def _file_as(
+    brain: Brain, journal: Journal, cap: Capture, dests: list[Destination], by: str
+) -> Capture:
+    """File a capture to ``dests`` as the person decided (confidence 1, classified by the
+    person); what the classifier had said becomes a correction to learn from."""
+    result = Classification(dests, 1.0, f"decided by the person ({by})", "person")
+    before = _classification(cap.classification)
+    journal.reclassified(cap.id, result.to_dict(), by)
+    filed = file_capture(brain, journal, journal.require(cap.id))
+    wrong = [d.type for d in before.destinations if d.type not in {x.type for x in dests}]
+    if wrong or not before.destinations:
+        for d in dests:
+            record_correction(
+                brain.store, cap.text, ",".join(wrong) or UNKNOWN, d.type, brain.now().isoformat()
             )
-    brain.store.inbox.put(filed)
-    return filed
+    audit(
+        brain,
+        "resolution",
+        capture=cap.id,
+        decision=by,
+        destinations=[d.to_dict() for d in filed.destinations],
+        before=dict(cap.classification) if cap.classification else None,
+    )
+    return finish_line(brain, journal, filed)
 
 
-def dismiss(brain: Brain, capture_id: str) -> dict[str, Any]:
-    """Not a thought: the capture is dismissed; notes it created move to the archive, its log
-    line leaves the notes it updated (a suggestion held its updates back: nothing to take)."""
-    with brain.store.locked():
-        cap = _capture(brain, capture_id)
-        for rel in unwrite(brain, Capture.from_record(cap)):
+def _set_fields(
+    brain: Brain, journal: Journal, cap: Capture, given: dict[str, dict[str, Any]]
+) -> Capture:
+    """The fields the person gave, written into the notes of their types: the person's word
+    wins over what the classifier said and what the note held (a kept note included)."""
+    if not given:
+        return cap
+    for d in cap.destinations:
+        values = given.get(d.type)
+        if values and d.written:
+            update_record(brain, d.type, d.record_id, {k: _text(v) for k, v in values.items()})
+    return journal.require(cap.id)
+
+
+def _given_fields(types: list[PageType], sets: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+    """``sets`` per type, checked against each type before anything is written: a field no
+    chosen type has is refused."""
+    if not sets:
+        return {}
+    out: dict[str, dict[str, Any]] = {}
+    for key, value in sets.items():
+        takers = [t for t in types if key in t.fields]
+        if not takers:
+            names = ", ".join(t.name for t in types)
+            raise UserError(f"{key!r} is not a field of {names}")
+        for t in takers:
+            out.setdefault(t.name, {}).update(coerce_fields(t, {key: value}))
+    return out
+
+
+def _text(value: Any) -> str:
+    return ",".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def _drop(
+    brain: Brain, cap: Capture, notes: list[Filed], reason: str, keep: Iterable[Filed] = ()
+) -> None:
+    """Move the notes the capture made to the archive and take the links it wrote to them
+    out of the notes it keeps and updated: no link of ours points into the archive."""
+    gone: list[str] = []
+    for d in notes:
+        if brain.vault.try_read(d.path) is not None:
+            archive(brain, d.to_dict(), reason=reason)
+            gone.append(d.path)
+    if not gone:
+        return
+    stay = [d for d in (*keep, *cap.destinations) if d.path not in gone and d.written]
+    for rel in dict.fromkeys(d.path for d in stay):
+        if _unlink(brain, rel, cap.id, gone):
             restore_base(brain, rel)
-        for d in cap.get("destinations", []):
-            if d.get("op") == "create" and brain.vault.try_read(d["path"]) is not None:
-                archive(brain, d, reason="dismissed")
-        cap["status"] = "dismissed"
-        cap["dismissed_at"] = cap["updated"] = brain.now().isoformat()
-        brain.store.inbox.put(cap)
-    audit(brain, "resolution", capture=capture_id, decision="dismiss")
-    return _finish(brain, cap)
 
 
-def _file(brain: Brain, cap: dict[str, Any]) -> dict[str, Any]:
-    return file_capture(brain, Journal(brain), Capture.from_record(cap)).to_record()
+def _unlink(brain: Brain, rel: str, capture_id: str, gone: list[str]) -> bool:
+    """Links to the ``gone`` notes out of note ``rel``: list entries in its properties, and
+    the tail of this capture's ``## Log`` line. True if the note was written."""
+    targets = [g[:-3] if g.lower().endswith(".md") else g for g in gone]
+    link = re.compile(
+        r"\[\[(?:" + "|".join(re.escape(t) for t in targets) + r")(?:\|[^\[\]\n]*)?\]\]"
+    )
+    marker = f"#^vb-{capture_id}|"
+
+    def build(note: Any) -> str | None:
+        if note is None or not any(t in note.text for t in targets):
+            return None
+        parsed = parse_note(note.text)
+        text = note.text
+        if parsed.error is None and parsed.has_frontmatter:
+            changes: dict[str, Any] = {}
+            for key, value in parsed.data.items():
+                if isinstance(value, list) and any(isinstance(v, str) and link.search(v) for v in value):
+                    changes[key] = [v for v in value if not (isinstance(v, str) and link.fullmatch(v.strip()))]
+                elif isinstance(value, str) and link.fullmatch(value.strip()):
+                    changes[key] = None
+            if changes:
+                remove = tuple(k for k, v in changes.items() if v in (None, []))
+                text = update_frontmatter(
+                    text, {k: v for k, v in changes.items() if k not in remove}, remove
+                )
+        lines = text.splitlines(keepends=True)
+        for i, line in enumerate(lines):
+            if marker in line and line.lstrip().startswith("- "):
+                lines[i] = _relink_log_line(line, link)
+        new = "".join(lines)
+        return new if new != note.text else None
+
+    return brain.vault.edit(rel, build).written
+
+
+def _relink_log_line(line: str, link: re.Pattern[str]) -> str:
+    """``- date thought → [[A]] · [[B]] ([[Inbox#^vb-id|capture]])`` without the links to
+    the archived notes (and without the arrow when none is left)."""
+    end = line.rfind(" ([[")
+    arrow = line.rfind(" → ", 0, end) if end > 0 else -1
+    if arrow < 0:
+        return line
+    pieces = line[arrow + 3 : end].split(" · ")
+    if not all(_ONE_LINK.fullmatch(p.strip()) for p in pieces):
+        return line  # the thought's own arrow, not our tail
+    kept = [p for p in pieces if not link.fullmatch(p.strip())]
+    tail = f" → {' · '.join(kept)}" if kept else ""
+    return line[:arrow] + tail + line[end:]
+
+
+_ONE_LINK = re.compile(r"\[\[[^\[\]\n]*\]\]")
+
+
+def _confirm_note(brain: Brain, rel: str) -> None:
+    edit = brain.vault.edit(
+        rel,
+        lambda note: (
+            update_frontmatter(note.text, {"updated": brain.now().isoformat()}, ("confirmed",))
+            if note
+            else None
+        ),
+    )
+    if edit.before is not None:
+        restore_base(brain, rel)
+
+
+def _classification(data: Mapping[str, Any] | None) -> Classification:
+    return Classification.from_dict(_plain(data or {}))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
 
 
 _URL = re.compile(r"https?://[^\s<>\]\)\"']+")
@@ -217,40 +392,4 @@ def _title_from(text: str) -> str:
     return title[:1].upper() + title[1:]
 
 
-def _file_as(
-    brain: Brain, cap: dict[str, Any], dests: list[Destination], by: str
-) -> dict[str, Any]:
-    """File a capture to ``dests`` as the person decided (confidence 1, classified by the person)."""
-    result = Classification(dests, 1.0, f"decided by the person ({by})", "person")
-    cap["classification_before"] = cap.get("classification")
-    cap["classification"] = result.to_dict()
-    cap["status"] = "pending"
-    cap.pop("plan", None)
-    cap.pop("last_error", None)
-    brain.store.inbox.put(cap)
-    filed = _file(brain, cap)
-    filed["resolved_by"] = by
-    brain.store.inbox.put(filed)
-    before = Classification.from_dict(cap.get("classification_before") or {})
-    wrong = [d.type for d in before.destinations if d.type not in {x.type for x in dests}]
-    for d in dests:
-        if wrong or not before.destinations:
-            record_correction(
-                brain.store,
-                cap["text"],
-                ",".join(wrong) or UNKNOWN,
-                d.type,
-                brain.now().isoformat(),
-            )
-    audit(
-        brain,
-        "resolution",
-        capture=cap["id"],
-        decision=by,
-        destinations=filed.get("destinations", []),
-        before=cap.get("classification_before"),
-    )
-    return _finish(brain, filed)
-
-
-__all__ = ["confirm", "dismiss", "resolve"]
+__all__ = ["confirm", "dismiss", "fix_thought", "resolve"]

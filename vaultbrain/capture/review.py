@@ -2,18 +2,16 @@
 
 Three sections: thoughts that need a decision, suggestions to confirm, and sync conflicts;
 a fourth, "Can't read", lists the notes vaultbrain cannot read (vaultbrain/filing/unreadable.py)
-until they are fixed.
-Gestures, documented in the note's own header:
-
-- tick the box (``- [x]``): accept the suggestion (for a conflict: "I fixed the note");
-- write a type after an arrow at the end of the line (``→ project``, ``-> person, admin``):
-  file it as that type instead;
-- strike the item (``~~…~~``) or delete the line: dismiss it, not a thought.
+until they are fixed. The person's gestures on its items (documented in the note's header,
+and read with the inbox's by vaultbrain/capture/gestures.py) are carried out by the inbox
+pass and by :meth:`ReviewQueue.refresh`, only once the note has been quiet for the settle
+time; an item they deleted is dismissed only when the version of the note they edited is
+known (its ``updated`` property names the render it came from), so a device's old copy of
+the note never dismisses what it never showed.
 
 The note is regenerated (compare-and-swap) whenever the queue changes, but only when it has
 been quiet for the settle time, and always after reading the decisions already written in
-it. A line the daemon cannot understand stays, with a short note why. A decision on a
-thought ends in vaultbrain/capture/resolution.py, as the CLI's does.
+it. A gesture that cannot be carried out stays, with a short note why.
 """
 
 from __future__ import annotations
@@ -26,9 +24,11 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from vaultbrain.capture.gestures import ReviewItem
 from vaultbrain.errors import ConflictError, UserError
 from vaultbrain.filing.inbox import REVIEW_NOTE
 from vaultbrain.filing.records import link_to
+from vaultbrain.filing.sync import notes_sync
 from vaultbrain.vault.note import parse_note
 
 if TYPE_CHECKING:
@@ -36,10 +36,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("vaultbrain.review")
 STATE = "review-state.json"
-_ITEM = re.compile(
-    r"^(?P<indent>\s*)- \[(?P<box>.)\] (?P<body>.*?)\s*\^(?P<kind>vbr|vbc)-(?P<id>[A-Za-z0-9-]+)\s*$"
-)
-_ARROW = re.compile(r"(?:→|->)\s*(?P<types>[A-Za-z][\w-]*(?:\s*[, ]\s*[A-Za-z][\w-]*)*)\s*$")
+RENDERS_KEPT = 8  # the last renders whose items are known (a device may edit an older one)
+_ITEM = re.compile(r"^(?P<indent>\s*)[-*+] \[(?P<box>.)\] (?P<rest>.*)$")
+_ID = re.compile(r"(?:^|\s)\^(?P<kind>vbr|vbc)-(?P<id>[A-Za-z0-9-]+)(?=\s|$)")
+_THOUGHT = re.compile(r"\*\*(?P<text>.+?)\*\*")
 _NOTE_MARK = " ⚠ "
 
 HEADER = """\
@@ -47,25 +47,29 @@ HEADER = """\
 
 > [!info] How to resolve an item
 > - **Accept** what vaultbrain suggests: tick the box.
-> - **Choose another type**: write it after an arrow at the end of the line, e.g. `→ project`
+> - **Choose the type**: write it after an arrow anywhere on the line, e.g. `→ project`
 >   (several: `→ person, admin`).
-> - **Dismiss** (not a thought): strike it through (`~~like this~~`) or delete the line.
+> - **Dismiss** (not a thought): strike it through (`~~like this~~`), mark it `[-]`, or
+>   delete the line.
 > - **Conflicts**: fix the note by hand, then tick the box; the note's version is kept.
 >
-> vaultbrain applies each decision within seconds and the item leaves this list.
-> You can do the same from a terminal: `vaultbrain review list`, `review resolve ID TYPE`,
-> `review confirm ID`.
+> vaultbrain applies each decision within seconds and the item leaves this list. The same
+> gestures work on the thought's line in the inbox. From a terminal:
+> `vaultbrain review list`, `review resolve ID TYPE`, `review confirm ID`.
 """
 
 
-@dataclass
-class Decision:
-    kind: str  # "capture" | "conflict"
-    id: str
-    action: str  # "accept" | "types" | "dismiss" | "unclear"
-    types: list[str]
-    line: int
-    why: str = ""
+@dataclass(frozen=True)
+class ReviewRead:
+    """What the person left in the note: its items, and the items of the render it was
+    edited from (None: unknown, so nothing counts as deleted)."""
+
+    items: tuple[ReviewItem, ...]
+    base: tuple[str, ...] | None
+    hash: str
+
+    def forget_base(self) -> None:
+        return None  # a deleted item dismissed is gone from the next render by itself
 
 
 def queue(brain: Brain) -> dict[str, list[dict[str, Any]]]:
@@ -143,8 +147,9 @@ def _thought(text: str) -> str:
     return text if len(text) <= 300 else text[:299] + "…"
 
 
-def render(brain: Brain, items: dict[str, list[dict[str, Any]]], notes: dict[str, str]) -> str:
-    now = brain.now().isoformat()
+def render(
+    brain: Brain, items: dict[str, list[dict[str, Any]]], notes: dict[str, str], now: str
+) -> str:
     fm = (
         "---\ntype: vaultbrain-review\n"
         f"updated: {now}\nneeds_decision_count: {len(items['decide'])}\n"
@@ -183,36 +188,86 @@ def render(brain: Brain, items: dict[str, list[dict[str, Any]]], notes: dict[str
     return "".join(out)
 
 
-def parse_decisions(text: str, rendered_ids: set[str]) -> list[Decision]:
-    """What the person did to the note since we wrote it: one Decision per touched item."""
-    found: dict[str, Decision] = {}
-    present: set[str] = set()
+def parse_items(text: str, thoughts: dict[str, str] | None = None) -> list[ReviewItem]:
+    """Every item line of the note as the person left it. ``thoughts``: the thought each
+    rendered item showed, by id: a line whose block id the person removed is still its item."""
+    by_text = {v: k for k, v in (thoughts or {}).items()}
+    out: list[ReviewItem] = []
     for n, raw in enumerate(text.splitlines()):
         m = _ITEM.match(raw)
         if not m:
             continue
-        kind = "capture" if m.group("kind") == "vbr" else "conflict"
-        rid = m.group("id")
-        key = f"{m.group('kind')}-{rid}"
-        present.add(key)
-        body = m.group("body")
+        rest = m.group("rest")
+        ids = list(_ID.finditer(rest))
+        if ids:
+            found = ids[-1]
+            kind, rid = found.group("kind"), found.group("id")
+            body, after = rest[: found.start()], rest[found.end() :]
+        else:
+            thought = _THOUGHT.search(rest)
+            rid = by_text.get(thought.group("text")) if thought else None
+            if rid is None:
+                continue
+            kind, body, after = "vbr", rest, ""
         mark = body.find(_NOTE_MARK)
         if mark >= 0:
             body = body[:mark]
-        if re.search(r"~~.+?~~", body):
-            found[key] = Decision(kind, rid, "dismiss", [], n)
-            continue
-        arrow = _ARROW.search(body)
-        if arrow and kind == "capture":
-            types = [t for t in re.split(r"[,\s]+", arrow.group("types")) if t]
-            found[key] = Decision(kind, rid, "types", types, n)
-            continue
-        if m.group("box") not in (" ",):
-            found[key] = Decision(kind, rid, "accept", [], n)
-    for key in rendered_ids - present:
-        kind, rid = key.split("-", 1)
-        found[key] = Decision("capture" if kind == "vbr" else "conflict", rid, "dismiss", [], -1)
-    return list(found.values())
+        out.append(ReviewItem(kind, rid, n, m.group("box"), body.rstrip(), after))
+    return out
+
+
+def read_review(brain: Brain) -> ReviewRead | None:
+    """The items of Needs Review if the person may have changed it since vaultbrain wrote it
+    and has left it alone for the settle time (None otherwise: nothing to read yet)."""
+    try:
+        note = brain.vault.try_read(REVIEW_NOTE)
+    except UserError:
+        return None
+    if note is None:
+        return None
+    state = brain.store.read_json(STATE, {}) or {}
+    if note.hash == state.get("hash"):
+        return None  # as vaultbrain wrote it
+    parsed = parse_note(note.text)
+    if parsed.data.get("type") not in (None, "vaultbrain-review"):
+        return None  # a note of the person's own at this path
+    if not _quiet(brain, REVIEW_NOTE):
+        return None
+    stamp = str(parsed.data.get("updated") or "")
+    renders = state.get("renders") or {}
+    base = renders.get(stamp)
+    if base is None and not renders and state.get("rendered") is not None:
+        base = state["rendered"]  # a state from before renders were kept: the last one
+    items = parse_items(note.text, state.get("thoughts") or {})
+    return ReviewRead(tuple(items), tuple(base) if base is not None else None, note.hash)
+
+
+def _quiet(brain: Brain, rel: str) -> bool:
+    try:
+        mtime = brain.vault.resolve(rel).stat().st_mtime
+    except (OSError, UserError):
+        return True
+    settle = float(brain.settings.get("inbox_settle_seconds"))
+    return time.time() - mtime >= settle or brain.vault.last_written_by_vaultbrain(rel)
+
+
+def note_for(brain: Brain, capture_id: str, why: str | None) -> bool:
+    """Keep (or with None, drop) the note shown on an item in Needs Review: why a gesture
+    was not carried out. True when it is new (said in the log once)."""
+    state = brain.store.read_json(STATE, {}) or {}
+    notes = dict(state.get("notes", {}))
+    if why is None:
+        if capture_id not in notes:
+            return False
+        del notes[capture_id]
+    elif notes.get(capture_id) == why:
+        return False
+    else:
+        notes[capture_id] = why
+    state["notes"] = notes
+    state["hash"] = None  # drawn again, with the note
+    brain.store.write_json(STATE, state)
+    return why is not None
 
 
 class ReviewQueue:
@@ -236,26 +291,27 @@ class ReviewQueue:
         return hashlib.sha256(raw.encode()).hexdigest()
 
     def refresh(self, force: bool = False) -> bool:
-        """Regenerate the note if the queue changed (and the note is quiet). True if written."""
-        versions = (
-            self.app.store.inbox.version(),
-            self.app.store.collection("conflicts").version(),
-            self.app.store.collection("unreadable").version(),
-        )
+        """Regenerate the note if the queue changed (and the note is quiet). True if written.
+        ``force``: now, whatever the versions say (a command after a decision)."""
+        versions = self._versions_now()
         if (
             not force
             and versions == self._versions
             and (self._nothing_at == versions or self.app.vault.try_read(self.note_rel) is not None)
         ):
             return False  # (nothing to show at these versions: no note, no look at the queue)
-        if not force and not self._quiet():
+        if not force and not _quiet(self.app, self.note_rel):
             return False
         self.apply_decisions()
+        return self.write(force)
+
+    def write(self, force: bool = False) -> bool:
+        """Draw the note from the queue as it is (compare-and-swap). True if written."""
+        versions = self._versions_now()
         state = self._state()
-        notes = dict(state.get("notes", {}))
         items = queue(self.app)
         live = {r["id"] for v in items.values() for r in v}
-        notes = {k: v for k, v in notes.items() if k in live}
+        notes = {k: v for k, v in dict(state.get("notes", {})).items() if k in live}
         signature = self._signature_of(items, notes)
         current = self.app.vault.try_read(self.note_rel)
         if (
@@ -266,10 +322,11 @@ class ReviewQueue:
         ):
             self._versions = versions
             return False
-        if current is None and not any(items.values()):
+        if current is None and not any(items.values()) and not force:
             self._versions = self._nothing_at = versions
-            return False  # Brain/ notes appear the first time they have something to show
-        text = render(self.app, items, notes)
+            return False  # made by init; drawn again when it has something to show
+        now = self.app.now().isoformat()
+        text = render(self.app, items, notes, now)
         try:
             if current is None:
                 digest = self.app.vault.create(self.note_rel, text)
@@ -279,67 +336,45 @@ class ReviewQueue:
             return False  # the person is editing it: next time
         rendered = [f"vbr-{r['id']}" for r in items["decide"] + items["suggest"]]
         rendered += [f"vbc-{c['id']}" for c in items["conflicts"]]
+        renders = dict(state.get("renders") or {})
+        renders[now] = rendered
+        renders = dict(sorted(renders.items())[-RENDERS_KEPT:])
+        thoughts = {r["id"]: _thought(r["text"]) for r in items["decide"] + items["suggest"]}
         self.app.store.write_json(
-            STATE, {"signature": signature, "hash": digest, "rendered": rendered, "notes": notes}
+            STATE,
+            {
+                "signature": signature,
+                "hash": digest,
+                "rendered": rendered,
+                "renders": renders,
+                "thoughts": thoughts,
+                "notes": notes,
+            },
         )
-        self._versions = (
-            self.app.store.inbox.version(),
-            self.app.store.collection("conflicts").version(),
-            self.app.store.collection("unreadable").version(),
-        )
+        self._versions = self._versions_now()
         return True
 
-    def _quiet(self) -> bool:
-        try:
-            mtime = self.app.vault.resolve(self.note_rel).stat().st_mtime
-        except OSError:
-            return True
-        return time.time() - mtime >= float(self.app.settings.get("inbox_settle_seconds"))
-
-    def apply_decisions(self) -> list[Decision]:
-        """Read the person's gestures in the note and carry them out."""
-        note = self.app.vault.try_read(self.note_rel)
-        state = self._state()
-        if note is None or note.hash == state.get("hash"):
-            return []
-        if parse_note(note.text).data.get("type") not in (None, "vaultbrain-review"):
-            return []
-        decisions = parse_decisions(note.text, set(state.get("rendered", [])))
-        notes = dict(state.get("notes", {}))
-        for d in decisions:
-            try:
-                self._apply(d)
-                notes.pop(d.id, None)
-            except UserError as exc:
-                notes[d.id] = str(exc).split(";")[0][:160]
-                log.warning("Needs Review line %s: %s", d.line + 1, exc)
-        state["notes"] = notes
-        state["hash"] = None  # regenerate, so applied items leave and notes show
-        self.app.store.write_json(STATE, state)
+    def changed(self) -> None:
+        """The person changed the note: read it again at the next refresh."""
         self._versions = None
-        return decisions
 
-    def _apply(self, d: Decision) -> None:
-        from vaultbrain.capture import resolution
+    def _versions_now(self) -> tuple[Any, ...]:
+        store = self.app.store
+        return (
+            store.inbox.version(),
+            store.collection("conflicts").version(),
+            store.collection("unreadable").version(),
+        )
 
-        if d.kind == "conflict":
-            resolve_conflict(self.app, d.id)
-            return
-        cap = self.app.store.inbox.get(d.id)
-        if cap is None or cap.get("status") not in ("needs_review", "suggested"):
-            return  # already decided elsewhere (the CLI, another device)
-        if d.action == "dismiss":
-            resolution.dismiss(self.app, d.id)
-        elif d.action == "accept":
-            resolution.confirm(self.app, d.id)
-        elif d.action == "types":
-            # Any kind of item: a suggestion is re-filed as the types written, keeping the
-            # notes of types still wanted and adding those the classifier missed.
-            for t in d.types:
-                if self.app.pack.get_type(t) is None:
-                    names = ", ".join(x.name for x in self.app.pack.fileable_types())
-                    raise UserError(f"“{t}” is not a type ({names})")
-            resolution.resolve(self.app, d.id, ",".join(d.types))
+    def apply_decisions(self) -> list[str]:
+        """Read the person's gestures (here and on the inbox's lines) and carry them out;
+        what was done, one line each."""
+        from vaultbrain.capture.inbox_pass import apply_gestures
+
+        done = apply_gestures(self.app)
+        if done:
+            self._versions = None
+        return done
 
 
 def resolve_conflict(brain: Brain, conflict_id: str) -> None:
@@ -354,7 +389,7 @@ def resolve_conflict(brain: Brain, conflict_id: str) -> None:
         rec.pop("store_dirty", None)
         rec_col.put(rec)
         if not rec.get("deleted"):
-            brain.notes().force_import(c["collection"], c["record_id"])
+            notes_sync(brain).force_import(c["collection"], c["record_id"])
     c["resolved"] = True
     c["resolved_at"] = brain.now().isoformat()
     col.put(c)

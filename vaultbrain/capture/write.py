@@ -8,18 +8,22 @@ A ``link`` op (an existing note that is not a record of the type) is never writt
 capture only points at it. A suggestion (not ``confirmed``) writes nothing into an existing
 note: its updates are kept ``held`` on the capture's destinations and written by
 :func:`write_held` when the person confirms; :func:`unwrite` takes a capture's log line back
-out of the notes it updated (a dismissal).
+out of the notes it updated (a dismissal). Nothing here changes the capture: each function
+returns what it did, and the caller records it through the journal.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain.capture.model import Capture, PlannedOp
+from vaultbrain.capture.model import Capture, Filed, OpKind, PlannedOp
 from vaultbrain.classify.result import Classification
 from vaultbrain.errors import VaultbrainError
+from vaultbrain.filing.index import records
 from vaultbrain.filing.names import free_path
 from vaultbrain.filing.records import (
     block_link,
@@ -41,45 +45,57 @@ LOG_HEADING = "## Log"
 CREATE_ATTEMPTS = 5
 
 
-def write(brain: Brain, cap: Capture, result: Classification, confirmed: bool) -> list[dict]:
-    """Write every op of the capture's plan; returns what each became (its destinations).
+@dataclass(frozen=True)
+class Written:
+    """What writing a plan did: each op as it ended up (a note found gone gets one of its
+    own, a taken path another), what the capture became in each note, and warnings."""
+
+    plan: tuple[PlannedOp, ...]
+    destinations: tuple[Filed, ...]
+    warnings: tuple[str, ...] = ()
+
+
+def write(brain: Brain, cap: Capture, result: Classification, confirmed: bool) -> Written:
+    """Write every op of the capture's plan.
 
     A capture this machine took over from a waiting line it did not anchor (the filer role
     moved, or the state dir was lost) may have been filed by the machine that anchored it:
     notes that already hold its id are what it became, and nothing is written.
     """
-    if cap.extra.get("adopted"):
+    if cap.adopted:
         found = filed_in(brain, cap.id)
         if found:
-            return found
-    ops = cap.plan or []
-    links = [link_to(op.path, op.title) for op in ops]
-    out = []
+            return Written(cap.plan or (), tuple(found))
+    ops = list(cap.plan or ())
+    out: list[Filed] = []
+    warnings: list[str] = []
     for i, op in enumerate(ops):
-        others = [link for j, link in enumerate(links) if j != i]
-        related: dict[str, list[str]] = {}
-        for j, other in enumerate(ops):
-            if j != i:
-                related.setdefault(other.type, []).append(links[j])
-        if op.op == "link":
+        others, related = _context(ops, i)
+        if op.op is OpKind.LINK:
             out.append(op.filed())
             continue
-        if op.op == "update" and not confirmed:
-            out.append(dict(op.filed(), held=True))  # written when the person confirms
+        if op.op is OpKind.UPDATE and not confirmed:
+            out.append(op.filed(held=True))  # written when the person confirms
             continue
-        if op.op == "update" and not _update(brain, cap, op, others, related):
-            # The note is gone from the vault (not moved: _update follows a move), so the
-            # thought gets a note of its own, as if the plan had been made after the delete.
-            ptype = _type(brain, op)
-            op.op, op.record_id = "create", new_id()
-            op.path = free_path(brain, ptype, op.title)
-        if op.op == "create":
-            _create(brain, cap, op, others, related, result, confirmed)
+        if op.op is OpKind.UPDATE:
+            moved_to = _update(brain, cap, op, others, related, warnings)
+            if moved_to is None:
+                # The note is gone from the vault (not moved: _update follows a move), so
+                # the thought gets a note of its own, as if planned after the delete.
+                ptype = _type(brain, op)
+                op = op.but(
+                    op=OpKind.CREATE, record_id=new_id(), path=free_path(brain, ptype, op.title)
+                )
+            else:
+                op = op.but(path=moved_to)
+        if op.op is OpKind.CREATE:
+            op = op.but(path=_create(brain, cap, op, others, related, result, confirmed))
+        ops[i] = op
         out.append(op.filed())
-    return out
+    return Written(tuple(ops), tuple(out), tuple(warnings))
 
 
-def _context(ops: list[PlannedOp], i: int) -> tuple[list[str], dict[str, list[str]]]:
+def _context(ops: Sequence[PlannedOp], i: int) -> tuple[list[str], dict[str, list[str]]]:
     """Links to the other notes of the same thought: all of them, and by type."""
     links = [link_to(op.path, op.title) for op in ops]
     others = [link for j, link in enumerate(links) if j != i]
@@ -90,40 +106,43 @@ def _context(ops: list[PlannedOp], i: int) -> tuple[list[str], dict[str, list[st
     return others, related
 
 
-def write_held(brain: Brain, cap: Capture) -> list[dict]:
-    """A confirmed suggestion: write the updates it held back; returns its new destinations.
+def write_held(brain: Brain, cap: Capture) -> Written:
+    """A confirmed suggestion: write the updates it held back.
 
     An update whose note is gone since is dropped from the destinations with a warning (the
     person confirmed a link to a note that no longer exists; nothing is created unasked).
     """
-    ops = cap.plan or []
-    out: list[dict] = []
+    ops = list(cap.plan or ())
+    out: list[Filed] = []
+    warnings: list[str] = []
     for d in cap.destinations:
-        if not d.get("held"):
+        if not d.held:
             out.append(d)
             continue
         i = next(
-            (k for k, op in enumerate(ops) if op.op == "update" and op.path == d["path"]), None
+            (k for k, op in enumerate(ops) if op.op is OpKind.UPDATE and op.path == d.path), None
         )
         if i is None:
             continue
         others, related = _context(ops, i)
-        if _update(brain, cap, ops[i], others, related):
+        now_at = _update(brain, cap, ops[i], others, related, warnings)
+        if now_at is not None:
             # The note may have moved since the suggestion was made: where it is now.
-            out.append({**{k: v for k, v in d.items() if k != "held"}, "path": ops[i].path})
+            ops[i] = ops[i].but(path=now_at)
+            out.append(d.but(held=False, path=now_at))
         else:
-            cap.warnings.append(f"{d['path']} is gone; the suggestion was not added to it")
-    return out
+            warnings.append(f"{d.path} is gone; the suggestion was not added to it")
+    return Written(tuple(ops), tuple(out), tuple(warnings))
 
 
-def unwrite(brain: Brain, cap: Capture) -> list[str]:
+def unwrite(brain: Brain, cap: Capture, only: Iterable[Filed] | None = None) -> list[str]:
     """Take the capture's log line (the one carrying its ``^vb-<id>`` link) back out of every
-    note it updated, compare-and-swap; the store forgets the capture on those records.
-    Returns the notes changed."""
+    note it updated (``only``: of these), compare-and-swap; the store forgets the capture
+    on those records. Returns the notes changed."""
     marker = f"#^vb-{cap.id}|"
     changed: list[str] = []
-    for d in cap.destinations:
-        if d.get("op") != "update" or d.get("held"):
+    for d in cap.destinations if only is None else only:
+        if d.op is not OpKind.UPDATE or d.held:
             continue
 
         def build(note: NoteFile | None) -> str | None:
@@ -139,18 +158,18 @@ def unwrite(brain: Brain, cap: Capture) -> list[str]:
             ]
             return note.text[:start] + "".join(kept)
 
-        if brain.vault.edit(d["path"], build).written:
-            changed.append(d["path"])
-        ptype = brain.pack.get_type(d.get("type", ""))
-        if ptype is None or not d.get("record_id"):
+        if brain.vault.edit(d.path, build).written:
+            changed.append(d.path)
+        ptype = brain.pack.get_type(d.type)
+        if ptype is None or not d.record_id:
             continue
         col = brain.store.collection(ptype.store_collection)
-        rec = col.get(d["record_id"])
+        rec = col.get(d.record_id)
         if rec is not None and cap.id in rec.get("sources", []):
             rec["sources"] = [s for s in rec["sources"] if s != cap.id]
             rec["log"] = [e for e in rec.get("log", []) if e.get("capture") != cap.id]
             col.put(rec)
-            brain.records().upsert(ptype.store_collection, rec)
+            records(brain).upsert(ptype.store_collection, rec)
     return changed
 
 
@@ -204,15 +223,17 @@ def _create(
     related: dict[str, list[str]],
     result: Classification,
     confirmed: bool,
-) -> None:
+) -> str:
+    """Create the op's note; returns where it was made (a path taken since the plan was
+    made moves it to a free one)."""
     vault = brain.vault
     ptype = _type(brain, op)
     existing = vault.try_read(op.path)
     if existing is not None and f"^vb-{cap.id}" in existing.text:
         store_note(brain, op, existing, cap)
-        return
+        return op.path
     if existing is not None:  # someone took the path since the plan was made
-        op.path = free_path(brain, ptype, op.title)
+        op = op.but(path=free_path(brain, ptype, op.title))
     now = brain.now().isoformat()
     fields = fields_for(brain, ptype, op, related)
     core = {
@@ -239,9 +260,10 @@ def _create(
                 # Made for this very capture a moment ago (another machine, as the filer
                 # role moved): the thought is filed there, never in a second note.
                 store_note(brain, op, there, cap)
-                return
-            op.path = free_path(brain, ptype, op.title)
+                return op.path
+            op = op.but(path=free_path(brain, ptype, op.title))
     store_note(brain, op, vault.read(op.path), cap)
+    return op.path
 
 
 def _update(
@@ -250,12 +272,13 @@ def _update(
     op: PlannedOp,
     others: list[str],
     related: dict[str, list[str]],
-) -> bool:
-    """Add the capture to an existing note. False when the note is gone.
+    warnings: list[str],
+) -> str | None:
+    """Add the capture to an existing note; returns where the note is (None: it is gone).
 
     A note renamed or moved since the plan was made (``People/Sarah.md`` → ``People/Sarah
     Smith.md`` while a burst of captures about her is in flight) is found again by its
-    record (:func:`relocate`) and updated where it is now; ``op.path`` follows it.
+    record (:func:`relocate`) and updated where it is now.
     """
     ptype = _type(brain, op)
     line = log_line(brain, cap, others)
@@ -287,35 +310,35 @@ def _update(
     if outcome.get("gone"):
         moved_to = relocate(brain, op)
         if moved_to is None:
-            return False
-        op.path = moved_to
+            return None
+        op = op.but(path=moved_to)
         edit = brain.vault.edit(op.path, build)
         if outcome.get("gone"):
-            return False
+            return None
     if outcome.get("deferred"):
-        _defer(brain, op, cap, others, related)
-        return True
+        warnings.append(_defer(brain, op, cap, others, related))
+        return op.path
     if outcome.get("warning"):
-        cap.warnings.append(outcome["warning"])
+        warnings.append(outcome["warning"])
     note = edit.before
     assert note is not None  # not gone: build saw a note
     if edit.written and edit.text is not None and edit.hash is not None:
         # What was just written, not a second read: the note may be renamed in between.
         note = dataclasses.replace(note, text=edit.text, hash=edit.hash)
     store_note(brain, op, note, cap)
-    return True
+    return op.path
 
 
 ADOPTED_WINDOW = 24 * 3600.0  # how far back a note another machine wrote is looked at
 
 
-def filed_in(brain: Brain, capture_id: str) -> list[dict[str, Any]]:
+def filed_in(brain: Brain, capture_id: str) -> list[Filed]:
     """The destinations of a capture that notes already hold (written by another machine
     before the filer role moved): each note of a pack type changed within ADOPTED_WINDOW
     whose text names ``^vb-<id>``. Reads only recently changed notes."""
     marker = f"^vb-{capture_id}"
     cutoff = time.time() - ADOPTED_WINDOW
-    out: list[dict[str, Any]] = []
+    out: list[Filed] = []
     for rel, entry in brain.vault.iter_notes():
         if rel == brain.inbox_rel:
             continue
@@ -332,19 +355,11 @@ def filed_in(brain: Brain, capture_id: str) -> list[dict[str, Any]]:
         data = parsed.data if parsed.error is None else {}
         created = f"#{marker}" in str(data.get("source") or "")
         rid = str(data.get("id") or "")
-        hit = brain.records().by_path(rel)
+        hit = records(brain).by_path(rel)
         if not rid and hit is not None:
             rid = str(hit[1].get("id") or "")
         title = str(data.get(ptype.title_key) or rel.rsplit("/", 1)[-1][:-3])
-        out.append(
-            {
-                "type": ptype.name,
-                "title": title,
-                "path": rel,
-                "record_id": rid,
-                "op": "create" if created else "update",
-            }
-        )
+        out.append(Filed(ptype.name, title, rel, rid, OpKind.CREATE if created else OpKind.UPDATE))
     return out
 
 
@@ -397,18 +412,18 @@ def _defer(
     cap: Capture,
     others: list[str],
     related: dict[str, list[str]],
-) -> None:
+) -> str:
     col = brain.store.collection(op.collection)
     target = col.get(op.record_id)
     if target is None:
-        return
+        return f"{op.path}: its record is gone; the update was not written"
     waiting = target.setdefault("deferred_updates", [])
     if not any(w["capture"] == cap.id for w in waiting):
         waiting.append(
             {"capture": cap.id, "op": op.to_dict(), "others": others, "related": related}
         )
         col.put(target)
-    cap.warnings.append(f"{op.path} was empty (being saved?); the update waits until it changes")
+    return f"{op.path} was empty (being saved?); the update waits until it changes"
 
 
 def apply_deferred(brain: Brain, collection: str, record_id: str) -> int:
@@ -427,7 +442,7 @@ def apply_deferred(brain: Brain, collection: str, record_id: str) -> int:
             if record is not None:
                 waiting = Capture.from_record(record)
                 op = PlannedOp.from_dict(dict(item["op"], path=target["path"]))
-                _update(brain, waiting, op, item["others"], item["related"])
+                _update(brain, waiting, op, item["others"], item["related"], [])
                 done += 1
         fresh = col.get(record_id) or target
         fresh.pop("deferred_updates", None)
@@ -479,7 +494,7 @@ def store_note(brain: Brain, op: PlannedOp, note: NoteFile, cap: Capture) -> Non
         )
         rec.update({"path": note.rel, "base_hash": note.hash})
     rec["id"] = op.record_id
-    index = brain.records()
+    index = records(brain)
     sources = rec.setdefault("sources", [])
     if cap.id not in sources:
         sources.append(cap.id)

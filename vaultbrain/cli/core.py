@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from vaultbrain.capture.model import STATUS_NAMES, WAITING_FOR_PERSON, CaptureStatus
 from vaultbrain.cli.render import echo_json, echo_table
 from vaultbrain.errors import StorageError, UserError, VaultbrainError
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
-STATUSES = ["pending", "filed", "suggested", "needs_review", "corrected", "dismissed"]
 
 
 @click.command("init")
@@ -32,6 +32,7 @@ def init_cmd(obj: Any, directory: str | None, file_existing: bool) -> None:
         obj.vault_arg = directory
     app = obj.app(must_exist=False)
     made, held = init_vault(app, file_existing=file_existing)
+    made += _review_note(app)
     for rel in made:
         click.echo(f"created {rel}")
     click.echo(f"vault ready at {app.vault.root}" + ("" if made else " (nothing to create)"))
@@ -40,6 +41,16 @@ def init_cmd(obj: Any, directory: str | None, file_existing: bool) -> None:
             f"{app.inbox_rel} already has {held} line(s); they are left as they are and not "
             "filed. To file them: `vaultbrain init --file-existing` (or edit a line)."
         )
+
+
+def _review_note(app: Brain) -> list[str]:
+    """``Brain/Needs Review.md`` from the start: the inbox and every waiting line link to it."""
+    from vaultbrain.capture.review import ReviewQueue
+    from vaultbrain.filing.inbox import REVIEW_NOTE
+
+    if app.vault.try_read(REVIEW_NOTE) is not None:
+        return []
+    return [REVIEW_NOTE] if ReviewQueue(app).write(force=True) else []
 
 
 def capture_summary(record: dict[str, Any]) -> dict[str, Any]:
@@ -80,6 +91,8 @@ def capture_cmd(obj: Any, text: str, as_json: bool) -> None:
     except (StorageError, OSError) as exc:
         raise _capture_failure(app, text, exc) from exc
     summary = capture_summary(record)
+    if CaptureStatus.of(summary["status"]) in WAITING_FOR_PERSON:
+        _review_note_now(app)
     if as_json:
         echo_json(summary)
         return
@@ -95,10 +108,20 @@ def capture_cmd(obj: Any, text: str, as_json: bool) -> None:
         click.echo(
             f"  {d['type']:<8} {d['path']}{said}" + (" (held: confirm)" if d.get("held") else "")
         )
-    if status == "needs_review":
+    if status == CaptureStatus.NEEDS_REVIEW:
         click.echo("  waiting for you in Brain/Needs Review.md (or `vaultbrain review list`)")
-    if status == "pending":
+    if status == CaptureStatus.PENDING:
         click.echo(f"  pending: {summary['error']}; the daemon will retry")
+
+
+def _review_note_now(app: Brain) -> None:
+    """The capture waits for the person: Needs Review shows it (its line links there)."""
+    from vaultbrain.capture.review import ReviewQueue
+
+    try:
+        ReviewQueue(app).write()
+    except (VaultbrainError, OSError):
+        pass  # the daemon draws it; the capture itself is safe
 
 
 def _capture_failure(brain: Brain, text: str, exc: Exception) -> Exception:
@@ -139,7 +162,7 @@ def _capture_failure(brain: Brain, text: str, exc: Exception) -> Exception:
 
 
 @click.command("inbox")
-@click.option("--status", type=click.Choice(STATUSES), help="Only captures with this status.")
+@click.option("--status", type=click.Choice(STATUS_NAMES), help="Only captures with this status.")
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj

@@ -11,12 +11,13 @@ from typing import Any
 import click
 
 from vaultbrain.cli.render import echo_json, echo_table
+from vaultbrain.graph import graph_of
 
 
 def _graph(obj: Any) -> tuple[Any, Any]:
     brain = obj.app()
     brain.refresh()
-    graph = brain.graph()
+    graph = graph_of(brain)
     graph.catch_up(brain.vault)
     return brain, graph
 

@@ -21,20 +21,41 @@ def _after(brain: Brain) -> None:
     write_trust_note(brain)
 
 
+def _elsewhere(brain: Brain) -> str | None:
+    """Why this machine does not file (its review commands act through the vault), or None."""
+    from vaultbrain.machine import filed_elsewhere
+
+    return filed_elsewhere(brain.vault, brain.state_dir)
+
+
+def _gesture(brain: Brain, capture_id: str, gesture: str, types: str = "") -> None:
+    """On an observer: the person's gesture written into the vault, for the filer."""
+    from vaultbrain.capture.observer import write_gesture
+
+    rel = write_gesture(brain, capture_id, gesture, types)
+    click.echo(
+        f"{capture_id}: written into {rel} ({gesture}); this machine does not file, "
+        "the filer carries it out when the note reaches it"
+    )
+
+
 @click.group("review")
 def review() -> None:
     """The Needs Review queue (also in Brain/Needs Review.md, where you can resolve it)."""
 
 
 @review.command("list")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @click.pass_obj
 def review_list(obj: Any, as_json: bool) -> None:
     """Thoughts that need a decision, suggestions to confirm, and sync conflicts."""
+    app = obj.app()
+    if _elsewhere(app):
+        _list_shown(app, as_json)
+        return
     from vaultbrain.capture.review import ReviewQueue, queue
     from vaultbrain.cli.core import capture_summary
 
-    app = obj.app()
     ReviewQueue(app).apply_decisions()  # what the person already decided in the note counts
     items = queue(app)
     doc = {
@@ -62,12 +83,27 @@ def review_list(obj: Any, as_json: bool) -> None:
     echo_table(rows, ["id", "needs", "conf", "thought"])
 
 
+def _list_shown(app: Brain, as_json: bool) -> None:
+    """An observer's queue: what the vault's Needs Review and inbox lines show."""
+    from vaultbrain.capture.observer import shown_items
+
+    shown = shown_items(app)
+    if as_json:
+        echo_json({"observer": True, "items": [s.to_dict() for s in shown]})
+        return
+    if not shown:
+        click.echo("nothing to review")
+        return
+    echo_table([(s.id, s.needs, s.text, s.where) for s in shown], ["id", "needs", "thought", "in"])
+    click.echo("(this machine does not file: its decisions are written into the vault for the filer)")
+
+
 @review.command("resolve")
 @click.argument("capture_id", metavar="ID")
 @click.argument("type_name", metavar="TYPE")
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="A field (repeatable).")
 @click.option("--title", help="The record's title (default: the suggestion's, or the thought).")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @click.pass_obj
 def review_resolve(
     obj: Any,
@@ -78,34 +114,43 @@ def review_resolve(
     as_json: bool,
 ) -> None:
     """File thought ID as TYPE (several: person,admin). A conflict ID: keep the note's version."""
+    app = obj.app()
+    if _elsewhere(app):
+        if sets or title:
+            raise click.UsageError(
+                "--set and --title work on the filer; here the type alone is written into the "
+                "vault (the filer files it), then edit the note"
+            )
+        _gesture(app, capture_id, "resolve", type_name)
+        return
     from vaultbrain.capture.resolution import resolve
     from vaultbrain.capture.review import resolve_conflict
-    from vaultbrain.cli.core import capture_summary
 
-    app = obj.app()
     if app.store.collection("conflicts").get(capture_id) is not None:
         resolve_conflict(app, capture_id)
         _after(app)
         click.echo(f"conflict {capture_id} resolved: the note's version is kept")
         return
-    rec = resolve(app, capture_id, type_name, parse_sets(sets), title=title)
+    cap = resolve(app, capture_id, type_name, parse_sets(sets), title=title)
     _after(app)
-    _show(rec if "text" in rec else app.store.inbox.get(capture_id), as_json, capture_summary)
+    _show(cap.to_record(), as_json)
 
 
 @review.command("confirm")
 @click.argument("capture_id", metavar="ID")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @click.pass_obj
 def review_confirm(obj: Any, capture_id: str, as_json: bool) -> None:
     """Accept the suggestion for thought ID."""
-    from vaultbrain.capture.resolution import confirm
-    from vaultbrain.cli.core import capture_summary
-
     app = obj.app()
-    rec = confirm(app, capture_id)
+    if _elsewhere(app):
+        _gesture(app, capture_id, "confirm")
+        return
+    from vaultbrain.capture.resolution import confirm
+
+    cap = confirm(app, capture_id)
     _after(app)
-    _show(rec, as_json, capture_summary)
+    _show(cap.to_record(), as_json)
 
 
 @review.command("dismiss")
@@ -113,16 +158,21 @@ def review_confirm(obj: Any, capture_id: str, as_json: bool) -> None:
 @click.pass_obj
 def review_dismiss(obj: Any, capture_id: str) -> None:
     """Not a thought: dismiss ID (notes it created move to Brain/Archive/)."""
+    app = obj.app()
+    if _elsewhere(app):
+        _gesture(app, capture_id, "dismiss")
+        return
     from vaultbrain.capture.resolution import dismiss
 
-    app = obj.app()
     dismiss(app, capture_id)
     _after(app)
     click.echo(f"{capture_id}: dismissed")
 
 
-def _show(rec: dict[str, Any], as_json: bool, summarize: Any) -> None:
-    doc = summarize(rec)
+def _show(rec: dict[str, Any], as_json: bool) -> None:
+    from vaultbrain.cli.core import capture_summary
+
+    doc = capture_summary(rec)
     if as_json:
         echo_json(doc)
         return
@@ -143,10 +193,10 @@ def fix_cmd(obj: Any, ref: str, type_name: str, note: str | None, as_json: bool)
     The old note moves to Brain/Archive/ with archived: true; fields whose names match are
     kept, the rest go into the new note's body; links to it are rewritten.
     """
-    from vaultbrain.filing.refile import fix
+    from vaultbrain.capture.resolution import fix_thought
 
     app = obj.app()
-    rec = fix(app, ref, type_name, note)
+    rec = fix_thought(app, ref, type_name, note)
     _after(app)
     if as_json:
         echo_json(rec)

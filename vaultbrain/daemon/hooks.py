@@ -111,7 +111,8 @@ class ReviewHook(Throttled):
 
     def note_changed(self, rel: str) -> None:
         if rel == self.queue.note_rel:
-            self.queue.apply_decisions()
+            self._last = 0.0  # looked at on the next turn (once the note is quiet)
+            self.queue.changed()
 
 
 def load_hooks(brain: Brain) -> list[Hook]:

@@ -19,15 +19,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.classify import retry_delay
-from vaultbrain.capture.journal import Journal, NotFiler, state_lost, trust_state
-from vaultbrain.capture.lines import inbox_known, reconcile_inbox
+from vaultbrain.capture.follow import follow
+from vaultbrain.capture.guard import NotFiler, state_lost, trust_state
+from vaultbrain.capture.inbox_pass import inbox_known, reconcile_inbox
+from vaultbrain.capture.journal import Journal
 from vaultbrain.capture.pipeline import process
-from vaultbrain.capture.resolution import confirm
 from vaultbrain.daemon.lock import DaemonLock
 from vaultbrain.daemon.watcher import RESCAN, VaultWatcher
 from vaultbrain.errors import VaultbrainError
 from vaultbrain.filing import names
-from vaultbrain.filing.sync import SyncReport
+from vaultbrain.filing.sync import SyncReport, notes_sync
 from vaultbrain.machine import FilerWatch
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ class Daemon:
         self.once = once
         self.watch = watch and not once
         self.journal = Journal(app)
-        self.sync = app.notes()
+        self.sync = notes_sync(app)
         app.keeps_learning = False  # written at the periodic save below, never mid-capture
         self._refreshed = time.monotonic()
         self._late_looked = 0.0
@@ -311,8 +312,8 @@ class Daemon:
             self.app.state_dir,
         )
         with self.app.filing_lock:
-            self.app.forget_state()
-            self.sync = self.app.notes()
+            self.app.forget()
+            self.sync = notes_sync(self.app)
             report = self.sync.scan()
             self.filer.is_filer()  # the machine id written back before filing goes on
             trust_state(self.app.state_dir)
@@ -373,8 +374,6 @@ class Daemon:
             except VaultbrainError as exc:
                 log.warning("%s: %s", rel, exc)
             self._dispatch_note_change(rel)
-        if report.moved or report.retyped:
-            self._inbox_dirty = True  # inbox lines link to where their notes are now
         self._log_report("sync", report, quiet=True)
 
     def _exists(self, rel: str) -> bool:
@@ -429,9 +428,7 @@ class Daemon:
             return  # an observer never takes nor rewrites a line
         started = time.monotonic()
         try:
-            result = reconcile_inbox(
-                self.app, self.journal, idle=idle, take_new=take_new, confirm=confirm
-            )
+            result = reconcile_inbox(self.app, self.journal, idle=idle, take_new=take_new)
         except VaultbrainError as exc:
             # A full disk or a read-only vault: say so once per pause, not ten times a second.
             log.warning("inbox: %s", exc)
@@ -594,6 +591,14 @@ class Daemon:
                 log.exception("%s failed to stop", hook.name)
 
     def _log_report(self, what: str, report: SyncReport, quiet: bool = False) -> None:
+        """What a sync did, followed by the captures filed into the records it touched
+        (their lines are redrawn by the next inbox pass), then logged."""
+        if report.to_follow and self._is_filer():
+            try:
+                if follow(self.app, report):
+                    self._inbox_dirty = True  # inbox lines link to where their notes are now
+            except VaultbrainError as exc:
+                log.warning("%s: captures not brought up to date: %s", what, exc)
         for problem in report.problems:
             log.warning("%s: %s", what, problem)
         busy = report.imported + report.created + report.tombstoned + report.conflicts

@@ -15,7 +15,9 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
+from vaultbrain.filing.index import records
 from vaultbrain.filing.records import record_from_note
+from vaultbrain.filing.sync import notes_sync
 from vaultbrain.vault.note import parse_note, update_frontmatter
 
 if TYPE_CHECKING:
@@ -51,7 +53,7 @@ def plan(brain: Brain, folder: str = "") -> list[Adoption]:
     folder = folder.strip().strip("/")
     if folder and not brain.vault.resolve(folder).is_dir():
         raise UserError(f"no folder {folder}/ in the vault")
-    index = brain.records()
+    index = records(brain)
     index.refresh(force=True)
     out: list[Adoption] = []
     for collection, summary in index.all():
@@ -94,7 +96,7 @@ def _adoption(brain: Brain, collection: str, record: dict[str, Any]) -> Adoption
 def apply(brain: Brain, adoptions: list[Adoption]) -> tuple[list[Adoption], list[str]]:
     """Write each planned adoption (compare-and-swap) and update its record. Returns the ones
     done and one line per note left as it was (changed meanwhile into something else, gone)."""
-    sync = brain.notes()
+    sync = notes_sync(brain)
     done: list[Adoption] = []
     problems: list[str] = []
     for a in adoptions:
@@ -149,7 +151,7 @@ def _follow(brain: Brain, sync: Any, a: Adoption, note: Any, parsed: Any) -> Non
     new.pop("store_dirty", None)
     with brain.store.locked():
         col.put(new)
-    brain.records().upsert(a.collection, new)
+    records(brain).upsert(a.collection, new)
     sync._remember(a.path, note)  # the next scan knows this text: no re-read, no import
     sync.save_cache()
     brain.store.audit(
@@ -192,7 +194,7 @@ class SwitchPreview:
 
 def _candidate_notes(brain: Brain) -> Any:
     """Every note a scan could make a record of that is not one yet."""
-    index = brain.records()
+    index = records(brain)
     index.refresh(force=True)
     for rel, _entry in brain.vault.iter_notes():
         if rel == brain.inbox_rel or rel.startswith("Brain/") or brain.templates.holds(rel):
@@ -258,9 +260,9 @@ def dry_run(brain: Brain) -> DryRun:
     it would get, from :func:`vaultbrain.filing.decide.decide` as the scan asks it."""
     from vaultbrain.filing.decide import Conflict, Create, Export, Import, Retype, Revive
 
-    sync = brain.notes()
+    sync = notes_sync(brain)
     sync.load_cache()
-    index = brain.records()
+    index = records(brain)
     index.refresh(force=True)
     out = DryRun([], [], unreadable=[])
     for rel, entry in brain.vault.iter_notes():

@@ -26,7 +26,7 @@ from vaultbrain.filing.decide import (
     decide_export,
 )
 from vaultbrain.filing.records import fields_into_note, new_id, record_from_note, settle_task_note
-from vaultbrain.filing.report import SyncReport
+from vaultbrain.filing.report import Deferred, Moved, SyncReport, Tombstoned
 from vaultbrain.vault import NoteFile
 from vaultbrain.vault.note import ParsedNote, parse_note, update_frontmatter
 
@@ -167,7 +167,7 @@ class Executors:
 
         record = self._record(known)
         moved_from = known.path if known.path != rel else None
-        refile(
+        _, done = refile(
             self.app,
             known.collection,
             dict(record, path=rel),
@@ -175,6 +175,7 @@ class Executors:
             by="vault",
             moved_from=moved_from,
         )
+        report.refiled.append(done)
         report.retyped += 1
 
     def _import(
@@ -206,34 +207,12 @@ class Executors:
             self.app.store.collection(target).put(new)
         self.index.upsert(target, new)
         if record.get("path") and record["path"] != rel:
-            self._follow_move(new, record["path"], rel)
-        if record.get("deferred_updates"):
-            self.app.apply_deferred(target, new["id"])
+            sources = tuple(str(s) for s in record.get("sources") or ())
+            report.moves.append(Moved(target, new["id"], record["path"], rel, sources))
+        if record.get("deferred_updates") and note.text.strip():
+            report.deferred.append(Deferred(target, new["id"]))
         report.imported += 1
         self._audit("revive" if record.get("deleted") else "import", new, rel)
-
-    def _follow_move(self, record: dict[str, Any], old: str, new: str) -> None:
-        """A record's note moved: the captures filed into it point at the new path, so their
-        inbox lines, Needs Review and the digests link to the note where it is now (and an
-        inbox link Obsidian already updated is not turned back)."""
-        inbox = self.app.store.inbox
-        with self.app.store.locked():
-            for cid in record.get("sources") or []:
-                cap = inbox.get(cid)
-                if cap is None:
-                    continue
-                dests = cap.get("destinations") or []
-                hits = [d for d in dests if d.get("record_id") == record["id"]]
-                if not hits or all(d.get("path") == new for d in hits):
-                    continue
-                for d in hits:
-                    d["path"] = new
-                for op in cap.get("plan") or []:
-                    if op.get("record_id") == record["id"] and op.get("path") == old:
-                        op["path"] = new
-                cap["updated"] = self.app.now().isoformat()
-                cap["rev"] = int(cap.get("rev", 0)) + 1  # in its summary: its line is redrawn
-                inbox.put(cap)
 
     def _tombstone(self, known: Known, rel: str, lost: bool, report: SyncReport) -> None:
         record = self._record(known)
@@ -243,6 +222,8 @@ class Executors:
             )
         self.index.remove(known.collection, known.id)
         report.tombstoned += 1
+        sources = tuple(str(s) for s in record.get("sources") or ())
+        report.tombstones.append(Tombstoned(known.collection, known.id, rel, sources))
         self._audit("tombstone", record, rel)
         if lost:
             self.conflict(

@@ -6,8 +6,10 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
+from vaultbrain.filing.index import records
 from vaultbrain.filing.names import free_path
 from vaultbrain.filing.records import new_id, ordered_frontmatter, render_body, settle_fields
+from vaultbrain.filing.sync import notes_sync
 from vaultbrain.packs import PageType
 from vaultbrain.vault.note import render_note
 
@@ -92,7 +94,7 @@ def add_record(brain: Brain, type_name: str, values: dict[str, str]) -> dict[str
             fields.setdefault(name, spec.default)
         if spec.required and name not in fields and name != ptype.title_key:
             raise UserError(f"{ptype.name}.{name} is required: --set {name}=…")
-    index = brain.records()
+    index = records(brain)
     with brain.store.locked():
         index.refresh(force=True)
         if index.find(ptype.name, str(title)):
@@ -102,7 +104,7 @@ def add_record(brain: Brain, type_name: str, values: dict[str, str]) -> dict[str
         core = {"type": ptype.name, "id": new_id(), "created": now, "updated": now}
         body = render_body(ptype, str(title), fields, f"- {now[:10]} added by hand")
         brain.vault.create(rel, render_note(ordered_frontmatter(ptype, core, fields), body))
-        brain.notes().sync_path(rel)
+        notes_sync(brain).sync_path(rel)
         hit = index.by_path(rel)
         assert hit is not None
         return brain.store.collection(hit[0]).get(hit[1]["id"])
@@ -111,7 +113,7 @@ def add_record(brain: Brain, type_name: str, values: dict[str, str]) -> dict[str
 def update_record(brain: Brain, type_name: str, ref: str, values: dict[str, str]) -> dict[str, Any]:
     ptype = resolve_type(brain, type_name)
     fields = coerce_fields(ptype, values)
-    sync = brain.notes()
+    sync = notes_sync(brain)
     with brain.store.locked():
         rec = find_record(brain, ptype, ref)
         sync.sync_path(rec["path"])  # take in the person's latest edit first

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultbrain.packs import ResolvedPack
 from vaultbrain.store import Store
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
 
 _WORD = re.compile(r"[\w][\w'’\-.&]*", re.UNICODE)
 MAX_NGRAM = 5
@@ -24,6 +27,29 @@ def collections_of(pack: ResolvedPack, extra: list[ResolvedPack] | None = None) 
         if t.store_collection not in seen:
             seen.append(t.store_collection)
     return seen
+
+
+def records(brain: Brain) -> RecordIndex:
+    """The record index of the brain's packs, built on first use (it loads every record's
+    summary, which a warm scan never needs), then kept in step by our own writes and by
+    every ``Brain.refresh`` (other processes' writes)."""
+    key = brain.pack_key
+
+    def build() -> RecordIndex:
+        brain.on_refresh("records", lambda: _follow_refresh(brain))
+        return RecordIndex(brain.store, brain.pack, brain.folder_packs)
+
+    return brain.memo("records", key, build)
+
+
+def loaded_records(brain: Brain) -> RecordIndex | None:
+    """The record index if this process has built it (nothing is built here)."""
+    return brain.kept("records")
+
+
+def _follow_refresh(brain: Brain) -> None:
+    if brain.kept("records") is not None:
+        records(brain).refresh(force=True)
 
 
 class RecordIndex:

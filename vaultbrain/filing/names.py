@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import StorageError, VaultbrainError
+from vaultbrain.filing.index import records
 from vaultbrain.vault.files import atomic_write_file
 from vaultbrain.vault.names import sanitize_filename, unique_name
 from vaultbrain.vault.note import parse_note
@@ -145,7 +146,7 @@ def note_names(brain: Brain) -> NameIndex:
     kept = 0  # the cache's notes the walk found again
     index = NameIndex()
     entries, basenames, by_alias = index._entries, index.basenames, index.aliases
-    by_path = brain.records().by_path
+    by_path = records(brain).by_path
     inbox = brain.inbox_rel.lower()
     changed = 0
     templates: dict[str, bool] = {}  # per folder: a template folder holds all its notes
@@ -210,7 +211,7 @@ def _apply(brain: Brain, index: NameIndex, dirty: set[str]) -> None:
     if not dirty:
         return
     inbox = brain.inbox_rel.lower()
-    by_path = brain.records().by_path
+    by_path = records(brain).by_path
     for rel in dirty:
         if (
             rel.startswith(OWN_FOLDER)

@@ -4,9 +4,9 @@ sync's Retype, vaultbrain/filing/apply.py) and the person's choice on a filed su
 
 A fix never deletes: the old note moves to ``Brain/Archive/`` with ``archived: true``; a new
 note of the new type gets the fields whose names match, the rest in its body; links that
-pointed at the old note (the inbox line, related notes) are rewritten to the new one. The
-captures filed into the record become ``corrected``; their inbox lines are redrawn by
-vaultbrain/capture/lines.py, a layer above this one, through ``Brain.finish_line``.
+pointed at the old note (related notes) are rewritten to the new one. What the captures filed
+into the record became is the layer above's to follow (vaultbrain/capture/follow.py): a
+re-filing returns a :class:`~vaultbrain.filing.report.Refiled` saying what happened.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from vaultbrain.classify.result import UNKNOWN
 from vaultbrain.errors import UserError
-from vaultbrain.filing.corrections import record_correction
+from vaultbrain.filing.index import records
 from vaultbrain.filing.records import (
     CORE_KEYS,
     close_task,
@@ -26,6 +26,8 @@ from vaultbrain.filing.records import (
     retype_task_line,
     settle_task_note,
 )
+from vaultbrain.filing.report import Refiled
+from vaultbrain.filing.sync import notes_sync
 from vaultbrain.packs import PageType
 from vaultbrain.vault.names import sanitize_filename, unique_name
 from vaultbrain.vault.note import append_to_section, parse_note, render_note, update_frontmatter
@@ -43,7 +45,7 @@ def audit(brain: Brain, kind: str, **fields: Any) -> None:
 
 def restore_base(brain: Brain, rel: str) -> None:
     """After our own edit the store follows the note, so the sync sees nothing to do."""
-    brain.notes().sync_path(rel)
+    notes_sync(brain).sync_path(rel)
 
 
 def fileable_type(brain: Brain, name: str) -> PageType:
@@ -63,28 +65,19 @@ def _find_record(brain: Brain, ref: str) -> tuple[str, dict[str, Any]]:
         rec = brain.store.collection(t.store_collection).get(ref)
         if rec is not None:
             return t.store_collection, rec
-    cap = brain.store.inbox.get(ref)
-    if cap is not None:
-        dests = [d for d in cap.get("destinations", []) if d.get("record_id")]
-        if len(dests) == 1:
-            return _find_record(brain, dests[0]["record_id"])
-        if not dests:
-            raise UserError(
-                f"capture {ref} filed nothing; use `vaultbrain review resolve {ref} TYPE`"
-            )
-        listing = ", ".join(f"{d['record_id']} ({d['type']} {d['title']})" for d in dests)
-        raise UserError(f"capture {ref} filed several records; fix one of them: {listing}")
-    raise UserError(f"no record or capture {ref!r}")
+    raise UserError(f"no record {ref!r}; `vaultbrain db list TYPE` lists them")
 
 
-def fix(brain: Brain, ref: str, type_name: str, note: str | None = None) -> dict[str, Any]:
-    """Re-file record ``ref`` (or a capture's only record) as ``type_name``."""
+def fix(
+    brain: Brain, ref: str, type_name: str, note: str | None = None, by: str = "cli"
+) -> tuple[dict[str, Any], Refiled]:
+    """Re-file record ``ref`` as ``type_name``: the new record, and what happened."""
     new_type = fileable_type(brain, type_name)
     with brain.store.locked():
         collection, rec = _find_record(brain, ref)
         if rec["type"] == new_type.name:
             raise UserError(f"{rec['title']} is already a {new_type.name}")
-        return refile(brain, collection, rec, new_type, by="cli", note=note)
+        return refile(brain, collection, rec, new_type, by=by, note=note)
 
 
 def refile(
@@ -95,8 +88,9 @@ def refile(
     by: str,
     note: str | None = None,
     moved_from: str | None = None,
-) -> dict[str, Any]:
-    """The re-filing every correction shares (CLI fix, Needs Review, a type changed in a note).
+) -> tuple[dict[str, Any], Refiled]:
+    """The re-filing every correction shares (CLI fix, Needs Review, a type changed in a note):
+    the new record, and what happened (for the captures filed into it).
 
     ``moved_from``: the person already moved the note (now at ``rec["path"]``) into the new
     type's folder; it stays where they put it and only the store, links and trail follow.
@@ -111,7 +105,7 @@ def refile(
     if parsed.error:
         raise UserError(f"{old_path}: {parsed.error}; fix the note first")
     now = brain.now().isoformat()
-    index = brain.records()
+    index = records(brain)
     if keep_path:
         new_path = old_path
         old_note, parsed = settle_task_note(brain, old_path, old_note, parsed, new_type, None, True)
@@ -163,28 +157,18 @@ def refile(
         index.upsert(new_type.store_collection, new_rec)
     rewritten = rewrite_links(brain, moved_from or old_path, new_path, new_rec["title"])
     at = brain.now().isoformat()
-    for cid in rec.get("sources", []):
-        cap = brain.store.inbox.get(cid)
-        if cap is None:
-            continue
-        record_correction(brain.store, cap["text"], rec["type"], new_type.name, at)
-        for d in cap.get("destinations", []):
-            if d.get("record_id") == rec["id"] or d.get("path") in (old_path, moved_from):
-                d.update(
-                    {
-                        "type": new_type.name,
-                        "path": new_path,
-                        "record_id": new_rec["id"],
-                        "title": new_rec["title"],
-                    }
-                )
-        cap["status"] = "corrected"
-        cap["updated"] = at
-        cap.setdefault("corrections", []).append(
-            {"at": at, "from": rec["type"], "to": new_type.name, "by": by}
-        )
-        brain.store.inbox.put(cap)
-        brain.finish_line(cap)  # capture/lines.py, above this layer: through the brain
+    done = Refiled(
+        record_id=str(rec["id"]),
+        old_type=str(rec["type"]),
+        old_paths=tuple(p for p in (old_path, moved_from) if p),
+        new_record_id=str(new_rec["id"]),
+        new_type=new_type.name,
+        new_path=new_path,
+        new_title=str(new_rec["title"]),
+        sources=tuple(str(c) for c in rec.get("sources") or ()),
+        by=by,
+        at=at,
+    )
     audit(
         brain,
         "correction",
@@ -198,7 +182,7 @@ def refile(
         note=note,
         links_rewritten=rewritten,
     )
-    return new_rec
+    return new_rec, done
 
 
 def _flat(value: Any) -> str:
@@ -263,7 +247,7 @@ def archive(brain: Brain, dest: dict[str, Any], reason: str, replaced_by: str | 
         col = brain.store.collection(ptype.store_collection)
         if col.get(dest["record_id"]) is not None:
             col.tombstone(dest["record_id"], archived_to=target, deleted_at=brain.now().isoformat())
-        brain.records().remove(ptype.store_collection, dest["record_id"])
+        records(brain).remove(ptype.store_collection, dest["record_id"])
     return target
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
 from vaultbrain.filing import unreadable
+from vaultbrain.filing.index import collections_of, loaded_records, records
 from vaultbrain.filing.report import SyncReport
 
 if TYPE_CHECKING:
@@ -57,7 +58,7 @@ class NotesCache:
     def index(self) -> Any:
         # During a scan the index is pinned: refreshed once at the start, kept in step by
         # our own writes, instead of being checked again for each of 10,000 notes.
-        return self._pinned if self._pinned is not None else self.app.records()
+        return self._pinned if self._pinned is not None else records(self.app)
 
     _pinned: Any = None
     # True during a scan whose unchanged notes also fill the graph index (graph_fills).
@@ -83,7 +84,7 @@ class NotesCache:
         if not self._cache_dirty:
             return
         doc: dict[str, Any] = {"version": 2, "pack": self.app.pack.identity, "notes": self.cache}
-        index = self.app.loaded_records()
+        index = loaded_records(self.app)
         if index is not None:
             self.app.store.settle()  # (the version recorded is the one a reindex leaves)
             index.refresh(force=True)
@@ -134,9 +135,9 @@ class NotesCache:
     def _cache_current(self) -> bool:
         """True when the cache's record flags can stand in for the record index."""
         stamp = self._cache_store
-        if stamp is None or self.app.loaded_records() is not None:
+        if stamp is None or loaded_records(self.app) is not None:
             return False
-        collections = self.app.collections()
+        collections = collections_of(self.app.pack, self.app.folder_packs)
         if sorted(stamp) != sorted(collections):
             return False
         store = self.app.store
@@ -156,7 +157,7 @@ class NotesCache:
     def _pin(self) -> Any:
         """The record index, refreshed and pinned for the rest of the scan."""
         if self._pinned is None:
-            index = self.app.records()
+            index = records(self.app)
             index.refresh(force=True)
             self._pinned = index
         return self._pinned

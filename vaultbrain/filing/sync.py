@@ -33,11 +33,11 @@ from vaultbrain.vault.note import ParsedNote, parse_note
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
-__all__ = ["CACHE_FILE", "NoteSync", "SyncReport", "reindex"]
+__all__ = ["CACHE_FILE", "NoteSync", "SyncReport", "notes_sync", "reindex"]
 
 
 class NoteSync(NotesCache, Executors):
-    """Applies the decision table for one brain (one per process: ``Brain.notes()``)."""
+    """Applies the decision table for one brain (one per process: :func:`notes_sync`)."""
 
     # -- one note ------------------------------------------------------------------------
     def sync_path(
@@ -250,6 +250,14 @@ class NoteSync(NotesCache, Executors):
         return self.apply(ForceImport(known), known.path, note, parse_note(note.text), report)
 
 
+def notes_sync(brain: Brain) -> NoteSync:
+    """This process's notes ↔ store sync (it keeps the notes cache between scans).
+    ``reindex`` lets go of it at its end (``brain.forget("notes")``): the sync and the brain
+    hold each other, so its 10,000 cache entries would otherwise wait for the cyclic
+    garbage collector, and land as a pause in whatever the process does next."""
+    return brain.memo("notes", None, lambda: NoteSync(brain))
+
+
 def _valid_id(rid: str) -> bool:
     from vaultbrain.store import validate_id
 
@@ -272,7 +280,7 @@ def reindex(app: Brain, progress: Callable[[int, int], None] | None = None) -> S
     try:
         return _reindex(app, progress)
     finally:
-        app.release_notes()  # (freed now by reference counting, not by the collector later)
+        app.forget("notes")  # (freed now by reference counting, not by the collector later)
         if enabled:
             gc.enable()
 
@@ -280,7 +288,7 @@ def reindex(app: Brain, progress: Callable[[int, int], None] | None = None) -> S
 def _reindex(app: Brain, progress: Callable[[int, int], None] | None) -> SyncReport:
     from vaultbrain.packs.survey import format_untyped
 
-    sync = app.notes()
+    sync = notes_sync(app)
     graph_prepare(app)  # a missing graph index is built beside this scan (vaultbrain.graph)
     try:
         with app.store.bulk():

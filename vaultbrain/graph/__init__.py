@@ -3,8 +3,8 @@ typed links and takes.
 
 Everything here is derived from the vault and kept in ``<state_dir>/graph/`` (one index per pack identity)
 (:mod:`vaultbrain.graph.index`); the vault is written only where vaultbrain owns the note
-(its own record notes), never otherwise. :func:`open_graph` is what ``Brain.graph()``
-returns; :func:`note_changed` is the hook the notes ↔ store sync calls for every note it
+(its own record notes), never otherwise. :func:`graph_of` is the process's index (kept in
+the brain's memo); :func:`note_changed` is the hook the notes ↔ store sync calls for every note it
 reads or finds gone.
 """
 
@@ -26,22 +26,29 @@ __all__ = [
     "GraphIndex",
     "abandon",
     "filling",
-    "open_graph",
+    "graph_of",
+    "graph_if_open",
     "note_changed",
     "prepare",
     "rebuild",
 ]
 
 
-def open_graph(brain: Brain, current: GraphIndex | None) -> GraphIndex:
-    """``current`` if it still fits the brain's packs, else the index opened afresh."""
+def graph_of(brain: Brain) -> GraphIndex:
+    """The graph index of this process, opened on first use and again when the packs it is
+    typed under change (the one it replaces is closed)."""
     key = brain.pack_key  # the identity the index is typed under
-    if current is not None and current.identity == key:
-        current.typer = brain.typer
-        return current
-    if current is not None:
+    current = brain.kept("graph")
+    graph = brain.memo("graph", key, lambda: GraphIndex(brain.state_dir, brain.typer, key))
+    if current is not None and current is not graph:
         current.close()
-    return GraphIndex(brain.state_dir, brain.typer, key)
+    graph.typer = brain.typer
+    return graph
+
+
+def graph_if_open(brain: Brain) -> GraphIndex | None:
+    """The graph index this process has open, if any (no file is looked at)."""
+    return brain.kept("graph")
 
 
 def note_changed(brain: Brain, rel: str, note: Any | None, parsed: Any = None) -> None:
@@ -53,13 +60,13 @@ def note_changed(brain: Brain, rel: str, note: Any | None, parsed: Any = None) -
     shown as properties (:mod:`vaultbrain.graph.show`).
     """
     key = brain.pack_key
-    current = brain.graph_if_open
+    current = graph_if_open(brain)
     if (current is None or current.identity != key) and not index_path(
         brain.state_dir, key
     ).exists():
         return
     try:
-        graph = brain.graph()
+        graph = graph_of(brain)
         if graph.filler_pid is not None or not graph.live:
             return  # (a child building the index reads every note itself)
         from vaultbrain.graph.show import after_change
@@ -86,7 +93,7 @@ def filling(brain: Brain) -> bool:
     Otherwise a note the scan finds unchanged need not be looked up in the index one by
     one: a built index is caught up by stat at the end (:func:`rebuild`), a search's
     catch-up does the same, and a child building it reads every note itself."""
-    graph = brain.graph_if_open
+    graph = graph_if_open(brain)
     return graph is not None and graph.filling
 
 
@@ -99,7 +106,7 @@ def prepare(brain: Brain) -> None:
     from vaultbrain.graph.fill import start_filler
 
     try:
-        graph = brain.graph()
+        graph = graph_of(brain)
         if not graph.built:
             if start_filler(brain, graph):
                 return
@@ -114,7 +121,7 @@ def abandon(brain: Brain) -> None:
     committed; the rerun builds the index again), and what the scan wrote is kept."""
     from vaultbrain.graph.fill import stop_filler
 
-    graph = brain.graph_if_open
+    graph = graph_if_open(brain)
     if graph is None:
         return
     stop_filler(graph)
@@ -140,7 +147,7 @@ def rebuild(
     from vaultbrain.graph.show import reconcile
 
     try:
-        graph = brain.graph()
+        graph = graph_of(brain)
         if wait_for_filler(graph) is False:
             log.warning("graph index: the build beside the scan failed; building it here")
         graph.end_bulk()  # what the scan wrote (prepare)

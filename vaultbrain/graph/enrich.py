@@ -30,6 +30,8 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import LLMError, UserError
+from vaultbrain.filing.sync import notes_sync
+from vaultbrain.graph import graph_of
 from vaultbrain.graph.index import GraphIndex
 from vaultbrain.graph.links import outgoing
 from vaultbrain.graph.show import wikilink
@@ -302,7 +304,7 @@ def _write(brain: Brain, index: GraphIndex, rel: str, proposals: dict[str, dict[
                 "from": p["from"],
             }
         )
-    brain.notes().sync_path(rel)  # the record follows its note
+    notes_sync(brain).sync_path(rel)  # the record follows its note
     return True
 
 
@@ -318,7 +320,7 @@ def run_enrich(
     record's empty fields, from the vault alone. Never the LLM: on a schedule nobody is there
     to have asked for it. Returns what was filled, as a history entry."""
     stamp = now or brain.now()
-    rows = enrich(brain, brain.graph(), dry_run=False, use_llm=False)
+    rows = enrich(brain, graph_of(brain), dry_run=False, use_llm=False)
     written = [r for r in rows if r["written"]]
     return {
         "kind": "enrich",

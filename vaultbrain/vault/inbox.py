@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 
 BLOCK_ID = re.compile(r"[ \t]\^vb-([a-z0-9]{6,12})[ \t]*$")
 # Our id anywhere on the line: text the person typed after it stays theirs (``after_id``).
-_VB_ID = re.compile(r"[ \t]\^vb-([a-z0-9]{6,12})(?=[ \t]|$)")
+# At the very start of the words too (the person moved it there): the words follow it.
+_VB_ID = re.compile(r"(?:^|[ \t])\^vb-([a-z0-9]{6,12})(?=[ \t]|$)")
 # Obsidian's block ids: letters, digits and dashes, after a space at the very end of a line.
 OWN_BLOCK_ID = re.compile(r"[ \t]\^(?!vb-[a-z0-9]{6,12}[ \t]*$)([A-Za-z0-9-]+)[ \t]*$")
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
@@ -58,6 +59,7 @@ class InboxLine:
     block_id: str | None
     own_id: str | None = None  # the person's own block id (``^ref``), kept last
     after_id: str = ""  # what the person typed after our ``^vb-`` id, byte for byte
+    box: str | None = None  # the task box's mark as typed (" ", "x", "-", …), None: no box
 
     @property
     def terminated(self) -> bool:
@@ -147,6 +149,8 @@ def scan_inbox(text: str) -> list[InboxLine]:
         after_id = ""
         if bid:
             rest, after_id = rest[: bid.start()], rest[bid.end() :]
+            if not rest.strip():  # the id moved before the words: they are the thought
+                rest, after_id = after_id, ""
         checked = box is not None and box != " "
         if not rest.strip():
             continue
@@ -154,7 +158,17 @@ def scan_inbox(text: str) -> list[InboxLine]:
             continue  # ticked by the person: not ours to take
         out.append(
             InboxLine(
-                i, raw, ending, indent, marker, checked, rest.strip(), block_id, own_id, after_id
+                i,
+                raw,
+                ending,
+                indent,
+                marker,
+                checked,
+                rest.strip(),
+                block_id,
+                own_id,
+                after_id,
+                box,
             )
         )
     return out
@@ -207,12 +221,19 @@ def replace_lines(text: str, new_lines: dict[int, str]) -> str:
 
 
 def render_taken_line(
-    line: InboxLine, text: str, suffix: str, block_id: str, done: bool, remark: str = ""
+    line: InboxLine,
+    text: str,
+    suffix: str,
+    block_id: str,
+    done: bool,
+    remark: str = "",
+    box_mark: str | None = None,
 ) -> str:
     """The rewritten form of a taken line: a task marker, the person's text, our suffix, the
     person's remark after it (as typed, with its leading space), the id, and whatever the
-    person typed after the id (``line.after_id``), byte for byte."""
-    box = "[x]" if done else "[ ]"
+    person typed after the id (``line.after_id``), byte for byte. ``box_mark``: the box's
+    mark as the person set it, kept (by default the box says ``done``)."""
+    box = f"[{box_mark}]" if box_mark is not None else ("[x]" if done else "[ ]")
     sep = f" {suffix}" if suffix else ""
     # Obsidian reads a block id only at the very end of a line: the person's own stays there.
     own = f" ^{line.own_id}" if line.own_id else ""

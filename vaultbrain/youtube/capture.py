@@ -9,9 +9,10 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain.capture.model import Capture, CaptureStatus
+from vaultbrain.capture.model import Capture, CaptureStatus, Filed, OpKind
 from vaultbrain.classify.result import Classification, Destination
 from vaultbrain.errors import UserError
+from vaultbrain.filing.index import records
 from vaultbrain.filing.records import block_link
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ def take_capture(brain: Brain, journal: Journal, cap: Capture) -> Capture | None
     if not youtube.is_youtube_url(first):
         return None
     text = cap.text
-    dests: list[dict[str, Any]] = []
+    dests: list[Filed] = []
     extra: dict[str, Any]
     try:
         request = youtube.parse_inbox_line(text)
@@ -45,23 +46,23 @@ def take_capture(brain: Brain, journal: Journal, cap: Capture) -> Capture | None
         if result.note_path:
             dests.append(_dest("youtube", title, result.note_path, ""))
         if result.link_path:
-            link = brain.records().by_path(result.link_path)
+            link = records(brain).by_path(result.link_path)
             dests.append(_dest("link", title, result.link_path, link[1]["id"] if link else ""))
         status, extra = CaptureStatus.FILED, {"warnings": list(result.warnings or [])}
 
-    def ingested(c: Capture) -> None:
-        c.status, c.destinations = status, dests
-        if "last_error" in extra:
-            c.last_error = extra["last_error"]
-        if "warnings" in extra:
-            c.warnings = extra["warnings"]
-        c.classification = (
-            Classification([], 1.0, "A YouTube video URL: ingested", "youtube")
-            if ingested_it
-            else _not_ingested(brain, first)
-        ).to_dict()
-
-    return journal.advance(cap.id, ingested)
+    classification = (
+        Classification([], 1.0, "A YouTube video URL: ingested", "youtube")
+        if ingested_it
+        else _not_ingested(brain, first)
+    )
+    return journal.settled(
+        cap.id,
+        status,
+        dests,
+        warnings=extra.get("warnings", ()),
+        classification=classification.to_dict(),
+        last_error=extra.get("last_error"),
+    )
 
 
 def _not_ingested(brain: Brain, url: str) -> Classification:
@@ -76,5 +77,5 @@ def _not_ingested(brain: Brain, url: str) -> Classification:
     return Classification(dests, 0.0, why, "youtube")
 
 
-def _dest(type_name: str, title: str, path: str, record_id: str) -> dict[str, Any]:
-    return {"type": type_name, "title": title, "path": path, "record_id": record_id, "op": "create"}
+def _dest(type_name: str, title: str, path: str, record_id: str) -> Filed:
+    return Filed(type_name, title, path, record_id, OpKind.CREATE)

@@ -14,6 +14,7 @@ from vaultbrain.cli.schema.common import (
     schema,
     tracked,
 )
+from vaultbrain.graph import graph_of
 
 
 @schema.command("init", short_help=EXPERIMENTAL + "Scaffold a pack.")
@@ -115,7 +116,7 @@ def graph_cmd(obj: Any, pack_ref: str | None) -> None:
         from vaultbrain.graph.links import counts
 
         brain = obj.app()
-        graph = brain.graph()
+        graph = graph_of(brain)
         graph.catch_up(brain.vault)
         found = counts(graph)
         declared = [lt.name for lt in pack.manifest.link_types]

@@ -1,0 +1,407 @@
+"""What a person's edit of a line vaultbrain wrote means: one pure reading for every line.
+
+A gesture means one thing wherever on the line it is typed, in the inbox and in
+``Brain/Needs Review.md`` alike (the table README's review section shows):
+
+============================================  ===============================================
+the person, on a line vaultbrain wrote        what happens
+============================================  ===============================================
+ticks it (``[x]``)                            a suggestion is confirmed; a thought in review
+                                              takes the suggestion it has (none: they are told)
+writes ``→ type`` (or ``-> type``, several:   it is filed as those types (a filed one is
+``→ person, admin``), before or after our     re-filed); the arrow is consumed
+suffix, after the block id, with or without
+spaces
+strikes it (``~~…~~``) or cancels it (``[-]``) dismissed: notes it made go to the archive
+deletes it (Needs Review only)                dismissed
+unticks a filed line                          nothing: the box stays as they left it
+types anything else around or in our suffix   theirs, kept byte for byte; never a gesture
+moves the line, swaps two, pastes one twice   nothing (a second copy is left alone)
+removes or moves the block id                 the line is matched again; the id goes back
+============================================  ===============================================
+
+Only striking, cancelling or deleting dismisses. Two gestures that contradict each other (a
+strike and an arrow; a tick in the inbox and a strike in Needs Review) do nothing and are
+said, on the item in Needs Review and in the daemon's log, until the person settles them.
+
+Nothing here reads or writes a file: :func:`read_inbox_line` and :func:`read_review_item`
+read one line against what vaultbrain wrote there, and :func:`decide_lines` turns every line
+read in one pass into actions (vaultbrain/capture/inbox_pass.py and review.py run them).
+"""
+
+from __future__ import annotations
+
+import difflib
+import enum
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from vaultbrain.capture.model import CaptureStatus
+from vaultbrain.filing.inbox import split_taken
+from vaultbrain.vault.inbox import InboxLine
+
+S = CaptureStatus
+
+
+class Gesture(enum.StrEnum):
+    NONE = "none"
+    CONFIRM = "confirm"  # ticked
+    RETYPE = "retype"  # → type
+    DISMISS = "dismiss"  # struck, cancelled, or (Needs Review) deleted
+    UNCLEAR = "unclear"  # two gestures at odds, or a type that is not one: said, not done
+
+
+class Source(enum.StrEnum):
+    INBOX = "inbox"
+    REVIEW = "review"
+
+
+@dataclass(frozen=True)
+class TypeNames:
+    """The pack's fileable types as a person may write them: any case, singular or plural,
+    with or without accents."""
+
+    names: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        lookup: dict[str, str] = {}
+        for name in self.names:
+            for form in _forms(name):
+                lookup.setdefault(form, name)
+        object.__setattr__(self, "_lookup", lookup)
+
+    def get(self, word: str) -> str | None:
+        return self._lookup.get(_fold(word))  # type: ignore[attr-defined]
+
+    def near(self, word: str) -> str | None:
+        """The type a misspelt word was meant to be (``projcet``), or None."""
+        hits = difflib.get_close_matches(_fold(word), list(self._lookup), n=1, cutoff=0.75)
+        return self._lookup[hits[0]] if hits else None  # type: ignore[attr-defined]
+
+
+def _fold(word: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", word.strip().lower())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def _forms(name: str) -> set[str]:
+    base = _fold(name)
+    forms = {base, base + "s", base + "es"}
+    if base.endswith("y"):
+        forms.add(base[:-1] + "ies")
+    if base == "person":
+        forms.add("people")
+    return forms
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A line read against what vaultbrain wrote there."""
+
+    gesture: Gesture = Gesture.NONE
+    types: tuple[str, ...] = ()
+    why: str = ""  # for UNCLEAR: what the person is told
+    # The line's parts with a consumed gesture (the arrow) taken out: what is rendered back.
+    words: str = ""
+    shown: str | None = None  # our suffix as it stands on the line (None: not there)
+    remark: str = ""
+    after: str = ""  # what the person typed after the block id
+    intact: bool = True  # our suffix is one we could have written (not edited inside)
+
+
+# An arrow and the words after it, at the end of a part of a line the person added.
+_ARROW = re.compile(
+    r"(?:^|(?<=\s)|(?<=[^\w\s]))(?:→|->)\s*(?P<types>[^\W\d_][\w-]*(?:\s*(?:,|&|\+|\s)\s*[^\W\d_][\w-]*)*)\s*$"
+)
+_STRIKE = re.compile(r"~~(?=\S).*?(?<=\S)~~|~~[^~]+$")
+
+
+def read_arrow(part: str, names: TypeNames, strict: bool = False) -> tuple[Reading | None, str]:
+    """A trailing ``→ type`` in ``part``: the reading it gives (None: no arrow meant as a
+    gesture) and ``part`` without it. ``strict``: every arrow is a gesture (Needs Review,
+    where vaultbrain writes none), so words that are not types are said to be so; on an
+    inbox line only a misspelt type is (``→ ask mom later`` is the person's remark)."""
+    m = _ARROW.search(part)
+    if not m:
+        return None, part
+    words = [w for w in re.split(r"\s*(?:,|&|\+|\s)\s*", m.group("types")) if w]
+    found = [names.get(w) for w in words]
+    rest = part[: m.start()].rstrip()
+    if all(found):
+        return Reading(Gesture.RETYPE, tuple(dict.fromkeys(t for t in found if t))), rest
+    meant = [w for w in words if names.get(w) is None and (strict or names.near(w))]
+    if meant and len(words) <= 4:
+        listed = ", ".join(names.names)
+        bad = ", ".join(f"“{w}”" for w in meant)
+        why = f"{bad} is not a type (write one of: {listed})"
+        return Reading(Gesture.UNCLEAR, why=why), part
+    return None, part  # "→ ask mom later": the person's words
+
+
+def _struck(text: str, baseline: str) -> bool:
+    """More struck spans on the line than the thought itself had."""
+    return len(_STRIKE.findall(text)) > len(_STRIKE.findall(baseline))
+
+
+def _combine(readings: Iterable[Reading]) -> Reading:
+    """One reading of several gestures on one line (or one thought's two lines)."""
+    real = [r for r in readings if r.gesture is not Gesture.NONE]
+    if not real:
+        return Reading()
+    unclear = [r for r in real if r.gesture is Gesture.UNCLEAR]
+    if unclear:
+        return unclear[0]
+    kinds = {r.gesture for r in real}
+    if kinds == {Gesture.RETYPE}:
+        types = tuple(dict.fromkeys(t for r in real for t in r.types))
+        return Reading(Gesture.RETYPE, types)
+    if Gesture.DISMISS in kinds and Gesture.RETYPE in kinds:
+        return Reading(
+            Gesture.UNCLEAR,
+            why="it is struck out and given a type at once: keep one of the two",
+        )
+    if Gesture.DISMISS in kinds:
+        return next(r for r in real if r.gesture is Gesture.DISMISS)
+    if Gesture.RETYPE in kinds:  # a tick beside an arrow: the arrow says more
+        return next(r for r in real if r.gesture is Gesture.RETYPE)
+    return real[0]
+
+
+# -- an inbox line ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LineView:
+    """What reading a capture's line needs of the capture."""
+
+    id: str
+    status: CaptureStatus
+    text: str  # the thought as taken
+    written_suffix: str | None  # our suffix as last written on its line
+    written_done: bool | None
+    form: tuple[str, bool]  # the suffix and tick its status calls for now
+    can_accept: bool = False  # a thought in review that has a suggestion to take
+    types: tuple[str, ...] = ()  # the types it is filed as now
+
+
+def read_inbox_line(line: InboxLine, view: LineView, names: TypeNames) -> Reading:
+    """The person's gesture on a taken inbox line, and its parts."""
+    text, after = line.text, line.after_id
+    words, shown, remark = split_taken(text, view.text or None)
+    if shown is None and after:
+        # The id moved in front of our suffix: the words, suffix and remark are all there.
+        joined = f"{text}{after}"
+        w2, s2, r2 = split_taken(joined, view.text or None)
+        if s2 is not None:
+            words, shown, remark, after = w2, s2, r2, ""
+    intact = True
+    ours = view.written_suffix
+    if shown is not None and ours and shown != ours:
+        segment = shown + remark
+        if _spread(ours, segment):
+            # Our suffix is all there with the person's words typed inside it: theirs are
+            # kept (as a remark), ours is what we wrote.
+            intact, shown, remark = False, ours, _theirs(segment, ours)
+        elif not _complete(shown):
+            intact = False  # cut short by the person
+    readings: list[Reading] = []
+    # An arrow the person added: after the block id, after our suffix, or after their words.
+    arrow, after = read_arrow(after, names)
+    readings.append(arrow or Reading())
+    arrow, remark = read_arrow(remark, names)
+    readings.append(arrow or Reading())
+    base = view.text or ""
+    if words != base and (not base or words.startswith(base)):
+        added = words[len(base) :]
+        arrow, added = read_arrow(added, names)
+        if arrow is not None:
+            readings.append(arrow)
+            words = (base + added).rstrip() if base else added
+    if _struck(f"{words} {shown or ''}{remark}{after}", base):
+        readings.append(Reading(Gesture.DISMISS))
+    box = line.box if line.box is not None else ("x" if line.checked else " ")
+    if box == "-":
+        readings.append(Reading(Gesture.DISMISS))
+    elif box in ("x", "X"):
+        readings.append(Reading(Gesture.CONFIRM))
+    reading = _combine(readings)
+    return Reading(
+        reading.gesture, reading.types, reading.why, words, shown, remark, after, intact
+    )
+
+
+def _complete(suffix: str) -> bool:
+    """Whether ``suffix`` is whole, as vaultbrain writes it (not cut or edited inside)."""
+    return bool(_WHOLE.fullmatch(suffix))
+
+
+_LINK = r"\[\[[^\[\]\n]*\]\]"
+_WHOLE = re.compile(
+    r"→ (?:filed|dismissed|needs review in "
+    + _LINK
+    + r"|"
+    + _LINK
+    + r"(?: · "
+    + _LINK
+    + r")*(?: \(suggested: confirm in "
+    + _LINK
+    + r"\))?)"
+    r"|⏳ waiting for the classifier(?: \(offline, will retry\))?"
+)
+
+
+def _spread(ours: str, segment: str) -> bool:
+    """Whether every character of ``ours`` is in ``segment``, in order, with more between."""
+    if len(segment) <= len(ours):
+        return False
+    sm = difflib.SequenceMatcher(a=ours, b=segment, autojunk=False)
+    return sum(b.size for b in sm.get_matching_blocks()) >= len(ours)
+
+
+def _theirs(segment: str, ours: str) -> str:
+    """What the person typed into our suffix: the characters of ``segment`` that are not
+    ``ours`` (in order), kept as their remark."""
+    sm = difflib.SequenceMatcher(a=ours, b=segment, autojunk=False)
+    pieces: list[str] = []
+    for tag, _i1, _i2, j1, j2 in sm.get_opcodes():
+        if tag in ("insert", "replace"):
+            pieces.append(segment[j1:j2])
+    text = " ".join(p.strip() for p in pieces if p.strip())
+    return f" {text}" if text else ""
+
+
+# -- a Needs Review item -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class ReviewItem:
+    """One item line of ``Brain/Needs Review.md`` as the person left it."""
+
+    kind: str  # "vbr" (a thought) | "vbc" (a sync conflict)
+    id: str
+    number: int
+    box: str
+    body: str  # without our block id and our note
+    after: str = ""  # what the person typed after the block id
+
+
+def read_review_item(item: ReviewItem, names: TypeNames) -> Reading:
+    readings: list[Reading] = []
+    for part in (item.after, item.body):
+        arrow, _ = read_arrow(part, names, strict=True)
+        if arrow is not None:
+            readings.append(arrow)
+    if _STRIKE.search(f"{item.body} {item.after}"):  # nothing we write is struck
+        readings.append(Reading(Gesture.DISMISS))
+    if item.box == "-":
+        readings.append(Reading(Gesture.DISMISS))
+    elif item.box in ("x", "X"):
+        readings.append(Reading(Gesture.CONFIRM))
+    elif item.box.strip():
+        readings.append(
+            Reading(
+                Gesture.UNCLEAR,
+                why=f"[{item.box}] means nothing here: tick it to accept, strike it to dismiss",
+            )
+        )
+    if item.kind == "vbc":  # a conflict: the person fixed the note, whatever the mark
+        kinds = {r.gesture for r in readings}
+        if kinds & {Gesture.CONFIRM, Gesture.DISMISS}:
+            return Reading(Gesture.CONFIRM)
+        return Reading()
+    return _combine(readings)
+
+
+# -- one pass ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Act:
+    """Carry out the person's gesture on capture ``id`` (or, for ``vbc``, a conflict)."""
+
+    id: str
+    gesture: Gesture
+    types: tuple[str, ...] = ()
+    why: str = ""
+    sources: tuple[Source, ...] = ()
+    kind: str = "vbr"
+
+
+@dataclass(frozen=True)
+class LinesDecision:
+    acts: tuple[Act, ...] = ()
+    # inbox line number -> the reading to render it back from (a consumed arrow taken out)
+    consumed: Mapping[int, Reading] = field(default_factory=dict)
+
+
+def decide_lines(
+    inbox: Sequence[tuple[InboxLine, LineView]] | None,
+    views: Mapping[str, LineView],
+    review: Sequence[ReviewItem] | None,
+    base: Iterable[str] | None,
+    names: TypeNames,
+) -> LinesDecision:
+    """Every gesture in one pass, from the anchored inbox lines (each with its capture's
+    view), the Needs Review items, and ``base``: the items (``vbr-ID``/``vbc-ID``) of the
+    version of Needs Review the person edited (None: unknown, so no line is taken as
+    deleted). Pure."""
+    by_id: dict[str, dict[Source, Reading]] = {}
+    consumed: dict[int, Reading] = {}
+    for line, view in inbox or ():
+        reading = read_inbox_line(line, view, names)
+        if reading.gesture is Gesture.RETYPE:
+            consumed[line.number] = reading  # the arrow leaves the line, done or not
+        if _matters(reading, view):
+            by_id.setdefault(view.id, {})[Source.INBOX] = reading
+    conflicts: list[Act] = []
+    if review is not None:
+        present = {f"{item.kind}-{item.id}" for item in review}
+        for item in review:
+            reading = read_review_item(item, names)
+            if item.kind == "vbc":
+                if reading.gesture is Gesture.CONFIRM:
+                    conflicts.append(Act(item.id, Gesture.CONFIRM, kind="vbc"))
+                continue
+            view = views.get(item.id)
+            if view is not None and _matters(reading, view):
+                by_id.setdefault(item.id, {})[Source.REVIEW] = reading
+        for key in set(base or ()) - present:
+            kind, rid = key.split("-", 1)
+            if kind == "vbc":
+                conflicts.append(Act(rid, Gesture.CONFIRM, kind="vbc"))
+                continue
+            view = views.get(rid)
+            deleted = Reading(Gesture.DISMISS)
+            if view is not None and _matters(deleted, view):
+                by_id.setdefault(rid, {})[Source.REVIEW] = deleted
+    acts: list[Act] = []
+    for cid, readings in by_id.items():
+        reading = _combine(readings.values())
+        kinds = {r.gesture for r in readings.values()}
+        if len(kinds) > 1 and reading.gesture is not Gesture.UNCLEAR:
+            said = " and ".join(f"{s.value}: {r.gesture.value}" for s, r in readings.items())
+            reading = Reading(
+                Gesture.UNCLEAR,
+                why=f"the inbox line and Needs Review say different things ({said})",
+            )
+        view = views[cid]
+        if reading.gesture is Gesture.CONFIRM and view.status is S.NEEDS_REVIEW:
+            if not view.can_accept:
+                reading = Reading(
+                    Gesture.UNCLEAR, why="there is no suggestion to accept: write → TYPE"
+                )
+        acts.append(Act(cid, reading.gesture, reading.types, reading.why, tuple(readings)))
+    acts.extend(conflicts)
+    return LinesDecision(tuple(acts), consumed)
+
+
+def _matters(reading: Reading, view: LineView) -> bool:
+    """Whether a reading asks for something the capture is not already."""
+    g, status = reading.gesture, view.status
+    if g is Gesture.NONE:
+        return False
+    if g is Gesture.CONFIRM:
+        # Our own tick on a finished line; a tick on a waiting line waits for what it
+        # becomes (it confirms the suggestion then).
+        return status in (S.SUGGESTED, S.NEEDS_REVIEW)
+    if g is Gesture.DISMISS:
+        return status is not S.DISMISSED
+    if g is Gesture.RETYPE and status in (S.FILED, S.CORRECTED):
+        return set(reading.types) != set(view.types)  # filed as those already
+    return True  # RETYPE, UNCLEAR
