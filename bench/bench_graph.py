@@ -27,6 +27,7 @@ from pathlib import Path
 
 from vaultbrain.filing.sync import notes_sync
 from vaultbrain.graph import graph_of
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import vaultgen  # noqa: E402

@@ -40,8 +40,8 @@ from hypothesis.stateful import (
 )
 
 from vaultbrain.brain import Brain
-from vaultbrain.capture.journal import Journal
 from vaultbrain.capture.inbox_pass import reconcile_inbox
+from vaultbrain.capture.journal import Journal
 from vaultbrain.capture.pipeline import process
 from vaultbrain.errors import UserError
 from vaultbrain.filing.db import update_record

@@ -19,7 +19,7 @@ from support.lived_in import lived_in, snapshot
 from support.lmstudio import FakeLMStudio, reply
 
 from vaultbrain.brain import Brain
-from vaultbrain.capture.review import ReviewQueue
+from vaultbrain.capture.review_queue import ReviewQueue
 
 STEPH = "Steph Ango walked me through file over app; follow his writing"
 

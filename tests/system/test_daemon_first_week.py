@@ -68,11 +68,10 @@ def test_a_retry_time_in_the_future_waits_no_longer_than_its_backoff(
 
     time.sleep(1.1)  # the record's `updated` (whole seconds) changes: the daemon reads it again
 
-    def stepped(c) -> None:
-        c.attempts = 1
-        c.next_attempt = time.time() + 2 * 3600
-
-    Journal(Brain(vault)).advance(cid, stepped)
+    # Another failure recorded with a retry time two hours ahead (a clock stepped back).
+    Journal(Brain(vault)).failed(
+        cid, "unreachable: offline", time.time() + 2 * 3600, None, {"kind": "classification_failed"}
+    )
     up = FakeLMStudio(port=offline).start()
     try:
         up.responder = idea_for

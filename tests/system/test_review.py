@@ -12,7 +12,7 @@ from support.daemon import DaemonProcess, wait_for
 from support.lmstudio import FakeLMStudio, reply
 
 from vaultbrain.brain import Brain
-from vaultbrain.capture.review import ReviewQueue
+from vaultbrain.capture.review_queue import ReviewQueue
 from vaultbrain.filing.trust import summary
 
 NOTE = "Brain/Needs Review.md"

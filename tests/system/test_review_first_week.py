@@ -12,7 +12,7 @@ from support.cli import frontmatter, run, run_json
 from support.lmstudio import FakeLMStudio, reply
 
 from vaultbrain.brain import Brain
-from vaultbrain.capture.review import ReviewQueue
+from vaultbrain.capture.review_queue import ReviewQueue
 
 NOTE = "Brain/Needs Review.md"
 

@@ -9,8 +9,8 @@ import pytest
 from support.cli import frontmatter, run, run_json
 
 from vaultbrain.brain import Brain
-from vaultbrain.filing.sync import NoteSync
 from vaultbrain.filing.index import loaded_records
+from vaultbrain.filing.sync import NoteSync
 
 
 @pytest.fixture
@@ -90,7 +90,7 @@ def test_bad_frontmatter_is_reported_and_the_store_keeps_its_copy(vault: Path) -
 def test_warm_reindex_reads_nothing(vault: Path) -> None:
     run(vault, "reindex")
     doc = run_json(vault, "reindex")
-    assert doc["read"] == 0 and doc["unchanged"] == doc["scanned"] == 1
+    assert doc["read"] == 0 and doc["unchanged"] == doc["scanned"] >= 1
 
 
 def test_deleted_note_is_never_resurrected(vault: Path) -> None:

@@ -9,7 +9,7 @@ import pytest
 from support.cli import run, run_json
 
 from vaultbrain.brain import Brain
-from vaultbrain.capture.review import ReviewQueue
+from vaultbrain.capture.review_queue import ReviewQueue
 from vaultbrain.filing.inbox import REVIEW_NOTE
 
 BAD = "---\nname: Ann\nrole: [unclosed\n---\nbody\n"

@@ -9,8 +9,8 @@ import pytest
 from support.brains import new_brain
 
 from vaultbrain.brain import Brain
-from vaultbrain.capture.journal import Journal
 from vaultbrain.capture.inbox_pass import reconcile_inbox
+from vaultbrain.capture.journal import Journal
 from vaultbrain.capture.lines import MAX_THOUGHT, check_thought, line_form
 from vaultbrain.capture.model import Capture, CaptureStatus
 from vaultbrain.errors import UserError

@@ -9,10 +9,10 @@ import pytest
 from support.brains import new_brain
 
 from vaultbrain.brain import Brain
-from vaultbrain.filing.index import records
 from vaultbrain.capture.plan import plan
 from vaultbrain.classify.result import Destination
 from vaultbrain.filing.db import add_record
+from vaultbrain.filing.index import records
 from vaultbrain.filing.names import free_path
 from vaultbrain.filing.sync import notes_sync
 

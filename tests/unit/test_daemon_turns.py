@@ -11,7 +11,7 @@ import pytest
 from support.brains import new_brain
 from support.swaps import opened_before_the_swap
 
-from vaultbrain.capture.journal import trust_state
+from vaultbrain.capture.guard import trust_state
 from vaultbrain.capture.inbox_pass import inbox_known
 from vaultbrain.daemon import runner
 from vaultbrain.daemon.runner import Daemon

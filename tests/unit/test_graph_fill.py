@@ -11,9 +11,8 @@ import pytest
 from support.brains import new_brain
 
 from vaultbrain.filing.sync import reindex
-from vaultbrain.graph import fill
+from vaultbrain.graph import fill, graph_of
 from vaultbrain.graph.index import GraphIndex
-from vaultbrain.graph import graph_of
 
 
 def _vault(tmp_path: Path, name: str = "Vault") -> Path:

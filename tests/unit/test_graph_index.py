@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from vaultbrain.graph import graph_of
 from vaultbrain.graph.index import GraphIndex, stat_stamp
 from vaultbrain.graph.search import search
 from vaultbrain.packs.loader import load_pack
 from vaultbrain.vault import Vault
-from vaultbrain.graph import graph_of
 
 
 def _vault(tmp_path: Path, notes: dict[str, str]) -> Vault:

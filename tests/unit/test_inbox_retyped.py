@@ -14,8 +14,8 @@ import pytest
 from support.brains import new_brain
 
 from vaultbrain.brain import Brain
-from vaultbrain.capture.journal import Journal
 from vaultbrain.capture.inbox_pass import LINE_GONE_GRACE, reconcile_inbox
+from vaultbrain.capture.journal import Journal
 from vaultbrain.capture.pipeline import process
 
 WORDS = "Idea: a solar kettle for the garden"

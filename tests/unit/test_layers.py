@@ -25,9 +25,9 @@ UPPER = {"filing", "capture", "daemon", "cli"}
 
 # (importing module, imported module): imports that close a cycle between packages, each a debt
 # to pay. None today: capture builds on filing (records, names, inbox, links, corrections), and
-# the person's decisions on a capture live in capture/ (resolution.py, review.py). Where filing
-# must move a capture on (a re-file redraws its captures' lines), it asks the brain
-# (Brain.finish_line, Brain.apply_deferred), the one object wired above both.
+# the person's decisions on a capture live in capture/ (resolution.py, review.py). What filing
+# did to records (a re-file, a move) it reports, and capture follows the report
+# (capture/follow.py); nothing below reaches up.
 KNOWN_CYCLE_EDGES: set[tuple[str, str]] = set()
 
 
@@ -113,7 +113,7 @@ def _violations(layer: str, forbidden: set[str]) -> list[str]:
 def test_the_graph_sees_real_imports() -> None:
     graph = _graph(with_typing=False)
     assert "vaultbrain.capture.journal" in graph["vaultbrain.capture.pipeline"]  # module level
-    assert "vaultbrain.graph" in graph["vaultbrain.brain"]  # in a function (Brain.graph)
+    assert "vaultbrain.classify.adapt" in graph["vaultbrain.capture.classify"]  # in a function
     assert "vaultbrain.capture.lines" in graph["vaultbrain.capture.pipeline"]  # from pkg import mod
     assert "vaultbrain.brain" not in graph["vaultbrain.capture.plan"]  # TYPE_CHECKING only
     assert "vaultbrain.brain" in _graph(with_typing=True)["vaultbrain.capture.plan"]
@@ -126,6 +126,35 @@ def test_vault_and_store_import_no_higher_layer() -> None:
 
 def test_classify_imports_no_filing_capture_daemon_or_cli() -> None:
     assert _violations("classify", UPPER) == []
+
+
+def test_the_low_layers_never_see_the_process_context() -> None:
+    """``vault/``, ``store/``, ``packs/`` and ``classify/`` take what they use (a store, a
+    vault, a pack), never the brain, not even for a type hint."""
+    brain = {"vaultbrain.brain"}
+    graph = _graph(with_typing=True)
+    for layer in ("vault", "store", "packs", "classify"):
+        found = sorted(
+            f"{m} imports {t}"
+            for m, ts in graph.items()
+            if _package(m) == layer
+            for t in ts & brain
+        )
+        assert found == [], layer
+
+
+def test_the_brain_imports_none_of_the_layers_above_it() -> None:
+    """The brain is the process's context, low in the house: what filing, capture and the
+    graph keep per process they keep in its memo."""
+    above = {"filing", "capture", "graph", "daemon", "cli", "digest", "youtube", "idealoom"}
+    targets = _graph(with_typing=True)["vaultbrain.brain"]
+    assert sorted(t for t in targets if _package(t) in above) == []
+
+
+def test_filing_never_reaches_up_into_capture() -> None:
+    """Filing reports what it did (moves, re-filings, deletions, updates waiting); capture
+    follows the report (vaultbrain/capture/follow.py)."""
+    assert _violations("filing", {"capture", "daemon", "cli"}) == []
 
 
 def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:

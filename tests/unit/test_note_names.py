@@ -95,7 +95,7 @@ def test_a_touched_record_note_takes_its_aliases_from_the_store_without_a_read(
     names.follow(brain)
     names.note_names(brain)
     done = capture(brain, "Ada Lovelace (aka the Countess) wants the engine notes by Friday")
-    rel = next(d["path"] for d in done.destinations if d["path"].startswith("People/"))
+    rel = next(d.path for d in done.destinations if d.path.startswith("People/"))
     rec = records(brain).by_path(rel)
     assert rec is not None
     read: list[str] = []

@@ -9,7 +9,7 @@ import pytest
 from support.brains import new_brain
 
 from vaultbrain.brain import Brain
-from vaultbrain.filing.index import RecordIndex, collections_of
+from vaultbrain.filing.index import RecordIndex, collections_of, records
 from vaultbrain.store import Store
 
 
@@ -136,8 +136,8 @@ def test_mentioned_finds_names_and_aliases_in_a_text(brain: Brain) -> None:
 
 def test_the_brains_index_is_one_and_refreshes_with_the_brain(vault: Path) -> None:
     ours = new_brain(vault)
-    index = ours.records()
-    assert ours.records() is index
+    index = records(ours)
+    assert records(ours) is index
     Brain(vault).store.collection("people").put(_rec("p9", "person", "Ed", "People/Ed.md"))
     ours.refresh()
-    assert ours.records() is index and index.find("person", "ed")["id"] == "p9"
+    assert records(ours) is index and index.find("person", "ed")["id"] == "p9"

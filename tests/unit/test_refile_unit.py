@@ -17,10 +17,11 @@ from vaultbrain.capture.resolution import confirm, dismiss, fix_thought
 from vaultbrain.classify.result import Classification, Destination
 from vaultbrain.errors import UserError
 from vaultbrain.filing.db import add_record
+from vaultbrain.filing.index import records
 from vaultbrain.filing.refile import ARCHIVE, fix
+from vaultbrain.filing.sync import notes_sync
 from vaultbrain.vault.inbox import scan_inbox
 from vaultbrain.vault.note import parse_note
-from vaultbrain.filing.index import records
 
 
 @pytest.fixture
@@ -62,7 +63,9 @@ def test_fix_refiles_a_record_as_another_type(brain: Brain) -> None:
     (brain.vault.root / "Ideas" / "Links to Ann.md").write_text(
         "Ask [[People/Ann Lee|Ann]] and [[People/Ann Lee]] again.\n", "utf-8"
     )
-    new, _ = fix(brain, old["id"], "project", note="she is a project, not a person")
+    new, _ = fix(
+        brain, notes_sync(brain), old["id"], "project", note="she is a project, not a person"
+    )
     assert new["type"] == "project" and new["path"] == "Projects/Ann Lee.md"
     assert new["refiled_from"]["id"] == old["id"]
     front = _front(brain, new["path"])
@@ -99,9 +102,9 @@ def test_fix_of_a_capture_follows_its_line(brain: Brain) -> None:
 def test_fix_refuses_what_it_cannot_do(brain: Brain) -> None:
     rec = add_record(brain, "idea", {"title": "Kite"})
     with pytest.raises(UserError, match="already a idea"):
-        fix(brain, rec["id"], "idea")
+        fix(brain, notes_sync(brain), rec["id"], "idea")
     with pytest.raises(UserError, match="not a type"):
-        fix(brain, rec["id"], "spaceship")
+        fix(brain, notes_sync(brain), rec["id"], "spaceship")
     with pytest.raises(UserError, match="no record 'nosuchthing'"):
         fix_thought(brain, "nosuchthing", "person")
     assert (brain.vault.root / rec["path"]).exists()  # nothing moved

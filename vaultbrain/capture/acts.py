@@ -31,8 +31,11 @@ class Outcome:
 
 
 def type_names(brain: Brain) -> TypeNames:
-    """The types a person may write after an arrow: the active pack's fileable types."""
-    return TypeNames(tuple(t.name for t in brain.pack.fileable_types()))
+    """The types a person may write after an arrow: the active pack's (``→ link`` saves a
+    thought's URL, though the classifier never files a link)."""
+    from vaultbrain.classify.result import UNKNOWN
+
+    return TypeNames(tuple(t.name for t in brain.pack.types if t.name != UNKNOWN))
 
 
 def carry_out(brain: Brain, acts: Iterable[Act]) -> Outcome:

@@ -225,9 +225,7 @@ def read_inbox_line(line: InboxLine, view: LineView, names: TypeNames) -> Readin
     elif box in ("x", "X"):
         readings.append(Reading(Gesture.CONFIRM))
     reading = _combine(readings)
-    return Reading(
-        reading.gesture, reading.types, reading.why, words, shown, remark, after, intact
-    )
+    return Reading(reading.gesture, reading.types, reading.why, words, shown, remark, after, intact)
 
 
 def _complete(suffix: str) -> bool:

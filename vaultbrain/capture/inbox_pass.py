@@ -145,26 +145,27 @@ def _read(brain: Brain, result: InboxPass) -> tuple[Any, list[InboxLine]] | None
     return note, scan_inbox(note.text)
 
 
-def apply_gestures(brain: Brain) -> list[str]:
+def apply_gestures(brain: Brain, now: bool = False) -> list[str]:
     """The person's gestures carried out, outside an inbox pass (the review note changed):
-    Needs Review's items, with the inbox's lines when nobody is typing there."""
+    Needs Review's items, with the inbox's lines when nobody is typing there. ``now``: the
+    notes as they are, quiet or not (a command the person just ran)."""
     lines: list[InboxLine] = []
-    if _settled(brain):
+    if now or _settled(brain):
         found = _read(brain, InboxPass())
         if found is not None:
             lines = found[1]
     summaries = brain.store.inbox.snapshot() if any(line.block_id for line in lines) else {}
     result = InboxPass()
-    done = _gestures(brain, lines, summaries, _memory(brain), result)
+    done = _gestures(brain, lines, summaries, _memory(brain), result, now)
     for said in result.skipped:
         log.warning("%s", said)
     return done
 
 
 def _settled(brain: Brain) -> bool:
-    from vaultbrain.capture.review import _quiet
+    from vaultbrain.capture.review import quiet
 
-    return _quiet(brain, brain.inbox_rel)
+    return quiet(brain, brain.inbox_rel)
 
 
 def _gestures(
@@ -173,6 +174,7 @@ def _gestures(
     summaries: dict[str, Any],
     memory: _Memory,
     result: InboxPass,
+    now: bool = False,
 ) -> list[str]:
     """The person's gestures on the inbox's taken lines and in Needs Review, carried out;
     what was done (one line each, for the log)."""
@@ -184,7 +186,7 @@ def _gestures(
         if line.block_id
         and (view := _view(brain, line.block_id, summaries.get(line.block_id), memory)) is not None
     ]
-    review = read_review(brain)
+    review = read_review(brain, now)
     views = {view.id: view for _, view in anchored}
     if review is not None:
         for item in review.items:
@@ -256,7 +258,11 @@ def _draw(
         if line.block_id:
             cid = line.block_id
             if cid in seen:
-                _say_once(memory, result, f"line {line.number + 1}: a second copy of ^vb-{cid}; left alone")
+                _say_once(
+                    memory,
+                    result,
+                    f"line {line.number + 1}: a second copy of ^vb-{cid}; left alone",
+                )
                 continue
             seen.add(cid)
             view = _view(brain, cid, summaries.get(cid), memory)
@@ -342,7 +348,13 @@ def _draw(
     for cid, words in new:
         suffix, done = forms[cid]  # (made with the form its line has: no second write)
         journal.open(
-            cid, words, "inbox", rel, adopted=cid in adopted or None, line_suffix=suffix, line_done=done
+            cid,
+            words,
+            "inbox",
+            rel,
+            adopted=cid in adopted or None,
+            line_suffix=suffix,
+            line_done=done,
         )
         result.new.append(cid)
     _remember_forms(journal, memory, forms)
@@ -364,10 +376,12 @@ def _drawn(
     changed = (suffix, done) != (view.written_suffix, view.written_done)
     box: str | None = None  # the form's
     if not (changed or consumed):
-        if reading.shown is None:
-            box = line.box  # our suffix is gone: put back, their box kept
-        elif reading.shown == suffix or not reading.intact:
-            return None  # as written (their box kept), or edited by the person
+        # Our suffix cut or typed into by the person is drawn whole again (it is what says
+        # what the line became), with every word they typed kept after it.
+        if reading.intact and (reading.shown is None or reading.shown == suffix):
+            # Our suffix gone (put back), or as written: drawn only where the person moved
+            # the block id (it goes back to the end); their box stays as they set it.
+            box = line.box
     new_raw = render_taken_line(
         _with_after(line, reading.after), reading.words, suffix, view.id, done, reading.remark, box
     )
@@ -392,7 +406,9 @@ def _unfileable(line: InboxLine, words: str) -> str | None:
     try:
         check_thought(words)
     except UserError as exc:
-        return f"{str(exc).split('.')[0]}: put long text in a note of its own; then delete this mark"
+        return (
+            f"{str(exc).split('.')[0]}: put long text in a note of its own; then delete this mark"
+        )
     return None
 
 

@@ -144,9 +144,7 @@ class Journal:
         self, capture_id: str, text: str, origin: str, note: str | None, **initial: Any
     ) -> Capture:
         """The capture of an anchored line: created once, returned as it is after that."""
-        return self._create_once(
-            capture_id, text, note, origin=origin, status=S.PENDING, **initial
-        )
+        return self._create_once(capture_id, text, note, origin=origin, status=S.PENDING, **initial)
 
     def rebuild(
         self,
@@ -263,7 +261,9 @@ class Journal:
             return audit if not old.classified else None
 
         # Not fsynced: a power cut that loses it means asking the model again.
-        return self._advance(capture_id, Step.CLASSIFY, keep, durable=False, audit=entry, quiet=True)
+        return self._advance(
+            capture_id, Step.CLASSIFY, keep, durable=False, audit=entry, quiet=True
+        )
 
     def failed(
         self,
@@ -444,7 +444,9 @@ class Journal:
             hits = [d for d in c.destinations if d.record_id == record_id]
             if not hits or all(d.path == new for d in hits):
                 return None
-            dests = tuple(d.but(path=new) if d.record_id == record_id else d for d in c.destinations)
+            dests = tuple(
+                d.but(path=new) if d.record_id == record_id else d for d in c.destinations
+            )
             plan = c.plan
             if plan is not None:
                 plan = tuple(
@@ -463,9 +465,7 @@ class Journal:
         )
 
     # -- its inbox line ------------------------------------------------------------------
-    def line_shown(
-        self, capture_id: str, suffix: str, done: bool, present: bool = True
-    ) -> Capture:
+    def line_shown(self, capture_id: str, suffix: str, done: bool, present: bool = True) -> Capture:
         """Its line was rewritten to (or found in) this form. Not fsynced: the line says it."""
 
         def shown(c: Capture) -> Capture | None:

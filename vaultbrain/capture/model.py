@@ -171,7 +171,10 @@ class Correction:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Correction:
         return cls(
-            str(d.get("at") or ""), str(d.get("from") or ""), str(d.get("to") or ""), str(d.get("by") or "")
+            str(d.get("at") or ""),
+            str(d.get("from") or ""),
+            str(d.get("to") or ""),
+            str(d.get("by") or ""),
         )
 
 
@@ -266,7 +269,9 @@ class Capture:
         )
         values["warnings"] = tuple(str(w) for w in values.get("warnings") or ())
         values["corrections"] = tuple(
-            Correction.from_dict(c) for c in values.get("corrections") or () if isinstance(c, Mapping)
+            Correction.from_dict(c)
+            for c in values.get("corrections") or ()
+            if isinstance(c, Mapping)
         )
         values["timings"] = dict(values.get("timings") or {})
         values["rev"] = int(values.get("rev") or 0)

@@ -89,7 +89,9 @@ def write_gesture(brain: Brain, item_id: str, gesture: str, types: str = "") -> 
     ):
         done: list[bool] = []
 
-        def build(note: Any, pattern: re.Pattern[str] = pattern, done: list[bool] = done) -> str | None:
+        def build(
+            note: Any, pattern: re.Pattern[str] = pattern, done: list[bool] = done
+        ) -> str | None:
             if note is None:
                 return None
             lines = note.text.splitlines(keepends=True)
@@ -122,7 +124,7 @@ def _with_gesture(line: str, gesture: str, types: str) -> str | None:
     if m is None:
         return None
     if gesture == "confirm":
-        return f"{m.group(1)}[x]{line[m.end():]}"
+        return f"{m.group(1)}[x]{line[m.end() :]}"
     if gesture == "dismiss":
-        return f"{m.group(1)}[-]{line[m.end():]}"
+        return f"{m.group(1)}[-]{line[m.end() :]}"
     return f"{line.rstrip()} → {types}"

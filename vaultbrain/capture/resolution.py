@@ -29,7 +29,8 @@ from vaultbrain.errors import UserError
 from vaultbrain.filing.corrections import record_correction
 from vaultbrain.filing.db import coerce_fields, update_record
 from vaultbrain.filing.links import title_for_url
-from vaultbrain.filing.refile import archive, audit, fileable_type, fix, restore_base
+from vaultbrain.filing.refile import archive, audit, fileable_type, fix
+from vaultbrain.filing.sync import notes_sync, restore_base
 from vaultbrain.packs import PageType
 from vaultbrain.vault.note import parse_note, update_frontmatter
 
@@ -132,19 +133,21 @@ def fix_thought(brain: Brain, ref: str, type_name: str, note: str | None = None)
     if cap is not None:
         mine = [d for d in cap.destinations if d.record_id]
         if not mine:
-            raise UserError(f"capture {ref} filed nothing; use `vaultbrain review resolve {ref} TYPE`")
+            raise UserError(
+                f"capture {ref} filed nothing; use `vaultbrain review resolve {ref} TYPE`"
+            )
         if len(mine) > 1:
             listing = ", ".join(f"{d.record_id} ({d.type} {d.title})" for d in mine)
             raise UserError(f"capture {ref} filed several records; fix one of them: {listing}")
         ref = mine[0].record_id
-    new_rec, done = fix(brain, ref, type_name, note)
+    new_rec, done = fix(brain, notes_sync(brain), ref, type_name, note)
     follow.refiled(brain, [done])
     return new_rec
 
 
 # -- the steps ---------------------------------------------------------------------------------
 def _refile(brain: Brain, record: Filed, type_name: str) -> Capture:
-    _, done = fix(brain, record.record_id, type_name, by="resolve")
+    _, done = fix(brain, notes_sync(brain), record.record_id, type_name, by="resolve")
     follow.refiled(brain, [done])
     journal = Journal(brain)
     cap = journal.require(done.sources[0]) if done.sources else None
@@ -170,7 +173,13 @@ def _redecide(
     dropped = [d for d in cap.destinations if d.type not in wanted]
     for rel in unwrite(brain, cap, only=[d for d in dropped if d.op is OpKind.UPDATE]):
         restore_base(brain, rel)
-    _drop(brain, cap, [d for d in dropped if d.op is OpKind.CREATE], f"the person chose {', '.join(wanted)}", keep=kept)
+    _drop(
+        brain,
+        cap,
+        [d for d in dropped if d.op is OpKind.CREATE],
+        f"the person chose {', '.join(wanted)}",
+        keep=kept,
+    )
     dests = _destinations(brain, cap, wanted, given, title, kept)
     filed = _file_as(brain, journal, cap, dests, by="resolve")
     # A kept note already holds this thought (the plan found it as an existing record): it
@@ -308,8 +317,12 @@ def _unlink(brain: Brain, rel: str, capture_id: str, gone: list[str]) -> bool:
         if parsed.error is None and parsed.has_frontmatter:
             changes: dict[str, Any] = {}
             for key, value in parsed.data.items():
-                if isinstance(value, list) and any(isinstance(v, str) and link.search(v) for v in value):
-                    changes[key] = [v for v in value if not (isinstance(v, str) and link.fullmatch(v.strip()))]
+                if isinstance(value, list) and any(
+                    isinstance(v, str) and link.search(v) for v in value
+                ):
+                    changes[key] = [
+                        v for v in value if not (isinstance(v, str) and link.fullmatch(v.strip()))
+                    ]
                 elif isinstance(value, str) and link.fullmatch(value.strip()):
                     changes[key] = None
             if changes:

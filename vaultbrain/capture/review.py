@@ -16,8 +16,6 @@ it. A gesture that cannot be carried out stays, with a short note why.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import re
 import time
@@ -25,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.gestures import ReviewItem
-from vaultbrain.errors import ConflictError, UserError
+from vaultbrain.errors import UserError
 from vaultbrain.filing.inbox import REVIEW_NOTE
 from vaultbrain.filing.records import link_to
 from vaultbrain.filing.sync import notes_sync
@@ -142,7 +140,8 @@ def _defuse(text: str) -> str:
     return text.replace("\n", " ").replace("~~", "～～").replace("→", "⇢").replace("->", "-›")
 
 
-def _thought(text: str) -> str:
+def thought_of(text: str) -> str:
+    """The thought as an item shows it (and as a line without its id is matched by)."""
     text = _defuse(text).strip()
     return text if len(text) <= 300 else text[:299] + "…"
 
@@ -170,7 +169,7 @@ def render(
         if not items[key]:
             out.append("_Nothing waiting._\n")
         for rec in items[key]:
-            body = f"**{_thought(rec['text'])}** — {_defuse(_describe(rec))}"
+            body = f"**{thought_of(rec['text'])}** — {_defuse(_describe(rec))}"
             out.append(line("vbr", rec["id"], body))
     out.append("\n## Sync conflicts\n")
     if not items["conflicts"]:
@@ -216,9 +215,10 @@ def parse_items(text: str, thoughts: dict[str, str] | None = None) -> list[Revie
     return out
 
 
-def read_review(brain: Brain) -> ReviewRead | None:
+def read_review(brain: Brain, now: bool = False) -> ReviewRead | None:
     """The items of Needs Review if the person may have changed it since vaultbrain wrote it
-    and has left it alone for the settle time (None otherwise: nothing to read yet)."""
+    and has left it alone for the settle time (None otherwise: nothing to read yet).
+    ``now``: whether or not it is quiet (a command the person just ran)."""
     try:
         note = brain.vault.try_read(REVIEW_NOTE)
     except UserError:
@@ -231,7 +231,7 @@ def read_review(brain: Brain) -> ReviewRead | None:
     parsed = parse_note(note.text)
     if parsed.data.get("type") not in (None, "vaultbrain-review"):
         return None  # a note of the person's own at this path
-    if not _quiet(brain, REVIEW_NOTE):
+    if not now and not quiet(brain, REVIEW_NOTE):
         return None
     stamp = str(parsed.data.get("updated") or "")
     renders = state.get("renders") or {}
@@ -242,7 +242,8 @@ def read_review(brain: Brain) -> ReviewRead | None:
     return ReviewRead(tuple(items), tuple(base) if base is not None else None, note.hash)
 
 
-def _quiet(brain: Brain, rel: str) -> bool:
+def quiet(brain: Brain, rel: str) -> bool:
+    """Nobody is editing ``rel``: untouched for the settle time, or as vaultbrain wrote it."""
     try:
         mtime = brain.vault.resolve(rel).stat().st_mtime
     except (OSError, UserError):
@@ -268,113 +269,6 @@ def note_for(brain: Brain, capture_id: str, why: str | None) -> bool:
     state["hash"] = None  # drawn again, with the note
     brain.store.write_json(STATE, state)
     return why is not None
-
-
-class ReviewQueue:
-    def __init__(self, brain: Brain) -> None:
-        self.app = brain
-        self.note_rel = REVIEW_NOTE
-        self._signature: str | None = None
-        self._versions: Any = None
-        self._nothing_at: Any = None  # the versions at which the queue had nothing to show
-
-    def _state(self) -> dict[str, Any]:
-        return self.app.store.read_json(STATE, {}) or {}
-
-    def _signature_of(self, items: dict[str, list[dict[str, Any]]], notes: dict[str, str]) -> str:
-        parts = [
-            (k, r["id"], r.get("status"), r.get("updated") or r.get("at"), r.get("problem"))
-            for k, v in items.items()
-            for r in v
-        ]
-        raw = json.dumps([parts, sorted(notes.items())], default=str)
-        return hashlib.sha256(raw.encode()).hexdigest()
-
-    def refresh(self, force: bool = False) -> bool:
-        """Regenerate the note if the queue changed (and the note is quiet). True if written.
-        ``force``: now, whatever the versions say (a command after a decision)."""
-        versions = self._versions_now()
-        if (
-            not force
-            and versions == self._versions
-            and (self._nothing_at == versions or self.app.vault.try_read(self.note_rel) is not None)
-        ):
-            return False  # (nothing to show at these versions: no note, no look at the queue)
-        if not force and not _quiet(self.app, self.note_rel):
-            return False
-        self.apply_decisions()
-        return self.write(force)
-
-    def write(self, force: bool = False) -> bool:
-        """Draw the note from the queue as it is (compare-and-swap). True if written."""
-        versions = self._versions_now()
-        state = self._state()
-        items = queue(self.app)
-        live = {r["id"] for v in items.values() for r in v}
-        notes = {k: v for k, v in dict(state.get("notes", {})).items() if k in live}
-        signature = self._signature_of(items, notes)
-        current = self.app.vault.try_read(self.note_rel)
-        if (
-            not force
-            and current is not None
-            and signature == state.get("signature")
-            and current.hash == state.get("hash")
-        ):
-            self._versions = versions
-            return False
-        if current is None and not any(items.values()) and not force:
-            self._versions = self._nothing_at = versions
-            return False  # made by init; drawn again when it has something to show
-        now = self.app.now().isoformat()
-        text = render(self.app, items, notes, now)
-        try:
-            if current is None:
-                digest = self.app.vault.create(self.note_rel, text)
-            else:
-                digest = self.app.vault.replace(self.note_rel, text, current.hash)
-        except (ConflictError, FileExistsError):
-            return False  # the person is editing it: next time
-        rendered = [f"vbr-{r['id']}" for r in items["decide"] + items["suggest"]]
-        rendered += [f"vbc-{c['id']}" for c in items["conflicts"]]
-        renders = dict(state.get("renders") or {})
-        renders[now] = rendered
-        renders = dict(sorted(renders.items())[-RENDERS_KEPT:])
-        thoughts = {r["id"]: _thought(r["text"]) for r in items["decide"] + items["suggest"]}
-        self.app.store.write_json(
-            STATE,
-            {
-                "signature": signature,
-                "hash": digest,
-                "rendered": rendered,
-                "renders": renders,
-                "thoughts": thoughts,
-                "notes": notes,
-            },
-        )
-        self._versions = self._versions_now()
-        return True
-
-    def changed(self) -> None:
-        """The person changed the note: read it again at the next refresh."""
-        self._versions = None
-
-    def _versions_now(self) -> tuple[Any, ...]:
-        store = self.app.store
-        return (
-            store.inbox.version(),
-            store.collection("conflicts").version(),
-            store.collection("unreadable").version(),
-        )
-
-    def apply_decisions(self) -> list[str]:
-        """Read the person's gestures (here and on the inbox's lines) and carry them out;
-        what was done, one line each."""
-        from vaultbrain.capture.inbox_pass import apply_gestures
-
-        done = apply_gestures(self.app)
-        if done:
-            self._versions = None
-        return done
 
 
 def resolve_conflict(brain: Brain, conflict_id: str) -> None:

@@ -75,7 +75,7 @@ def classify_with_fallback(
     """The LLM's classification, or the embedded one when the LLM fails and fallback allows.
     ``store``: the vault's store, whose records and corrections the embedded classifier learns,
     and in whose state dir the LLM's answers are cached (:mod:`vaultbrain.classify.cache`).
-    ``learnt``: gives that embedded classifier (``Brain.embedded``, looked up once per unit
+    ``learnt``: gives that embedded classifier (``capture.classify.embedded_of``, looked up once per unit
     of work) instead of it being brought up to date here.
 
     Raises LLMError when the LLM failed and ``fallback`` is ``none``: the capture stays pending.

@@ -54,8 +54,6 @@ from vaultbrain.errors import LLMError
 if TYPE_CHECKING:
     import httpx
 
-    from vaultbrain.brain import Brain
-
 MAX_REPLY_BYTES = 2_000_000
 
 
@@ -127,10 +125,6 @@ class LLMClient:
             state_dir=state_dir,
             max_tokens=_max_tokens(settings, purpose),
         )
-
-    @classmethod
-    def from_app(cls, brain: Brain, purpose: str = "classify") -> LLMClient:
-        return cls.from_settings(brain.settings, brain.state_dir, purpose)
 
     # -- transport -----------------------------------------------------------------------
     def _http(self) -> httpx.Client:

@@ -15,7 +15,6 @@ if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
 
-
 @click.command("init")
 @click.argument("directory", required=False, type=click.Path(file_okay=False))
 @click.option(
@@ -45,7 +44,7 @@ def init_cmd(obj: Any, directory: str | None, file_existing: bool) -> None:
 
 def _review_note(app: Brain) -> list[str]:
     """``Brain/Needs Review.md`` from the start: the inbox and every waiting line link to it."""
-    from vaultbrain.capture.review import ReviewQueue
+    from vaultbrain.capture.review_queue import ReviewQueue
     from vaultbrain.filing.inbox import REVIEW_NOTE
 
     if app.vault.try_read(REVIEW_NOTE) is not None:
@@ -116,7 +115,7 @@ def capture_cmd(obj: Any, text: str, as_json: bool) -> None:
 
 def _review_note_now(app: Brain) -> None:
     """The capture waits for the person: Needs Review shows it (its line links there)."""
-    from vaultbrain.capture.review import ReviewQueue
+    from vaultbrain.capture.review_queue import ReviewQueue
 
     try:
         ReviewQueue(app).write()

@@ -178,6 +178,12 @@ def enrich_cmd(
 
     brain, graph = _graph(obj)
     rows = enrich(brain, graph, type_name, name, dry_run, use_llm)
+    if not dry_run:
+        from vaultbrain.filing.sync import notes_sync
+
+        for r in rows:
+            if r.get("written"):
+                notes_sync(brain).sync_path(r["path"])  # the record follows its note
     if as_json:
         echo_json({"dry_run": dry_run, "changes": rows})
         return

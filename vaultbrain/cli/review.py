@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 def _after(brain: Brain) -> None:
     """Bring Brain/Needs Review.md and Brain/Trust.md up to date after a decision."""
-    from vaultbrain.capture.review import ReviewQueue
+    from vaultbrain.capture.review_queue import ReviewQueue
     from vaultbrain.filing.trust import write_trust_note
 
     ReviewQueue(brain).refresh(force=True)
@@ -53,10 +53,11 @@ def review_list(obj: Any, as_json: bool) -> None:
     if _elsewhere(app):
         _list_shown(app, as_json)
         return
-    from vaultbrain.capture.review import ReviewQueue, queue
+    from vaultbrain.capture.review import queue
+    from vaultbrain.capture.review_queue import ReviewQueue
     from vaultbrain.cli.core import capture_summary
 
-    ReviewQueue(app).apply_decisions()  # what the person already decided in the note counts
+    ReviewQueue(app).apply_decisions(now=True)  # what the person decided in the notes counts
     items = queue(app)
     doc = {
         "needs_decision": [capture_summary(r) for r in items["decide"]],
@@ -95,7 +96,9 @@ def _list_shown(app: Brain, as_json: bool) -> None:
         click.echo("nothing to review")
         return
     echo_table([(s.id, s.needs, s.text, s.where) for s in shown], ["id", "needs", "thought", "in"])
-    click.echo("(this machine does not file: its decisions are written into the vault for the filer)")
+    click.echo(
+        "(this machine does not file: its decisions are written into the vault for the filer)"
+    )
 
 
 @review.command("resolve")

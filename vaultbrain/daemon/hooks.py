@@ -94,7 +94,7 @@ class ReviewHook(Throttled):
 
     def __init__(self, brain: Brain) -> None:
         super().__init__()
-        from vaultbrain.capture.review import ReviewQueue
+        from vaultbrain.capture.review_queue import ReviewQueue
 
         self.queue = ReviewQueue(brain)
 

@@ -58,9 +58,13 @@ class JobSpec:
 
 
 def _run_enrich(brain: Brain, day: dt.date, **kw: Any) -> dict[str, Any]:
+    from vaultbrain.filing.sync import notes_sync
     from vaultbrain.graph.enrich import run_enrich  # the graph index: only when scheduled
 
-    return run_enrich(brain, day, **kw)
+    done = run_enrich(brain, day, **kw)
+    for rel in done["notes"]:
+        notes_sync(brain).sync_path(rel)  # the record follows its note
+    return done
 
 
 JOBS: tuple[JobSpec, ...] = (

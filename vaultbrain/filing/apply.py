@@ -169,6 +169,7 @@ class Executors:
         moved_from = known.path if known.path != rel else None
         _, done = refile(
             self.app,
+            self,
             known.collection,
             dict(record, path=rel),
             ptype,

@@ -12,7 +12,7 @@ re-filing returns a :class:`~vaultbrain.filing.report.Refiled` saying what happe
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from vaultbrain.classify.result import UNKNOWN
 from vaultbrain.errors import UserError
@@ -27,7 +27,6 @@ from vaultbrain.filing.records import (
     settle_task_note,
 )
 from vaultbrain.filing.report import Refiled
-from vaultbrain.filing.sync import notes_sync
 from vaultbrain.packs import PageType
 from vaultbrain.vault.names import sanitize_filename, unique_name
 from vaultbrain.vault.note import append_to_section, parse_note, render_note, update_frontmatter
@@ -43,9 +42,11 @@ def audit(brain: Brain, kind: str, **fields: Any) -> None:
     brain.store.audit({"at": brain.now().isoformat(), "kind": kind, **fields})
 
 
-def restore_base(brain: Brain, rel: str) -> None:
-    """After our own edit the store follows the note, so the sync sees nothing to do."""
-    notes_sync(brain).sync_path(rel)
+class FollowsNotes(Protocol):
+    """The notes ↔ store sync, as a re-filing uses it: after our own edit of a note, the
+    store follows it, so the sync sees nothing to do (vaultbrain/filing/sync.py)."""
+
+    def sync_path(self, rel: str) -> object: ...
 
 
 def fileable_type(brain: Brain, name: str) -> PageType:
@@ -69,7 +70,12 @@ def _find_record(brain: Brain, ref: str) -> tuple[str, dict[str, Any]]:
 
 
 def fix(
-    brain: Brain, ref: str, type_name: str, note: str | None = None, by: str = "cli"
+    brain: Brain,
+    sync: FollowsNotes,
+    ref: str,
+    type_name: str,
+    note: str | None = None,
+    by: str = "cli",
 ) -> tuple[dict[str, Any], Refiled]:
     """Re-file record ``ref`` as ``type_name``: the new record, and what happened."""
     new_type = fileable_type(brain, type_name)
@@ -77,11 +83,12 @@ def fix(
         collection, rec = _find_record(brain, ref)
         if rec["type"] == new_type.name:
             raise UserError(f"{rec['title']} is already a {new_type.name}")
-        return refile(brain, collection, rec, new_type, by=by, note=note)
+        return refile(brain, sync, collection, rec, new_type, by=by, note=note)
 
 
 def refile(
     brain: Brain,
+    sync: FollowsNotes,
     collection: str,
     rec: dict[str, Any],
     new_type: PageType,
@@ -155,7 +162,7 @@ def refile(
         new_rec["refiled_from"] = {"id": rec["id"], "type": rec["type"], "path": archived_path}
         brain.store.collection(new_type.store_collection).put(new_rec)
         index.upsert(new_type.store_collection, new_rec)
-    rewritten = rewrite_links(brain, moved_from or old_path, new_path, new_rec["title"])
+    rewritten = rewrite_links(brain, sync, moved_from or old_path, new_path)
     at = brain.now().isoformat()
     done = Refiled(
         record_id=str(rec["id"]),
@@ -251,7 +258,7 @@ def archive(brain: Brain, dest: dict[str, Any], reason: str, replaced_by: str | 
     return target
 
 
-def rewrite_links(brain: Brain, old_path: str, new_path: str, title: str) -> list[str]:
+def rewrite_links(brain: Brain, sync: FollowsNotes, old_path: str, new_path: str) -> list[str]:
     """Point every wikilink at ``old_path`` to ``new_path`` (CAS per note); returns the notes."""
     old_target = old_path[:-3] if old_path.lower().endswith(".md") else old_path
     new_target = new_path[:-3] if new_path.lower().endswith(".md") else new_path
@@ -274,9 +281,9 @@ def rewrite_links(brain: Brain, old_path: str, new_path: str, title: str) -> lis
         except UserError:
             continue  # unreadable: its links stay as they are
         if edit.written:
-            restore_base(brain, rel)
+            sync.sync_path(rel)
             changed.append(rel)
     return changed
 
 
-__all__ = ["ARCHIVE", "archive", "fileable_type", "fix", "refile", "restore_base", "rewrite_links"]
+__all__ = ["ARCHIVE", "archive", "fileable_type", "fix", "refile", "rewrite_links"]

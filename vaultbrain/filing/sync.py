@@ -33,7 +33,7 @@ from vaultbrain.vault.note import ParsedNote, parse_note
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
-__all__ = ["CACHE_FILE", "NoteSync", "SyncReport", "notes_sync", "reindex"]
+__all__ = ["CACHE_FILE", "NoteSync", "SyncReport", "notes_sync", "reindex", "restore_base"]
 
 
 class NoteSync(NotesCache, Executors):
@@ -256,6 +256,11 @@ def notes_sync(brain: Brain) -> NoteSync:
     hold each other, so its 10,000 cache entries would otherwise wait for the cyclic
     garbage collector, and land as a pause in whatever the process does next."""
     return brain.memo("notes", None, lambda: NoteSync(brain))
+
+
+def restore_base(brain: Brain, rel: str) -> None:
+    """After our own edit the store follows the note, so the sync sees nothing to do."""
+    notes_sync(brain).sync_path(rel)
 
 
 def _valid_id(rid: str) -> bool:

@@ -30,7 +30,6 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import LLMError, UserError
-from vaultbrain.filing.sync import notes_sync
 from vaultbrain.graph import graph_of
 from vaultbrain.graph.index import GraphIndex
 from vaultbrain.graph.links import outgoing
@@ -304,7 +303,6 @@ def _write(brain: Brain, index: GraphIndex, rel: str, proposals: dict[str, dict[
                 "from": p["from"],
             }
         )
-    notes_sync(brain).sync_path(rel)  # the record follows its note
     return True
 
 

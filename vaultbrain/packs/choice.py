@@ -28,7 +28,7 @@ from vaultbrain.packs.loader import RACY_NS, YAML_LOADER, home_dir, load_pack, l
 from vaultbrain.packs.model import PackError, ResolvedPack
 
 if TYPE_CHECKING:
-    from vaultbrain.brain import Brain
+    from vaultbrain.packs.context import PackContext
 
 DEFAULT_PACK = "vaultbrain-base"
 FOLDER_KEY_PREFIX = "schema_pack.source."
@@ -207,13 +207,13 @@ def active_pack(
     return ActivePack(pack, choice.tier, choice.source, choice.folder)
 
 
-def pack_for_path(app: Brain, rel: str) -> ResolvedPack:
+def pack_for_path(app: PackContext, rel: str) -> ResolvedPack:
     """The pack that types the note ``rel`` of ``app``'s vault (tier 3 included)."""
     app.settings.reload()
     return active_pack(app.vault.root, app.settings, app.schema_override, app.env, rel=rel).pack
 
 
-def typer_for(app: Brain) -> Callable[[str], ResolvedPack]:
+def typer_for(app: PackContext) -> Callable[[str], ResolvedPack]:
     """A function rel -> pack for many notes at once (settings read once, packs cached)."""
     app.settings.reload()
     default = active_pack(app.vault.root, app.settings, app.schema_override, app.env)

@@ -28,7 +28,7 @@ from vaultbrain.packs.model import PackError, ResolvedPack
 from vaultbrain.vault.atomic import atomic_write_file
 
 if TYPE_CHECKING:
-    from vaultbrain.brain import Brain
+    from vaultbrain.packs.context import PackContext
 
 DELTAS = "schema-deltas"
 
@@ -90,7 +90,7 @@ def _find(detection: Detection, folder: str) -> Candidate:
 
 
 def review_candidates(
-    app: Brain,
+    app: PackContext,
     apply: Iterable[str] = (),
     rename: Iterable[tuple[str, str]] = (),
     ignore: Iterable[str] = (),
@@ -134,7 +134,7 @@ def delta_name(pack: ResolvedPack) -> str:
     return pack.name if pack.name.endswith("-local") else f"{pack.name[:56]}-local"
 
 
-def write_delta(app: Brain, pack: ResolvedPack, accepted: list[Candidate]) -> Delta:
+def write_delta(app: PackContext, pack: ResolvedPack, accepted: list[Candidate]) -> Delta:
     """A child pack of ``pack`` declaring ``accepted``, written to the state dir."""
     name = delta_name(pack)
     installed = find_pack(name)

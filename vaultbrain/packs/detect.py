@@ -26,7 +26,7 @@ from vaultbrain.packs.model import ResolvedPack
 from vaultbrain.packs.survey import NoteTyping, _typer_and_scope, survey_vault
 
 if TYPE_CHECKING:
-    from vaultbrain.brain import Brain
+    from vaultbrain.packs.context import PackContext
 
 CANDIDATES = "schema-candidates.json"
 MIN_NOTES = 5
@@ -166,7 +166,7 @@ class Detection:
 # -- detect --------------------------------------------------------------------------------
 
 
-def detect(app: Brain, min_notes: int = MIN_NOTES, save: bool = True) -> Detection:
+def detect(app: PackContext, min_notes: int = MIN_NOTES, save: bool = True) -> Detection:
     """Propose types for the vault's untyped folders (and remember them for review)."""
     if min_notes < 1:
         raise UserError("--min-notes must be at least 1")
@@ -347,7 +347,7 @@ def _field_type(vals: list[Any]) -> dict[str, Any]:
 # -- the candidates file -------------------------------------------------------------------
 
 
-def load_candidates(app: Brain) -> Detection | None:
+def load_candidates(app: PackContext) -> Detection | None:
     doc = app.store.read_json(CANDIDATES, None)
     if not isinstance(doc, dict) or not isinstance(doc.get("candidates"), list):
         return None
@@ -361,7 +361,7 @@ def load_candidates(app: Brain) -> Detection | None:
     )
 
 
-def remember_candidates(app: Brain, detection: Detection) -> None:
+def remember_candidates(app: PackContext, detection: Detection) -> None:
     """Save proposals, keeping the person's decisions (ignore, rename, apply) per folder."""
     previous = load_candidates(app)
     if previous is not None:
@@ -377,7 +377,7 @@ def remember_candidates(app: Brain, detection: Detection) -> None:
     save_candidates(app, detection)
 
 
-def save_candidates(app: Brain, detection: Detection) -> None:
+def save_candidates(app: PackContext, detection: Detection) -> None:
     doc = detection.as_dict() | {"generated": app.now().isoformat(timespec="seconds")}
     for c in doc["candidates"]:
         c.pop("prefix", None)

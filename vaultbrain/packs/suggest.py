@@ -24,7 +24,7 @@ from vaultbrain.packs.fields import FIELD_TYPES
 from vaultbrain.packs.model import PRIMITIVES, ResolvedPack
 
 if TYPE_CHECKING:
-    from vaultbrain.brain import Brain
+    from vaultbrain.packs.context import PackContext
 
 SUGGEST_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -72,7 +72,7 @@ date, datetime, link, links, enum with values). Answer with JSON only: one entry
 were given, with the folder exactly as given. Do not reuse an existing type name."""
 
 
-def suggest(app: Brain, min_notes: int = MIN_NOTES) -> Detection:
+def suggest(app: PackContext, min_notes: int = MIN_NOTES) -> Detection:
     """``detect``, refined by the configured LLM; the heuristic proposals when it is offline."""
     detection = detect(app, min_notes, save=False)
     open_ = [c for c in detection.candidates if c.action == "new" and c.status != "ignored"]

@@ -24,7 +24,7 @@ from vaultbrain.packs.model import PackError, ResolvedPack
 from vaultbrain.vault.note import parse_note
 
 if TYPE_CHECKING:
-    from vaultbrain.brain import Brain
+    from vaultbrain.packs.context import PackContext
 
 UNTYPED_THRESHOLD = 0.10
 GENERATED_FOLDERS = ("Brain",)
@@ -194,7 +194,7 @@ class Orphans:
         }
 
 
-def review_orphans(app: Brain, samples: int = 5) -> Orphans:
+def review_orphans(app: PackContext, samples: int = 5) -> Orphans:
     """Notes no type of the pack reaches, grouped by folder (the vault root included)."""
     vault, typer, exclude, skip, identity = _typer_and_scope(app)
     survey = survey_vault(vault, typer, exclude, skip)
@@ -210,7 +210,7 @@ def review_orphans(app: Brain, samples: int = 5) -> Orphans:
     return Orphans(identity, len(survey.notes), len(orphans), folders, dict(undeclared))
 
 
-def schema_pack_consistency(app: Brain) -> tuple[bool, str]:
+def schema_pack_consistency(app: PackContext) -> tuple[bool, str]:
     """``doctor``'s check: the pack resolves, lints clean and types the vault's notes."""
     from vaultbrain.packs.lint import chain_layers, lint_pack
 

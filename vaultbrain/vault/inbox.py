@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 BLOCK_ID = re.compile(r"[ \t]\^vb-([a-z0-9]{6,12})[ \t]*$")
 # Our id anywhere on the line: text the person typed after it stays theirs (``after_id``).
 # At the very start of the words too (the person moved it there): the words follow it.
-_VB_ID = re.compile(r"(?:^|[ \t])\^vb-([a-z0-9]{6,12})(?=[ \t]|$)")
+_VB_ID = re.compile(r"(?:^|[ \t])\^vb-([a-z0-9]{6,12})(?![a-z0-9])")
 # Obsidian's block ids: letters, digits and dashes, after a space at the very end of a line.
 OWN_BLOCK_ID = re.compile(r"[ \t]\^(?!vb-[a-z0-9]{6,12}[ \t]*$)([A-Za-z0-9-]+)[ \t]*$")
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")

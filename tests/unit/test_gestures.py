@@ -1,0 +1,511 @@
+"""Every gesture a person makes in Obsidian on a line vaultbrain wrote, as a table
+(vaultbrain/capture/gestures.py ``decide_lines``): the inbox line and the Needs Review item
+read against what vaultbrain wrote there, and what happens. None of them dismisses unless the
+person struck, cancelled or deleted the line."""
+
+from __future__ import annotations
+
+import pytest
+
+from vaultbrain.capture.gestures import (
+    Gesture,
+    LineView,
+    ReviewItem,
+    Source,
+    TypeNames,
+    decide_lines,
+    read_inbox_line,
+)
+from vaultbrain.capture.model import CaptureStatus
+from vaultbrain.capture.review import parse_items
+from vaultbrain.vault.inbox import scan_inbox
+
+S = CaptureStatus
+NAMES = TypeNames(("person", "project", "idea", "admin", "link"))
+REVIEW = "(suggested: confirm in [[Brain/Needs Review|Needs Review]])"
+SARAH = "→ [[People/Sarah|Sarah]] · [[Projects/Kiln|Kiln]]"
+SUGGESTED = f"{SARAH} {REVIEW}"
+NEEDS = "→ needs review in [[Brain/Needs Review|Needs Review]]"
+WAITING = "⏳ waiting for the classifier"
+FORMS = {
+    S.SUGGESTED: (SUGGESTED, False),
+    S.FILED: (SARAH, True),
+    S.NEEDS_REVIEW: (NEEDS, False),
+    S.PENDING: (WAITING, False),
+    S.DISMISSED: ("→ dismissed", True),
+}
+
+
+def view(status: CaptureStatus, text: str = "Met Sarah about the kiln", **kw: object) -> LineView:
+    form = FORMS[status]
+    types = ("person", "project") if status in (S.SUGGESTED, S.FILED) else ()
+    values = dict(
+        id="abc123",
+        status=status,
+        text=text,
+        written_suffix=form[0],
+        written_done=form[1],
+        form=form,
+        can_accept=False,
+        types=types,
+    )
+    values.update(kw)
+    return LineView(**values)  # type: ignore[arg-type]
+
+
+def line_of(raw: str):
+    (line,) = scan_inbox(raw + "\n")
+    return line
+
+
+# (name, status, the line as the person left it, what it means, the types)
+INBOX_ROWS = [
+    (
+        "tick a suggestion",
+        S.SUGGESTED,
+        f"- [x] Met Sarah about the kiln {SUGGESTED} ^vb-abc123",
+        Gesture.CONFIRM,
+        (),
+    ),
+    (
+        "tick with a capital X",
+        S.SUGGESTED,
+        f"- [X] Met Sarah about the kiln {SUGGESTED} ^vb-abc123",
+        Gesture.CONFIRM,
+        (),
+    ),
+    (
+        "tick a waiting line: waits for what it becomes",
+        S.PENDING,
+        f"- [x] Met Sarah about the kiln {WAITING} ^vb-abc123",
+        Gesture.NONE,
+        (),
+    ),
+    (
+        "untick a filed line",
+        S.FILED,
+        f"- [ ] Met Sarah about the kiln {SARAH} ^vb-abc123",
+        Gesture.NONE,
+        (),
+    ),
+    (
+        "a filed line as written",
+        S.FILED,
+        f"- [x] Met Sarah about the kiln {SARAH} ^vb-abc123",
+        Gesture.NONE,
+        (),
+    ),
+    (
+        "a dismissed line as written",
+        S.DISMISSED,
+        "- [x] Met Sarah about the kiln → dismissed ^vb-abc123",
+        Gesture.NONE,
+        (),
+    ),
+    (
+        "cancel [-] a suggestion",
+        S.SUGGESTED,
+        f"- [-] Met Sarah about the kiln {SUGGESTED} ^vb-abc123",
+        Gesture.DISMISS,
+        (),
+    ),
+    (
+        "cancel [-] a filed line",
+        S.FILED,
+        f"- [-] Met Sarah about the kiln {SARAH} ^vb-abc123",
+        Gesture.DISMISS,
+        (),
+    ),
+    (
+        "strike the words",
+        S.SUGGESTED,
+        f"- [ ] ~~Met Sarah about the kiln~~ {SUGGESTED} ^vb-abc123",
+        Gesture.DISMISS,
+        (),
+    ),
+    (
+        "strike the whole line",
+        S.FILED,
+        f"- [x] ~~Met Sarah about the kiln {SARAH}~~ ^vb-abc123",
+        Gesture.DISMISS,
+        (),
+    ),
+    (
+        "strike across the id",
+        S.SUGGESTED,
+        f"- [ ] ~~Met Sarah about the kiln {SUGGESTED} ^vb-abc123~~",
+        Gesture.DISMISS,
+        (),
+    ),
+    (
+        "→ type after our suffix",
+        S.SUGGESTED,
+        f"- [ ] Met Sarah about the kiln {SUGGESTED} → project ^vb-abc123",
+        Gesture.RETYPE,
+        ("project",),
+    ),
+    (
+        "→ type after the block id",
+        S.SUGGESTED,
+        f"- [ ] Met Sarah about the kiln {SUGGESTED} ^vb-abc123 → project",
+        Gesture.RETYPE,
+        ("project",),
+    ),
+    (
+        "→type after the id, no space",
+        S.SUGGESTED,
+        f"- [ ] Met Sarah about the kiln {SUGGESTED} ^vb-abc123 →project",
+        Gesture.RETYPE,
+        ("project",),
+    ),
+    (
+        "→ type before our suffix",
+        S.SUGGESTED,
+        f"- [ ] Met Sarah about the kiln → project {SUGGESTED} ^vb-abc123",
+        Gesture.RETYPE,
+        ("project",),
+    ),
+    (
+        "-> several types",
+        S.NEEDS_REVIEW,
+        f"- [ ] Met Sarah about the kiln {NEEDS} -> person, admin ^vb-abc123",
+        Gesture.RETYPE,
+        ("person", "admin"),
+    ),
+    (
+        "→ a plural, capitalised",
+        S.NEEDS_REVIEW,
+        f"- [ ] Met Sarah about the kiln {NEEDS} → Projects ^vb-abc123",
+        Gesture.RETYPE,
+        ("project",),
+    ),
+    (
+        "→ type on a waiting line",
+        S.PENDING,
+        f"- [ ] Met Sarah about the kiln {WAITING} → idea ^vb-abc123",
+        Gesture.RETYPE,
+        ("idea",),
+    ),
+    (
+        "→ type on a filed line, other types",
+        S.FILED,
+        f"- [x] Met Sarah about the kiln {SARAH} ^vb-abc123 → idea",
+        Gesture.RETYPE,
+        ("idea",),
+    ),
+    (
+        "→ the types it is filed as already",
+        S.FILED,
+        f"- [x] Met Sarah about the kiln {SARAH} ^vb-abc123 → person, project",
+        Gesture.NONE,
+        (),
+    ),
+    (
+        "→ a dismissed line",
+        S.DISMISSED,
+        "- [x] Met Sarah about the kiln → dismissed ^vb-abc123 → idea",
+        Gesture.RETYPE,
+        ("idea",),
+    ),
+    (
+        "→ a misspelt type",
+        S.SUGGESTED,
+        f"- [ ] Met Sarah about the kiln {SUGGESTED} ^vb-abc123 → projcet",
+        Gesture.UNCLEAR,
+        (),
+    ),
+    (
+        "→ words that are no type: a remark",
+        S.SUGGESTED,
+        f"- [ ] Met Sarah about the kiln {SUGGESTED} → ask mom later ^vb-abc123",
+        Gesture.NONE,
+        (),
+    ),
+    (
+        "text typed before our suffix",
+        S.SUGGESTED,
+        f"- [ ] Met Sarah about the kiln, and Bo {SUGGESTED} ^vb-abc123",
+        Gesture.NONE,
+        (),
+    ),
+    (
+        "text typed after our suffix",
+        S.SUGGESTED,
+        f"- [ ] Met Sarah about the kiln {SUGGESTED} -- ask Tom first ^vb-abc123",
+        Gesture.NONE,
+        (),
+    ),
+    (
+        "text typed after the id",
+        S.FILED,
+        f"- [x] Met Sarah about the kiln {SARAH} ^vb-abc123 and bring cake",
+        Gesture.NONE,
+        (),
+    ),
+    (
+        "text typed inside our suffix",
+        S.SUGGESTED,
+        f"- [ ] Met Sarah about the kiln → [[People/Sarah|Sarah]] and mom · [[Projects/Kiln|Kiln]] {REVIEW} ^vb-abc123",
+        Gesture.NONE,
+        (),
+    ),
+    (
+        "the block id moved to the front",
+        S.SUGGESTED,
+        f"- [ ] ^vb-abc123 Met Sarah about the kiln {SUGGESTED}",
+        Gesture.NONE,
+        (),
+    ),
+    (
+        "the block id moved into the words",
+        S.FILED,
+        f"- [x] Met Sarah ^vb-abc123 about the kiln {SARAH}",
+        Gesture.NONE,
+        (),
+    ),
+    (
+        "struck and typed at once",
+        S.SUGGESTED,
+        f"- [ ] ~~Met Sarah about the kiln~~ {SUGGESTED} → project ^vb-abc123",
+        Gesture.UNCLEAR,
+        (),
+    ),
+    (
+        "ticked and typed: the type says more",
+        S.SUGGESTED,
+        f"- [x] Met Sarah about the kiln {SUGGESTED} → idea ^vb-abc123",
+        Gesture.RETYPE,
+        ("idea",),
+    ),
+    (
+        "an odd box mark on a filed line",
+        S.FILED,
+        f"- [/] Met Sarah about the kiln {SARAH} ^vb-abc123",
+        Gesture.NONE,
+        (),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("status", "raw", "gesture", "types"),
+    [row[1:] for row in INBOX_ROWS],
+    ids=[row[0] for row in INBOX_ROWS],
+)
+def test_an_inbox_gesture(status, raw, gesture, types) -> None:
+    v = view(status)
+    decision = decide_lines([(line_of(raw), v)], {v.id: v}, None, None, NAMES)
+    got = [(a.gesture, a.types) for a in decision.acts]
+    assert got == ([] if gesture is Gesture.NONE else [(gesture, types)])
+    assert all(a.sources == (Source.INBOX,) for a in decision.acts)
+
+
+def test_the_thoughts_own_arrow_and_strike_are_words() -> None:
+    for text in ("Read → chapter two", "~~old~~ new plan for the kiln", "swap -> project b"):
+        v = view(S.SUGGESTED, text=text)
+        raw = f"- [ ] {text} {SUGGESTED} ^vb-abc123"
+        assert decide_lines([(line_of(raw), v)], {v.id: v}, None, None, NAMES).acts == ()
+
+
+def test_a_ticked_thought_in_review_takes_its_suggestion_or_is_told() -> None:
+    raw = f"- [x] Met Sarah about the kiln {NEEDS} ^vb-abc123"
+    with_guess = view(S.NEEDS_REVIEW, can_accept=True)
+    (act,) = decide_lines(
+        [(line_of(raw), with_guess)], {"abc123": with_guess}, None, None, NAMES
+    ).acts
+    assert act.gesture is Gesture.CONFIRM
+    bare = view(S.NEEDS_REVIEW)
+    (act,) = decide_lines([(line_of(raw), bare)], {"abc123": bare}, None, None, NAMES).acts
+    assert act.gesture is Gesture.UNCLEAR and "no suggestion" in act.why
+
+
+def test_a_consumed_arrow_leaves_the_line() -> None:
+    raw = f"- [ ] Met Sarah about the kiln {SUGGESTED} ^vb-abc123 → project"
+    line = line_of(raw)
+    v = view(S.SUGGESTED)
+    decision = decide_lines([(line, v)], {v.id: v}, None, None, NAMES)
+    reading = decision.consumed[line.number]
+    assert (reading.words, reading.after, reading.remark) == ("Met Sarah about the kiln", "", "")
+    before = line_of(f"- [ ] Met Sarah about the kiln → project {SUGGESTED} ^vb-abc123")
+    assert read_inbox_line(before, v, NAMES).words == "Met Sarah about the kiln"
+
+
+def test_text_inside_our_suffix_is_kept_as_theirs() -> None:
+    raw = f"- [ ] Met Sarah about the kiln → [[People/Sarah|Sarah]] and mom · [[Projects/Kiln|Kiln]] {REVIEW} ^vb-abc123"
+    reading = read_inbox_line(line_of(raw), view(S.SUGGESTED), NAMES)
+    assert not reading.intact and reading.shown == SUGGESTED
+    assert reading.remark == " and mom"
+
+
+# -- Needs Review ------------------------------------------------------------------------------
+NOTE = f"""---
+type: vaultbrain-review
+updated: 2026-12-03T10:00:00
+---
+# Needs Review
+
+## Thoughts that need a decision
+- [ ] **the sky is blue** — no suggestion ^vbr-aaa111
+- [ ] **kite festival** — suggests idea “Kite festival” ^vbr-bbb222
+
+## Suggestions to confirm
+- [ ] **Met Sarah about the kiln** — filed to person {SARAH.removeprefix("→ ")} ^vbr-abc123
+
+## Sync conflicts
+- [ ] [[People/Ann|Ann]]: both sides changed ^vbc-ann01-both
+"""
+BASE = ("vbr-aaa111", "vbr-bbb222", "vbr-abc123", "vbc-ann01-both")
+THOUGHTS = {
+    "aaa111": "the sky is blue",
+    "bbb222": "kite festival",
+    "abc123": "Met Sarah about the kiln",
+}
+VIEWS = {
+    "aaa111": view(S.NEEDS_REVIEW, text="the sky is blue", id="aaa111"),
+    "bbb222": view(S.NEEDS_REVIEW, text="kite festival", id="bbb222", can_accept=True),
+    "abc123": view(S.SUGGESTED),
+}
+
+
+def _edit(old: str, new: str) -> list[ReviewItem]:
+    assert old in NOTE
+    return parse_items(NOTE.replace(old, new), THOUGHTS)
+
+
+REVIEW_ROWS = [
+    ("as written", "", "", None, Gesture.NONE, ()),
+    ("tick", "- [ ] **Met Sarah", "- [x] **Met Sarah", "abc123", Gesture.CONFIRM, ()),
+    ("tick a thought with a guess", "- [ ] **kite", "- [x] **kite", "bbb222", Gesture.CONFIRM, ()),
+    ("cancel [-]", "- [ ] **kite", "- [-] **kite", "bbb222", Gesture.DISMISS, ()),
+    (
+        "strike",
+        "**the sky is blue** — no suggestion",
+        "~~**the sky is blue** — no suggestion~~",
+        "aaa111",
+        Gesture.DISMISS,
+        (),
+    ),
+    (
+        "delete the line",
+        "- [ ] **the sky is blue** — no suggestion ^vbr-aaa111\n",
+        "",
+        "aaa111",
+        Gesture.DISMISS,
+        (),
+    ),
+    (
+        "→ type before the id",
+        "no suggestion ^vbr-aaa111",
+        "no suggestion → idea ^vbr-aaa111",
+        "aaa111",
+        Gesture.RETYPE,
+        ("idea",),
+    ),
+    (
+        "→ type after the id",
+        "no suggestion ^vbr-aaa111",
+        "no suggestion ^vbr-aaa111 → idea",
+        "aaa111",
+        Gesture.RETYPE,
+        ("idea",),
+    ),
+    (
+        "→type, no space, after the id",
+        "no suggestion ^vbr-aaa111",
+        "no suggestion ^vbr-aaa111 →idea",
+        "aaa111",
+        Gesture.RETYPE,
+        ("idea",),
+    ),
+    (
+        "-> several after the id",
+        "no suggestion ^vbr-aaa111",
+        "no suggestion ^vbr-aaa111 -> person, admin",
+        "aaa111",
+        Gesture.RETYPE,
+        ("person", "admin"),
+    ),
+    (
+        "→ a word that is no type",
+        "no suggestion ^vbr-aaa111",
+        "no suggestion ^vbr-aaa111 → recipe",
+        "aaa111",
+        Gesture.UNCLEAR,
+        (),
+    ),
+    ("the id removed, the line kept", " ^vbr-aaa111", "", None, Gesture.NONE, ()),
+    (
+        "the id removed and ticked",
+        "- [ ] **the sky is blue** — no suggestion ^vbr-aaa111",
+        "- [x] **the sky is blue** — no suggestion",
+        "aaa111",
+        Gesture.UNCLEAR,
+        (),
+    ),
+    (
+        "text typed on the line",
+        "no suggestion ^vbr-aaa111",
+        "no suggestion, ask Bo ^vbr-aaa111",
+        None,
+        Gesture.NONE,
+        (),
+    ),
+    ("an odd box mark", "- [ ] **kite", "- [/] **kite", "bbb222", Gesture.UNCLEAR, ()),
+    (
+        "moved to another section",
+        "## Thoughts that need a decision\n",
+        "## Thoughts that need a decision\n- [ ] **Met Sarah about the kiln** — x ^vbr-abc123\n",
+        None,
+        Gesture.NONE,
+        (),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "cid", "gesture", "types"),
+    [row[1:] for row in REVIEW_ROWS],
+    ids=[row[0] for row in REVIEW_ROWS],
+)
+def test_a_needs_review_gesture(old, new, cid, gesture, types) -> None:
+    items = _edit(old, new) if old else parse_items(NOTE, THOUGHTS)
+    decision = decide_lines(None, VIEWS, items, BASE, NAMES)
+    got = [(a.id, a.gesture, a.types) for a in decision.acts if a.kind == "vbr"]
+    assert got == ([] if gesture is Gesture.NONE else [(cid, gesture, types)])
+
+
+def test_a_line_deleted_from_an_older_copy_dismisses_nothing() -> None:
+    """A device's copy of an older render never showed the newest item: it is not deleted."""
+    older = parse_items(
+        NOTE.replace("- [ ] **kite festival** — suggests idea “Kite festival” ^vbr-bbb222\n", ""),
+        THOUGHTS,
+    )
+    assert decide_lines(None, VIEWS, older, ("vbr-aaa111", "vbr-abc123"), NAMES).acts == ()
+    assert decide_lines(None, VIEWS, older, None, NAMES).acts == ()  # render unknown
+
+
+def test_a_conflict_is_settled_by_a_tick_or_by_deleting_it() -> None:
+    for old, new in (
+        ("- [ ] [[People/Ann", "- [x] [[People/Ann"),
+        ("- [ ] [[People/Ann|Ann]]: both sides changed ^vbc-ann01-both\n", ""),
+    ):
+        (act,) = decide_lines(None, VIEWS, _edit(old, new), BASE, NAMES).acts
+        assert (act.kind, act.id, act.gesture) == ("vbc", "ann01-both", Gesture.CONFIRM)
+
+
+def test_the_inbox_and_needs_review_disagreeing_do_nothing_and_say_so() -> None:
+    v = VIEWS["abc123"]
+    ticked = line_of(f"- [x] Met Sarah about the kiln {SUGGESTED} ^vb-abc123")
+    struck = _edit("**Met Sarah about the kiln**", "~~**Met Sarah about the kiln**~~")
+    (act,) = decide_lines([(ticked, v)], VIEWS, struck, BASE, NAMES).acts
+    assert act.gesture is Gesture.UNCLEAR and "say different things" in act.why
+    assert set(act.sources) == {Source.INBOX, Source.REVIEW}
+    agreed = _edit("- [ ] **Met Sarah", "- [x] **Met Sarah")
+    (act,) = decide_lines([(ticked, v)], VIEWS, agreed, BASE, NAMES).acts
+    assert act.gesture is Gesture.CONFIRM
+
+
+def test_only_striking_cancelling_or_deleting_dismisses() -> None:
+    dismissing = {row[0] for row in INBOX_ROWS if row[3] is Gesture.DISMISS}
+    dismissing |= {row[0] for row in REVIEW_ROWS if row[4] is Gesture.DISMISS}
+    assert all(any(w in name for w in ("strike", "cancel", "delete")) for name in dismissing)

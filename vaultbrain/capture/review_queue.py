@@ -1,0 +1,124 @@
+"""The review note's keeper: ``Brain/Needs Review.md`` drawn again whenever the queue changes
+(compare-and-swap, only when the note is quiet), after the person's gestures in it (and on
+the inbox's lines) are carried out (vaultbrain/capture/inbox_pass.py ``apply_gestures``).
+The CLI's review commands and the daemon's review hook use it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import TYPE_CHECKING, Any
+
+from vaultbrain.capture.review import RENDERS_KEPT, STATE, queue, quiet, render, thought_of
+from vaultbrain.errors import ConflictError
+from vaultbrain.filing.inbox import REVIEW_NOTE
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
+
+
+class ReviewQueue:
+    def __init__(self, brain: Brain) -> None:
+        self.app = brain
+        self.note_rel = REVIEW_NOTE
+        self._signature: str | None = None
+        self._versions: Any = None
+        self._nothing_at: Any = None  # the versions at which the queue had nothing to show
+
+    def _state(self) -> dict[str, Any]:
+        return self.app.store.read_json(STATE, {}) or {}
+
+    def _signature_of(self, items: dict[str, list[dict[str, Any]]], notes: dict[str, str]) -> str:
+        parts = [
+            (k, r["id"], r.get("status"), r.get("updated") or r.get("at"), r.get("problem"))
+            for k, v in items.items()
+            for r in v
+        ]
+        raw = json.dumps([parts, sorted(notes.items())], default=str)
+        return hashlib.sha256(raw.encode()).hexdigest()
+
+    def refresh(self, force: bool = False) -> bool:
+        """Regenerate the note if the queue changed (and the note is quiet). True if written.
+        ``force``: now, whatever the versions say (a command after a decision)."""
+        versions = self._versions_now()
+        if (
+            not force
+            and versions == self._versions
+            and (self._nothing_at == versions or self.app.vault.try_read(self.note_rel) is not None)
+        ):
+            return False  # (nothing to show at these versions: no note, no look at the queue)
+        if not force and not quiet(self.app, self.note_rel):
+            return False
+        self.apply_decisions(now=force)
+        return self.write(force)
+
+    def write(self, force: bool = False) -> bool:
+        """Draw the note from the queue as it is (compare-and-swap). True if written."""
+        versions = self._versions_now()
+        state = self._state()
+        items = queue(self.app)
+        live = {r["id"] for v in items.values() for r in v}
+        notes = {k: v for k, v in dict(state.get("notes", {})).items() if k in live}
+        signature = self._signature_of(items, notes)
+        current = self.app.vault.try_read(self.note_rel)
+        if (
+            not force
+            and current is not None
+            and signature == state.get("signature")
+            and current.hash == state.get("hash")
+        ):
+            self._versions = versions
+            return False
+        if current is None and not any(items.values()) and not force:
+            self._versions = self._nothing_at = versions
+            return False  # made by init; drawn again when it has something to show
+        now = self.app.now().isoformat()
+        text = render(self.app, items, notes, now)
+        try:
+            if current is None:
+                digest = self.app.vault.create(self.note_rel, text)
+            else:
+                digest = self.app.vault.replace(self.note_rel, text, current.hash)
+        except (ConflictError, FileExistsError):
+            return False  # the person is editing it: next time
+        rendered = [f"vbr-{r['id']}" for r in items["decide"] + items["suggest"]]
+        rendered += [f"vbc-{c['id']}" for c in items["conflicts"]]
+        renders = dict(state.get("renders") or {})
+        renders[now] = rendered
+        renders = dict(sorted(renders.items())[-RENDERS_KEPT:])
+        thoughts = {r["id"]: thought_of(r["text"]) for r in items["decide"] + items["suggest"]}
+        self.app.store.write_json(
+            STATE,
+            {
+                "signature": signature,
+                "hash": digest,
+                "rendered": rendered,
+                "renders": renders,
+                "thoughts": thoughts,
+                "notes": notes,
+            },
+        )
+        self._versions = self._versions_now()
+        return True
+
+    def changed(self) -> None:
+        """The person changed the note: read it again at the next refresh."""
+        self._versions = None
+
+    def _versions_now(self) -> tuple[Any, ...]:
+        store = self.app.store
+        return (
+            store.inbox.version(),
+            store.collection("conflicts").version(),
+            store.collection("unreadable").version(),
+        )
+
+    def apply_decisions(self, now: bool = False) -> list[str]:
+        """Read the person's gestures (here and on the inbox's lines) and carry them out;
+        what was done, one line each. ``now``: as the notes are, quiet or not (a command)."""
+        from vaultbrain.capture.inbox_pass import apply_gestures
+
+        done = apply_gestures(self.app, now)
+        if done:
+            self._versions = None
+        return done
