@@ -81,7 +81,10 @@ def test_a_fault_keeps_the_thought_pending_then_it_is_filed_once(
         assert doc["status"] == "pending", doc
         assert doc["error"], doc
     assert new_files(before, after) == set(), "nothing is filed while the LLM is at fault"
-    assert changed_files(before, after) == {"Inbox.md"}
+    # The inbox line, and (for a thought that waits for the person) Needs Review, which it
+    # links to.
+    waiting = {"Brain/Needs Review.md"} if doc["status"] == "needs_review" else set()
+    assert changed_files(before, after) - waiting == {"Inbox.md"}
     inbox = (vault / "Inbox.md").read_text("utf-8")
     assert inbox.count(THOUGHT) == 1 and f"^vb-{doc['id']}" in inbox
     audit = vault / ".vaultbrain/audit.jsonl"

@@ -84,6 +84,10 @@ class NotesAndStore(RuleBasedStateMachine):
         self.other: Brain | None = None  # the second machine, once it has started
         self.other_sync: NoteSync | None = None
         self.lost_since_quiet = False
+        # A person's gesture on a thought's inbox line since the last quiet period, by the
+        # thought: (what they did, the status it had, what must remain on the line).
+        self.gestures: dict[str, tuple[str, str, str]] = {}
+        self.taken: list[str] = []  # thoughts whose line carried its id at the last quiet
         self.rebuild()
 
     def teardown(self) -> None:
@@ -195,6 +199,66 @@ class NotesAndStore(RuleBasedStateMachine):
             fh.write(f"- {text}\n")
         self.thoughts.append(text)
 
+    @precondition(lambda self: self.taken_lines())
+    @rule(
+        data=st.data(),
+        what=st.sampled_from(
+            [
+                "tick",
+                "untick",
+                "cancel",
+                "strike",
+                "→ idea",
+                "->person",
+                "remark after the id",
+                "remark in our suffix",
+                "id to the front",
+                "line to the end",
+            ]
+        ),
+    )
+    def gesture(self, data: st.DataObject, what: str) -> None:
+        """The person's gesture on a taken inbox line, as in Obsidian (one per line between
+        quiet periods): what it means is checked at the next quiet period."""
+        text = data.draw(st.sampled_from(self.taken_lines()))
+        inbox = self.root / "Inbox.md"
+        lines = inbox.read_text("utf-8").splitlines(keepends=True)
+        i = next(k for k, line in enumerate(lines) if re.search(re.escape(text) + r"(?!\d)", line))
+        line = lines[i].rstrip("\n")
+        cid = re.findall(r"\^vb-([a-z0-9]+)", line)[-1]
+        filer, _ = self.filer()
+        status = str((filer.store.inbox.summary(cid) or {}).get("status"))
+        keep = ""
+        if what == "tick":
+            line = re.sub(r"^- \[.\]", "- [x]", line)
+        elif what == "untick":
+            line = re.sub(r"^- \[.\]", "- [ ]", line)
+        elif what == "cancel":
+            line = re.sub(r"^- \[.\]", "- [-]", line)
+        elif what == "strike":
+            line = line.replace(text, f"~~{text}~~", 1)
+        elif what.startswith(("→", "->")):
+            line = f"{line} {what}"
+        elif what == "remark after the id":
+            keep = f"and bring cake {self.counter}"
+            line = f"{line} {keep}"
+        elif what == "remark in our suffix":
+            keep = f"ask Bo {self.counter}"
+            line = line.replace(" → ", f" {keep} → ", 1) if " → " in line else line
+            keep = keep if keep in line else ""
+        elif what == "id to the front":
+            line = line.replace(f" ^vb-{cid}", "", 1).replace("] ", f"] ^vb-{cid} ", 1)
+        lines[i] = line + "\n"
+        if what == "line to the end":
+            lines.append("\n## Later\n" + lines.pop(i))
+        inbox.write_text("".join(lines), "utf-8")
+        self.touch("Inbox.md")
+        self.gestures[text] = (what, status, keep)
+
+    def taken_lines(self) -> list[str]:
+        """Thoughts whose line carries its id and no gesture since the last quiet period."""
+        return [t for t in self.taken if t not in self.gestures]
+
     @precondition(lambda self: not self.lost_since_quiet)  # one loss at a time is plenty
     @rule()
     def lose_state_dir(self) -> None:
@@ -256,13 +320,21 @@ class NotesAndStore(RuleBasedStateMachine):
         self.quiet_paths = {n.path for n in self.live}
         self.check_agreement()
         self.check_filed_once(filer)
+        self.check_gestures(filer)
+        self.taken = list(self.thoughts)
         if self.other is not None:
             assert self.other_sync is not None
             assert not self.other_sync.scan().conflicts
             self.check_follows(self.other)
 
     def take_in_filed_notes(self) -> None:
-        """Notes the captures made are the person's from now on: edited, moved, deleted."""
+        """Notes the captures made are the person's from now on: edited, moved, deleted. A
+        note a gesture sent to the archive (a dismissal, another type chosen) is gone."""
+        for note in list(self.live):
+            if not (self.root / note.path).exists() and self.archived(note.path):
+                self.live.remove(note)
+                if note.rid:
+                    self.deleted.append((note.kind, note.rid, note.path))
         known = {n.path for n in self.live}
         for kind, (folder, _title_key, field) in KINDS.items():
             for path in sorted((self.root / folder).glob("*.md")):
@@ -270,6 +342,53 @@ class NotesAndStore(RuleBasedStateMachine):
                 if rel not in known:
                     value = parse_note(path.read_text("utf-8")).data.get(field)
                     self.live.append(Note(kind, rel, value))
+
+    def archived(self, rel: str) -> bool:
+        stem = rel.rsplit("/", 1)[-1][:-3]
+        return any(p.name.startswith(stem) for p in (self.root / "Brain/Archive").glob("*.md"))
+
+    def check_gestures(self, filer: Brain) -> None:
+        """Each gesture meant one thing: a strike or a cancel dismissed, an arrow filed the
+        thought as that type (and left the line), a tick confirmed a suggestion, anything
+        else left the thought as it was, its words and the person's remark in place. Nothing
+        else ever dismisses."""
+        text = (self.root / "Inbox.md").read_text("utf-8")
+        by_text = {}
+        for line in text.splitlines():
+            for thought in self.thoughts:
+                if re.search(re.escape(thought) + r"(?!\d)", line):
+                    by_text[thought] = line
+        for thought in self.thoughts:
+            line = by_text[thought]
+            cid = re.findall(r"\^vb-([a-z0-9]+)", line)[-1]
+            assert line.rstrip().endswith(f"^vb-{cid}") or "bring cake" in line, line
+            rec = filer.store.inbox.get(cid, include_deleted=True) or {}
+            status = rec.get("status")
+            what, before, keep = self.gestures.get(thought, ("", "", ""))
+            if what in ("cancel", "strike"):
+                assert status == "dismissed", (thought, what, status)
+                assert line.startswith("- [x] ") and "→ dismissed" in line, line
+                continue
+            if what.startswith(("→", "->")):
+                wanted = "idea" if "idea" in what else "person"
+                assert status in ("filed", "corrected"), (thought, what, status)
+                assert {d["type"] for d in rec.get("destinations", [])} == {wanted}, rec
+                assert what not in line, line  # the arrow was consumed
+                continue
+            if before == "dismissed":
+                assert status == "dismissed", (thought, what, status)
+                continue
+            trail = [
+                e
+                for e in filer.store.read_jsonl("audit.jsonl")
+                if e.get("capture") == cid and e.get("kind") == "resolution"
+            ]
+            assert status != "dismissed", (thought, what, "dismissed by nothing", line, trail)
+            if what == "tick" and before == "suggested":
+                assert status == "filed", (thought, status)
+            if keep:
+                assert keep in line, (keep, line)
+        self.gestures.clear()
 
     def record_at(self, note: Note) -> str:
         col = self.app.store.collection("people" if note.kind == "person" else "ideas")
