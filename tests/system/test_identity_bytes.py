@@ -67,3 +67,37 @@ def test_a_damaged_journal_line_stops_no_command(vault: Path, damage: bytes, dae
     assert kept.read_bytes().rstrip(b"\n") == damage.rstrip(b"\n")
     check = doctor_check(vault, "state files")
     assert "inbox/index.log.jsonl.damaged: 1 damaged line(s) set aside" in check["detail"]
+
+
+def _vaultbrain(vault: Path, *args: str, stdin: bytes | None = None) -> tuple[int, str]:
+    import os
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "vaultbrain", "--vault", str(vault), *args],
+        input=stdin,
+        capture_output=True,
+        env=os.environ,
+        timeout=60,
+    )
+    return proc.returncode, (proc.stdout + proc.stderr).decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize("how", ["stdin", "argument"])
+def test_capture_of_bytes_that_are_not_utf8_is_one_line(vault: Path, how: str) -> None:
+    import os
+
+    thought = "caf\xe9 with Sarah".encode("latin-1")  # Windows-1252, as an old script writes it
+    before = (vault / "Inbox.md").read_bytes()
+    if how == "stdin":
+        code, out = _vaultbrain(vault, "capture", "-", stdin=thought)
+    else:
+        code, out = _vaultbrain(vault, "capture", os.fsdecode(thought))
+    assert code == 1, out
+    assert out.strip().splitlines() == [
+        "error: the thought is not UTF-8 text (byte 0xe9 at 3); nothing was captured: "
+        "convert it to UTF-8 (e.g. `iconv -f windows-1252 -t utf-8`) and capture it again"
+    ]
+    assert (vault / "Inbox.md").read_bytes() == before
+    assert run_json(vault, "inbox") == []
