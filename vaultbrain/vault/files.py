@@ -161,6 +161,13 @@ class Vault:
         self.shared_own: set[str] = set()
         self.late = LateWrites()  # files our swaps displaced, watched for a late write
         _VAULTS.add(self)
+        # Which vault this is (its id and where it lives), settled before anything is
+        # written: a copy of a vault gets its own id and state dir (vault/identity.py).
+        from vaultbrain.vault.identity import settle
+
+        identity = settle(self, state_dir or os.environ.get("VAULTBRAIN_STATE_DIR"))
+        self.vault_id, self.state_dir = identity.id, identity.state_dir
+        self.identity_notice = identity.notice
 
     # -- paths ---------------------------------------------------------------------------
     def resolve(self, rel: str | PurePosixPath) -> Path:
