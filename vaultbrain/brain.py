@@ -100,6 +100,7 @@ class Brain:
             self.inbox_rel = str(self.settings.get("inbox_note"))
             # Another vaultbrain process's last write of the inbox is shared with this one.
             self.vault.shared_own.add(self.inbox_rel)
+            self.vault.keeps_bytes.add(self.inbox_rel)  # a stray byte stops no other line
             self.client = self._llm_client()
             if self._index is not None and self._pack_error is None:
                 self._index_for_packs().refresh(force=True)

@@ -34,6 +34,8 @@ def run_checks(app: Brain) -> list[Check]:
     from vaultbrain.vault.inbox import inbox_problem
 
     unusable = inbox_problem(app.vault, str(app.settings.get("inbox_note")))
+    if not unusable and inbox.is_file():
+        unusable = _inbox_bytes(app)
     checks.append(
         Check(
             "inbox",
@@ -78,6 +80,19 @@ def run_checks(app: Brain) -> list[Check]:
         checks.append(Check("settings place", True, "; ".join(app.settings.notes()), "warn"))
     checks.extend(_youtube_checks())
     return checks
+
+
+def _inbox_bytes(app: Brain) -> str | None:
+    """The inbox's lines that are not UTF-8 (never filed; kept byte for byte), or None."""
+    from vaultbrain.errors import VaultbrainError
+    from vaultbrain.filing.unreadable import inbox_problem as bytes_problem
+
+    try:
+        note = app.vault.try_read(app.inbox_rel)
+    except VaultbrainError as exc:
+        return str(exc)
+    problem = bytes_problem(note.text) if note is not None else None
+    return f"{app.inbox_rel}: {problem}" if problem else None
 
 
 def _state_check(state: Any) -> Check:

@@ -101,3 +101,44 @@ def test_capture_of_bytes_that_are_not_utf8_is_one_line(vault: Path, how: str) -
     ]
     assert (vault / "Inbox.md").read_bytes() == before
     assert run_json(vault, "inbox") == []
+
+
+def test_a_byte_that_is_not_utf8_in_the_inbox_stops_no_other_line(vault: Path, daemon) -> None:
+    """One Windows-1252 byte appended to Inbox.md (a script, an old editor): that line is
+    not filed and is kept byte for byte through every rewrite; every other line is filed;
+    doctor and Needs Review's "Can't read" name it."""
+    from support.daemon import wait_for
+
+    inbox = vault / "Inbox.md"
+    run(vault, "settings", "set", "inbox_idle_seconds", "0.5")
+    d = daemon(vault).start()
+    d.wait_ready()
+    bad = "- Caf\xe9 with Sarah on Monday\n".encode("cp1252")
+    with open(inbox, "ab") as fh:
+        fh.write(b"- Idea: a podcast about bees\n" + bad + b"- Call the roofer on Monday\n")
+
+    def filed() -> bool:
+        return inbox.read_bytes().count(b"^vb-") == 2
+
+    wait_for(filed, 60, d.log)
+    with open(inbox, "ab") as fh:
+        fh.write(b"- Idea: a honey label printer\n")
+    wait_for(lambda: inbox.read_bytes().count(b"^vb-") == 3, 60, d.log)
+    wait_for(lambda: len(run_json(vault, "inbox")) == 3, 30, d.log)
+    data = inbox.read_bytes()
+    assert bad in data  # byte for byte, through three rewrites
+    assert sorted(c["text"] for c in run_json(vault, "inbox")) == [
+        "Call the roofer on Monday",
+        "Idea: a honey label printer",
+        "Idea: a podcast about bees",
+    ]
+    review = vault / "Brain" / "Needs Review.md"
+    wait_for(lambda: review.is_file() and "Can't read" in review.read_text("utf-8"), 30, d.log)
+    section = review.read_text("utf-8").split("## Can't read", 1)[1]
+    assert "Inbox.md" in section and "line" in section and "not UTF-8" in section
+    assert d.stop() == 0
+    assert "Traceback" not in d.output()
+    inbox_check = doctor_check(vault, "inbox")
+    assert not inbox_check["ok"] and "is not UTF-8 text (line" in inbox_check["detail"]
+    assert "Inbox.md" in doctor_check(vault, "unreadable notes")["detail"]
+    assert inbox.read_bytes().count(bad) == 1

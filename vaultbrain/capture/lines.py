@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from vaultbrain.capture.model import Capture, CaptureStatus
 from vaultbrain.errors import ConflictError, UserError, VaultbrainError
 from vaultbrain.filing import inbox as inbox_note
+from vaultbrain.filing import unreadable
 from vaultbrain.filing.inbox import REVIEW_NOTE, WAITING, parts_of, split_taken, unusable_inbox
 from vaultbrain.filing.records import link_to
 from vaultbrain.filing.setup import held_lines
@@ -165,6 +166,7 @@ def reconcile_inbox(
         return result
     _MISSING_SAID[id(brain)] = f"seen:{rel}"
     text = note.text
+    unreadable.note_inbox(brain, rel, text)  # lines that are not UTF-8: listed, not taken
     lines = scan_inbox(text)
     replacements: dict[int, str] = {}
     forms: dict[str, tuple[str, bool]] = {}

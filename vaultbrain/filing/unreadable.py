@@ -60,12 +60,13 @@ def forget(brain: Brain, rel: str) -> None:
 
 
 def forget_missing(brain: Brain, seen: Iterable[str]) -> None:
-    """After a full scan: drop every entry whose note the scan did not find."""
+    """After a full scan: drop every entry whose note the scan did not find (the inbox's is
+    the inbox pass's: a scan does not read the inbox)."""
     col = brain.store.collection(COLLECTION)
     summaries = list(col.summaries())
     if not summaries:
         return
-    present = {key(rel) for rel in seen}
+    present = {key(rel) for rel in seen} | {key(brain.inbox_rel)}
     for s in summaries:
         if s["id"] not in present:
             col.drop(s["id"])
@@ -82,3 +83,31 @@ def listed(brain: Brain) -> list[dict[str, Any]]:
 def describe(record: dict[str, Any]) -> str:
     """``path: the parser's message`` (the message names the line when the parser did)."""
     return f"{record.get('path')}: {record.get('problem')}"
+
+
+def inbox_problem(text: str) -> str | None:
+    """What "Can't read" says of an inbox whose lines hold bytes that are not UTF-8, or None."""
+    from vaultbrain.vault.inbox import UNDECODABLE, undecodable_lines
+
+    lines = undecodable_lines(text)
+    if not lines:
+        return None
+    first = lines[0]
+    byte = ord(UNDECODABLE.search(first.raw).group(0)) - 0xDC00  # type: ignore[union-attr]
+    numbers = ", ".join(str(line.number + 1) for line in lines[:5])
+    more = " …" if len(lines) > 5 else ""
+    which = f"lines {numbers}{more} are" if len(lines) > 1 else f"line {numbers} is"
+    return (
+        f"{which} not UTF-8 text (line {first.number + 1}: byte 0x{byte:02x}): not filed, "
+        "kept byte for byte; retype the line (or save the note as UTF-8)"
+    )
+
+
+def note_inbox(brain: Brain, rel: str, text: str) -> None:
+    """The inbox pass read the inbox: its lines that are not UTF-8 are listed (doctor,
+    "Can't read") while they are there, and leave the list once they are gone."""
+    problem = inbox_problem(text)
+    if problem is None:
+        forget(brain, rel)
+    else:
+        remember(brain, rel, problem)

@@ -159,6 +159,10 @@ class Vault:
         # Notes whose last vaultbrain write every vaultbrain process should know of (the
         # inbox: a note nobody but vaultbrain touched since needs no settle time).
         self.shared_own: set[str] = set()
+        # Notes read even when some of their bytes are not UTF-8 (the inbox: one stray byte
+        # must not stop every other line). Those bytes are read with surrogateescape and
+        # written back exactly as they were; any other such note is unreadable, never written.
+        self.keeps_bytes: set[str] = set()
         self.late = LateWrites()  # files our swaps displaced, watched for a late write
         _VAULTS.add(self)
         # Which vault this is (its id and where it lives), settled before anything is
@@ -292,7 +296,11 @@ class Vault:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise UserError(f"{rel} is not UTF-8 text (byte {exc.start}); left as it is") from exc
+            if rel not in self.keeps_bytes:
+                raise UserError(
+                    f"{rel} is not UTF-8 text (byte {exc.start}); left as it is"
+                ) from exc
+            text = data.decode("utf-8", "surrogateescape")
         return NoteFile(
             rel, text, content_hash(data), st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns
         )
@@ -324,7 +332,7 @@ class Vault:
 
     def _create(self, rel: str, text: str) -> str:
         path = self.resolve(rel)
-        data = text.encode("utf-8")
+        data = text.encode("utf-8", "surrogateescape")  # (bytes kept)
         path.parent.mkdir(parents=True, exist_ok=True)
         self.resolve(rel)  # the folders just made must not have led anywhere else
         tmp = write_temp(path, data)
@@ -369,7 +377,7 @@ class Vault:
             except FileExistsError as exc:
                 raise ConflictError(f"{rel} appeared while it was being written") from exc
         path = self.resolve(rel)
-        data = text.encode("utf-8")
+        data = text.encode("utf-8", "surrogateescape")  # (bytes kept)
         digest = content_hash(data)
         # The temp file is written (and fsynced) before the note is read, so nothing slow
         # stands between the check and the swap.
