@@ -48,7 +48,7 @@ from vaultbrain.vault.atomic import (
     write_temp,
     writer_alive,
 )
-from vaultbrain.vault.late import Displaced, LateWrites
+from vaultbrain.vault.late import Displaced, LateWrites, Seen
 
 # The one retry policy of compare-and-swap edits: a note that changes under us this many
 # times in a row is being edited right now, and the work is better retried on a later pass.
@@ -122,11 +122,11 @@ def _last_look() -> None:
             pass
 
 
-def _new_lines(text: str, seen: bytes, have: str) -> str:
+def _new_lines(text: str, seen: Seen, have: str) -> str:
     """The lines of a late save ``text`` that neither the displaced file held (``seen``) nor
     the note has now (``have``), each ending in a newline."""
-    old = set(seen.decode("utf-8", "surrogateescape").splitlines()) | set(have.splitlines())
-    return "".join(x + "\n" for x in text.splitlines() if x not in old)
+    now = set(have.splitlines())
+    return "".join(x + "\n" for x in text.splitlines() if x not in now and not seen.has_line(x))
 
 
 def _joined(text: str, added: str) -> str:
@@ -505,8 +505,8 @@ class Vault:
         """Put a late write into the note: lines appended go after what the note holds now;
         a rewrite (an editor's save built on the text before ours) wins while the note is
         still what we wrote, and otherwise adds the lines it has that the note lacks."""
-        if after.startswith(entry.seen):
-            added = after[len(entry.seen) :].decode("utf-8", "surrogateescape")
+        if entry.seen.prefix_of(after):
+            added = after[entry.seen.size :].decode("utf-8", "surrogateescape")
             self.edit(entry.rel, lambda now: None if now is None else _joined(now.text, added))
             return
         text = after.decode("utf-8", "surrogateescape")
