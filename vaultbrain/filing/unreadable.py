@@ -17,10 +17,13 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from vaultbrain.errors import VaultbrainError
+
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
 COLLECTION = "unreadable"
+VAULT_YML = "vaultbrain.yml"  # listed when the pack it names cannot be used on this machine
 _LINE = re.compile(r"\(line (\d+)\)")
 
 
@@ -66,7 +69,7 @@ def forget_missing(brain: Brain, seen: Iterable[str]) -> None:
     summaries = list(col.summaries())
     if not summaries:
         return
-    present = {key(rel) for rel in seen} | {key(brain.inbox_rel)}
+    present = {key(rel) for rel in seen} | {key(brain.inbox_rel), key(VAULT_YML)}
     for s in summaries:
         if s["id"] not in present:
             col.drop(s["id"])
@@ -111,3 +114,22 @@ def note_inbox(brain: Brain, rel: str, text: str) -> None:
         forget(brain, rel)
     else:
         remember(brain, rel, problem)
+
+
+def note_pack_problem(brain: Brain, problem: str | None, before: str | None) -> None:
+    """The pack ``vaultbrain.yml`` (or another shared tier) names cannot be used on this
+    machine: one line in the log when that starts or changes (``before``: what this process
+    knew; not at every turn), one item in Needs Review's "Can't read" while it lasts."""
+    import logging
+
+    if problem and problem != before:
+        logging.getLogger("vaultbrain.packs").warning("%s", problem)
+    if not brain.state_dir.is_dir():
+        return  # (a command that only reads makes no state dir)
+    try:
+        if problem:
+            remember(brain, VAULT_YML, problem)
+        else:
+            forget(brain, VAULT_YML)
+    except VaultbrainError:
+        pass  # a read-only state dir: the log line says it
