@@ -237,7 +237,10 @@ def active_pack(
     return ActivePack(pack, choice.tier, choice.source, choice.folder, shared)
 
 
-LAST_GOOD = "last-pack.json"  # in the state dir: the pack last in force, by name
+# In the state dir: the notes cache, which names the pack of the last scan (written by
+# vaultbrain/filing/scan.py at every scan that changed something): the pack this machine
+# last filed with, read only when the pack named cannot be used.
+LAST_SCAN = "notes-cache.json"
 
 
 def active_or_fallback(
@@ -276,8 +279,6 @@ def active_or_fallback(
             )
             return ActivePack(pack, 7, f"{why}, in place of {choice.name}", None, shared), problem
         raise
-    if active.tier >= 3 and state_dir is not None and _last_good(state_dir) != active.pack.name:
-        _keep_last_good(state_dir, active.pack.name)
     return active, None
 
 
@@ -285,21 +286,11 @@ def _last_good(state_dir: Path | None) -> str | None:
     if state_dir is None:
         return None
     try:
-        doc = json.loads((Path(state_dir) / LAST_GOOD).read_text("utf-8"))
+        doc = json.loads((Path(state_dir) / LAST_SCAN).read_text("utf-8"))
     except (OSError, ValueError):
         return None
-    return str(doc.get("name")) if isinstance(doc, dict) and doc.get("name") else None
-
-
-def _keep_last_good(state_dir: Path, name: str) -> None:
-    if not Path(state_dir).is_dir():
-        return  # (a command that only reads makes no state dir)
-    from vaultbrain.vault.atomic import atomic_write_file
-
-    try:
-        atomic_write_file(Path(state_dir) / LAST_GOOD, json.dumps({"name": name}), durable=False)
-    except OSError:
-        pass  # (only a fallback's hint)
+    identity = doc.get("pack") if isinstance(doc, dict) else None
+    return str(identity).split("@", 1)[0] if identity else None
 
 
 def pack_for_path(app: Brain, rel: str) -> ResolvedPack:
