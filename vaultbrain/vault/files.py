@@ -71,6 +71,15 @@ def content_hash(data: str | bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+_STRAY = re.compile("[\udc80-\udcff]")
+
+
+def has_stray_bytes(text: str) -> bool:
+    """Whether ``text`` holds bytes that are not UTF-8, as a note in ``Vault.keeps_bytes``
+    is read (surrogateescape): such text cannot be stored as text (JSON, SQLite)."""
+    return _STRAY.search(text) is not None
+
+
 def is_ignored(rel: str) -> bool:
     """True for paths vaultbrain never reads as notes and never writes.
 
