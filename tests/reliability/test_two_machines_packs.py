@@ -68,7 +68,8 @@ def test_a_pack_only_the_laptop_has_does_not_stop_the_desktop(
     time.sleep(1.5)  # (ten warnings a second, before: there would be a dozen by now)
     log = d.output()
     assert len(re.findall(r"'my-pack'.*cannot be used on this machine", log)) == 1, log
-    assert "waiting for the classifier" not in inbox.read_text()
+    # no line waits for ever (before: "⏳ waiting for the classifier", for good)
+    wait_for(lambda: "⏳" not in inbox.read_text(), 60, d.log)
     section = review.read_text().split("## Can't read", 1)[1]
     assert "[[vaultbrain.yml" in section and "schema use NAME --in-vault" in section
     assert d.stop() == 0
@@ -78,6 +79,7 @@ def test_a_pack_only_the_laptop_has_does_not_stop_the_desktop(
     with open(inbox, "a") as fh:
         fh.write("- Call the roofer on Monday\n")
     wait_for(lambda: inbox.read_text().count("^vb-") == 3, 60, again.log)
+    wait_for(lambda: "⏳" not in inbox.read_text(), 60, again.log)
     assert again.alive()
     assert "Traceback" not in again.output()
 
