@@ -35,6 +35,8 @@ MOVED_AWAY = ".vaultbrain.moved-away"  # the old folder between the copy and its
 MOVED_FROM = "moved-from.json"  # in a state dir made by a copying move: what it came from
 RECORD = "vault.json"  # in a state dir: the vault it serves (id, path, host; identity.py)
 _VAULT_ID = re.compile(r"^[A-Za-z0-9_-]{6,64}$")
+# The line init and the filer write: `vault_id: <id>` (a comment after it allowed).
+_ID_LINE = re.compile(r"^vault_id:[ \t]*([A-Za-z0-9_-]{6,64})[ \t]*(?:#.*)?$", re.M)
 
 
 def user_state_root() -> Path:
@@ -55,9 +57,13 @@ def written_vault_id(root: Path) -> str | None:
     try:
         # Read key by key: a typo on another line must not change the id (and with it
         # the state dir this machine uses).
-        doc, _ = parse_lenient((Path(root) / "vaultbrain.yml").read_text("utf-8"))
+        text = (Path(root) / "vaultbrain.yml").read_text("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
+    found = _ID_LINE.search(text)
+    if found is not None and text.count("vault_id") == 1:
+        return found.group(1)  # the usual file: no YAML parse at every command's start
+    doc, _ = parse_lenient(text)
     value = doc.get("vault_id") if isinstance(doc, dict) else None
     return str(value) if value is not None and _VAULT_ID.match(str(value)) else None
 
