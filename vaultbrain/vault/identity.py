@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from vaultbrain.errors import UserError, VaultbrainError
 from vaultbrain.vault import yml
 from vaultbrain.vault.statedir import (
+    MOVED_FROM,
     RECORD,
     per_user_state_dir,
     read_record,
@@ -141,8 +142,6 @@ def _copy(vault: Vault, given: Path | str | None, state: Path, vid: str, other: 
             f"$VAULTBRAIN_STATE_DIR) and is {other}'s: give this copy a state dir of its own"
         )
     else:
-        from vaultbrain.vault.relocate import copy_state_dir
-
         target = per_user_state_dir(root)
         copy_state_dir(state, target)
     log.warning("%s", notice)
@@ -162,3 +161,36 @@ def _write_back(vault: Vault, vid: str) -> None:
         log.warning("vaultbrain.yml was deleted; its vault id %s is not written back: %s", vid, exc)
         return
     log.info("vaultbrain.yml was missing its vault id: written back (%s)", vid)
+
+
+def copy_state_dir(source: Path, target: Path) -> None:
+    """A copy of a vault gets a copy of its state dir (vaultbrain/vault/identity.py): what
+    the original knew when the copy is first opened, this machine's id and settings included
+    (the copy is filed here as the original is). Made beside the target and renamed into
+    place in one step, under the original's store lock (a consistent store); a target that
+    is already there (another process made it a moment ago) is kept."""
+    import fcntl
+    import shutil
+
+    from vaultbrain.vault.atomic import fsync_dir
+
+    if target.exists() or not source.is_dir():
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = target.parent / f".{target.name}.partial-{os.getpid()}"
+    skip = shutil.ignore_patterns("daemon.lock", "store.lock", MOVED_FROM, RECORD, ".vb-tmp-*")
+    fd = os.open(source / "store.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        if staging.exists():
+            shutil.rmtree(staging)
+        shutil.copytree(source, staging, symlinks=True, ignore=skip)
+    finally:
+        os.close(fd)
+    try:
+        os.rename(staging, target)
+    except OSError:
+        shutil.rmtree(staging, ignore_errors=True)
+        if not target.is_dir():
+            raise
+    fsync_dir(target.parent)

@@ -32,7 +32,6 @@ from vaultbrain.vault.statedir import (
     IN_VAULT,
     MOVED_AWAY,
     MOVED_FROM,
-    RECORD,
     in_vault_pinned,
     per_user_state_dir,
     vault_id,
@@ -204,36 +203,6 @@ def _move(root: Path, legacy: Path, target: Path, copy: bool) -> Moved:
     fsync_dir(target.parent)
     _remove_old(root, legacy)
     return Moved(legacy, target, "copied")
-
-
-def copy_state_dir(source: Path, target: Path) -> None:
-    """A copy of a vault gets a copy of its state dir (vaultbrain/vault/identity.py): what
-    the original knew when the copy is first opened, this machine's id and settings included
-    (the copy is filed here as the original is). Made beside the target and renamed into
-    place in one step, under the original's store lock (a consistent store); a target that
-    is already there (another process made it a moment ago) is kept."""
-    import fcntl
-
-    if target.exists() or not source.is_dir():
-        return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = target.parent / f".{target.name}.partial-{os.getpid()}"
-    skip = shutil.ignore_patterns("daemon.lock", "store.lock", MOVED_FROM, RECORD, ".vb-tmp-*")
-    fd = os.open(source / "store.lock", os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        if staging.exists():
-            shutil.rmtree(staging)
-        shutil.copytree(source, staging, symlinks=True, ignore=skip)
-    finally:
-        os.close(fd)
-    try:
-        os.rename(staging, target)
-    except OSError:
-        shutil.rmtree(staging, ignore_errors=True)
-        if not target.is_dir():
-            raise
-    fsync_dir(target.parent)
 
 
 def _moved_from(target: Path) -> dict[str, object] | None:
