@@ -18,8 +18,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from vaultbrain.packs import PackError, ResolvedPack, active_pack
-from vaultbrain.packs.choice import ActivePack, folder_packs, folder_typer
+from vaultbrain.filing.unreadable import note_pack_problem
+from vaultbrain.packs import PackError, ResolvedPack
+from vaultbrain.packs.choice import ActivePack, active_or_fallback, folder_packs, folder_typer
 from vaultbrain.packs.loader import home_dir
 from vaultbrain.settings import Settings
 from vaultbrain.store import Store
@@ -65,6 +66,7 @@ class Brain:
         # the daemon writes it in its own time instead (classify.adapt.keep_learning).
         self.keeps_learning = True
         self._pack_error: PackError | None = None
+        self.pack_problem: str | None = None  # the pack named could not be used here: why
         self._active: ActivePack
         self._folder_packs: list[ResolvedPack] = []
         self._pack_key: str | None = None
@@ -97,6 +99,7 @@ class Brain:
             self.inbox_rel = str(self.settings.get("inbox_note"))
             # Another vaultbrain process's last write of the inbox is shared with this one.
             self.vault.shared_own.add(self.inbox_rel)
+            self.vault.keeps_bytes.add(self.inbox_rel)  # a stray byte stops no other line
             self.client = self._llm_client()
             followers = list(self._on_refresh.values()) if self._pack_error is None else []
         for follow in followers:
@@ -106,7 +109,13 @@ class Brain:
     def _resolve_packs(self) -> None:
         self._pack_key = None
         try:
-            active = active_pack(self.vault.root, self.settings, self.schema_override, self.env)
+            # A pack this machine cannot use (another machine's, a broken one): the last one
+            # it filed with, one line in the log and one item in Needs Review (packs/choice.py).
+            before = self.pack_problem
+            active, self.pack_problem = active_or_fallback(
+                self.vault.root, self.settings, self.schema_override, self.env, self.state_dir
+            )
+            note_pack_problem(self, self.pack_problem, before)
             typer, extra = folder_typer(active, folder_packs(self.settings), home_dir(self.env))
         except PackError as exc:
             # Kept, not raised: a command that repairs the setting (`schema use`) must still

@@ -34,6 +34,8 @@ def run_checks(app: Brain) -> list[Check]:
     from vaultbrain.vault.inbox import inbox_problem
 
     unusable = inbox_problem(app.vault, str(app.settings.get("inbox_note")))
+    if not unusable and inbox.is_file():
+        unusable = _inbox_bytes(app)
     checks.append(
         Check(
             "inbox",
@@ -70,6 +72,7 @@ def run_checks(app: Brain) -> list[Check]:
     except Exception as exc:  # any pack failure is a finding, not a crash
         checks.append(Check("schema pack", False, str(exc)))
     checks.append(_records_check(app))
+    checks.append(_damaged_state_check(app.state_dir))
     checks.append(_unreadable_check(app))
     checks.append(_llm_check(app))
     checks.append(_settings_check(app))
@@ -77,6 +80,19 @@ def run_checks(app: Brain) -> list[Check]:
         checks.append(Check("settings place", True, "; ".join(app.settings.notes()), "warn"))
     checks.extend(_youtube_checks())
     return checks
+
+
+def _inbox_bytes(app: Brain) -> str | None:
+    """The inbox's lines that are not UTF-8 (never filed; kept byte for byte), or None."""
+    from vaultbrain.errors import VaultbrainError
+    from vaultbrain.filing.unreadable import inbox_problem as bytes_problem
+
+    try:
+        note = app.vault.try_read(app.inbox_rel)
+    except VaultbrainError as exc:
+        return str(exc)
+    problem = bytes_problem(note.text) if note is not None else None
+    return f"{app.inbox_rel}: {problem}" if problem else None
 
 
 def _state_check(state: Any) -> Check:
@@ -120,6 +136,51 @@ def _records_check(brain: Brain) -> Check:
             "records", False, "two records on one path or one on two: " + "; ".join(problems)
         )
     return Check("records", True, f"{sum(len(v) for v in by_path.values())} records, one path each")
+
+
+def _damaged_state_check(state: Any) -> Check:
+    """Lines of the state dir's journals that could not be read (a crash, a full disk, a hand
+    edit): each is skipped, never a traceback; an index log's are set aside beside it
+    (``….damaged``) at the next write, the index rebuilt from the records meanwhile."""
+    import json
+
+    from vaultbrain.store.indexlog import DAMAGED_SUFFIX, damaged_in
+
+    found: list[str] = []
+    try:
+        logs = sorted(state.glob("*/index.log.jsonl")) + sorted(state.glob("*.jsonl"))
+        kept = sorted(state.glob(f"*/*{DAMAGED_SUFFIX}"))
+    except OSError:
+        return Check("state files", True, "not looked at (the state dir cannot be read)", "warn")
+    for log in logs:
+        rel = log.relative_to(state).as_posix()
+        if log.parent != state:
+            n = len(damaged_in(log, torn_too=False))
+            if n:
+                found.append(f"{rel}: {n} damaged line(s), skipped; set aside at the next write")
+            continue
+        try:
+            lines = log.read_bytes().splitlines()
+        except OSError:
+            continue
+        bad = 0
+        for line in lines:
+            try:
+                bad += line.strip() != b"" and not isinstance(json.loads(line), dict)
+            except ValueError:
+                bad += 1
+        if bad:
+            found.append(f"{rel}: {bad} damaged line(s), skipped")
+    for quarantine in kept:
+        rel = quarantine.relative_to(state).as_posix()
+        try:
+            n = len(quarantine.read_bytes().splitlines())
+        except OSError:
+            continue
+        found.append(f"{rel}: {n} damaged line(s) set aside (read them, then delete the file)")
+    if not found:
+        return Check("state files", True, "every journal line reads", "warn")
+    return Check("state files", False, "; ".join(found), "warn")
 
 
 def _unreadable_check(brain: Brain) -> Check:

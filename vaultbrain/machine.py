@@ -129,8 +129,12 @@ def name_filer(vault: Vault, machine: Machine, *, only_if_none: bool) -> str | N
             return None
         # The vault's id goes with it: it keys this vault's state dir on every machine
         # (vaultbrain/vault/statedir.py); written once, the value in use until then.
+        # (the id the vault was opened with: the state dir keeps it, so a vaultbrain.yml
+        # deleted meanwhile is written back with the same id, not one derived from the path)
         if written_vault_id(vault.root) is None and not re.search(r"^vault_id:", text, re.M):
-            text = yml.with_key(text, "vault_id", vault_id(vault.root))
+            text = yml.with_key(
+                text, "vault_id", getattr(vault, "vault_id", None) or vault_id(vault.root)
+            )
         return yml.with_key(text, "filer", machine.id, trailing=f"{host}, set by vaultbrain")
 
     vault.edit(VAULT_YML, build)

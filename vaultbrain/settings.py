@@ -301,7 +301,7 @@ KEYS = {
 }
 KEYS["schema_pack"] = replace(KEYS["schema_pack"], yml="schema")  # what `schema use` writes
 # What else vaultbrain.yml holds that is not a setting (written by their own commands).
-YML_OTHER = ("filer", "vault_id")
+YML_OTHER = ("filer", "vault_id", "packs_folder")
 
 
 def _checked(name: str, value: Any) -> Any:

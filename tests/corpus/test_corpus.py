@@ -130,6 +130,14 @@ def test_hostile_input_ends_clearly_and_loses_nothing(
         assert new[0].startswith("- [ ] one ") and new[0].endswith(" ^vb-abc123"), new[0]
         planted = []
         before.pop("Inbox.md")
+    if case == "inbox not UTF-8":
+        # (issue 29) the good line is filed; the line that is not UTF-8 is not taken, and
+        # its bytes are kept exactly through the inbox's rewrite
+        old, new = before["Inbox.md"].split(b"\n"), after["Inbox.md"].split(b"\n")
+        assert new[1:] == old[1:] and new[1] == "Olá".encode("latin-1")
+        assert new[0].startswith(b"- [ ] a thought ") and b" ^vb-" in new[0], new[0]
+        planted = []
+        before.pop("Inbox.md")
     for rel in planted:
         rel = str(Path(rel))
         assert rel in after, f"{rel} is gone"

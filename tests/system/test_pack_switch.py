@@ -38,7 +38,9 @@ def snapshot(vault: Path) -> dict[str, bytes]:
 def test_review_candidates_apply_then_use_preview_and_write_nothing(
     vault: Path, env_home: Path
 ) -> None:
-    (vault / "vaultbrain.yml").write_text("# shared settings\nlanguage: en\n")
+    # (the vault id init wrote stays: the state dir would write it back)
+    vid = next(x for x in (vault / "vaultbrain.yml").read_text().splitlines() if "vault_id" in x)
+    (vault / "vaultbrain.yml").write_text(f"# shared settings\nlanguage: en\n{vid}\n")
     run(vault, "reindex")
     before = snapshot(vault)
     out = run(vault, "schema", "review-candidates", "--apply", "Recipes").output
@@ -52,7 +54,7 @@ def test_review_candidates_apply_then_use_preview_and_write_nothing(
     assert f"wrote {vault / 'vaultbrain.yml'}" in out
     # the vault's own file: only its schema line added, nothing per-user
     assert (vault / "vaultbrain.yml").read_text() == (
-        "# shared settings\nlanguage: en\nschema: vaultbrain-base-local\n"
+        f"# shared settings\nlanguage: en\n{vid}\nschema: vaultbrain-base-local\n"
     )
     assert not (env_home / "config.json").exists()
     assert run_json(vault, "schema", "active")["tier"] == 5
@@ -86,7 +88,7 @@ def test_use_with_default_inside_a_vault_writes_the_per_user_config(
     vault: Path, env_home: Path
 ) -> None:
     run(vault, "schema", "use", "vaultbrain-recommended", "--default")
-    assert not (vault / "vaultbrain.yml").exists()
+    assert "schema:" not in (vault / "vaultbrain.yml").read_text()
     assert json.loads((env_home / "config.json").read_text())["schema_pack"] == (
         "vaultbrain-recommended"
     )

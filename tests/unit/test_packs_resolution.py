@@ -104,12 +104,19 @@ def test_vaultbrain_yml_accepts_a_mapping(vault: Path, env_home: Path) -> None:
     assert _app(vault).active.pack.name == "tier5"
 
 
-def test_a_tier_naming_a_missing_pack_says_which_tier(vault: Path, env_home: Path) -> None:
+def test_a_tier_naming_a_missing_pack_says_which_and_files_with_the_default(
+    vault: Path, env_home: Path
+) -> None:
+    """A pack this machine does not have (another machine's, issue 29) stops nothing: the
+    default (or the pack it last filed with) is in force, and why is said."""
     (vault / "vaultbrain.yml").write_text("schema: nowhere-pack\n", "utf-8")
-    with pytest.raises(PackError) as info:
-        _ = _app(vault).active
-    assert info.value.code == "UNKNOWN_PACK"
-    assert "vaultbrain.yml" in str(info.value) and "tier 5" in str(info.value)
+    app = _app(vault)
+    assert app.active.pack.name == "vaultbrain-base"
+    assert app.pack_problem is not None
+    assert "'nowhere-pack'" in app.pack_problem and "vaultbrain.yml" in app.pack_problem
+    with pytest.raises(PackError) as info:  # named for this run: its error stands
+        _ = _app(vault, schema_pack="nowhere-pack").active
+    assert info.value.code == "UNKNOWN_PACK" and "tier 1" in str(info.value)
 
 
 def test_broken_config_files_are_parse_errors(vault: Path, env_home: Path) -> None:

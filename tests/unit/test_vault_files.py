@@ -399,3 +399,53 @@ def test_an_append_landing_between_the_look_and_the_watch_is_caught(
     monkeypatch.undo()
     assert vault.catch_late_writes(final=True) == ["Inbox.md"]
     assert note.read_text() == "- [x] one\n- two\n"
+
+
+def test_a_note_that_keeps_its_bytes_is_rewritten_with_them_exactly(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The inbox is read even when a line is not UTF-8: the stray bytes come back exactly at
+    every rewrite. Any other such note stays unreadable, never written."""
+    import pytest as _pytest
+
+    from vaultbrain.errors import UserError as _UserError
+    from vaultbrain.vault import Vault as _Vault
+
+    vault = _Vault(tmp_path / "V", tmp_path / "state")
+    (tmp_path / "V").mkdir()
+    data = b"- one\n- caf\xe9 \x81\xff\n"
+    (tmp_path / "V" / "Inbox.md").write_bytes(data)
+    (tmp_path / "V" / "Other.md").write_bytes(data)
+    with _pytest.raises(_UserError, match="not UTF-8"):
+        vault.read("Other.md")
+    vault.keeps_bytes.add("Inbox.md")
+    vault.edit("Inbox.md", lambda note: note.text + "- two\n" if note else None)
+    assert (tmp_path / "V" / "Inbox.md").read_bytes() == data + b"- two\n"
+    assert vault.read("Inbox.md").hash == vault.current_hash("Inbox.md")
+
+
+@pytest.mark.parametrize("mode", ["a", "r+"], ids=["appended", "rewritten after moving on"])
+def test_the_displaced_file_of_an_inbox_over_a_megabyte_is_watched_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    """A heavy user's inbox after a year (here 3 MB): a writer that opened it just before our
+    swap and writes a moment later still gets its line into the note (compared by size, a
+    hash of the tail and a hash per line, not by keeping megabytes per swap)."""
+    note = tmp_path / "Inbox.md"
+    history = "".join(
+        f"- [x] thought number {i} of a long year ^vb-{i:06d}\n" for i in range(60_000)
+    )
+    assert len(history) > 3 * 2**20
+    note.write_text(history + "- one\n")
+    vault = Vault(tmp_path)
+    held = opened_before_the_swap(monkeypatch, mode)
+    vault.edit("Inbox.md", lambda n: n.text.replace("- one\n", "- [x] one ^vb-aaaaaa\n"))
+    assert vault.late, "the displaced file is watched"
+    if mode == "a":
+        held[0].write("- two, typed as we wrote\n")
+    else:
+        vault.edit("Inbox.md", lambda n: n.text + "- three\n")  # the note moves on
+        held[0].seek(0)
+        held[0].write(history + "- one\n- two, typed as we wrote\n")
+    held[0].close()
+    assert vault.catch_late_writes(final=True) == ["Inbox.md"]
+    tail = "- [x] one ^vb-aaaaaa\n" + ("" if mode == "a" else "- three\n")
+    assert note.read_text() == history + tail + "- two, typed as we wrote\n"

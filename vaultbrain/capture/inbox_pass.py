@@ -28,6 +28,7 @@ from vaultbrain.capture.gestures import (
 from vaultbrain.capture.lines import WAITING, check_thought, rebuild, view_of, what_line_says
 from vaultbrain.capture.model import Capture, CaptureStatus
 from vaultbrain.errors import ConflictError, UserError
+from vaultbrain.filing import unreadable
 from vaultbrain.filing.inbox import parts_of, split_taken, unusable_inbox
 from vaultbrain.filing.setup import held_lines
 from vaultbrain.vault import content_hash
@@ -142,7 +143,8 @@ def _read(brain: Brain, result: InboxPass) -> tuple[Any, list[InboxLine]] | None
             )
         return None
     memory.missing_said[rel] = f"seen:{rel}"
-    return note, scan_inbox(note.text)
+    unreadable.note_inbox(brain, rel, note.text)  # lines that are not UTF-8: listed, marked
+    return note, scan_inbox(note.text, with_undecodable=True)
 
 
 def apply_gestures(brain: Brain, now: bool = False) -> list[str]:

@@ -27,7 +27,7 @@ from vaultbrain.filing.index import records
 from vaultbrain.filing.names import NameIndex, free_path, note_names
 from vaultbrain.filing.records import new_id
 from vaultbrain.packs import PageType
-from vaultbrain.vault.names import sanitize_filename
+from vaultbrain.vault.names import name_key, sanitize_filename
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -131,15 +131,15 @@ def _existing_note(
 
 def _first_name(index: RecordIndex, ptype: PageType, d: Destination) -> PlannedOp | None:
     """A person named by one word: the one person record it is the first name of."""
-    word = d.title.strip().lower()
+    word = name_key(d.title)
     if ptype.name.lower() not in PERSON_TYPES or not word or " " in word:
         return None
     fits = []
     for _, summary in index.all():
         if summary.get("type") != ptype.name or not summary.get("path"):
             continue
-        title = str(summary.get("title") or "").strip().lower()
-        aliases = {str(a).strip().lower() for a in summary.get("aliases") or []}
+        title = name_key(str(summary.get("title") or ""))
+        aliases = {name_key(str(a)) for a in summary.get("aliases") or []}
         if title.split(" ", 1)[0] == word or word in aliases:
             fits.append(summary)
     if len(fits) > 1:

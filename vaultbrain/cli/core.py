@@ -82,8 +82,7 @@ def capture_cmd(obj: Any, text: str, as_json: bool) -> None:
     """Capture one thought now (TEXT, or - to read it from stdin) and file it."""
     from vaultbrain.capture.pipeline import capture
 
-    if text == "-":
-        text = sys.stdin.read()
+    text = _utf8_thought(sys.stdin.buffer.read() if text == "-" else text)
     app = obj.app()
     try:
         record = capture(app, text).to_record()
@@ -121,6 +120,28 @@ def _review_note_now(app: Brain) -> None:
         ReviewQueue(app).write()
     except (VaultbrainError, OSError):
         pass  # the daemon draws it; the capture itself is safe
+
+
+def _utf8_thought(given: str | bytes) -> str:
+    """The thought as text; one line when its bytes are not UTF-8 (a Windows-1252 é from an
+    old script): nothing is captured, since the text could not be shown as it was typed."""
+    if isinstance(given, str):
+        try:
+            given.encode("utf-8")  # (bytes that are not UTF-8 reach argv as surrogates)
+            return given
+        except UnicodeEncodeError as exc:
+            byte = ord(given[exc.start]) - 0xDC00
+            at = len(given[: exc.start].encode("utf-8", "surrogateescape"))
+    else:
+        try:
+            return given.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            byte, at = given[exc.start], exc.start
+    shown = f"byte 0x{byte:02x} at {at}" if 0 <= byte < 256 else f"at {at}"
+    raise UserError(
+        f"the thought is not UTF-8 text ({shown}); nothing was captured: "
+        "convert it to UTF-8 (e.g. `iconv -f windows-1252 -t utf-8`) and capture it again"
+    )
 
 
 def _capture_failure(brain: Brain, text: str, exc: Exception) -> Exception:

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from vaultbrain.errors import StorageError, VaultbrainError
 from vaultbrain.filing.index import records
 from vaultbrain.vault.files import atomic_write_file
-from vaultbrain.vault.names import sanitize_filename, unique_name
+from vaultbrain.vault.names import name_key, sanitize_filename, unique_name
 from vaultbrain.vault.note import parse_note
 
 if TYPE_CHECKING:
@@ -53,13 +53,13 @@ class NameIndex:
 
     def lookup(self, name: str) -> list[str]:
         """Notes named ``name``: basename matches first (shortest path first), then aliases."""
-        key = name.strip().lower()
+        key = name_key(name)
         by_name = sorted(self.basenames.get(key, ()), key=lambda r: (r.count("/"), len(r), r))
         by_alias = sorted(r for r in self.aliases.get(key, ()) if r not in by_name)
         return by_name + by_alias
 
     def has_basename(self, name: str) -> bool:
-        return name.strip().lower() in self.basenames
+        return name_key(name) in self.basenames
 
     def aliases_of(self, rel: str) -> list[str]:
         entry = self._entries.get(rel)
@@ -68,16 +68,16 @@ class NameIndex:
     def _add(self, rel: str, mtime_ns: int, size: int, aliases: list[str]) -> None:
         self._entries[rel] = [mtime_ns, size, aliases]
         stem = rel.rsplit("/", 1)[-1][:-3]
-        self.basenames.setdefault(stem.lower(), []).append(rel)
+        self.basenames.setdefault(name_key(stem), []).append(rel)
         for alias in aliases:
-            self.aliases.setdefault(alias.lower(), []).append(rel)
+            self.aliases.setdefault(name_key(alias), []).append(rel)
 
     def _remove(self, rel: str) -> None:
         entry = self._entries.pop(rel, None)
         if entry is None:
             return
-        stem = rel.rsplit("/", 1)[-1][:-3].lower()
-        keyed = [(self.basenames, stem)] + [(self.aliases, a.lower()) for a in entry[2]]
+        stem = name_key(rel.rsplit("/", 1)[-1][:-3])
+        keyed = [(self.basenames, stem)] + [(self.aliases, name_key(a)) for a in entry[2]]
         for table, key in keyed:
             rels = table.get(key)
             if rels and rel in rels:
@@ -184,14 +184,14 @@ def note_names(brain: Brain) -> NameIndex:
                 aliases = _read_aliases(brain, rel)
                 changed += 1
             entries[rel] = [mtime, size, aliases]
-        stem = name[:-3].lower()
+        stem = name_key(name[:-3])
         same = basenames.get(stem)
         if same is None:
             basenames[stem] = [rel]
         else:
             same.append(rel)
         for alias in aliases:
-            by_alias.setdefault(alias.lower(), []).append(rel)
+            by_alias.setdefault(name_key(alias), []).append(rel)
     # Saved when it would spare the next process more than a few reads (a capture's own new
     # note is read again by the next one, which costs less than writing 10,000 entries).
     if old is None and cache_path.exists():

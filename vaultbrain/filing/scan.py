@@ -154,6 +154,21 @@ class NotesCache:
         ]
         self._cache_dirty = True
 
+    def same_note(self, path: str | None, rel: str) -> bool:
+        """Whether the record's ``path`` and the note at ``rel`` (the record index matches
+        paths in any case) are one note, as the vault's file system says: the same path; a
+        path that is gone (``sarah.md`` renamed ``Sarah.md``, a move); or the same file under
+        two spellings (a case-insensitive, normalising file system: macOS, Windows). Two
+        files that both exist (``a.md`` and ``A.md`` on Linux) are two notes."""
+        if not path or path == rel:
+            return bool(path)
+        vault = self.app.vault
+        try:
+            old, new = vault.resolve(path), vault.resolve(rel)
+            return not os.path.lexists(old) or os.path.samefile(old, new)
+        except (OSError, UserError):
+            return False
+
     def _pin(self) -> Any:
         """The record index, refreshed and pinned for the rest of the scan."""
         if self._pinned is None:
@@ -209,7 +224,7 @@ class NotesCache:
                 report.unchanged += 1
                 return cached
         hit = self._pin().by_path(rel)
-        if hit is not None and cached is None:
+        if hit is not None and cached is None and hit[1].get("path") == rel:
             # No cache entry but a record: hash the note and compare with its base.
             try:
                 note = vault.read(rel, entry)

@@ -15,6 +15,7 @@ from vaultbrain.vault.inbox import scan_inbox
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
+    from vaultbrain.vault import Vault
 
 HELD = "inbox-held.json"
 
@@ -40,7 +41,36 @@ def init_vault(brain: Brain, file_existing: bool = False) -> tuple[list[str], in
         held = [content_hash(line.text) for line in scan_inbox(note.text) if not line.block_id]
     brain.state_dir.mkdir(parents=True, exist_ok=True)
     brain.store.write_json(HELD, {"note": inbox, "hashes": held})
+    if _write_vault_id(vault):  # a rename before the first daemon keeps the state
+        made.append("vaultbrain.yml")
     return made, len(held)
+
+
+def _write_vault_id(vault: Vault) -> bool:
+    """``vault_id:`` into vaultbrain.yml (its one line added; nothing else changes) and the
+    state dir's record of the vault (vaultbrain/vault/identity.py). True when the file was
+    made."""
+    import re
+
+    from vaultbrain.vault import yml
+    from vaultbrain.vault.identity import keep
+
+    existed = (vault.root / yml.VAULT_YML).is_file()
+
+    def add(text: str) -> str | None:
+        if re.search(r"^vault_id:", text, re.M):
+            return None
+        return yml.with_key(text, "vault_id", vault.vault_id, comment=VAULT_ID_COMMENT)
+
+    written = yml.edit(vault, add)
+    keep(vault.state_dir, vault.vault_id, vault.root, in_yml=True)
+    return written and not existed
+
+
+VAULT_ID_COMMENT = (
+    "The vault's id: this machine's state for the vault is found by it (keep it when you move "
+    "or sync the vault; a copy is given its own)."
+)
 
 
 def held_lines(brain: Brain) -> dict[str, int]:

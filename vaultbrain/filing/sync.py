@@ -84,6 +84,8 @@ class NoteSync(NotesCache, Executors):
     def _facts(self, rel: str, note: NoteFile, parsed: ParsedNote) -> Facts:
         """What a decision about the note at ``rel`` needs to know (reads only the store)."""
         hit = self.index.by_path(rel)
+        if hit is not None and not self.same_note(hit[1].get("path"), rel):
+            hit = None  # another file whose name differs only in case: another note
         at_path = self._known(hit)
         pack = self.app.typer(rel)
         folder = pack.type_for_path(rel)
@@ -227,8 +229,8 @@ class NoteSync(NotesCache, Executors):
         unreadable.forget(self.app, rel)
         graph_note_changed(self.app, rel, None)
         hit = self.index.by_path(rel)
-        if hit is None:
-            return None
+        if hit is None or hit[1].get("path") != rel:
+            return None  # (a record at another spelling: its note was renamed, not deleted)
         folder = rel.split("/", 1)[0]
         gone = "/" in rel and not self.app.vault.resolve(folder).exists()
         facts = Facts(rel, exists=False, at_path=self._known(hit), folder_gone=gone)

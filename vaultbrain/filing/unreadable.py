@@ -17,10 +17,13 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from vaultbrain.errors import VaultbrainError
+
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
 COLLECTION = "unreadable"
+VAULT_YML = "vaultbrain.yml"  # listed when the pack it names cannot be used on this machine
 _LINE = re.compile(r"\(line (\d+)\)")
 
 
@@ -60,12 +63,13 @@ def forget(brain: Brain, rel: str) -> None:
 
 
 def forget_missing(brain: Brain, seen: Iterable[str]) -> None:
-    """After a full scan: drop every entry whose note the scan did not find."""
+    """After a full scan: drop every entry whose note the scan did not find (the inbox's is
+    the inbox pass's: a scan does not read the inbox)."""
     col = brain.store.collection(COLLECTION)
     summaries = list(col.summaries())
     if not summaries:
         return
-    present = {key(rel) for rel in seen}
+    present = {key(rel) for rel in seen} | {key(brain.inbox_rel), key(VAULT_YML)}
     for s in summaries:
         if s["id"] not in present:
             col.drop(s["id"])
@@ -82,3 +86,50 @@ def listed(brain: Brain) -> list[dict[str, Any]]:
 def describe(record: dict[str, Any]) -> str:
     """``path: the parser's message`` (the message names the line when the parser did)."""
     return f"{record.get('path')}: {record.get('problem')}"
+
+
+def inbox_problem(text: str) -> str | None:
+    """What "Can't read" says of an inbox whose lines hold bytes that are not UTF-8, or None."""
+    from vaultbrain.vault.inbox import UNDECODABLE, undecodable_lines
+
+    lines = undecodable_lines(text)
+    if not lines:
+        return None
+    first = lines[0]
+    byte = ord(UNDECODABLE.search(first.raw).group(0)) - 0xDC00  # type: ignore[union-attr]
+    numbers = ", ".join(str(line.number + 1) for line in lines[:5])
+    more = " …" if len(lines) > 5 else ""
+    which = f"lines {numbers}{more} are" if len(lines) > 1 else f"line {numbers} is"
+    return (
+        f"{which} not UTF-8 text (line {first.number + 1}: byte 0x{byte:02x}): not filed, "
+        "kept byte for byte; retype the line (or save the note as UTF-8)"
+    )
+
+
+def note_inbox(brain: Brain, rel: str, text: str) -> None:
+    """The inbox pass read the inbox: its lines that are not UTF-8 are listed (doctor,
+    "Can't read") while they are there, and leave the list once they are gone."""
+    problem = inbox_problem(text)
+    if problem is None:
+        forget(brain, rel)
+    else:
+        remember(brain, rel, problem)
+
+
+def note_pack_problem(brain: Brain, problem: str | None, before: str | None) -> None:
+    """The pack ``vaultbrain.yml`` (or another shared tier) names cannot be used on this
+    machine: one line in the log when that starts or changes (``before``: what this process
+    knew; not at every turn), one item in Needs Review's "Can't read" while it lasts."""
+    import logging
+
+    if problem and problem != before:
+        logging.getLogger("vaultbrain.packs").warning("%s", problem)
+    if not brain.state_dir.is_dir():
+        return  # (a command that only reads makes no state dir)
+    try:
+        if problem:
+            remember(brain, VAULT_YML, problem)
+        else:
+            forget(brain, VAULT_YML)
+    except VaultbrainError:
+        pass  # a read-only state dir: the log line says it

@@ -44,6 +44,7 @@ from typing import Any
 from vaultbrain.errors import UserError
 from vaultbrain.graph.extract import NoteDoc, base_key, link_key, note_key, read_note
 from vaultbrain.packs.model import ResolvedPack
+from vaultbrain.vault.files import has_stray_bytes
 
 INDEX_DIR = "graph"
 
@@ -64,6 +65,8 @@ def read_text(vault: Any, rel: str, entry: Any) -> tuple[str, int, int] | None:
             note = vault.read(rel, entry)
         except (UserError, OSError):
             return None
+        if has_stray_bytes(note.text):
+            return None  # (the inbox is read with bytes that are not UTF-8 kept: not text)
         return note.text, note.mtime_ns, note.size
     try:
         with open(entry.path, "rb") as fh:

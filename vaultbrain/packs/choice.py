@@ -49,6 +49,7 @@ class ActivePack:
     tier: int
     source: str
     folder: str | None = None
+    shared: Path | None = None  # the vault's packs folder (``packs_folder:``), if it has one
 
 
 @dataclass(frozen=True)
@@ -100,11 +101,40 @@ def read_home_config(home: Path | None = None) -> dict[str, Any]:
 
 def read_vault_yml(vault_root: Path) -> str | None:
     """``schema:`` of ``vaultbrain.yml`` at the vault root (a name, or ``{pack: name}``)."""
+    schema = _vault_doc(vault_root).get("schema")
+    if isinstance(schema, dict):
+        schema = schema.get("pack") or schema.get("name")
+    return str(schema).strip() if schema else None
+
+
+PACKS_FOLDER_KEY = "packs_folder"
+DEFAULT_PACKS_FOLDER = "Brain/Packs"
+
+
+def vault_packs_dir(vault_root: Path | None) -> Path | None:
+    """The vault's packs folder (``packs_folder:`` in vaultbrain.yml, e.g. ``Brain/Packs``):
+    packs kept there travel with the notes, so every machine has them. None when unset, or
+    when it would lead out of the vault or into a dot-folder (never read then)."""
+    if vault_root is None:
+        return None
+    try:
+        value = _vault_doc(vault_root).get(PACKS_FOLDER_KEY)
+    except PackError:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        return None
+    parts = [p for p in value.replace("\\", "/").strip().strip("/").split("/") if p]
+    if not parts or any(p == ".." or p.startswith(".") or ":" in p for p in parts):
+        return None
+    return Path(vault_root).joinpath(*parts)
+
+
+def _vault_doc(vault_root: Path) -> dict[str, Any]:
     yml = Path(vault_root) / "vaultbrain.yml"
     try:
         doc = _read_small(yml, lambda text: yaml.load(text, Loader=YAML_LOADER)) or {}
     except IsADirectoryError:
-        return None
+        return {}
     except yaml.YAMLError as exc:
         # A typo on another line of the vault's settings must not lose the pack: each key
         # is read on its own (vaultbrain/vault/yml.py); only a broken `schema:` is an error.
@@ -115,12 +145,7 @@ def read_vault_yml(vault_root: Path) -> str | None:
             raise PackError("PARSE_ERROR", f"{yml}: {one_line(str(exc))}") from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise PackError("PARSE_ERROR", f"{yml}: {one_line(str(exc))}") from exc
-    if not isinstance(doc, dict):
-        return None
-    schema = doc.get("schema")
-    if isinstance(schema, dict):
-        schema = schema.get("pack") or schema.get("name")
-    return str(schema).strip() if schema else None
+    return doc if isinstance(doc, dict) else {}
 
 
 def _tier4(settings: Any) -> Any:
@@ -196,15 +221,76 @@ def active_pack(
     """The pack in force (for the note ``rel`` when given: tier 3 may apply) and its tier."""
     choice = choose_pack(vault_root, settings, override, env, rel)
     home = home_dir(os.environ if env is None else env)
+    shared = vault_packs_dir(vault_root)
     try:
-        pack = load_ref(choice.name, home) if choice.tier == 1 else load_pack(choice.name, home)
+        pack = (
+            load_ref(choice.name, home, shared)
+            if choice.tier == 1
+            else load_pack(choice.name, home, shared)
+        )
     except PackError as exc:
         raise PackError(
             exc.code,
             f"{exc.detail} [the pack named by {choice.source} (tier {choice.tier})]",
             field=exc.field,
         ) from exc
-    return ActivePack(pack, choice.tier, choice.source, choice.folder)
+    return ActivePack(pack, choice.tier, choice.source, choice.folder, shared)
+
+
+# In the state dir: the notes cache, which names the pack of the last scan (written by
+# vaultbrain/filing/scan.py at every scan that changed something): the pack this machine
+# last filed with, read only when the pack named cannot be used.
+LAST_SCAN = "notes-cache.json"
+
+
+def active_or_fallback(
+    vault_root: Path | None,
+    settings: Any | None,
+    override: str | None,
+    env: Mapping[str, str] | None,
+    state_dir: Path | None,
+) -> tuple[ActivePack, str | None]:
+    """The pack in force, and None; or, when the pack a shared tier names cannot be used on
+    this machine (a pack only another machine has, a broken one), the pack this machine last
+    filed with (else the default) and why, in one line. A pack named for this run
+    (``--schema-pack``, ``$VAULTBRAIN_SCHEMA_PACK``) is never replaced: its error is raised."""
+    try:
+        active = active_pack(vault_root, settings, override, env)
+    except PackError as exc:
+        choice = choose_pack(vault_root, settings, override, env)
+        if choice.tier <= 2:
+            raise
+        home = home_dir(os.environ if env is None else env)
+        last = _last_good(state_dir)
+        shared = vault_packs_dir(vault_root)
+        for name in (last, DEFAULT_PACK):
+            if not name or name == choice.name:
+                continue
+            try:
+                pack = load_pack(name, home, shared)
+            except PackError:
+                continue
+            why = "the pack this machine last filed with" if name == last else "the default"
+            problem = (
+                f"the schema pack {choice.name!r} that {choice.source} names cannot be used on "
+                f"this machine ({exc.detail.split(' [the pack named by')[0]}); filing with "
+                f"{name} ({why}) meanwhile: install the pack here, or keep it in the vault "
+                "(`vaultbrain schema use NAME --in-vault`) so every machine has it"
+            )
+            return ActivePack(pack, 7, f"{why}, in place of {choice.name}", None, shared), problem
+        raise
+    return active, None
+
+
+def _last_good(state_dir: Path | None) -> str | None:
+    if state_dir is None:
+        return None
+    try:
+        doc = json.loads((Path(state_dir) / LAST_SCAN).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    identity = doc.get("pack") if isinstance(doc, dict) else None
+    return str(identity).split("@", 1)[0] if identity else None
 
 
 def pack_for_path(app: PackContext, rel: str) -> ResolvedPack:
@@ -228,7 +314,7 @@ def folder_typer(
     by_folder = {}
     for folder, name in folders:
         try:
-            by_folder[folder] = load_pack(name, home)
+            by_folder[folder] = load_pack(name, home, default.shared)
         except PackError as exc:
             raise PackError(
                 exc.code, f"per-folder pack for {folder}/: {exc.detail}", field=exc.field

@@ -19,8 +19,23 @@ from pathlib import Path
 from typing import Any
 
 from vaultbrain.errors import UserError
-from vaultbrain.packs.choice import DEFAULT_PACK, home_config_path, read_home_config, read_vault_yml
-from vaultbrain.packs.loader import home_dir, load_pack, looks_like_path
+from vaultbrain.packs.choice import (
+    DEFAULT_PACK,
+    DEFAULT_PACKS_FOLDER,
+    PACKS_FOLDER_KEY,
+    home_config_path,
+    read_home_config,
+    read_vault_yml,
+    vault_packs_dir,
+)
+from vaultbrain.packs.loader import (
+    bundled_dir,
+    find_pack,
+    home_dir,
+    installed_dir,
+    load_pack,
+    looks_like_path,
+)
 from vaultbrain.packs.model import ResolvedPack
 from vaultbrain.vault.atomic import atomic_write_file
 
@@ -107,7 +122,8 @@ def set_vault_pack(
             f"{name!r} is a path; install it first (`vaultbrain schema install {name}`), "
             "then use it by name"
         )
-    pack = load_pack(name or DEFAULT_PACK, home)  # refuse a pack that does not resolve
+    # refuse a pack that does not resolve (one kept in the vault's packs folder counts)
+    pack = load_pack(name or DEFAULT_PACK, home, vault_packs_dir(Path(vault)))
     path = Path(vault) / VAULT_FILE
     try:
         text = path.read_text("utf-8")
@@ -175,3 +191,58 @@ def _append(path: Path, entry: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+
+# -- packs every machine can see -----------------------------------------------------------
+
+
+def only_here(name: str, vault: Path, home: Path | None = None) -> Path | None:
+    """Where pack ``name`` (or a pack it extends or borrows from) is found when only this
+    machine has it (installed under ``~/.vaultbrain``, not bundled, not kept in the vault):
+    another machine filing this vault would not find it. None when every machine can."""
+    home = home or home_dir()
+    shared = vault_packs_dir(Path(vault))
+    pack = load_pack(name, home, shared)
+    for part in pack.chain:
+        path = find_pack(part, home, shared)
+        if path is not None and installed_dir(home) in path.parents:
+            return path
+    return None
+
+
+def keep_in_vault(vault: Any, name: str, home: Path | None = None) -> list[str]:
+    """Copy pack ``name`` and the installed packs its chain needs into the vault's packs
+    folder (``packs_folder:`` in vaultbrain.yml, set to ``Brain/Packs`` when unset), so every
+    machine syncing the vault has them. Each file is written atomically; a pack already there
+    with the same bytes is left alone. The files written, relative to the vault."""
+    from vaultbrain.vault import yml
+
+    home = home or home_dir()
+    root = Path(vault.root)
+    if vault_packs_dir(root) is None:
+        yml.set_key(
+            vault,
+            PACKS_FOLDER_KEY,
+            DEFAULT_PACKS_FOLDER,
+            comment="Schema packs kept in the vault, so every machine that files it has them.",
+        )
+    shared = vault_packs_dir(root)
+    assert shared is not None
+    written: list[str] = []
+    for part in load_pack(name, home, shared).chain:
+        source = find_pack(part, home, shared)
+        if source is None or bundled_dir() in source.parents or shared in source.parents:
+            continue  # bundled with vaultbrain, or in the vault already
+        for file in sorted(source.parent.rglob("*")):
+            if not file.is_file() or any(
+                p.startswith(".") for p in file.relative_to(source.parent).parts
+            ):
+                continue
+            dest = shared / part / file.relative_to(source.parent)
+            data = file.read_bytes()
+            if dest.is_file() and dest.read_bytes() == data:
+                continue
+            vault.resolve(dest.relative_to(root).as_posix())  # stays inside the vault
+            atomic_write_file(dest, data)
+            written.append(dest.relative_to(root).as_posix())
+    return written

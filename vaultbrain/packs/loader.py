@@ -77,14 +77,17 @@ def manifest_in(folder: Path) -> Path | None:
     return None
 
 
-def find_pack(name: str, home: Path | None = None) -> Path | None:
-    """Where pack ``name`` lives, or None: installed packs shadow bundled ones."""
+def find_pack(name: str, home: Path | None = None, shared: Path | None = None) -> Path | None:
+    """Where pack ``name`` lives, or None: a pack kept in the vault (``shared``, the folder
+    ``packs_folder:`` of vaultbrain.yml names: every machine has it) shadows an installed
+    one, and installed packs shadow bundled ones."""
     # Plain os.path: this runs on every cache check, and pathlib costs more than the stats.
-    folder = os.path.join(installed_dir(home), name)
-    for candidate in MANIFEST_NAMES:
-        path = os.path.join(folder, candidate)
-        if os.path.isfile(path):
-            return Path(path)
+    for base in (shared, installed_dir(home)) if shared is not None else (installed_dir(home),):
+        folder = os.path.join(base, name)
+        for candidate in MANIFEST_NAMES:
+            path = os.path.join(folder, candidate)
+            if os.path.isfile(path):
+                return Path(path)
     bundled = str(bundled_dir())
     for ext in (".yaml", ".yml", ".json"):
         path = os.path.join(bundled, name + ext)
@@ -93,8 +96,8 @@ def find_pack(name: str, home: Path | None = None) -> Path | None:
     return None
 
 
-def pack_file(name: str, home: Path | None = None) -> Path:
-    path = find_pack(name, home)
+def pack_file(name: str, home: Path | None = None, shared: Path | None = None) -> Path:
+    path = find_pack(name, home, shared)
     if path is None:
         raise PackError("UNKNOWN_PACK", f"no schema pack named {name!r} (`vaultbrain schema list`)")
     return path
@@ -217,7 +220,7 @@ class _Fed:
 
 # A file changed this recently may change again within the same mtime tick: check its bytes.
 RACY_NS = 3_000_000_000
-_cache: dict[tuple[str, str, str], tuple[list[_Fed], ResolvedPack]] = {}
+_cache: dict[tuple[str, ...], tuple[list[_Fed], ResolvedPack]] = {}
 
 
 def clear_cache() -> None:
@@ -245,6 +248,7 @@ def resolve(
     *,
     home: Path | None = None,
     fed: list[_Fed] | None = None,
+    shared: Path | None = None,
 ) -> ResolvedPack:
     """Merge ``manifest`` with its extends chain and borrow targets into a ResolvedPack.
 
@@ -258,14 +262,14 @@ def resolve(
     current = manifest
     while current.extends:
         parent_name = current.extends
-        path = find_pack(parent_name, home)
+        path = find_pack(parent_name, home, shared)
         if (
             path is None
             and current.api_version.startswith("gbrain")
             and parent_name in _GBRAIN_PARENTS
         ):
             parent_name = _GBRAIN_PARENTS[parent_name]
-            path = find_pack(parent_name, home)
+            path = find_pack(parent_name, home, shared)
         if parent_name in chain_names:
             raise PackError(
                 "EXTENDS_TOO_DEEP",
@@ -297,7 +301,7 @@ def resolve(
         chain_names.append(parent_name)
         manifests.append(current)
 
-    layers = [_layer(m, home, fed) for m in manifests]
+    layers = [_layer(m, home, fed, shared) for m in manifests]
     merged, origins = merge_chain(layers)
     cycle = find_alias_cycle(merged.page_types)
     if cycle:
@@ -322,7 +326,9 @@ def resolve(
     )
 
 
-def _layer(manifest: Manifest, home: Path | None, fed: list[_Fed]) -> Layer:
+def _layer(
+    manifest: Manifest, home: Path | None, fed: list[_Fed], shared: Path | None = None
+) -> Layer:
     layer = Layer(manifest)
     for i, spec in enumerate(manifest.borrow_from):
         where = f"borrow_from[{i}]"
@@ -332,7 +338,7 @@ def _layer(manifest: Manifest, home: Path | None, fed: list[_Fed]) -> Layer:
                 f"{manifest.name}: {where}.pack names the pack itself",
                 field=f"{where}.pack",
             )
-        path = find_pack(spec.pack, home)
+        path = find_pack(spec.pack, home, shared)
         if path is None:
             raise PackError(
                 "UNKNOWN_PACK",
@@ -364,9 +370,9 @@ def _layer(manifest: Manifest, home: Path | None, fed: list[_Fed]) -> Layer:
     return layer
 
 
-def _fresh(fed: list[_Fed], home: Path | None) -> bool:
+def _fresh(fed: list[_Fed], home: Path | None, shared: Path | None = None) -> bool:
     for f in fed:
-        found = find_pack(f.name, home)
+        found = find_pack(f.name, home, shared)
         if found is None or f.path != str(found):
             return False
         if not f.unchanged():
@@ -390,14 +396,16 @@ def _code_stamp() -> tuple[Any, ...]:
     return tuple(_stat(here / f) for f in ("model.py", "fields.py", "merge.py", "loader.py"))
 
 
-def _disk_path(key: tuple[str, str, str]) -> Path | None:
+def _disk_path(key: tuple[str, ...]) -> Path | None:
     if _disk is None:
         return None
     digest = hashlib.sha256(repr((key, _code_stamp())).encode()).hexdigest()[:16]
     return _disk / "packs-cache" / f"{digest}.pickle"
 
 
-def _from_disk(key: tuple[str, str, str], home: Path) -> tuple[list[_Fed], ResolvedPack] | None:
+def _from_disk(
+    key: tuple[str, ...], home: Path, shared: Path | None = None
+) -> tuple[list[_Fed], ResolvedPack] | None:
     path = _disk_path(key)
     if path is None:
         return None
@@ -411,10 +419,10 @@ def _from_disk(key: tuple[str, str, str], home: Path) -> tuple[list[_Fed], Resol
         return None
     if not (isinstance(hit, tuple) and len(hit) == 2 and isinstance(hit[1], ResolvedPack)):
         return None
-    return hit if _fresh(hit[0], home) else None
+    return hit if _fresh(hit[0], home, shared) else None
 
 
-def _to_disk(key: tuple[str, str, str], fed: list[_Fed], resolved: ResolvedPack) -> None:
+def _to_disk(key: tuple[str, ...], fed: list[_Fed], resolved: ResolvedPack) -> None:
     path = _disk_path(key)
     if path is None:
         return
@@ -429,18 +437,21 @@ def _to_disk(key: tuple[str, str, str], fed: list[_Fed], resolved: ResolvedPack)
         log.debug("could not keep the pack cache %s: %s", path, exc)
 
 
-def load_pack(name: str, home: Path | None = None) -> ResolvedPack:
-    """Pack ``name``, resolved (cached until a file that fed it changes)."""
+def load_pack(name: str, home: Path | None = None, shared: Path | None = None) -> ResolvedPack:
+    """Pack ``name``, resolved (cached until a file that fed it changes); ``shared``: the
+    vault's packs folder, searched first (see :func:`find_pack`)."""
     home = home or home_dir()
-    key = (name, str(home), str(bundled_dir()))
+    key: tuple[str, ...] = (name, str(home), str(bundled_dir()))
+    if shared is not None:
+        key = (*key, str(shared))
     hit = _cache.get(key)
-    if hit is not None and _fresh(hit[0], home):
+    if hit is not None and _fresh(hit[0], home, shared):
         return hit[1]
-    hit = _from_disk(key, home)
+    hit = _from_disk(key, home, shared)
     if hit is not None:
         _cache[key] = hit
         return hit[1]
-    path = pack_file(name, home)
+    path = pack_file(name, home, shared)
     fed = [_Fed.of(name, path)]
     manifest = read_manifest(path)
     if manifest.name != name:
@@ -449,7 +460,7 @@ def load_pack(name: str, home: Path | None = None) -> ResolvedPack:
             f"{path}: name is {manifest.name!r} but the pack is found as {name!r}",
             field="name",
         )
-    resolved = resolve(manifest, path, home=home, fed=fed)
+    resolved = resolve(manifest, path, home=home, fed=fed, shared=shared)
     _cache[key] = (fed, resolved)
     _to_disk(key, fed, resolved)
     return resolved
@@ -467,11 +478,11 @@ def looks_like_path(ref: str) -> bool:
     )
 
 
-def load_ref(ref: str, home: Path | None = None) -> ResolvedPack:
+def load_ref(ref: str, home: Path | None = None, shared: Path | None = None) -> ResolvedPack:
     """A pack by name, or by the path of a manifest or pack folder."""
-    if looks_like_path(ref) or (Path(ref).exists() and find_pack(ref, home) is None):
+    if looks_like_path(ref) or (Path(ref).exists() and find_pack(ref, home, shared) is None):
         return load_pack_path(ref, home)
-    return load_pack(ref, home)
+    return load_pack(ref, home, shared)
 
 
 # -- listing -------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from vaultbrain.errors import StorageError, UserError
+from vaultbrain.store.indexlog import DAMAGED_SUFFIX, damaged_in, log_entries, set_aside
 from vaultbrain.vault.files import atomic_write_file, write_all
 
 SCHEMA_VERSION = 1
@@ -224,7 +225,8 @@ class Collection:
         end = chunk.rfind(b"\n")
         if end < 0:
             return  # a partial line still being written
-        for entry in _log_entries(chunk[: end + 1]):
+        entries, damaged = log_entries(chunk[: end + 1], with_damaged=True)
+        for entry in entries:
             self._log_lines += 1
             if entry.get("op") == "drop":
                 self._index.pop(entry["id"], None)
@@ -232,6 +234,11 @@ class Collection:
                 self._index[entry["id"]] = entry["summary"]
             self._changed(entry["id"])
         self._log_pos += end + 1
+        if damaged:
+            # What the damaged line said is lost: the index comes from the record files (the
+            # truth), and the next write folds the log, setting the line aside (compact).
+            # Not here: a reader holds no write lock, and taking it now could deadlock.
+            self._repair()
 
     def _changed(self, rid: str) -> None:
         self._feed.append(rid)
@@ -287,7 +294,7 @@ class Collection:
         """Append ``data``; (the file's inode, the offset it was appended at), which under
         the write lock is where it landed."""
         self._unsynced = self._unsynced or not durable
-        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
+        flags = os.O_RDWR | os.O_CREAT | os.O_APPEND
         try:
             fd = os.open(path, flags, 0o644)
         except FileNotFoundError:  # the folder is made only when missing, not per record
@@ -295,6 +302,12 @@ class Collection:
             fd = os.open(path, flags, 0o644)
         try:
             st = os.fstat(fd)
+            if st.st_size and os.pread(fd, 1, st.st_size - 1) != b"\n":
+                # A line torn by a crash (appends are made under the write lock, so no
+                # writer is mid-line): ours starts on a line of its own, and the torn one
+                # stays one damaged line, set aside when the log is folded.
+                data = b"\n" + data
+                st = os.fstat(fd)
             write_all(fd, data)
             if durable:
                 os.fsync(fd)
@@ -303,9 +316,14 @@ class Collection:
         return st.st_ino, st.st_size
 
     def compact(self) -> None:
-        """Fold the log into ``index.json``, under the store's write lock."""
+        """Fold the log into ``index.json``, under the store's write lock. Lines of the log
+        that are not entries are set aside first (``index.log.jsonl.damaged``)."""
         with self._write_lock(), self._lock:
             index = self._load()
+            if self._set_aside_damaged():
+                self._repair()
+                index = self._index
+                assert index is not None
             self.dir.mkdir(parents=True, exist_ok=True)
             doc = {"schema_version": SCHEMA_VERSION, "collection": self.name, "records": index}
             atomic_write_file(self._index_path, to_json(doc))
@@ -316,6 +334,19 @@ class Collection:
             self._log_pos, self._log_ino, self._log_lines = 0, None, 0
             self._index_stamp = self._stamp()
             self._pending.clear()  # index.json holds them now
+
+    def _set_aside_damaged(self) -> bool:
+        """Under the write lock (no writer is mid-line): the log's damaged lines, a torn last
+        one included, appended to the quarantine file beside it. True when there were any."""
+        try:
+            return set_aside(self._log_path)
+        except OSError as exc:
+            raise StorageError.from_os(exc, str(self._log_path) + DAMAGED_SUFFIX) from exc
+
+    def damaged_lines(self) -> int:
+        """How many whole lines of the index log are damaged now (for ``doctor``; they are set
+        aside at the next write)."""
+        return len(damaged_in(self._log_path, torn_too=False))
 
     # -- records -------------------------------------------------------------------------
     def _record_path(self, record_id: str) -> Path:
@@ -593,7 +624,7 @@ class Collection:
         except OSError:
             return None
         end = chunk.rfind(b"\n")
-        return [e["id"] for e in _log_entries(chunk[: end + 1]) if "id" in e] if end >= 0 else []
+        return [e["id"] for e in log_entries(chunk[: end + 1]) if "id" in e] if end >= 0 else []
 
     def summaries(self, *, include_deleted: bool = False) -> Iterator[dict[str, Any]]:
         for summary in list(self._load().values()):
@@ -615,23 +646,3 @@ class Collection:
 
 def summarize(record: dict[str, Any]) -> dict[str, Any]:
     return {k: record[k] for k in SUMMARY_KEYS if k in record and record[k] not in (None, [], "")}
-
-
-def _log_entries(chunk: bytes) -> list[dict[str, Any]]:
-    """The entries of whole log lines: parsed as one JSON array (a long tail costs one call),
-    line by line only when a torn line from a crash is among them (that line is skipped: the
-    record file is the truth)."""
-    lines = chunk.splitlines()
-    try:
-        return [e for e in json.loads(b"[" + b",".join(lines) + b"]") if isinstance(e, dict)]
-    except ValueError:
-        pass
-    entries = []
-    for line in lines:
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(entry, dict):
-            entries.append(entry)
-    return entries

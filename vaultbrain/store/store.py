@@ -177,15 +177,17 @@ class Store:
 
     def read_jsonl(self, name: str) -> Iterator[dict[str, Any]]:
         try:
-            fh = open(self.root / name, encoding="utf-8")
+            fh = open(self.root / name, encoding="utf-8", errors="replace")
         except FileNotFoundError:
             return
         with fh:
             for line in fh:
                 try:
-                    yield json.loads(line)
+                    entry = json.loads(line)
                 except ValueError:
-                    continue
+                    continue  # torn by a crash or edited by hand: `doctor` names the file
+                if isinstance(entry, dict):
+                    yield entry
 
     def read_json(self, name: str, default: Any = None) -> Any:
         try:

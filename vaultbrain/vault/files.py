@@ -48,7 +48,7 @@ from vaultbrain.vault.atomic import (
     write_temp,
     writer_alive,
 )
-from vaultbrain.vault.late import Displaced, LateWrites
+from vaultbrain.vault.late import Displaced, LateWrites, Seen
 
 # The one retry policy of compare-and-swap edits: a note that changes under us this many
 # times in a row is being edited right now, and the work is better retried on a later pass.
@@ -69,6 +69,15 @@ def content_hash(data: str | bytes) -> str:
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogateescape")
     return hashlib.sha256(data).hexdigest()
+
+
+_STRAY = re.compile("[\udc80-\udcff]")
+
+
+def has_stray_bytes(text: str) -> bool:
+    """Whether ``text`` holds bytes that are not UTF-8, as a note in ``Vault.keeps_bytes``
+    is read (surrogateescape): such text cannot be stored as text (JSON, SQLite)."""
+    return _STRAY.search(text) is not None
 
 
 def is_ignored(rel: str) -> bool:
@@ -122,11 +131,11 @@ def _last_look() -> None:
             pass
 
 
-def _new_lines(text: str, seen: bytes, have: str) -> str:
+def _new_lines(text: str, seen: Seen, have: str) -> str:
     """The lines of a late save ``text`` that neither the displaced file held (``seen``) nor
     the note has now (``have``), each ending in a newline."""
-    old = set(seen.decode("utf-8", "surrogateescape").splitlines()) | set(have.splitlines())
-    return "".join(x + "\n" for x in text.splitlines() if x not in old)
+    now = set(have.splitlines())
+    return "".join(x + "\n" for x in text.splitlines() if x not in now and not seen.has_line(x))
 
 
 def _joined(text: str, added: str) -> str:
@@ -159,8 +168,19 @@ class Vault:
         # Notes whose last vaultbrain write every vaultbrain process should know of (the
         # inbox: a note nobody but vaultbrain touched since needs no settle time).
         self.shared_own: set[str] = set()
+        # Notes read even when some of their bytes are not UTF-8 (the inbox: one stray byte
+        # must not stop every other line). Those bytes are read with surrogateescape and
+        # written back exactly as they were; any other such note is unreadable, never written.
+        self.keeps_bytes: set[str] = set()
         self.late = LateWrites()  # files our swaps displaced, watched for a late write
         _VAULTS.add(self)
+        # Which vault this is (its id and where it lives), settled before anything is
+        # written: a copy of a vault gets its own id and state dir (vault/identity.py).
+        from vaultbrain.vault.identity import settle
+
+        identity = settle(self, state_dir or os.environ.get("VAULTBRAIN_STATE_DIR"))
+        self.vault_id, self.state_dir = identity.id, identity.state_dir
+        self.identity_notice = identity.notice
 
     # -- paths ---------------------------------------------------------------------------
     def resolve(self, rel: str | PurePosixPath) -> Path:
@@ -285,7 +305,11 @@ class Vault:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise UserError(f"{rel} is not UTF-8 text (byte {exc.start}); left as it is") from exc
+            if rel not in self.keeps_bytes:
+                raise UserError(
+                    f"{rel} is not UTF-8 text (byte {exc.start}); left as it is"
+                ) from exc
+            text = data.decode("utf-8", "surrogateescape")
         return NoteFile(
             rel, text, content_hash(data), st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns
         )
@@ -317,7 +341,7 @@ class Vault:
 
     def _create(self, rel: str, text: str) -> str:
         path = self.resolve(rel)
-        data = text.encode("utf-8")
+        data = text.encode("utf-8", "surrogateescape")  # (bytes kept)
         path.parent.mkdir(parents=True, exist_ok=True)
         self.resolve(rel)  # the folders just made must not have led anywhere else
         tmp = write_temp(path, data)
@@ -362,7 +386,7 @@ class Vault:
             except FileExistsError as exc:
                 raise ConflictError(f"{rel} appeared while it was being written") from exc
         path = self.resolve(rel)
-        data = text.encode("utf-8")
+        data = text.encode("utf-8", "surrogateescape")  # (bytes kept)
         digest = content_hash(data)
         # The temp file is written (and fsynced) before the note is read, so nothing slow
         # stands between the check and the swap.
@@ -490,8 +514,8 @@ class Vault:
         """Put a late write into the note: lines appended go after what the note holds now;
         a rewrite (an editor's save built on the text before ours) wins while the note is
         still what we wrote, and otherwise adds the lines it has that the note lacks."""
-        if after.startswith(entry.seen):
-            added = after[len(entry.seen) :].decode("utf-8", "surrogateescape")
+        if entry.seen.prefix_of(after):
+            added = after[entry.seen.size :].decode("utf-8", "surrogateescape")
             self.edit(entry.rel, lambda now: None if now is None else _joined(now.text, added))
             return
         text = after.decode("utf-8", "surrogateescape")

@@ -60,6 +60,9 @@ class InboxLine:
     own_id: str | None = None  # the person's own block id (``^ref``), kept last
     after_id: str = ""  # what the person typed after our ``^vb-`` id, byte for byte
     box: str | None = None  # the task box's mark as typed (" ", "x", "-", …), None: no box
+    # The line holds bytes that are not UTF-8 (read with surrogateescape: kept exactly, and
+    # written back as they were). Not a thought vaultbrain can file: see scan_inbox.
+    undecodable: bool = False
 
     @property
     def terminated(self) -> bool:
@@ -85,8 +88,24 @@ def _first_line(lines: list[str], note_has_frontmatter: bool, frontmatter: str) 
     return len(lines)
 
 
-def scan_inbox(text: str) -> list[InboxLine]:
-    """Every line of the note that is a thought, taken or not."""
+# A byte that is not UTF-8, as the surrogateescape error handler reads it (U+DC80..U+DCFF).
+UNDECODABLE = re.compile("[\udc80-\udcff]")
+
+
+def undecodable_lines(text: str) -> list[InboxLine]:
+    """The lines that would be thoughts but hold bytes that are not UTF-8 (a Windows-1252
+    byte a script appended): never filed; the inbox pass marks them, doctor and Needs Review
+    list them."""
+    if UNDECODABLE.search(text) is None:
+        return []
+    return [line for line in scan_inbox(text, with_undecodable=True) if line.undecodable]
+
+
+def scan_inbox(text: str, with_undecodable: bool = False) -> list[InboxLine]:
+    """Every line of the note that is a thought, taken or not. A line not taken yet whose
+    bytes are not UTF-8 is left out unless ``with_undecodable`` (it cannot be filed: its
+    text could not be shown as it was typed); a taken one stays in, flagged."""
+    bad = UNDECODABLE.search(text) is not None
     note = parse_note(text)
     lines = split_lines(text)
     start_line = _first_line(lines, note.has_frontmatter, text[: note.body_start])
@@ -156,6 +175,9 @@ def scan_inbox(text: str) -> list[InboxLine]:
             continue
         if checked and block_id is None:
             continue  # ticked by the person: not ours to take
+        undecodable = bad and UNDECODABLE.search(raw) is not None
+        if undecodable and block_id is None and not with_undecodable:
+            continue
         out.append(
             InboxLine(
                 i,
@@ -169,6 +191,7 @@ def scan_inbox(text: str) -> list[InboxLine]:
                 own_id,
                 after_id,
                 box,
+                undecodable,
             )
         )
     return out

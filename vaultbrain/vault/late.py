@@ -14,6 +14,7 @@ The old file is unlinked already: nothing but the descriptor kept here can still
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 import time
@@ -25,7 +26,55 @@ from vaultbrain.vault.atomic import read_all
 GRACE = 5.0  # seconds a displaced file is watched
 KEEP = 64  # displaced files watched at once (an open descriptor each); the oldest goes first
 SETTLE = 0.02  # a command's last look waits this long after its newest swap
-MAX_SEEN = 1 << 20  # a bigger displaced file is not watched (its bytes are kept to compare)
+# Up to this size a displaced file's bytes are kept to compare with; a bigger one (a heavy
+# user's inbox after a year) is kept as its size, a hash of its tail and a hash per line.
+MAX_SEEN = 1 << 20
+TAIL = 1 << 16
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What a displaced file held: its bytes, or for a big file enough to tell an append
+    (the same size and tail at the start) and which lines it had."""
+
+    size: int
+    data: bytes | None  # the bytes themselves, up to MAX_SEEN
+    tail: bytes = b""  # sha256 of the last TAIL bytes (a big file)
+    line_hashes: frozenset[int] = frozenset()  # hash of each line's text (a big file)
+
+    @classmethod
+    def of(cls, data: bytes) -> Seen:
+        if len(data) <= MAX_SEEN:
+            return cls(len(data), data)
+        lines = data.decode("utf-8", "surrogateescape").splitlines()
+        return cls(len(data), None, _tail_hash(data, len(data)), frozenset(map(hash, lines)))
+
+    def same(self, after: bytes) -> bool:
+        if self.data is not None:
+            return after == self.data
+        return len(after) == self.size and _tail_hash(after, self.size) == self.tail
+
+    def prefix_of(self, after: bytes) -> bool:
+        """Whether ``after`` is what was seen with bytes appended."""
+        if self.data is not None:
+            return after.startswith(self.data)
+        return len(after) >= self.size and _tail_hash(after, self.size) == self.tail
+
+    def has_line(self, line: str) -> bool:
+        if self.data is not None:
+            return line in self._lines()
+        return hash(line) in self.line_hashes
+
+    def _lines(self) -> set[str]:
+        cached = self.__dict__.get("_line_set")
+        if cached is None:
+            cached = set(self.data.decode("utf-8", "surrogateescape").splitlines())  # type: ignore[union-attr]
+            object.__setattr__(self, "_line_set", cached)
+        return cached
+
+
+def _tail_hash(data: bytes, end: int) -> bytes:
+    return hashlib.sha256(memoryview(data)[max(0, end - TAIL) : end]).digest()
 
 
 @dataclass(eq=False)
@@ -35,7 +84,7 @@ class Displaced:
 
     rel: str
     fd: int
-    seen: bytes
+    seen: Seen
     ours: str
     key: tuple[int, int]  # (size, mtime_ns) of what ``seen`` was read from
     until: float
@@ -72,14 +121,11 @@ class LateWrites:
     def keep(self, rel: str, fd: int, seen: bytes, ours: str) -> list[tuple[Displaced, bytes]]:
         """Watch ``fd`` (now ours to close). Returns the late writes of the files let go to
         stay within :data:`KEEP` (looked at one last time)."""
-        if len(seen) > MAX_SEEN:
-            os.close(fd)
-            return []
         now = time.monotonic()
         # Its key is not taken now: a write landing between the caller's read of ``seen`` and
         # an fstat here would go unseen. The size of ``seen`` with no time has the next looks
         # read it once, and compare bytes.
-        entry = Displaced(rel, fd, seen, ours, (len(seen), 0), now + GRACE)
+        entry = Displaced(rel, fd, Seen.of(seen), ours, (len(seen), 0), now + GRACE)
         with self._lock:
             self._kept.append(entry)
             self._newest = now
@@ -123,9 +169,9 @@ class LateWrites:
                 # there). Nothing is taken from it; its save is, when it comes.
                 if after:
                     entry.key = key
-                    if after != entry.seen:
+                    if not entry.seen.same(after):
                         found.append((Displaced(**{**entry.__dict__, "fd": -1}), after))
-                        entry.seen = after
+                        entry.seen = Seen.of(after)
             elif key != entry.key:
                 entry.moving = key  # being written now, maybe: taken at the next look
         except OSError:

@@ -6,8 +6,10 @@ folder (what platformdirs' ``user_state_dir("vaultbrain")`` names: ``~/.local/st
 ``$XDG_STATE_HOME`` on Linux, ``~/Library/Application Support`` on macOS, ``%LOCALAPPDATA%``
 on Windows), one folder per vault under ``vaults/<vault id>``. The vault id is kept in
 ``vaultbrain.yml`` (``vault_id:``, written by the daemon with the filer role), so a vault
-moved or synced to another path keeps its state; until it is written it is derived from
-the vault's path (the same value that is then written).
+moved or synced to another path keeps its state; ``init`` writes it, and until it is
+written it is derived from the vault's path (the same value that is then written). The
+state dir records the id and the vault's path (``vault.json``, see
+vaultbrain/vault/identity.py), so a deleted ``vaultbrain.yml`` finds its state again.
 
 An existing ``<vault>/.vaultbrain/`` (what earlier versions made) is moved out by
 :func:`vaultbrain.vault.relocate.move_state_dir`: ``vaultbrain statedir move``, or the daemon at start when no other
@@ -22,6 +24,7 @@ way is ever moved.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import sys
@@ -30,7 +33,10 @@ from pathlib import Path
 IN_VAULT = ".vaultbrain"
 MOVED_AWAY = ".vaultbrain.moved-away"  # the old folder between the copy and its deletion
 MOVED_FROM = "moved-from.json"  # in a state dir made by a copying move: what it came from
+RECORD = "vault.json"  # in a state dir: the vault it serves (id, path, host; identity.py)
 _VAULT_ID = re.compile(r"^[A-Za-z0-9_-]{6,64}$")
+# The line init and the filer write: `vault_id: <id>` (a comment after it allowed).
+_ID_LINE = re.compile(r"^vault_id:[ \t]*([A-Za-z0-9_-]{6,64})[ \t]*(?:#.*)?$", re.M)
 
 
 def user_state_root() -> Path:
@@ -51,21 +57,53 @@ def written_vault_id(root: Path) -> str | None:
     try:
         # Read key by key: a typo on another line must not change the id (and with it
         # the state dir this machine uses).
-        doc, _ = parse_lenient((Path(root) / "vaultbrain.yml").read_text("utf-8"))
+        text = (Path(root) / "vaultbrain.yml").read_text("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
+    found = _ID_LINE.search(text)
+    if found is not None and text.count("vault_id") == 1:
+        return found.group(1)  # the usual file: no YAML parse at every command's start
+    doc, _ = parse_lenient(text)
     value = doc.get("vault_id") if isinstance(doc, dict) else None
     return str(value) if value is not None and _VAULT_ID.match(str(value)) else None
 
 
 def vault_id(root: Path) -> str:
-    """The vault's id: the one ``vaultbrain.yml`` keeps, else derived from its path."""
-    return (
-        written_vault_id(root)
-        or hashlib.sha256(str(Path(root).resolve()).encode("utf-8", "surrogateescape")).hexdigest()[
-            :16
-        ]
-    )
+    """The vault's id: the one ``vaultbrain.yml`` keeps, else the one a per-user state dir
+    recorded for this path (a deleted ``vaultbrain.yml``), else derived from its path."""
+    return written_vault_id(root) or recorded_vault_id(root) or derived_vault_id(root)
+
+
+def derived_vault_id(root: Path) -> str:
+    path = str(Path(root).resolve())
+    return hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def read_record(state_dir: Path) -> dict[str, object] | None:
+    """The state dir's record of the vault it serves (vaultbrain/vault/identity.py)."""
+    try:
+        doc = json.loads((Path(state_dir) / RECORD).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(doc, dict) or not _VAULT_ID.match(str(doc.get("id", ""))):
+        return None
+    return doc
+
+
+def recorded_vault_id(root: Path) -> str | None:
+    """The id of the per-user state dir that records ``root`` as its vault on this host."""
+    import socket
+
+    path, here = str(Path(root).resolve()), socket.gethostname() or "?"
+    try:
+        folders = sorted((user_state_root() / "vaults").iterdir())
+    except OSError:
+        return None
+    for folder in folders:
+        doc = read_record(folder)
+        if doc is not None and doc.get("path") == path and doc.get("host") == here:
+            return str(doc["id"])
+    return None
 
 
 def in_vault_pinned() -> bool:

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from vaultbrain.vault.files import NoteFile, Vault
 
 VAULT_YML = "vaultbrain.yml"
+# libyaml's loader where PyYAML has it: the same safe loading, read at every command's start.
+_LOADER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # A trailing comment with no quote in it: kept when the value before it changes.
 _TRAILING = re.compile(r"\s+#[^'\"\n]*$")
 
@@ -40,7 +42,7 @@ class YmlError(UserError):
 def parse(text: str, where: str = VAULT_YML) -> dict[str, Any]:
     """The file's top-level mapping (empty for an empty file); YmlError in one line."""
     try:
-        doc = yaml.safe_load(text) if text.strip() else {}
+        doc = yaml.load(text, Loader=_LOADER) if text.strip() else {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f"line {mark.line + 1}: " if mark is not None else ""
