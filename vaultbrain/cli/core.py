@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from vaultbrain.cli.help import examples
 from vaultbrain.cli.render import echo_json, echo_table
 from vaultbrain.errors import StorageError, UserError, VaultbrainError
 
@@ -16,7 +17,14 @@ if TYPE_CHECKING:
 STATUSES = ["pending", "filed", "suggested", "needs_review", "corrected", "dismissed"]
 
 
-@click.command("init")
+@click.command(
+    "init",
+    epilog=examples(
+        "vaultbrain --vault ~/Vault init",
+        "vaultbrain --vault ~/Notes init   # your own vault: notes stay as they are",
+        "vaultbrain init --file-existing   # also file the lines in Inbox.md",
+    ),
+)
 @click.argument("directory", required=False, type=click.Path(file_okay=False))
 @click.option(
     "--file-existing",
@@ -64,7 +72,14 @@ def capture_summary(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@click.command("capture")
+@click.command(
+    "capture",
+    epilog=examples(
+        'vaultbrain capture "Met with Sarah about the new project"',
+        'echo "Idea: a podcast about bees" | vaultbrain capture -',
+        'vaultbrain capture --json "Renew the domain by Friday"',
+    ),
+)
 @click.argument("text")
 @click.option("--json", "as_json", is_flag=True, help="Print the capture record as JSON.")
 @click.pass_obj
@@ -158,7 +173,13 @@ def inbox_cmd(obj: Any, status: str | None, limit: int, as_json: bool) -> None:
     )
 
 
-@click.command("reindex")
+@click.command(
+    "reindex",
+    epilog=examples(
+        "vaultbrain reindex --dry-run   # what would become records; nothing changes",
+        "vaultbrain reindex",
+    ),
+)
 @click.option("--json", "as_json", is_flag=True)
 @click.option(
     "--dry-run",

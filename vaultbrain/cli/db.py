@@ -59,7 +59,10 @@ def db_show(obj: Any, type_name: str, ref: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 def db_add(obj: Any, type_name: str, sets: tuple[str, ...], as_json: bool) -> None:
-    """Add a record: `db add person --set name=Sarah --set contact=sarah@example.com`."""
+    """Add a record with the fields given.
+
+    For example: `db add person --set name=Sarah --set contact=sarah@example.com`.
+    """
     from vaultbrain.filing.db import add_record
 
     rec = add_record(obj.app(), type_name, parse_sets(sets))
@@ -85,7 +88,10 @@ def db_update(obj: Any, type_name: str, ref: str, sets: tuple[str, ...], as_json
 @click.argument("ref", metavar="ID")
 @click.pass_obj
 def db_delete(obj: Any, type_name: str, ref: str) -> None:
-    """Delete a record: its note moves to the state dir's trash/ (recoverable)."""
+    """Delete a record.
+
+    Its note moves to the state dir's trash/, where it can be recovered.
+    """
     from vaultbrain.filing.db import delete_record
 
     app = obj.app()

@@ -6,10 +6,14 @@ from typing import Any
 
 import click
 
+from vaultbrain.cli.help import examples
 from vaultbrain.cli.render import echo_json
 
 
-@click.command("doctor")
+@click.command(
+    "doctor",
+    epilog=examples("vaultbrain doctor", "vaultbrain --vault ~/Vault doctor --json"),
+)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 def doctor_cmd(obj: Any, as_json: bool) -> None:

@@ -264,7 +264,10 @@ def import_cmd(obj: Any, as_json: bool) -> None:
 @_json
 @click.pass_obj
 def export_cmd(obj: Any, list_ids: tuple[str, ...], recreate_missing: bool, as_json: bool) -> None:
-    """Write lists (all, or the LIST_IDS given) to their notes in the vault."""
+    """Write lists to their notes in the vault.
+
+    All lists, or the LIST_IDS given.
+    """
     app = obj.app()
     ids = [ListBook(app).find(ref).id for ref in list_ids] or None
     _emit_result(run_export(app, ids, recreate_missing=recreate_missing), as_json)

@@ -10,10 +10,19 @@ from typing import Any
 
 import click
 
+from vaultbrain.cli.help import examples
 from vaultbrain.cli.render import echo_json, echo_table, human
 
 
-@click.group("settings")
+@click.group(
+    "settings",
+    epilog=examples(
+        "vaultbrain settings get",
+        "vaultbrain settings set endpoint http://localhost:11434/v1   # Ollama",
+        "vaultbrain settings get auto_confidence --where",
+        "vaultbrain settings unset auto_confidence",
+    ),
+)
 def settings_cmd() -> None:
     """Show or change settings: the vault's in vaultbrain.yml, this machine's in its state
     dir."""
@@ -34,8 +43,11 @@ def _scope(name: str) -> str:
 )
 @click.pass_obj
 def settings_get(obj: Any, key: str | None, as_json: bool, where: bool) -> None:
-    """Every setting with its value, scope (vault or machine) and where the value comes from
-    (default, vaultbrain.yml, state dir, or an environment variable); or one KEY's value."""
+    """Every setting, or one KEY's value.
+
+    Each with its value, scope (vault or machine) and where the value comes from (default,
+    vaultbrain.yml, state dir, or an environment variable).
+    """
     from vaultbrain.settings import KEYS
 
     app = obj.app()
@@ -99,8 +111,11 @@ def settings_unset(obj: Any, key: str) -> None:
 @settings_cmd.command("migrate")
 @click.pass_obj
 def settings_migrate(obj: Any) -> None:
-    """Move the vault settings an earlier version kept in this machine's state dir into
-    vaultbrain.yml, where every machine reads them (a value vaultbrain.yml already has wins)."""
+    """Move vault settings from the state dir into vaultbrain.yml.
+
+    An earlier version kept them in the state dir; in vaultbrain.yml every machine reads
+    them. A value vaultbrain.yml already has wins.
+    """
     app = obj.app()
     done = app.settings.migrate()
     for line in done:

@@ -47,8 +47,11 @@ def statedir_show(obj: Any, as_json: bool) -> None:
 @statedir.command("move")
 @click.pass_obj
 def statedir_move(obj: Any) -> None:
-    """Move <vault>/.vaultbrain to the per-user state folder (stop the daemon first; the
-    daemon does it itself at start when nothing else uses it). Safe to interrupt."""
+    """Move <vault>/.vaultbrain out to the per-user state folder.
+
+    Stop the daemon first (the daemon does it itself at start when nothing else uses it).
+    Safe to interrupt.
+    """
     from vaultbrain.vault.relocate import move_state_dir
     from vaultbrain.vault.statedir import in_vault_pinned
 

@@ -62,9 +62,11 @@ _DEFAULT_HELP = "Set your per-user default (~/.vaultbrain/config.json), not this
 @click.pass_obj
 @tracked("use")
 def use_cmd(obj: Any, name: str, as_default: bool) -> None:
-    """Make NAME this vault's pack (`schema:` in its vaultbrain.yml; outside a vault or with
-    --default: your per-user default). Says which notes would become records; writes
-    nothing in notes."""
+    """Make NAME this vault's pack, or your default.
+
+    Inside a vault: `schema:` in its vaultbrain.yml; outside a vault or with --default: your
+    per-user default. Says which notes would become records; writes nothing in notes.
+    """
     from vaultbrain.packs.config import use_pack
 
     brain = None if as_default else vault_brain(obj)
@@ -81,8 +83,11 @@ def use_cmd(obj: Any, name: str, as_default: bool) -> None:
 @click.pass_obj
 @tracked("downgrade")
 def downgrade_cmd(obj: Any, to: str | None, as_default: bool) -> None:
-    """Restore a pack: --to PACK, or the one before the last change in the history (this
-    vault's pack inside a vault; with --default or outside one, your per-user default)."""
+    """Restore an earlier pack.
+
+    --to PACK, or the one before the last change in the history (this vault's pack inside
+    a vault; with --default or outside one, your per-user default).
+    """
     from vaultbrain.packs.config import downgrade_pack
 
     brain = None if as_default else vault_brain(obj)
@@ -99,7 +104,10 @@ def downgrade_cmd(obj: Any, to: str | None, as_default: bool) -> None:
 @click.pass_obj
 @tracked("install")
 def install_cmd(obj: Any, source: Path, force: bool) -> None:
-    """Install a .vaultbrain-schema tarball or a pack folder into ~/.vaultbrain/schema-packs/."""
+    """Install a pack from a folder or a tarball.
+
+    A .vaultbrain-schema tarball or a pack folder goes into ~/.vaultbrain/schema-packs/.
+    """
     from vaultbrain.packs.install import install_pack
 
     done = install_pack(source, force=force)

@@ -51,7 +51,10 @@ def _render_detection(detection: Any, as_json: bool) -> None:
 @click.pass_obj
 @tracked("detect")
 def detect_cmd(obj: Any, min_notes: int, as_json: bool) -> None:
-    """Propose types for the vault's untyped folders (heuristic; nothing is changed)."""
+    """Propose types for the vault's untyped folders.
+
+    A heuristic; nothing is changed.
+    """
     from vaultbrain.packs.detect import detect
 
     _render_detection(detect(obj.app(), min_notes), as_json)
@@ -63,7 +66,10 @@ def detect_cmd(obj: Any, min_notes: int, as_json: bool) -> None:
 @click.pass_obj
 @tracked("suggest")
 def suggest_cmd(obj: Any, min_notes: int, as_json: bool) -> None:
-    """`detect`, refined by the configured LLM (the heuristic proposals when it is offline)."""
+    """Like `detect`, refined by the configured LLM.
+
+    The heuristic proposals when the LLM is offline.
+    """
     from vaultbrain.packs.suggest import suggest
 
     _render_detection(suggest(obj.app(), min_notes), as_json)
@@ -99,7 +105,10 @@ def review_candidates_cmd(
     ignore: tuple[str, ...],
     as_json: bool,
 ) -> None:
-    """The proposals of detect/suggest. --apply writes a pack delta; no pack is edited."""
+    """The proposals of detect and suggest, to accept.
+
+    --apply writes a pack delta; no pack is edited.
+    """
     from vaultbrain.filing.adopt import preview_folders
     from vaultbrain.packs.delta import review_candidates
 
