@@ -91,11 +91,11 @@ class ReportedError(click.ClickException):
     """A VaultbrainError on its way out: one line on stderr, its exit code."""
 
     def __init__(self, exc: VaultbrainError) -> None:
-        super().__init__(str(exc))
+        super().__init__(hint(str(exc)))  # made inside the command, where --vault is known
         self.exit_code = exc.exit_code
 
     def show(self, file: Any = None) -> None:
-        click.echo(f"error: {hint(self.message)}", err=True)
+        click.echo(f"error: {self.message}", err=True)
 
 
 # A next-step hint names a command in backticks: `vaultbrain reindex`.

@@ -51,6 +51,12 @@ def daemon_cmd(obj: Any, once: bool, log_file: str | None) -> None:
     stats = daemon.run()
     if once:
         click.echo(f"took {stats.taken} line(s), processed {stats.processed} capture(s)", err=True)
+        if daemon.filer.role.is_filer:  # an observer never takes a line: it said so above
+            from vaultbrain.daemon.waiting import settling_lines
+
+            said = settling_lines(app).sentence(app.inbox_rel)
+            if said:
+                click.echo(said, err=True)
 
 
 def log_to_file(path: str) -> Callable[[], None]:

@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from vaultbrain.cli import hint
 from vaultbrain.cli.render import echo_json, echo_table, field_lines, parse_sets
 
 
@@ -22,7 +23,8 @@ def db_list(obj: Any, type_name: str, as_json: bool) -> None:
     """Every record of TYPE (person, project, idea, admin, …)."""
     from vaultbrain.filing.db import list_records
 
-    rows = list_records(obj.app(), type_name)
+    app = obj.app()
+    rows = list_records(app, type_name)
     if as_json:
         echo_json(rows)
         return
@@ -30,6 +32,13 @@ def db_list(obj: Any, type_name: str, as_json: bool) -> None:
         [(r["id"], r.get("title"), r.get("path"), r.get("updated")) for r in rows],
         ["id", "title", "path", "updated"],
     )
+    if not rows:
+        from vaultbrain.filing.setup import scanned
+
+        if not scanned(app):  # the notes the vault had are not records until a reindex
+            click.echo(
+                hint("no records yet: `vaultbrain reindex` reads the vault's notes in"), err=True
+            )
 
 
 @db.command("show")

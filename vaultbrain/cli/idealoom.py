@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from vaultbrain.cli import hint
 from vaultbrain.cli.render import echo_json, echo_table
 from vaultbrain.idealoom import (
     ExchangeResult,
@@ -109,7 +110,7 @@ def list_cmd(obj: Any, as_json: bool) -> None:
         echo_json([_list_doc(lst) for lst in lists])
         return
     if not lists:
-        click.echo("no lists yet; `vaultbrain idealoom create PROMPT` makes one")
+        click.echo(hint("no lists yet; `vaultbrain idealoom create PROMPT` makes one"))
         return
     rows = [
         [lst.id[:8], lst.title, lst.status, lst.category, len(lst.ideas), lst.modified,

@@ -10,8 +10,9 @@ from typing import Any
 
 import click
 
+from vaultbrain.cli import hint
 from vaultbrain.cli.help import examples
-from vaultbrain.cli.render import echo_json, echo_table, human
+from vaultbrain.cli.render import echo_json, echo_table, human, table_width, terminal_width
 
 
 @click.group(
@@ -69,12 +70,27 @@ def settings_get(obj: Any, key: str | None, as_json: bool, where: bool) -> None:
         else:
             echo_json({name: value for name, value, _ in items})
         return
-    echo_table(
-        [(n, v, _scope(n), src, KEYS[n].help if n in KEYS else "") for n, v, src in items],
-        ["key", "value", "scope", "from", "what"],
-    )
+    rows = [(n, v, _scope(n), src, KEYS[n].help if n in KEYS else "") for n, v, src in items]
+    headers = ["key", "value", "scope", "from", "what"]
+    width = terminal_width()
+    if width is None or table_width(rows, headers) <= width:
+        echo_table(rows, headers)
+    else:
+        _echo_each(rows, width)
     for line in settings.problems() + settings.notes():
-        click.echo(f"note: {line}", err=True)
+        click.echo(hint(f"note: {line}"), err=True)
+
+
+def _echo_each(rows: list[tuple[str, Any, str, str, str]], width: int) -> None:
+    """The settings one by one, for a terminal too narrow for the table: a key or a value is
+    what the person types into `settings set`, so neither is ever cut; the rest wraps."""
+    import textwrap
+
+    for name, value, scope, source, what in rows:
+        click.echo(f"{name} = {human(value)}".rstrip())
+        about = f"{scope}, from {source}" + (f": {what}" if what else "")
+        for line in textwrap.wrap(about, max(width - 4, 20)):
+            click.echo(f"    {line}")
 
 
 def _where_it_went(name: str) -> str:

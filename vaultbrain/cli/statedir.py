@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from vaultbrain.cli import hint
 from vaultbrain.cli.render import echo_json
 from vaultbrain.errors import UserError
 
@@ -41,7 +42,7 @@ def statedir_show(obj: Any, as_json: bool) -> None:
     if as_json:
         echo_json(doc)
         return
-    click.echo(f"{path}\n  {doc['why']}; vault id {doc['vault_id']}")
+    click.echo(hint(f"{path}\n  {doc['why']}; vault id {doc['vault_id']}"))
 
 
 @statedir.command("move")

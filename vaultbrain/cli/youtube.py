@@ -13,7 +13,8 @@ from typing import Any
 
 import click
 
-from vaultbrain.cli.render import echo_json, echo_table
+from vaultbrain.cli import hint
+from vaultbrain.cli.render import echo_json, echo_table, time_left
 from vaultbrain.errors import UserError
 
 
@@ -174,8 +175,10 @@ class _ProgressBar:
         overall, stage = (p.overall, p.stage) if p is not None else (0.0, "starting")
         width = 24
         filled = int(width * overall / 100)
-        spent = _elapsed(self._clock() - self._started)
-        return f"[{'#' * filled}{'-' * (width - filled)}] {overall:3.0f}% {stage:<10} {spent}"
+        seconds = self._clock() - self._started
+        left = time_left(seconds, overall / 100)
+        bar = f"[{'#' * filled}{'-' * (width - filled)}] {overall:3.0f}% {stage:<10}"
+        return f"{bar} {_elapsed(seconds)}" + (f"  {left}" if left else "")
 
     def note(self, text: str) -> None:
         if self._drawn:
@@ -221,7 +224,7 @@ def list_cmd(obj: Any, as_json: bool) -> None:
         echo_json(rows)
         return
     if not rows:
-        click.echo("no YouTube ingests yet; `vaultbrain youtube ingest URL` makes one")
+        click.echo(hint("no YouTube ingests yet; `vaultbrain youtube ingest URL` makes one"))
         return
     echo_table(
         [

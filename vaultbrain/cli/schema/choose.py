@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from vaultbrain.cli import hint
 from vaultbrain.cli.schema.common import (
     active_of,
     schema,
@@ -115,4 +116,4 @@ def install_cmd(obj: Any, source: Path, force: bool) -> None:
     click.echo(f"{verb} {done.pack.identity} at {done.path}")
     if done.shadows_bundled:
         click.echo(f"  note: it shadows the bundled pack {done.name}")
-    click.echo(f"  use it with `vaultbrain schema use {done.name}`")
+    click.echo(hint(f"  use it with `vaultbrain schema use {done.name}`"))

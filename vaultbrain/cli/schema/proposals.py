@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from vaultbrain.cli import hint
 from vaultbrain.cli.render import echo_json
 from vaultbrain.cli.schema.common import (
     schema,
@@ -27,7 +28,9 @@ def _render_detection(detection: Any, as_json: bool) -> None:
     if not detection.candidates:
         click.echo("no folder needs a new type")
         return
-    click.echo("proposals (accept with `vaultbrain schema review-candidates --apply FOLDER/`):")
+    click.echo(
+        hint("proposals (accept with `vaultbrain schema review-candidates --apply FOLDER/`):")
+    )
     for c in detection.candidates:
         what = (
             f"add to type {c.extends_type}"
@@ -173,4 +176,4 @@ def review_orphans_cmd(obj: Any, samples: int, as_json: bool) -> None:
             + ", ".join(f"{k} ({v})" for k, v in sorted(orphans.undeclared_types.items()))
         )
     if orphans.untyped:
-        click.echo("propose types for them with `vaultbrain schema detect`")
+        click.echo(hint("propose types for them with `vaultbrain schema detect`"))
