@@ -24,8 +24,8 @@ sys.stderr.write(json.dumps(sorted(sys.modules)))
 """
 
 
-def modules_after(*args: str) -> set[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def modules_after(*args: str, env: dict[str, str] | None = None) -> set[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
     done = subprocess.run(
         [sys.executable, "-c", PROBE, json.dumps(args)],
         capture_output=True,
@@ -50,3 +50,41 @@ def test_a_group_help_imports_that_group_only() -> None:
     assert "vaultbrain.cli.settings" in loaded
     assert "vaultbrain.cli.youtube" not in loaded and "vaultbrain.cli.schema" not in loaded
     assert not any(m.split(".")[0] in ("pydantic", "httpx") for m in loaded)
+
+
+def test_a_cold_capture_imports_neither_pydantic_nor_httpx_nor_the_features(
+    tmp_path: Path,
+) -> None:
+    """A capture with no LLM server running (conftest's endpoint: nothing listens): the pack
+    comes from the state dir's cache as plain parts, and the refused connection is known
+    without httpx. (PyYAML is loaded when a note or vaultbrain.yml needs it, not before.)"""
+    vault = tmp_path / "Vault"
+    modules_after("--vault", str(vault), "init")
+    first = modules_after("--vault", str(vault), "capture", "Call the plumber")
+    assert "pydantic" in first  # the pack was validated once, and cached in the state dir
+    loaded = modules_after("--vault", str(vault), "capture", "Met with Sarah about the shed")
+    assert "vaultbrain.capture.pipeline" in loaded  # it did capture
+    assert "Met with Sarah about the shed" in (vault / "Inbox.md").read_text("utf-8")
+    heavy = ("pydantic", "httpx", "httpcore", "click.testing")
+    features = (
+        "vaultbrain.youtube",
+        "vaultbrain.idealoom",
+        "vaultbrain.graph",
+        "vaultbrain.digest",
+    )
+    assert sorted(m for m in loaded if m.split(".")[0] in heavy or m.startswith(features)) == []
+
+
+def test_a_refused_connection_is_known_without_a_request() -> None:
+    import socket
+
+    from vaultbrain.classify.transport import refuses_connections
+
+    with socket.socket() as listening:
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        port = listening.getsockname()[1]
+        assert not refuses_connections(f"http://127.0.0.1:{port}/v1")
+        assert not refuses_connections(f"http://localhost:{port}/v1")
+    assert refuses_connections(f"http://127.0.0.1:{port}/v1")  # closed now: nothing listens
+    assert not refuses_connections("not a url")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-import shutil
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -60,6 +59,8 @@ def terminal_width() -> int | None:
         return int(columns)
     isatty = getattr(sys.stdout, "isatty", None)
     if isatty is not None and isatty():
+        import shutil
+
         return shutil.get_terminal_size().columns
     return None
 

@@ -21,7 +21,7 @@ from typing import Any
 from vaultbrain.errors import UserError
 from vaultbrain.packs.choice import DEFAULT_PACK, home_config_path, read_home_config, read_vault_yml
 from vaultbrain.packs.loader import home_dir, load_pack, looks_like_path
-from vaultbrain.packs.model import ResolvedPack
+from vaultbrain.packs.resolved import ResolvedPack
 from vaultbrain.vault.atomic import atomic_write_file
 
 VAULT_FILE = "vaultbrain.yml"

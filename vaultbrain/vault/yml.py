@@ -21,8 +21,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from vaultbrain.errors import UserError
 
 if TYPE_CHECKING:
@@ -39,6 +37,8 @@ class YmlError(UserError):
 
 def parse(text: str, where: str = VAULT_YML) -> dict[str, Any]:
     """The file's top-level mapping (empty for an empty file); YmlError in one line."""
+    import yaml  # only where there is a vaultbrain.yml to read
+
     try:
         doc = yaml.safe_load(text) if text.strip() else {}
     except yaml.YAMLError as exc:
@@ -120,6 +120,8 @@ def read(root: Path) -> tuple[dict[str, Any], dict[str, str]]:
 
 def key_line(key: str, value: Any) -> str:
     """``key: value`` as YAML writes it (quoted where needed), without a newline."""
+    import yaml
+
     dumped = yaml.safe_dump({key: value}, default_flow_style=True, allow_unicode=True, width=10**6)
     # safe_dump in flow style gives "{key: value}\n"; the braces go.
     return dumped.strip()[1:-1].strip()
