@@ -65,10 +65,10 @@ def test_quiet_still_shows_errors(vault: Path) -> None:
 def test_bare_vaultbrain_prints_help_and_exits_0() -> None:
     result = CliRunner().invoke(cli, [])
     assert result.exit_code == 0
-    assert "Commands:" in result.output and "capture" in result.output
+    assert "Everyday:" in result.output and "capture" in result.output
     proc = _vaultbrain(stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     out, _ = proc.communicate(timeout=60)
-    assert proc.returncode == 0 and b"Commands:" in out
+    assert proc.returncode == 0 and b"Everyday:" in out
 
 
 def test_a_typo_gets_a_suggestion(vault: Path) -> None:

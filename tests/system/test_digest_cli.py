@@ -268,7 +268,8 @@ def test_rerun_the_same_day_replaces_the_note(seeded: Path, lmstudio: Any) -> No
 def test_latest_prints_the_last_digest(seeded: Path) -> None:
     missing = run(seeded, "digest", "latest")
     assert missing.exit_code == 1
-    assert "error: no digest yet; run `vaultbrain digest run`" in missing.output
+    # the hint repeats the --vault given, ready to paste
+    assert f"error: no digest yet; run `vaultbrain --vault {seeded} digest run`" in missing.output
     assert run(seeded, "digest", "run", "--date", "2026-11-30").exit_code == 0
     assert run(seeded, "digest", "run", "--date", DAY).exit_code == 0
     result = run(seeded, "digest", "latest")
@@ -363,5 +364,5 @@ def test_user_errors_are_one_line_from_the_real_entry_point(seeded: Path) -> Non
     )
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines()[-1] == (
-        "error: no weekly review yet; run `vaultbrain weekly run`"
+        f"error: no weekly review yet; run `vaultbrain --vault {seeded} weekly run`"
     )

@@ -48,7 +48,7 @@ from vaultbrain.classify.servers import (
     server_from_models,
     short_model_name,
 )
-from vaultbrain.classify.transport import TrackingBackend, http_client
+from vaultbrain.classify.transport import TrackingBackend, http_client, refuses_connections
 from vaultbrain.errors import LLMError
 
 if TYPE_CHECKING:
@@ -183,10 +183,12 @@ class LLMClient:
 
     def _send(self, method: str, path: str, timeout: float | None = None, **kw: Any) -> Any:
         """One HTTP request; a transport failure becomes an LLMError of its kind."""
-        import httpx
-
         if self._cancel.is_set():
             raise self._cancelled_error()
+        if self._client is None and refuses_connections(self.endpoint):
+            raise self._unreachable()  # no server: known without importing httpx
+        import httpx
+
         if timeout is not None:
             kw["timeout"] = httpx.Timeout(timeout, connect=min(timeout, 5.0))
         try:
@@ -209,13 +211,7 @@ class LLMClient:
                     cause=f"the LLM server did not answer within {limit:g}s",
                 ) from exc
             if isinstance(exc, httpx.ConnectError):
-                guess = guess_server_by_port(self.endpoint)
-                raise LLMError(
-                    f"cannot reach the LLM server at {self.endpoint}; {START_HINTS[guess]}",
-                    kind="unreachable",
-                    retryable=True,
-                    cause=f"cannot reach the LLM server at {self.endpoint}",
-                ) from exc
+                raise self._unreachable() from exc
             if isinstance(exc, httpx.TransportError):
                 raise LLMError(
                     f"the connection to the LLM server at {self.endpoint} broke: {exc}",
@@ -224,6 +220,15 @@ class LLMClient:
                     cause="the connection to the LLM server broke",
                 ) from exc
             raise
+
+    def _unreachable(self) -> LLMError:
+        guess = guess_server_by_port(self.endpoint)
+        return LLMError(
+            f"cannot reach the LLM server at {self.endpoint}; {START_HINTS[guess]}",
+            kind="unreachable",
+            retryable=True,
+            cause=f"cannot reach the LLM server at {self.endpoint}",
+        )
 
     def _request(self, method: str, path: str, **kw: Any) -> Any:
         """A request retried with backoff while the failure is temporary: a broken

@@ -2,7 +2,8 @@
 keeps the sockets httpcore opens so that :meth:`vaultbrain.classify.llm.LLMClient.cancel`
 (the daemon stopping) can shut them down and wake a thread blocked reading a slow reply.
 
-httpx is imported only when the first request is made: the embedded classifier never pays.
+httpx is imported only when the first request is made: the embedded classifier never pays,
+and neither does a request to an endpoint where nothing listens (:func:`refuses_connections`).
 """
 
 from __future__ import annotations
@@ -11,9 +12,34 @@ import socket
 import threading
 import weakref
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
     import httpx
+
+
+def refuses_connections(endpoint: str) -> bool:
+    """Whether nothing listens at the endpoint's host and port, found with one connect(). A
+    person with no LLM server running meets this at every capture: knowing it this way spares
+    importing httpx (a fifth of a cold `vaultbrain capture`) only to be told the same. Any
+    other outcome (a server, a slow or unknown host) is left to the request to find and say."""
+    parts = urlsplit(endpoint)
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return False
+    host = parts.hostname
+    if not host:
+        return False
+    try:
+        # An ASCII name as bytes: a str would load the idna codec (12 ms) to say the same.
+        name = host.encode("ascii") if host.isascii() else host
+        with socket.create_connection((name, port), timeout=0.5):  # type: ignore[arg-type]
+            return False
+    except ConnectionRefusedError:
+        return True
+    except OSError:
+        return False
 
 
 def http_client(timeout: float, backend: TrackingBackend) -> httpx.Client:

@@ -1,21 +1,20 @@
 """The command line: a thin front end. Commands parse, call one core function, render.
 
-Command groups live in their own modules and are imported only when used, which keeps
-``vaultbrain capture`` quick to start.
+Each command lives in its own module and is imported only when it runs: the table below
+names it, its section of ``vaultbrain --help`` and its one-line summary, so the help is
+printed without importing any command (``vaultbrain capture`` loads only what a capture
+needs). A new command is one line in ``COMMANDS``.
 """
 
 from __future__ import annotations
 
 import contextlib
-import difflib
 import importlib
 import os
 import re
 import sys
-import traceback
 from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
 
@@ -23,49 +22,96 @@ from vaultbrain import __version__
 from vaultbrain.errors import VaultbrainError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from vaultbrain.brain import Brain
 
-# command name -> "module:attribute"
-COMMANDS: dict[str, str] = {
-    "init": "vaultbrain.cli.core:init_cmd",
-    "capture": "vaultbrain.cli.core:capture_cmd",
-    "inbox": "vaultbrain.cli.core:inbox_cmd",
-    "db": "vaultbrain.cli.db:db",
-    "settings": "vaultbrain.cli.settings:settings_cmd",
-    "doctor": "vaultbrain.cli.doctor:doctor_cmd",
-    "filer": "vaultbrain.cli.filer:filer",
-    "statedir": "vaultbrain.cli.statedir:statedir",
-    "reindex": "vaultbrain.cli.core:reindex_cmd",
-    "adopt": "vaultbrain.cli.adopt:adopt_cmd",
-    "daemon": "vaultbrain.cli.daemon:daemon_cmd",
-    "service": "vaultbrain.cli.daemon:service",
-    "review": "vaultbrain.cli.review:review",
-    "fix": "vaultbrain.cli.review:fix_cmd",
-    "trust": "vaultbrain.cli.review:trust_cmd",
-    "digest": "vaultbrain.cli.digest:digest",
-    "weekly": "vaultbrain.cli.digest:weekly",
-    "schedule": "vaultbrain.cli.digest:schedule_cmd",
-    "youtube": "vaultbrain.cli.youtube:youtube",
-    "idealoom": "vaultbrain.cli.idealoom:idealoom",
-    "schema": "vaultbrain.cli.schema:schema",
-    "classify": "vaultbrain.cli.classify:classify_cmd",
-    "search": "vaultbrain.cli.graph:search_cmd",
-    "whoknows": "vaultbrain.cli.graph:whoknows_cmd",
-    "links": "vaultbrain.cli.graph:links_cmd",
-    "takes": "vaultbrain.cli.graph:takes_cmd",
-    "enrich": "vaultbrain.cli.graph:enrich_cmd",
-}
+
+class Cmd(NamedTuple):
+    target: str  # "module:attribute", imported when the command runs
+    section: str  # its heading in `vaultbrain --help`
+    summary: str  # one line that fits 80 columns beside its name
+
+
+EVERYDAY = "Everyday"
+REVIEW = "Review and fix"
+KNOWLEDGE = "Knowledge"
+SCHEMA = "Schema"
+MACHINE = "Machine and service"
+SECTIONS = (EVERYDAY, REVIEW, KNOWLEDGE, SCHEMA, MACHINE)
+
+COMMANDS: dict[str, Cmd] = {
+    "init": Cmd("vaultbrain.cli.core:init_cmd", EVERYDAY, "Make a vault: the pack's folders and Inbox.md"),
+    "capture": Cmd("vaultbrain.cli.core:capture_cmd", EVERYDAY, "Capture one thought now and file it"),
+    "daemon": Cmd("vaultbrain.cli.daemon:daemon_cmd", EVERYDAY, "Watch the vault and file each finished inbox line"),
+    "inbox": Cmd("vaultbrain.cli.core:inbox_cmd", EVERYDAY, "Recent captures and what each became"),
+    "digest": Cmd("vaultbrain.cli.digest:digest", EVERYDAY, "The daily digest: write it now, or print the latest"),
+    "weekly": Cmd("vaultbrain.cli.digest:weekly", EVERYDAY, "The weekly review: write it now, or print the latest"),
+    "schedule": Cmd("vaultbrain.cli.digest:schedule_cmd", EVERYDAY, "When digests and reviews last ran and run next"),
+    "review": Cmd("vaultbrain.cli.review:review", REVIEW, "Decide on the thoughts waiting in Needs Review"),
+    "fix": Cmd("vaultbrain.cli.review:fix_cmd", REVIEW, "Re-file a record as another type"),
+    "trust": Cmd("vaultbrain.cli.review:trust_cmd", REVIEW, "The audit trail: classifications, corrections, syncs"),
+    "db": Cmd("vaultbrain.cli.db:db", REVIEW, "List, show, add, update and delete records by hand"),
+    "reindex": Cmd("vaultbrain.cli.core:reindex_cmd", REVIEW, "Rescan the vault into the store (notes are the truth)"),
+    "adopt": Cmd("vaultbrain.cli.adopt:adopt_cmd", REVIEW, "Write ids into hand-made record notes, when asked"),
+    "classify": Cmd("vaultbrain.cli.classify:classify_cmd", REVIEW, "What the classifiers would do with a thought"),
+    "search": Cmd("vaultbrain.cli.graph:search_cmd", KNOWLEDGE, "Full-text search over every note, best first"),
+    "whoknows": Cmd("vaultbrain.cli.graph:whoknows_cmd", KNOWLEDGE, "Who in the vault is tied to a topic, and why"),
+    "links": Cmd("vaultbrain.cli.graph:links_cmd", KNOWLEDGE, "A note's typed links, both ways"),
+    "takes": Cmd("vaultbrain.cli.graph:takes_cmd", KNOWLEDGE, "Facts, takes, bets and hunches found in notes"),
+    "enrich": Cmd("vaultbrain.cli.graph:enrich_cmd", KNOWLEDGE, "Fill records' empty fields from what the vault says"),
+    "youtube": Cmd("vaultbrain.cli.youtube:youtube", KNOWLEDGE, "Bring a YouTube video's transcript into the vault"),
+    "idealoom": Cmd("vaultbrain.cli.idealoom:idealoom", KNOWLEDGE, "IdeaLoom lists: a prompt and its ordered ideas"),
+    "schema": Cmd("vaultbrain.cli.schema:schema", SCHEMA, "Schema packs: the note types, folders and fields"),
+    "settings": Cmd("vaultbrain.cli.settings:settings_cmd", MACHINE, "Show or change settings (the vault's, this machine's)"),
+    "doctor": Cmd("vaultbrain.cli.doctor:doctor_cmd", MACHINE, "Check the set-up: vault, state, LLM server, tools"),
+    "service": Cmd("vaultbrain.cli.daemon:service", MACHINE, "Run the daemon as a systemd or launchd service"),
+    "filer": Cmd("vaultbrain.cli.filer:filer", MACHINE, "Which machine takes this vault's inbox lines"),
+    "statedir": Cmd("vaultbrain.cli.statedir:statedir", MACHINE, "Where this machine keeps the vault's state"),
+}  # fmt: skip
+
+# `--json` reads the same on every command that has it.
+JSON_HELP = "Print one JSON document instead of text."
+
+EXAMPLES = """\
+Examples:
+  vaultbrain --vault ~/Vault init
+  vaultbrain --vault ~/Vault capture "Call the plumber on Monday"
+  vaultbrain --vault ~/Vault daemon        # the main job, in this terminal
+  vaultbrain --vault ~/Vault review list   # what waits for you
+  export VAULTBRAIN_VAULT=~/Vault          # then --vault can be left out
+
+Learn more:
+  vaultbrain COMMAND --help   a command's options and examples
+  vaultbrain doctor           what is set up and what is missing
+  README.md                   the whole guide"""
 
 
 class ReportedError(click.ClickException):
     """A VaultbrainError on its way out: one line on stderr, its exit code."""
 
     def __init__(self, exc: VaultbrainError) -> None:
-        super().__init__(str(exc))
+        super().__init__(hint(str(exc)))  # made inside the command, where --vault is known
         self.exit_code = exc.exit_code
 
     def show(self, file: Any = None) -> None:
         click.echo(f"error: {self.message}", err=True)
+
+
+# A next-step hint names a command in backticks: `vaultbrain reindex`.
+_HINT = re.compile(r"`vaultbrain (?!--vault )")
+
+
+def hint(text: str) -> str:
+    """``text`` with each `vaultbrain …` it suggests carrying the --vault (and --state-dir)
+    the person gave, so the command can be pasted as it is. Core code writes hints without
+    them: it does not know how the person named the vault."""
+    ctx = click.get_current_context(silent=True)
+    obj = ctx.find_root().obj if ctx is not None else None
+    if not isinstance(obj, Context) or "`vaultbrain " not in text:
+        return text
+    given = obj.given_options()
+    return _HINT.sub(f"`vaultbrain {given} ", text) if given else text
 
 
 # Flags that mean the same wherever they stand (`vaultbrain db list person -v`), as in llm
@@ -84,6 +130,8 @@ def hoist_global_flags(args: Sequence[str]) -> list[str]:
 
 def _with_suggestion(exc: click.UsageError) -> click.UsageError:
     """ "No such command 'captur'." gains "did you mean capture?" (any group, any depth)."""
+    import difflib
+
     ctx = exc.ctx
     match = re.match(r"No such command '(.+)'\.", exc.message)
     if ctx is None or match is None or not isinstance(ctx.command, click.Group):
@@ -95,7 +143,39 @@ def _with_suggestion(exc: click.UsageError) -> click.UsageError:
     return click.UsageError(f"{exc.message.rstrip('.')}; did you mean {close[0]}?", ctx)
 
 
+def describe_json(command: click.Command) -> None:
+    """Give every ``--json`` option under ``command`` the one description."""
+    for param in command.params:
+        if isinstance(param, click.Option) and "--json" in param.opts:
+            param.help = JSON_HELP
+    for sub in getattr(command, "commands", {}).values():
+        describe_json(sub)
+
+
+def _help_width() -> int:
+    """shutil.get_terminal_size's answer (COLUMNS, else the terminal, else 80) without
+    importing shutil, which brings the compression modules into `vaultbrain --help`."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+class _HelpContext(click.Context):
+    def make_formatter(self) -> click.HelpFormatter:
+        width = self.terminal_width or max(min(_help_width(), 80) - 2, 50)
+        return click.HelpFormatter(width=width, max_width=self.max_content_width)
+
+
 class LazyGroup(click.Group):
+    """The top-level group: commands come from ``COMMANDS``, imported when they run; the
+    help lists them by section from the table alone (as gh and git group theirs)."""
+
+    context_class = _HelpContext
+
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if ctx.parent is None:
             args = hoist_global_flags(args)
@@ -113,20 +193,36 @@ class LazyGroup(click.Group):
             raise as_click_error(exc, bool(obj is not None and getattr(obj, "verbose", 0))) from exc
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return [name for name in COMMANDS if self.get_command(ctx, name) is not None]
+        return list(COMMANDS)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        target = COMMANDS.get(name)
-        if target is None:
+        entry = COMMANDS.get(name)
+        if entry is None:
             return None
-        module_name, attr = target.split(":")
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name == module_name:
-                return None
-            raise
-        return getattr(module, attr, None)
+        module_name, attr = entry.target.split(":")
+        command: click.Command = getattr(importlib.import_module(module_name), attr)
+        describe_json(command)
+        return command
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Commands first, then the options, then examples (git's and gh's order).
+        self.format_usage(ctx, formatter)
+        self.format_help_text(ctx, formatter)
+        self.format_commands(ctx, formatter)
+        click.Command.format_options(self, ctx, formatter)
+        formatter.write_paragraph()
+        for line in EXAMPLES.splitlines():
+            formatter.write(f"{line}\n" if line else "\n")
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        width = max(len(name) for name in COMMANDS)
+        for section in SECTIONS:
+            rows = [
+                (n.ljust(width), c.summary) for n, c in COMMANDS.items() if c.section == section
+            ]
+            if rows:
+                with formatter.section(section):
+                    formatter.write_dl(rows)
 
 
 class Context:
@@ -140,11 +236,25 @@ class Context:
         self.schema_pack = schema_pack
         self.verbose = verbose
         self.quiet = False
+        self.state_dir_given = False  # on the command line, not from $VAULTBRAIN_STATE_DIR
         self._app: Brain | None = None
 
     @property
     def vault_dir(self) -> Path:
+        from pathlib import Path
+
         return Path(self.vault_arg or os.environ.get("VAULTBRAIN_VAULT") or ".")
+
+    def given_options(self) -> str:
+        """The --vault and --state-dir typed on this command line, ready to paste."""
+        import shlex
+
+        words = []
+        if self.vault_arg:
+            words += ["--vault", shlex.quote(self.vault_arg)]
+        if self.state_dir and self.state_dir_given:
+            words += ["--state-dir", shlex.quote(self.state_dir)]
+        return " ".join(words)
 
     def app(self, *, must_exist: bool = True) -> Brain:
         if self._app is None:
@@ -205,19 +315,9 @@ def cli(
         ctx.exit(0)
     ctx.obj = Context(vault, state_dir, schema_pack, verbose)
     ctx.obj.quiet = quiet
-    import logging
-
-    # journald and launchd stamp each line themselves; a terminal gets the time from us.
-    under_service = bool(os.environ.get("JOURNAL_STREAM") or os.environ.get("XPC_SERVICE_NAME"))
-    level = logging.DEBUG if verbose else logging.ERROR if quiet else logging.INFO
-    logging.basicConfig(
-        level=level,
-        format=("" if under_service else "%(asctime)s ") + "%(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
-    if not verbose:
-        for noisy in ("httpx", "httpcore", "apscheduler", "watchdog"):
-            logging.getLogger(noisy).setLevel(logging.WARNING)
+    source = ctx.get_parameter_source("state_dir")
+    ctx.obj.state_dir_given = source is click.core.ParameterSource.COMMANDLINE
+    set_up_logging(ctx.invoked_subcommand == "daemon", verbose, quiet)
     if quiet and not verbose:
         # Everything but errors goes: logs below ERROR (the handler above keeps the real
         # stderr for those), and what commands print. A command's error is shown after its
@@ -225,6 +325,33 @@ def cli(
         devnull = ctx.with_resource(open(os.devnull, "w", encoding="utf-8"))
         ctx.with_resource(contextlib.redirect_stdout(devnull))
         ctx.with_resource(contextlib.redirect_stderr(devnull))
+
+
+def set_up_logging(daemon: bool, verbose: int, quiet: bool) -> None:
+    """Log lines are the daemon's voice, and everyone's with -v. Any other command says
+    what happened in its own words (a capture's "embedded classifier: the LLM server is not
+    running"), so a warning the core logs on the way (the same cause, timestamped) would only
+    say it twice: such a command shows a log line only when it is an error."""
+    import logging
+
+    # journald and launchd stamp each line themselves; a terminal gets the time from us.
+    under_service = bool(os.environ.get("JOURNAL_STREAM") or os.environ.get("XPC_SERVICE_NAME"))
+    if verbose:
+        level = logging.DEBUG
+    elif quiet or not daemon:
+        level = logging.ERROR
+    else:
+        level = logging.INFO
+    stamp = daemon or verbose
+    logging.basicConfig(
+        level=level,
+        format=("%(asctime)s " if stamp and not under_service else "")
+        + "%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    if not verbose:
+        for noisy in ("httpx", "httpcore", "apscheduler", "watchdog"):
+            logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
 def as_click_error(
@@ -236,6 +363,8 @@ def as_click_error(
         _silence_stdout()  # the reader went away (`… | head`): exit quietly, like cat
         return click.exceptions.Exit(0)
     if verbose:
+        import traceback
+
         traceback.print_exc()
     if isinstance(exc, KeyboardInterrupt):
         error = VaultbrainError("interrupted")

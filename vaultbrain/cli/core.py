@@ -3,19 +3,29 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from vaultbrain.capture.model import STATUS_NAMES, WAITING_FOR_PERSON, CaptureStatus
-from vaultbrain.cli.render import echo_json, echo_table
+from vaultbrain.cli import hint
+from vaultbrain.cli.help import examples
+from vaultbrain.cli.render import echo_json, echo_table, time_left
 from vaultbrain.errors import StorageError, UserError, VaultbrainError
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
 
-@click.command("init")
+@click.command(
+    "init",
+    epilog=examples(
+        "vaultbrain --vault ~/Vault init",
+        "vaultbrain --vault ~/Notes init   # your own vault: notes stay as they are",
+        "vaultbrain init --file-existing   # also file the lines in Inbox.md",
+    ),
+)
 @click.argument("directory", required=False, type=click.Path(file_okay=False))
 @click.option(
     "--file-existing",
@@ -24,8 +34,12 @@ if TYPE_CHECKING:
 )
 @click.pass_obj
 def init_cmd(obj: Any, directory: str | None, file_existing: bool) -> None:
-    """Make a vault skeleton (pack folders, Inbox.md). Never overwrites anything."""
-    from vaultbrain.filing.setup import init_vault
+    """Make a vault skeleton (pack folders, Inbox.md). Never overwrites anything.
+
+    In a vault that already has notes, nothing in them is written: it says how many there
+    are and what to run next to bring them in.
+    """
+    from vaultbrain.filing.setup import existing_notes, init_vault
 
     if directory:
         obj.vault_arg = directory
@@ -37,9 +51,25 @@ def init_cmd(obj: Any, directory: str | None, file_existing: bool) -> None:
     click.echo(f"vault ready at {app.vault.root}" + ("" if made else " (nothing to create)"))
     if held:
         click.echo(
-            f"{app.inbox_rel} already has {held} line(s); they are left as they are and not "
-            "filed. To file them: `vaultbrain init --file-existing` (or edit a line)."
+            hint(
+                f"{app.inbox_rel} already has {held} line(s); they are left as they are and not "
+                "filed. To file them: `vaultbrain init --file-existing` (or edit a line)."
+            )
         )
+    found = existing_notes(app)
+    if found.notes and not found.scanned:
+        click.echo(
+            f"this vault already has {found.notes:,} note(s), {found.in_pack_folders:,} of them "
+            "in the pack's folders; none was changed. Next:"
+        )
+        for line in (
+            "see what would become records (nothing is written): `vaultbrain reindex --dry-run`",
+            "read them in, for db, search and the daemon: `vaultbrain reindex`",
+            "see which notes would get an id: line, if you ask: `vaultbrain adopt --dry-run`",
+        ):
+            click.echo("  " + hint(line))
+    elif not held:
+        click.echo(hint(f"next: write thoughts in {app.inbox_rel} and run `vaultbrain daemon`"))
 
 
 def _review_note(app: Brain) -> list[str]:
@@ -74,7 +104,14 @@ def capture_summary(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@click.command("capture")
+@click.command(
+    "capture",
+    epilog=examples(
+        'vaultbrain capture "Met with Sarah about the new project"',
+        'echo "Idea: a podcast about bees" | vaultbrain capture -',
+        'vaultbrain capture --json "Renew the domain by Friday"',
+    ),
+)
 @click.argument("text")
 @click.option("--json", "as_json", is_flag=True, help="Print the capture record as JSON.")
 @click.pass_obj
@@ -107,7 +144,7 @@ def capture_cmd(obj: Any, text: str, as_json: bool) -> None:
             f"  {d['type']:<8} {d['path']}{said}" + (" (held: confirm)" if d.get("held") else "")
         )
     if status == CaptureStatus.NEEDS_REVIEW:
-        click.echo("  waiting for you in Brain/Needs Review.md (or `vaultbrain review list`)")
+        click.echo(hint("  waiting for you in Brain/Needs Review.md (or `vaultbrain review list`)"))
     if status == CaptureStatus.PENDING:
         click.echo(f"  pending: {summary['error']}; the daemon will retry")
 
@@ -201,7 +238,13 @@ def inbox_cmd(obj: Any, status: str | None, limit: int, as_json: bool) -> None:
     )
 
 
-@click.command("reindex")
+@click.command(
+    "reindex",
+    epilog=examples(
+        "vaultbrain reindex --dry-run   # what would become records; nothing changes",
+        "vaultbrain reindex",
+    ),
+)
 @click.option("--json", "as_json", is_flag=True)
 @click.option(
     "--dry-run",
@@ -233,7 +276,7 @@ def reindex_cmd(obj: Any, as_json: bool, dry_run: bool) -> None:
         if bar is not None:
             bar.close()
         done = f"{bar.done:,} of {bar.total:,} notes read; " if bar else ""
-        click.echo(f"stopped: {done}run `vaultbrain reindex` again to go on", err=True)
+        click.echo(hint(f"stopped: {done}run `vaultbrain reindex` again to go on"), err=True)
         raise SystemExit(130) from None
     if bar is not None:
         bar.close()
@@ -247,21 +290,23 @@ def reindex_cmd(obj: Any, as_json: bool, dry_run: bool) -> None:
     if rebuilt:
         click.echo(f"{rebuilt} capture(s) rebuilt from their inbox lines")
     for problem in report.problems[:50]:
-        click.echo(f"  {problem}", err=True)
+        click.echo(hint(f"  {problem}"), err=True)
     if report.warning:
-        click.echo(report.warning, err=True)
+        click.echo(hint(report.warning), err=True)
 
 
 class _Progress:
-    """``reindex``'s progress on a terminal: counts, share and rate on one redrawn line."""
+    """``reindex``'s progress on a terminal: counts, share, rate and time left on one
+    redrawn line."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] | None = None) -> None:
         import time
 
-        self._clock = time.monotonic
+        self._clock = clock or time.monotonic
         self.started = self._clock()
         self.done = self.total = 0
         self._shown = 0.0
+        self._drawn = 0
 
     def __call__(self, done: int, total: int) -> None:
         self.done, self.total = done, total
@@ -269,14 +314,22 @@ class _Progress:
         if done < total and now - self._shown < 0.1:
             return  # redrawn ten times a second at most
         self._shown = now
-        rate = done / max(now - self.started, 1e-6)
+        line = self.line(now)
+        # padded to the last line drawn, so a shorter one leaves nothing of it behind
+        click.echo("\r" + line.ljust(self._drawn), nl=False)
+        self._drawn = len(line)
+
+    def line(self, now: float) -> str:
+        done, total = self.done, self.total
+        spent = now - self.started
+        rate = done / max(spent, 1e-6)
         width = 30
         filled = int(width * done / total) if total else width
-        line = (
-            f"\r[{'#' * filled}{'.' * (width - filled)}] {done:,}/{total:,} notes "
-            f"{100 * done // max(total, 1)}%  {rate:,.0f} notes/s"
+        left = time_left(spent, done / total) if total else ""
+        return (
+            f"[{'#' * filled}{'.' * (width - filled)}] {done:,}/{total:,} notes "
+            f"{100 * done // max(total, 1)}%  {rate:,.0f} notes/s" + (f"  {left}" if left else "")
         )
-        click.echo(line, nl=False)
 
     def close(self) -> None:
         if self._shown:

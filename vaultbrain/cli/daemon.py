@@ -8,8 +8,17 @@ from typing import Any
 
 import click
 
+from vaultbrain.cli.help import examples
 
-@click.command("daemon")
+
+@click.command(
+    "daemon",
+    epilog=examples(
+        "vaultbrain --vault ~/Vault daemon",
+        "vaultbrain --vault ~/Vault daemon --once     # what is due now, then exit",
+        "vaultbrain --vault ~/Vault service install   # keep it running as a service",
+    ),
+)
 @click.option(
     "--once", is_flag=True, help="Do what is due (ready lines, changes, retries, jobs), then exit."
 )
@@ -42,6 +51,12 @@ def daemon_cmd(obj: Any, once: bool, log_file: str | None) -> None:
     stats = daemon.run()
     if once:
         click.echo(f"took {stats.taken} line(s), processed {stats.processed} capture(s)", err=True)
+        if daemon.filer.role.is_filer:  # an observer never takes a line: it said so above
+            from vaultbrain.daemon.waiting import settling_lines
+
+            said = settling_lines(app).sentence(app.inbox_rel)
+            if said:
+                click.echo(said, err=True)
 
 
 def log_to_file(path: str) -> Callable[[], None]:
@@ -74,7 +89,14 @@ def log_to_file(path: str) -> Callable[[], None]:
     return restore
 
 
-@click.group("service")
+@click.group(
+    "service",
+    epilog=examples(
+        "vaultbrain service install --print   # the unit or plist; nothing installed",
+        "vaultbrain service install",
+        "vaultbrain service status --json",
+    ),
+)
 def service() -> None:
     """Run the daemon as a systemd user unit (Linux) or a launchd agent (macOS)."""
 
@@ -91,7 +113,7 @@ def _platform(value: str | None) -> str:
 @click.option("--no-start", is_flag=True, help="Write the file but do not enable/start it.")
 @click.pass_obj
 def service_install(obj: Any, print_only: bool, platform: str | None, no_start: bool) -> None:
-    """Install (and start) the daemon as a per-user service for this vault."""
+    """Install and start the daemon as a service for this vault."""
     from vaultbrain.daemon.service import install_service, render_service
 
     app = obj.app()
@@ -124,7 +146,7 @@ def service_uninstall(obj: Any, platform: str | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="One JSON document.")
 @click.pass_obj
 def service_status(obj: Any, platform: str | None, as_json: bool) -> None:
-    """Whether the service is installed and running, and the daemon lock's holder."""
+    """Whether the service is installed and the daemon runs."""
     from vaultbrain.cli.render import echo_json
     from vaultbrain.daemon.service import render_service, status_lines
     from vaultbrain.daemon.service import service_status as status

@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from vaultbrain.cli import hint
 from vaultbrain.cli.render import echo_json, echo_table, field_lines, parse_sets
 
 
@@ -22,7 +23,8 @@ def db_list(obj: Any, type_name: str, as_json: bool) -> None:
     """Every record of TYPE (person, project, idea, admin, …)."""
     from vaultbrain.filing.db import list_records
 
-    rows = list_records(obj.app(), type_name)
+    app = obj.app()
+    rows = list_records(app, type_name)
     if as_json:
         echo_json(rows)
         return
@@ -30,6 +32,13 @@ def db_list(obj: Any, type_name: str, as_json: bool) -> None:
         [(r["id"], r.get("title"), r.get("path"), r.get("updated")) for r in rows],
         ["id", "title", "path", "updated"],
     )
+    if not rows:
+        from vaultbrain.filing.setup import scanned
+
+        if not scanned(app):  # the notes the vault had are not records until a reindex
+            click.echo(
+                hint("no records yet: `vaultbrain reindex` reads the vault's notes in"), err=True
+            )
 
 
 @db.command("show")
@@ -59,7 +68,10 @@ def db_show(obj: Any, type_name: str, ref: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 def db_add(obj: Any, type_name: str, sets: tuple[str, ...], as_json: bool) -> None:
-    """Add a record: `db add person --set name=Sarah --set contact=sarah@example.com`."""
+    """Add a record with the fields given.
+
+    For example: `db add person --set name=Sarah --set contact=sarah@example.com`.
+    """
     from vaultbrain.filing.db import add_record
 
     rec = add_record(obj.app(), type_name, parse_sets(sets))
@@ -85,7 +97,10 @@ def db_update(obj: Any, type_name: str, ref: str, sets: tuple[str, ...], as_json
 @click.argument("ref", metavar="ID")
 @click.pass_obj
 def db_delete(obj: Any, type_name: str, ref: str) -> None:
-    """Delete a record: its note moves to the state dir's trash/ (recoverable)."""
+    """Delete a record.
+
+    Its note moves to the state dir's trash/, where it can be recovered.
+    """
     from vaultbrain.filing.db import delete_record
 
     app = obj.app()

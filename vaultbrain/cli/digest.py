@@ -65,7 +65,10 @@ def digest() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the run's history entry as JSON.")
 @click.pass_obj
 def digest_run(obj: Any, day: dt.date | None, as_json: bool) -> None:
-    """Write today's digest now; running it again the same day replaces that note."""
+    """Write today's digest now.
+
+    Running it again the same day replaces that note.
+    """
     from vaultbrain.digest import run_digest
 
     _echo_run(run_digest(obj.app(), day, trigger="cli"), as_json)
@@ -93,7 +96,10 @@ def weekly() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the run's history entry as JSON.")
 @click.pass_obj
 def weekly_run(obj: Any, day: dt.date | None, as_json: bool) -> None:
-    """Write the weekly review of the last seven days; again the same week replaces it."""
+    """Write the review of the last seven days now.
+
+    Running it again the same week replaces that note.
+    """
     from vaultbrain.digest import run_review
 
     _echo_run(run_review(obj.app(), day, trigger="cli"), as_json)

@@ -6,10 +6,15 @@ from typing import Any
 
 import click
 
+from vaultbrain.cli import hint
+from vaultbrain.cli.help import examples
 from vaultbrain.cli.render import echo_json
 
 
-@click.command("doctor")
+@click.command(
+    "doctor",
+    epilog=examples("vaultbrain doctor", "vaultbrain --vault ~/Vault doctor --json"),
+)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 def doctor_cmd(obj: Any, as_json: bool) -> None:
@@ -20,11 +25,14 @@ def doctor_cmd(obj: Any, as_json: bool) -> None:
     checks = run_checks(app)
     if as_json:
         echo_json(
-            [{"check": c.name, "ok": c.ok, "detail": c.detail, "level": c.level} for c in checks]
+            [
+                {"check": c.name, "ok": c.ok, "detail": hint(c.detail), "level": c.level}
+                for c in checks
+            ]
         )
     else:
         for c in checks:
             mark = "ok  " if c.ok else ("warn" if c.level == "warn" else "FAIL")
-            click.echo(f"[{mark}] {c.name}: {c.detail}")
+            click.echo(hint(f"[{mark}] {c.name}: {c.detail}"))
     if any(not c.ok and c.level == "error" for c in checks):
         raise SystemExit(1)

@@ -46,8 +46,11 @@ def show_cmd(obj: Any, as_json: bool) -> None:
 @filer.command("claim")
 @click.pass_obj
 def claim_cmd(obj: Any) -> None:
-    """Make this machine the one that takes inbox lines (written to vaultbrain.yml; a
-    daemon on the machine that filed until now becomes an observer within a moment)."""
+    """Make this machine the one that takes inbox lines.
+
+    It is written to vaultbrain.yml; a daemon on the machine that filed until now becomes
+    an observer within a moment.
+    """
     from vaultbrain.machine import name_filer, named_filer, this_machine
 
     app = obj.app()

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from vaultbrain.cli import hint
 from vaultbrain.cli.render import echo_json, echo_table
 from vaultbrain.idealoom import (
     ExchangeResult,
@@ -109,7 +110,7 @@ def list_cmd(obj: Any, as_json: bool) -> None:
         echo_json([_list_doc(lst) for lst in lists])
         return
     if not lists:
-        click.echo("no lists yet; `vaultbrain idealoom create PROMPT` makes one")
+        click.echo(hint("no lists yet; `vaultbrain idealoom create PROMPT` makes one"))
         return
     rows = [
         [lst.id[:8], lst.title, lst.status, lst.category, len(lst.ideas), lst.modified,
@@ -264,7 +265,10 @@ def import_cmd(obj: Any, as_json: bool) -> None:
 @_json
 @click.pass_obj
 def export_cmd(obj: Any, list_ids: tuple[str, ...], recreate_missing: bool, as_json: bool) -> None:
-    """Write lists (all, or the LIST_IDS given) to their notes in the vault."""
+    """Write lists to their notes in the vault.
+
+    All lists, or the LIST_IDS given.
+    """
     app = obj.app()
     ids = [ListBook(app).find(ref).id for ref in list_ids] or None
     _emit_result(run_export(app, ids, recreate_missing=recreate_missing), as_json)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-import shutil
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -53,13 +52,15 @@ def field_lines(key: str, value: Any, indent: str = "  ") -> list[str]:
     return [f"{indent}{key}:" + (f" {text}" if text else "")]
 
 
-def _terminal_width() -> int | None:
+def terminal_width() -> int | None:
     """The width to fit, or None when the output is not a terminal (then nothing is cut)."""
     columns = os.environ.get("COLUMNS", "")
     if columns.isdigit() and int(columns) > 0:
         return int(columns)
     isatty = getattr(sys.stdout, "isatty", None)
     if isatty is not None and isatty():
+        import shutil
+
         return shutil.get_terminal_size().columns
     return None
 
@@ -79,6 +80,15 @@ def _cut(cell: str, width: int) -> str:
     return cell if len(cell) <= width else cell[: width - 1] + "…"
 
 
+def table_width(rows: Iterable[Sequence[Any]], headers: Sequence[str]) -> int:
+    """How wide ``echo_table`` would print these rows with nothing cut."""
+    widths = [len(h) for h in headers]
+    for row in rows:
+        for i, cell in enumerate(list(row)[: len(widths)]):
+            widths[i] = max(widths[i], len(human(cell)))
+    return sum(widths) + 2 * (len(widths) - 1)
+
+
 def echo_table(rows: Iterable[Sequence[Any]], headers: Sequence[str]) -> None:
     cells = [[human(c) for c in row] for row in rows]
     heads = [h.lower() for h in headers]
@@ -86,13 +96,28 @@ def echo_table(rows: Iterable[Sequence[Any]], headers: Sequence[str]) -> None:
     for row in cells:
         for i, cell in enumerate(row[: len(widths)]):
             widths[i] = max(widths[i], len(cell))
-    total = _terminal_width()
+    total = terminal_width()
     if total is not None:
         widths = _fit(widths, total)
     for row in [heads, *cells]:
         row = (row + [""] * len(widths))[: len(widths)]  # as many cells as headers
         padded = [_cut(c, w).ljust(w) for c, w in zip(row, widths, strict=True)]
         click.echo("  ".join(padded).rstrip())
+
+
+def clock_time(seconds: float) -> str:
+    """A duration as a clock shows it: 1:15, 1:01:15."""
+    minutes, secs = divmod(int(max(0.0, seconds)), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def time_left(spent: float, share: float) -> str:
+    """A progress bar's estimate, "~0:42 left", from the time spent on the ``share`` (0–1)
+    done so far, at the same pace; nothing before there is a pace to go by."""
+    if not 0.02 <= share < 1.0 or spent < 1.0:
+        return ""
+    return f"~{clock_time(spent * (1.0 - share) / share)} left"
 
 
 def parse_sets(pairs: Sequence[str]) -> dict[str, str]:

@@ -48,7 +48,7 @@ def review() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @click.pass_obj
 def review_list(obj: Any, as_json: bool) -> None:
-    """Thoughts that need a decision, suggestions to confirm, and sync conflicts."""
+    """Thoughts to decide, suggestions to confirm, conflicts."""
     app = obj.app()
     if _elsewhere(app):
         _list_shown(app, as_json)
@@ -160,7 +160,10 @@ def review_confirm(obj: Any, capture_id: str, as_json: bool) -> None:
 @click.argument("capture_id", metavar="ID")
 @click.pass_obj
 def review_dismiss(obj: Any, capture_id: str) -> None:
-    """Not a thought: dismiss ID (notes it created move to Brain/Archive/)."""
+    """Dismiss ID: it was not a thought.
+
+    Notes it created move to Brain/Archive/.
+    """
     app = obj.app()
     if _elsewhere(app):
         _gesture(app, capture_id, "dismiss")

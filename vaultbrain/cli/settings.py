@@ -10,10 +10,20 @@ from typing import Any
 
 import click
 
-from vaultbrain.cli.render import echo_json, echo_table, human
+from vaultbrain.cli import hint
+from vaultbrain.cli.help import examples
+from vaultbrain.cli.render import echo_json, echo_table, human, table_width, terminal_width
 
 
-@click.group("settings")
+@click.group(
+    "settings",
+    epilog=examples(
+        "vaultbrain settings get",
+        "vaultbrain settings set endpoint http://localhost:11434/v1   # Ollama",
+        "vaultbrain settings get auto_confidence --where",
+        "vaultbrain settings unset auto_confidence",
+    ),
+)
 def settings_cmd() -> None:
     """Show or change settings: the vault's in vaultbrain.yml, this machine's in its state
     dir."""
@@ -34,8 +44,11 @@ def _scope(name: str) -> str:
 )
 @click.pass_obj
 def settings_get(obj: Any, key: str | None, as_json: bool, where: bool) -> None:
-    """Every setting with its value, scope (vault or machine) and where the value comes from
-    (default, vaultbrain.yml, state dir, or an environment variable); or one KEY's value."""
+    """Every setting, or one KEY's value.
+
+    Each with its value, scope (vault or machine) and where the value comes from (default,
+    vaultbrain.yml, state dir, or an environment variable).
+    """
     from vaultbrain.settings import KEYS
 
     app = obj.app()
@@ -57,12 +70,27 @@ def settings_get(obj: Any, key: str | None, as_json: bool, where: bool) -> None:
         else:
             echo_json({name: value for name, value, _ in items})
         return
-    echo_table(
-        [(n, v, _scope(n), src, KEYS[n].help if n in KEYS else "") for n, v, src in items],
-        ["key", "value", "scope", "from", "what"],
-    )
+    rows = [(n, v, _scope(n), src, KEYS[n].help if n in KEYS else "") for n, v, src in items]
+    headers = ["key", "value", "scope", "from", "what"]
+    width = terminal_width()
+    if width is None or table_width(rows, headers) <= width:
+        echo_table(rows, headers)
+    else:
+        _echo_each(rows, width)
     for line in settings.problems() + settings.notes():
-        click.echo(f"note: {line}", err=True)
+        click.echo(hint(f"note: {line}"), err=True)
+
+
+def _echo_each(rows: list[tuple[str, Any, str, str, str]], width: int) -> None:
+    """The settings one by one, for a terminal too narrow for the table: a key or a value is
+    what the person types into `settings set`, so neither is ever cut; the rest wraps."""
+    import textwrap
+
+    for name, value, scope, source, what in rows:
+        click.echo(f"{name} = {human(value)}".rstrip())
+        about = f"{scope}, from {source}" + (f": {what}" if what else "")
+        for line in textwrap.wrap(about, max(width - 4, 20)):
+            click.echo(f"    {line}")
 
 
 def _where_it_went(name: str) -> str:
@@ -99,8 +127,11 @@ def settings_unset(obj: Any, key: str) -> None:
 @settings_cmd.command("migrate")
 @click.pass_obj
 def settings_migrate(obj: Any) -> None:
-    """Move the vault settings an earlier version kept in this machine's state dir into
-    vaultbrain.yml, where every machine reads them (a value vaultbrain.yml already has wins)."""
+    """Move vault settings from the state dir into vaultbrain.yml.
+
+    An earlier version kept them in the state dir; in vaultbrain.yml every machine reads
+    them. A value vaultbrain.yml already has wins.
+    """
     app = obj.app()
     done = app.settings.migrate()
     for line in done:

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from vaultbrain.cli import hint
 from vaultbrain.cli.render import echo_json
 from vaultbrain.errors import UserError
 
@@ -41,14 +42,17 @@ def statedir_show(obj: Any, as_json: bool) -> None:
     if as_json:
         echo_json(doc)
         return
-    click.echo(f"{path}\n  {doc['why']}; vault id {doc['vault_id']}")
+    click.echo(hint(f"{path}\n  {doc['why']}; vault id {doc['vault_id']}"))
 
 
 @statedir.command("move")
 @click.pass_obj
 def statedir_move(obj: Any) -> None:
-    """Move <vault>/.vaultbrain to the per-user state folder (stop the daemon first; the
-    daemon does it itself at start when nothing else uses it). Safe to interrupt."""
+    """Move <vault>/.vaultbrain out to the per-user state folder.
+
+    Stop the daemon first (the daemon does it itself at start when nothing else uses it).
+    Safe to interrupt.
+    """
     from vaultbrain.vault.relocate import move_state_dir
     from vaultbrain.vault.statedir import in_vault_pinned
 

@@ -13,7 +13,8 @@ from typing import Any
 
 import click
 
-from vaultbrain.cli.render import echo_json, echo_table
+from vaultbrain.cli import hint
+from vaultbrain.cli.render import echo_json, echo_table, time_left
 from vaultbrain.errors import UserError
 
 
@@ -21,9 +22,9 @@ from vaultbrain.errors import UserError
 def youtube() -> None:
     """Pull a YouTube video's transcript (and, if asked, audio or video) into the vault.
 
-    \b
     The transcript note goes to Consumed/YouTube/ (setting youtube.folder), a Links
     record is always saved, and with --prompt a task note waits in Brain/Agent Queue/.
+
     From the inbox: a line that is only a video URL does the same; options go on the
     line: #video #audio #no-transcript, other #tags, and ` -- prompt text`.
     """
@@ -52,7 +53,9 @@ def ingest_cmd(
     tags: tuple[str, ...],
     as_json: bool,
 ) -> None:
-    """Ingest one video: URL is a watch, youtu.be, shorts, live or embed URL.
+    """Ingest one video now.
+
+    URL is a watch, youtu.be, shorts, live or embed URL.
 
     Shows progress by stage, with the time spent. Ctrl-C cancels at any step: yt-dlp's
     worker is stopped at once, nothing is written to the vault, and the ingest is listed as
@@ -172,8 +175,10 @@ class _ProgressBar:
         overall, stage = (p.overall, p.stage) if p is not None else (0.0, "starting")
         width = 24
         filled = int(width * overall / 100)
-        spent = _elapsed(self._clock() - self._started)
-        return f"[{'#' * filled}{'-' * (width - filled)}] {overall:3.0f}% {stage:<10} {spent}"
+        seconds = self._clock() - self._started
+        left = time_left(seconds, overall / 100)
+        bar = f"[{'#' * filled}{'-' * (width - filled)}] {overall:3.0f}% {stage:<10}"
+        return f"{bar} {_elapsed(seconds)}" + (f"  {left}" if left else "")
 
     def note(self, text: str) -> None:
         if self._drawn:
@@ -219,7 +224,7 @@ def list_cmd(obj: Any, as_json: bool) -> None:
         echo_json(rows)
         return
     if not rows:
-        click.echo("no YouTube ingests yet; `vaultbrain youtube ingest URL` makes one")
+        click.echo(hint("no YouTube ingests yet; `vaultbrain youtube ingest URL` makes one"))
         return
     echo_table(
         [
@@ -296,7 +301,9 @@ def transcript_cmd(obj: Any, video: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print what was removed as JSON.")
 @click.pass_obj
 def forget_cmd(obj: Any, video: str, as_json: bool) -> None:
-    """Remove VIDEO's transcript, mp3 and vault note (to the state dir's trash/); keep the link.
+    """Remove VIDEO's transcript, mp3 and note; keep the link.
+
+    The note goes to the state dir's trash/.
 
     A downloaded video file (media library) and queued agent tasks are kept.
     """
@@ -330,10 +337,10 @@ def forget_cmd(obj: Any, video: str, as_json: bool) -> None:
 )
 @click.pass_obj
 def cancel_cmd(obj: Any, job: str, wait_seconds: float) -> None:
-    """Cancel a running ingest (a daemon job or another terminal's): JOB is the job id
-    that `youtube list` shows, or the video id.
+    """Cancel a running ingest: a daemon job or another terminal's.
 
-    \b
+    JOB is the job id that `youtube list` shows, or the video id.
+
     Works across processes: it creates <state>/youtube/cancel/<job>, which the running
     ingest checks several times a second; yt-dlp's worker is stopped at once, nothing is
     written to the vault and the ingest is recorded as cancelled. An ingest already saving

@@ -177,8 +177,9 @@ def linger_hint() -> str | None:
     """A user unit runs only while its user is logged in, unless lingering is enabled."""
     user = _user()
     if shutil.which("loginctl"):
-        step = _run(["loginctl", "show-user", user, "--property=Linger", "--value"])
-        if step.ok and step.output.strip() == "yes":
+        # `Linger=yes` (`--value` would drop the name, but systemd before 230 lacks it)
+        step = _run(["loginctl", "show-user", user, "-p", "Linger"])
+        if step.ok and step.output.strip().rpartition("=")[2] == "yes":
             return None
     return (
         "the service runs while you are logged in; to keep it running after you log out "
@@ -248,28 +249,46 @@ def service_status(spec: ServiceSpec, state_dir: Path) -> dict[str, object]:
     """Whether the service file is installed, what the service manager says, and which
     process holds the daemon lock (the daemon may run without the service)."""
     installed = spec.path.exists()
-    manager: str | None = None
-    if spec.platform == "linux" and shutil.which("systemctl") and installed:
-        step = _run(["systemctl", "--user", "is-active", spec.name])
-        manager = step.output.splitlines()[0] if step.output else None
+    state: str | None = None  # what systemd says of the unit: active, inactive, failed, …
+    error: str | None = None  # why systemd could not be asked
+    if spec.platform == "linux" and installed:
+        if not shutil.which("systemctl"):
+            error = "systemctl is not here"
+        else:
+            step = _run(["systemctl", "--user", "is-active", spec.name])
+            first = step.output.splitlines()[0].strip() if step.output else ""
+            if first in _UNIT_STATES:
+                state = first
+            else:  # `Failed to connect to bus` over ssh or in a container
+                error = first or f"systemctl --user is-active {spec.name} failed"
     holder = _lock_holder(Path(state_dir) / "daemon.lock")
     return {
         "name": spec.name,
         "platform": spec.platform,
         "path": str(spec.path),
         "installed": installed,
-        "active": manager,
+        "active": state == "active",
+        "state": state,
+        "error": error,
         "daemon_running": holder is not None,
         "daemon_pid": int(holder) if holder and holder.isdigit() else None,
     }
+
+
+# What `systemctl is-active` answers for a unit it knows; anything else is an error message.
+_UNIT_STATES = frozenset(
+    ("active", "reloading", "inactive", "failed", "activating", "deactivating", "maintenance")
+)
 
 
 def status_lines(status: Mapping[str, object]) -> list[str]:
     """``service_status`` as a person reads it."""
     where = f"installed at {status['path']}" if status["installed"] else "not installed"
     out = [f"{status['name']}: {where}"]
-    if status["active"] is not None:
-        out.append(f"systemd: {status['active']}")
+    if status.get("state") is not None:
+        out.append(f"systemd: {status['state']}")
+    if status.get("error"):
+        out.append(f"systemd: could not be asked: {status['error']}")
     if status["daemon_running"]:
         out.append(f"daemon: running (pid {status['daemon_pid'] or '?'})")
     else:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import StorageError, UserError
 from vaultbrain.packs import PageType
-from vaultbrain.packs.model import TasksSpec
+from vaultbrain.packs.resolved import freeze, replaced
 from vaultbrain.resources import data_dir
 from vaultbrain.vault import tasks as tk
 from vaultbrain.vault.note import (
@@ -38,6 +38,7 @@ from vaultbrain.vault.tags import merge_tags
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
+    from vaultbrain.packs.model import TasksSpec
 
 CORE_KEYS = (
     "type",
@@ -200,18 +201,19 @@ def tasks_spec(ptype: PageType | None) -> TasksSpec | None:
     if ptype.tasks is not None:
         spec = ptype.tasks
     elif ptype.name == "admin":
-        spec = TasksSpec()
+        from vaultbrain.packs.model import TasksSpec  # its defaults (validating: pydantic)
+
+        spec = freeze(TasksSpec())
     else:
         return None
     fields = ptype.fields
-    return spec.model_copy(
-        update={
-            "title": spec.title or ptype.title_key,
-            "due": spec.due if spec.due in fields else None,
-            "priority": spec.priority if spec.priority in fields else None,
-            "status": spec.status if spec.status in fields else None,
-            "completed": spec.completed if spec.completed in fields else None,
-        }
+    return replaced(
+        spec,
+        title=spec.title or ptype.title_key,
+        due=spec.due if spec.due in fields else None,
+        priority=spec.priority if spec.priority in fields else None,
+        status=spec.status if spec.status in fields else None,
+        completed=spec.completed if spec.completed in fields else None,
     )
 
 

@@ -7,6 +7,7 @@ only when the person asks (``init --file-existing``) or edits a line.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from vaultbrain.filing.inbox import ensure_inbox
@@ -82,3 +83,31 @@ def held_lines(brain: Brain) -> dict[str, int]:
     for h in doc.get("hashes") or []:
         counts[h] = counts.get(h, 0) + 1
     return counts
+
+
+@dataclass(frozen=True)
+class Existing:
+    """The notes a vault had before vaultbrain read it (what `init` tells the person)."""
+
+    notes: int  # Markdown notes, the inbox and Brain/ left out
+    in_pack_folders: int  # of which in the pack's folders: records once a reindex reads them
+    scanned: bool  # a reindex or a daemon has read the vault into this state dir
+
+
+def scanned(brain: Brain) -> bool:
+    """Whether a reindex (or a daemon's scan) has read the vault into this state dir: until
+    then the store knows only what vaultbrain filed, not the notes the vault already had."""
+    from vaultbrain.filing.scan import CACHE_FILE
+
+    return (brain.state_dir / CACHE_FILE).exists()
+
+
+def existing_notes(brain: Brain) -> Existing:
+    """How many notes the vault holds, and how many of them lie in the pack's folders."""
+    notes = typed = 0
+    for rel, _entry in brain.vault.iter_notes():
+        if rel == brain.inbox_rel or rel.startswith("Brain/"):
+            continue
+        notes += 1
+        typed += brain.pack.type_for_path(rel) is not None
+    return Existing(notes, typed, scanned(brain))

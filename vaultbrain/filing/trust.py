@@ -13,6 +13,10 @@ if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
 TRUST_NOTE = "Brain/Trust.md"
+# Who decided a capture without a model: the URL handler (a bare URL is a link), YouTube's,
+# the person (a resolution), the embedded classifier. None of them is "by the model".
+HANDLERS = ("url", "youtube", "person")
+NOT_THE_MODEL = (None, "heuristic", *HANDLERS)
 BANDS = [(0.0, 0.5), (0.5, 0.6), (0.6, 0.7), (0.7, 0.8), (0.8, 0.9), (0.9, 1.01)]
 
 
@@ -72,7 +76,7 @@ def summary(brain: Brain) -> dict[str, Any]:
         status = rec.get("status", "pending")
         by_status[status] += 1
         cls = rec.get("classification") or {}
-        if cls.get("classified_by") in ("person", "url", "youtube"):
+        if cls.get("classified_by") in HANDLERS:
             cls = rec.get("classification_before") or {}
         conf = cls.get("confidence")
         filed = status in ("filed", "suggested", "corrected") and rec.get("destinations")
@@ -120,6 +124,7 @@ def llm_counts(brain: Brain) -> dict[str, Any]:
     because the LLM failed (by kind of failure, with the latest cause), and failed attempts
     that left a thought waiting."""
     by_model = 0
+    by_handler: Counter[str] = Counter()
     fallbacks: Counter[str] = Counter()
     waits: Counter[str] = Counter()
     causes: dict[str, str] = {}
@@ -130,12 +135,15 @@ def llm_counts(brain: Brain) -> dict[str, Any]:
                 fk = str(e.get("fallback_kind") or "error")
                 fallbacks[fk] += 1
                 causes[fk] = str(e.get("fallback_cause") or "")
-            elif e.get("provider") not in (None, "heuristic"):
+            elif e.get("provider") in HANDLERS:
+                by_handler[str(e["provider"])] += 1
+            elif e.get("provider") not in NOT_THE_MODEL:
                 by_model += 1
         elif kind == "classification_failed":
             waits[str(e.get("error_kind") or "error")] += 1
     return {
         "classified_by_model": by_model,
+        "classified_by_handler": dict(by_handler.most_common()),
         "fallbacks": sum(fallbacks.values()),
         "fallbacks_by_cause": [
             {"kind": k, "count": n, "cause": causes.get(k, "")} for k, n in fallbacks.most_common()
@@ -190,6 +198,10 @@ def render_trust(brain: Brain, s: dict[str, Any]) -> str:
         f"Classified by the model: {s.get('classified_by_model', 0)}. "
         f"By the embedded classifier because the LLM failed: {s.get('fallbacks', 0)}.",
     ]
+    handled = s.get("classified_by_handler") or {}
+    if handled:
+        said = ", ".join(f"{n} by the {kind} handler" for kind, n in handled.items())
+        lines += ["", f"Taken without asking a model: {said}."]
     if s.get("fallbacks_by_cause"):
         lines += ["", "| failure | fallbacks | latest cause |", "|---|---|---|"]
         for f in s["fallbacks_by_cause"]:

@@ -22,10 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
-from vaultbrain.packs.loader import RACY_NS, YAML_LOADER, home_dir, load_pack, load_ref, one_line
-from vaultbrain.packs.model import PackError, ResolvedPack
+from vaultbrain.packs.loader import RACY_NS, home_dir, load_pack, load_ref, one_line, yaml_loader
+from vaultbrain.packs.resolved import PackError, ResolvedPack
 
 if TYPE_CHECKING:
     from vaultbrain.packs.context import PackContext
@@ -99,6 +97,19 @@ def read_home_config(home: Path | None = None) -> dict[str, Any]:
     return dict(data)
 
 
+class _YAMLError(Exception):
+    """yaml.YAMLError, for a module that imports PyYAML only when it has a file to read."""
+
+
+def _parse_yaml(text: str) -> Any:
+    import yaml
+
+    try:
+        return yaml.load(text, Loader=yaml_loader())
+    except yaml.YAMLError as exc:
+        raise _YAMLError(str(exc)) from exc
+
+
 def read_vault_yml(vault_root: Path) -> str | None:
     """``schema:`` of ``vaultbrain.yml`` at the vault root (a name, or ``{pack: name}``)."""
     schema = _vault_doc(vault_root).get("schema")
@@ -132,10 +143,10 @@ def vault_packs_dir(vault_root: Path | None) -> Path | None:
 def _vault_doc(vault_root: Path) -> dict[str, Any]:
     yml = Path(vault_root) / "vaultbrain.yml"
     try:
-        doc = _read_small(yml, lambda text: yaml.load(text, Loader=YAML_LOADER)) or {}
+        doc = _read_small(yml, _parse_yaml) or {}
     except IsADirectoryError:
         return {}
-    except yaml.YAMLError as exc:
+    except _YAMLError as exc:
         # A typo on another line of the vault's settings must not lose the pack: each key
         # is read on its own (vaultbrain/vault/yml.py); only a broken `schema:` is an error.
         from vaultbrain.vault.yml import parse_lenient

@@ -36,7 +36,7 @@ from vaultbrain.packs.loader import (
     load_pack,
     looks_like_path,
 )
-from vaultbrain.packs.model import ResolvedPack
+from vaultbrain.packs.resolved import ResolvedPack
 from vaultbrain.vault.atomic import atomic_write_file
 
 VAULT_FILE = "vaultbrain.yml"

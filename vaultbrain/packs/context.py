@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from vaultbrain.packs.choice import ActivePack
-    from vaultbrain.packs.model import ResolvedPack
+    from vaultbrain.packs.resolved import ResolvedPack
     from vaultbrain.settings import Settings
     from vaultbrain.store import Store
     from vaultbrain.vault import Vault

@@ -24,7 +24,7 @@ from vaultbrain.packs.detect import (
 )
 from vaultbrain.packs.lint import LintReport, chain_layers, lint_pack
 from vaultbrain.packs.loader import find_pack, installed_dir, load_pack_path
-from vaultbrain.packs.model import PackError, ResolvedPack
+from vaultbrain.packs.resolved import PackError, ResolvedPack, as_data
 from vaultbrain.vault.atomic import atomic_write_file
 
 if TYPE_CHECKING:
@@ -162,7 +162,7 @@ def write_delta(app: PackContext, pack: ResolvedPack, accepted: list[Candidate])
             else:
                 current = pack.get_type(c.extends_type)
                 assert current is not None
-                entry = current.model_dump(mode="json", exclude_none=True)
+                entry = as_data(current, drop_none=True)
                 types.append(entry)
                 index[c.extends_type] = len(types) - 1
             prefixes = entry.setdefault("path_prefixes", [])

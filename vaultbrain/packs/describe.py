@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
-from vaultbrain.packs.model import PageType, ResolvedPack
+from vaultbrain.packs.resolved import PageType, ResolvedPack, as_data
 
 if TYPE_CHECKING:
     from vaultbrain.packs.choice import ActivePack
@@ -40,7 +40,7 @@ def pack_document(pack: ResolvedPack) -> dict[str, Any]:
         "source": pack.source,
         "warnings": pack.warnings,
         "origins": pack.origins,
-        "manifest": pack.manifest.model_dump(mode="json", exclude_none=True),
+        "manifest": as_data(pack.manifest, drop_none=True),
     }
 
 
@@ -129,14 +129,12 @@ def diff_packs(a: ResolvedPack, b: ResolvedPack) -> dict[str, Any]:
             change["fields_only_in_a"] = sorted(fa - fb)
         if fb - fa:
             change["fields_only_in_b"] = sorted(fb - fa)
-        differing = sorted(
-            f for f in fa & fb if x.fields[f].model_dump() != y.fields[f].model_dump()
-        )
+        differing = sorted(f for f in fa & fb if as_data(x.fields[f]) != as_data(y.fields[f]))
         if differing:
             change["fields_changed"] = {
                 f: {
-                    "a": x.fields[f].model_dump(exclude_none=True),
-                    "b": y.fields[f].model_dump(exclude_none=True),
+                    "a": as_data(x.fields[f], drop_none=True),
+                    "b": as_data(y.fields[f], drop_none=True),
                 }
                 for f in differing
             }

@@ -1,16 +1,18 @@
 """A page type's frontmatter fields, in Obsidian's property types (text, list, number,
-checkbox, date, datetime, link, links, enum): how a value offered for one is coerced or
-dropped, and the JSON schema the classifier is asked to fill; and the fields a type's one
-Obsidian Tasks line shows. Declared under ``fields:`` and ``tasks:`` of a page type in a pack
-manifest (``vaultbrain/packs/model.py``).
+checkbox, date, datetime, link, links, enum), and the fields a type's one Obsidian Tasks
+line shows, as a pack manifest declares them under ``fields:`` and ``tasks:`` of a page type
+(``vaultbrain/packs/model.py``). How a value offered for a field is coerced, and the JSON
+schema the classifier fills, are ``FieldRules`` (resolved.py), shared with the resolved pack.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from vaultbrain.packs import resolved
+from vaultbrain.packs.resolved import FieldRules
 
 FieldType = Literal[
     "text", "list", "number", "checkbox", "date", "datetime", "link", "links", "enum"
@@ -26,8 +28,6 @@ FIELD_TYPES: tuple[str, ...] = (
     "links",
     "enum",
 )
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$")
 
 
 class StrictModel(BaseModel):
@@ -37,10 +37,13 @@ class StrictModel(BaseModel):
     # class is made: a command that finds its resolved pack in the state dir's cache
     # (packs/loader.py) never validates a manifest and skips that cost at every start.
     model_config = ConfigDict(extra="forbid", defer_build=True)
+    __part__ = resolved.Part  # what it is frozen into in a resolved pack (resolved.freeze)
 
 
-class FieldSpec(StrictModel):
+class FieldSpec(StrictModel, FieldRules):
     """One frontmatter property of a page type, in Obsidian's property types."""
+
+    __part__ = resolved.FieldSpec
 
     type: FieldType = "text"
     values: list[str] | None = None
@@ -65,76 +68,6 @@ class FieldSpec(StrictModel):
         if self.on_capture is not None and self.type != "date":
             raise ValueError("`on_capture` belongs to date fields only")
         return self
-
-    def collects_type(self, type_name: str) -> bool:
-        return self.collects is not None and ("any" in self.collects or type_name in self.collects)
-
-    def coerce(self, value: Any) -> tuple[bool, Any]:
-        """(ok, value as stored) for a value offered for this field; not ok means drop it."""
-        t = self.type
-        if value is None:
-            return False, None
-        if t == "text":
-            if isinstance(value, str | int | float) and not isinstance(value, bool):
-                text = str(value).strip()
-                return bool(text), text
-            return False, None
-        if t in ("list", "links"):
-            items = value if isinstance(value, list) else [value]
-            out = []
-            for item in items:
-                if isinstance(item, str) and item.strip():
-                    out.append(item.strip())
-                elif isinstance(item, int | float) and not isinstance(item, bool):
-                    out.append(str(item))
-                else:
-                    return False, None
-            return True, out
-        if t == "link":
-            return (
-                (True, value.strip()) if isinstance(value, str) and value.strip() else (False, None)
-            )
-        if t == "number":
-            if isinstance(value, bool):
-                return False, None
-            if isinstance(value, int | float):
-                return True, value
-            try:
-                return True, float(value) if "." in str(value) else int(value)
-            except (TypeError, ValueError):
-                return False, None
-        if t == "checkbox":
-            return (True, value) if isinstance(value, bool) else (False, None)
-        if t == "date":
-            return (True, value) if isinstance(value, str) and _DATE.match(value) else (False, None)
-        if t == "datetime":
-            if isinstance(value, str) and _DATETIME.match(value):
-                return True, value if len(value) == 19 else value + ":00"
-            return False, None
-        if t == "enum":
-            if isinstance(value, str) and self.values:
-                low = value.strip().lower()
-                for allowed in self.values:
-                    if allowed.lower() == low:
-                        return True, allowed
-            return False, None
-        return False, None  # pragma: no cover
-
-    def json_schema(self) -> dict[str, Any]:
-        t = self.type
-        if t in ("list", "links"):
-            return {"type": "array", "items": {"type": "string"}}
-        if t == "number":
-            return {"type": "number"}
-        if t == "checkbox":
-            return {"type": "boolean"}
-        if t == "enum":
-            return {"type": "string", "enum": list(self.values or [])}
-        if t == "date":
-            return {"type": "string", "description": "YYYY-MM-DD"}
-        if t == "datetime":
-            return {"type": "string", "description": "YYYY-MM-DDTHH:MM:SS"}
-        return {"type": "string"}
 
 
 class TasksSpec(StrictModel):

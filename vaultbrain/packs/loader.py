@@ -10,8 +10,9 @@ Resolved packs are cached by name; a hit is checked against the stat of every fi
 it (the chain and the borrow targets) and against where each name is found now, so editing,
 installing or removing a pack file is seen on the next call without a restart. A process
 that opened a vault also keeps the cache in its state dir (:func:`keep_on_disk`), so the next
-`vaultbrain` command starts without validating the manifests again (most of what a cold
-command spent on packs: pydantic builds its validators on first use, see fields.py).
+`vaultbrain` command starts without validating the manifests again: the cache holds the
+resolved pack's plain parts (resolved.py), so such a command does not even import pydantic
+(whose import and model classes were most of what a cold command spent on packs).
 """
 
 from __future__ import annotations
@@ -26,20 +27,14 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
-from pydantic import ValidationError
-
-from vaultbrain.packs.merge import Layer, find_alias_cycle, merge_chain
-from vaultbrain.packs.model import (
-    API_VERSIONS,
-    SKILLPACK_API_VERSIONS,
-    Manifest,
-    PackError,
-    ResolvedPack,
-)
+from vaultbrain.packs.resolved import PackError, ResolvedPack
 from vaultbrain.resources import data_dir
+
+if TYPE_CHECKING:
+    from vaultbrain.packs.merge import Layer
+    from vaultbrain.packs.model import Manifest
 
 log = logging.getLogger(__name__)
 
@@ -48,10 +43,18 @@ WARN_DEPTH = 4
 MANIFEST_NAMES = ("pack.yaml", "pack.yml", "pack.json")
 # gbrain packs name gbrain's bundled packs as parents; ours play the same part.
 _GBRAIN_PARENTS = {"gbrain-base": "vaultbrain-base", "gbrain-recommended": "vaultbrain-recommended"}
-try:
-    YAML_LOADER: type = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - PyYAML without libyaml
-    YAML_LOADER = yaml.SafeLoader
+
+
+@functools.cache
+def yaml_loader() -> type:
+    """PyYAML's fastest safe loader, imported when a manifest or a config is read (a pack
+    found in the state dir's cache needs none)."""
+    import yaml
+
+    try:
+        return yaml.CSafeLoader
+    except AttributeError:  # pragma: no cover - PyYAML without libyaml
+        return yaml.SafeLoader
 
 
 def home_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -104,8 +107,10 @@ def pack_file(name: str, home: Path | None = None, shared: Path | None = None) -
 
 
 def parse_manifest_text(text: str, where: str, json_only: bool = False) -> dict[str, Any]:
+    import yaml
+
     try:
-        data = json.loads(text) if json_only else yaml.load(text, Loader=YAML_LOADER)
+        data = json.loads(text) if json_only else yaml.load(text, Loader=yaml_loader())
     except (yaml.YAMLError, ValueError) as exc:
         raise PackError("PARSE_ERROR", f"{where}: {one_line(str(exc))}") from exc
     if not isinstance(data, dict):
@@ -114,6 +119,11 @@ def parse_manifest_text(text: str, where: str, json_only: bool = False) -> dict[
 
 
 def manifest_from_data(data: dict[str, Any], where: str) -> Manifest:
+    # Validation is the only use of pydantic: a pack read from the cache never imports it.
+    from pydantic import ValidationError
+
+    from vaultbrain.packs.model import API_VERSIONS, SKILLPACK_API_VERSIONS, Manifest
+
     api = data.get("api_version")
     if api in SKILLPACK_API_VERSIONS:
         raise PackError(
@@ -256,6 +266,8 @@ def resolve(
     a missing parent or borrow target (UNKNOWN_PACK), a borrowed type or link type the
     target does not declare itself (UNKNOWN_TYPE) and an alias cycle (ALIAS_CYCLE).
     """
+    from vaultbrain.packs.merge import find_alias_cycle, merge_chain
+
     fed = [] if fed is None else fed
     chain_names: list[str] = [manifest.name]
     manifests: list[Manifest] = [manifest]
@@ -329,6 +341,8 @@ def resolve(
 def _layer(
     manifest: Manifest, home: Path | None, fed: list[_Fed], shared: Path | None = None
 ) -> Layer:
+    from vaultbrain.packs.merge import Layer
+
     layer = Layer(manifest)
     for i, spec in enumerate(manifest.borrow_from):
         where = f"borrow_from[{i}]"
@@ -393,7 +407,8 @@ def keep_on_disk(state_dir: Path | None) -> None:
 def _code_stamp() -> tuple[Any, ...]:
     """What the pickled objects' classes are made of: a cache from other code is not used."""
     here = Path(__file__).parent
-    return tuple(_stat(here / f) for f in ("model.py", "fields.py", "merge.py", "loader.py"))
+    made_of = ("resolved.py", "model.py", "fields.py", "merge.py", "loader.py")
+    return tuple(_stat(here / f) for f in made_of)
 
 
 def _disk_path(key: tuple[str, ...]) -> Path | None:

@@ -19,18 +19,14 @@ symmetric per declaration (declaring ``contact`` on ``person`` links both ways) 
 forest: a cycle (``a: [b]``, ``b: [c]``, ``c: [a]``, or two types sharing two aliases) makes
 resolution order-dependent and is refused at load with ``ALIAS_CYCLE``.
 
-:class:`ResolvedPack` is a manifest with its ``extends`` chain and ``borrow_from`` targets
-merged (see :mod:`vaultbrain.packs.merge`); its identity is ``name@version+sha8`` where sha8
-is the first 8 hex digits of SHA-256 over the canonical JSON of the merged manifest after
-defaults, so a change anywhere in the chain changes the identity a capture records.
+:class:`ResolvedPack` (``vaultbrain/packs/resolved.py``) is the merged manifest frozen into
+plain objects: what every command reads, without pydantic. The models below share their
+methods with those objects (the rule mixins there); ``resolved.freeze`` makes one from the other.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
-from functools import cached_property
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -40,8 +36,16 @@ from pydantic import (
     model_validator,
 )
 
-from vaultbrain.errors import UserError
+from vaultbrain.packs import resolved
 from vaultbrain.packs.fields import FieldSpec, StrictModel, TasksSpec
+from vaultbrain.packs.resolved import (  # noqa: F401 (re-exported: where they lived)
+    PackError,
+    ResolvedPack,
+    SubtypeRules,
+    TypeRules,
+    canonical_json,
+    normalize_prefix,
+)
 
 Primitive = Literal["entity", "media", "temporal", "annotation", "concept"]
 PRIMITIVES: tuple[str, ...] = ("entity", "media", "temporal", "annotation", "concept")
@@ -52,26 +56,6 @@ PACK_NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
 _SEMVER = re.compile(r"\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?")
 
 
-class PackError(UserError):
-    """A pack that cannot be loaded or resolved.
-
-    ``code`` says which kind of failure (INVALID_SHAPE, INVALID_API_VERSION, PARSE_ERROR,
-    FILE_NOT_FOUND, UNKNOWN_PACK, EXTENDS_TOO_DEEP, ALIAS_CYCLE); ``field`` names the
-    manifest path that is wrong (``page_types[2].fields.status.type``) when there is one.
-    """
-
-    def __init__(self, code: str, message: str, *, field: str | None = None) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.field = field
-        self.detail = message
-
-
-def normalize_prefix(prefix: str) -> str:
-    """A path prefix as matched: forward slashes, lower case, one trailing slash."""
-    return prefix.replace("\\", "/").strip().strip("/").lower() + "/"
-
-
 class SubtypeWhen(StrictModel):
     """When a subtype applies: a regex over the note's path, or a frontmatter value."""
 
@@ -80,26 +64,18 @@ class SubtypeWhen(StrictModel):
     frontmatter_value: str | int | float | bool | None = None
 
 
-class Subtype(StrictModel):
+class Subtype(StrictModel, SubtypeRules):
     """gbrain's per-type subtype rule (``subtypes:`` on a type), carried and shown as written."""
+
+    __part__ = resolved.Subtype
 
     name: str
     when: SubtypeWhen
 
-    def matches(self, rel: str, frontmatter: dict[str, Any] | None) -> bool:
-        w = self.when
-        if w.frontmatter_field and frontmatter is not None:
-            if frontmatter.get(w.frontmatter_field) == w.frontmatter_value:
-                return True
-        if w.path_pattern:
-            try:
-                return re.search(w.path_pattern, rel.replace("\\", "/").lower()) is not None
-            except re.error:  # gbrain skips a malformed pattern silently; so do we
-                return False
-        return False
 
+class PageType(StrictModel, TypeRules):
+    __part__ = resolved.PageType
 
-class PageType(StrictModel):
     name: str
     primitive: Primitive = "entity"
     path_prefixes: list[str] = Field(default_factory=list)
@@ -137,18 +113,6 @@ class PageType(StrictModel):
             obj._stripped_prefixes = stripped
         return obj
 
-    @property
-    def stripped_prefixes(self) -> list[str]:
-        """Prefixes as written with a leading ``/``, before it was stripped."""
-        return list(self._stripped_prefixes)
-
-    def subtype_for(self, rel: str, frontmatter: dict[str, Any] | None = None) -> str | None:
-        """The first subtype whose rule matches (frontmatter or path), or None."""
-        for sub in self.subtypes or []:
-            if sub.matches(rel, frontmatter):
-                return sub.name
-        return None
-
     @field_validator("name")
     @classmethod
     def _slug(cls, v: str) -> str:
@@ -182,34 +146,6 @@ class PageType(StrictModel):
         if v is not None and (v.startswith(("/", "\\")) or ".." in v.replace("\\", "/").split("/")):
             raise ValueError(f"{v!r}: a template is a file name inside templates/")
         return v
-
-    @property
-    def folder(self) -> str:
-        """Where new notes of this type are filed: the first path prefix, without its slash."""
-        if not self.path_prefixes:
-            return self.name.capitalize()
-        return self.path_prefixes[0].replace("\\", "/").strip("/")
-
-    @property
-    def store_collection(self) -> str:
-        return self.collection or _plural(self.name)
-
-    @property
-    def title_key(self) -> str:
-        if self.title_field:
-            return self.title_field
-        for candidate in ("title", "name"):
-            if candidate in self.fields:
-                return candidate
-        return "title"
-
-
-def _plural(name: str) -> str:
-    if name.endswith("y") and not name.endswith(("ay", "ey", "oy", "uy")):
-        return name[:-1] + "ies"
-    if name.endswith(("s", "x", "ch", "sh")):
-        return name + "es"
-    return name + "s"
 
 
 class LinkInference(StrictModel):
@@ -384,143 +320,3 @@ class Manifest(StrictModel):
         if v is not None and not PACK_NAME.fullmatch(v):
             raise ValueError(f"{v!r}: extends names a pack (a lowercase slug) or is null")
         return v
-
-
-def canonical_json(data: Any) -> str:
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-class ResolvedPack:
-    """A pack with its extends chain merged: what the classifier, filing and the daemon read."""
-
-    def __init__(
-        self,
-        manifest: Manifest,
-        chain: list[str] | None = None,
-        *,
-        warnings: list[str] | None = None,
-        origins: dict[str, list[str]] | None = None,
-        source: str | None = None,
-    ) -> None:
-        self.manifest = manifest
-        self.chain = chain or [manifest.name]
-        self.warnings = list(warnings or [])
-        # type name -> packs declaring it, nearest first (explain says who overrode what)
-        self.origins = origins or {t.name: [manifest.name] for t in manifest.page_types}
-        self.source = source
-        self._by_name = {t.name: t for t in manifest.page_types}
-        self._aliases: dict[str, str] = {}
-        for t in manifest.page_types:
-            for alias in t.aliases:
-                self._aliases.setdefault(alias.strip().lower(), t.name)
-        # prefix -> (priority, type): the first declaration of a prefix in merged order wins
-        self._prefixes: dict[str, tuple[int, PageType]] = {}
-        order = 0
-        for t in manifest.page_types:
-            for prefix in t.path_prefixes:
-                self._prefixes.setdefault(normalize_prefix(prefix), (order, t))
-                order += 1
-        self._max_depth = max((p.count("/") for p in self._prefixes), default=0)
-        self._anywhere = manifest.path_match == "anywhere"
-
-    @property
-    def name(self) -> str:
-        return self.manifest.name
-
-    @property
-    def version(self) -> str:
-        return self.manifest.version
-
-    @cached_property
-    def sha8(self) -> str:
-        canonical = canonical_json(self.manifest.model_dump(mode="json"))
-        return hashlib.sha256(canonical.encode()).hexdigest()[:8]
-
-    @property
-    def identity(self) -> str:
-        return f"{self.name}@{self.version}+{self.sha8}"
-
-    @property
-    def types(self) -> list[PageType]:
-        return list(self.manifest.page_types)
-
-    def fileable_types(self) -> list[PageType]:
-        return [t for t in self.manifest.page_types if t.fileable]
-
-    def get_type(self, name: str) -> PageType | None:
-        """A type by its name or one of its aliases, any case."""
-        if not name or not isinstance(name, str):
-            return None
-        low = name.strip().lower()
-        t = self._by_name.get(low)
-        if t is None and low in self._aliases:
-            t = self._by_name.get(self._aliases[low])
-        return t
-
-    def type_for_path(self, rel: str) -> PageType | None:
-        """The type a note's path implies.
-
-        The first matching prefix in merged order, matched from the vault root, any case, on
-        whole folder names (``Projects/`` does not match ``Projects-old/``); None: untyped.
-        """
-        low = rel.replace("\\", "/").lower()
-        if low.startswith("./"):
-            low = low[2:]
-        if self._anywhere:
-            return self._type_anywhere(low)
-        best: tuple[int, PageType] | None = None
-        end = -1
-        prefixes = self._prefixes
-        for _ in range(self._max_depth):
-            end = low.find("/", end + 1)
-            if end < 0:
-                break
-            hit = prefixes.get(low[: end + 1])
-            if hit is not None and (best is None or hit[0] < best[0]):
-                best = hit
-        return best[1] if best is not None else None
-
-    def _type_anywhere(self, low: str) -> PageType | None:
-        # gbrain's matching: a prefix may start at any folder boundary, not only the root.
-        best: tuple[int, PageType] | None = None
-        starts = [0] + [i + 1 for i, ch in enumerate(low) if ch == "/"]
-        for start in starts[:-1]:
-            end = start - 1
-            for _ in range(self._max_depth):
-                end = low.find("/", end + 1)
-                if end < 0:
-                    break
-                hit = self._prefixes.get(low[start : end + 1])
-                if hit is not None and (best is None or hit[0] < best[0]):
-                    best = hit
-        return best[1] if best is not None else None
-
-    def subtype_for(self, rel: str, frontmatter: dict[str, Any] | None = None) -> str | None:
-        """gbrain's subtype of a note (``subtypes:`` on its type), or None."""
-        t = self.infer_type(rel, frontmatter)
-        return t.subtype_for(rel, frontmatter) if t is not None else None
-
-    def infer_type(self, rel: str, frontmatter: dict[str, Any] | None = None) -> PageType | None:
-        """A note's type: its frontmatter ``type`` wins (name or alias); else its path.
-
-        A frontmatter type the pack does not declare means the note has no matching type.
-        """
-        if frontmatter:
-            declared = frontmatter.get("type")
-            if isinstance(declared, str) and declared.strip():
-                return self.get_type(declared)
-        return self.type_for_path(rel)
-
-    def folders(self) -> list[str]:
-        return [t.folder for t in self.manifest.page_types]
-
-    def prefixes(self) -> list[str]:
-        """Every declared path prefix, normalized, in merged order."""
-        return list(self._prefixes)
-
-    def aliases_of(self, type_name: str) -> list[str]:
-        t = self.get_type(type_name)
-        return list(t.aliases) if t else []
-
-    def __repr__(self) -> str:
-        return f"ResolvedPack({self.identity})"

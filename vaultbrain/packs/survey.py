@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from vaultbrain.errors import UserError
 from vaultbrain.packs.choice import folder_packs, typer_for
 from vaultbrain.packs.loader import home_dir, load_pack
-from vaultbrain.packs.model import PackError, ResolvedPack
+from vaultbrain.packs.resolved import PackError, ResolvedPack
 from vaultbrain.vault.note import parse_note
 
 if TYPE_CHECKING:

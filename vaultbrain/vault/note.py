@@ -11,20 +11,17 @@ Values are read with PyYAML (the C loader when present).
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
 
-try:
-    _Loader: type = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - PyYAML without libyaml
-    _Loader = yaml.SafeLoader
+if TYPE_CHECKING:
+    import types
 
 # The plain frontmatter most notes have, read without YAML (see simple_frontmatter).
 _PLAIN_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?:[ ]+(.*))?")
@@ -71,6 +68,18 @@ def _scalar(value: str, iso: bool = False) -> Any:
     ):
         return value
     return _FAIL
+
+
+@functools.cache
+def _yaml() -> tuple[types.ModuleType, type]:
+    """PyYAML and its fastest safe loader, imported the first time a note needs YAML (most
+    frontmatter is read without it, see simple_frontmatter; a capture seldom needs it)."""
+    import yaml
+
+    try:
+        return yaml, yaml.CSafeLoader
+    except AttributeError:  # pragma: no cover - PyYAML without libyaml
+        return yaml, yaml.SafeLoader
 
 
 def simple_frontmatter(block: str, as_stored: bool = False) -> dict[str, Any] | None:
@@ -198,8 +207,9 @@ def parse_note(text: str) -> ParsedNote:
     # YAML refuses a NUL anywhere; a few pasted into a note are ignored for reading it (the
     # note's text, NULs included, is what is kept and edited).
     source = raw.replace("\x00", "") if "\x00" in raw else raw
+    yaml, loader = _yaml()
     try:
-        data = yaml.load(source, Loader=_Loader) if source.strip() else {}
+        data = yaml.load(source, Loader=loader) if source.strip() else {}
         if data is None:
             data = {}
         if not isinstance(data, dict):
@@ -278,8 +288,9 @@ def render_scalar(value: Any) -> str:
 
 def _reads_back(plain: str) -> bool:
     """Whether YAML reads the plain scalar back as the same string (``=``, ``0b101``, …)."""
+    yaml, loader = _yaml()
     try:
-        return yaml.load(f"k: {plain}", Loader=_Loader) == {"k": plain}
+        return yaml.load(f"k: {plain}", Loader=loader) == {"k": plain}
     except yaml.YAMLError:
         return False
 

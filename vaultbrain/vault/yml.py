@@ -21,16 +21,22 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from vaultbrain.errors import UserError
 
 if TYPE_CHECKING:
     from vaultbrain.vault.files import NoteFile, Vault
 
 VAULT_YML = "vaultbrain.yml"
-# libyaml's loader where PyYAML has it: the same safe loading, read at every command's start.
-_LOADER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _loader() -> type:
+    """libyaml's loader where PyYAML has it: the same safe loading, read at every command's
+    start (PyYAML itself imported only where there is a vaultbrain.yml to read)."""
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 # A trailing comment with no quote in it: kept when the value before it changes.
 _TRAILING = re.compile(r"\s+#[^'\"\n]*$")
 
@@ -41,8 +47,10 @@ class YmlError(UserError):
 
 def parse(text: str, where: str = VAULT_YML) -> dict[str, Any]:
     """The file's top-level mapping (empty for an empty file); YmlError in one line."""
+    import yaml  # only where there is a vaultbrain.yml to read
+
     try:
-        doc = yaml.load(text, Loader=_LOADER) if text.strip() else {}
+        doc = yaml.load(text, Loader=_loader()) if text.strip() else {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f"line {mark.line + 1}: " if mark is not None else ""
@@ -122,6 +130,8 @@ def read(root: Path) -> tuple[dict[str, Any], dict[str, str]]:
 
 def key_line(key: str, value: Any) -> str:
     """``key: value`` as YAML writes it (quoted where needed), without a newline."""
+    import yaml
+
     dumped = yaml.safe_dump({key: value}, default_flow_style=True, allow_unicode=True, width=10**6)
     # safe_dump in flow style gives "{key: value}\n"; the braces go.
     return dumped.strip()[1:-1].strip()

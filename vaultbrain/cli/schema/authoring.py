@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from vaultbrain.cli import hint
 from vaultbrain.cli.render import echo_json
 from vaultbrain.cli.schema.common import (
     EXPERIMENTAL,
@@ -29,7 +30,9 @@ def init_cmd(obj: Any, name: str, extends: str) -> None:
     path = init_pack(name, extends=extends)
     click.echo(f"wrote {path}")
     click.echo(
-        f"  edit it, then `vaultbrain schema validate {name}` and `vaultbrain schema use {name}`"
+        hint(
+            f"  edit it, then `vaultbrain schema validate {name}` and `vaultbrain schema use {name}`"
+        )
     )
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from vaultbrain.cli import hint
 from vaultbrain.cli.schema.common import (
     active_of,
     schema,
@@ -91,9 +92,11 @@ def _visible_elsewhere(brain: Brain, name: str) -> None:
 @click.pass_obj
 @tracked("use")
 def use_cmd(obj: Any, name: str, as_default: bool, in_vault: bool) -> None:
-    """Make NAME this vault's pack (`schema:` in its vaultbrain.yml; outside a vault or with
-    --default: your per-user default). Says which notes would become records; writes
-    nothing in notes."""
+    """Make NAME this vault's pack, or your default.
+
+    Inside a vault: `schema:` in its vaultbrain.yml; outside a vault or with --default: your
+    per-user default. Says which notes would become records; writes nothing in notes.
+    """
     from vaultbrain.packs.config import use_pack
 
     brain = None if as_default else vault_brain(obj)
@@ -115,8 +118,11 @@ def use_cmd(obj: Any, name: str, as_default: bool, in_vault: bool) -> None:
 @click.pass_obj
 @tracked("downgrade")
 def downgrade_cmd(obj: Any, to: str | None, as_default: bool) -> None:
-    """Restore a pack: --to PACK, or the one before the last change in the history (this
-    vault's pack inside a vault; with --default or outside one, your per-user default)."""
+    """Restore an earlier pack.
+
+    --to PACK, or the one before the last change in the history (this vault's pack inside
+    a vault; with --default or outside one, your per-user default).
+    """
     from vaultbrain.packs.config import downgrade_pack
 
     brain = None if as_default else vault_brain(obj)
@@ -134,8 +140,11 @@ def downgrade_cmd(obj: Any, to: str | None, as_default: bool) -> None:
 @click.pass_obj
 @tracked("install")
 def install_cmd(obj: Any, source: Path, force: bool, to_vault: bool) -> None:
-    """Install a .vaultbrain-schema tarball or a pack folder into ~/.vaultbrain/schema-packs/
-    (--to-vault: and into the vault, for every machine)."""
+    """Install a pack from a folder or a tarball.
+
+    A .vaultbrain-schema tarball or a pack folder goes into ~/.vaultbrain/schema-packs/
+    (--to-vault: and into the vault, for every machine).
+    """
     from vaultbrain.packs.install import install_pack
 
     brain = vault_brain(obj) if to_vault else None
@@ -148,4 +157,4 @@ def install_cmd(obj: Any, source: Path, force: bool, to_vault: bool) -> None:
         click.echo(f"  note: it shadows the bundled pack {done.name}")
     if brain is not None:
         _keep_in_vault(brain, done.name)
-    click.echo(f"  use it with `vaultbrain schema use {done.name}`")
+    click.echo(hint(f"  use it with `vaultbrain schema use {done.name}`"))

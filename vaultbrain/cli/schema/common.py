@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from vaultbrain.cli.help import ExperimentalApart
 from vaultbrain.errors import UserError
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ def pack_of(obj: Any, ref: str | None) -> ResolvedPack:
     return load_ref(ref) if ref else active_of(obj).pack
 
 
-@click.group("schema")
+@click.group("schema", cls=ExperimentalApart)
 def schema() -> None:
     """Schema packs: which folders, note types and fields the brain has.
 

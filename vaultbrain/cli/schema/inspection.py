@@ -23,7 +23,10 @@ from vaultbrain.errors import UserError
 @click.pass_obj
 @tracked("active")
 def active_cmd(obj: Any, rel: str | None, as_json: bool) -> None:
-    """The pack in force, the tier that chose it, and what every tier says."""
+    """The pack in force and the tier that chose it.
+
+    Also what every tier of the resolution chain says.
+    """
     from vaultbrain.packs.choice import tier_report
     from vaultbrain.packs.describe import active_document
 
@@ -59,7 +62,10 @@ def active_cmd(obj: Any, rel: str | None, as_json: bool) -> None:
 @click.pass_obj
 @tracked("list")
 def list_cmd(obj: Any, as_json: bool) -> None:
-    """Bundled and installed packs (an installed pack shadows a bundled one)."""
+    """Bundled and installed packs.
+
+    An installed pack shadows a bundled one of the same name.
+    """
     from vaultbrain.packs.loader import list_packs
 
     packs = list_packs()
@@ -97,7 +103,7 @@ def list_cmd(obj: Any, as_json: bool) -> None:
 @click.pass_obj
 @tracked("show")
 def show_cmd(obj: Any, pack_ref: str | None, as_json: bool, as_rules: bool) -> None:
-    """The active pack (or PACK), merged with everything it inherits."""
+    """The active pack (or PACK), merged with its parents."""
     from vaultbrain.packs.describe import filing_rules, pack_document, type_row
 
     pack = pack_of(obj, pack_ref)
@@ -171,7 +177,9 @@ def show_cmd(obj: Any, pack_ref: str | None, as_json: bool, as_rules: bool) -> N
 @click.pass_obj
 @tracked("validate")
 def validate_cmd(obj: Any, pack_ref: str | None, as_json: bool) -> None:
-    """Resolve PACK (a name or a manifest path; default: the active pack).
+    """Resolve PACK and say what is wrong with it.
+
+    PACK is a name or a manifest path (default: the active pack).
 
     Fails, naming what is wrong, on a bad manifest, a missing parent or borrow target, an
     extends or alias cycle, or a chain deeper than 8.
@@ -200,8 +208,11 @@ def validate_cmd(obj: Any, pack_ref: str | None, as_json: bool) -> None:
 @click.pass_obj
 @tracked("lint")
 def lint_cmd(obj: Any, pack_ref: str | None, as_json: bool) -> None:
-    """Check the merged pack: duplicates, unreachable types, alias and prefix clashes,
-    undeclared references, backtracking-prone link regexes. Errors exit 1."""
+    """Check the merged pack for mistakes; errors exit 1.
+
+    Duplicates, unreachable types, alias and prefix clashes, undeclared references,
+    backtracking-prone link regexes.
+    """
     from vaultbrain import __version__
     from vaultbrain.packs.lint import chain_layers, known_type_names, lint_pack
 
@@ -227,7 +238,10 @@ def lint_cmd(obj: Any, pack_ref: str | None, as_json: bool) -> None:
 @click.pass_obj
 @tracked("usage")
 def usage_cmd(obj: Any, since: str, as_json: bool) -> None:
-    """How often each schema verb ran in this vault (counted locally, never sent)."""
+    """How often each schema verb ran in this vault.
+
+    Counted locally, never sent anywhere.
+    """
     from vaultbrain.packs.usage import parse_since, usage_since
 
     window = parse_since(since)

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from vaultbrain.cli import hint
 from vaultbrain.cli.render import echo_json
 from vaultbrain.cli.schema.common import (
     schema,
@@ -27,7 +28,9 @@ def _render_detection(detection: Any, as_json: bool) -> None:
     if not detection.candidates:
         click.echo("no folder needs a new type")
         return
-    click.echo("proposals (accept with `vaultbrain schema review-candidates --apply FOLDER/`):")
+    click.echo(
+        hint("proposals (accept with `vaultbrain schema review-candidates --apply FOLDER/`):")
+    )
     for c in detection.candidates:
         what = (
             f"add to type {c.extends_type}"
@@ -51,7 +54,10 @@ def _render_detection(detection: Any, as_json: bool) -> None:
 @click.pass_obj
 @tracked("detect")
 def detect_cmd(obj: Any, min_notes: int, as_json: bool) -> None:
-    """Propose types for the vault's untyped folders (heuristic; nothing is changed)."""
+    """Propose types for the vault's untyped folders.
+
+    A heuristic; nothing is changed.
+    """
     from vaultbrain.packs.detect import detect
 
     _render_detection(detect(obj.app(), min_notes), as_json)
@@ -63,7 +69,10 @@ def detect_cmd(obj: Any, min_notes: int, as_json: bool) -> None:
 @click.pass_obj
 @tracked("suggest")
 def suggest_cmd(obj: Any, min_notes: int, as_json: bool) -> None:
-    """`detect`, refined by the configured LLM (the heuristic proposals when it is offline)."""
+    """Like `detect`, refined by the configured LLM.
+
+    The heuristic proposals when the LLM is offline.
+    """
     from vaultbrain.packs.suggest import suggest
 
     _render_detection(suggest(obj.app(), min_notes), as_json)
@@ -99,7 +108,10 @@ def review_candidates_cmd(
     ignore: tuple[str, ...],
     as_json: bool,
 ) -> None:
-    """The proposals of detect/suggest. --apply writes a pack delta; no pack is edited."""
+    """The proposals of detect and suggest, to accept.
+
+    --apply writes a pack delta; no pack is edited.
+    """
     from vaultbrain.filing.adopt import preview_folders
     from vaultbrain.packs.delta import review_candidates
 
@@ -164,4 +176,4 @@ def review_orphans_cmd(obj: Any, samples: int, as_json: bool) -> None:
             + ", ".join(f"{k} ({v})" for k, v in sorted(orphans.undeclared_types.items()))
         )
     if orphans.untyped:
-        click.echo("propose types for them with `vaultbrain schema detect`")
+        click.echo(hint("propose types for them with `vaultbrain schema detect`"))
