@@ -88,6 +88,7 @@ class NotesAndStore(RuleBasedStateMachine):
         # thought: (what they did, the status it had, what must remain on the line).
         self.gestures: dict[str, tuple[str, str, str]] = {}
         self.taken: list[str] = []  # thoughts whose line carried its id at the last quiet
+        self.dismissed: set[str] = set()  # thoughts the person struck or cancelled
         self.rebuild()
 
     def teardown(self) -> None:
@@ -366,16 +367,18 @@ class NotesAndStore(RuleBasedStateMachine):
             status = rec.get("status")
             what, before, keep = self.gestures.get(thought, ("", "", ""))
             if what in ("cancel", "strike"):
+                self.dismissed.add(thought)
                 assert status == "dismissed", (thought, what, status)
                 assert line.startswith("- [x] ") and "→ dismissed" in line, line
                 continue
             if what.startswith(("→", "->")):
+                self.dismissed.discard(thought)  # the person's choice files it again
                 wanted = "idea" if "idea" in what else "person"
                 assert status in ("filed", "corrected"), (thought, what, status)
                 assert {d["type"] for d in rec.get("destinations", [])} == {wanted}, rec
                 assert what not in line, line  # the arrow was consumed
                 continue
-            if before == "dismissed":
+            if thought in self.dismissed:
                 assert status == "dismissed", (thought, what, status)
                 continue
             trail = [
@@ -406,7 +409,7 @@ class NotesAndStore(RuleBasedStateMachine):
             text = (self.root / note.path).read_text("utf-8")
             parsed = parse_note(text)
             assert parsed.error is None, (note.path, parsed.error)
-            assert parsed.data[field] == note.value, (note.path, "edit lost in the note")
+            assert parsed.data.get(field) == note.value, (note.path, "edit lost in the note")
             rec = store.collection("people" if note.kind == "person" else "ideas").get(note.rid)
             assert rec is not None, (note.path, "record missing or tombstoned")
             assert rec["path"] == note.path, (rec["path"], note.path)

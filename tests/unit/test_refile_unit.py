@@ -13,7 +13,7 @@ from vaultbrain.capture import lines
 from vaultbrain.capture.journal import Journal
 from vaultbrain.capture.model import Capture, CaptureStatus, OpKind
 from vaultbrain.capture.pipeline import file_capture
-from vaultbrain.capture.resolution import confirm, dismiss, fix_thought
+from vaultbrain.capture.resolution import confirm, dismiss, fix_thought, resolve
 from vaultbrain.classify.result import Classification, Destination
 from vaultbrain.errors import UserError
 from vaultbrain.filing.db import add_record
@@ -169,3 +169,62 @@ def test_dismiss_leaves_notes_the_thought_only_updated(brain: Brain) -> None:
     dismiss(brain, cap.id)
     assert (brain.vault.root / rec["path"]).exists()
     assert brain.store.collection("ideas").get(rec["id"]) is not None
+
+
+# -- a partial resolution leaves no link to what it dropped ---------------------------------
+
+
+def _filed(brain: Brain, thought: str, dests: list[Destination]) -> Capture:
+    journal = Journal(brain)
+    cid = journal.new_id()
+    lines.add_line(brain, thought, cid)
+    journal.open(cid, thought, "inbox", brain.inbox_rel, line_suffix=lines.WAITING)
+    result = Classification(dests, 0.95, "sure", "heuristic")
+    cap = journal.classified(cid, result.to_dict(), brain.pack.identity, None, 0.0, None)
+    cap = file_capture(brain, journal, cap)
+    assert cap.status is CaptureStatus.FILED
+    return cap
+
+
+def test_choosing_fewer_types_takes_every_link_to_the_dropped_note_away(brain: Brain) -> None:
+    ann = add_record(brain, "person", {"name": "Ann Lee"})
+    cap = _filed(
+        brain,
+        "Ann wants the kiln project going",
+        [Destination("person", "Ann Lee"), Destination("project", "Kiln", {"status": "planned"})],
+    )
+    kiln = next(d for d in cap.destinations if d.type == "project")
+    ann_note = brain.vault.root / ann["path"]
+    assert "[[Projects/Kiln|Kiln]]" in ann_note.read_text("utf-8")  # its log line's tail
+    done = resolve(brain, cap.id, "person")
+    assert [d.type for d in done.destinations] == ["person"]
+    assert not (brain.vault.root / kiln.path).exists()
+    text = ann_note.read_text("utf-8")
+    assert "Projects/Kiln" not in text and f"#^vb-{cap.id}|capture" in text  # the line stays
+    assert "Projects/Kiln" not in _line_of(brain, cap.id)
+    archived = next((brain.vault.root / ARCHIVE).glob("Kiln*.md"))
+    assert _front(brain, f"{ARCHIVE}/{archived.name}")["archived"] is True
+
+
+def test_resolve_sets_the_fields_the_person_gave_on_a_suggestion(brain: Brain) -> None:
+    cap = _suggested(
+        brain, "the kiln project", Destination("project", "Kiln", {"status": "planned"})
+    )
+    done = resolve(brain, cap.id, "project", {"status": "active"})
+    assert done.status is CaptureStatus.FILED
+    assert _front(brain, done.destinations[0].path)["status"] == "active"
+    rec = records(brain).find("project", "Kiln")
+    assert brain.store.collection("projects").get(rec["id"])["fields"]["status"] == "active"
+    with pytest.raises(UserError, match="'nosuch' is not a field of project"):
+        resolve(brain, cap.id, "project", {"nosuch": "x"})
+
+
+def test_a_decision_its_state_does_not_allow_writes_nothing(brain: Brain) -> None:
+    cap = _suggested(brain, "not a thought at all", Destination("idea", "Not at all"))
+    dismiss(brain, cap.id)
+    before = {p: p.read_bytes() for p in brain.vault.root.rglob("*.md")}
+    with pytest.raises(UserError, match="is dismissed"):
+        dismiss(brain, cap.id)
+    with pytest.raises(UserError, match="only a suggestion can be confirmed"):
+        confirm(brain, cap.id)
+    assert {p: p.read_bytes() for p in brain.vault.root.rglob("*.md")} == before

@@ -109,6 +109,8 @@ def reconcile_inbox(
     note, lines = found
     memory = _memory(brain)
     summaries = brain.store.inbox.snapshot() if any(line.block_id for line in lines) else {}
+    if _rebuilt(brain, journal, lines, summaries):
+        summaries = brain.store.inbox.snapshot()
     if gestures:
         applied = _gestures(brain, lines, summaries, memory, result)
         if applied:
@@ -216,6 +218,27 @@ def _gestures(
     if review is not None and outcome.done:
         review.forget_base()  # the note is drawn again: its deleted lines are accounted for
     return outcome.done
+
+
+def _rebuilt(
+    brain: Brain, journal: Journal, lines: list[InboxLine], summaries: dict[str, Any]
+) -> bool:
+    """The captures of anchored lines this store does not know (a lost state dir, a new
+    machine), rebuilt from what their lines say before anything else: a gesture the person
+    made on such a line is read in this same pass. A line still waiting is journaled by
+    the drawing below (it is filed here)."""
+    done = False
+    for line in lines:
+        cid = line.block_id
+        if not cid or cid in summaries:
+            continue
+        words, shown, _ = parts_of(line, None)
+        if shown is not None and not shown.startswith("⏳"):
+            done |= (
+                rebuild(brain, journal, cid, words, shown, line.checked, brain.inbox_rel)
+                is not None
+            )
+    return done
 
 
 def _first_copies(pairs: list[tuple[InboxLine, LineView]]) -> list[tuple[InboxLine, LineView]]:

@@ -144,8 +144,18 @@ def rebuild(
     if suffix is None or suffix.startswith("⏳"):
         return None
     status, destinations = what_line_says(brain, suffix)
-    journal.rebuild(cid, words, rel, status, destinations, suffix, checked)
+    journal.rebuild(cid, _unstruck(words), rel, status, destinations, suffix, checked)
     return suffix, checked
+
+
+def _unstruck(words: str) -> str:
+    """The thought without a strike the person put around it (their gesture, read from the
+    line against this text, is not part of the thought)."""
+    if words.startswith("~~"):
+        words = words[2:]
+        if words.endswith("~~"):
+            words = words[:-2]
+    return words
 
 
 def rebuild_captures(brain: Brain) -> int:

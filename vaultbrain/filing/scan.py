@@ -356,6 +356,16 @@ class NotesCache:
                 continue
             if not present:
                 self.note_gone(s["path"], report)
+        # A record whose path another record's note now stands at (its own note moved away
+        # and was deleted while this machine was not looking, and another note, of another
+        # id, was moved into its place): its note is nowhere this scan saw, so it is gone.
+        for collection, s in self.index.all():
+            rel = s.get("path")
+            if not rel or rel not in seen or s.get("deleted"):
+                continue
+            owner = self.index.by_path(rel)
+            if owner is not None and owner[1].get("id") != s.get("id"):
+                self.record_gone(collection, str(s["id"]), report)
         self.save_cache()
         report.seconds = time.perf_counter() - started
         return report

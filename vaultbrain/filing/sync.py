@@ -236,6 +236,19 @@ class NoteSync(NotesCache, Executors):
         facts = Facts(rel, exists=False, at_path=self._known(hit), folder_gone=gone)
         return self.apply(decide(facts), rel, None, None, report)
 
+    def record_gone(
+        self, collection: str, record_id: str, report: SyncReport | None = None
+    ) -> Action | None:
+        """A record whose note is nowhere (its path holds another record's note): the
+        decision for a deleted note, about this record."""
+        report = report or SyncReport()
+        record = self.app.store.collection(collection).get(record_id)
+        if record is None:
+            return None
+        known = self._known_record(collection, record)
+        facts = Facts(known.path, exists=False, at_path=known)
+        return self.apply(decide(facts), known.path, None, None, report)
+
     def force_import(
         self, collection: str, record_id: str, report: SyncReport | None = None
     ) -> Action | None:
