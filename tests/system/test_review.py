@@ -13,7 +13,7 @@ from support.lmstudio import FakeLMStudio, reply
 
 from vaultbrain.brain import Brain
 from vaultbrain.capture.review_queue import ReviewQueue
-from vaultbrain.filing.trust import summary
+from vaultbrain.capture.trust import summary
 
 NOTE = "Brain/Needs Review.md"
 

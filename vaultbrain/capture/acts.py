@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from vaultbrain.capture.gestures import Act, Gesture, Source, TypeNames
+from vaultbrain.capture.model import CaptureStatus
 from vaultbrain.errors import UserError
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ def carry_out(brain: Brain, acts: Iterable[Act]) -> Outcome:
                 done = f"filed as {', '.join(act.types)}"
             elif act.gesture is Gesture.DISMISS:
                 resolution.dismiss(brain, act.id)
-                done = "dismissed"
+                done = CaptureStatus.DISMISSED.value
             else:
                 continue
         except UserError as exc:

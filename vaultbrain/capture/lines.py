@@ -106,10 +106,8 @@ def what_line_says(brain: Brain, suffix: str) -> tuple[CaptureStatus, list[Filed
     """A capture's status and destinations, from our suffix on its line (``→ …``)."""
     body = suffix[len("→ ") :]
     destinations: list[Filed] = []
-    if body == "filed":
-        return CaptureStatus.FILED, destinations
-    if body == "dismissed":
-        return CaptureStatus.DISMISSED, destinations
+    if body in (CaptureStatus.FILED, CaptureStatus.DISMISSED):  # "→ filed", "→ dismissed"
+        return CaptureStatus(body), destinations
     if body.startswith("needs review in "):
         return CaptureStatus.NEEDS_REVIEW, destinations
     status = CaptureStatus.SUGGESTED if "(suggested" in body else CaptureStatus.FILED

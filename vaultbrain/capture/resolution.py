@@ -119,7 +119,8 @@ def dismiss(brain: Brain, capture_id: str) -> Capture:
         cap = journal.check(capture_id, Step.DISMISS)
         for rel in unwrite(brain, cap):
             restore_base(brain, rel)
-        _drop(brain, cap, [d for d in cap.destinations if d.op is OpKind.CREATE], "dismissed")
+        made = [d for d in cap.destinations if d.op is OpKind.CREATE]
+        _drop(brain, cap, made, reason=S.DISMISSED.value)
         cap = journal.dismissed(capture_id)
     audit(brain, "resolution", capture=capture_id, decision="dismiss")
     return finish_line(brain, journal, cap)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.gestures import ReviewItem
+from vaultbrain.capture.model import WAITING_FOR_PERSON, CaptureStatus
 from vaultbrain.errors import UserError
 from vaultbrain.filing.inbox import REVIEW_NOTE
 from vaultbrain.filing.records import link_to
@@ -76,12 +77,12 @@ def queue(brain: Brain) -> dict[str, list[dict[str, Any]]]:
     suggest: list[dict[str, Any]] = []
     for s in brain.store.inbox.summaries():
         status = s.get("status")
-        if status not in ("needs_review", "suggested"):
+        if CaptureStatus.of(status) not in WAITING_FOR_PERSON:
             continue
         rec = brain.store.inbox.get(s["id"])
         if rec is None:
             continue
-        (decide if status == "needs_review" else suggest).append(rec)
+        (decide if status == CaptureStatus.NEEDS_REVIEW else suggest).append(rec)
     conflicts = [c for c in brain.store.collection("conflicts").all() if not c.get("resolved")]
     for items in (decide, suggest, conflicts):
         items.sort(key=lambda r: str(r.get("created") or r.get("at") or ""), reverse=True)

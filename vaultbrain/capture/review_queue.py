@@ -111,6 +111,7 @@ class ReviewQueue:
             store.inbox.version(),
             store.collection("conflicts").version(),
             store.collection("unreadable").version(),
+            self.app.pack_problem,  # a pack this machine cannot use: listed while it lasts
         )
 
     def apply_decisions(self, now: bool = False) -> list[str]:

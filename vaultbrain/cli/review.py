@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 def _after(brain: Brain) -> None:
     """Bring Brain/Needs Review.md and Brain/Trust.md up to date after a decision."""
     from vaultbrain.capture.review_queue import ReviewQueue
-    from vaultbrain.filing.trust import write_trust_note
+    from vaultbrain.capture.trust import write_trust_note
 
     ReviewQueue(brain).refresh(force=True)
     write_trust_note(brain)
@@ -234,7 +234,7 @@ def trust_cmd(
     as_json: bool,
 ) -> None:
     """The audit trail: every classification, resolution, correction and sync decision."""
-    from vaultbrain.filing.trust import TRUST_NOTE, parse_since, summary, trail, write_trust_note
+    from vaultbrain.capture.trust import TRUST_NOTE, parse_since, summary, trail, write_trust_note
 
     brain = obj.app()
     if write_note:

@@ -100,7 +100,7 @@ class ReviewHook(Throttled):
 
     def step(self, once: bool) -> None:
         if self.queue.refresh(force=once):
-            from vaultbrain.filing.trust import write_trust_note
+            from vaultbrain.capture.trust import write_trust_note
 
             now = time.monotonic()
             if once or now - self._trust_at > 60:

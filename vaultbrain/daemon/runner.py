@@ -18,12 +18,13 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain.capture.classify import retry_delay
 from vaultbrain.capture.follow import follow
 from vaultbrain.capture.guard import NotFiler, state_lost, trust_state
 from vaultbrain.capture.inbox_pass import inbox_known, reconcile_inbox
 from vaultbrain.capture.journal import Journal
+from vaultbrain.capture.model import CaptureStatus
 from vaultbrain.capture.pipeline import process
+from vaultbrain.daemon.due import DueCaptures
 from vaultbrain.daemon.lock import DaemonLock
 from vaultbrain.daemon.watcher import RESCAN, VaultWatcher
 from vaultbrain.errors import VaultbrainError
@@ -88,12 +89,10 @@ class Daemon:
         self._rescan_requested = False
         self._inbox_retry_at = 0.0
         self._last_pass: tuple[float, float, float] = (0.0, 0.0, 0.0)  # start, end, seconds
-        # pending capture -> (its `updated`, retry time by time.monotonic())
-        self._due: dict[str, tuple[Any, float]] = {}
+        self._due = DueCaptures(app.store, lambda: float(self._setting("retry_seconds")))
         self._said_pending: set[str] = set()  # captures whose `pending` was logged
         # The last pass left a line without a newline: the idle pass is still to come.
         self._unfinished_line = False
-        self._due_version: Any = None
         self._hooks: list[Any] = []
 
     # -- settings read live, so `settings set` takes effect without a restart ------------
@@ -298,7 +297,7 @@ class Daemon:
         ):
             return True
         soon = time.monotonic() + IDLE_TICK
-        return any(at <= soon for _, at in self._due.values())
+        return self._due.soon(soon)
 
     def _check_state(self) -> None:
         """A state dir deleted while running: filing stops (workers wait on the filing lock,
@@ -319,7 +318,7 @@ class Daemon:
             trust_state(self.app.state_dir)
         self._log_report("rebuilt from the vault", report)
         self._inbox_dirty = True  # every waiting line is journaled again, and filed
-        self._due_version = None
+        self._due.forget()
 
     # -- events --------------------------------------------------------------------------
     def _drain(self, watcher: VaultWatcher, timeout: float) -> None:
@@ -477,7 +476,7 @@ class Daemon:
             log.exception("capture %s failed", cid)
             return None
         # Once per capture while it waits: each retry of an offline capture is not news.
-        if cap.status != "pending":
+        if cap.status is not CaptureStatus.PENDING:
             self._said_pending.discard(cid)
             log.info("capture %s: %s", cid, cap.status)
         elif cid not in self._said_pending:
@@ -492,10 +491,7 @@ class Daemon:
         for cid in done:
             self._futures.pop(cid)
             self.stats.processed += 1
-            self._due.pop(cid, None)
-            rec = self.app.store.inbox.get(cid)  # its retry time, even if its summary is the same
-            if rec is not None and rec.get("status") == "pending":
-                self._due[cid] = (rec.get("updated"), self._retry_at(rec))
+            self._due.worked(cid)
         if done:
             self._inbox_dirty = True
 
@@ -507,12 +503,8 @@ class Daemon:
                 self.stats.processed += 1
 
     def _submit_due(self, force: bool = False) -> None:
-        """Captures left pending (offline LLM, a crash): retry those whose time has come.
-
-        Called every turn, so the pending ones and their retry times are kept in memory and
-        brought up to date only when the inbox store changes (and then only the captures
-        whose records changed are read): an idle daemon with a year of captures does no work.
-        """
+        """Captures left pending (offline LLM, a crash): retry those whose time has come
+        (vaultbrain/daemon/due.py keeps them and their times)."""
         if not self._is_filer():
             return  # the filer files; an observer's store only follows the notes
         if not self._lines_read:
@@ -522,38 +514,9 @@ class Daemon:
                 self._inbox_pass(idle=False, take_new=False)
             if not self._lines_read:
                 return
-        now = time.monotonic()
-        inbox = self.app.store.inbox
-        version = inbox.version()
-        if force or version != self._due_version:
-            due: dict[str, tuple[Any, float]] = {}
-            for summary in inbox.summaries():
-                if summary.get("status") != "pending":
-                    continue
-                cid = summary["id"]
-                known = self._due.get(cid)
-                if not force and known is not None and known[0] == summary.get("updated"):
-                    due[cid] = known
-                    continue
-                rec = inbox.get(cid)
-                if rec is not None:
-                    due[cid] = (summary.get("updated"), self._retry_at(rec))
-            self._due, self._due_version = due, version
-        for cid, (_, at) in list(self._due.items()):
-            if cid not in self._futures and (force or at <= now):
+        for cid in self._due.ready(force):
+            if cid not in self._futures:
                 self._submit(cid)
-
-    def _retry_at(self, rec: dict[str, Any]) -> float:
-        """A pending capture's retry time on this process's monotonic clock.
-
-        The record keeps a wall-clock time (other processes and the next start read it); read
-        once, it becomes a monotonic deadline no later than the backoff its attempts call for.
-        A clock stepped back (or a record written by a machine ahead) cannot hold a retry
-        back longer than that, and a step after it was read changes nothing.
-        """
-        wait = float(rec.get("next_attempt") or 0) - time.time()
-        most = retry_delay(float(self._setting("retry_seconds")), int(rec.get("attempts") or 0))
-        return time.monotonic() + min(max(wait, 0.0), most)
 
     # -- hooks: scheduled jobs and other integrations -----------------------------------
     def _load_hooks(self) -> None:

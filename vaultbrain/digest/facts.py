@@ -14,6 +14,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from vaultbrain.capture.model import CaptureStatus
 from vaultbrain.digest.store_view import (
     CLOSED_STATUSES,
     AdminIndex,
@@ -45,6 +46,8 @@ RECENT_DAYS = 3
 DUE_SOON_DAYS = 7
 # A project without activity for this many days is one to review in the weekly review.
 STALE_DAYS = 7
+
+NEEDS_REVIEW, PENDING = CaptureStatus.NEEDS_REVIEW.value, CaptureStatus.PENDING.value
 
 
 @dataclass(frozen=True)
@@ -94,8 +97,8 @@ class DailyFacts:
             "admin_due": len(self.admin_due),
             "admin_overdue": len(self.admin_overdue),
             "ideas_ready": len(self.ideas_ready),
-            "needs_review": self.needs_review,
-            "pending": self.pending,
+            NEEDS_REVIEW: self.needs_review,
+            PENDING: self.pending,
         }
 
     def is_empty(self) -> bool:
@@ -139,8 +142,8 @@ class WeeklyFacts:
                 "ideas_to_explore": len(self.ideas_to_explore),
                 "admin_to_address": len(self.admin_to_address),
                 "captures": self.captures,
-                "needs_review": self.needs_review,
-                "pending": self.pending,
+                NEEDS_REVIEW: self.needs_review,
+                PENDING: self.pending,
             }
         )
         return out

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from vaultbrain.capture.model import STOOD, CaptureStatus
 from vaultbrain.vault.note import render_note
 
 from .facts import Action, DailyFacts, Item, WeeklyFacts
@@ -203,7 +204,8 @@ def render_digest(
     def capture(c: Any) -> str:
         when = f"{c.time} " if c.time else ""
         dest = " · ".join(body.link(r) for r in c.destinations)
-        status = "" if c.status in ("filed", "corrected") else f" _({c.status.replace('_', ' ')})_"
+        stood = CaptureStatus.of(c.status) in STOOD
+        status = "" if stood else f" _({c.status.replace('_', ' ')})_"
         return f"{when}{c.text}" + (f" → {dest}" if dest else "") + status
 
     body.section("Captured today", facts.captures, capture, "Nothing captured today.")

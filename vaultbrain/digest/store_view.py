@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from vaultbrain.capture.model import WAITING_FOR_PERSON, CaptureStatus
 from vaultbrain.packs import PageType
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ CLOSED_STATUSES = frozenset(
         "implemented",
     }
 )
-REVIEW_STATUSES = ("needs_review", "suggested")
+REVIEW_STATUSES = WAITING_FOR_PERSON
 _PRIORITY_ORDER = {"high": 0, "medium": 1, "low": 2}
 
 
@@ -212,7 +213,7 @@ def captures_in(app: Brain, start: dt.date, end: dt.date) -> list[dict[str, Any]
         created = parse_date(rec.get("created"))
         if created is None or not start <= created <= end:
             continue
-        if rec.get("status") == "dismissed":
+        if CaptureStatus.of(rec.get("status")) is CaptureStatus.DISMISSED:
             continue
         out.append(rec)
     out.sort(key=lambda r: (str(r.get("created") or ""), int(r.get("ordinal") or 0)))
@@ -222,10 +223,10 @@ def captures_in(app: Brain, start: dt.date, end: dt.date) -> list[dict[str, Any]
 def review_counts(app: Brain) -> tuple[int, int]:
     waiting = pending = 0
     for summary in app.store.collection("inbox").summaries():
-        status = summary.get("status")
+        status = CaptureStatus.of(summary.get("status"))
         if status in REVIEW_STATUSES:
             waiting += 1
-        elif status == "pending":
+        elif status is CaptureStatus.PENDING:
             pending += 1
     return waiting, pending
 

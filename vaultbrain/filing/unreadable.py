@@ -79,6 +79,7 @@ def listed(brain: Brain) -> list[dict[str, Any]]:
     """Every unreadable note the store knows of, by path."""
     if not brain.state_dir.is_dir():
         return []  # nothing scanned yet (and doctor creates nothing)
+    note_pack_problem(brain)
     records = list(brain.store.collection(COLLECTION).all())
     return sorted(records, key=lambda r: str(r.get("path", "")))
 
@@ -116,16 +117,13 @@ def note_inbox(brain: Brain, rel: str, text: str) -> None:
         remember(brain, rel, problem)
 
 
-def note_pack_problem(brain: Brain, problem: str | None, before: str | None) -> None:
+def note_pack_problem(brain: Brain) -> None:
     """The pack ``vaultbrain.yml`` (or another shared tier) names cannot be used on this
-    machine: one line in the log when that starts or changes (``before``: what this process
-    knew; not at every turn), one item in Needs Review's "Can't read" while it lasts."""
-    import logging
-
-    if problem and problem != before:
-        logging.getLogger("vaultbrain.packs").warning("%s", problem)
+    machine (``brain.pack_problem``, said once in the log by the brain): one item in Needs
+    Review's "Can't read" while it lasts. Looked at whenever the list is read."""
     if not brain.state_dir.is_dir():
         return  # (a command that only reads makes no state dir)
+    problem = getattr(brain, "pack_problem", None)
     try:
         if problem:
             remember(brain, VAULT_YML, problem)

@@ -7,6 +7,7 @@ import datetime as dt
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, Any
 
+from vaultbrain.capture.model import STATUS_NAMES, CaptureStatus
 from vaultbrain.errors import UserError
 
 if TYPE_CHECKING:
@@ -18,6 +19,10 @@ TRUST_NOTE = "Brain/Trust.md"
 HANDLERS = ("url", "youtube", "person")
 NOT_THE_MODEL = (None, "heuristic", *HANDLERS)
 BANDS = [(0.0, 0.5), (0.5, 0.6), (0.6, 0.7), (0.7, 0.8), (0.8, 0.9), (0.9, 1.01)]
+
+S = CaptureStatus
+WROTE = frozenset({S.FILED, S.SUGGESTED, S.CORRECTED})  # the captures that wrote notes
+FILED, CORRECTED = S.FILED.value, S.CORRECTED.value  # the counts' names
 
 
 def parse_since(text: str | None, today: dt.date) -> str | None:
@@ -73,46 +78,44 @@ def summary(brain: Brain) -> dict[str, Any]:
     per_type: dict[str, Counter[str]] = defaultdict(Counter)
     bands: dict[str, Counter[str]] = {f"{lo:.1f}–{min(hi, 1.0):.1f}": Counter() for lo, hi in BANDS}
     for rec in brain.store.inbox.all():
-        status = rec.get("status", "pending")
-        by_status[status] += 1
+        status = CaptureStatus.of(rec.get("status")) or S.PENDING
+        by_status[status.value] += 1
         cls = rec.get("classification") or {}
         if cls.get("classified_by") in HANDLERS:
             cls = rec.get("classification_before") or {}
         conf = cls.get("confidence")
-        filed = status in ("filed", "suggested", "corrected") and rec.get("destinations")
-        corrected = status == "corrected" or bool(rec.get("corrections"))
+        filed = status in WROTE and rec.get("destinations")
+        corrected = status is S.CORRECTED or bool(rec.get("corrections"))
         for d in rec.get("destinations", []) if filed else []:
             original = next((c["from"] for c in rec.get("corrections", [])), d["type"])
-            per_type[original]["filed"] += 1
+            per_type[original][FILED] += 1
             if corrected:
-                per_type[original]["corrected"] += 1
+                per_type[original][CORRECTED] += 1
         if filed and isinstance(conf, int | float):
             for lo, hi in BANDS:
                 if lo <= conf < hi:
                     key = f"{lo:.1f}–{min(hi, 1.0):.1f}"
-                    bands[key]["filed"] += 1
+                    bands[key][FILED] += 1
                     if corrected:
-                        bands[key]["corrected"] += 1
+                        bands[key][CORRECTED] += 1
     total = sum(by_status.values())
-    done = by_status["filed"] + by_status["corrected"] + by_status["suggested"]
+    done = sum(by_status[s.value] for s in WROTE)
     return {
         **llm_counts(brain),
         "captures": total,
         "by_status": dict(by_status),
         "filing_rate": round(done / total, 3) if total else None,
         "correction_rate": {
-            t: round(c["corrected"] / c["filed"], 3)
-            for t, c in sorted(per_type.items())
-            if c["filed"]
+            t: round(c[CORRECTED] / c[FILED], 3) for t, c in sorted(per_type.items()) if c[FILED]
         },
         "per_type": {t: dict(c) for t, c in sorted(per_type.items())},
         "second_opinion": second_opinion_summary(brain),
         "calibration": [
             {
                 "band": k,
-                "filed": c["filed"],
-                "corrected": c["corrected"],
-                "corrected_share": round(c["corrected"] / c["filed"], 3) if c["filed"] else None,
+                FILED: c[FILED],
+                CORRECTED: c[CORRECTED],
+                "corrected_share": round(c[CORRECTED] / c[FILED], 3) if c[FILED] else None,
             }
             for k, c in bands.items()
         ],
@@ -160,7 +163,7 @@ def render_trust(brain: Brain, s: dict[str, Any]) -> str:
     rate = s["filing_rate"]
     lines.append(f"filing_rate: {rate if rate is not None else ''}".rstrip())
     lines.append(f"fallbacks: {s.get('fallbacks', 0)}")
-    for status in ("pending", "filed", "suggested", "needs_review", "corrected", "dismissed"):
+    for status in STATUS_NAMES:
         lines.append(f"{status}_count: {s['by_status'].get(status, 0)}")
     lines += [
         "tags:",
