@@ -240,6 +240,14 @@ KEYS: dict[str, Key] = {
             "the vault's schema pack (its `schema:` line; `vaultbrain schema use` sets it too)",
         ),
         Key(
+            "note_style",
+            "minimal",
+            _choice("minimal", "full"),
+            "how new record notes look: minimal (type, the type's fields, created, id last; "
+            "no H1 when Obsidian shows inline titles) or full (also source, confidence, "
+            "classifier, confirmation, updated, and an H1); `vaultbrain restyle` for old notes",
+        ),
+        Key(
             "daily_notes_folder",
             "",
             _text,

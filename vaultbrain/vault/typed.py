@@ -242,6 +242,52 @@ def inline_fields(line: str) -> list[InlineField]:
     return kept
 
 
+# -- titles ------------------------------------------------------------------------------------
+
+# Words a title cannot end on: a cut that leaves one took the words it led to ("Book the car
+# service for" once its date was taken out). In the four languages of the date words.
+DANGLING = frozenset(
+    """a an the and or but for to with about before after by from of until till due via per
+    für mit am bis vor zum zur der die das den dem und oder von
+    pour avec au aux de du des le la les et ou avant
+    para con al del el los las y o antes""".split()
+)
+_ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+
+
+def drop_dangling(text: str) -> str:
+    """``text`` without the function words left at its end (``Book the car service for``
+    -> ``Book the car service``), as long as a word stays."""
+    words = text.split()
+    while len(words) > 1 and words[-1].lower().strip(",;:") in DANGLING:
+        words.pop()
+    return " ".join(words).rstrip(",;:")
+
+
+def title_text(text: str, max_chars: int = 120) -> str:
+    """A title as a note and its Tasks line may hold it, or "" when nothing is left to
+    title a note by (emoji or punctuation only: such a title is refused).
+
+    One line; terminal escape sequences and control characters out (only what follows an
+    ESC is an escape: ``[Urgent] Renew`` keeps its brackets); Tasks' fields and Dataview's
+    inline fields out (``Renew the domain ⏫`` is titled ``Renew the domain``: the priority
+    is a field); at most ``max_chars``, cut at a word boundary, never on a dangling word."""
+    if not isinstance(text, str):
+        return ""
+    cleaned = _ANSI.sub("", text) if "\x1b" in text else text
+    cleaned = "".join(
+        " " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in cleaned
+    )
+    if _SIGNIFIER.search(cleaned) or "::" in cleaned:
+        cleaned = _SIGNIFIER.sub(" ", parse_typed(cleaned).words)
+    cleaned = " ".join(cleaned.split())
+    if len(cleaned) > max_chars:
+        cut = cleaned[: max_chars + 1]
+        cut = cut[: cut.rfind(" ")] if " " in cut else cut[:max_chars]
+        cleaned = drop_dangling(cut.rstrip(" ,;:-–—"))
+    return cleaned if _has_word_char(cleaned) else ""
+
+
 # -- copies ------------------------------------------------------------------------------------
 
 
@@ -267,12 +313,15 @@ def has_signifiers(text: str) -> bool:
 
 
 __all__ = [
+    "DANGLING",
     "DATE_FIELDS",
     "InlineField",
     "Typed",
     "has_signifiers",
     "inert",
     "inline_fields",
+    "drop_dangling",
     "is_thought",
     "parse_typed",
+    "title_text",
 ]
