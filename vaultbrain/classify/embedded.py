@@ -356,7 +356,8 @@ def _destinations(
             Destination("person", p.title, _fit(pack, t, fields) if follow else {}) for p in people
         ]
     if t == "admin":
-        fields: dict[str, Any] = {"status": "open", "priority": "medium"}
+        # A priority only when the thought gives one (no default medium).
+        fields: dict[str, Any] = {"status": "open"}
         if due:
             fields["due"] = due
         if rules._URGENT.search(thought):
@@ -373,7 +374,7 @@ def _destinations(
                 fields["status"] = status
         return [Destination("project", project_title(thought, names), _fit(pack, t, fields))]
     if t == "idea":
-        fields = {"one_liner": rules._cap(thought)[:200], "maturity": "raw"}
+        fields = {"one_liner": rules.one_liner(thought), "maturity": "raw"}
         title = named_record("idea", thought, names) or idea_title(thought)
         return [Destination("idea", title, _fit(pack, t, fields))]
     title = named_record(t, thought, names) or phrase(

@@ -37,6 +37,7 @@ COMMANDS: dict[str, str] = {
     "statedir": "vaultbrain.cli.statedir:statedir",
     "reindex": "vaultbrain.cli.core:reindex_cmd",
     "adopt": "vaultbrain.cli.adopt:adopt_cmd",
+    "restyle": "vaultbrain.cli.restyle:restyle_cmd",
     "daemon": "vaultbrain.cli.daemon:daemon_cmd",
     "service": "vaultbrain.cli.daemon:service",
     "review": "vaultbrain.cli.review:review",
