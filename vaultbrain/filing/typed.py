@@ -98,6 +98,7 @@ def apply_typed(result: Classification, typed: Typed, pack: ResolvedPack) -> Cla
     wants_task = any(typed.fields.get(k) for k in _TASK_SIGNS)
     if task_type is not None and wants_task and not any(d.type == task_type.name for d in dests):
         title = title_text(typed.words)
+        title = title[:1].upper() + title[1:]
         if title:
             known = [d for d in dests if d.type != UNKNOWN]
             dests = [*known, Destination(task_type.name, title, typed_values(task_type, typed))]
