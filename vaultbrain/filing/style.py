@@ -20,9 +20,9 @@ minimal. A style change rewrites nothing by itself: ``vaultbrain restyle``
 (:mod:`vaultbrain.filing.restyle`) does, on request.
 
 What the capture pipeline calls: :func:`style_of` once per unit of work,
-:func:`record_note` to render a new record note, :func:`machine_values` for the store, and
+:func:`record_note` to render a new record note, :func:`machine_values` for the store,
 :func:`note_changes` on the changes it writes into an existing note (so an update never adds
-``updated`` to a minimal note).
+``updated`` to a minimal note), and :func:`confirm_note` when a suggestion is confirmed.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from vaultbrain.filing.records import MACHINE_KEYS, ordered_frontmatter, render_body, typed_values
 from vaultbrain.filing.records import note_changes as _note_changes
 from vaultbrain.packs import PageType
-from vaultbrain.vault.note import render_note
+from vaultbrain.vault.note import parse_note, render_note, update_frontmatter
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -152,6 +152,34 @@ def note_changes(
     return _note_changes(style.full, dict(current), dict(changes))
 
 
+def confirm_note(brain: Brain, rel: str) -> None:
+    """A suggestion's note is confirmed, whatever its style: ``confirmed`` leaves the note
+    (``updated`` moves where the note has one), compare-and-swap, and the record in the
+    store no longer says ``confirmed: false``."""
+    now = brain.now().isoformat()
+
+    def build(note: Any) -> str | None:
+        if note is None:
+            return None
+        parsed = parse_note(note.text)
+        if parsed.error:
+            return None
+        changes = {"updated": now} if "updated" in parsed.data else {}
+        return update_frontmatter(note.text, changes, remove=("confirmed",))
+
+    brain.vault.edit(rel, build)
+    hit = brain.records().by_path(rel)
+    if hit is not None:
+        col = brain.store.collection(hit[0])
+        with brain.store.locked():
+            rec = col.get(hit[1]["id"])
+            if rec is not None:
+                rec.pop("confirmed", None)
+                rec["updated"] = now
+                col.put(rec)
+    brain.notes().sync_path(rel)
+
+
 def drop_title_heading(body: str, title: str) -> str:
     """``body`` without a first line ``# <title>`` (and the blank line after it)."""
     lines = body.splitlines(keepends=True)
@@ -175,6 +203,7 @@ def _heading_text(line: str) -> str:
 
 __all__ = [
     "MACHINE_KEYS",
+    "confirm_note",
     "NoteStyle",
     "drop_title_heading",
     "inline_title_shown",
