@@ -193,12 +193,15 @@ def new_task_line(
     """The Tasks line a new note of ``ptype`` starts with ("" for a type without one).
 
     ``line_fields``: what the thought typed that the line shows but no property holds
-    (:data:`LINE_ONLY`: ⏳ scheduled, 🛫 start, ➕ created, 🆔 id, ⛔ depends_on, 🏁), by
-    Tasks' names, as :func:`vaultbrain.vault.typed.parse_typed` gives them."""
+    (:data:`LINE_ONLY`: ⏳ scheduled, 🛫 start, ➕ created, 🆔 id, ⛔ depends_on, 🏁, and
+    ``tags``, the ``#tags`` that end its description), by Tasks' names, as
+    :func:`vaultbrain.filing.typed.line_fields` gives them."""
     spec = tasks_spec(ptype)
     if spec is None:
         return ""
-    task = tk.TaskLine(description=tk.clean_description(str(title)))
+    description = tk.clean_description(str(title))
+    tags = [t for t in (line_fields or {}).get("tags") or [] if t not in description.split()]
+    task = tk.TaskLine(description=" ".join([description, *tags]))
     for name, value in (line_fields or {}).items():
         if name in LINE_ONLY and value:
             setattr(task, name, list(value) if name == "depends_on" else str(value))

@@ -71,8 +71,12 @@ def typed_values(ptype: PageType, typed: Typed) -> dict[str, Any]:
 
 
 def line_fields(typed: Typed) -> dict[str, Any]:
-    """The typed Tasks fields the Tasks line shows and no property holds, by Tasks' names."""
-    return {k: v for k, v in typed.fields.items() if k in LINE_ONLY}
+    """The typed Tasks fields the Tasks line shows and no property holds, by Tasks' names,
+    and the thought's trailing ``#tags`` (``tags``: Tasks keeps them in the description)."""
+    out = {k: v for k, v in typed.fields.items() if k in LINE_ONLY}
+    if typed.tags:
+        out["tags"] = list(typed.tags)
+    return out
 
 
 def apply_typed(result: Classification, typed: Typed, pack: ResolvedPack) -> Classification:

@@ -78,6 +78,11 @@ class Typed:
     def has_fields(self) -> bool:
         return bool(self.fields or self.inline)
 
+    @property
+    def tags(self) -> list[str]:
+        """The ``#tags`` at the end of the words (Tasks keeps them in a description)."""
+        return trailing_tags(self.words)[1]
+
 
 def parse_typed(text: str) -> Typed:
     """The words of a typed thought and the fields its Tasks and Dataview syntax give.
@@ -113,6 +118,19 @@ def parse_typed(text: str) -> Typed:
         # A field typed both ways: the emoji one, which Tasks itself reads, wins.
         fields[name] = value
     return Typed(words, fields, inline, tuple(problems))
+
+
+_TRAILING_TAG = re.compile(r"(?:^|\s)(#[^ !@#$%^&*(),.?\":{}|<>]+)$")
+
+
+def trailing_tags(text: str) -> tuple[str, list[str]]:
+    """``text`` without the ``#tags`` at its end, and those tags (Tasks' tag rule)."""
+    tags: list[str] = []
+    rest = text.rstrip()
+    while (m := _TRAILING_TAG.search(rest)) is not None and m.start() > 0:
+        tags.insert(0, m.group(1))
+        rest = rest[: m.start()].rstrip()
+    return rest, tags
 
 
 def _tasks_value(name: str | None, raw: Any) -> Any:
@@ -271,7 +289,8 @@ def title_text(text: str, max_chars: int = 120) -> str:
     One line; terminal escape sequences and control characters out (only what follows an
     ESC is an escape: ``[Urgent] Renew`` keeps its brackets); Tasks' fields and Dataview's
     inline fields out (``Renew the domain ⏫`` is titled ``Renew the domain``: the priority
-    is a field); at most ``max_chars``, cut at a word boundary, never on a dangling word."""
+    is a field), and ``#tags`` at its end; at most ``max_chars``, cut at a word boundary,
+    never on a dangling word."""
     if not isinstance(text, str):
         return ""
     cleaned = _ANSI.sub("", text) if "\x1b" in text else text
@@ -280,7 +299,8 @@ def title_text(text: str, max_chars: int = 120) -> str:
     )
     if _SIGNIFIER.search(cleaned) or "::" in cleaned:
         cleaned = _SIGNIFIER.sub(" ", parse_typed(cleaned).words)
-    cleaned = " ".join(cleaned.split())
+    # Tags at the end tag the thought; they are not its name (the Tasks line keeps them).
+    cleaned = trailing_tags(" ".join(cleaned.split()))[0]
     if len(cleaned) > max_chars:
         cut = cleaned[: max_chars + 1]
         cut = cut[: cut.rfind(" ")] if " " in cut else cut[:max_chars]
@@ -324,4 +344,5 @@ __all__ = [
     "is_thought",
     "parse_typed",
     "title_text",
+    "trailing_tags",
 ]
