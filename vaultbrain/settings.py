@@ -243,9 +243,7 @@ KEYS: dict[str, Key] = {
             "note_style",
             "minimal",
             _choice("minimal", "full"),
-            "how new record notes look: minimal (type, the type's fields, created, id last; "
-            "no H1 when Obsidian shows inline titles) or full (also source, confidence, "
-            "classifier, confirmation, updated, and an H1); `vaultbrain restyle` for old notes",
+            "new notes: minimal (no machine properties, no H1 under an inline title) or full",
         ),
         Key(
             "daily_notes_folder",

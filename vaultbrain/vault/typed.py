@@ -124,10 +124,15 @@ _TRAILING_TAG = re.compile(r"(?:^|\s)(#[^ !@#$%^&*(),.?\":{}|<>]+)$")
 
 
 def trailing_tags(text: str) -> tuple[str, list[str]]:
-    """``text`` without the ``#tags`` at its end, and those tags (Tasks' tag rule)."""
+    """``text`` without the ``#tags`` at its end, and those tags (Tasks' tag rule, and
+    Obsidian's: a tag is not all digits, so ``Fix bug #42`` keeps its number)."""
     tags: list[str] = []
     rest = text.rstrip()
-    while (m := _TRAILING_TAG.search(rest)) is not None and m.start() > 0:
+    while (
+        (m := _TRAILING_TAG.search(rest)) is not None
+        and m.start() > 0
+        and not m.group(1)[1:].isdigit()
+    ):
         tags.insert(0, m.group(1))
         rest = rest[: m.start()].rstrip()
     return rest, tags
