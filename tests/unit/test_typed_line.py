@@ -294,3 +294,39 @@ def test_a_long_title_is_cut_at_a_word_and_never_on_a_dangling_word() -> None:
 )
 def test_is_thought(text: str, thought: bool) -> None:
     assert is_thought(text) is thought
+
+
+@pytest.mark.parametrize(
+    ("thought", "title"),
+    [
+        ("Book the car service for next Tuesday", "Book the car service"),
+        ("book the car service for the Volvo by the 15th of december", "Book the car service for the Volvo"),
+        (
+            "Need to book the car service for my mum's Toyota Corolla before the winter tyre change",
+            "Book the car service for my mum's Toyota Corolla",
+        ),
+    ],
+)  # fmt: skip
+def test_the_embedded_classifier_never_cuts_a_title_on_a_dangling_word(
+    thought: str, title: str
+) -> None:
+    import datetime as dt
+
+    from vaultbrain.classify.embedded import classify_embedded
+    from vaultbrain.packs.loader import load_pack
+
+    result = classify_embedded(thought, dt.date(2026, 12, 3), pack=load_pack("vaultbrain-base"))
+    assert [(d.type, d.title) for d in result.destinations] == [("admin", title)]
+    assert "priority" not in result.destinations[0].fields  # none was given
+
+
+@pytest.mark.parametrize("thought", ["Idea: a podcast about bees", "idea - a podcast about bees"])
+def test_an_ideas_one_liner_has_no_cue(thought: str) -> None:
+    import datetime as dt
+
+    from vaultbrain.classify.embedded import classify_embedded
+    from vaultbrain.packs.loader import load_pack
+
+    result = classify_embedded(thought, dt.date(2026, 12, 3), pack=load_pack("vaultbrain-base"))
+    idea = next(d for d in result.destinations if d.type == "idea")
+    assert idea.fields["one_liner"] == "A podcast about bees"

@@ -31,6 +31,7 @@ from vaultbrain.classify.entities import (
 )
 from vaultbrain.classify.learned import DEFAULT_PLATT, Counts, Model, calibrate, features
 from vaultbrain.classify.result import UNKNOWN, Classification, Destination
+from vaultbrain.vault.typed import drop_dangling
 
 CLASSIFIED_BY = "heuristic"  # the provider's name in settings and the audit trail
 THRESHOLD = 0.5  # a type at or above this probability is a destination
@@ -388,7 +389,8 @@ def _strip_date(text: str, date_words: str | None) -> str:
         return text
     pattern = r"\s*\b(?:by|on|before|until|till|due|at)?\s*" + re.escape(date_words) + r"(?!\w)"
     out = re.sub(pattern, " ", text, count=1, flags=re.I)
-    return " ".join(out.split()).strip(" ,:-–—") or text
+    # Without its date words a phrase may end on the word that led to them ("for", "by").
+    return drop_dangling(" ".join(out.split()).strip(" ,:-–—")) or text
 
 
 def admin_title(thought: str, due_words: str | None, people: list[PersonMention]) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 from vaultbrain.classify.dates import find_date
 from vaultbrain.classify.entities import protect, unprotect
 from vaultbrain.classify.result import UNKNOWN, Classification, Destination
+from vaultbrain.vault.typed import drop_dangling
 
 CLASSIFIED_BY = "heuristic"
 _NAME = r"[A-Z][a-zà-ÿ'’\-]+(?:\s+[A-Z][a-zà-ÿ'’\-]+)?"
@@ -134,7 +135,8 @@ def _clean_action(act: str, date_words: str | None) -> str:
         )
     act = re.sub(r"[\s,]+(?:asap|urgent(?:ly)?|important|high priority)\b", "", act, flags=re.I)
     act = re.sub(r"^(?:i\s+)?(?:need to|have to|must|should)\s+", "", act, flags=re.I)
-    return re.sub(r"\s+", " ", act).strip(" ,-")
+    # "Book the car service for next Tuesday" without its date: not "… service for".
+    return drop_dangling(re.sub(r"\s+", " ", act).strip(" ,-"))
 
 
 def classify_heuristic(
