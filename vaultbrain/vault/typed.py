@@ -190,9 +190,15 @@ def is_thought(text: str) -> bool:
     emoji (``🎉🎉``, ``⏫``) or punctuation is not one: it would become an untitled record."""
     if not _has_word_char(text):
         return False
-    if "::" not in text and _SIGNIFIER.search(text) is None:
+    first = _SIGNIFIER.search(text)
+    if "::" not in text and first is None:
         return True
-    return _has_word_char(parse_typed(text).words)
+    # Fields come off the end (Tasks) or sit in brackets (Dataview): words before the first
+    # signifier and the first bracket are words whatever follows (most typed lines).
+    head = text[: first.start()] if first is not None else text
+    if "::" in text:
+        head = re.split(r"[\[(]", head, maxsplit=1)[0]
+    return _has_word_char(head) or _has_word_char(parse_typed(text).words)
 
 
 def _has_word_char(text: str) -> bool:
