@@ -31,16 +31,13 @@ import stat
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
-from markdown_it.rules_block import StateBlock
-from mdit_py_plugins.dollarmath import dollarmath_plugin
-from mdit_py_plugins.footnote import footnote_plugin
-
 from vaultbrain.errors import UserError
 from vaultbrain.vault.note import parse_note
 from vaultbrain.vault.typed import is_thought
 
 if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
     from vaultbrain.vault.files import Vault
 
 BLOCK_ID = re.compile(r"[ \t]\^vb-([a-z0-9]{6,12})[ \t]*$")
@@ -170,6 +167,12 @@ def _markdown() -> MarkdownIt:
     math renders wherever it starts a line."""
     global _MD
     if _MD is None:
+        # Imported here: markdown-it costs a noticeable part of a command's start-up, and
+        # most commands never read the inbox.
+        from markdown_it import MarkdownIt
+        from mdit_py_plugins.dollarmath import dollarmath_plugin
+        from mdit_py_plugins.footnote import footnote_plugin
+
         md = MarkdownIt("commonmark").enable("table").use(footnote_plugin).use(dollarmath_plugin)
         md.core.ruler.disable(["inline", "text_join", "footnote_tail"])
         rules = md.block.ruler.__rules__
@@ -239,6 +242,8 @@ def _plain_item(line: str) -> bool:
 
 
 def _collect(md: MarkdownIt, src: str, offset: int, out: list[int]) -> None:
+    from markdown_it.rules_block import StateBlock
+
     tokens: list = []
     state = StateBlock(src, md, {}, tokens)
     md.block.tokenize(state, 0, state.lineMax)
