@@ -240,6 +240,12 @@ KEYS: dict[str, Key] = {
             "the vault's schema pack (its `schema:` line; `vaultbrain schema use` sets it too)",
         ),
         Key(
+            "note_style",
+            "minimal",
+            _choice("minimal", "full"),
+            "new notes: minimal (no machine properties, no H1 under an inline title) or full",
+        ),
+        Key(
             "daily_notes_folder",
             "",
             _text,

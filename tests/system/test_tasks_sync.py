@@ -123,7 +123,7 @@ def test_tick_untick_and_recur_in_the_note_then_db_update(vault: Path, daemon) -
     assert changes.pop(nxt) == "- [ ] Renew the domain 🔽 🔁 every week 📅 2030-01-15"
     assert changes.pop("due: 2027-01-07") == "due: 2030-01-15"
     assert changes.pop("priority: high") == "priority: low"
-    assert [k.split(":")[0] for k in changes] == ["updated"]
+    assert not changes  # a minimal note has no `updated` to bump: the store keeps it
     fields = stored(vault, rec["id"])
     assert fields["due"] == "2030-01-15" and fields["priority"] == "low"
 
@@ -143,14 +143,14 @@ def test_a_note_refiled_as_admin_gets_its_line_and_the_archived_one_is_closed(
     new = run_json(vault, "fix", idea["id"], "admin")
     admin = vault / new["path"]
     assert new["path"].startswith("Admin/")
-    assert task_lines(admin) == ["- [ ] Call the bank 🔼"]
+    assert task_lines(admin) == ["- [ ] Call the bank"]  # no priority nobody gave
     assert frontmatter(admin)["status"] == "open"
 
     back = run_json(vault, "fix", new["id"], "idea")
     archived = sorted((vault / "Brain/Archive").glob("Call the bank*.md"))
     closed = [p for p in archived if frontmatter(p).get("type") == "admin"]
     assert len(closed) == 1
-    assert task_lines(closed[0]) == [f"- [-] Call the bank 🔼 ❌ {today()}"]
+    assert task_lines(closed[0]) == [f"- [-] Call the bank ❌ {today()}"]
     assert frontmatter(closed[0])["status"] == "cancelled"
     assert task_lines(vault / back["path"]) == []  # an idea has no Tasks line
 
@@ -162,34 +162,39 @@ def test_a_dismissed_capture_closes_its_task(vault: Path, lmstudio: FakeLMStudio
     )
     cap = run_json(vault, "capture", "Pay the 2026 tax by the 20th")
     path = next(d["path"] for d in cap["destinations"] if d["type"] == "admin")
-    assert task_lines(vault / path) == ["- [ ] Pay the 2026 tax 🔼 📅 2026-12-20"]
+    assert task_lines(vault / path) == ["- [ ] Pay the 2026 tax 📅 2026-12-20"]
     run(vault, "review", "dismiss", cap["id"])
     archived = vault / "Brain/Archive" / path.rsplit("/", 1)[1]
     text = archived.read_text("utf-8")
-    assert task_lines(archived) == [f"- [-] Pay the 2026 tax 🔼 📅 2026-12-20 ❌ {today()}"]
+    assert task_lines(archived) == [f"- [-] Pay the 2026 tax 📅 2026-12-20 ❌ {today()}"]
     fm = frontmatter(archived)
     assert fm["status"] == "cancelled" and fm["completed"] == today() and fm["archived"] is True
     assert text.count("- [") == 1
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="needs the capture wiring of filing.style.note_changes (issue 34): a capture's "
+    "update adds `updated` to a minimal note",
+)
 def test_a_capture_into_an_existing_admin_note_updates_its_line(
     vault: Path, lmstudio: FakeLMStudio
 ) -> None:
     rec = run_json(vault, "db", "add", "admin", "--set", "title=Renew the domain")
     note = vault / rec["path"]
     before = note.read_text("utf-8")
-    assert task_lines(note) == ["- [ ] Renew the domain 🔼"]
+    assert task_lines(note) == ["- [ ] Renew the domain"]
     run(vault, "settings", "set", "provider", "lmstudio")
     lmstudio.responder = lambda body: reply(
         [{"type": "admin", "title": "Renew the domain", "fields": {"due": "2026-12-20"}}], 0.9
     )
     cap = run_json(vault, "capture", "Renew the domain by the 20th")
     assert [d["path"] for d in cap["destinations"]] == [rec["path"]]
-    assert task_lines(note) == ["- [ ] Renew the domain 🔼 📅 2026-12-20"]
+    assert task_lines(note) == ["- [ ] Renew the domain 📅 2026-12-20"]
     assert frontmatter(note)["due"] == "2026-12-20"
     after = note.read_text("utf-8").splitlines()
     changed = [x for x in before.splitlines() if x not in after]
-    assert [x for x in changed if not x.startswith("updated:")] == ["- [ ] Renew the domain 🔼"]
+    assert changed == ["- [ ] Renew the domain"]
     assert len(after) == len(before.splitlines()) + 2  # due:, and the capture's log line
 
 

@@ -31,6 +31,7 @@ from vaultbrain.classify.entities import (
 )
 from vaultbrain.classify.learned import DEFAULT_PLATT, Counts, Model, calibrate, features
 from vaultbrain.classify.result import UNKNOWN, Classification, Destination
+from vaultbrain.vault.typed import drop_dangling
 
 CLASSIFIED_BY = "heuristic"  # the provider's name in settings and the audit trail
 THRESHOLD = 0.5  # a type at or above this probability is a destination
@@ -356,7 +357,8 @@ def _destinations(
             Destination("person", p.title, _fit(pack, t, fields) if follow else {}) for p in people
         ]
     if t == "admin":
-        fields: dict[str, Any] = {"status": "open", "priority": "medium"}
+        # A priority only when the thought gives one (no default medium).
+        fields: dict[str, Any] = {"status": "open"}
         if due:
             fields["due"] = due
         if rules._URGENT.search(thought):
@@ -373,7 +375,7 @@ def _destinations(
                 fields["status"] = status
         return [Destination("project", project_title(thought, names), _fit(pack, t, fields))]
     if t == "idea":
-        fields = {"one_liner": rules._cap(thought)[:200], "maturity": "raw"}
+        fields = {"one_liner": rules.one_liner(thought), "maturity": "raw"}
         title = named_record("idea", thought, names) or idea_title(thought)
         return [Destination("idea", title, _fit(pack, t, fields))]
     title = named_record(t, thought, names) or phrase(
@@ -387,7 +389,8 @@ def _strip_date(text: str, date_words: str | None) -> str:
         return text
     pattern = r"\s*\b(?:by|on|before|until|till|due|at)?\s*" + re.escape(date_words) + r"(?!\w)"
     out = re.sub(pattern, " ", text, count=1, flags=re.I)
-    return " ".join(out.split()).strip(" ,:-–—") or text
+    # Without its date words a phrase may end on the word that led to them ("for", "by").
+    return drop_dangling(" ".join(out.split()).strip(" ,:-–—")) or text
 
 
 def admin_title(thought: str, due_words: str | None, people: list[PersonMention]) -> str:

@@ -389,6 +389,7 @@ def find_people(
 _CUT_BEFORE = re.compile(r"\s+(?:[-–—:;|]|→|=>)\s+|(?<!\b[Rr]e)[:;]\s+|,\s+|\s*[.!?]+(?:\s+|$)")
 _TRAILING = {"the", "a", "an", "to", "and", "or", "of", "for", "with", "about", "in", "on"}
 _TRAILING |= {"at", "by", "from", "my", "our", "re", "w", "&", "+", "is", "are", "be"}
+_TRAILING |= {"before", "after", "until", "till", "due", "via"}
 
 
 def phrase(text: str, max_words: int = 10, min_words: int = 2) -> str:

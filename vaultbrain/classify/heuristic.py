@@ -17,6 +17,7 @@ from typing import Any
 from vaultbrain.classify.dates import find_date
 from vaultbrain.classify.entities import protect, unprotect
 from vaultbrain.classify.result import UNKNOWN, Classification, Destination
+from vaultbrain.vault.typed import drop_dangling
 
 CLASSIFIED_BY = "heuristic"
 _NAME = r"[A-Z][a-zà-ÿ'’\-]+(?:\s+[A-Z][a-zà-ÿ'’\-]+)?"
@@ -112,6 +113,17 @@ def _cap(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text
 
 
+def one_liner(thought: str) -> str:
+    """An idea's one-liner: the thought without its cue (``Idea:``, ``shower thought:``)."""
+    m = _IDEA.match(thought)
+    text = (
+        m.group("idea")
+        if m and thought[: m.start("idea")].strip().lower().startswith(("idea", "shower"))
+        else thought
+    )
+    return _cap(" ".join(text.split()))[:200]
+
+
 def _clean_action(act: str, date_words: str | None) -> str:
     act = act.strip()
     if date_words:
@@ -123,7 +135,8 @@ def _clean_action(act: str, date_words: str | None) -> str:
         )
     act = re.sub(r"[\s,]+(?:asap|urgent(?:ly)?|important|high priority)\b", "", act, flags=re.I)
     act = re.sub(r"^(?:i\s+)?(?:need to|have to|must|should)\s+", "", act, flags=re.I)
-    return re.sub(r"\s+", " ", act).strip(" ,-")
+    # "Book the car service for next Tuesday" without its date: not "… service for".
+    return drop_dangling(re.sub(r"\s+", " ", act).strip(" ,-"))
 
 
 def classify_heuristic(
@@ -173,7 +186,9 @@ def _classify(
         if cue.lower().startswith(("what if", "how about")):
             body = f"{cue} {body}"
         title = _cap(" ".join(body.split()[:10]))
-        dests.append(Destination("idea", title, {"one_liner": _cap(thought), "maturity": "raw"}))
+        dests.append(
+            Destination("idea", title, {"one_liner": one_liner(thought), "maturity": "raw"})
+        )
         reasons.append("idea phrasing")
         signals += 2
 
@@ -249,8 +264,6 @@ def _classify(
             fields["priority"] = "high"
         elif _LOW.search(thought):
             fields["priority"] = "low"
-        else:
-            fields["priority"] = "medium"
         dests.append(Destination("admin", action, fields))
         reasons.append("an action item" + (f" due {due}" if due else ""))
         signals += 1

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import enum
-import re
-import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +13,7 @@ from vaultbrain.classify.prompt import (
     bound_schema,
 )
 from vaultbrain.packs import ResolvedPack
+from vaultbrain.vault.typed import title_text
 
 UNKNOWN = "unknown"
 
@@ -101,12 +100,10 @@ class Classification:
 
 
 def _clean_text(value: Any) -> str:
-    """A title as a note may hold it: no control characters, one line, no edge spaces."""
-    if not isinstance(value, str):
-        return ""
-    cleaned = "".join(" " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in value)
-    cleaned = re.sub(r"\[[0-9;]*[A-Za-z]", "", cleaned)  # what is left of ANSI escapes
-    return " ".join(cleaned.split())
+    """A title as a note may hold it (:func:`vaultbrain.vault.typed.title_text`): one line,
+    no escapes or control characters, no Tasks or Dataview fields, cut at a word; "" for
+    one of only emoji or punctuation (the destination is dropped)."""
+    return title_text(value, MAX_TITLE)
 
 
 def validate_reply(
@@ -194,7 +191,7 @@ def validate_reply(
                     )
                 continue
             fields[fname] = coerced
-        destinations.append(Destination(ptype.name, title[:200], fields))
+        destinations.append(Destination(ptype.name, title, fields))
     return Classification(
         destinations, confidence, reasoning[:2000], classified_by, dropped=dropped
     )

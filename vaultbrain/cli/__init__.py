@@ -54,6 +54,7 @@ COMMANDS: dict[str, Cmd] = {
     "db": Cmd("vaultbrain.cli.db:db", REVIEW, "List, show, add, update and delete records by hand"),
     "reindex": Cmd("vaultbrain.cli.core:reindex_cmd", REVIEW, "Rescan the vault into the store (notes are the truth)"),
     "adopt": Cmd("vaultbrain.cli.adopt:adopt_cmd", REVIEW, "Write ids into hand-made record notes, when asked"),
+    "restyle": Cmd("vaultbrain.cli.restyle:restyle_cmd", REVIEW, "Rewrite vaultbrain's own notes in the current note_style"),
     "classify": Cmd("vaultbrain.cli.classify:classify_cmd", REVIEW, "What the classifiers would do with a thought"),
     "search": Cmd("vaultbrain.cli.graph:search_cmd", KNOWLEDGE, "Full-text search over every note, best first"),
     "whoknows": Cmd("vaultbrain.cli.graph:whoknows_cmd", KNOWLEDGE, "Who in the vault is tied to a topic, and why"),

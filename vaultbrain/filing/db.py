@@ -1,17 +1,24 @@
-"""Records by hand: list, show, add, update, delete (the ``db`` commands' core)."""
+"""Records by hand: list, show, add, update, delete (the ``db`` commands' core).
+
+A value for a ``link``/``links`` field that names a note of the vault (its file name or an
+alias, any case) is written as a link to it (``[[People/José Ñúñez|José Ñúñez]]``), so
+Dataview and ``vaultbrain links`` see the link; a name no note has stays text.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
 from vaultbrain.filing.index import records
 from vaultbrain.filing.names import free_path
-from vaultbrain.filing.records import new_id, ordered_frontmatter, render_body, settle_fields
+from vaultbrain.filing.records import link_to, new_id, record_from_note, settle_fields
+from vaultbrain.filing.style import machine_values, record_note, style_of
 from vaultbrain.filing.sync import notes_sync
 from vaultbrain.packs import PageType
-from vaultbrain.vault.note import render_note
+from vaultbrain.vault.note import parse_note
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -25,8 +32,12 @@ def resolve_type(brain: Brain, name: str) -> PageType:
     return ptype
 
 
-def coerce_fields(ptype: PageType, values: dict[str, str]) -> dict[str, Any]:
-    """``--set`` values checked against the type's fields; a bad one is a UserError."""
+def coerce_fields(
+    ptype: PageType, values: dict[str, str], brain: Brain | None = None
+) -> dict[str, Any]:
+    """``--set`` values checked against the type's fields; a bad one is a UserError.
+    With ``brain``, names in link fields become links to the notes they name
+    (:func:`names_to_links`)."""
     out: dict[str, Any] = {}
     for key, raw in values.items():
         spec = ptype.fields.get(key)
@@ -48,7 +59,41 @@ def coerce_fields(ptype: PageType, values: dict[str, str]) -> dict[str, Any]:
             hint = f" (one of {', '.join(spec.values or [])})" if spec.type == "enum" else ""
             raise UserError(f"{ptype.name}.{key}: {raw!r} is not a valid {spec.type}{hint}")
         out[key] = coerced if ok else None
+    return names_to_links(brain, ptype, out) if brain is not None else out
+
+
+_WIKILINK = re.compile(r"^\[\[[^\]]+\]\]$")
+
+
+def names_to_links(brain: Brain, ptype: PageType, fields: dict[str, Any]) -> dict[str, Any]:
+    """``fields`` with each name in a ``link``/``links`` field that names exactly one note of
+    the vault (preferring notes of the types the field collects) made a link to that note,
+    shown as the name given. Links, URLs and names of no note (or of several) stay."""
+    from vaultbrain.filing.names import note_names
+
+    index = None
+    out = dict(fields)
+    for key, value in fields.items():
+        spec = ptype.fields.get(key)
+        if spec is None or spec.type not in ("link", "links") or value in (None, "", []):
+            continue
+        if index is None:
+            index = note_names(brain)
+        folders = tuple(t.folder + "/" for t in brain.pack.types if spec.collects_type(t.name))
+        if isinstance(value, list):
+            out[key] = [_linked(index, folders, v) for v in value]
+        else:
+            out[key] = _linked(index, folders, value)
     return out
+
+
+def _linked(index: Any, folders: tuple[str, ...], name: Any) -> Any:
+    if not isinstance(name, str) or _WIKILINK.match(name) or "://" in name:
+        return name
+    found = index.lookup(name)
+    preferred = [r for r in found if r.startswith(folders)] if folders else []
+    pick = preferred if len(preferred) == 1 else found
+    return link_to(pick[0], name.strip()) if len(pick) == 1 else name
 
 
 def find_record(brain: Brain, ptype: PageType, ref: str) -> dict[str, Any]:
@@ -85,7 +130,7 @@ def list_records(brain: Brain, type_name: str) -> list[dict[str, Any]]:
 
 def add_record(brain: Brain, type_name: str, values: dict[str, str]) -> dict[str, Any]:
     ptype = resolve_type(brain, type_name)
-    fields = {k: v for k, v in coerce_fields(ptype, values).items() if v is not None}
+    fields = {k: v for k, v in coerce_fields(ptype, values, brain).items() if v is not None}
     title = fields.get(ptype.title_key) or values.get("title") or values.get("name")
     if not title:
         raise UserError(f"give the {ptype.name} a {ptype.title_key}: --set {ptype.title_key}=…")
@@ -102,17 +147,22 @@ def add_record(brain: Brain, type_name: str, values: dict[str, str]) -> dict[str
         rel = free_path(brain, ptype, str(title))
         now = brain.now().isoformat()
         core = {"type": ptype.name, "id": new_id(), "created": now, "updated": now}
-        body = render_body(ptype, str(title), fields, f"- {now[:10]} added by hand")
-        brain.vault.create(rel, render_note(ordered_frontmatter(ptype, core, fields), body))
+        log = f"- {now[:10]} added by hand"
+        text = record_note(style_of(brain), ptype, core, fields, str(title), log)
+        brain.vault.create(rel, text)
+        note = brain.vault.read(rel)
+        col = brain.store.collection(ptype.store_collection)
+        parsed = parse_note(note.text)
+        rec = record_from_note(rel, parsed, ptype, None, note.hash, machine_values(core))
+        col.put(rec)
+        index.upsert(ptype.store_collection, rec)
         notes_sync(brain).sync_path(rel)
-        hit = index.by_path(rel)
-        assert hit is not None
-        return brain.store.collection(hit[0]).get(hit[1]["id"])
+        return col.get(rec["id"]) or rec
 
 
 def update_record(brain: Brain, type_name: str, ref: str, values: dict[str, str]) -> dict[str, Any]:
     ptype = resolve_type(brain, type_name)
-    fields = coerce_fields(ptype, values)
+    fields = coerce_fields(ptype, values, brain)
     sync = notes_sync(brain)
     with brain.store.locked():
         rec = find_record(brain, ptype, ref)

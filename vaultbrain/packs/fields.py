@@ -76,7 +76,8 @@ class TasksSpec(StrictModel):
     ``statuses`` maps each value of the status field to a checkbox symbol (Tasks' ``[ ]``,
     ``[/]``, ``[x]``, ``[-]``); ``priorities`` maps each value of the priority field to one
     of Tasks' priority names (highest, high, medium, low, lowest). ``completed`` names the
-    date field set when the task is done or cancelled.
+    date field set when the task is done or cancelled; ``recurrence`` the text field that
+    holds the 🔁 rule (``every week``, as Tasks writes it).
     """
 
     title: str | None = None
@@ -84,11 +85,12 @@ class TasksSpec(StrictModel):
     priority: str | None = "priority"
     status: str | None = "status"
     completed: str | None = "completed"
+    recurrence: str | None = None
     statuses: dict[str, str] = Field(
         default_factory=lambda: {"open": " ", "waiting": " ", "done": "x", "cancelled": "-"}
     )
     priorities: dict[str, str] = Field(
-        default_factory=lambda: {"high": "high", "medium": "medium", "low": "low"}
+        default_factory=lambda: {p: p for p in ("highest", "high", "medium", "low", "lowest")}
     )
 
     @field_validator("statuses")

@@ -421,6 +421,7 @@ def _tasks(m: Manifest) -> list[LintIssue]:
             "priority": spec.priority,
             "status": spec.status,
             "completed": spec.completed,
+            "recurrence": spec.recurrence,
         }
         for role, name in named.items():
             if name and name not in t.fields:
@@ -451,7 +452,7 @@ def _tasks(m: Manifest) -> list[LintIssue]:
                     )
                 )
         prio = t.fields.get(spec.priority or "")
-        if prio is not None and prio.type == "enum":
+        if prio is not None and prio.type == "enum" and "priorities" in spec.model_fields_set:
             unknown = [v for v in spec.priorities if v not in (prio.values or [])]
             if unknown:
                 out.append(

@@ -1,9 +1,17 @@
 """The inbox note: which lines are thoughts, and how a taken line is rewritten.
 
-A thought is one non-empty line outside frontmatter, code fences, headings, comments
-(``<!-- -->`` and Obsidian's ``%% %%``) and block quotes. List markers are not part of the
-text. A line that carries a ``^vb-`` block id has been taken already; a line the person
-ticked themselves (``- [x]`` without an id) is theirs and is left alone.
+A thought is one non-empty line of text: a line of a paragraph or of a list item, as
+CommonMark's block rules (markdown-it-py, with GFM tables, Obsidian's ``$$`` math and
+footnotes) read the note. Frontmatter, fenced code of any fence length (a ```` fence
+holding a ```python block is one block), indented code, HTML blocks and ``<!-- -->``
+comments, tables, math blocks, footnote definitions, headings, rules and block quotes are
+never thoughts, nor Obsidian's ``%% %%`` comments, nor a line of only emoji or punctuation
+(:func:`vaultbrain.vault.typed.is_thought`). One line is one thought, even where Markdown
+would join lines into one paragraph; a table or a ``$$`` block right under a list item
+(a "lazy" continuation to CommonMark, a table or math to the eye) is still not taken. List
+markers are not part of the text. A line that carries a ``^vb-`` block id has been taken
+already; a line the person ticked themselves (``- [x]`` without an id) is theirs and is
+left alone.
 
 Only ``\n``, ``\r\n`` and ``\r`` end a line, as in Obsidian. ``str.splitlines`` also splits
 at U+2028, U+0085, form feed and vertical tab, which would cut a thought in two and write a
@@ -25,8 +33,11 @@ from typing import TYPE_CHECKING
 
 from vaultbrain.errors import UserError
 from vaultbrain.vault.note import parse_note
+from vaultbrain.vault.typed import is_thought
 
 if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
     from vaultbrain.vault.files import Vault
 
 BLOCK_ID = re.compile(r"[ \t]\^vb-([a-z0-9]{6,12})[ \t]*$")
@@ -40,9 +51,6 @@ _YAML_FENCE = re.compile(r"^---[ \t]*$")
 _MARKER = re.compile(
     r"^(?P<indent>[ \t]*)(?P<marker>(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[(?P<box>.)\][ \t]+)?)?"
 )
-_FENCE = re.compile(r"^[ \t]*(```|~~~)")
-_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}([ \t]|$)")
-_RULE = re.compile(r"^[ \t]*([-*_])([ \t]*\1){2,}[ \t]*$")
 
 
 @dataclass(frozen=True)
@@ -110,41 +118,23 @@ def scan_inbox(text: str, with_undecodable: bool = False) -> list[InboxLine]:
     lines = split_lines(text)
     start_line = _first_line(lines, note.has_frontmatter, text[: note.body_start])
     out: list[InboxLine] = []
-    fence: str | None = None
-    in_html_comment = False
     in_obsidian_comment = False
-    for i in range(start_line, len(lines)):
+    for i in _text_lines(lines, start_line):
         full = lines[i]
         raw = full.rstrip("\r\n")
         ending = full[len(raw) :]
         # A byte-order mark belongs to the file, not to the thought: it stays first.
         bom = "\ufeff" if i == 0 and raw.startswith("\ufeff") else ""
         stripped = raw[len(bom) :].strip()
-        if fence:
-            if stripped.startswith(fence):
-                fence = None
-            continue
-        m = _FENCE.match(raw)
-        if m:
-            fence = m.group(1)
-            continue
-        if in_html_comment:
-            if "-->" in raw:
-                in_html_comment = False
-            continue
         if in_obsidian_comment:
             if "%%" in raw:
                 in_obsidian_comment = False
-            continue
-        if stripped.startswith("<!--"):
-            if "-->" not in stripped[4:]:
-                in_html_comment = True
             continue
         if stripped.startswith("%%"):
             if "%%" not in stripped[2:]:
                 in_obsidian_comment = True
             continue
-        if not stripped or stripped.startswith(">") or _HEADING.match(raw) or _RULE.match(raw):
+        if not stripped:
             continue
         mm = _MARKER.match(raw, len(bom))
         indent = bom + (mm.group("indent") if mm else "")
@@ -178,6 +168,8 @@ def scan_inbox(text: str, with_undecodable: bool = False) -> list[InboxLine]:
         undecodable = bad and UNDECODABLE.search(raw) is not None
         if undecodable and block_id is None and not with_undecodable:
             continue
+        if block_id is None and not is_thought(rest):
+            continue  # only emoji or punctuation: it would be an untitled record
         out.append(
             InboxLine(
                 i,
@@ -195,6 +187,137 @@ def scan_inbox(text: str, with_undecodable: bool = False) -> list[InboxLine]:
             )
         )
     return out
+
+
+# -- which lines are text, by CommonMark's block rules ------------------------------------
+
+# Blocks a thought may sit in; every other block (code, HTML, table, math, footnote, quote,
+# heading, rule) hides its lines, and the lines of what it holds, from the inbox.
+_TEXT_CONTAINERS = frozenset({"bullet_list", "ordered_list", "list_item"})
+_MD: MarkdownIt | None = None
+
+
+def _markdown() -> MarkdownIt:
+    """CommonMark with GFM tables, ``$$`` math blocks and footnote definitions, block rules
+    only (the inline pass is skipped: the inbox needs to know where blocks are, not what
+    their text says). A ``$$`` line ends a paragraph, as it does in Obsidian, where display
+    math renders wherever it starts a line."""
+    global _MD
+    if _MD is None:
+        # Imported here: markdown-it costs a noticeable part of a command's start-up, and
+        # most commands never read the inbox.
+        from markdown_it import MarkdownIt
+        from mdit_py_plugins.dollarmath import dollarmath_plugin
+        from mdit_py_plugins.footnote import footnote_plugin
+
+        md = MarkdownIt("commonmark").enable("table").use(footnote_plugin).use(dollarmath_plugin)
+        md.core.ruler.disable(["inline", "text_join", "footnote_tail"])
+        rules = md.block.ruler.__rules__
+        math = next(r for r in rules if r.name == "math_block")
+        md.block.ruler.at(
+            "math_block", math.fn, {"alt": ["paragraph", "reference", "blockquote", "list"]}
+        )
+        _MD = md
+    return _MD
+
+
+def _text_lines(lines: list[str], start: int, compress: bool = True) -> list[int]:
+    """The numbers of the lines from ``start`` on that are text: lines of a paragraph
+    outside any block but lists (a list item's own lines included), in order.
+
+    The block parser costs about 0.1 ms a line, and a year-old inbox is thousands of plain
+    list items. A run of such items (:func:`_plain_item`: each is a list item with a one-line
+    paragraph of its own, whatever comes before or after, unless a block that began before
+    the run holds them all) is parsed as its first line, one line standing for the middle,
+    and its last line: the middle lines share the fate of the one that stands for them.
+    ``compress=False`` parses every line (the tests compare both)."""
+    body = lines[start:]
+    if not "".join(body).strip():
+        return []
+    # What markdown-it's normalize rule does; the line count stays the same.
+    norm = [x.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "\ufffd") for x in body]
+    kept: list[str] = []
+    stands_for: dict[int, range] = {}  # a kept line -> the original lines it stands for
+    i = 0
+    while i < len(norm):
+        j = i
+        if compress:
+            while j < len(norm) and _plain_item(norm[j]):
+                j += 1
+        if j - i >= 3:
+            kept.append(norm[i])
+            stands_for[len(kept)] = range(i + 1, j - 1)
+            kept.append(norm[i + 1])
+            kept.append(norm[j - 1])
+            stands_for[len(kept) - 1] = range(j - 1, j)
+            stands_for[len(kept) - 3] = range(i, i + 1)
+            i = j
+            continue
+        stands_for[len(kept)] = range(i, i + 1)
+        kept.append(norm[i])
+        i += 1
+    found: list[int] = []
+    _collect(_markdown(), "".join(kept), 0, found)
+    return [start + n for k in found for n in stands_for[k]]
+
+
+_PLAIN_ITEM = re.compile(r"[-*+] (?:\[[ xX]\] )?[^\W\d_]")
+
+
+def _plain_item(line: str) -> bool:
+    """A list item at the margin whose text starts with a letter (after an optional
+    checkbox), without ``<``, ``>`` or ``$$``. Such a line can neither open a block (its text
+    starts with a letter) nor close one (an HTML block ends at ``>`` or ``-->``, math at
+    ``$$``, a fence only at the margin): it is a list item of its own, or, inside a block
+    that began before it (a fence, HTML, math, a table), it stays there like its neighbour."""
+    return (
+        _PLAIN_ITEM.match(line) is not None
+        and "<" not in line
+        and ">" not in line
+        and "$$" not in line
+    )
+
+
+def _collect(md: MarkdownIt, src: str, offset: int, out: list[int]) -> None:
+    from markdown_it.rules_block import StateBlock
+
+    tokens: list = []
+    state = StateBlock(src, md, {}, tokens)
+    md.block.tokenize(state, 0, state.lineMax)
+    opened: list[str] = []
+    interrupters = None
+    for token in tokens:
+        if token.nesting == 1:
+            kind = token.type[: -len("_open")]
+            if kind == "paragraph" and token.map and all(k in _TEXT_CONTAINERS for k in opened):
+                first, last = token.map
+                cut = last
+                if opened and last - first > 1:
+                    # A lazy line of a list item is read as more of its paragraph; a table,
+                    # a fence or math starting there is one all the same (as after a blank line).
+                    if interrupters is None:
+                        state.blkIndent, state.parentType = 0, "root"
+                        interrupters = _interrupters(md)
+                    cut = next(
+                        (
+                            n
+                            for n in range(first + 1, last)
+                            if any(rule(state, n, last, True) for rule in interrupters)
+                        ),
+                        last,
+                    )
+                out.extend(range(offset + first, offset + cut))
+                if cut < last:
+                    rest = "".join(split_lines(src)[cut:last])
+                    _collect(md, rest, offset + cut, out)
+            opened.append(kind)
+        elif token.nesting == -1:
+            opened.pop()
+
+
+def _interrupters(md: MarkdownIt) -> list:
+    skip = {"list", "paragraph", "lheading", "reference", "code"}
+    return [r.fn for r in md.block.ruler.__rules__ if r.enabled and r.name not in skip]
 
 
 def inbox_problem(vault: Vault, rel: str) -> str | None:

@@ -133,6 +133,9 @@ _ALIAS = re.compile(
 )
 _ANCHOR = re.compile(r"(?:^|[\s\[{,:-])&[\w-]+", re.M)
 _DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$")
+# Text shaped like a date that is not one (2026-12, 2026-1-5 10:00): quoted, so no reader
+# and no person takes it for a date the note means.
+_ISO_LIKE = re.compile(r"^\d{4}-\d{1,2}(?:-\d{1,2})?(?:[Tt ]\d.*)?$")
 _PLAIN_SAFE = re.compile(r"^[^\s\-?:,\[\]{}#&*!|>'\"%@`][^\n]*$")
 _YAML_SPECIAL = re.compile(
     r"^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF"
@@ -257,6 +260,19 @@ class Text(str):
 
 
 def render_scalar(value: Any) -> str:
+    """The one writer of a frontmatter scalar: ``value`` as YAML that PyYAML, js-yaml
+    (Obsidian) and Dataview read back as the same type and value.
+
+    ``None`` is an empty value; booleans, numbers, dates and date-times are written bare.
+    A plain ``str`` that is a real date (``2026-12-01``) or date-time (``…T19:22:27``) is
+    written bare too, so it stays a date: the store keeps dates as ISO strings. Any other
+    text, and a :class:`Text` whatever it looks like, is plain only when every reader takes
+    it for that very string; else it is double-quoted: numbers in any YAML 1.1 or 1.2 form
+    (``1e3``, ``0o17``, ``.5``, ``1_000``), booleans and nulls of either version (``yes``,
+    ``on``, ``~``, ``Null``), sexagesimal times (``12:30``), dates and timestamps, a leading
+    ``[ { * & ! % @ ` | > ' " # - ? :``, ``: `` or `` #`` inside, edge spaces, and
+    anything not printable. (Dataview reads a *string* that is a date, a duration or a link
+    as one, quoted or not: that is its reading of the text, not of the YAML.)"""
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -271,11 +287,12 @@ def render_scalar(value: Any) -> str:
     if isinstance(value, Text):
         if not text:
             return '""'
-    elif _DATE.match(text) or _DATETIME.match(text):
+    elif (_DATE.match(text) or _DATETIME.match(text)) and _real_date(text):
         return text
     if (
         _PLAIN_SAFE.match(text)
         and not _YAML_SPECIAL.match(text)
+        and not _ISO_LIKE.match(text)
         and ": " not in text
         and " #" not in text
         and not text.endswith((" ", ":", "\t"))
@@ -286,13 +303,24 @@ def render_scalar(value: Any) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
+def _real_date(text: str) -> bool:
+    try:
+        if "T" in text:
+            dt.datetime.fromisoformat(text)
+        else:
+            dt.date.fromisoformat(text)
+        return True
+    except ValueError:
+        return False
+
+
 def _reads_back(plain: str) -> bool:
     """Whether YAML reads the plain scalar back as the same string (``=``, ``0b101``, …)."""
     yaml, loader = _yaml()
     try:
         return yaml.load(f"k: {plain}", Loader=loader) == {"k": plain}
-    except yaml.YAMLError:
-        return False
+    except (yaml.YAMLError, ValueError, TypeError, OverflowError):
+        return False  # a timestamp that is no date (2026-13-45) is an error, not a string
 
 
 def render_key(key: str) -> str:

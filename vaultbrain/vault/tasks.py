@@ -23,6 +23,7 @@ import calendar
 import datetime as dt
 import re
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 PRIORITY_EMOJI = {"highest": "🔺", "high": "⏫", "medium": "🔼", "low": "🔽", "lowest": "⏬"}
 _EMOJI_PRIORITY = {v: k for k, v in PRIORITY_EMOJI.items()}
@@ -38,20 +39,23 @@ _ID = r"[a-zA-Z0-9_-]+"
 # Tasks' task regex: indentation (and callout/quote markers), a list marker, a checkbox.
 _TASK = re.compile(r"^([\s>]*)([-*+]|[0-9]+[.)])( +)\[(.)\] *(.*?)\s*$", re.U)
 _BLOCK_LINK = re.compile(r" \^[a-zA-Z0-9-]+$")
+# Tasks' ``DefaultTaskSerializer`` field regexes (its ``fieldRegex``): the emoji, an optional
+# variation selector U+FE0F, any number of spaces, the value, and the end of the text.
+_VS = "\ufe0f?"
 _FIELDS: list[tuple[str, re.Pattern[str]]] = [
-    ("priority", re.compile("([🔺⏫🔼🔽⏬])\ufe0f?$")),
-    ("done", re.compile("✅\ufe0f? *" + _D + "$")),
-    ("cancelled", re.compile("❌\ufe0f? *" + _D + "$")),
-    ("due", re.compile("[📅📆🗓]\ufe0f? *" + _D + "$")),
-    ("scheduled", re.compile("[⏳⌛]\ufe0f? *" + _D + "$")),
-    ("start", re.compile("🛫\ufe0f? *" + _D + "$")),
-    ("created", re.compile("➕\ufe0f? *" + _D + "$")),
-    ("recurrence", re.compile("🔁\ufe0f? ?([a-zA-Z0-9, !]+)$", re.I)),
-    ("on_completion", re.compile("🏁\ufe0f? *([a-zA-Z]+)$", re.I)),
-    ("depends_on", re.compile("⛔\ufe0f? *(" + _ID + "(?: *, *" + _ID + " *)*)$")),
-    ("id", re.compile("🆔\ufe0f? *(" + _ID + ")$")),
+    ("priority", re.compile("(🔺|⏫|🔼|🔽|⏬)" + _VS + "$")),
+    ("done", re.compile("✅" + _VS + " *" + _D + "$")),
+    ("cancelled", re.compile("❌" + _VS + " *" + _D + "$")),
+    ("due", re.compile("(?:📅|📆|🗓)" + _VS + " *" + _D + "$")),
+    ("scheduled", re.compile("(?:⏳|⌛)" + _VS + " *" + _D + "$")),
+    ("start", re.compile("🛫" + _VS + " *" + _D + "$")),
+    ("created", re.compile("➕" + _VS + " *" + _D + "$")),
+    ("recurrence", re.compile("🔁" + _VS + " *([a-zA-Z0-9, !]+)$")),
+    ("on_completion", re.compile("🏁" + _VS + " *([a-zA-Z]+)$")),
+    ("tags", re.compile(r"(?:^|\s)#[^ !@#$%^&*(),.?\":{}|<>]+$")),
+    ("id", re.compile("🆔" + _VS + " *(" + _ID + ")$")),
+    ("depends_on", re.compile("⛔" + _VS + " *(" + _ID + "(?: *, *" + _ID + " *)*)$")),
 ]
-_TRAILING_TAG = re.compile(r"(?:^|\s)#[^\s!@#$%^&*(),.?\":{}|<>]+$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
 
@@ -98,33 +102,41 @@ def parse_task_line(line: str) -> TaskLine | None:
     if bl:
         task.block_link = bl.group(0)
         rest = rest[: bl.start()]
+    values, task.description = read_fields(rest)
+    for name, value in values.items():
+        setattr(task, name, value)
+    return task
+
+
+def read_fields(text: str) -> tuple[dict[str, Any], str]:
+    """Tasks' fields at the end of ``text`` and the description left, as Tasks'
+    ``DefaultTaskSerializer.deserialize`` reads them: each field regex in turn removes its
+    match from the end, the whole round repeats (at most 21 times) until nothing matched, so
+    fields come in any order; ``#tags`` between or after them stay in the description.
+    Values: ``priority`` a name (highest … lowest), ``depends_on`` a list, the rest text."""
+    values: dict[str, Any] = {}
     trailing_tags: list[str] = []
-    for _ in range(20):  # Tasks' failsafe against a loop that never ends
+    rest = text
+    for _ in range(21):  # Tasks' failsafe: ``runs <= maxRuns`` with maxRuns = 20
         matched = False
         for name, pattern in _FIELDS:
             hit = pattern.search(rest)
             if hit is None:
                 continue
-            value = hit.group(1)
-            if name == "priority":
-                task.priority = _EMOJI_PRIORITY[value]
-            elif name == "depends_on":
-                task.depends_on = [v.strip() for v in value.split(",") if v.strip()]
-            elif name == "recurrence":
-                task.recurrence = value.strip()
-            else:
-                setattr(task, name, value)
+            matched = True
             rest = rest[: hit.start()].strip()
-            matched = True
-        tag = _TRAILING_TAG.search(rest)
-        if tag:
-            trailing_tags.insert(0, tag.group(0).strip())
-            rest = rest[: tag.start()].strip()
-            matched = True
+            if name == "tags":
+                trailing_tags.insert(0, hit.group(0).strip())
+            elif name == "priority":
+                values["priority"] = _EMOJI_PRIORITY[hit.group(1)]
+            elif name == "depends_on":
+                values["depends_on"] = [v for v in hit.group(1).replace(" ", "").split(",") if v]
+            else:
+                values[name] = hit.group(1).strip()
         if not matched:
             break
-    task.description = " ".join([rest.strip(), *trailing_tags]).strip()
-    return task
+    description = " ".join(p for p in (rest.strip(), *trailing_tags) if p)
+    return values, description
 
 
 def render_task_line(task: TaskLine) -> str:
@@ -217,8 +229,14 @@ def task_group(found: list[FoundTask]) -> list[FoundTask]:
 # -- recurrence ----------------------------------------------------------------------------
 
 _WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+# rrule's English tokens for weekdays: "mo", "mon", "monday", "tu", "tue", "tues", "tuesday" …
+_WEEKDAY_TOKEN = re.compile(
+    r"(mo(?:n(?:day)?)?)|(tu(?:e(?:s(?:day)?)?)?)|(we(?:d(?:n(?:esday)?)?)?)"
+    r"|(th(?:u(?:r(?:sday)?)?)?)|(fr(?:i(?:day)?)?)|(sa(?:t(?:urday)?)?)|(su(?:n(?:day)?)?)"
+)
 _UNITS = {"day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month"}
 _UNITS.update({"months": "month", "year": "year", "years": "year"})
+_WORKWEEK = (0, 1, 2, 3, 4)
 
 
 @dataclass(frozen=True)
@@ -230,7 +248,13 @@ class Rule:
 
 
 def parse_rule(text: str) -> Rule | None:
-    """A recurrence rule vaultbrain understands, or None (then the task is left to Tasks)."""
+    """A recurrence rule vaultbrain understands, or None (then the task is left to Tasks).
+
+    The forms are rrule's (``RRule.parseText``, which Tasks uses), case-insensitive:
+    ``every [N] day(s)|week(s)|month(s)|year(s)``, ``every [N] week(s) on <weekdays>``,
+    ``every [N] weekday(s)``, ``every <weekdays>``, each optionally ``when done``; weekdays
+    by name or rrule's abbreviations (``mon``, ``tue``, ``thu``), joined by commas,
+    ``and`` or ``or``. Month days and nth weekdays (``every month on the 1st``) are Tasks'."""
     low = re.sub(r"\s+", " ", text.strip().lower())
     when_done = low.endswith(" when done")
     if when_done:
@@ -238,14 +262,13 @@ def parse_rule(text: str) -> Rule | None:
     if not low.startswith("every "):
         return None
     words = low[len("every ") :]
-    if words == "weekday":
-        return Rule("week", 1, (0, 1, 2, 3, 4), when_done)
-    m = re.fullmatch(r"(?:(\d+) )?(days?|weeks?|months?|years?)(?: on (.+))?", words)
+    m = re.fullmatch(r"(?:([1-9]\d*) )?weekdays?", words)
+    if m:
+        return Rule("week", int(m.group(1) or 1), _WORKWEEK, when_done)
+    m = re.fullmatch(r"(?:([1-9]\d*) )?(days?|weeks?|months?|years?)(?: on (.+))?", words)
     if m:
         n = int(m.group(1) or 1)
         unit = _UNITS[m.group(2)]
-        if n < 1:
-            return None
         days: tuple[int, ...] = ()
         if m.group(3):
             if unit != "week":
@@ -262,13 +285,53 @@ def parse_rule(text: str) -> Rule | None:
 
 
 def _weekdays(text: str) -> tuple[int, ...] | None:
-    names = [w for w in re.split(r"\s*(?:,|\band\b)\s*", text) if w]
+    names = [w for w in re.split(r"\s*(?:,|\band\b|\bor\b)\s*", text) if w]
     out = []
     for name in names:
-        if name not in _WEEKDAYS:
+        m = _WEEKDAY_TOKEN.fullmatch(name)
+        if m is None:
             return None
-        out.append(_WEEKDAYS.index(name))
+        out.append(m.lastindex - 1 if m.lastindex else 0)
     return tuple(sorted(set(out))) or None
+
+
+_DAY_NAMES = [w.capitalize() for w in _WEEKDAYS]
+
+
+def render_rule(rule: Rule) -> str:
+    """The rule's text as Tasks writes it: rrule's ``toText()`` (``every week on Monday,
+    Thursday``, ``every weekday``, ``every 2 weeks``), then `` when done``."""
+
+    def plural(n: int, word: str) -> str:
+        return word + ("s" if n % 100 != 1 else "")  # rrule's own rule: "every 101 day"
+
+    n = rule.interval
+    count = f"{n} " if n != 1 else ""
+    if rule.unit != "week" or not rule.weekdays:
+        text = f"every {count}{plural(n, rule.unit)}"
+    elif rule.weekdays == _WORKWEEK:
+        text = "every weekday" if n == 1 else f"every {n} {plural(n, 'week')} on weekdays"
+    elif len(rule.weekdays) == 7 and n == 1:
+        text = "every day"
+    else:
+        on = ", ".join(_DAY_NAMES[d] for d in rule.weekdays)
+        text = f"every {count}{plural(n, 'week')} on {on}"
+    return text + (" when done" if rule.when_done else "")
+
+
+def rule_text(text: str) -> str:
+    """A recurrence rule as Tasks writes it back (``every Monday`` -> ``every week on
+    Monday``, ``Every 1 Day`` -> ``every day``); a rule vaultbrain does not read is kept as
+    typed, spaces collapsed (Tasks rewrites it itself the next time it writes the line)."""
+    rule = parse_rule(text)
+    if rule is None or (rule.unit == "week" and len(rule.weekdays) == 7 and rule.interval != 1):
+        return " ".join(text.split())
+    return render_rule(rule)
+
+
+def same_rule(a: str | None, b: str | None) -> bool:
+    """Whether two rule texts mean the same recurrence (as Tasks would write them)."""
+    return rule_text(a or "").lower() == rule_text(b or "").lower()
 
 
 def _add_months(day: dt.date, months: int) -> dt.date:
@@ -347,6 +410,10 @@ __all__ = [
     "next_occurrence",
     "parse_rule",
     "parse_task_line",
+    "read_fields",
+    "render_rule",
     "render_task_line",
+    "rule_text",
+    "same_rule",
     "task_group",
 ]

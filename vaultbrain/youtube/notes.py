@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vaultbrain.vault.names import MAX_BYTES, MAX_CHARS, sanitize_filename
-from vaultbrain.vault.note import parse_note, render_entry
+from vaultbrain.vault.note import Text, parse_note, render_entry
 
 # Tags are normalised in one place for every note vaultbrain writes.
 from vaultbrain.vault.tags import merge_tags as merge_tags
@@ -158,12 +158,19 @@ def render_frontmatter(fields: Mapping[str, Any], tags: Iterable[str]) -> str:
 
 
 def note_fields(meta: VideoMeta, captured: str) -> dict[str, Any]:
-    """The transcript note's properties, in their order (``tags`` comes last)."""
+    """The transcript note's properties, in their order (``tags`` comes last). Text from
+    YouTube is :class:`Text` whatever it looks like (a title ``2026-12-01``, a channel
+    ``1984``, a duration ``12:30``), so every YAML reader sees the string; ``published`` is
+    a date and ``captured`` a date-time."""
+
+    def text(value: str | None) -> Text | None:
+        return None if value is None else Text(value)
+
     return {
-        "title": meta.title,
-        "source": meta.url,
-        "channel": meta.channel,
-        "duration": format_duration(meta.duration),
+        "title": text(meta.title),
+        "source": text(meta.url),
+        "channel": text(meta.channel),
+        "duration": text(format_duration(meta.duration)),
         "published": meta.published,
         "captured": captured,
     }
