@@ -38,13 +38,6 @@ from vaultbrain.vault.note import parse_note
 
 pytestmark = pytest.mark.timeout(600)
 
-# The capture pipeline (capture/*) and the digest (digest/facts.py) call vault/typed.py and
-# filing/style.py once they are wired (issue 34): until then these fail, and say so.
-NEEDS_WIRING = pytest.mark.xfail(
-    strict=True,
-    reason="needs the capture and digest wiring of vault.typed / filing.style (issue 34)",
-)
-
 ROOT = Path(__file__).resolve().parents[2]
 READER = Path(__file__).with_name("obsidian_reader.js")
 FIXTURES = ROOT / "tests" / "fixtures" / "youtube" / "recordings"
@@ -311,7 +304,6 @@ def test_typed_values_are_what_the_pack_says(vault: Path, read: dict) -> None:
             assert note["dataview"].get("due", "date") == "date", rel
 
 
-@NEEDS_WIRING
 def test_copied_text_carries_no_field(read: dict) -> None:
     """Outside the inbox (where the person's words stay as typed), the only fields Dataview
     reads in a body are those of a record's one Tasks line."""
@@ -329,7 +321,6 @@ def test_copied_text_carries_no_field(read: dict) -> None:
     assert stray == []
 
 
-@NEEDS_WIRING
 def test_a_dataview_task_listing_counts_each_real_task_once(vault: Path, read: dict) -> None:
     listed = [
         (rel, item)
@@ -353,7 +344,6 @@ def test_a_dataview_task_listing_counts_each_real_task_once(vault: Path, read: d
     ), dated
 
 
-@NEEDS_WIRING
 def test_typed_tasks_syntax_became_fields(vault: Path) -> None:
     water = frontmatter(vault / "Admin/Water plants.md")
     assert (water["due"], water["recurrence"]) == ("2026-12-05", "every week")

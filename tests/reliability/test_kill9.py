@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 from faults import temp_leftovers
-from support.cli import frontmatter, run, run_json
+from support.cli import run, run_json
 from support.daemon import wait_for
 from support.lmstudio import FakeLMStudio, reply
 
@@ -97,7 +97,12 @@ def check_exactly_once(vault: Path, total: int) -> None:
         assert hits[0].startswith("- [x] "), hits[0]
     ideas = sorted(p.name for p in (vault / "Ideas").glob("*.md"))
     assert ideas == sorted(f"Kill idea {i}.md" for i in range(total)), ideas
-    sources = {frontmatter(vault / "Ideas" / name)["source"] for name in ideas}
+    # Each idea names the one capture it came from (its log line's block link; a minimal
+    # note has no `source` property), and no two the same.
+    sources = {
+        re.findall(r"#\^vb-([a-z0-9]+)\|capture", (vault / "Ideas" / name).read_text())[0]
+        for name in ideas
+    }
     assert len(sources) == total
     sarah_text = (vault / "People/Sarah.md").read_text("utf-8")
     assert parse_note(sarah_text).error is None

@@ -429,8 +429,8 @@ def test_llama_cpp_python_is_asked_in_json_object_form_and_the_model_files(
     assert second["classified_by"] == first["classified_by"]
     assert len(llama_cpp_python.requests) == 4, "the negotiated form is remembered"
     assert llama_cpp_python.requests[-1]["response_format"]["type"] == "json_object"
-    note = parse_note((vault / "Ideas/Solar bee hotel.md").read_text("utf-8"))
-    assert note.data["classified_by"] == "llama-cpp-python:SmolLM2-135M-Instruct.Q4_1"
+    stored = json.loads(run(vault, "db", "show", "idea", "Solar bee hotel", "--json").output)
+    assert stored["classified_by"] == "llama-cpp-python:SmolLM2-135M-Instruct.Q4_1"
 
 
 REFUSALS = {

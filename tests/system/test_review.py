@@ -121,7 +121,7 @@ def test_arrow_chooses_a_type(vault: Path, queued: dict) -> None:
     apply(vault)
     assert (vault / "Projects/The sky is blue.md").is_file()
     assert f"^vbr-{cid}" not in review_text(vault)
-    assert frontmatter(vault / "Projects/The sky is blue.md")["classified_by"] == "person"
+    assert run_json(vault, "db", "show", "project", "The sky is blue")["classified_by"] == "person"
 
 
 def test_strike_or_delete_dismisses(vault: Path, queued: dict) -> None:

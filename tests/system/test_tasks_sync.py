@@ -172,11 +172,6 @@ def test_a_dismissed_capture_closes_its_task(vault: Path, lmstudio: FakeLMStudio
     assert text.count("- [") == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs the capture wiring of filing.style.note_changes (issue 34): a capture's "
-    "update adds `updated` to a minimal note",
-)
 def test_a_capture_into_an_existing_admin_note_updates_its_line(
     vault: Path, lmstudio: FakeLMStudio
 ) -> None:

@@ -116,10 +116,14 @@ def test_fix_refuses_what_it_cannot_do(brain: Brain) -> None:
 def test_confirm_files_a_suggestion(brain: Brain) -> None:
     cap = _suggested(brain, "solar boat for the lake", Destination("idea", "Solar boat"))
     rel = cap.destinations[0].path
-    assert _front(brain, rel)["confirmed"] is False
+    stored = records(brain).by_path(rel)
+    assert stored is not None and "confirmed" not in _front(brain, rel)  # a minimal note
+    col = brain.store.collection(stored[0])
+    assert col.get(stored[1]["id"])["confirmed"] is False  # the store keeps it
     done = confirm(brain, cap.id)
     assert done.status is CaptureStatus.FILED
     assert "confirmed" not in _front(brain, rel)
+    assert "confirmed" not in col.get(stored[1]["id"])
     assert _line_of(brain, cap.id).startswith("- [x] solar boat for the lake → [[Ideas/Solar boat|")
     (entry,) = _audit(brain, "resolution")
     assert (entry["capture"], entry["decision"]) == (cap.id, "confirm")

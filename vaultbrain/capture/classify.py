@@ -16,6 +16,8 @@ from vaultbrain.classify.classifier import classify_with_fallback
 from vaultbrain.classify.result import Band, Classification, judge
 from vaultbrain.errors import LLMError
 from vaultbrain.filing.index import records
+from vaultbrain.filing.typed import apply_typed
+from vaultbrain.vault.typed import parse_typed
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -35,11 +37,15 @@ def classify(brain: Brain, journal: Journal, cap: Capture) -> Capture:
     """The capture with its classification stored, or with the failure counted."""
     s = brain.settings
     index = records(brain)
+    # Tasks' and Dataview's syntax is meaning, not words: the classifiers read the words,
+    # the typed fields are given to their answer (vault/typed.py, filing/typed.py).
+    typed = parse_typed(cap.text)
+    text = typed.words or cap.text
     known = [
         {"type": k["type"], "title": k["title"], "aliases": k.get("aliases", [])}
-        for k in index.mentioned(cap.text)
+        for k in index.mentioned(text)
     ]
-    examples = correction_examples(brain, cap.text)
+    examples = correction_examples(brain, text)
     started = time.perf_counter()
     try:
         result, audit = classify_with_fallback(
@@ -47,7 +53,7 @@ def classify(brain: Brain, journal: Journal, cap: Capture) -> Capture:
             s.get("fallback"),
             brain.client,
             brain.pack,
-            cap.text,
+            text,
             brain.today(),
             known,
             examples,
@@ -57,7 +63,8 @@ def classify(brain: Brain, journal: Journal, cap: Capture) -> Capture:
         )
     except LLMError as exc:
         return _failed(brain, journal, cap, exc)
-    band = _judged(brain, cap.text, result, known, audit)
+    result = apply_typed(result, typed, brain.pack)
+    band = _judged(brain, text, result, known, audit)
     elapsed = (time.perf_counter() - started) * 1000
     return store_classification(brain, journal, cap, result, audit, elapsed, band)
 

@@ -30,6 +30,7 @@ from vaultbrain.filing.corrections import record_correction
 from vaultbrain.filing.db import coerce_fields, update_record
 from vaultbrain.filing.links import title_for_url
 from vaultbrain.filing.refile import archive, audit, fileable_type, fix
+from vaultbrain.filing.style import confirm_note
 from vaultbrain.filing.sync import notes_sync, restore_base
 from vaultbrain.packs import PageType
 from vaultbrain.vault.note import parse_note, update_frontmatter
@@ -92,7 +93,7 @@ def resolve(
     journal = Journal(brain)
     types = [fileable_type(brain, name) for name in names]  # refused before anything is written
     wanted = list(dict.fromkeys(t.name for t in types))
-    given = _given_fields(types, sets or {})
+    given = _given_fields(brain, types, sets or {})
     with brain.store.locked():
         cap = journal.require(capture_id)
         written = cap.written
@@ -263,7 +264,9 @@ def _set_fields(
     return journal.require(cap.id)
 
 
-def _given_fields(types: list[PageType], sets: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+def _given_fields(
+    brain: Brain, types: list[PageType], sets: Mapping[str, str]
+) -> dict[str, dict[str, Any]]:
     """``sets`` per type, checked against each type before anything is written: a field no
     chosen type has is refused."""
     if not sets:
@@ -275,7 +278,7 @@ def _given_fields(types: list[PageType], sets: Mapping[str, str]) -> dict[str, d
             names = ", ".join(t.name for t in types)
             raise UserError(f"{key!r} is not a field of {names}")
         for t in takers:
-            out.setdefault(t.name, {}).update(coerce_fields(t, {key: value}))
+            out.setdefault(t.name, {}).update(coerce_fields(t, {key: value}, brain))
     return out
 
 
@@ -360,16 +363,8 @@ _ONE_LINK = re.compile(r"\[\[[^\[\]\n]*\]\]")
 
 
 def _confirm_note(brain: Brain, rel: str) -> None:
-    edit = brain.vault.edit(
-        rel,
-        lambda note: (
-            update_frontmatter(note.text, {"updated": brain.now().isoformat()}, ("confirmed",))
-            if note
-            else None
-        ),
-    )
-    if edit.before is not None:
-        restore_base(brain, rel)
+    """The note of a confirmed suggestion says so (filing/style.py: in the note's style)."""
+    confirm_note(brain, rel)
 
 
 def _classification(data: Mapping[str, Any] | None) -> Classification:

@@ -29,6 +29,7 @@ from vaultbrain.filing.inbox import REVIEW_NOTE
 from vaultbrain.filing.records import link_to
 from vaultbrain.filing.sync import notes_sync
 from vaultbrain.vault.note import parse_note
+from vaultbrain.vault.typed import inert
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -143,7 +144,7 @@ def _defuse(text: str) -> str:
 
 def thought_of(text: str) -> str:
     """The thought as an item shows it (and as a line without its id is matched by)."""
-    text = _defuse(text).strip()
+    text = _defuse(inert(text)).strip()  # a copy: never a second task or field
     return text if len(text) <= 300 else text[:299] + "…"
 
 

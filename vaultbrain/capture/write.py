@@ -29,14 +29,16 @@ from vaultbrain.filing.records import (
     block_link,
     link_to,
     new_id,
-    ordered_frontmatter,
     record_from_note,
-    render_body,
     sync_task_line,
+    typed_values,
 )
+from vaultbrain.filing.style import machine_values, note_changes, record_note, style_of
+from vaultbrain.filing.typed import line_fields
 from vaultbrain.packs import PageType
 from vaultbrain.vault import NoteFile
-from vaultbrain.vault.note import append_to_section, parse_note, render_note, update_frontmatter
+from vaultbrain.vault.note import append_to_section, parse_note, update_frontmatter
+from vaultbrain.vault.typed import inert, parse_typed
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -183,7 +185,9 @@ def _type(brain: Brain, op: PlannedOp) -> PageType:
 
 
 def log_line(brain: Brain, cap: Capture, others: list[str]) -> str:
-    text = cap.text
+    # The thought's words, without its Tasks or Dataview fields (the note has them as
+    # properties): a copy that never becomes a second task or field for Dataview.
+    text = inert(parse_typed(cap.text).words or cap.text)
     if len(text) > 500:
         text = text[:499] + "…"
     text = text.replace("\n", " ")
@@ -246,9 +250,14 @@ def _create(
         "created": now,
         "updated": now,
     }
-    text = render_note(
-        ordered_frontmatter(ptype, core, fields),
-        render_body(ptype, op.title, fields, log_line(brain, cap, others)),
+    text = record_note(
+        style_of(brain),
+        ptype,
+        core,
+        fields,
+        op.title,
+        log_line(brain, cap, others),
+        line_fields(parse_typed(cap.text)),
     )
     for _ in range(CREATE_ATTEMPTS):
         try:
@@ -262,7 +271,7 @@ def _create(
                 store_note(brain, op, there, cap)
                 return op.path
             op = op.but(path=free_path(brain, ptype, op.title))
-    store_note(brain, op, vault.read(op.path), cap)
+    store_note(brain, op, vault.read(op.path), cap, machine_values(core))
     return op.path
 
 
@@ -301,7 +310,9 @@ def _update(
         text = note.text
         if parsed.error is None:
             changes = merge_changes(brain, ptype, parsed.data, op, related)
-            text = update_frontmatter(sync_task_line(text, ptype, changes, brain.today()), changes)
+            changes = note_changes(style_of(brain), parsed.data, changes)
+            text = sync_task_line(text, ptype, changes, brain.today())
+            text = update_frontmatter(text, typed_values(ptype, changes))
         else:
             outcome["warning"] = f"{op.path}: {parsed.error}; only the log line was added"
         return append_to_section(text, LOG_HEADING, line)
@@ -480,14 +491,21 @@ def merge_changes(
     return changes
 
 
-def store_note(brain: Brain, op: PlannedOp, note: NoteFile, cap: Capture) -> None:
-    """The store follows the note just written (idempotent)."""
+def store_note(
+    brain: Brain,
+    op: PlannedOp,
+    note: NoteFile,
+    cap: Capture,
+    machine: dict[str, Any] | None = None,
+) -> None:
+    """The store follows the note just written (idempotent); ``machine``: the values a note
+    vaultbrain creates gives the store (filing/style.py machine_values)."""
     ptype = _type(brain, op)
     col = brain.store.collection(op.collection)
     existing = col.get(op.record_id, include_deleted=True)
     parsed = parse_note(note.text)
     if parsed.error is None:
-        rec = record_from_note(note.rel, parsed, ptype, existing, note.hash)
+        rec = record_from_note(note.rel, parsed, ptype, existing, note.hash, machine)
     else:
         rec = dict(
             existing or {"id": op.record_id, "type": ptype.name, "title": op.title, "fields": {}}

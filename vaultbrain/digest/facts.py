@@ -36,6 +36,7 @@ from vaultbrain.digest.store_view import (
     time_of,
     title_key,
 )
+from vaultbrain.vault.typed import inert
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -168,7 +169,8 @@ def collect_daily(app: Brain, day: dt.date) -> DailyFacts:
         facts.captures.append(
             Capture(
                 id=str(rec.get("id")),
-                text=str(rec.get("text") or "").strip(),
+                # A copy of the thought: no Tasks or Dataview field in it (vault/typed.py).
+                text=inert(str(rec.get("text") or "")),
                 time=time_of(rec.get("created")),
                 status=str(rec.get("status") or ""),
                 destinations=destination_refs(rec, records),
