@@ -139,7 +139,8 @@ def test_fallback_heuristic_files_suggestions_at_once(vault: Path, daemon) -> No
     with open(vault / "Inbox.md", "a") as fh:
         fh.write("- Met with Sarah about the new project. Need to follow up next week.\n")
     wait_for(lambda: (vault / "People/Sarah.md").exists(), 20, d.log)
-    wait_for(lambda: "(suggested: confirm in" in (vault / "Inbox.md").read_text(), 20, d.log)
+    # The short form (note_style minimal): "→ 3 suggestions", a link to Needs Review.
+    wait_for(lambda: " suggestions]] ^vb-" in (vault / "Inbox.md").read_text(), 20, d.log)
 
 
 def test_notes_to_store(vault: Path, daemon, lmstudio: FakeLMStudio) -> None:

@@ -56,7 +56,7 @@ class Scene:
         """A thought filed as a suggestion, shown in the inbox and in Needs Review."""
         self.write_line(text)
         wait_for(
-            lambda: self._id_of(text) and "(suggested" in self.line(self._id_of(text)),
+            lambda: self._id_of(text) and "suggest" in self.line(self._id_of(text)),
             30,
             self.daemon.log,
         )
@@ -109,13 +109,19 @@ class Scene:
         wait_for(lambda: "⏳" not in self.line(self._id_of(text)), 30, self.daemon.log)
 
 
-@pytest.fixture
+@pytest.fixture(params=["full"])
 def scene(
-    vault: Path, lmstudio: FakeLMStudio, daemon: Callable[..., DaemonProcess]
+    request: pytest.FixtureRequest,
+    vault: Path,
+    lmstudio: FakeLMStudio,
+    daemon: Callable[..., DaemonProcess],
 ) -> Iterator[Scene]:
     run(vault, "init")
     run(vault, "settings", "set", "inbox_settle_seconds", "0")
     run(vault, "settings", "set", "second_opinion", "false")
+    # The long suffix (the most of ours on a line to gesture around); the short one has
+    # its own tests below.
+    run(vault, "settings", "set", "note_style", request.param)
     lmstudio.responder = lambda body: (
         reply([SARAH, KILN], 0.6, "a person and a project")
         if "kiln" in json.dumps(body["messages"][-1]).lower()
@@ -316,3 +322,34 @@ def test_striking_cancelling_or_deleting_in_needs_review_dismisses(scene: Scene,
     scene.wait_status(cid, "dismissed")
     wait_for(lambda: "→ dismissed" in scene.line(cid), 30)
     assert _archived(scene.vault, "Sarah.md")
+
+
+# -- the short suffix (note_style minimal, the default) ------------------------------------------
+SHORT = "→ [[Brain/Needs Review|2 suggestions]]"
+
+
+@pytest.mark.parametrize("scene", ["minimal"], indirect=True)
+def test_the_short_suffix_reads_the_same_gestures(scene: Scene) -> None:
+    cid = scene.suggested()
+    assert scene.line(cid) == f"- [ ] {THOUGHT} {SHORT} ^vb-{cid}"
+    scene.edit_inbox(cid, lambda line: f"{line} → project")
+    scene.wait_status(cid, "filed")
+    expected = f"- [x] {THOUGHT} → [[Projects/Kiln|Kiln]] ^vb-{cid}"
+    wait_for(lambda: scene.line(cid) == expected, 30, scene.daemon.log)
+    other = scene.suggested("typed one more about the kiln")
+    scene.edit_inbox(other, lambda line: line.replace(" ^vb-", " and ask Bo ^vb-", 1))
+    scene.edit_inbox(other, lambda line: line.replace("- [ ]", "- [x]", 1))
+    scene.wait_status(other, "filed")
+    wait_for(lambda: scene.line(other).startswith("- [x] typed one more about the kiln → [["), 30)
+    assert "and ask Bo" in scene.line(other) and "suggestion" not in scene.line(other)
+
+
+@pytest.mark.parametrize("scene", ["minimal"], indirect=True)
+def test_a_short_line_without_its_id_is_still_ours(scene: Scene) -> None:
+    cid = scene.suggested()
+    scene.edit_inbox(
+        cid, lambda line: line.replace(f" ^vb-{cid}", ""), then="typed a second thought"
+    )
+    scene.wait_taken("typed a second thought")
+    wait_for(lambda: scene.line(cid).endswith(f"^vb-{cid}"), 30, scene.daemon.log)
+    assert sum(1 for c in scene.captures().values() if c["text"] == THOUGHT) == 1

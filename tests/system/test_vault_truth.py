@@ -22,6 +22,9 @@ def vault(tmp_path: Path) -> Path:
     root = tmp_path / "Vault"
     run(root, "init")
     settle(root)
+    # The long forms of vaultbrain's suffix (note_style full; lines an earlier version
+    # wrote keep them): the most there is of ours on a line to be edited around.
+    run(root, "settings", "set", "note_style", "full")
     return root
 
 

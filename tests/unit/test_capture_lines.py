@@ -171,7 +171,9 @@ def test_a_line_shows_what_its_capture_became(brain: Brain) -> None:
     assert second.new == [] and second.rewritten == 2
     taken = _taken(path)
     assert taken[filed_id] == f"- [x] call Ann → [[People/Ann Lee|Ann Lee]] ^vb-{filed_id}"
-    assert taken[review_id] == f"- [ ] kite idea → needs review in {REVIEW_LINK} ^vb-{review_id}"
+    # The short form (note_style minimal, the default): a link to Needs Review.
+    review = "[[Brain/Needs Review|needs review]]"
+    assert taken[review_id] == f"- [ ] kite idea → {review} ^vb-{review_id}"
     # The capture remembers the form its line shows, so the next pass writes nothing.
     assert journal.require(filed_id).line_suffix == "→ [[People/Ann Lee|Ann Lee]]"
     assert journal.require(filed_id).line_done is True

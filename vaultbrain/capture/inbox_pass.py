@@ -25,7 +25,15 @@ from vaultbrain.capture.gestures import (
     decide_lines,
     read_inbox_line,
 )
-from vaultbrain.capture.lines import WAITING, check_thought, rebuild, view_of, what_line_says
+from vaultbrain.capture.lines import (
+    WAITING,
+    check_thought,
+    rebuild,
+    review_link,
+    short_lines,
+    view_of,
+    what_line_says,
+)
 from vaultbrain.capture.model import Capture, CaptureStatus
 from vaultbrain.errors import ConflictError, UserError
 from vaultbrain.filing import unreadable
@@ -163,6 +171,12 @@ def apply_gestures(brain: Brain, now: bool = False) -> list[str]:
     done = _gestures(brain, lines, summaries, _memory(brain), result, now)
     for said in result.skipped:
         log.warning("%s", said)
+    if done and lines:
+        # The lines drawn at once in their new forms, an arrow the person wrote consumed
+        # (nothing new is taken here: that is the inbox pass's, when the note is quiet).
+        from vaultbrain.capture.journal import Journal
+
+        reconcile_inbox(brain, Journal(brain), idle=False, take_new=False, gestures=False)
     return done
 
 
@@ -454,7 +468,9 @@ def _unanchored_parts(text: str) -> tuple[str, str | None, str]:
     copy): the suffix is taken off the words only in the forms nobody types (a waiting
     sign, a suggestion, "→ filed"), so a person's own "→ [[Note]]" stays their thought."""
     words, suffix, remark = split_taken(text)
-    if suffix is None or (suffix.startswith("→ [[") and "(suggested" not in suffix):
+    if suffix is None or (
+        suffix.startswith("→ [[") and "(suggested" not in suffix and review_link(suffix) is None
+    ):
         return text, None, ""
     return words, suffix, remark
 
@@ -512,7 +528,7 @@ def _follow_line(
 ) -> tuple[str, bool]:
     """The line is the truth: our pending capture becomes what its line says, and is never
     filed again here (the form shown stays as it is)."""
-    status, destinations = what_line_says(brain, shown)
+    status, destinations = what_line_says(brain, shown, cid)
     journal.followed_line(cid, status, destinations, shown, checked)
     return shown, checked
 
@@ -530,7 +546,7 @@ def _view(brain: Brain, cid: str, summary: dict | None, memory: _Memory) -> Line
     record = brain.store.inbox.get(cid, include_deleted=True)
     if record is None:
         return None
-    view = view_of(Capture.from_record(record))
+    view = view_of(Capture.from_record(record), short_lines(brain))
     memory.views[cid] = (key, view)
     return view
 

@@ -47,8 +47,11 @@ def check_thought(text: str) -> str:
     return thought
 
 
-def line_form(cap: Capture | Mapping[str, Any]) -> tuple[str, bool]:
-    """Our suffix for the capture's inbox line, and whether the line is ticked."""
+def line_form(cap: Capture | Mapping[str, Any], short: bool = False) -> tuple[str, bool]:
+    """Our suffix for the capture's inbox line, and whether the line is ticked. ``short``
+    (``note_style: minimal``): a thought that waits for the person says so in a few words
+    that link to Needs Review (``→ 2 suggestions``); the notes it became are linked once it
+    is filed."""
     if not isinstance(cap, Capture):
         cap = Capture.from_record(cap)
     status = cap.status
@@ -57,8 +60,13 @@ def line_form(cap: Capture | Mapping[str, Any]) -> tuple[str, bool]:
     if status in (CaptureStatus.FILED, CaptureStatus.CORRECTED):
         return (f"→ {links}" if links else "→ filed"), True
     if status is CaptureStatus.SUGGESTED:
+        if short:
+            n = max(len(cap.destinations), 1)
+            return f"→ {link_to(REVIEW_NOTE, f'{n} suggestion' + ('s' if n > 1 else ''))}", False
         return f"→ {links} (suggested: confirm in {review})", False
     if status is CaptureStatus.NEEDS_REVIEW:
+        if short:
+            return f"→ {link_to(REVIEW_NOTE, 'needs review')}", False
         return f"→ needs review in {review}", False
     if status is CaptureStatus.DISMISSED:
         return "→ dismissed", True
@@ -67,8 +75,21 @@ def line_form(cap: Capture | Mapping[str, Any]) -> tuple[str, bool]:
     return WAITING, False
 
 
-def view_of(cap: Capture) -> LineView:
+def short_lines(brain: Brain) -> bool:
+    """Whether inbox lines take the short forms (``note_style: minimal``, the default)."""
+    return str(brain.settings.get("note_style") or "minimal") != "full"
+
+
+def _keeps_long(cap: Capture) -> bool:
+    """A line an earlier version wrote in the long form keeps it while it waits (a style
+    never rewrites what is there unasked); once filed, every line is its links."""
+    written = cap.line_suffix or ""
+    return "(suggested" in written or written.startswith("→ needs review in ")
+
+
+def view_of(cap: Capture, short: bool = False) -> LineView:
     """What reading and drawing the capture's line needs of it."""
+    short = short and not _keeps_long(cap)
     can_accept = False
     if cap.status is CaptureStatus.NEEDS_REVIEW and cap.classification:
         can_accept = any(
@@ -80,10 +101,22 @@ def view_of(cap: Capture) -> LineView:
         text=cap.text,
         written_suffix=cap.line_suffix,
         written_done=cap.line_done,
-        form=line_form(cap),
+        form=line_form(cap, short),
         can_accept=can_accept,
         types=tuple(dict.fromkeys(d.type for d in cap.destinations if d.type)),
     )
+
+
+_REVIEW_LINK = re.compile(
+    r"→ \[\[" + re.escape(REVIEW_NOTE[:-3]) + r"\|(?P<label>needs review|\d+ suggestions?)\]\]"
+)
+
+
+def review_link(suffix: str) -> str | None:
+    """The label of a short suffix that links to Needs Review (``needs review``, ``2
+    suggestions``), or None: a suffix of another form."""
+    m = _REVIEW_LINK.fullmatch(suffix)
+    return m.group("label") if m else None
 
 
 def add_line(brain: Brain, thought: str, capture_id: str) -> None:
@@ -95,17 +128,28 @@ def finish_line(brain: Brain, journal: Journal, cap: Capture) -> Capture:
     """Rewrite the capture's line to the form its status calls for (once per form)."""
     if not cap.note:
         return cap
-    suffix, done = line_form(cap)
+    suffix, done = line_form(cap, short_lines(brain) and not _keeps_long(cap))
     if cap.line_suffix == suffix and cap.line_done == done:
         return cap
     present = inbox_note.rewrite_line(brain.vault, cap.note, cap.id, cap.line_suffix, suffix, done)
     return journal.line_shown(cap.id, suffix, done, present)
 
 
-def what_line_says(brain: Brain, suffix: str) -> tuple[CaptureStatus, list[Filed]]:
-    """A capture's status and destinations, from our suffix on its line (``→ …``)."""
+def what_line_says(
+    brain: Brain, suffix: str, cid: str | None = None
+) -> tuple[CaptureStatus, list[Filed]]:
+    """A capture's status and destinations, from our suffix on its line (``→ …``). A short
+    suggestion (``→ 2 suggestions``) names no note: they are the notes that hold the
+    capture's id (``cid``)."""
     body = suffix[len("→ ") :]
     destinations: list[Filed] = []
+    waiting = review_link(suffix)
+    if waiting == "needs review":
+        return CaptureStatus.NEEDS_REVIEW, destinations
+    if waiting is not None:
+        from vaultbrain.capture.write import filed_in
+
+        return CaptureStatus.SUGGESTED, filed_in(brain, cid, since=None) if cid else []
     if body in (CaptureStatus.FILED, CaptureStatus.DISMISSED):  # "→ filed", "→ dismissed"
         return CaptureStatus(body), destinations
     if body.startswith("needs review in "):
@@ -141,7 +185,7 @@ def rebuild(
     still waiting (it is journaled as pending and filed by this machine)."""
     if suffix is None or suffix.startswith("⏳"):
         return None
-    status, destinations = what_line_says(brain, suffix)
+    status, destinations = what_line_says(brain, suffix, cid)
     journal.rebuild(cid, _unstruck(words), rel, status, destinations, suffix, checked)
     return suffix, checked
 

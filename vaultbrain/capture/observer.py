@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from vaultbrain.capture.lines import review_link
 from vaultbrain.capture.review import parse_items
 from vaultbrain.errors import UserError
 from vaultbrain.filing.inbox import REVIEW_NOTE, split_taken
@@ -73,9 +74,10 @@ def shown_items(brain: Brain) -> list[Shown]:
             words, suffix, _ = split_taken(line.text)
             if suffix is None:
                 continue
-            if "(suggested" in suffix:
+            short = review_link(suffix) or ""
+            if "(suggested" in suffix or "suggestion" in short:
                 out.append(Shown(line.block_id, "confirm", words, suffix, brain.inbox_rel))
-            elif suffix.startswith("→ needs review"):
+            elif suffix.startswith("→ needs review") or short == "needs review":
                 out.append(Shown(line.block_id, "decide", words, "", brain.inbox_rel))
     return out
 

@@ -343,12 +343,12 @@ def _update(
 ADOPTED_WINDOW = 24 * 3600.0  # how far back a note another machine wrote is looked at
 
 
-def filed_in(brain: Brain, capture_id: str) -> list[Filed]:
+def filed_in(brain: Brain, capture_id: str, since: float | None = ADOPTED_WINDOW) -> list[Filed]:
     """The destinations of a capture that notes already hold (written by another machine
     before the filer role moved): each note of a pack type changed within ADOPTED_WINDOW
     whose text names ``^vb-<id>``. Reads only recently changed notes."""
     marker = f"^vb-{capture_id}"
-    cutoff = time.time() - ADOPTED_WINDOW
+    cutoff = time.time() - since if since is not None else 0.0
     out: list[Filed] = []
     for rel, entry in brain.vault.iter_notes():
         if rel == brain.inbox_rel:
