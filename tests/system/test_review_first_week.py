@@ -150,3 +150,29 @@ def test_a_thought_resolved_as_a_link_takes_its_url(vault: Path, lmstudio: FakeL
     link = vault / filed["destinations"][0]["path"]
     assert frontmatter(link)["url"] == url, link.read_text()
     assert f"<{url}>" in link.read_text()
+
+
+def test_a_youtube_line_not_ingested_says_why_and_keeps_its_tags_and_prompt(
+    vault: Path, no_ffmpeg: None
+) -> None:
+    """On the line itself (not only in --json), in Needs Review, and once ticked: the link
+    keeps the person's tags, the line its tags and prompt, and the record says who
+    classified it (the YouTube handler), not "person"."""
+    url = "https://youtu.be/dQw4w9WgXcQ"
+    line = f"{url} #audio #music -- summarise the argument"
+    cap = run_json(vault, "capture", line)
+    inbox = (vault / "Inbox.md").read_text()
+    mine = next(x for x in inbox.splitlines() if cap["id"] in x)
+    assert "ffmpeg" in mine, mine  # why, on the line
+    assert "ffmpeg" in (vault / NOTE).read_text()
+    ticked = inbox.replace(mine, mine.replace("- [ ]", "- [x]", 1))
+    (vault / "Inbox.md").write_text(ticked)
+    run(vault, "review", "list")  # what the person did in the notes counts
+    filed = run_json(vault, "inbox", "--status", "filed")
+    assert [f["id"] for f in filed] == [cap["id"]]
+    after = next(x for x in (vault / "Inbox.md").read_text().splitlines() if cap["id"] in x)
+    assert after.startswith(f"- [x] {line} → [[Links/"), after
+    link = vault / filed[0]["destinations"][0]["path"]
+    assert {"audio", "music"} <= set(frontmatter(link).get("tags") or []), link.read_text()
+    assert "summarise the argument" in link.read_text()
+    assert filed[0]["classified_by"] == "youtube"

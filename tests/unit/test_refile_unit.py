@@ -232,3 +232,21 @@ def test_a_decision_its_state_does_not_allow_writes_nothing(brain: Brain) -> Non
     with pytest.raises(UserError, match="only a suggestion can be confirmed"):
         confirm(brain, cap.id)
     assert {p: p.read_bytes() for p in brain.vault.root.rglob("*.md")} == before
+
+
+def test_the_title_the_person_gives_is_the_title(brain: Brain) -> None:
+    cap = _suggested(brain, "look up the kiln hours", Destination("idea", "Kiln hours"))
+    old = cap.destinations[0].path
+    done = resolve(brain, cap.id, "admin", title="Call the kiln shop")
+    (dest,) = done.destinations
+    assert (dest.type, dest.title, dest.path) == (
+        "admin",
+        "Call the kiln shop",
+        "Admin/Call the kiln shop.md",
+    )
+    assert _front(brain, dest.path)["title"] == "Call the kiln shop"
+    assert not (brain.vault.root / old).exists()
+    again = _suggested(brain, "kiln shop opening times", Destination("admin", "Kiln times"))
+    done = resolve(brain, again.id, "admin", title="Kiln shop times")
+    assert [d.title for d in done.destinations] == ["Kiln shop times"]
+    assert not (brain.vault.root / "Admin/Kiln times.md").exists()

@@ -66,13 +66,27 @@ def line_form(cap: Capture | Mapping[str, Any], short: bool = False) -> tuple[st
         return f"→ {links} (suggested: confirm in {review})", False
     if status is CaptureStatus.NEEDS_REVIEW:
         if short:
-            return f"→ {link_to(REVIEW_NOTE, 'needs review')}", False
+            why = _why(cap)
+            label = f"needs review: {why}" if why else "needs review"
+            return f"→ {link_to(REVIEW_NOTE, label)}", False
         return f"→ needs review in {review}", False
     if status is CaptureStatus.DISMISSED:
         return "→ dismissed", True
     if cap.last_error:
         return f"{WAITING} (offline, will retry)", False
     return WAITING, False
+
+
+def _why(cap: Capture) -> str:
+    """Why a thought waits for the person, short enough for its line (a failed ingest, a
+    name two notes share), or "" when nothing was said. Nothing a link label cannot hold."""
+    cls = cap.classification or {}
+    why = cap.review_reason or cap.last_error or cls.get("error") or ""
+    why = re.sub(r"[\[\]|#^\n\r]+", " ", str(why)).split(";")[0]
+    why = " ".join(why.split())
+    if len(why) > 80:
+        why = why[:79].rsplit(" ", 1)[0].rstrip(" ,:") + "…"
+    return why
 
 
 def short_lines(brain: Brain) -> bool:
@@ -108,7 +122,9 @@ def view_of(cap: Capture, short: bool = False) -> LineView:
 
 
 _REVIEW_LINK = re.compile(
-    r"→ \[\[" + re.escape(REVIEW_NOTE[:-3]) + r"\|(?P<label>needs review|\d+ suggestions?)\]\]"
+    r"→ \[\["
+    + re.escape(REVIEW_NOTE[:-3])
+    + r"\|(?P<label>needs review(?:: [^\[\]|\n]*)?|\d+ suggestions?)\]\]"
 )
 
 
@@ -144,7 +160,7 @@ def what_line_says(
     body = suffix[len("→ ") :]
     destinations: list[Filed] = []
     waiting = review_link(suffix)
-    if waiting == "needs review":
+    if waiting is not None and waiting.startswith("needs review"):
         return CaptureStatus.NEEDS_REVIEW, destinations
     if waiting is not None:
         from vaultbrain.capture.write import filed_in

@@ -77,7 +77,7 @@ def shown_items(brain: Brain) -> list[Shown]:
             short = review_link(suffix) or ""
             if "(suggested" in suffix or "suggestion" in short:
                 out.append(Shown(line.block_id, "confirm", words, suffix, brain.inbox_rel))
-            elif suffix.startswith("→ needs review") or short == "needs review":
+            elif suffix.startswith("→ needs review") or short.startswith("needs review"):
                 out.append(Shown(line.block_id, "decide", words, "", brain.inbox_rel))
     return out
 

@@ -99,7 +99,7 @@ def resolve(
         written = cap.written
         if cap.status in (S.FILED, S.CORRECTED, S.SUGGESTED) and written:
             single = len(written) == 1 and len(wanted) == 1 and written[0].type != wanted[0]
-            if single and len(cap.destinations) == 1:
+            if single and len(cap.destinations) == 1 and not title:
                 # One record, another type: it is re-filed (its note keeps its content).
                 cap = _refile(brain, written[0], wanted[0])
             else:
@@ -172,7 +172,11 @@ def _redecide(
     wrote into a note of such a type leaves that note), and a type the classifier missed
     gets its note."""
     kept = [d for d in cap.destinations if d.type in wanted]
-    dropped = [d for d in cap.destinations if d.type not in wanted]
+    if title and len(wanted) == 1:
+        # The title the person gives is the title: a note it made under another one goes
+        # (to the archive, its links with it) and the thought gets a note of that title.
+        kept = [d for d in kept if d.title == title or d.op is not OpKind.CREATE]
+    dropped = [d for d in cap.destinations if d not in kept]
     for rel in unwrite(brain, cap, only=[d for d in dropped if d.op is OpKind.UPDATE]):
         restore_base(brain, rel)
     _drop(
@@ -228,9 +232,11 @@ def _file_as(
     brain: Brain, journal: Journal, cap: Capture, dests: list[Destination], by: str
 ) -> Capture:
     """File a capture to ``dests`` as the person decided (confidence 1, classified by the
-    person); what the classifier had said becomes a correction to learn from."""
-    result = Classification(dests, 1.0, f"decided by the person ({by})", "person")
+    person; a suggestion they accepted as it was stays the classifier's); what the
+    classifier had said becomes a correction to learn from."""
     before = _classification(cap.classification)
+    who = before.classified_by if by == "confirm" and before.classified_by else "person"
+    result = Classification(dests, 1.0, f"decided by the person ({by})", who)
     journal.reclassified(cap.id, result.to_dict(), by)
     filed = file_capture(brain, journal, journal.require(cap.id))
     wrong = [d.type for d in before.destinations if d.type not in {x.type for x in dests}]

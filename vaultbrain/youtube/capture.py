@@ -53,7 +53,7 @@ def take_capture(brain: Brain, journal: Journal, cap: Capture) -> Capture | None
     classification = (
         Classification([], 1.0, "A YouTube video URL: ingested", "youtube")
         if ingested_it
-        else _not_ingested(brain, first)
+        else _not_ingested(brain, first, text)
     )
     return journal.settled(
         cap.id,
@@ -65,14 +65,24 @@ def take_capture(brain: Brain, journal: Journal, cap: Capture) -> Capture | None
     )
 
 
-def _not_ingested(brain: Brain, url: str) -> Classification:
+def _not_ingested(brain: Brain, url: str, text: str) -> Classification:
     """What Needs Review shows for a video that was not ingested: that it was not, and, where
-    the pack saves links, the link as the suggestion (ticking it keeps the URL)."""
+    the pack saves links, the link as the suggestion (ticking it keeps the URL, the line's
+    tags and its prompt)."""
     from vaultbrain.filing.links import title_for_url
+    from vaultbrain.youtube.request import _split_line
 
     dests = []
-    if brain.pack.get_type("link") is not None:
-        dests.append(Destination("link", title_for_url(url), {"url": url}))
+    link = brain.pack.get_type("link")
+    if link is not None:
+        words, prompt = _split_line(text)
+        fields: dict[str, Any] = {"url": url}
+        tags = [w[1:] for w in words[1:] if w.startswith("#") and len(w) > 1]
+        if tags and "tags" in link.fields:
+            fields["tags"] = list(dict.fromkeys(tags))
+        if prompt and "description" in link.fields:
+            fields["description"] = prompt
+        dests.append(Destination("link", title_for_url(url), fields))
     why = "A YouTube video URL, not ingested" + ("; save it as a link?" if dests else "")
     return Classification(dests, 0.0, why, "youtube")
 
