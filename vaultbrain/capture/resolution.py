@@ -28,9 +28,9 @@ from vaultbrain.classify.result import UNKNOWN, Classification, Destination
 from vaultbrain.errors import UserError
 from vaultbrain.filing.corrections import record_correction
 from vaultbrain.filing.db import coerce_fields, update_record
+from vaultbrain.filing.index import records
 from vaultbrain.filing.links import title_for_url
 from vaultbrain.filing.refile import archive, audit, fileable_type, fix
-from vaultbrain.filing.style import confirm_note
 from vaultbrain.filing.sync import notes_sync, restore_base
 from vaultbrain.packs import PageType
 from vaultbrain.vault.note import parse_note, update_frontmatter
@@ -369,8 +369,31 @@ _ONE_LINK = re.compile(r"\[\[[^\[\]\n]*\]\]")
 
 
 def _confirm_note(brain: Brain, rel: str) -> None:
-    """The note of a confirmed suggestion says so (filing/style.py: in the note's style)."""
-    confirm_note(brain, rel)
+    """A suggestion's note is confirmed, whatever its style: ``confirmed`` leaves the note
+    (``updated`` moves where the note has one), compare-and-swap, and the record in the
+    store no longer says ``confirmed: false``."""
+    now = brain.now().isoformat()
+
+    def build(note: Any) -> str | None:
+        if note is None:
+            return None
+        parsed = parse_note(note.text)
+        if parsed.error:
+            return None
+        changes = {"updated": now} if "updated" in parsed.data else {}
+        return update_frontmatter(note.text, changes, remove=("confirmed",))
+
+    brain.vault.edit(rel, build)
+    hit = records(brain).by_path(rel)
+    if hit is not None:
+        col = brain.store.collection(hit[0])
+        with brain.store.locked():
+            rec = col.get(hit[1]["id"])
+            if rec is not None:
+                rec.pop("confirmed", None)
+                rec["updated"] = now
+                col.put(rec)
+    notes_sync(brain).sync_path(rel)
 
 
 def _classification(data: Mapping[str, Any] | None) -> Classification:

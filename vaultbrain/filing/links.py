@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from vaultbrain.errors import ConflictError, UserError
-from vaultbrain.filing.records import new_id, ordered_frontmatter, record_from_note
+from vaultbrain.filing.records import new_id, record_from_note
+from vaultbrain.filing.style import machine_values, note_changes, record_properties, style_of
 from vaultbrain.vault.names import sanitize_filename, unique_name
 from vaultbrain.vault.note import append_to_section, parse_note, render_note, update_frontmatter
 
@@ -65,6 +66,7 @@ def save_link(
     wanted = {"url": url, **(fields or {})}
     if tags:
         wanted["tags"] = list(dict.fromkeys(tags))
+    style = style_of(brain)
     with brain.store.locked():
         existing = find_link(brain, url)
         if existing and vault.try_read(existing["path"]) is not None:
@@ -83,7 +85,7 @@ def save_link(
                             changes[k] = merged
                     elif cur in (None, ""):
                         changes[k] = v
-                text = update_frontmatter(note.text, changes)
+                text = update_frontmatter(note.text, note_changes(style, parsed.data, changes))
                 if source and source not in text:
                     text = append_to_section(text, "## Log", f"- {now[:10]} saved again ({source})")
                 try:
@@ -104,11 +106,13 @@ def save_link(
         wanted[ptype.title_key] = title
         core = {"type": ptype.name, "id": rid, "source": source, "created": now, "updated": now}
         log_line = f"- {now[:10]} saved" + (f" ({source})" if source else "")
-        text_body = f"# {_plain(title)}\n\n<{url}>\n\n" + (f"{body.rstrip()}\n\n" if body else "")
+        head = f"# {_plain(title)}\n\n" if style.h1 else ""
+        text_body = f"{head}<{url}>\n\n" + (f"{body.rstrip()}\n\n" if body else "")
         text_body += f"## Log\n{log_line}\n"
-        vault.create(rel, render_note(ordered_frontmatter(ptype, core, wanted), text_body))
+        vault.create(rel, render_note(record_properties(style, ptype, core, wanted), text_body))
         note = vault.read(rel)
-        rec = record_from_note(rel, parse_note(note.text), ptype, None, note.hash)
+        machine = machine_values(core)
+        rec = record_from_note(rel, parse_note(note.text), ptype, None, note.hash, machine)
         col.put(rec)
         return rec
 

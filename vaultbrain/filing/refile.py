@@ -21,12 +21,12 @@ from vaultbrain.filing.records import (
     CORE_KEYS,
     close_task,
     new_id,
-    ordered_frontmatter,
     record_from_note,
     retype_task_line,
     settle_task_note,
 )
 from vaultbrain.filing.report import Refiled
+from vaultbrain.filing.style import drop_title_heading, machine_values, record_properties, style_of
 from vaultbrain.packs import PageType
 from vaultbrain.vault.names import sanitize_filename, unique_name
 from vaultbrain.vault.note import append_to_section, parse_note, render_note, update_frontmatter
@@ -146,7 +146,10 @@ def refile(
         log_line = f"- {now[:10]} re-filed from [[{archived[:-3]}|the {rec['type']} note]]"
         body = old_note.text[parsed.body_start :] if parsed.has_frontmatter else old_note.text
         body = append_to_section(body.rstrip("\n") + "\n" + extra, "## Log", log_line)
-        text = render_note(ordered_frontmatter(new_type, core, fields), body)
+        style = style_of(brain)
+        if not style.h1:
+            body = drop_title_heading(body, str(title))
+        text = render_note(record_properties(style, new_type, core, fields), body)
         text = retype_task_line(text, old_type, new_type, fields, brain.today())
         brain.vault.create(new_path, text)
         archived_path = archive(
@@ -156,7 +159,9 @@ def refile(
             replaced_by=new_path,
         )
         created = brain.vault.read(new_path)
-        new_rec = record_from_note(new_path, parse_note(created.text), new_type, None, created.hash)
+        new_rec = record_from_note(
+            new_path, parse_note(created.text), new_type, None, created.hash, machine_values(core)
+        )
         new_rec["sources"] = list(rec.get("sources", []))
         new_rec["log"] = list(rec.get("log", []))
         new_rec["refiled_from"] = {"id": rec["id"], "type": rec["type"], "path": archived_path}

@@ -22,7 +22,8 @@ minimal. A style change rewrites nothing by itself: ``vaultbrain restyle``
 What the capture pipeline calls: :func:`style_of` once per unit of work,
 :func:`record_note` to render a new record note, :func:`machine_values` for the store,
 :func:`note_changes` on the changes it writes into an existing note (so an update never adds
-``updated`` to a minimal note), and :func:`confirm_note` when a suggestion is confirmed.
+``updated`` to a minimal note); a confirmed suggestion's note loses ``confirmed`` whatever
+its style (vaultbrain/capture/resolution.py).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from vaultbrain.filing.records import MACHINE_KEYS, ordered_frontmatter, render_body, typed_values
 from vaultbrain.filing.records import note_changes as _note_changes
 from vaultbrain.packs import PageType
-from vaultbrain.vault.note import parse_note, render_note, update_frontmatter
+from vaultbrain.vault.note import render_note
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -152,37 +153,6 @@ def note_changes(
     return _note_changes(style.full, dict(current), dict(changes))
 
 
-def confirm_note(brain: Brain, rel: str) -> None:
-    """A suggestion's note is confirmed, whatever its style: ``confirmed`` leaves the note
-    (``updated`` moves where the note has one), compare-and-swap, and the record in the
-    store no longer says ``confirmed: false``."""
-    now = brain.now().isoformat()
-
-    def build(note: Any) -> str | None:
-        if note is None:
-            return None
-        parsed = parse_note(note.text)
-        if parsed.error:
-            return None
-        changes = {"updated": now} if "updated" in parsed.data else {}
-        return update_frontmatter(note.text, changes, remove=("confirmed",))
-
-    brain.vault.edit(rel, build)
-    from vaultbrain.filing.index import records
-    from vaultbrain.filing.sync import notes_sync
-
-    hit = records(brain).by_path(rel)
-    if hit is not None:
-        col = brain.store.collection(hit[0])
-        with brain.store.locked():
-            rec = col.get(hit[1]["id"])
-            if rec is not None:
-                rec.pop("confirmed", None)
-                rec["updated"] = now
-                col.put(rec)
-    notes_sync(brain).sync_path(rel)
-
-
 def drop_title_heading(body: str, title: str) -> str:
     """``body`` without a first line ``# <title>`` (and the blank line after it)."""
     lines = body.splitlines(keepends=True)
@@ -206,7 +176,6 @@ def _heading_text(line: str) -> str:
 
 __all__ = [
     "MACHINE_KEYS",
-    "confirm_note",
     "NoteStyle",
     "drop_title_heading",
     "inline_title_shown",
