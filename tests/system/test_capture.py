@@ -137,7 +137,7 @@ def test_sarah_on_the_embedded_classifier(vault: Path) -> None:
     admin = frontmatter(vault / "Admin/Follow up with Sarah.md")
     assert admin["due"] >= admin["created"][:10]
     line = [x for x in (vault / "Inbox.md").read_text().splitlines() if "^vb-" in x][0]
-    assert line.startswith("- [ ] ") and "suggested" in line
+    assert line.startswith("- [ ] ") and "suggestion" in line
 
 
 def test_provider_heuristic_never_calls_the_server(vault: Path, lmstudio: FakeLMStudio) -> None:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from vaultbrain.capture.model import Capture, Filed, OpKind, PlannedOp
 from vaultbrain.classify.result import Classification
 from vaultbrain.errors import VaultbrainError
+from vaultbrain.filing.db import names_to_links
 from vaultbrain.filing.index import records
 from vaultbrain.filing.names import free_path
 from vaultbrain.filing.records import (
@@ -205,7 +206,9 @@ def fields_for(
     for name, spec in ptype.fields.items():
         if spec.default is not None:
             fields[name] = spec.default
-    fields.update(op.fields or {})
+    # A link field the classifier filled with a name holds a link when a note has that name
+    # (Dataview and `links` see a link, not text).
+    fields.update(names_to_links(brain, ptype, dict(op.fields or {})))
     fields[ptype.title_key] = op.title
     for name, spec in ptype.fields.items():
         if spec.on_capture == "today":
