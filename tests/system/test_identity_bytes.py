@@ -126,7 +126,9 @@ def test_a_byte_that_is_not_utf8_in_the_inbox_stops_no_other_line(vault: Path, d
     wait_for(lambda: inbox.read_bytes().count(b"^vb-") == 3, 60, d.log)
     wait_for(lambda: len(run_json(vault, "inbox")) == 3, 30, d.log)
     data = inbox.read_bytes()
-    assert bad in data  # byte for byte, through three rewrites
+    # byte for byte, through three rewrites, marked in place with why
+    marked = bad.rstrip(b"\n") + " ⚠ not filed: ".encode()
+    assert marked in data and b"not UTF-8" in data.split(marked, 1)[1].split(b"\n", 1)[0]
     assert sorted(c["text"] for c in run_json(vault, "inbox")) == [
         "Call the roofer on Monday",
         "Idea: a honey label printer",
@@ -141,4 +143,4 @@ def test_a_byte_that_is_not_utf8_in_the_inbox_stops_no_other_line(vault: Path, d
     inbox_check = doctor_check(vault, "inbox")
     assert not inbox_check["ok"] and "is not UTF-8 text (line" in inbox_check["detail"]
     assert "Inbox.md" in doctor_check(vault, "unreadable notes")["detail"]
-    assert inbox.read_bytes().count(bad) == 1
+    assert inbox.read_bytes().count(marked) == 1

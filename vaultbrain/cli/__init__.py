@@ -271,6 +271,10 @@ class Context:
             self._app = Brain(root, self.state_dir, self.schema_pack)
             # As the command ends: what an editor wrote late into a note it rewrote.
             vault = self._app.vault
+            if getattr(vault, "identity_notice", None):
+                # Said to the person in one line, whatever the log level (a copied vault
+                # given its own id: vault/identity.py), as well as in the log.
+                click.echo(vault.identity_notice, err=True)
             ctx = click.get_current_context(silent=True)
             if ctx is not None:
                 ctx.find_root().call_on_close(lambda: vault.catch_late_writes(final=True))

@@ -363,8 +363,12 @@ class NotesCache:
             rel = s.get("path")
             if not rel or rel not in seen or s.get("deleted"):
                 continue
-            owner = self.index.by_path(rel)
-            if owner is not None and owner[1].get("id") != s.get("id"):
+            owner = self.index.by_path(rel)  # (any case: two spellings are two notes here)
+            if (
+                owner is not None
+                and owner[1].get("path") == rel
+                and owner[1].get("id") != s.get("id")
+            ):
                 self.record_gone(collection, str(s["id"]), report)
         self.save_cache()
         report.seconds = time.perf_counter() - started
