@@ -50,10 +50,13 @@ COMMANDS: dict[str, str] = {
     "schema": "vaultbrain.cli.schema:schema",
     "classify": "vaultbrain.cli.classify:classify_cmd",
     "search": "vaultbrain.cli.graph:search_cmd",
+    "related": "vaultbrain.cli.graph:related_cmd",
+    "embed": "vaultbrain.cli.graph:embed_cmd",
     "whoknows": "vaultbrain.cli.graph:whoknows_cmd",
     "links": "vaultbrain.cli.graph:links_cmd",
     "takes": "vaultbrain.cli.graph:takes_cmd",
     "enrich": "vaultbrain.cli.graph:enrich_cmd",
+    "mcp": "vaultbrain.cli.agents:mcp_cmd",
 }
 
 
