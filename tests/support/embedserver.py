@@ -7,8 +7,8 @@ around the model: what is sent, stored, updated, fused; and fast enough for 10,0
 ``no_embeddings`` (llama-cpp-python started without ``--embedding``: its 500 and message),
 ``not_found`` (a server with no such route: 404), ``per_token`` (no pooling: one vector per
 token, as llama-cpp-python serves a chat model), ``string_only`` (refuses a list ``input``),
-``error503`` (temporarily unavailable). ``calls`` counts embedding requests and ``texts``
-keeps every text embedded.
+``error503`` (temporarily unavailable). ``posts`` counts requests to the embeddings route,
+``calls`` those answered with vectors, and ``texts`` keeps every text embedded.
 """
 
 from __future__ import annotations
@@ -47,7 +47,8 @@ class HashEmbedServer:
         self.model = model
         self.persona = persona
         self.mode = "ok"
-        self.calls = 0
+        self.calls = 0  # embedding requests answered with vectors
+        self.posts = 0  # every request to the embeddings route, refused or not
         self.texts: list[str] = []
         self.delay = 0.0  # seconds each embedding request takes (a slow server)
         self._lock = threading.Lock()
@@ -70,7 +71,11 @@ class HashEmbedServer:
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
                     owned = "me" if owner.persona == "llama-cpp-python" else "organization_owner"
-                    entry: dict[str, Any] = {"id": owner.model, "object": "model", "owned_by": owned}
+                    entry: dict[str, Any] = {
+                        "id": owner.model,
+                        "object": "model",
+                        "owned_by": owned,
+                    }
                     if owner.persona == "llama-cpp-python":
                         entry["permissions"] = []
                     self._send(200, {"object": "list", "data": [entry]})
@@ -95,6 +100,8 @@ class HashEmbedServer:
 
     def _embed(self, handler: Any, body: dict[str, Any]) -> None:
         mode = self.mode
+        with self._lock:
+            self.posts += 1
         if mode == "no_embeddings":
             handler._send(
                 500,

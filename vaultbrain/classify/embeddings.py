@@ -380,3 +380,30 @@ def _vectors(doc: Any, n: int) -> tuple[list[list[float]], str]:
         except (TypeError, ValueError) as exc:
             raise _refusal("an embedding it sent is not numbers") from exc
     return out, pooled
+
+
+def doctor_line(brain: Brain) -> tuple[bool, str]:
+    """``vaultbrain doctor``'s probe: one embedding asked of the server now (whatever was
+    remembered), negotiated and remembered for the daemon."""
+    s = brain.settings
+    if s.get("provider") == "heuristic":
+        return True, "no server (provider: heuristic): search is by keywords"
+    client = EmbeddingClient.from_brain(brain)
+    if client is None:
+        return True, "off (embedding_model: off): search is by keywords"
+    started = time.perf_counter()
+    try:
+        info = client.probe()
+    except LLMError as exc:
+        return False, f"{exc.cause or exc}; search stays by keywords"
+    finally:
+        client.close()
+    ms = (time.perf_counter() - started) * 1000
+    if not info.ok:
+        return False, f"no embeddings at {client.endpoint}: {info.why}; search stays by keywords"
+    pooled = ", mean-pooled here" if info.pooled == "client" else ""
+    return True, (
+        f"{client.endpoint}: {info.model} embeds ({info.dim} numbers, form {info.form}"
+        f"{pooled}) in {ms:.0f} ms; search is hybrid once notes are embedded "
+        "(the daemon does it; `vaultbrain embed --status`)"
+    )

@@ -101,6 +101,7 @@ def embed_cmd(obj: Any, only_status: bool, as_json: bool) -> None:
 
     brain, graph = _graph(obj)
     client = EmbeddingClient.from_brain(brain)
+    report = None
     if not only_status:
         if client is None:
             raise UserError(
@@ -130,7 +131,7 @@ def embed_cmd(obj: Any, only_status: bool, as_json: bool) -> None:
             )
     doc = status(graph, client)
     if as_json:
-        echo_json(doc)
+        echo_json(doc if report is None else {**report.as_dict(), "status": doc})
     elif only_status:
         click.echo(
             f"model {doc['model'] or '-'}: {doc['notes']} notes ({doc['chunks']} chunks) "

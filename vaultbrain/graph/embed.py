@@ -164,7 +164,7 @@ def embed_pending(
     store = VectorStore(graph)
     if store.identity != info.identity:
         store.reset(info.identity, info.dim)
-    report.dropped = store.drop(store.gone())
+    gone = store.gone()  # dropped after the write: a moved note's vectors are copied first
     batch: list[tuple[NoteVectors, list[Chunk]]] = []
     todo = store.stale(notes, skip) if rels is None else store.stale_of(rels, skip)
     for rel, _m, _s in todo[:notes]:
@@ -203,6 +203,7 @@ def embed_pending(
     report.skipped = [nv.rel for nv, _ in batch if nv not in complete]
     report.embedded = len(vectors)
     report.notes = store.write(complete) if complete else 0
+    report.dropped = store.drop(gone)
     report.pending = store.pending()
     report.seconds = time.perf_counter() - started
     return report
