@@ -152,3 +152,17 @@ class HashEmbedServer:
     def stop(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+if __name__ == "__main__":  # a server of its own (bench/bench_embed.py): prints its URL
+    import argparse
+
+    parser = argparse.ArgumentParser(description="a hashing embedding server on 127.0.0.1")
+    parser.add_argument("--dim", type=int, default=384)
+    args = parser.parse_args()
+    server = HashEmbedServer(dim=args.dim).start()
+    print(server.url, flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        server.stop()

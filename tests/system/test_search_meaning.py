@@ -296,3 +296,19 @@ def test_the_daemon_says_once_that_search_by_meaning_is_unavailable(
     assert embedder.posts == 2, "two forms tried once; the refusal is then remembered"
     assert run_json(vault, "search", "bees")["mode"] == "keyword"
     assert d.stop() == 0
+
+
+def test_whoknows_never_names_an_archived_expert(vault: Path) -> None:
+    run(vault, "init")
+    for folder, name in (("People", "Ada Beck"), ("Brain/Archive", "Old Beck")):
+        (vault / folder).mkdir(parents=True, exist_ok=True)
+        (vault / f"{folder}/{name}.md").write_text(
+            f"---\ntype: person\nname: {name}\ntopics:\n  - beekeeping\n---\nKeeps hives.\n",
+            "utf-8",
+        )
+    (vault / "Projects").mkdir(exist_ok=True)
+    (vault / "Projects/Bees.md").write_text(
+        "# Bees\n\nBeekeeping with [[Old Beck]] and [[Ada Beck]].\n", "utf-8"
+    )
+    doc = run_json(vault, "whoknows", "beekeeping")
+    assert [r["title"] for r in doc["results"]] == ["Ada Beck"]
