@@ -437,12 +437,13 @@ def measure(
         f"{statistics.median(np_ms):.1f} ms; sqlite-vec vec0: "
         + (f"{vec} ms" if vec and vec[0].isdigit() else f"not measured ({vec})")
     )
-    graph.close()
-
+    emit(rows)  # (what is measured so far, should the daemon's part fail)
     if not args.no_daemon:
-        VectorStore(brain.graph()).reset("none", args.dim)  # the daemon embeds everything again
-        brain.graph().close()
-        brain._graph = None
+        VectorStore(graph).reset("none", args.dim)  # the daemon embeds everything again
+    graph.close()
+    brain._graph = None
+    rows = []
+    if not args.no_daemon:
         base_rss, base_peak, _ = daemon_rss(vault, endpoint, True, 600)
         rss, peak, took = daemon_rss(vault, endpoint, False, 1800)
         print(

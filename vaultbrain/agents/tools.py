@@ -257,8 +257,8 @@ def bounded(doc: dict[str, Any]) -> dict[str, Any]:
     key = max(lists, key=lambda k: len(json.dumps(doc[k], default=str, ensure_ascii=False)))
     items = list(doc[key])
     while items and size > MAX_ANSWER_CHARS:
-        items = items[: max(0, len(items) * 3 // 4)]
+        items = items[: len(items) * 3 // 4]
         doc[key] = items
         size = len(json.dumps(doc, default=str, ensure_ascii=False))
     doc["truncated"] = True
-    return bounded(doc) if size > MAX_ANSWER_CHARS and items else doc
+    return doc

@@ -89,8 +89,12 @@ class VectorStore:
     def __init__(self, index: GraphIndex) -> None:
         self.index = index
         self.path = vector_path(index)
-        with index.lock:
-            index.db.executescript(_SCHEMA)
+        if not getattr(index, "vec_tables", False):  # once per connection, not per query
+            with index.lock:
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        index.db.execute(statement)
+            index.vec_tables = True  # type: ignore[attr-defined]
 
     # -- meta ----------------------------------------------------------------------------
     def _meta(self, key: str) -> str | None:
@@ -149,8 +153,13 @@ class VectorStore:
             self._set_meta("vec_model", identity)
             self._set_meta("vec_dim", str(dim))
             self._set_meta("vec_rows", "0")
-            with open(self.path, "wb"):
-                pass  # emptied inside the write lock: no slot of the old model survives
+            # A new empty file in its place, inside the write lock: no slot of the old model
+            # survives, and a reader still mapping the old file keeps it whole (truncating a
+            # mapped file would fault that reader).
+            fresh = self.path.with_name(self.path.name + ".new")
+            with open(fresh, "wb"):
+                pass
+            os.replace(fresh, self.path)
 
     # -- what needs embedding --------------------------------------------------------------
     def stale(self, limit: int, skip: Iterable[str] = ()) -> list[tuple[str, int, int]]:

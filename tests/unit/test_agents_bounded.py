@@ -1,0 +1,28 @@
+"""An MCP answer never floods an agent: the longest list is cut to fit (agents/tools.py)."""
+
+from __future__ import annotations
+
+import json
+
+from vaultbrain.agents.tools import MAX_ANSWER_CHARS, bounded
+
+
+def test_a_large_answer_is_cut_to_fit_and_says_so() -> None:
+    doc = {
+        "query": "q",
+        "results": [{"path": f"n{i}.md", "snippet": "x" * 1000} for i in range(900)],
+    }
+    out = bounded(doc)
+    assert out["truncated"] is True
+    assert len(json.dumps(out)) <= MAX_ANSWER_CHARS
+    assert 0 < len(out["results"]) < 900 and out["results"][0]["path"] == "n0.md"
+
+
+def test_a_small_answer_is_left_as_it_is() -> None:
+    doc = {"results": [{"path": "a.md"}]}
+    assert bounded(dict(doc)) == doc
+
+
+def test_one_huge_string_is_cut_too() -> None:
+    out = bounded({"text": "y" * (MAX_ANSWER_CHARS * 2)})
+    assert out["truncated"] is True and len(json.dumps(out)) <= MAX_ANSWER_CHARS
