@@ -16,6 +16,7 @@ needs no calibration between bm25 and cosine, which live on unrelated scales.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -58,13 +59,15 @@ def search(
     type_name: str | None = None,
     limit: int = 20,
     joiner: str = " ",
+    snippets: bool = True,
 ) -> list[dict[str, Any]]:
     """Notes matching every word of ``query`` (``joiner`` " OR ": any word), best first,
-    each with a snippet."""
+    each with a snippet (``snippets`` False: none, for a ranking that is fused first)."""
     match = fts_query(query, joiner)
+    # The ranking first, the snippets of its rows after: in one query SQLite would make a
+    # snippet for every matching note before sorting, thousands for a common word.
     sql = (
-        "SELECT n.rel, n.type, n.title, bm25(notes_fts, ?, ?, ?) AS score, "
-        "snippet(notes_fts, 2, '**', '**', '…', 12), snippet(notes_fts, 1, '**', '**', '…', 8) "
+        "SELECT n.id, n.rel, n.type, n.title, bm25(notes_fts, ?, ?, ?) AS score "
         "FROM notes_fts JOIN notes n ON n.id = notes_fts.rowid "
         "WHERE notes_fts MATCH ? AND n.rel NOT LIKE ?"
     )
@@ -76,18 +79,33 @@ def search(
     args.append(limit)
     with index.lock:
         rows = index.db.execute(sql, args).fetchall()
-    out = []
-    for rel, t, title, score, body_snip, fields_snip in rows:
+    shown = snippets_of(index, match, [r[0] for r in rows]) if snippets and rows else {}
+    return [
+        {
+            "path": rel,
+            "type": t,
+            "title": title,
+            "score": round(-score, 4),
+            "snippet": shown.get(nid, ""),
+        }
+        for nid, rel, t, title, score in rows
+    ]
+
+
+def snippets_of(index: GraphIndex, match: str, ids: list[int]) -> dict[int, str]:
+    """The snippet of each note (by id) for an FTS5 ``match``: the body's words around a
+    hit, else the properties'; empty when the hit is only in the title."""
+    with index.lock:
+        rows = index.db.execute(
+            "SELECT rowid, snippet(notes_fts, 2, '**', '**', '…', 12), "
+            "snippet(notes_fts, 1, '**', '**', '…', 8) FROM notes_fts "
+            "WHERE notes_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))",
+            (match, json.dumps(ids)),
+        ).fetchall()
+    out = {}
+    for nid, body_snip, fields_snip in rows:
         snippet = body_snip if "**" in body_snip else (fields_snip if "**" in fields_snip else "")
-        out.append(
-            {
-                "path": rel,
-                "type": t,
-                "title": title,
-                "score": round(-score, 4),
-                "snippet": " ".join(snippet.split()),
-            }
-        )
+        out[nid] = " ".join(snippet.split())
     return out
 
 
@@ -131,7 +149,20 @@ def find(
         doc["results"] = [_meaning_row(r) for r in near[:limit]]
         return doc
     doc["mode"] = "hybrid"
-    doc["results"] = fuse(_keywords(index, query, type_name), near, limit)
+    rows = fuse(_keywords(index, query, type_name), near, limit)
+    by_path = {r["path"]: r for r in rows if "keyword" in r["matched"]}
+    if by_path:
+        with index.lock:
+            ids = dict(
+                index.db.execute(
+                    "SELECT id, rel FROM notes WHERE rel IN (SELECT value FROM json_each(?))",
+                    (json.dumps(list(by_path)),),
+                ).fetchall()
+            )
+        for nid, snippet in snippets_of(index, fts_query(query, " OR "), list(ids)).items():
+            if snippet:
+                by_path[ids[nid]]["snippet"] = snippet
+    doc["results"] = rows
     return doc
 
 
@@ -139,12 +170,12 @@ def _keywords(index: GraphIndex, query: str, type_name: str | None) -> list[dict
     """The keyword side of a hybrid search: notes with every word first, then notes with
     some (a long question rarely has all its words in one note)."""
     try:
-        rows = search(index, query, type_name, DEPTH)
+        rows = search(index, query, type_name, DEPTH, snippets=False)
     except UserError:
         return []  # no words at all (only punctuation): the meaning side still answers
     if len(rows) < DEPTH and len(words(query)) > 1:
         seen = {r["path"] for r in rows}
-        more = search(index, query, type_name, DEPTH, " OR ")
+        more = search(index, query, type_name, DEPTH, " OR ", snippets=False)
         rows += [r for r in more if r["path"] not in seen][: DEPTH - len(rows)]
     return rows
 

@@ -58,6 +58,17 @@ CREATE TABLE IF NOT EXISTS vec_free(slot INTEGER PRIMARY KEY);
 """
 
 
+def numpy() -> Any:
+    """numpy, its BLAS held to one thread when nothing else set it: a product over a few
+    tens of MB is bound by memory, so a second thread adds nothing, and on a busy machine
+    its spin-waiting made a query two to three times slower (bench/bench_embed.py)."""
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+    import numpy as np
+
+    return np
+
+
 def vector_path(index: GraphIndex) -> Path:
     return Path(index.path).with_suffix(".vec")
 
@@ -202,6 +213,19 @@ class VectorStore:
                 )
             ]
 
+    def gone_of(self, rels: Iterable[str]) -> list[str]:
+        """Of ``rels``, the embedded ones :meth:`gone` would name."""
+        wanted = json.dumps(sorted(set(rels)))
+        with self.index.lock:
+            return [
+                rel
+                for (rel,) in self.index.db.execute(
+                    "SELECT rel FROM vec_notes WHERE rel IN (SELECT value FROM json_each(?)) "
+                    "AND (rel LIKE ? OR NOT EXISTS (SELECT 1 FROM notes n WHERE n.rel = vec_notes.rel))",
+                    (wanted, ARCHIVE_LIKE),
+                )
+            ]
+
     def pending(self) -> int:
         """How many notes wait to be embedded (stale or gone)."""
         with self.index.lock:
@@ -244,8 +268,7 @@ class VectorStore:
         text some chunk already has gets a copy of that vector, the rest the vector given.
         A note whose index row moved on since it was read is left for the next round.
         Returns how many notes were written."""
-        import numpy as np
-
+        np = numpy()
         dim = self.dim
         row_bytes = dim * 4
         done = 0
@@ -345,8 +368,7 @@ class VectorStore:
     # -- reading -------------------------------------------------------------------------
     def matrix(self) -> np.ndarray | None:
         """Every slot's vector, mapped from the file (no copy); None when there is none."""
-        import numpy as np
-
+        np = numpy()
         dim = self.dim
         try:
             size = os.path.getsize(self.path)
@@ -367,8 +389,7 @@ class VectorStore:
         """Notes whose chunks are nearest ``query`` (a unit vector), best first: each with
         its best chunk (heading, preview) and that chunk's cosine. The archive and
         ``exclude`` (a note's path) are left out."""
-        import numpy as np
-
+        np = numpy()
         mat = self.matrix()
         if mat is None or query.shape != (mat.shape[1],):
             return []
@@ -412,8 +433,7 @@ class VectorStore:
 
     def note_vector(self, rel: str) -> np.ndarray | None:
         """The unit mean of a note's chunk vectors: what the note is about as a whole."""
-        import numpy as np
-
+        np = numpy()
         mat = self.matrix()
         if mat is None:
             return None
@@ -434,8 +454,7 @@ class VectorStore:
 
 def unit(vec: Sequence[float] | np.ndarray) -> np.ndarray:
     """A vector scaled to length 1 (float32), as stored and as a query is asked."""
-    import numpy as np
-
+    np = numpy()
     arr = np.asarray(vec, dtype="<f4")
     norm = float(np.linalg.norm(arr))
     return arr / norm if norm > 0 else arr
