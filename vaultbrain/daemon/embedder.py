@@ -56,6 +56,7 @@ class Embedder:
         self._pause_until = 0.0
         self._said: str | None = None  # the last state logged: "ok", or why not
         self._drop_due = False
+        self._idle_stamp: tuple[int, int] | None = None
 
     # -- main thread ---------------------------------------------------------------------
     def client(self) -> EmbeddingClient | None:
@@ -71,6 +72,7 @@ class Embedder:
             self._client = EmbeddingClient.from_brain(self.brain)
             self._client_key = key
             self._pause_until = 0.0
+            self._idle_stamp = None
             if self._client is None:
                 self._say("off", "search by meaning is off (embedding_model: off)")
         return self._client
@@ -102,14 +104,26 @@ class Embedder:
         if room <= QUEUE // 2:
             return  # the worker is still busy with what it has
         try:
+            with graph.lock:
+                # Nothing written to the index since a look found nothing to do (by this
+                # connection or another): an idle daemon does not look at 10,000 rows again.
+                stamp = (
+                    graph.db.total_changes,
+                    graph.db.execute("PRAGMA data_version").fetchone()[0],
+                )
+            if stamp == self._idle_stamp and self.queue.empty():
+                return
             store = VectorStore(graph)
             with self._lock:
                 skip = set(self.queued)
-            for rel, _, _ in store.stale(room, skip):
+            stale = store.stale(room, skip)
+            for rel, _, _ in stale:
                 self._put(rel)
             if store.gone():
                 self._drop_due = True
                 self._wake.set()
+            elif not stale and not skip:
+                self._idle_stamp = stamp
         except sqlite3.Error as exc:
             log.debug("embedding: the index could not be read (%s)", exc)
         self._start()
