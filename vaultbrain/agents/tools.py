@@ -159,7 +159,6 @@ class BrainTools:
         person already wrote in ``Brain/Needs Review.md`` are shown as the note has them and
         applied by the daemon; with writes allowed they are applied first, as the CLI does."""
         from vaultbrain.capture.review import ReviewQueue, queue
-        from vaultbrain.cli.core import capture_summary
 
         brain = self.brain
         brain.refresh()
@@ -168,8 +167,8 @@ class BrainTools:
         items = queue(brain)
         return bounded(
             {
-                "needs_decision": [capture_summary(r) for r in items["decide"]],
-                "suggestions": [capture_summary(r) for r in items["suggest"]],
+                "needs_decision": [capture_doc(r) for r in items["decide"]],
+                "suggestions": [capture_doc(r) for r in items["suggest"]],
                 "conflicts": items["conflicts"],
             }
         )
@@ -193,12 +192,11 @@ class BrainTools:
     def capture(self, text: str) -> dict[str, Any]:
         """``vaultbrain capture TEXT``: the thought on an inbox line, classified and filed."""
         from vaultbrain.capture.pipeline import capture
-        from vaultbrain.cli.core import capture_summary
 
         self._writes()
         brain = self.brain
         brain.refresh()
-        return capture_summary(capture(brain, text).to_record())
+        return capture_doc(capture(brain, text).to_record())
 
     def review_resolve(
         self, capture_id: str, type_name: str, fields: dict[str, str], title: str | None
@@ -206,7 +204,6 @@ class BrainTools:
         """``vaultbrain review resolve ID TYPE``: a person's decision, with its trust trail."""
         from vaultbrain.capture.resolution import resolve
         from vaultbrain.capture.review import ReviewQueue, resolve_conflict
-        from vaultbrain.cli.core import capture_summary
         from vaultbrain.filing.trust import write_trust_note
 
         self._writes()
@@ -218,7 +215,7 @@ class BrainTools:
         else:
             rec = resolve(brain, capture_id, type_name, dict(fields), title=title)
             rec = rec if "text" in rec else brain.store.inbox.get(capture_id) or rec
-            doc = capture_summary(rec)
+            doc = capture_doc(rec)
         # Brain/Needs Review.md and Brain/Trust.md follow the decision, as after the CLI's
         ReviewQueue(brain).refresh(force=True)
         write_trust_note(brain)
@@ -230,6 +227,30 @@ class BrainTools:
                 "this server was started read-only; writing to the vault needs "
                 "`vaultbrain mcp --allow-writes`"
             )
+
+
+def capture_doc(record: dict[str, Any]) -> dict[str, Any]:
+    """A capture as ``vaultbrain capture --json`` shows it (``cli.core.capture_summary``;
+    the CLI sits above this package, so the shape is kept here too, and a test holds the
+    two equal)."""
+    cls = record.get("classification") or {}
+    return {
+        "id": record["id"],
+        "text": record["text"],
+        "status": record["status"],
+        "confidence": cls.get("confidence"),
+        "classified_by": cls.get("classified_by"),
+        "reasoning": cls.get("reasoning"),
+        "destinations": [
+            {"type": d["type"], "title": d["title"], "path": d["path"]}
+            | {k: d[k] for k in ("op", "held") if d.get(k) in ("link", True)}
+            for d in record.get("destinations", [])
+        ],
+        "created": record.get("created"),
+        "error": record.get("review_reason") or record.get("last_error") or cls.get("error"),
+        "warnings": record.get("warnings", []),
+        "fallback": cls.get("fallback"),
+    }
 
 
 def type_doc(t: Any) -> dict[str, Any]:
