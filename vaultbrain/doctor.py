@@ -75,6 +75,7 @@ def run_checks(app: Brain) -> list[Check]:
     checks.append(_damaged_state_check(app.state_dir))
     checks.append(_unreadable_check(app))
     checks.append(_llm_check(app))
+    checks.append(_embeddings_check(app))
     checks.append(_settings_check(app))
     if app.settings.notes():  # works, but should change (vaultbrain/settings.py)
         checks.append(Check("settings place", True, "; ".join(app.settings.notes()), "warn"))
@@ -267,6 +268,14 @@ def _llm_check(app: Brain) -> Check:
         + (f" ({tokens} tokens{speed})" if isinstance(tokens, int) else "")
         + f"; captures are classified_by {result.classified_by}",
     )
+
+
+def _embeddings_check(app: Brain) -> Check:
+    """Search by meaning: one embedding asked of the server (vaultbrain/classify/embeddings.py)."""
+    from vaultbrain.classify.embeddings import doctor_line
+
+    ok, detail = doctor_line(app.settings, app.state_dir)
+    return Check("embeddings", ok, detail, "warn")
 
 
 def _pack_consistency(app: Brain) -> Check | None:

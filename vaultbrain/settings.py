@@ -218,6 +218,14 @@ KEYS: dict[str, Key] = {
             _seconds,
             "quiet time before a line without a newline is taken",
         ),
+        Key(
+            "embedding_model",
+            "",
+            _text,
+            "model for search by meaning (the endpoint's /embeddings); empty: an embedding "
+            "model the server lists, else the chat model; off: keyword search only",
+            "VAULTBRAIN_EMBEDDING_MODEL",
+        ),
         Key("llm_timeout_seconds", 60.0, _pos_seconds, "timeout of one LLM request"),
         Key("llm_concurrency", 2, _pos_int, "LLM requests in flight at once"),
         Key("rescan_seconds", 300.0, _pos_seconds, "the daemon's periodic rescan of the vault"),
@@ -292,6 +300,7 @@ MACHINE_KEYS = (
     "provider",
     "endpoint",
     "model",
+    "embedding_model",  # the embedding model this machine's server has
     "llm_timeout_seconds",
     "llm_concurrency",
     "rescan_seconds",

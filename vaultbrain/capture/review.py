@@ -27,7 +27,6 @@ from vaultbrain.capture.model import WAITING_FOR_PERSON, CaptureStatus
 from vaultbrain.errors import UserError
 from vaultbrain.filing.inbox import REVIEW_NOTE
 from vaultbrain.filing.records import link_to
-from vaultbrain.filing.sync import notes_sync
 from vaultbrain.vault.note import parse_note
 from vaultbrain.vault.typed import inert
 
@@ -285,6 +284,8 @@ def resolve_conflict(brain: Brain, conflict_id: str) -> None:
         rec.pop("store_dirty", None)
         rec_col.put(rec)
         if not rec.get("deleted"):
+            from vaultbrain.filing.sync import notes_sync  # (the graph: only for a conflict)
+
             notes_sync(brain).force_import(c["collection"], c["record_id"])
     c["resolved"] = True
     c["resolved_at"] = brain.now().isoformat()

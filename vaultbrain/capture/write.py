@@ -23,9 +23,8 @@ from typing import TYPE_CHECKING, Any
 from vaultbrain.capture.model import Capture, Filed, OpKind, PlannedOp
 from vaultbrain.classify.result import Classification
 from vaultbrain.errors import VaultbrainError
-from vaultbrain.filing.db import names_to_links
 from vaultbrain.filing.index import records
-from vaultbrain.filing.names import free_path
+from vaultbrain.filing.names import free_path, names_to_links
 from vaultbrain.filing.records import (
     block_link,
     link_to,

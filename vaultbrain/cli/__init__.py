@@ -56,7 +56,9 @@ COMMANDS: dict[str, Cmd] = {
     "adopt": Cmd("vaultbrain.cli.adopt:adopt_cmd", REVIEW, "Write ids into hand-made record notes, when asked"),
     "restyle": Cmd("vaultbrain.cli.restyle:restyle_cmd", REVIEW, "Rewrite vaultbrain's own notes in the current note_style"),
     "classify": Cmd("vaultbrain.cli.classify:classify_cmd", REVIEW, "What the classifiers would do with a thought"),
-    "search": Cmd("vaultbrain.cli.graph:search_cmd", KNOWLEDGE, "Full-text search over every note, best first"),
+    "search": Cmd("vaultbrain.cli.graph:search_cmd", KNOWLEDGE, "Search every note by words and by meaning"),
+    "related": Cmd("vaultbrain.cli.graph:related_cmd", KNOWLEDGE, "The notes nearest a note in meaning"),
+    "embed": Cmd("vaultbrain.cli.graph:embed_cmd", KNOWLEDGE, "Embed notes for search by meaning, or show how far"),
     "whoknows": Cmd("vaultbrain.cli.graph:whoknows_cmd", KNOWLEDGE, "Who in the vault is tied to a topic, and why"),
     "links": Cmd("vaultbrain.cli.graph:links_cmd", KNOWLEDGE, "A note's typed links, both ways"),
     "takes": Cmd("vaultbrain.cli.graph:takes_cmd", KNOWLEDGE, "Facts, takes, bets and hunches found in notes"),
@@ -69,6 +71,7 @@ COMMANDS: dict[str, Cmd] = {
     "service": Cmd("vaultbrain.cli.daemon:service", MACHINE, "Run the daemon as a systemd or launchd service"),
     "filer": Cmd("vaultbrain.cli.filer:filer", MACHINE, "Which machine takes this vault's inbox lines"),
     "statedir": Cmd("vaultbrain.cli.statedir:statedir", MACHINE, "Where this machine keeps the vault's state"),
+    "mcp": Cmd("vaultbrain.cli.agents:mcp_cmd", MACHINE, "Serve the brain to agents over MCP (stdio)"),
 }  # fmt: skip
 
 # `--json` reads the same on every command that has it.

@@ -1,4 +1,4 @@
-"""links | whoknows | search | takes | enrich: the graph the active pack declares.
+"""links | whoknows | search | related | embed | takes | enrich: the graph the pack declares.
 
 Each command first brings the graph index in step with the vault (a stat of every note;
 the first run builds it), then asks :mod:`vaultbrain.graph` one question and renders it.
@@ -25,23 +25,45 @@ def _graph(obj: Any) -> tuple[Any, Any]:
 @click.command("search")
 @click.argument("query", nargs=-1, required=True)
 @click.option("--type", "type_name", metavar="T", help="Only notes of this type.")
+@click.option(
+    "--mode",
+    type=click.Choice(["keyword", "semantic", "hybrid"]),
+    help="keyword (bm25), semantic (by meaning) or hybrid (both, fused); default: hybrid "
+    "once notes have vectors, else keyword.",
+)
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 1000))
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 def search_cmd(
-    obj: Any, query: tuple[str, ...], type_name: str | None, limit: int, as_json: bool
+    obj: Any,
+    query: tuple[str, ...],
+    type_name: str | None,
+    mode: str | None,
+    limit: int,
+    as_json: bool,
 ) -> None:
-    """Every note holding all the words of QUERY, best first (bm25), with a snippet."""
-    from vaultbrain.graph.search import search
+    """Notes about QUERY, best first, with a snippet: every word (bm25), by meaning, or both."""
+    from vaultbrain.classify.embeddings import EmbeddingClient
+    from vaultbrain.graph.search import find
 
     brain, graph = _graph(obj)
     if type_name:
         t = brain.pack.get_type(type_name)
         type_name = t.name if t else type_name
-    rows = search(graph, " ".join(query), type_name, limit)
+    doc = find(
+        graph,
+        EmbeddingClient.from_settings(brain.settings, brain.state_dir),
+        " ".join(query),
+        mode,
+        type_name,
+        limit,
+    )
     if as_json:
-        echo_json({"query": " ".join(query), "results": rows})
+        echo_json(doc)
         return
+    if doc["note"] and mode is not None:
+        click.echo(doc["note"], err=True)  # asked for meaning, got keywords: say so
+    rows = doc["results"]
     if not rows:
         click.echo("no note matches")
         return
@@ -49,6 +71,80 @@ def search_cmd(
         click.echo(f"{r['path']}  ({r['type'] or 'untyped'}, {r['score']:.3g})")
         if r["snippet"]:
             click.echo(f"    {r['snippet']}")
+
+
+@click.command("related")
+@click.argument("note")
+@click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 200))
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def related_cmd(obj: Any, note: str, limit: int, as_json: bool) -> None:
+    """The notes nearest NOTE in meaning (NOTE: its path, name or alias)."""
+    from vaultbrain.graph.embed import related
+
+    _, graph = _graph(obj)
+    doc = related(graph, note, limit)
+    if as_json:
+        echo_json(doc)
+        return
+    if not doc["results"]:
+        click.echo("no other note is embedded yet")
+        return
+    for r in doc["results"]:
+        where = f" › {r['heading']}" if r["heading"] else ""
+        click.echo(f"{r['similarity']:.3f}  {r['path']}{where}")
+
+
+@click.command("embed")
+@click.option("--status", "only_status", is_flag=True, help="Say how far it is; embed nothing.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def embed_cmd(obj: Any, only_status: bool, as_json: bool) -> None:
+    """Embed every note not embedded yet (the daemon does it in the background)."""
+    import sys
+
+    from vaultbrain.classify.embeddings import EmbeddingClient
+    from vaultbrain.errors import UserError
+    from vaultbrain.graph.embed import embed_all, status
+
+    brain, graph = _graph(obj)
+    client = EmbeddingClient.from_settings(brain.settings, brain.state_dir)
+    report = None
+    if not only_status:
+        if client is None:
+            raise UserError(
+                'search by meaning is off (`vaultbrain settings set embedding_model ""` '
+                "turns it on; it needs provider lmstudio)"
+            )
+        from vaultbrain.errors import LLMError
+
+        shown = sys.stderr.isatty() and not as_json
+
+        def progress(r: Any) -> None:
+            if shown:
+                click.echo(f"\r{r.notes} notes embedded, {r.pending} to go ", nl=False, err=True)
+
+        try:
+            report = embed_all(graph, client, progress)
+        except LLMError as exc:
+            raise UserError(f"{exc}; search stays by keywords") from exc
+        if shown:
+            click.echo("", err=True)
+        if not as_json:
+            click.echo(
+                f"{report.notes} notes embedded ({report.embedded} chunks sent in "
+                f"{report.calls} calls, {report.reused} kept), {report.dropped} dropped, "
+                f"{report.pending} left, in {report.seconds:.1f}s "
+                f"({report.server_seconds:.1f}s in the server)"
+            )
+    doc = status(graph, client)
+    if as_json:
+        echo_json(doc if report is None else {**report.as_dict(), "status": doc})
+    elif only_status:
+        click.echo(
+            f"model {doc['model'] or '-'}: {doc['notes']} notes ({doc['chunks']} chunks) "
+            f"embedded, {doc['pending']} waiting; server: {doc['server'] or 'not asked yet'}"
+        )
 
 
 @click.command("whoknows")

@@ -115,9 +115,34 @@ class ReviewHook(Throttled):
             self.queue.changed()
 
 
+class EmbedHook(Throttled):
+    """Search by meaning: changed notes embedded in the background (daemon/embedder.py)."""
+
+    name = "embed"
+    every = 2.0
+
+    def __init__(self, brain: Brain) -> None:
+        super().__init__()
+        from vaultbrain.daemon.embedder import Embedder
+
+        self.embedder = Embedder(brain)
+
+    def step(self, once: bool) -> None:
+        if once:
+            self.embedder.run_once()
+        else:
+            self.embedder.step()
+
+    def note_changed(self, rel: str) -> None:
+        self.embedder.note_changed(rel)
+
+    def shutdown(self) -> None:
+        self.embedder.shutdown()
+
+
 def load_hooks(brain: Brain) -> list[Hook]:
     hooks: list[Hook] = []
-    for factory in (ReviewHook, SchedulerHook, IdeaLoomHook):
+    for factory in (ReviewHook, SchedulerHook, IdeaLoomHook, EmbedHook):
         try:
             hooks.append(factory(brain))
         except ImportError as exc:

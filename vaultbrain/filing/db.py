@@ -8,13 +8,12 @@ Dataview and ``vaultbrain links`` see the link; a name no note has stays text.
 from __future__ import annotations
 
 import json
-import re
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
 from vaultbrain.filing.index import records
-from vaultbrain.filing.names import free_path
-from vaultbrain.filing.records import link_to, new_id, record_from_note, settle_fields
+from vaultbrain.filing.names import free_path, names_to_links
+from vaultbrain.filing.records import new_id, record_from_note, settle_fields
 from vaultbrain.filing.style import machine_values, record_note, style_of
 from vaultbrain.filing.sync import notes_sync
 from vaultbrain.packs import PageType
@@ -60,40 +59,6 @@ def coerce_fields(
             raise UserError(f"{ptype.name}.{key}: {raw!r} is not a valid {spec.type}{hint}")
         out[key] = coerced if ok else None
     return names_to_links(brain, ptype, out) if brain is not None else out
-
-
-_WIKILINK = re.compile(r"^\[\[[^\]]+\]\]$")
-
-
-def names_to_links(brain: Brain, ptype: PageType, fields: dict[str, Any]) -> dict[str, Any]:
-    """``fields`` with each name in a ``link``/``links`` field that names exactly one note of
-    the vault (preferring notes of the types the field collects) made a link to that note,
-    shown as the name given. Links, URLs and names of no note (or of several) stay."""
-    from vaultbrain.filing.names import note_names
-
-    index = None
-    out = dict(fields)
-    for key, value in fields.items():
-        spec = ptype.fields.get(key)
-        if spec is None or spec.type not in ("link", "links") or value in (None, "", []):
-            continue
-        if index is None:
-            index = note_names(brain)
-        folders = tuple(t.folder + "/" for t in brain.pack.types if spec.collects_type(t.name))
-        if isinstance(value, list):
-            out[key] = [_linked(index, folders, v) for v in value]
-        else:
-            out[key] = _linked(index, folders, value)
-    return out
-
-
-def _linked(index: Any, folders: tuple[str, ...], name: Any) -> Any:
-    if not isinstance(name, str) or _WIKILINK.match(name) or "://" in name:
-        return name
-    found = index.lookup(name)
-    preferred = [r for r in found if r.startswith(folders)] if folders else []
-    pick = preferred if len(preferred) == 1 else found
-    return link_to(pick[0], name.strip()) if len(pick) == 1 else name
 
 
 def find_record(brain: Brain, ptype: PageType, ref: str) -> dict[str, Any]:

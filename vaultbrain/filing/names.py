@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import time
 import weakref
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import StorageError, VaultbrainError
 from vaultbrain.filing.index import records
+from vaultbrain.filing.records import link_to
 from vaultbrain.vault.files import atomic_write_file
 from vaultbrain.vault.names import name_key, sanitize_filename, unique_name
 from vaultbrain.vault.note import parse_note
@@ -290,3 +292,35 @@ def free_path(brain: Brain, ptype: PageType, title: str, planned: set[str] | Non
         return rel.lower() in taken_by_plan or os.path.lexists(brain.vault.resolve(rel))
 
     return f"{folder}/{unique_name(stem, taken)}"
+
+
+def names_to_links(brain: Brain, ptype: PageType, fields: dict[str, Any]) -> dict[str, Any]:
+    """``fields`` with each name in a ``link``/``links`` field that names exactly one note of
+    the vault (preferring notes of the types the field collects) made a link to that note,
+    shown as the name given. Links, URLs and names of no note (or of several) stay."""
+    index = None
+    out = dict(fields)
+    for key, value in fields.items():
+        spec = ptype.fields.get(key)
+        if spec is None or spec.type not in ("link", "links") or value in (None, "", []):
+            continue
+        if index is None:
+            index = note_names(brain)
+        folders = tuple(t.folder + "/" for t in brain.pack.types if spec.collects_type(t.name))
+        if isinstance(value, list):
+            out[key] = [_linked(index, folders, v) for v in value]
+        else:
+            out[key] = _linked(index, folders, value)
+    return out
+
+
+def _linked(index: Any, folders: tuple[str, ...], name: Any) -> Any:
+    if not isinstance(name, str) or _WIKILINK.match(name) or "://" in name:
+        return name
+    found = index.lookup(name)
+    preferred = [r for r in found if r.startswith(folders)] if folders else []
+    pick = preferred if len(preferred) == 1 else found
+    return link_to(pick[0], name.strip()) if len(pick) == 1 else name
+
+
+_WIKILINK = re.compile(r"^\[\[[^\]]+\]\]$")

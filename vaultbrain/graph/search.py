@@ -1,17 +1,36 @@
-"""``vaultbrain search``: every note, ranked by bm25 over the FTS5 index, with snippets.
+"""``vaultbrain search``: keyword (bm25 over the FTS5 index), semantic (nearest chunks by
+meaning, :mod:`vaultbrain.graph.embed`) or hybrid (the two rankings fused by reciprocal
+rank), with snippets.
 
-A query is words: each must appear (in the title, the properties or the body), a trailing
-``*`` makes a word a prefix. FTS5's own syntax is not passed through, so no query a person
-types can be a syntax error. Title matches weigh most, then properties, then the body.
+A keyword query is words: each must appear (in the title, the properties or the body), a
+trailing ``*`` makes a word a prefix. FTS5's own syntax is not passed through, so no query a
+person (or an agent) types can be a syntax error: quotes, ``NEAR(``, ``AND``/``OR``, column
+filters and a lone ``*`` are words or nothing. Title matches weigh most, then properties,
+then the body. Notes in ``Brain/Archive/`` (dismissed or re-filed) are never results.
+
+Hybrid is the default once notes have vectors of the model the server embeds with; with no
+embedding server it is keyword search as before, and :func:`find` says why in ``note``.
+Reciprocal rank fusion (score = sum of 1 / (60 + rank) over the two lists, Cormack et al.)
+needs no calibration between bm25 and cosine, which live on unrelated scales.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vaultbrain.errors import UserError
+from vaultbrain.errors import LLMError, UserError
 from vaultbrain.graph.index import GraphIndex
+from vaultbrain.graph.vectors import ARCHIVE_LIKE
+
+if TYPE_CHECKING:
+    from vaultbrain.classify.embeddings import EmbeddingClient
+
+MODES = ("keyword", "semantic", "hybrid")
+RRF_K = 60
+DEPTH = 50  # how far down each list the fusion looks
+MEANING_FLOOR = 0.5  # of the best similarity: a meaning-only hit below it is not a result
 
 _WORD = re.compile(r"[\w][\w'’-]*\*?", re.UNICODE)
 # bm25 weights of the columns (title, fields, body)
@@ -39,16 +58,20 @@ def search(
     query: str,
     type_name: str | None = None,
     limit: int = 20,
+    joiner: str = " ",
+    snippets: bool = True,
 ) -> list[dict[str, Any]]:
-    """Notes matching every word of ``query``, best first, each with a snippet."""
-    match = fts_query(query)
+    """Notes matching every word of ``query`` (``joiner`` " OR ": any word), best first,
+    each with a snippet (``snippets`` False: none, for a ranking that is fused first)."""
+    match = fts_query(query, joiner)
+    # The ranking first, the snippets of its rows after: in one query SQLite would make a
+    # snippet for every matching note before sorting, thousands for a common word.
     sql = (
-        "SELECT n.rel, n.type, n.title, bm25(notes_fts, ?, ?, ?) AS score, "
-        "snippet(notes_fts, 2, '**', '**', '…', 12), snippet(notes_fts, 1, '**', '**', '…', 8) "
+        "SELECT n.id, n.rel, n.type, n.title, bm25(notes_fts, ?, ?, ?) AS score "
         "FROM notes_fts JOIN notes n ON n.id = notes_fts.rowid "
-        "WHERE notes_fts MATCH ?"
+        "WHERE notes_fts MATCH ? AND n.rel NOT LIKE ?"
     )
-    args: list[Any] = [*WEIGHTS, match]
+    args: list[Any] = [*WEIGHTS, match, ARCHIVE_LIKE]
     if type_name:
         sql += " AND n.type = ?"
         args.append(type_name)
@@ -56,16 +79,147 @@ def search(
     args.append(limit)
     with index.lock:
         rows = index.db.execute(sql, args).fetchall()
-    out = []
-    for rel, t, title, score, body_snip, fields_snip in rows:
+    shown = snippets_of(index, match, [r[0] for r in rows]) if snippets and rows else {}
+    return [
+        {
+            "path": rel,
+            "type": t,
+            "title": title,
+            "score": round(-score, 4),
+            "snippet": shown.get(nid, ""),
+        }
+        for nid, rel, t, title, score in rows
+    ]
+
+
+def snippets_of(index: GraphIndex, match: str, ids: list[int]) -> dict[int, str]:
+    """The snippet of each note (by id) for an FTS5 ``match``: the body's words around a
+    hit, else the properties'; empty when the hit is only in the title."""
+    with index.lock:
+        rows = index.db.execute(
+            "SELECT rowid, snippet(notes_fts, 2, '**', '**', '…', 12), "
+            "snippet(notes_fts, 1, '**', '**', '…', 8) FROM notes_fts "
+            "WHERE notes_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))",
+            (match, json.dumps(ids)),
+        ).fetchall()
+    out = {}
+    for nid, body_snip, fields_snip in rows:
         snippet = body_snip if "**" in body_snip else (fields_snip if "**" in fields_snip else "")
-        out.append(
-            {
-                "path": rel,
-                "type": t,
-                "title": title,
-                "score": round(-score, 4),
-                "snippet": " ".join(snippet.split()),
-            }
-        )
+        out[nid] = " ".join(snippet.split())
     return out
+
+
+def find(
+    index: GraphIndex,
+    client: EmbeddingClient | None,
+    query: str,
+    mode: str | None = None,
+    type_name: str | None = None,
+    limit: int = 20,
+) -> dict[str, Any]:
+    """``vaultbrain search`` and the MCP ``search`` tool: the results of ``mode`` (None:
+    hybrid when notes have vectors, else keyword), and ``note``: why a search by meaning
+    fell back to keywords, when it did."""
+    from vaultbrain.graph.embed import query_vector, usable
+    from vaultbrain.graph.vectors import VectorStore
+
+    if mode is not None and mode not in MODES:
+        raise UserError(f"--mode {mode!r}: one of {', '.join(MODES)}")
+    why = usable(index, client)
+    doc: dict[str, Any] = {"query": query, "mode": "keyword", "note": None}
+    if mode == "keyword" or (mode is None and why is not None):
+        doc["results"] = search(index, query, type_name, limit)
+        return doc
+    if why is None:
+        assert client is not None
+        try:
+            qvec = query_vector(client, query)
+        except LLMError as exc:
+            why = f"the query could not be embedded ({exc.cause or exc})"
+    if why is not None:
+        if mode == "semantic":
+            raise UserError(f"no search by meaning: {why}")
+        doc["note"] = f"keyword results only: {why}"
+        doc["results"] = search(index, query, type_name, limit)
+        return doc
+    store = VectorStore(index)
+    near = store.nearest(qvec, max(limit, DEPTH) if mode != "semantic" else limit, type_name)
+    if mode == "semantic":
+        doc["mode"] = "semantic"
+        doc["results"] = [_meaning_row(r) for r in near[:limit]]
+        return doc
+    doc["mode"] = "hybrid"
+    rows = fuse(_keywords(index, query, type_name), near, limit)
+    by_path = {r["path"]: r for r in rows if "keyword" in r["matched"]}
+    if by_path:
+        with index.lock:
+            ids = dict(
+                index.db.execute(
+                    "SELECT id, rel FROM notes WHERE rel IN (SELECT value FROM json_each(?))",
+                    (json.dumps(list(by_path)),),
+                ).fetchall()
+            )
+        for nid, snippet in snippets_of(index, fts_query(query, " OR "), list(ids)).items():
+            if snippet:
+                by_path[ids[nid]]["snippet"] = snippet
+    doc["results"] = rows
+    return doc
+
+
+def _keywords(index: GraphIndex, query: str, type_name: str | None) -> list[dict[str, Any]]:
+    """The keyword side of a hybrid search: notes with every word first, then notes with
+    some (a long question rarely has all its words in one note)."""
+    try:
+        rows = search(index, query, type_name, DEPTH, snippets=False)
+    except UserError:
+        return []  # no words at all (only punctuation): the meaning side still answers
+    if len(rows) < DEPTH and len(words(query)) > 1:
+        seen = {r["path"] for r in rows}
+        more = search(index, query, type_name, DEPTH, " OR ", snippets=False)
+        rows += [r for r in more if r["path"] not in seen][: DEPTH - len(rows)]
+    return rows
+
+
+def fuse(
+    keyword: list[dict[str, Any]], meaning: list[dict[str, Any]], limit: int
+) -> list[dict[str, Any]]:
+    """Reciprocal rank fusion of a keyword and a meaning ranking (see the module doc)."""
+    scores: dict[str, float] = {}
+    rows: dict[str, dict[str, Any]] = {}
+    for rank, r in enumerate(keyword[:DEPTH]):
+        scores[r["path"]] = scores.get(r["path"], 0.0) + 1.0 / (RRF_K + rank + 1)
+        rows[r["path"]] = {**r, "matched": ["keyword"]}
+    # A note found by meaning alone must be near the query, not merely the least far: below
+    # half the best similarity (or at or below 0) it is left out.
+    floor = max(0.0, meaning[0]["similarity"] * MEANING_FLOOR) if meaning else 0.0
+    for rank, r in enumerate(meaning[:DEPTH]):
+        path = r["path"]
+        if path not in rows and r["similarity"] <= floor:
+            continue
+        scores[path] = scores.get(path, 0.0) + 1.0 / (RRF_K + rank + 1)
+        if path in rows:
+            rows[path]["matched"].append("meaning")
+            rows[path]["similarity"] = r["similarity"]
+            if not rows[path]["snippet"]:
+                rows[path]["snippet"] = r["preview"]
+        else:
+            rows[path] = {**_meaning_row(r), "matched": ["meaning"]}
+    ranked = sorted(scores, key=lambda p: -scores[p])[:limit]
+    out = []
+    for path in ranked:
+        row = rows[path]
+        row["score"] = round(scores[path], 5)
+        out.append(row)
+    return out
+
+
+def _meaning_row(r: dict[str, Any]) -> dict[str, Any]:
+    heading = f"{r['heading']}: " if r.get("heading") else ""
+    return {
+        "path": r["path"],
+        "type": r["type"],
+        "title": r["title"],
+        "score": r["similarity"],
+        "similarity": r["similarity"],
+        "snippet": f"{heading}{r['preview']}",
+    }

@@ -20,6 +20,7 @@ from typing import Any
 
 from vaultbrain.graph.index import GraphIndex
 from vaultbrain.graph.search import WEIGHTS, fts_query, words
+from vaultbrain.graph.vectors import ARCHIVE_LIKE
 
 MAX_HITS = 400
 HALF_LIFE_DAYS = 180.0
@@ -59,8 +60,8 @@ def whoknows(
         hits = db.execute(
             "SELECT n.id, n.type, n.day, bm25(notes_fts, ?, ?, ?) FROM notes_fts "
             "JOIN notes n ON n.id = notes_fts.rowid WHERE notes_fts MATCH ? "
-            "ORDER BY 4 LIMIT ?",
-            (*WEIGHTS, match, MAX_HITS),
+            "AND n.rel NOT LIKE ? ORDER BY 4 LIMIT ?",
+            (*WEIGHTS, match, ARCHIVE_LIKE, MAX_HITS),
         ).fetchall()
         types: dict[int, str | None] = {nid: t for nid, t, _, _ in hits}
         ids = json.dumps([h[0] for h in hits])
@@ -115,7 +116,11 @@ def whoknows(
             for src in srcs:
                 if types.get(src) in expert_types and src not in targets:
                     credit(src, LINKS_TO * relevance, "it links to", nid)
-        ranked = sorted(experts.values(), key=lambda e: -e.score)[:limit]
+        ranked = [  # an archived expert (dismissed, re-filed) is nobody to ask
+            e
+            for e in sorted(experts.values(), key=lambda e: -e.score)
+            if not index.note_row(e.nid)["rel"].lower().startswith("brain/archive/")
+        ][:limit]
         return [_result(index, e, terms) for e in ranked]
 
 
