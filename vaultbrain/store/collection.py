@@ -27,13 +27,13 @@ import os
 import re
 import threading
 import time
-import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from vaultbrain.errors import StorageError, UserError
 from vaultbrain.store.indexlog import DAMAGED_SUFFIX, damaged_in, log_entries, set_aside
+from vaultbrain.store.packfile import PackedRecords
 from vaultbrain.vault.files import atomic_write_file, write_all
 
 SCHEMA_VERSION = 1
@@ -77,7 +77,7 @@ def validate_id(record_id: str) -> str:
     return record_id
 
 
-class Collection:
+class Collection(PackedRecords):
     def __init__(
         self,
         root: Path,
@@ -409,79 +409,6 @@ class Collection:
             if self.deferred and len(self._held) >= _BULK_BATCH:
                 self.flush()
         return record
-
-    # -- the pack ------------------------------------------------------------------------
-    def _pack_table(self) -> dict[str, tuple[int, int]]:
-        """Where each packed record's JSON is (offset, length), caught up with the file."""
-        try:
-            st = os.stat(self._pack_path)
-        except FileNotFoundError:
-            if self._pack_seen != (0, 0):
-                self._forget_pack()
-            return self._packed
-        ino, seen = self._pack_seen
-        if ino != st.st_ino or st.st_size < seen:  # replaced: read it again from the start
-            self._forget_pack()
-            seen = 0
-        if st.st_size == seen:
-            return self._packed
-        with open(self._pack_path, "rb") as fh:
-            fh.seek(seen)
-            chunk = fh.read(st.st_size - seen)
-        end = chunk.rfind(b"\n")
-        if end < 0:
-            return self._packed  # a line still being written
-        at = seen
-        for line in chunk[:end].split(b"\n"):
-            rid, tab, body = line.partition(b"\t")
-            if tab and (not body or body.endswith(b"}")):  # (not a line a crash tore)
-                key = rid.decode("ascii", "replace")
-                if body:
-                    self._packed[key] = (at + len(rid) + 1, len(body))
-                else:
-                    self._packed.pop(key, None)
-            at += len(line) + 1
-        self._pack_seen = (st.st_ino, seen + end + 1)
-        return self._packed
-
-    def _forget_pack(self) -> None:
-        self._packed = {}
-        self._pack_seen = (0, 0)
-        if self._pack_file is not None:
-            self._pack_file.close()
-            self._pack_file = None
-
-    def _unpack(self, record_id: str) -> dict[str, Any] | None:
-        """A record's line in the pack (None: it has none)."""
-        with self._lock:
-            where = self._pack_table().get(record_id)
-            if where is None:
-                return None
-            try:
-                if self._pack_file is None:
-                    self._pack_file = open(self._pack_path, "rb")  # noqa: SIM115 (kept open)
-                    weakref.finalize(self, self._pack_file.close)  # closed with us
-                data = os.pread(self._pack_file.fileno(), where[1], where[0])
-                rec = json.loads(data)
-            except (OSError, ValueError):
-                return None
-        return rec if isinstance(rec, dict) else None
-
-    def _append_pack(self, lines: list[bytes], durable: bool) -> None:
-        if not lines:
-            return
-        data = b"".join(lines)
-        try:
-            with open(self._pack_path, "rb") as fh:  # a line torn by a crash stays one line
-                fh.seek(-1, os.SEEK_END)
-                if fh.read(1) != b"\n":
-                    data = b"\n" + data
-        except (FileNotFoundError, OSError):
-            pass  # (no pack yet, or an empty one)
-        try:
-            self._append_to(self._pack_path, data, durable)
-        except OSError as exc:
-            raise StorageError.from_os(exc, str(self._pack_path)) from exc
 
     def flush(self, final: bool = False) -> None:
         """Append the records and index lines bulk mode held back (one write each, records
