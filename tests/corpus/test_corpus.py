@@ -131,10 +131,11 @@ def test_hostile_input_ends_clearly_and_loses_nothing(
         planted = []
         before.pop("Inbox.md")
     if case == "inbox not UTF-8":
-        # (issue 29) the good line is filed; the line that is not UTF-8 is not taken, and
-        # its bytes are kept exactly through the inbox's rewrite
+        # (issue 29) the good line is filed; the line that is not UTF-8 is not taken, its
+        # bytes are kept exactly through the inbox's rewrite, and it says why on itself
         old, new = before["Inbox.md"].split(b"\n"), after["Inbox.md"].split(b"\n")
-        assert new[1:] == old[1:] and new[1] == "Olá".encode("latin-1")
+        assert new[2:] == old[2:] and old[1] == "Olá".encode("latin-1")
+        assert new[1].startswith(old[1] + " ⚠ not filed: ".encode()), new[1]
         assert new[0].startswith(b"- [ ] a thought ") and b" ^vb-" in new[0], new[0]
         planted = []
         before.pop("Inbox.md")

@@ -452,7 +452,7 @@ def _tasks(m: Manifest) -> list[LintIssue]:
                     )
                 )
         prio = t.fields.get(spec.priority or "")
-        if prio is not None and prio.type == "enum" and "priorities" in spec.model_fields_set:
+        if prio is not None and prio.type == "enum" and spec.given("priorities"):
             unknown = [v for v in spec.priorities if v not in (prio.values or [])]
             if unknown:
                 out.append(

@@ -227,6 +227,10 @@ class Part:
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and other.__dict__ == self.__dict__
 
+    def given(self, name: str) -> bool:
+        """Whether the pack wrote ``name`` (not its default)."""
+        return name in self.__dict__.get("_given", ())
+
     def __repr__(self) -> str:
         shown = ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items() if not k.startswith("_"))
         return f"{type(self).__name__}({shown})"
@@ -251,6 +255,7 @@ def freeze(value: Any) -> Any:
     part = getattr(type(value), "__part__", None)
     if part is not None:
         fields = {name: freeze(getattr(value, name)) for name in type(value).model_fields}
+        fields["_given"] = frozenset(value.model_fields_set)  # what the pack itself wrote
         if isinstance(value, TypeRules):
             fields["_stripped_prefixes"] = value.stripped_prefixes
         return part(fields)
