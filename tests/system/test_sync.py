@@ -197,6 +197,7 @@ def test_db_delete_moves_the_note_to_the_state_dirs_trash(vault: Path) -> None:
 
 def test_inbox_lines_follow_a_renamed_note(vault: Path) -> None:
     run(vault, "settings", "set", "provider", "heuristic")
+    run(vault, "settings", "set", "note_style", "full")  # a suggestion's line links its notes
     run(vault, "capture", "Idea: a hive scale that weighs honey")
     inbox = vault / "Inbox.md"
     old = next((vault / "Ideas").glob("*.md"))
