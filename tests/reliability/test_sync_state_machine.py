@@ -478,7 +478,8 @@ NotesAndStore.TestCase.settings = settings(
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
-TestNotesAndStore = NotesAndStore.TestCase
+# Sixty examples of forty steps each fsync thousands of files: minutes on a loaded machine.
+TestNotesAndStore = pytest.mark.timeout(900)(NotesAndStore.TestCase)
 
 
 def test_an_edit_inside_one_timestamp_tick_is_not_lost(tmp_path: Path) -> None:
