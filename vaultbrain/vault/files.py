@@ -42,6 +42,7 @@ from vaultbrain.vault.atomic import (
     read_all,
     settled,
     swap_in,
+    sync_files,
     unlink_quietly,
     write_all,
     write_new,
@@ -350,11 +351,20 @@ class Vault:
         except OSError as exc:
             raise StorageError.from_os(exc, rel) from exc
 
-    def _replace(self, rel: str, text: str, expected_hash: str | None) -> str:
+    def _replace(
+        self,
+        rel: str,
+        text: str,
+        expected_hash: str | None,
+        prepared: Path | None = None,
+        sync_dir: bool = True,
+    ) -> str:
         """Compare-and-swap: write ``text`` only if the note still hashes to ``expected_hash``.
 
         ``expected_hash=None`` means "the note must not exist". Raises ConflictError when the
-        note changed since it was read, so the caller re-reads and recomputes.
+        note changed since it was read, so the caller re-reads and recomputes. ``prepared``: a
+        durable temp file already holding ``text`` (taken over: swapped in or removed);
+        ``sync_dir`` False: the caller syncs the folder (see :meth:`edit_many`).
         """
         if expected_hash is None:
             try:
@@ -366,8 +376,8 @@ class Vault:
         digest = content_hash(data)
         # The temp file is written (and fsynced) before the note is read, so nothing slow
         # stands between the check and the swap.
-        tmp: Path | None = None
-        if digest != expected_hash:
+        tmp: Path | None = prepared
+        if digest != expected_hash and tmp is None:
             try:
                 tmp = write_temp(path, data)
             except FileNotFoundError as exc:  # its folder is gone
@@ -409,7 +419,8 @@ class Vault:
                 # landing right after the swap): carried into the note that is back.
                 self._carry_over(rel, data, undone.stray, digest)
             raise undone
-        fsync_dir(path.parent)
+        if sync_dir:
+            fsync_dir(path.parent)
         self._remember(rel, digest)
         self._carry_late(late_found)
         if late is not None:
@@ -536,6 +547,83 @@ class Vault:
                 continue
             return Edit(note, text, digest, True)
         raise UserError(f"{rel} keeps changing; it will be written on a later pass")
+
+    def edit_many(
+        self,
+        rels: list[str],
+        build: Callable[[str, NoteFile | None], str | None],
+        workers: int = 4,
+    ) -> dict[str, Edit | UserError]:
+        """:meth:`edit` for many notes, each ``build(rel, note)`` and each compare-and-swap as
+        there, with the disk flushed once for all of them instead of twice per note: every
+        new text goes to its temp file, the file system is synced once, then each is swapped
+        in (a note that changed since it was read gets a plain :meth:`edit`), and each folder
+        is synced once. The file system's own work (making the temp files, freeing the files
+        swapped out) waits on its journal, so ``workers`` threads do it side by side. On a
+        disk where an fsync costs 10 ms, 12,000 notes took two minutes of fsyncs alone.
+        Returns each note's Edit, or the UserError that left it as it was."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        out: dict[str, Edit | UserError] = {}
+        todo: list[tuple[str, NoteFile, str, Path]] = []
+        for rel in rels:
+            try:
+                note = self.try_read(rel)
+                text = build(rel, note)
+                if text is None or note is None or text == note.text:
+                    if note is None and text is not None:
+                        out[rel] = self.edit(rel, lambda n, rel=rel: build(rel, n))
+                    else:
+                        out[rel] = Edit(note, note.text if note else None, None, False)
+                    continue
+                todo.append((rel, note, text, self.resolve(rel)))
+            except UserError as exc:
+                out[rel] = exc
+            except OSError as exc:
+                out[rel] = StorageError.from_os(exc, rel)
+        if not todo:
+            return out
+        temps: dict[str, Path] = {}
+        folders: set[Path] = set()
+
+        def prepare(item: tuple[str, NoteFile, str, Path]) -> None:
+            rel, _note, text, path = item
+            try:
+                temps[rel] = write_temp(path, text.encode("utf-8"), durable=False)
+            except OSError as exc:
+                out[rel] = StorageError.from_os(exc, rel)
+
+        def swap(item: tuple[str, NoteFile, str, Path]) -> None:
+            rel, note, text, path = item
+            tmp = temps.pop(rel, None)  # taken over by _replace: swapped in or removed
+            if tmp is None:
+                return
+            try:
+                digest = self._replace(rel, text, note.hash, prepared=tmp, sync_dir=False)
+                out[rel] = Edit(note, text, digest, True)
+                folders.add(path.parent)
+            except ConflictError:
+                try:
+                    out[rel] = self.edit(rel, lambda n: build(rel, n))
+                except UserError as exc:
+                    out[rel] = exc
+            except UserError as exc:
+                out[rel] = exc
+            except OSError as exc:
+                out[rel] = StorageError.from_os(exc, rel)
+
+        try:
+            with ThreadPoolExecutor(max(1, workers)) as pool:
+                list(pool.map(prepare, todo))
+                if temps:
+                    sync_files(self.root, list(temps.values()))
+                list(pool.map(swap, todo))
+        finally:
+            for tmp in list(temps.values()):  # (interrupted: temps not swapped in go)
+                unlink_quietly(tmp)
+            for folder in folders:
+                fsync_dir(folder)
+        return out
 
     def _append_bytes(self, path: Path, extra: bytes) -> None:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND)
