@@ -65,3 +65,35 @@ def test_apply_leaves_every_conflict_byte_identical(vault: Path) -> None:
     # a rerun finds nothing more to write, and the conflicts are still named
     again = run(vault, "adopt", "--dry-run").output
     assert "0 hand-made note(s) would get an id written, 4 left as they are" in again
+
+
+def test_stopped_part_way_it_goes_on_where_it_stopped(tmp_path: Path, monkeypatch) -> None:
+    """Ctrl-C between two batches (here from the progress callback, where a terminal's
+    Ctrl-C lands as often as anywhere): what was adopted stays, the notes cache knows it,
+    and a rerun adopts the rest; a rescan then reads nothing and makes no second record."""
+    from vaultbrain.brain import Brain
+    from vaultbrain.filing.adopt import apply
+    from vaultbrain.filing.sync import reindex
+
+    monkeypatch.setenv("VAULTBRAIN_PROVIDER", "heuristic")
+    root = tmp_path / "Vault"
+    run(root, "init")
+    for i in range(10):
+        (root / f"People/Person {i}.md").write_text(f"---\nname: Person {i}\n---\nNotes {i}.\n")
+    run(root, "reindex")
+    calls = []
+
+    def interrupt(done: int, total: int) -> None:
+        calls.append((done, total))
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+
+    first = apply(Brain(root), progress=interrupt, batch=3)
+    assert first.stopped and calls == [(3, 10), (6, 10)] and len(first.done) == 6
+    with_id = [p for p in (root / "People").glob("*.md") if "\nid: " in p.read_text()]
+    assert len(with_id) == 6
+    rest = apply(Brain(root))
+    assert not rest.stopped and len(rest.done) == 4 and not rest.problems
+    report = reindex(Brain(root))
+    assert report.read == 0 and report.created == 0, report
+    assert len(run_json(root, "db", "list", "person")) == 10

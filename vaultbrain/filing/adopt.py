@@ -149,7 +149,7 @@ def _hand_made(brain: Brain, folder: str) -> list[tuple[str, dict[str, Any]]]:
         rel = summary.get("path")
         if not rel or summary.get("deleted") or not _under(rel, folder):
             continue
-        if brain.templates.holds(rel):
+        if brain.templates.holds_note(rel):
             continue  # (a record an older version made of a template: never written)
         record = brain.store.collection(collection).get(summary["id"])
         if record is None or record.get("origin") != "vault":
@@ -214,6 +214,7 @@ def apply(
     brain: Brain,
     folder: str | list[Adoption] = "",
     progress: Callable[[int, int], None] | None = None,
+    batch: int = BATCH,
 ) -> Adopted:
     """Adopt every hand-made record note under ``folder``, in one pass: each note read,
     decided and written once (compare-and-swap, :meth:`Vault.edit_many` a batch at a time),
@@ -234,11 +235,10 @@ def apply(
     saved_at = time.monotonic()
     try:
         with brain.store.bulk():
-            for start in range(0, len(todo), BATCH):
-                batch = [a for _, a in todo[start : start + BATCH]]
-                _adopt_batch(brain, sync, batch, out)
+            for start in range(0, len(todo), batch):
+                _adopt_batch(brain, sync, [a for _, a in todo[start : start + batch]], out)
                 if progress is not None:
-                    progress(min(start + BATCH, len(todo)), len(todo))
+                    progress(min(start + batch, len(todo)), len(todo))
                 if time.monotonic() - saved_at > SAVE_EVERY_S:
                     brain.store.settle()
                     sync.save_cache()
@@ -353,7 +353,7 @@ def _candidate_notes(brain: Brain) -> Any:
     index = brain.records()
     index.refresh(force=True)
     for rel, _entry in brain.vault.iter_notes():
-        if rel == brain.inbox_rel or rel.startswith("Brain/") or brain.templates.holds(rel):
+        if rel == brain.inbox_rel or rel.startswith("Brain/") or brain.templates.holds_note(rel):
             continue
         if index.by_path(rel) is None:
             yield rel

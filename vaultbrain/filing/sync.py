@@ -88,6 +88,10 @@ class NoteSync(NotesCache, Executors):
         pack = self.app.typer(rel)
         folder = pack.type_for_path(rel)
         folder_name = folder.name if folder else None
+        if self.app.templates.holds_note(rel):
+            # A template is no record (nor a note that cannot be read: `date: {{date}}` is
+            # not YAML, and need not be).
+            return Facts(rel, True, note.hash, generated=True, at_path=at_path)
         if parsed.error:
             return Facts(
                 rel,
@@ -98,11 +102,7 @@ class NoteSync(NotesCache, Executors):
                 at_path=at_path,
             )
         data = parsed.data
-        if (
-            data.get("archived") is True
-            or rel.startswith("Brain/")
-            or self.app.templates.holds(rel)
-        ):
+        if data.get("archived") is True or rel.startswith("Brain/"):
             return Facts(rel, True, note.hash, generated=True, at_path=at_path)
         declared = data.get("type")
         declared_type = pack.get_type(str(declared)) if declared else None
