@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import time
 import weakref
@@ -29,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import StorageError, VaultbrainError
 from vaultbrain.vault.files import atomic_write_file
-from vaultbrain.vault.names import sanitize_filename, unique_name
+from vaultbrain.vault.names import fold, kind_of_words, sanitize_filename, unique_name
 from vaultbrain.vault.note import parse_note
 
 if TYPE_CHECKING:
@@ -44,45 +45,109 @@ HEAD_BYTES = 64 * 1024
 
 @dataclass
 class NameIndex:
-    """Lower-case name -> the notes it names (vault-relative paths), by basename and alias."""
+    """Folded name -> the notes it names (vault-relative paths): by basename, and by alias or
+    ``name:`` property; for a full name (``Jane Doe``), also by its first name. Each note
+    also has a kind: "person", "other" (the vault says it is a company, a tool, an idea…:
+    by its ``type:``, tags or folder) or "" (it does not say)."""
 
     basenames: dict[str, list[str]] = field(default_factory=dict)
     aliases: dict[str, list[str]] = field(default_factory=dict)
-    _entries: dict[str, list[Any]] = field(default_factory=dict)  # rel -> [mtime, size, aliases]
+    firsts: dict[str, list[str]] = field(default_factory=dict)
+    # rel -> [mtime, size, aliases, other names (``name:``; a record's title), kind]
+    _entries: dict[str, list[Any]] = field(default_factory=dict)
 
     def lookup(self, name: str) -> list[str]:
-        """Notes named ``name``: basename matches first (shortest path first), then aliases."""
-        key = name.strip().lower()
+        """Notes named ``name`` (case and accents folded): basename matches first (shortest
+        path first), then aliases and ``name:`` properties."""
+        key = fold(name)
         by_name = sorted(self.basenames.get(key, ()), key=lambda r: (r.count("/"), len(r), r))
         by_alias = sorted(r for r in self.aliases.get(key, ()) if r not in by_name)
         return by_name + by_alias
 
+    def by_first_name(self, word: str) -> list[str]:
+        """Notes whose name is a full name starting with ``word`` (``jane`` -> Jane Doe)."""
+        return sorted(set(self.firsts.get(fold(word), ())))
+
+    def kind(self, rel: str) -> str:
+        entry = self._entries.get(rel)
+        return str(entry[4]) if entry and len(entry) > 4 else ""
+
     def has_basename(self, name: str) -> bool:
-        return name.strip().lower() in self.basenames
+        return fold(name) in self.basenames
 
     def aliases_of(self, rel: str) -> list[str]:
         entry = self._entries.get(rel)
         return list(entry[2]) if entry else []
 
-    def _add(self, rel: str, mtime_ns: int, size: int, aliases: list[str]) -> None:
-        self._entries[rel] = [mtime_ns, size, aliases]
+    def _add(
+        self,
+        rel: str,
+        mtime_ns: int,
+        size: int,
+        aliases: list[str],
+        names: list[str] | None = None,
+        kind: str = "",
+    ) -> None:
+        names = list(names or [])
+        self._entries[rel] = [mtime_ns, size, aliases, names, kind]
         stem = rel.rsplit("/", 1)[-1][:-3]
-        self.basenames.setdefault(stem.lower(), []).append(rel)
-        for alias in aliases:
-            self.aliases.setdefault(alias.lower(), []).append(rel)
+        self.basenames.setdefault(fold(stem), []).append(rel)
+        for key in _name_keys(aliases, names):
+            self.aliases.setdefault(key, []).append(rel)
+        if kind != "other":
+            for key in _first_keys(stem, aliases, names):
+                self.firsts.setdefault(key, []).append(rel)
 
     def _remove(self, rel: str) -> None:
         entry = self._entries.pop(rel, None)
         if entry is None:
             return
-        stem = rel.rsplit("/", 1)[-1][:-3].lower()
-        keyed = [(self.basenames, stem)] + [(self.aliases, a.lower()) for a in entry[2]]
+        stem = rel.rsplit("/", 1)[-1][:-3]
+        names = entry[3] if len(entry) > 3 else []
+        keyed = [(self.basenames, fold(stem))]
+        keyed += [(self.aliases, k) for k in _name_keys(entry[2], names)]
+        keyed += [(self.firsts, k) for k in _first_keys(stem, entry[2], names)]
         for table, key in keyed:
             rels = table.get(key)
             if rels and rel in rels:
                 rels.remove(rel)
                 if not rels:
                     del table[key]
+
+
+def _name_keys(aliases: list[str], names: list[str]) -> list[str]:
+    return list(dict.fromkeys(fold(n) for n in (*aliases, *names) if n and n.strip()))
+
+
+_FULL_NAME = re.compile(r"^[^\W\d_][\w'’.-]*(?: [^\W\d_][\w'’.-]*){1,3}$")
+
+
+def _first_keys(stem: str, aliases: list[str], names: list[str]) -> list[str]:
+    """The first names of a note's full names: ``Jane Doe`` (two to four words, each starting
+    with a capital, no digits) is found by ``jane``; ``Meeting notes`` is no full name."""
+    out = []
+    for name in (stem, *aliases, *names):
+        name = " ".join(str(name).split())
+        if _FULL_NAME.match(name) and all(w[0].isupper() for w in name.split()):
+            out.append(fold(name.split(" ", 1)[0]))
+    return list(dict.fromkeys(out))
+
+
+def kind_of_note(rel: str, data: dict[str, Any] | None) -> str:
+    """What the vault says a note is: "person", "other" or "" — by its ``type:`` first, then
+    its tags, then the folders it sits in."""
+    data = data or {}
+    declared = data.get("type")
+    words = [str(v) for v in (declared if isinstance(declared, list) else [declared]) if v]
+    kind = kind_of_words(words)
+    if kind:
+        return kind
+    tags = data.get("tags", data.get("tag"))
+    words = [str(t) for t in (tags if isinstance(tags, list) else [tags]) if t]
+    kind = kind_of_words([w for t in words for w in t.replace(",", " ").split()])
+    if kind:
+        return kind
+    return kind_of_words(rel.split("/")[:-1])
 
 
 _built: weakref.WeakKeyDictionary[Any, tuple[int, NameIndex]] = weakref.WeakKeyDictionary()
@@ -144,11 +209,12 @@ def note_names(brain: Brain) -> NameIndex:
     old: dict[str, list[Any]] | None = previous._entries if previous is not None else None
     kept = 0  # the cache's notes the walk found again
     index = NameIndex()
-    entries, basenames, by_alias = index._entries, index.basenames, index.aliases
+    entries = index._entries
     by_path = brain.records().by_path
     inbox = brain.inbox_rel.lower()
     changed = 0
     templates: dict[str, bool] = {}  # per folder: a template folder holds all its notes
+    add = index._add
     # (one tight loop: a cold `vaultbrain capture` walks 10,000 notes here)
     for rel, entry in brain.vault.iter_notes():
         folder, _, name = rel.rpartition("/")
@@ -163,34 +229,24 @@ def note_names(brain: Brain) -> NameIndex:
             continue
         hit = by_path(rel)
         if hit is not None and not hit[1].get("deleted"):
-            # A record: its aliases are the store's (kept by the sync, as every other use
+            # A record: its names are the store's (kept by the sync, as every other use
             # of a record's names is), so its note needs no stat (a system call per note).
-            aliases = hit[1].get("aliases") or []
-            entries[rel] = [0, 0, aliases]
+            add(rel, 0, 0, *_record_names(hit[1]))
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        mtime, size = st.st_mtime_ns, st.st_size
+        if old is None:
+            old = _load(cache_path)
+        cached = old.get(rel)
+        if cached is not None and cached[0] == mtime and cached[1] == size:
+            add(rel, mtime, size, cached[2], cached[3], cached[4])
+            kept += 1
         else:
-            try:
-                st = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            mtime, size = st.st_mtime_ns, st.st_size
-            if old is None:
-                old = _load(cache_path)
-            cached = old.get(rel)
-            if cached is not None and cached[0] == mtime and cached[1] == size:
-                aliases = cached[2]
-                kept += 1
-            else:
-                aliases = _read_aliases(brain, rel)
-                changed += 1
-            entries[rel] = [mtime, size, aliases]
-        stem = name[:-3].lower()
-        same = basenames.get(stem)
-        if same is None:
-            basenames[stem] = [rel]
-        else:
-            same.append(rel)
-        for alias in aliases:
-            by_alias.setdefault(alias.lower(), []).append(rel)
+            add(rel, mtime, size, *_read_names(brain, rel))
+            changed += 1
     # Saved when it would spare the next process more than a few reads (a capture's own new
     # note is read again by the next one, which costs less than writing 10,000 entries).
     if old is None and cache_path.exists():
@@ -226,33 +282,58 @@ def _apply(brain: Brain, index: NameIndex, dirty: set[str]) -> None:
             continue
         hit = by_path(rel)
         if hit is not None and not hit[1].get("deleted"):
-            # A record (each capture's new note is one): its aliases are the store's, as in
+            # A record (each capture's new note is one): its names are the store's, as in
             # the walk, so the note is not read and parsed again.
             index._remove(rel)
-            index._add(rel, 0, 0, list(hit[1].get("aliases") or []))
+            index._add(rel, 0, 0, *_record_names(hit[1]))
             continue
         entry = index._entries.get(rel)
         if entry and entry[0] == st.st_mtime_ns and entry[1] == st.st_size:
             continue
         index._remove(rel)
-        index._add(rel, st.st_mtime_ns, st.st_size, _read_aliases(brain, rel))
+        index._add(rel, st.st_mtime_ns, st.st_size, *_read_names(brain, rel))
     if time.monotonic() - _saved_at.get(brain, 0.0) > _SAVE_EVERY_S:
         _save(brain.state_dir / CACHE_FILE, {r: e for r, e in index._entries.items() if e[0]})
         _saved_at[brain] = time.monotonic()
 
 
-def _read_aliases(brain: Brain, rel: str) -> list[str]:
+def _record_names(summary: dict[str, Any]) -> tuple[list[str], list[str], str]:
+    """(aliases, other names, kind) of a record, from the store's summary of it."""
+    aliases = [str(a) for a in summary.get("aliases") or [] if a]
+    title = str(summary.get("title") or "").strip()
+    kind = kind_of_words([str(summary.get("type") or "")]) or "other"
+    return aliases, [title] if title else [], kind
+
+
+def _read_names(brain: Brain, rel: str) -> tuple[list[str], list[str], str]:
+    """(aliases, other names, kind) of a note that is no record: its ``aliases``, its
+    ``name:`` property, and what its ``type:``, tags or folder say it is."""
+    data = _read_frontmatter(brain, rel)
+    names = []
+    own_name = data.get("name")
+    if isinstance(own_name, str) and own_name.strip():
+        names.append(own_name.strip())
+    return _read_aliases(brain, rel, data), names, kind_of_note(rel, data)
+
+
+def _read_frontmatter(brain: Brain, rel: str) -> dict[str, Any]:
     try:
         with open(brain.vault.resolve(rel), "rb") as fh:
             head = fh.read(HEAD_BYTES)
-    except OSError:
-        return []
+    except (OSError, VaultbrainError):
+        return {}
     if not head.startswith(b"---"):
-        return []
+        return {}
     parsed = parse_note(head.decode("utf-8", errors="replace").replace("\x00", ""))
-    if parsed.error is not None:
-        return []
-    raw = parsed.data.get("aliases", parsed.data.get("alias"))
+    if parsed.error is not None or not isinstance(parsed.data, dict):
+        return {}
+    return parsed.data
+
+
+def _read_aliases(brain: Brain, rel: str, data: dict[str, Any] | None = None) -> list[str]:
+    if data is None:
+        data = _read_frontmatter(brain, rel)
+    raw = data.get("aliases", data.get("alias"))
     if isinstance(raw, str):
         raw = [raw]
     if not isinstance(raw, list):
@@ -265,12 +346,12 @@ def _load(path: Any) -> dict[str, list[Any]]:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    notes = doc.get("notes") if isinstance(doc, dict) and doc.get("version") == 1 else None
+    notes = doc.get("notes") if isinstance(doc, dict) and doc.get("version") == 2 else None
     return notes if isinstance(notes, dict) else {}
 
 
 def _save(path: Any, entries: dict[str, list[Any]]) -> None:
-    data = json.dumps({"version": 1, "notes": entries}, ensure_ascii=False)
+    data = json.dumps({"version": 2, "notes": entries}, ensure_ascii=False)
     try:
         atomic_write_file(path, data.encode("utf-8"), durable=False)
     except (OSError, StorageError):
