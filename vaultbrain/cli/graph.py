@@ -156,6 +156,11 @@ def takes_cmd(
 @click.argument("name", metavar="[NAME]", required=False)
 @click.option("--dry-run", is_flag=True, help="Say what would be filled; write nothing.")
 @click.option("--llm", "use_llm", is_flag=True, help="Also summarise an empty context (LLM).")
+@click.option(
+    "--apply-to-mine",
+    is_flag=True,
+    help="Also write into notes you made (by default only vaultbrain's own and adopted ones).",
+)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 def enrich_cmd(
@@ -164,27 +169,44 @@ def enrich_cmd(
     name: str | None,
     dry_run: bool,
     use_llm: bool,
+    apply_to_mine: bool,
     as_json: bool,
 ) -> None:
     """Fill empty fields of the pack's enrichable records from what the vault says.
 
     Contact from e-mail addresses or phone numbers written about the record, the last
-    interaction from the latest note linking to it, topics its linking notes share, links
-    from its typed links. A value someone wrote is never replaced; each value added is in
-    the audit trail with where it came from.
+    interaction from the latest date a note linking to it states, topics its linking notes
+    share, links from its typed links. A value someone wrote is never replaced; notes you
+    made are written only with --apply-to-mine; each value added is in the audit trail with
+    where it came from.
     """
     from vaultbrain.graph.enrich import enrich
 
     brain, graph = _graph(obj)
-    rows = enrich(brain, graph, type_name, name, dry_run, use_llm)
+    rows = enrich(brain, graph, type_name, name, dry_run, use_llm, apply_to_mine)
     if as_json:
         echo_json({"dry_run": dry_run, "changes": rows})
         return
     if not rows:
         click.echo("nothing to fill")
         return
-    verb = "would fill" if dry_run else "filled"
+    held = 0
     for r in rows:
+        if dry_run:
+            verb = "would fill" + (
+                " (your note: only with --apply-to-mine)" if r["mine"] and not apply_to_mine else ""
+            )
+        elif r["written"]:
+            verb = "filled"
+        else:
+            verb = (
+                "not written (your note: --apply-to-mine writes it)"
+                if r["mine"]
+                else ("not written (it changed meanwhile)")
+            )
+            held += r["mine"]
         click.echo(f"{r['path']}: {verb}")
         for field, p in r["fields"].items():
             click.echo(f"    {field}: {p['value']}  (from {'; '.join(p['from'])})")
+    if held:
+        click.echo(f"{held} note(s) of yours left as they are (--apply-to-mine writes them)")

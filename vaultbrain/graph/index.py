@@ -46,6 +46,10 @@ from vaultbrain.graph.extract import NoteDoc, base_key, link_key, note_key, read
 from vaultbrain.packs.model import ResolvedPack
 
 INDEX_DIR = "graph"
+# vaultbrain's archive (dismissed and re-filed notes, vaultbrain/filing/refile.py): indexed,
+# so links into it still resolve, but never an answer of search, whoknows, takes or enrich.
+ARCHIVE = "Brain/Archive/"
+LIVE = f"substr(n.rel, 1, {len(ARCHIVE)}) != '{ARCHIVE}'"  # (a condition on `notes n`)
 
 
 def index_path(state_dir: Path, identity: str) -> Path:
@@ -447,6 +451,20 @@ class GraphIndex:
     def body(self, nid: int) -> str:
         row = self.db.execute("SELECT body FROM notes_fts WHERE rowid=?", (nid,)).fetchone()
         return row[0] if row else ""
+
+    def named(self, key: str) -> list[str]:
+        """Every note a link key could mean (its path, else its basename, else an alias):
+        more than one when :meth:`resolve` would not choose."""
+        with self.lock:
+            rows = self.db.execute(
+                "SELECT nm.kind, n.rel FROM names nm JOIN notes n ON n.id = nm.note WHERE nm.key=?",
+                (key,),
+            ).fetchall()
+        for kind in (0, 1, 2):
+            rels = sorted({rel for k, rel in rows if k == kind})
+            if rels:
+                return rels
+        return []
 
     def keys_of(self, nid: int) -> list[str]:
         return [k for (k,) in self.db.execute("SELECT key FROM names WHERE note=?", (nid,))]

@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from vaultbrain.errors import UserError
-from vaultbrain.graph.index import GraphIndex
+from vaultbrain.graph.index import LIVE, GraphIndex
 
 _WORD = re.compile(r"[\w][\w'’-]*\*?", re.UNICODE)
 # bm25 weights of the columns (title, fields, body)
@@ -46,7 +46,7 @@ def search(
         "SELECT n.rel, n.type, n.title, bm25(notes_fts, ?, ?, ?) AS score, "
         "snippet(notes_fts, 2, '**', '**', '…', 12), snippet(notes_fts, 1, '**', '**', '…', 8) "
         "FROM notes_fts JOIN notes n ON n.id = notes_fts.rowid "
-        "WHERE notes_fts MATCH ?"
+        f"WHERE notes_fts MATCH ? AND {LIVE}"  # (never what vaultbrain archived)
     )
     args: list[Any] = [*WEIGHTS, match]
     if type_name:
