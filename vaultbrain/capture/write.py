@@ -226,7 +226,7 @@ def _create(
         "updated": now,
     }
     text = render_note(
-        ordered_frontmatter(ptype, core, fields),
+        ordered_frontmatter(ptype, core, fields, op.path),
         render_body(ptype, op.title, fields, log_line(brain, cap, others)),
     )
     for _ in range(CREATE_ATTEMPTS):

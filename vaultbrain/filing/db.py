@@ -101,7 +101,7 @@ def add_record(brain: Brain, type_name: str, values: dict[str, str]) -> dict[str
         now = brain.now().isoformat()
         core = {"type": ptype.name, "id": new_id(), "created": now, "updated": now}
         body = render_body(ptype, str(title), fields, f"- {now[:10]} added by hand")
-        brain.vault.create(rel, render_note(ordered_frontmatter(ptype, core, fields), body))
+        brain.vault.create(rel, render_note(ordered_frontmatter(ptype, core, fields, rel), body))
         brain.notes().sync_path(rel)
         hit = index.by_path(rel)
         assert hit is not None

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
 CORE_KEYS = (
     "type",
+    "subtype",
     "id",
     "created",
     "updated",
@@ -132,11 +133,16 @@ def typed_values(ptype: PageType | None, fields: dict[str, Any]) -> dict[str, An
 
 
 def ordered_frontmatter(
-    ptype: PageType, core: dict[str, Any], fields: dict[str, Any]
+    ptype: PageType, core: dict[str, Any], fields: dict[str, Any], rel: str | None = None
 ) -> dict[str, Any]:
-    """Properties in a stable order: type, id, the type's fields, then provenance and times."""
+    """Properties in a stable order: type (and the subtype the pack's ``subtypes:`` give the
+    note at ``rel``), id, the type's fields, then provenance and times."""
     fields = typed_values(ptype, fields)
-    out: dict[str, Any] = {"type": core["type"], "id": core["id"]}
+    out: dict[str, Any] = {"type": core["type"]}
+    subtype = ptype.subtype_for(rel, fields) if rel is not None and ptype.subtypes else None
+    if subtype is not None:
+        out["subtype"] = subtype
+    out["id"] = core["id"]
     for name in ptype.fields:
         if name in fields and fields[name] not in (None, ""):
             out[name] = fields[name]
@@ -181,7 +187,7 @@ def record_from_note(
             "deleted": False,
         }
     )
-    for key in ("confidence", "classified_by", "confirmed"):
+    for key in ("confidence", "classified_by", "confirmed", "subtype"):
         if key in data:
             rec[key] = data[key]
     rec.setdefault("sources", [])

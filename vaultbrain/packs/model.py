@@ -81,21 +81,38 @@ class SubtypeWhen(StrictModel):
 
 
 class Subtype(StrictModel):
-    """gbrain's per-type subtype rule (``subtypes:`` on a type), carried and shown as written."""
+    """gbrain's per-type subtype rule (``subtypes:`` on a type): a note of the type is of
+    this subtype when a frontmatter value equals ``frontmatter_value`` exactly (``bundle:
+    true``; ``true`` is not ``1``), or its path matches ``path_pattern``. Written beside the
+    note's ``type:`` as ``subtype:`` (vaultbrain/filing/records.py, adopt.py)."""
 
     name: str
     when: SubtypeWhen
 
     def matches(self, rel: str, frontmatter: dict[str, Any] | None) -> bool:
         w = self.when
-        if w.frontmatter_field and frontmatter is not None:
-            if frontmatter.get(w.frontmatter_field) == w.frontmatter_value:
-                return True
+        if w.frontmatter_field and frontmatter is not None and w.frontmatter_value is not None:
+            value = frontmatter.get(w.frontmatter_field)
+            want = w.frontmatter_value
+            # gbrain compares with ===: a boolean is never a number, nor a number a string
+            if type(value) is type(want) or (
+                isinstance(value, int | float)
+                and isinstance(want, int | float)
+                and not isinstance(value, bool)
+                and not isinstance(want, bool)
+            ):
+                if value == want:
+                    return True
         if w.path_pattern:
+            path = rel.replace("\\", "/")
             try:
-                return re.search(w.path_pattern, rel.replace("\\", "/").lower()) is not None
+                rx = re.compile(w.path_pattern)
             except re.error:  # gbrain skips a malformed pattern silently; so do we
                 return False
+            # gbrain tests the path as written and '/' + the path in lower case; the path in
+            # lower case too, so a pattern written for `books/` finds `Books/`
+            low = path.lower()
+            return any(rx.search(p) is not None for p in (path, "/" + low, low))
         return False
 
 
@@ -346,8 +363,22 @@ class Manifest(StrictModel):
     migration_from: MigrationFrom | None = None
     mapping_rules: list[MappingRule] = Field(default_factory=list)
     # `root` (vaultbrain's rule): a prefix matches from the vault root. `anywhere`
-    # (gbrain's, opt-in for packs written for it): a prefix matches at any folder boundary.
+    # (gbrain's): a prefix matches at any folder boundary. A gbrain pack (its api_version)
+    # that does not say matches as gbrain does: anywhere (see _gbrain_paths).
     path_match: Literal["root", "anywhere"] = "root"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _gbrain_paths(cls, data: Any) -> Any:
+        # gbrain's inferTypeFromPack tests `('/' + path).includes('/' + prefix)`: a prefix
+        # matches wherever it starts a folder. A pack written for gbrain means that.
+        if (
+            isinstance(data, dict)
+            and data.get("api_version") == "gbrain-schema-pack-v1"
+            and "path_match" not in data
+        ):
+            return {**data, "path_match": "anywhere"}
+        return data
 
     @field_validator("name")
     @classmethod
