@@ -13,11 +13,27 @@ import click
 from vaultbrain.cli.render import echo_json, echo_table
 
 
-def _graph(obj: Any) -> tuple[Any, Any]:
+def _graph(obj: Any, quiet: bool = False) -> tuple[Any, Any]:
+    """The brain and its graph index, in step with the vault. A first use builds the index
+    (seconds on a large vault; `reindex` and the daemon build it beforehand): said on
+    stderr, with a progress line on a terminal, never a silent wait."""
+    from vaultbrain.cli.progress import Progress
+
     brain = obj.app()
     brain.refresh()
     graph = brain.graph()
-    graph.catch_up(brain.vault)
+    bar = Progress.on_terminal("notes indexed", quiet=quiet)
+    if not graph.built and not quiet:
+        click.echo(
+            "building the search index (first use; `vaultbrain reindex` or the daemon "
+            "build it beforehand)…",
+            err=True,
+        )
+    try:
+        graph.catch_up(brain.vault, progress=bar)
+    finally:
+        if bar is not None:
+            bar.close()
     return brain, graph
 
 
@@ -33,7 +49,7 @@ def search_cmd(
     """Every note holding all the words of QUERY, best first (bm25), with a snippet."""
     from vaultbrain.graph.search import search
 
-    brain, graph = _graph(obj)
+    brain, graph = _graph(obj, as_json)
     if type_name:
         t = brain.pack.get_type(type_name)
         type_name = t.name if t else type_name
@@ -59,7 +75,7 @@ def whoknows_cmd(obj: Any, topic: tuple[str, ...], limit: int, as_json: bool) ->
     """Who (people, companies: the pack's expert_routing types) the vault ties to TOPIC."""
     from vaultbrain.graph.whoknows import whoknows
 
-    brain, graph = _graph(obj)
+    brain, graph = _graph(obj, as_json)
     experts = {t.name for t in brain.all_types() if t.expert_routing}
     rows = whoknows(graph, " ".join(topic), experts, brain.today(), limit)
     if as_json:
@@ -88,7 +104,7 @@ def links_cmd(obj: Any, note: str, link_type: str | None, as_json: bool) -> None
     """NOTE's typed links both ways (NOTE: its path, name or alias)."""
     from vaultbrain.graph.links import links_of
 
-    brain, graph = _graph(obj)
+    brain, graph = _graph(obj, as_json)
     doc = links_of(graph, note, brain.pack, link_type)
     if as_json:
         echo_json(doc)
@@ -129,7 +145,7 @@ def takes_cmd(
     from vaultbrain.graph.takes import extract, list_takes
     from vaultbrain.packs.usage import parse_since
 
-    brain, graph = _graph(obj)
+    brain, graph = _graph(obj, as_json)
     if kind and kind not in brain.pack.manifest.takes_kinds:
         from vaultbrain.errors import UserError
 
@@ -182,7 +198,7 @@ def enrich_cmd(
     """
     from vaultbrain.graph.enrich import enrich
 
-    brain, graph = _graph(obj)
+    brain, graph = _graph(obj, as_json)
     rows = enrich(brain, graph, type_name, name, dry_run, use_llm, apply_to_mine)
     if as_json:
         echo_json({"dry_run": dry_run, "changes": rows})

@@ -114,9 +114,42 @@ class ReviewHook(Throttled):
             self.queue.apply_decisions()
 
 
+class GraphHook(Hook):
+    """The search index (vaultbrain.graph) built once the daemon is ready, when it is missing
+    (a first start on a vault, a lost state dir, another pack): on a thread of its own
+    (``graph.fill.Builder``), so filing goes on and a first ``search`` finds it built; with
+    ``--once``, here and now. Its progress goes to the log."""
+
+    name = "graph"
+
+    def __init__(self, brain: Brain) -> None:
+        from vaultbrain.graph.fill import Builder
+
+        self.builder = Builder(brain)
+        self.checked_key: str | None = None
+
+    def tick(self, once: bool = False) -> None:
+        key = self.builder.brain.pack_key  # another pack: another index, maybe missing
+        if self.builder.thread is not None and not self.builder.done():
+            return
+        if key == self.checked_key:
+            return
+        self.checked_key = key
+        if not self.builder.needed():
+            return
+        if once:
+            self.builder.run()
+            return
+        log.info("building the search index in the background")
+        self.builder.start()
+
+    def shutdown(self) -> None:
+        self.builder.stop()
+
+
 def load_hooks(brain: Brain) -> list[Hook]:
     hooks: list[Hook] = []
-    for factory in (ReviewHook, SchedulerHook, IdeaLoomHook):
+    for factory in (ReviewHook, SchedulerHook, IdeaLoomHook, GraphHook):
         try:
             hooks.append(factory(brain))
         except ImportError as exc:

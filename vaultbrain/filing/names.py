@@ -39,7 +39,9 @@ if TYPE_CHECKING:
 
 CACHE_FILE = "names-cache.json"
 OWN_FOLDER = "Brain/"
-# Only the head of a note is read for its aliases: frontmatter sits at the top.
+# Only the head of a note is read for its aliases: frontmatter sits at the top (the first
+# 4 KB hold it almost always; a longer one is read on to 64 KB).
+HEAD_START = 4096
 HEAD_BYTES = 64 * 1024
 
 
@@ -53,8 +55,11 @@ class NameIndex:
     basenames: dict[str, list[str]] = field(default_factory=dict)
     aliases: dict[str, list[str]] = field(default_factory=dict)
     firsts: dict[str, list[str]] = field(default_factory=dict)
-    # rel -> [mtime, size, aliases, other names (``name:``; a record's title), kind]
+    # rel -> [mtime, size, aliases, other names (``name:``; a record's title), kind]; a kind
+    # of None is learnt when first asked (a walk of 10,000 notes reads only the notes whose
+    # head names aliases or a name: the kind matters only for the few a name fits)
     _entries: dict[str, list[Any]] = field(default_factory=dict)
+    _read_kind: Any = None  # rel -> kind, for a note whose kind is not known yet
 
     def lookup(self, name: str) -> list[str]:
         """Notes named ``name`` (case and accents folded): basename matches first (shortest
@@ -65,12 +70,19 @@ class NameIndex:
         return by_name + by_alias
 
     def by_first_name(self, word: str) -> list[str]:
-        """Notes whose name is a full name starting with ``word`` (``jane`` -> Jane Doe)."""
-        return sorted(set(self.firsts.get(fold(word), ())))
+        """Notes whose name is a full name starting with ``word`` (``jane`` -> Jane Doe),
+        but for a note the vault types as something else (a company, a tool)."""
+        fits = sorted(set(self.firsts.get(fold(word), ())))
+        return [rel for rel in fits if self.kind(rel) != "other"]
 
     def kind(self, rel: str) -> str:
+        """ "person", "other" or "" (see :func:`kind_of_note`)."""
         entry = self._entries.get(rel)
-        return str(entry[4]) if entry and len(entry) > 4 else ""
+        if entry is None:
+            return ""
+        if entry[4] is None:
+            entry[4] = self._read_kind(rel) if self._read_kind is not None else ""
+        return str(entry[4])
 
     def has_basename(self, name: str) -> bool:
         return fold(name) in self.basenames
@@ -86,17 +98,17 @@ class NameIndex:
         size: int,
         aliases: list[str],
         names: list[str] | None = None,
-        kind: str = "",
+        kind: str | None = "",
     ) -> None:
         names = list(names or [])
         self._entries[rel] = [mtime_ns, size, aliases, names, kind]
         stem = rel.rsplit("/", 1)[-1][:-3]
         self.basenames.setdefault(fold(stem), []).append(rel)
-        for key in _name_keys(aliases, names):
-            self.aliases.setdefault(key, []).append(rel)
-        if kind != "other":
-            for key in _first_keys(stem, aliases, names):
-                self.firsts.setdefault(key, []).append(rel)
+        if aliases or names:
+            for key in _name_keys(aliases, names):
+                self.aliases.setdefault(key, []).append(rel)
+        for key in _first_keys(stem, aliases, names):
+            self.firsts.setdefault(key, []).append(rel)
 
     def _remove(self, rel: str) -> None:
         entry = self._entries.pop(rel, None)
@@ -127,6 +139,8 @@ def _first_keys(stem: str, aliases: list[str], names: list[str]) -> list[str]:
     with a capital, no digits) is found by ``jane``; ``Meeting notes`` is no full name."""
     out = []
     for name in (stem, *aliases, *names):
+        if " " not in name:
+            continue  # (most file names: no full name, and no regular expression to run)
         name = " ".join(str(name).split())
         if _FULL_NAME.match(name) and all(w[0].isupper() for w in name.split()):
             out.append(fold(name.split(" ", 1)[0]))
@@ -209,7 +223,7 @@ def note_names(brain: Brain) -> NameIndex:
     old: dict[str, list[Any]] | None = previous._entries if previous is not None else None
     kept = 0  # the cache's notes the walk found again
     index = NameIndex()
-    entries = index._entries
+    index._read_kind = _kind_reader(weakref.ref(brain))  # (kept weakly: _built is keyed by it)
     by_path = brain.records().by_path
     inbox = brain.inbox_rel.lower()
     changed = 0
@@ -241,11 +255,11 @@ def note_names(brain: Brain) -> NameIndex:
         if old is None:
             old = _load(cache_path)
         cached = old.get(rel)
-        if cached is not None and cached[0] == mtime and cached[1] == size:
+        if cached is not None and cached[0] == mtime and cached[1] == size and len(cached) > 4:
             add(rel, mtime, size, cached[2], cached[3], cached[4])
             kept += 1
         else:
-            add(rel, mtime, size, *_read_names(brain, rel))
+            add(rel, mtime, size, *_read_names(brain, rel, entry.path))
             changed += 1
     # Saved when it would spare the next process more than a few reads (a capture's own new
     # note is read again by the next one, which costs less than writing 10,000 entries).
@@ -255,7 +269,7 @@ def note_names(brain: Brain) -> NameIndex:
     # (entries of records an older version kept count as stale: the file shrinks to the rest)
     stale = changed + len(known) - kept + (len(old) - len(known) if old else 0)
     if stale and (stale > _STALE_BEFORE_SAVE or not known or brain in _followed):
-        _save(cache_path, {rel: e for rel, e in entries.items() if e[0]})
+        _save(cache_path, {rel: e for rel, e in index._entries.items() if e[0]})
         _saved_at[brain] = time.monotonic()
     _built[brain] = (brain.generation, index)
     return index
@@ -297,6 +311,14 @@ def _apply(brain: Brain, index: NameIndex, dirty: set[str]) -> None:
         _saved_at[brain] = time.monotonic()
 
 
+def _kind_reader(ref: weakref.ref[Brain]) -> Any:
+    def read_kind(rel: str) -> str:
+        brain = ref()
+        return kind_of_note(rel, _read_frontmatter(brain, rel)) if brain is not None else ""
+
+    return read_kind
+
+
 def _record_names(summary: dict[str, Any]) -> tuple[list[str], list[str], str]:
     """(aliases, other names, kind) of a record, from the store's summary of it."""
     aliases = [str(a) for a in summary.get("aliases") or [] if a]
@@ -305,25 +327,41 @@ def _record_names(summary: dict[str, Any]) -> tuple[list[str], list[str], str]:
     return aliases, [title] if title else [], kind
 
 
-def _read_names(brain: Brain, rel: str) -> tuple[list[str], list[str], str]:
-    """(aliases, other names, kind) of a note that is no record: its ``aliases``, its
-    ``name:`` property, and what its ``type:``, tags or folder say it is."""
-    data = _read_frontmatter(brain, rel)
+def _read_names(
+    brain: Brain, rel: str, path: str | None = None
+) -> tuple[list[str], list[str], str | None]:
+    """(aliases, other names, kind) of a note that is no record: its ``aliases`` and its
+    ``name:`` property; its kind is learnt when first asked (None). ``path``: where a walk
+    found it (a regular file reached through no symlink: nothing to resolve)."""
+    data = _read_frontmatter(brain, rel, (b"alias", b"name"), path)
     names = []
     own_name = data.get("name")
     if isinstance(own_name, str) and own_name.strip():
         names.append(own_name.strip())
-    return _read_aliases(brain, rel, data), names, kind_of_note(rel, data)
+    return _read_aliases(brain, rel, data), names, None
 
 
-def _read_frontmatter(brain: Brain, rel: str) -> dict[str, Any]:
+def _read_frontmatter(
+    brain: Brain, rel: str, wanted: tuple[bytes, ...] = (), path: str | None = None
+) -> dict[str, Any]:
+    """A note's properties, read from its head (``wanted``: unless its properties hold none
+    of these words, which is seen without parsing them)."""
     try:
-        with open(brain.vault.resolve(rel), "rb") as fh:
-            head = fh.read(HEAD_BYTES)
+        with open(path or brain.vault.resolve(rel), "rb") as fh:
+            head = fh.read(HEAD_START)
+            if head.startswith(b"---") and len(head) == HEAD_START:
+                close = head.find(b"\n---", 3)
+                if close < 0:
+                    head += fh.read(HEAD_BYTES - HEAD_START)
     except (OSError, VaultbrainError):
         return {}
     if not head.startswith(b"---"):
         return {}
+    if wanted:
+        close = head.find(b"\n---", 3)
+        block = head[: close if close > 0 else len(head)]
+        if not any(w in block for w in wanted):
+            return {}
     parsed = parse_note(head.decode("utf-8", errors="replace").replace("\x00", ""))
     if parsed.error is not None or not isinstance(parsed.data, dict):
         return {}

@@ -260,9 +260,14 @@ def _valid_id(rid: str) -> bool:
         return False
 
 
-def reindex(app: Brain, progress: Callable[[int, int], None] | None = None) -> SyncReport:
+def reindex(
+    app: Brain,
+    progress: Callable[[int, int], None] | None = None,
+    graph_progress: Callable[[int, int], None] | None = None,
+) -> SyncReport:
     """Rescan the vault into the store; the untyped warning of the schema pack at the end.
-    ``progress(done, total)`` is called after each note that had to be read."""
+    ``progress(done, total)`` is called after each note that had to be read;
+    ``graph_progress`` while the search index is built or caught up after the scan."""
     # A reindex makes tens of thousands of objects that live until it ends (the notes cache,
     # the records, the scan's stats), none of them in a reference cycle: the cyclic
     # collector would only walk them, and everything the process holds, again and again
@@ -270,14 +275,18 @@ def reindex(app: Brain, progress: Callable[[int, int], None] | None = None) -> S
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _reindex(app, progress)
+        return _reindex(app, progress, graph_progress)
     finally:
         app.release_notes()  # (freed now by reference counting, not by the collector later)
         if enabled:
             gc.enable()
 
 
-def _reindex(app: Brain, progress: Callable[[int, int], None] | None) -> SyncReport:
+def _reindex(
+    app: Brain,
+    progress: Callable[[int, int], None] | None,
+    graph_progress: Callable[[int, int], None] | None = None,
+) -> SyncReport:
     from vaultbrain.packs.survey import format_untyped
 
     sync = app.notes()
@@ -297,5 +306,5 @@ def _reindex(app: Brain, progress: Callable[[int, int], None] | None) -> SyncRep
         raise
     report.warning = format_untyped(report.untyped_in_folders, report.in_folders, app.pack.identity)
     # the graph index built or caught up (vaultbrain.graph), from the scan's walk
-    graph_rebuild(app, sync.walk())
+    graph_rebuild(app, sync.walk(), graph_progress)
     return report
