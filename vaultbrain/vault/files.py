@@ -202,16 +202,35 @@ class Vault:
         """
         start = self.resolve(folder) if folder else self.root
         prefix = PurePosixPath(folder).as_posix().strip("/") + "/" if folder else ""
-        for rel, entry in _walk_rel(start, prefix):
-            name = entry.name.lower()
-            if not name.endswith(".md") or ("conflict" in name and _CONFLICT_RE.match(name)):
-                continue
+        # (_walk_rel's walk, written out: one generator where two cost a tenth of a warm
+        # reindex of 10,000 notes)
+        stack = [(os.fspath(start), prefix)]
+        conflict = _CONFLICT_RE.match
+        while stack:
+            current, rel_dir = stack.pop()
             try:
-                if not entry.is_file(follow_symlinks=False):
-                    continue
+                with os.scandir(current) as it:
+                    entries = list(it)
             except OSError:
                 continue
-            yield rel, entry
+            for entry in entries:
+                name = entry.name
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        if not name.startswith("."):
+                            stack.append((entry.path, rel_dir + name + "/"))
+                        continue
+                    low = name.lower()
+                    if (
+                        not low.endswith(".md")
+                        or name.startswith(".")
+                        or ("conflict" in low and conflict(low))
+                        or not entry.is_file(follow_symlinks=False)
+                    ):
+                        continue
+                except OSError:
+                    continue
+                yield rel_dir + name, entry
 
     def sweep_temp_files(self, older_than: float = 3600.0) -> int:
         """Remove temp files a killed process left behind (never a note: only our own names).
