@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 # written while adopting (a Ctrl-C or a kill loses at most that much of it: the next scan
 # reads those notes again and finds their records already in step).
 BATCH = 256
-SAVE_EVERY_S = 10.0
+SAVE_EVERY_S = 60.0
 
 ADD, REPLACE = "add", "replace"
 
@@ -145,11 +145,15 @@ def _hand_made(brain: Brain, folder: str) -> list[tuple[str, dict[str, Any]]]:
     index = brain.records()
     index.refresh(force=True)
     out: list[tuple[str, dict[str, Any]]] = []
+    templates: dict[str, bool] = {}  # per folder
     for collection, summary in index.all():
         rel = summary.get("path")
         if not rel or summary.get("deleted") or not _under(rel, folder):
             continue
-        if brain.templates.holds_note(rel):
+        where = rel.rpartition("/")[0]
+        if where not in templates:
+            templates[where] = brain.templates.holds_note(rel)
+        if templates[where]:
             continue  # (a record an older version made of a template: never written)
         record = brain.store.collection(collection).get(summary["id"])
         if record is None or record.get("origin") != "vault":
@@ -222,13 +226,14 @@ def apply(
     (and every :data:`SAVE_EVERY_S`), so 12,000 notes cost what one scan of them costs, not
     a rewrite of the whole cache per note. ``progress(done, total)`` after each batch.
     Ctrl-C stops it cleanly: what was adopted stays, and a rerun goes on from there."""
+    records: dict[str, dict[str, Any]] = {}  # id -> the record as read for the plan
     if isinstance(folder, list):
         todo = [(a.collection, a) for a in folder]
     else:
-        todo = [
-            (c, Adoption(c, str(r["id"]), r["path"], str(r.get("type", "")), {}))
-            for c, r in _hand_made(brain, folder)
-        ]
+        todo = []
+        for c, r in _hand_made(brain, folder):
+            records[str(r["id"])] = r
+            todo.append((c, Adoption(c, str(r["id"]), r["path"], str(r.get("type", "")), {})))
     sync = brain.notes()
     sync.load_cache()
     out = Adopted([], [], len(todo))
@@ -236,7 +241,8 @@ def apply(
     try:
         with brain.store.bulk():
             for start in range(0, len(todo), batch):
-                _adopt_batch(brain, sync, [a for _, a in todo[start : start + batch]], out)
+                chunk = [a for _, a in todo[start : start + batch]]
+                _adopt_batch(brain, sync, chunk, out, records)
                 if progress is not None:
                     progress(min(start + batch, len(todo)), len(todo))
                 if time.monotonic() - saved_at > SAVE_EVERY_S:
@@ -250,7 +256,13 @@ def apply(
     return out
 
 
-def _adopt_batch(brain: Brain, sync: Any, batch: list[Adoption], out: Adopted) -> None:
+def _adopt_batch(
+    brain: Brain,
+    sync: Any,
+    batch: list[Adoption],
+    out: Adopted,
+    records: dict[str, dict[str, Any]],
+) -> None:
     by_path = {a.path: a for a in batch}
     before: dict[str, ParsedNote] = {}  # each note as read by the edit that wrote it
 
@@ -260,9 +272,10 @@ def _adopt_batch(brain: Brain, sync: Any, batch: list[Adoption], out: Adopted) -
         if parsed is None or not a.changes:
             return None
         before[rel] = parsed
-        return update_frontmatter(note.text, a.changes)
+        return update_frontmatter(note.text, a.changes, parsed=parsed)
 
     edits = brain.vault.edit_many([a.path for a in batch], build)
+    brain.records().refresh()  # another process's writes meanwhile (see _follow)
     for a in batch:
         edit = edits.get(a.path)
         if isinstance(edit, UserError):
@@ -271,16 +284,18 @@ def _adopt_batch(brain: Brain, sync: Any, batch: list[Adoption], out: Adopted) -
         if a.problem:
             out.problems.append(a.describe())
             continue
-        try:
-            note = brain.vault.try_read(a.path)
-        except UserError as exc:
-            out.problems.append(f"{a.path}: {exc}")
-            continue
+        note = edit.after if edit is not None and edit.written else None
+        if note is None:  # (not written: read as it is now)
+            try:
+                note = brain.vault.try_read(a.path)
+            except UserError as exc:
+                out.problems.append(f"{a.path}: {exc}")
+                continue
         if note is None:
             out.problems.append(f"{a.path}: the note is gone")
             continue
         old = before.get(a.path)
-        if old is not None and note.hash == edit.hash:
+        if old is not None and edit is not None and note.hash == edit.hash:
             # Exactly what was written: the properties read before and the ones added (a
             # third parse of every note was a fifth of the time).
             parsed = replace(old, text=note.text, data={**old.data, **a.changes})
@@ -289,15 +304,27 @@ def _adopt_batch(brain: Brain, sync: Any, batch: list[Adoption], out: Adopted) -
         if parsed.error or str(parsed.data.get("id")) != a.record_id:
             out.problems.append(f"{a.path}: changed meanwhile; left as it is")
             continue
-        _follow(brain, sync, a, note, parsed)
+        _follow(brain, sync, a, note, parsed, records.pop(a.record_id, None))
         if a.changes:
             out.done.append(a)
 
 
-def _follow(brain: Brain, sync: Any, a: Adoption, note: Any, parsed: Any) -> None:
-    """The record now knows its note by id: ``note_id`` set, no longer ``origin: "vault"``."""
+def _follow(
+    brain: Brain,
+    sync: Any,
+    a: Adoption,
+    note: Any,
+    parsed: Any,
+    record: dict[str, Any] | None = None,
+) -> None:
+    """The record now knows its note by id: ``note_id`` set, no longer ``origin: "vault"``.
+    ``record``: as read for the plan, used while the record index says it is still so."""
+    from vaultbrain.store.collection import summarize
+
     col = brain.store.collection(a.collection)
-    record = col.get(a.record_id)
+    now = brain.records().get(a.collection, a.record_id)
+    if record is None or now is None or summarize(record) != now:
+        record = col.get(a.record_id)  # (changed since, by another process: read again)
     if record is None:
         return
     ptype = sync._type(a.type, a.path)
