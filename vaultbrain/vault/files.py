@@ -42,7 +42,6 @@ from vaultbrain.vault.atomic import (
     read_all,
     settled,
     swap_in,
-    sync_files,
     unlink_quietly,
     write_all,
     write_new,
@@ -580,88 +579,11 @@ class Vault:
         build: Callable[[str, NoteFile | None], str | None],
         workers: int = 4,
     ) -> dict[str, Edit | UserError]:
-        """:meth:`edit` for many notes, each ``build(rel, note)`` and each compare-and-swap as
-        there, with the disk flushed once for all of them instead of twice per note: every
-        new text goes to its temp file, the file system is synced once, then each is swapped
-        in (a note that changed since it was read gets a plain :meth:`edit`), and each folder
-        is synced once. Freeing the files swapped out waits on the file system's journal (3
-        ms a file on a busy disk), so ``workers`` threads swap side by side. On a disk where
-        an fsync costs 10 ms, 12,000 notes took two minutes of fsyncs alone. Returns each
-        note's Edit (with the note read back once written), or the UserError that left it
-        as it was."""
-        from concurrent.futures import ThreadPoolExecutor
+        """:meth:`edit` for many notes with one flush to disk for all of them (see
+        :func:`vaultbrain.vault.batch.edit_many`)."""
+        from vaultbrain.vault.batch import edit_many
 
-        out: dict[str, Edit | UserError] = {}
-        todo: list[tuple[str, NoteFile, str, Path]] = []
-        temps: dict[str, Path] = {}
-        folders: set[Path] = set()
-        try:
-            for rel in rels:
-                try:
-                    path = self.resolve(rel)
-                    try:
-                        note: NoteFile | None = self._read(rel, path)
-                    except FileNotFoundError:
-                        note = None
-                    text = build(rel, note)
-                    if text is None or note is None or text == note.text:
-                        if note is None and text is not None:
-                            out[rel] = self.edit(rel, lambda n, rel=rel: build(rel, n))
-                        else:
-                            out[rel] = Edit(note, note.text if note else None, None, False)
-                        continue
-                    # (made here, one after another: files made side by side in one folder
-                    # wait on its lock, and took three times as long)
-                    temps[rel] = write_temp(path, text.encode("utf-8"), durable=False)
-                except UserError as exc:
-                    out[rel] = exc
-                    continue
-                except OSError as exc:
-                    out[rel] = StorageError.from_os(exc, rel)
-                    continue
-                todo.append((rel, note, text, path))
-            if not todo:
-                return out
-            sync_files(self.root, list(temps.values()))
-
-            def swap(item: tuple[str, NoteFile, str, Path]) -> None:
-                rel, note, text, path = item
-                tmp = temps.pop(rel, None)  # taken over by _replace: swapped in or removed
-                if tmp is None:
-                    return
-                try:
-                    digest = self._replace(
-                        rel, text, note.hash, prepared=tmp, sync_dir=False, path=path
-                    )
-                    try:
-                        after: NoteFile | None = self._read(rel, path)
-                    except (UserError, FileNotFoundError):
-                        after = None
-                    out[rel] = Edit(note, text, digest, True, after)
-                    folders.add(path.parent)
-                except ConflictError:
-                    try:
-                        out[rel] = self.edit(rel, lambda n: build(rel, n))
-                    except UserError as exc:
-                        out[rel] = exc
-                except UserError as exc:
-                    out[rel] = exc
-                except OSError as exc:
-                    out[rel] = StorageError.from_os(exc, rel)
-
-            def swap_all(items: list[tuple[str, NoteFile, str, Path]]) -> None:
-                for item in items:
-                    swap(item)
-
-            n = max(1, min(workers, len(todo)))
-            with ThreadPoolExecutor(n) as pool:
-                list(pool.map(swap_all, [todo[i::n] for i in range(n)]))
-        finally:
-            for tmp in list(temps.values()):  # (interrupted: temps not swapped in go)
-                unlink_quietly(tmp)
-            for folder in folders:
-                fsync_dir(folder)
-        return out
+        return edit_many(self, rels, build, workers)
 
     def _append_bytes(self, path: Path, extra: bytes) -> None:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND)
