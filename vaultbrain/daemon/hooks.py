@@ -128,20 +128,34 @@ class GraphHook(Hook):
         self.builder = Builder(brain)
         self.checked_key: str | None = None
 
+    every = 30.0  # after a failure (a full disk), the next try
+
     def tick(self, once: bool = False) -> None:
+        import sqlite3
+
         key = self.builder.brain.pack_key  # another pack: another index, maybe missing
         if self.builder.thread is not None and not self.builder.done():
             return
-        if key == self.checked_key:
+        if key == self.checked_key or time.monotonic() < self.retry_at:
+            return
+        try:
+            if not self.builder.needed():
+                self.checked_key = key
+                return
+            if once:
+                self.builder.run()
+                self.checked_key = key
+                return
+        except (sqlite3.Error, OSError) as exc:
+            # (a full disk, a read-only state dir: said once a try, tried again later)
+            log.warning("the search index was not built (%s); trying again later", exc)
+            self.retry_at = time.monotonic() + self.every
             return
         self.checked_key = key
-        if not self.builder.needed():
-            return
-        if once:
-            self.builder.run()
-            return
         log.info("building the search index in the background")
         self.builder.start()
+
+    retry_at = 0.0
 
     def shutdown(self) -> None:
         self.builder.stop()

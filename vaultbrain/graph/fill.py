@@ -19,6 +19,7 @@ import logging
 import os
 import select
 import signal
+import sqlite3
 import sys
 import threading
 import time
@@ -200,7 +201,11 @@ class Builder:
             return
         finally:
             own.close()
-        caught = main.catch_up(self.brain.vault)["indexed"]  # what changed while it read
+        try:
+            caught = main.catch_up(self.brain.vault)["indexed"]  # what changed while it read
+        except (sqlite3.Error, OSError) as exc:
+            log.warning("the search index was not caught up (%s); a search does it", exc)
+            return
         log.info(
             "search index built: %d notes in %.1fs%s",
             self.indexed,

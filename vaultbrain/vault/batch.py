@@ -29,12 +29,11 @@ def edit_many(
     vault: Vault,
     rels: list[str],
     build: Callable[[str, NoteFile | None], str | None],
-    workers: int = 4,
+    workers: int,
+    Edit: type[Edit],  # noqa: N803 (the class, handed in: files.py imports this module)
 ) -> dict[str, Edit | UserError]:
     """Each note's Edit (with the note read back once written), or the UserError that left
     it as it was."""
-    from vaultbrain.vault.files import Edit
-
     out: dict[str, Edit | UserError] = {}
     todo: list[tuple[str, NoteFile, str, Path]] = []
     temps: dict[str, Path] = {}

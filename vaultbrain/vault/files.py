@@ -583,7 +583,7 @@ class Vault:
         :func:`vaultbrain.vault.batch.edit_many`)."""
         from vaultbrain.vault.batch import edit_many
 
-        return edit_many(self, rels, build, workers)
+        return edit_many(self, rels, build, workers, Edit)
 
     def _append_bytes(self, path: Path, extra: bytes) -> None:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND)
