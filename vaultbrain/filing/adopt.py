@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -238,45 +239,82 @@ def apply(
     sync.load_cache()
     out = Adopted([], [], len(todo))
     saved_at = time.monotonic()
+    # The notes of one batch are written on a thread of their own while this one makes the
+    # records of the batch before follow them: writing waits on the disk, following on the
+    # processor, and side by side they take the time of the longer, not of both.
+    written: list[_Batch] = []  # written or being written, their records not made yet
     try:
-        with brain.store.bulk():
+        with brain.store.bulk(), ThreadPoolExecutor(1, "vb-adopt") as writer:
             for start in range(0, len(todo), batch):
                 chunk = [a for _, a in todo[start : start + batch]]
-                _adopt_batch(brain, sync, chunk, out, records)
-                if progress is not None:
-                    progress(min(start + batch, len(todo)), len(todo))
+                written.append(_Batch.start(brain, writer, chunk))
+                if len(written) > 1:
+                    _follow_batch(brain, sync, written[0], out, records)
+                    written.pop(0)
+                    if progress is not None:
+                        progress(min(start, len(todo)), len(todo))
                 if time.monotonic() - saved_at > SAVE_EVERY_S:
                     brain.store.settle()
                     sync.save_cache()
                     saved_at = time.monotonic()
+            while written:
+                _follow_batch(brain, sync, written[0], out, records)
+                written.pop(0)
+            if progress is not None and todo:
+                progress(len(todo), len(todo))
     except KeyboardInterrupt:
         out.stopped = True
+        # What was written is followed: its records know their notes by id (a few hundred
+        # notes at most: the batch being written when Ctrl-C came, and the one before).
+        try:
+            for b in written:
+                _follow_batch(brain, sync, b, out, records)
+        except KeyboardInterrupt:
+            pass  # (a second Ctrl-C: the rerun follows the rest)
     finally:
         sync.save_cache()  # (after bulk mode wrote what it held: the flags see every record)
     return out
 
 
-def _adopt_batch(
+@dataclass
+class _Batch:
+    """Notes being written on the writer thread, and what their edits read."""
+
+    adoptions: list[Adoption]
+    future: Future[dict[str, Any]]
+    before: dict[str, ParsedNote]  # each note as read by the edit that wrote it
+    followed: bool = False
+
+    @classmethod
+    def start(cls, brain: Brain, writer: ThreadPoolExecutor, batch: list[Adoption]) -> _Batch:
+        by_path = {a.path: a for a in batch}
+        before: dict[str, ParsedNote] = {}
+
+        def build(rel: str, note: Any) -> str | None:
+            a = by_path[rel]
+            parsed = _decide(brain, a, note)
+            if parsed is None or not a.changes:
+                return None
+            before[rel] = parsed
+            return update_frontmatter(note.text, a.changes, parsed=parsed)
+
+        paths = [a.path for a in batch]
+        return cls(batch, writer.submit(brain.vault.edit_many, paths, build), before)
+
+
+def _follow_batch(
     brain: Brain,
     sync: Any,
-    batch: list[Adoption],
+    b: _Batch,
     out: Adopted,
     records: dict[str, dict[str, Any]],
 ) -> None:
-    by_path = {a.path: a for a in batch}
-    before: dict[str, ParsedNote] = {}  # each note as read by the edit that wrote it
-
-    def build(rel: str, note: Any) -> str | None:
-        a = by_path[rel]
-        parsed = _decide(brain, a, note)
-        if parsed is None or not a.changes:
-            return None
-        before[rel] = parsed
-        return update_frontmatter(note.text, a.changes, parsed=parsed)
-
-    edits = brain.vault.edit_many([a.path for a in batch], build)
+    if b.followed:
+        return
+    edits = b.future.result()
+    b.followed = True
     brain.records().refresh()  # another process's writes meanwhile (see _follow)
-    for a in batch:
+    for a in b.adoptions:
         edit = edits.get(a.path)
         if isinstance(edit, UserError):
             out.problems.append(f"{a.path}: {edit}")
@@ -294,7 +332,7 @@ def _adopt_batch(
         if note is None:
             out.problems.append(f"{a.path}: the note is gone")
             continue
-        old = before.get(a.path)
+        old = b.before.get(a.path)
         if old is not None and edit is not None and note.hash == edit.hash:
             # Exactly what was written: the properties read before and the ones added (a
             # third parse of every note was a fifth of the time).
