@@ -54,7 +54,9 @@ class NameIndex:
 
     basenames: dict[str, list[str]] = field(default_factory=dict)
     aliases: dict[str, list[str]] = field(default_factory=dict)
-    firsts: dict[str, list[str]] = field(default_factory=dict)
+    # first name -> notes; made when first asked (a walk need not spend a regular
+    # expression on each of 10,000 names for a question most captures never ask)
+    _firsts: dict[str, list[str]] | None = None
     # rel -> [mtime, size, aliases, other names (``name:``; a record's title), kind]; a kind
     # of None is learnt when first asked (a walk of 10,000 notes reads only the notes whose
     # head names aliases or a name: the kind matters only for the few a name fits)
@@ -72,8 +74,18 @@ class NameIndex:
     def by_first_name(self, word: str) -> list[str]:
         """Notes whose name is a full name starting with ``word`` (``jane`` -> Jane Doe),
         but for a note the vault types as something else (a company, a tool)."""
-        fits = sorted(set(self.firsts.get(fold(word), ())))
+        if self._firsts is None:
+            self._firsts = {}
+            for rel, entry in self._entries.items():
+                self._add_firsts(rel, entry[2], entry[3])
+        fits = sorted(set(self._firsts.get(fold(word), ())))
         return [rel for rel in fits if self.kind(rel) != "other"]
+
+    def _add_firsts(self, rel: str, aliases: list[str], names: list[str]) -> None:
+        assert self._firsts is not None
+        stem = rel[rel.rfind("/") + 1 : -3]
+        for key in _first_keys(stem, aliases, names):
+            self._firsts.setdefault(key, []).append(rel)
 
     def kind(self, rel: str) -> str:
         """ "person", "other" or "" (see :func:`kind_of_note`)."""
@@ -100,15 +112,21 @@ class NameIndex:
         names: list[str] | None = None,
         kind: str | None = "",
     ) -> None:
-        names = list(names or [])
+        # (the walk's loop: a cold `vaultbrain capture` adds 10,000 notes here)
+        names = names or []
         self._entries[rel] = [mtime_ns, size, aliases, names, kind]
-        stem = rel.rsplit("/", 1)[-1][:-3]
-        self.basenames.setdefault(fold(stem), []).append(rel)
+        stem = rel[rel.rfind("/") + 1 : -3]
+        key = _fold_fast(stem)
+        same = self.basenames.get(key)
+        if same is None:
+            self.basenames[key] = [rel]
+        else:
+            same.append(rel)
         if aliases or names:
             for key in _name_keys(aliases, names):
                 self.aliases.setdefault(key, []).append(rel)
-        for key in _first_keys(stem, aliases, names):
-            self.firsts.setdefault(key, []).append(rel)
+        if self._firsts is not None:
+            self._add_firsts(rel, aliases, names)
 
     def _remove(self, rel: str) -> None:
         entry = self._entries.pop(rel, None)
@@ -116,9 +134,10 @@ class NameIndex:
             return
         stem = rel.rsplit("/", 1)[-1][:-3]
         names = entry[3] if len(entry) > 3 else []
-        keyed = [(self.basenames, fold(stem))]
+        keyed = [(self.basenames, _fold_fast(stem))]
         keyed += [(self.aliases, k) for k in _name_keys(entry[2], names)]
-        keyed += [(self.firsts, k) for k in _first_keys(stem, entry[2], names)]
+        if self._firsts is not None:
+            keyed += [(self._firsts, k) for k in _first_keys(stem, entry[2], names)]
         for table, key in keyed:
             rels = table.get(key)
             if rels and rel in rels:
@@ -128,10 +147,17 @@ class NameIndex:
 
 
 def _name_keys(aliases: list[str], names: list[str]) -> list[str]:
-    return list(dict.fromkeys(fold(n) for n in (*aliases, *names) if n and n.strip()))
+    out: list[str] = []
+    for n in (*aliases, *names):
+        key = _fold_fast(n) if n else ""
+        if key and key not in out:
+            out.append(key)
+    return out
 
 
-_FULL_NAME = re.compile(r"^[^\W\d_][\w'’.-]*(?: [^\W\d_][\w'’.-]*){1,3}$")
+_FULL_NAME = re.compile(
+    r"[^\W\d_][^\W\d]*(?:['’.-][^\W\d]+)*(?: +[^\W\d_][^\W\d]*(?:['’.-][^\W\d]+)*){1,3} *$"
+)
 
 
 def _first_keys(stem: str, aliases: list[str], names: list[str]) -> list[str]:
@@ -139,12 +165,27 @@ def _first_keys(stem: str, aliases: list[str], names: list[str]) -> list[str]:
     with a capital, no digits) is found by ``jane``; ``Meeting notes`` is no full name."""
     out = []
     for name in (stem, *aliases, *names):
-        if " " not in name:
-            continue  # (most file names: no full name, and no regular expression to run)
-        name = " ".join(str(name).split())
-        if _FULL_NAME.match(name) and all(w[0].isupper() for w in name.split()):
-            out.append(fold(name.split(" ", 1)[0]))
+        if " " in name:  # (most file names: no full name, and no regular expression to run)
+            first = _first_key(str(name))
+            if first is not None:
+                out.append(first)
     return list(dict.fromkeys(out))
+
+
+def _first_key(name: str) -> str | None:
+    if _FULL_NAME.match(name) is None:
+        return None
+    words = name.split()
+    if not all(w[0].isupper() for w in words):
+        return None
+    return fold(words[0])
+
+
+def _fold_fast(name: str) -> str:
+    """:func:`fold` of a file name, which is almost always ASCII with single spaces."""
+    if name.isascii() and "  " not in name and name[:1] != " " and name[-1:] != " ":
+        return name.lower()
+    return fold(name)
 
 
 def kind_of_note(rel: str, data: dict[str, Any] | None) -> str:
@@ -228,8 +269,9 @@ def note_names(brain: Brain) -> NameIndex:
     inbox = brain.inbox_rel.lower()
     changed = 0
     templates: dict[str, bool] = {}  # per folder: a template folder holds all its notes
-    add = index._add
-    # (one tight loop: a cold `vaultbrain capture` walks 10,000 notes here)
+    entries, basenames, by_alias = index._entries, index.basenames, index.aliases
+    # (one tight loop: a cold `vaultbrain capture` walks 10,000 notes here; what _add does,
+    # written out)
     for rel, entry in brain.vault.iter_notes():
         folder, _, name = rel.rpartition("/")
         template = templates.get(folder)
@@ -245,22 +287,35 @@ def note_names(brain: Brain) -> NameIndex:
         if hit is not None and not hit[1].get("deleted"):
             # A record: its names are the store's (kept by the sync, as every other use
             # of a record's names is), so its note needs no stat (a system call per note).
-            add(rel, 0, 0, *_record_names(hit[1]))
-            continue
-        try:
-            st = entry.stat(follow_symlinks=False)
-        except OSError:
-            continue
-        mtime, size = st.st_mtime_ns, st.st_size
-        if old is None:
-            old = _load(cache_path)
-        cached = old.get(rel)
-        if cached is not None and cached[0] == mtime and cached[1] == size and len(cached) > 4:
-            add(rel, mtime, size, cached[2], cached[3], cached[4])
-            kept += 1
+            aliases, others, kind = _record_names(hit[1])
+            entries[rel] = [0, 0, aliases, others, kind]
         else:
-            add(rel, mtime, size, *_read_names(brain, rel, entry.path))
-            changed += 1
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            mtime, size = st.st_mtime_ns, st.st_size
+            if old is None:
+                old = _load(cache_path)
+            cached = old.get(rel)
+            if cached is not None and cached[0] == mtime and cached[1] == size and len(cached) > 4:
+                aliases, others = cached[2], cached[3]
+                entries[rel] = cached
+                kept += 1
+            else:
+                aliases, others, kind = _read_names(brain, rel, entry.path)
+                entries[rel] = [mtime, size, aliases, others, kind]
+                changed += 1
+        stem = name[:-3]
+        key = _fold_fast(stem)
+        same = basenames.get(key)
+        if same is None:
+            basenames[key] = [rel]
+        else:
+            same.append(rel)
+        if aliases or others:
+            for key in _name_keys(aliases, others):
+                by_alias.setdefault(key, []).append(rel)
     # Saved when it would spare the next process more than a few reads (a capture's own new
     # note is read again by the next one, which costs less than writing 10,000 entries).
     if old is None and cache_path.exists():
