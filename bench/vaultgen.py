@@ -196,3 +196,32 @@ def isolate_home(workdir: Path) -> None:
         "VAULTBRAIN_STATE_DIR",
     ):
         os.environ.pop(var, None)
+
+
+def write_hand_made(root: Path, n: int, seed: int = 7) -> int:
+    """``n`` notes a person wrote before vaultbrain came: in the default pack's folders, with
+    properties of their own (a name, tags, a date) and no ``id``; a tenth without
+    frontmatter, a tenth with a ``type:`` already. Returns how many were written."""
+    rng = random.Random(seed)
+    people = person_names(n)
+    kinds = {"People": "person", "Projects": "project", "Ideas": "idea", "Admin": "admin"}
+    folders = list(kinds)
+    for folder in folders:
+        (root / folder).mkdir(parents=True, exist_ok=True)
+    for i in range(n):
+        folder = folders[i % len(folders)]
+        kind = kinds[folder]
+        title = people[i] if kind == "person" else f"{kind.title()} {_sentence(rng, 3)} {i}"
+        body = "\n".join(_sentence(rng, rng.randint(6, 16)) for _ in range(rng.randint(2, 12)))
+        if i % 10 == 0:
+            text = f"# {title}\n\n{body}\n"
+        else:
+            # (lists as Obsidian writes them, and now and then as a person types them)
+            tag = rng.choice(TOPICS)
+            tags = f"tags: [{tag}]" if i % 10 == 5 else f"tags:\n  - {tag}"
+            props = [tags, f"date: 2025-0{1 + i % 9}-1{i % 10}"]
+            if i % 10 == 1:
+                props.insert(0, f"type: {kind}")
+            text = "---\n" + "\n".join(props) + f"\n---\n{body}\n"
+        (root / folder / f"{title}.md").write_text(text, "utf-8")
+    return n

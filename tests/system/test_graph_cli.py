@@ -195,10 +195,10 @@ def test_a_warm_reindex_finds_the_index_in_step_by_the_scans_stamp(
     rows_read: list[str] = []  # "" when the index was in step with it (no row compared)
     real = GraphIndex.catch_up
 
-    def spy(self, vault_, stats=None, stamp=None):  # type: ignore[no-untyped-def]
+    def spy(self, vault_, stats=None, stamp=None, **kw):  # type: ignore[no-untyped-def]
         walks.append(stamp)
         rows_read.append(stamp if self._meta("in_step") != stamp else "")
-        return real(self, vault_, stats, stamp)
+        return real(self, vault_, stats, stamp, **kw)
 
     monkeypatch.setattr(GraphIndex, "catch_up", spy)
     reindex(Brain(vault))

@@ -63,13 +63,22 @@ def test_enrich_fills_only_empty_fields_and_says_where_from(vault: Path) -> None
     fields = by_path["People/Sarah.md"]["fields"]
     assert fields["contact"]["value"] == "sarah@example.com"
     assert fields["contact"]["from"][0].startswith("Meetings/")
-    assert fields["last_interaction"] == {"value": "2026-11-20", "from": ["Meetings/Hive day.md"]}
+    assert fields["last_interaction"] == {
+        "value": "2026-11-20",
+        "from": ["Meetings/Hive day.md: date: 2026-11-20"],
+    }
     assert fields["topics"]["value"] == ["garden"]
     assert "context" not in fields  # a person wrote it
     assert "contact" not in by_path.get("People/Tom.md", {"fields": {}})["fields"]
 
-    done = run_json(vault, "enrich", "person", "Sarah")
-    assert [r["path"] for r in done["changes"]] == ["People/Sarah.md"]
+    # Sarah's note is hers: written only when she says so
+    held = run_json(vault, "enrich", "person", "Sarah")
+    assert [(r["path"], r["mine"], r["written"]) for r in held["changes"]] == [
+        ("People/Sarah.md", True, False)
+    ]
+    assert (vault / "People/Sarah.md").read_text("utf-8") == sarah
+    done = run_json(vault, "enrich", "person", "Sarah", "--apply-to-mine")
+    assert [(r["path"], r["written"]) for r in done["changes"]] == [("People/Sarah.md", True)]
     fm = frontmatter(vault / "People/Sarah.md")
     assert fm["contact"] == "sarah@example.com"
     assert fm["last_interaction"] == "2026-11-20"
@@ -84,7 +93,7 @@ def test_enrich_fills_only_empty_fields_and_says_where_from(vault: Path) -> None
     assert {e["field"] for e in trail} == {"contact", "last_interaction", "topics"}
     assert all(e["from"] and e["path"] == "People/Sarah.md" for e in trail)
 
-    again = run(vault, "enrich", "person", "Sarah").output
+    again = run(vault, "enrich", "person", "Sarah", "--apply-to-mine").output
     assert "nothing to fill" in again
     assert frontmatter(vault / "People/Tom.md")["contact"] == "tom@old.example"
     bad = run(vault, "enrich", "meeting", ok=False)
@@ -117,9 +126,10 @@ def test_enrich_llm_summarises_context_from_the_lines_that_name_the_record(
         "from": ["Meetings/Seed swap.md"],
     }
     assert "context" not in frontmatter(vault / "People/Sarah.md")
-    run(vault, "enrich", "person", "Sarah", "--llm")
+    run(vault, "enrich", "person", "Sarah", "--llm", "--apply-to-mine")
     assert frontmatter(vault / "People/Sarah.md")["context"] == "Gardening friend who swaps seeds."
     assert lmstudio.requests[-1]["response_format"]["json_schema"]["name"] == "context"
     calls = len(lmstudio.requests)
-    assert "nothing to fill" in run(vault, "enrich", "person", "Sarah", "--llm").output
+    again = run(vault, "enrich", "person", "Sarah", "--llm", "--apply-to-mine").output
+    assert "nothing to fill" in again
     assert len(lmstudio.requests) == calls  # a filled context is not asked for again

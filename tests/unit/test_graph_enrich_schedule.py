@@ -32,8 +32,8 @@ def clock() -> Clock:
 def brain(vault: Path, clock: Clock) -> Brain:
     run(vault, "init")
     run(vault, "schema", "use", "vaultbrain-recommended")
-    (vault / "People").mkdir(exist_ok=True)
-    (vault / "People/Sarah.md").write_text("---\ntype: person\nname: Sarah\n---\n# Sarah\n")
+    run(vault, "db", "add", "person", "--set", "name=Sarah")  # a note vaultbrain made
+    (vault / "People/Hand Made.md").write_text("---\nname: Hand Made\n---\nhand@example.com\n")
     (vault / "Meetings").mkdir(exist_ok=True)
     (vault / "Meetings/Seed swap.md").write_text(
         "---\ntype: meeting\ntitle: Seed swap\ndate: 2026-11-20\n"
@@ -80,6 +80,7 @@ def test_a_scheduled_enrich_fills_empty_fields_once_per_fire(brain: Brain, clock
     assert "enrich" in sched.run_due()
     fm = frontmatter(brain.vault.root / "People/Sarah.md")
     assert fm["contact"] == "sarah@example.com"
+    assert "contact" not in frontmatter(brain.vault.root / "People/Hand Made.md")  # the person's
     assert "enrich" not in sched.run_due()  # once per fire time
     state = {j["name"]: j for j in sched.jobs()}["enrich"]
     assert state["last_status"] == "ok" and state["last_run"] is not None

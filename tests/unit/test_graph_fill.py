@@ -106,10 +106,10 @@ def test_a_child_that_fails_leaves_the_build_to_the_parent(
     parent = os.getpid()
     real = GraphIndex.rebuild
 
-    def rebuild_failing_in_the_child(self: GraphIndex, vault) -> int:
+    def rebuild_failing_in_the_child(self: GraphIndex, vault, progress=None) -> int:
         if os.getpid() != parent:
             raise OSError("disk full")
-        return real(self, vault)
+        return real(self, vault, progress)
 
     monkeypatch.setattr(GraphIndex, "rebuild", rebuild_failing_in_the_child)
     brain = new_brain(_vault(tmp_path))

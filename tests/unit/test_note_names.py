@@ -99,8 +99,10 @@ def test_a_touched_record_note_takes_its_aliases_from_the_store_without_a_read(
     rec = records(brain).by_path(rel)
     assert rec is not None
     read: list[str] = []
-    real = names._read_aliases
-    monkeypatch.setattr(names, "_read_aliases", lambda b, r: read.append(r) or real(b, r))
+    real = names._read_frontmatter
+    monkeypatch.setattr(
+        names, "_read_frontmatter", lambda b, r, *a: read.append(r) or real(b, r, *a)
+    )
     names.touched(brain, rel)
     _write(brain, "Notes/Loose.md", "---\naliases: [Loose end]\n---\n")
     names.touched(brain, "Notes/Loose.md")

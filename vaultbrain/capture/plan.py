@@ -3,14 +3,16 @@
 Each destination becomes, in this order:
 
 - an ``update`` of the existing record of its type with that name (or alias, any case);
-- else, when any note in the vault already has that name (basename or alias, any case,
-  :mod:`vaultbrain.filing.names`): an ``update`` when that note is a record of the same type,
-  otherwise a ``link``: the thought points at the note and nothing is written into it (a
-  hand-made note is never written unasked, and a second note of that name would make every
-  ``[[name]]`` in the vault ambiguous);
-- else, for a person named by one word ("miriam says…"): the one person record whose first
-  name (or an alias) it is; two or more fits raise :class:`AmbiguousName` (the capture goes to
-  Needs Review with the reason, never a guess);
+- else, when any note in the vault already has that name (basename, alias or ``name:``,
+  case and accents folded, :mod:`vaultbrain.filing.names`): an ``update`` when that note is a
+  record of the same type, otherwise a ``link``: the thought points at the note and nothing
+  is written into it (a hand-made note is never written unasked, and a second note of that
+  name would make every ``[[name]]`` in the vault ambiguous). A person's name that only a
+  note the vault types as something else has (a theme, a tool, a company) links to it;
+- else, for a person named by one word ("miriam says…"): the one note anywhere whose full
+  name starts with it (a person record, ``Databases/CRM/Jane Doe.md``);
+- two or more notes that fit raise :class:`AmbiguousName` (the capture goes to Needs Review
+  with the candidates, never a guess);
 - else a note to ``create`` at a free path in its type's folder.
 
 The plan is stored before the first note is written, so a rerun after a crash writes the
@@ -27,7 +29,7 @@ from vaultbrain.filing.index import records
 from vaultbrain.filing.names import NameIndex, free_path, note_names
 from vaultbrain.filing.records import new_id
 from vaultbrain.packs import PageType
-from vaultbrain.vault.names import name_key, sanitize_filename
+from vaultbrain.vault.names import sanitize_filename
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -73,7 +75,7 @@ def plan(brain: Brain, dests: list[Destination]) -> tuple[PlannedOp, ...]:
             continue
         if names is None:
             names = note_names(brain)
-        op = _existing_note(index, names, ptype, d, planned) or _first_name(index, ptype, d)
+        op = _existing_note(index, names, ptype, d, planned) or _first_name(index, names, ptype, d)
         if op is not None:
             if op.path.lower() not in planned:
                 planned.add(op.path.lower())
@@ -114,35 +116,62 @@ def _update_op(ptype: PageType, record: dict[str, Any], d: Destination) -> Plann
 def _existing_note(
     index: RecordIndex, names: NameIndex, ptype: PageType, d: Destination, planned: set[str]
 ) -> PlannedOp | None:
-    """The note already named ``d.title`` anywhere in the vault: updated when it is a record
-    of this type, else only linked (its path recorded, nothing written into it)."""
+    """The note already named ``d.title`` anywhere in the vault (basename, alias or ``name:``,
+    case and accents folded): updated when it is a record of this type, else only linked
+    (its path recorded, nothing written into it). A person's name that only a note the vault
+    types as something else has (a theme, a tool) links to that note: it is no person. Two
+    notes that fit equally are the person's to choose (:class:`AmbiguousName`)."""
     # The title, and the file name a new note would get (``A/B`` is created as ``A-B.md``).
     hits = names.lookup(d.title) or names.lookup(sanitize_filename(d.title))
     if not hits:
         return None
-    rel = next((r for r in hits if r.lower() not in planned), hits[0])
-    hit = index.by_path(rel)
-    if hit is not None and hit[1].get("type") == ptype.name and hit[1].get("path"):
-        return _update_op(ptype, hit[1], d)
+    same = [r for r in hits if _record_of(index, r, ptype) is not None]
+    if len(same) == 1:
+        return _update_op(ptype, _record_of(index, same[0], ptype), d)  # type: ignore[arg-type]
+    fits = same or hits
+    if ptype.name.lower() in PERSON_TYPES and not same:
+        fits = [r for r in hits if names.kind(r) != "other"] or hits
+    free = [r for r in fits if r.lower() not in planned]
+    if len(free) > 1:
+        raise AmbiguousName(_choices(d.title, free))
+    rel = free[0] if free else fits[0]
+    hit = _record_of(index, rel, ptype)
+    if hit is not None:
+        return _update_op(ptype, hit, d)
     stem = rel.rsplit("/", 1)[-1][:-3]
     shown = stem if stem.lower() == d.title.strip().lower() else d.title.strip()
     return PlannedOp(OpKind.LINK, ptype.name, shown, rel, "", "", {})
 
 
-def _first_name(index: RecordIndex, ptype: PageType, d: Destination) -> PlannedOp | None:
-    """A person named by one word: the one person record it is the first name of."""
-    word = name_key(d.title)
+def _record_of(index: RecordIndex, rel: str, ptype: PageType) -> dict[str, Any] | None:
+    hit = index.by_path(rel)
+    if hit is not None and hit[1].get("type") == ptype.name and hit[1].get("path"):
+        return hit[1]
+    return None
+
+
+def _choices(title: str, rels: list[str]) -> str:
+    listed = " or ".join(f"“{r.rsplit('/', 1)[-1][:-3]}” ({r})" for r in sorted(rels))
+    return f"“{title.strip()}” could be {listed}: choose one"
+
+
+def _first_name(
+    index: RecordIndex, names: NameIndex, ptype: PageType, d: Destination
+) -> PlannedOp | None:
+    """A person named by one word: the one note anywhere whose full name (basename, alias or
+    ``name:``) starts with it, unless the vault types that note as something else (``steph``
+    -> References/Steph Ango.md, ``jane`` -> Databases/CRM/Jane Doe.md). A record of the type
+    is updated, any other note linked."""
+    word = d.title.strip()
     if ptype.name.lower() not in PERSON_TYPES or not word or " " in word:
         return None
-    fits = []
-    for _, summary in index.all():
-        if summary.get("type") != ptype.name or not summary.get("path"):
-            continue
-        title = name_key(str(summary.get("title") or ""))
-        aliases = {name_key(str(a)) for a in summary.get("aliases") or []}
-        if title.split(" ", 1)[0] == word or word in aliases:
-            fits.append(summary)
+    fits = names.by_first_name(word)
     if len(fits) > 1:
-        listed = " or ".join(sorted(f"“{f['title']}” ({f['path']})" for f in fits))
-        raise AmbiguousName(f"“{d.title}” could be {listed}: choose one")
-    return _update_op(ptype, fits[0], d) if fits else None
+        raise AmbiguousName(_choices(word, fits))
+    if not fits:
+        return None
+    hit = _record_of(index, fits[0], ptype)
+    if hit is not None:
+        return _update_op(ptype, hit, d)
+    stem = fits[0].rsplit("/", 1)[-1][:-3]
+    return PlannedOp(OpKind.LINK, ptype.name, stem, fits[0], "", "", {})

@@ -260,6 +260,7 @@ def _create(
         op.title,
         log_line(brain, cap, others),
         line_fields(parse_typed(cap.text)),
+        rel=op.path,
     )
     for _ in range(CREATE_ATTEMPTS):
         try:

@@ -13,7 +13,8 @@ import importlib
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
@@ -281,7 +282,24 @@ class Context:
             ctx = click.get_current_context(silent=True)
             if ctx is not None:
                 ctx.find_root().call_on_close(lambda: vault.catch_late_writes(final=True))
+                # The graph index's connection closed as the command ends (folding its
+                # write-ahead log in), not whenever the collector frees the brain: in a
+                # process that runs many commands, that was in the middle of another one.
+                ctx.find_root().call_on_close(_closer(self._app))
         return self._app
+
+
+def _closer(brain: Brain) -> Callable[[], None]:
+    import weakref
+
+    ref = weakref.ref(brain)
+
+    def close() -> None:
+        app = ref()
+        if app is not None and app.kept("graph") is not None:
+            app.forget()  # (all it learnt let go, the graph index closed: it is done)
+
+    return close
 
 
 @click.group(

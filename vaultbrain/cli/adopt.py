@@ -18,7 +18,11 @@ from vaultbrain.cli.render import echo_json
 @click.pass_obj
 def adopt_cmd(obj: Any, folder: str, dry_run: bool, do_apply: bool, as_json: bool) -> None:
     """Give the hand-made record notes under FOLDER (all: no FOLDER) an `id:` (and a `type:`
-    if they have none), so their records follow them by id. Nothing else in them changes."""
+    if they have none), so their records follow them by id. Nothing else in them changes,
+    and a property holding a value of your own is never replaced (the note is a conflict,
+    left as it is). A terminal shows a progress line; Ctrl-C stops cleanly and a rerun goes
+    on from there."""
+    from vaultbrain.cli.progress import Progress
     from vaultbrain.errors import UserError
     from vaultbrain.filing.adopt import apply, plan
 
@@ -26,26 +30,46 @@ def adopt_cmd(obj: Any, folder: str, dry_run: bool, do_apply: bool, as_json: boo
         raise UserError("choose one of --dry-run and --apply")
     app = obj.app()
     app.refresh()
-    planned = plan(app, folder)
     where = f" under {folder.strip('/')}/" if folder else ""
     if not do_apply:
+        planned = plan(app, folder)
         if as_json:
             echo_json([a.__dict__ for a in planned])
             return
         ready = [a for a in planned if not a.problem]
+        conflicts = [a for a in planned if a.conflict]
         for a in planned:
             click.echo(a.describe())
         click.echo(
             f"{len(ready)} hand-made note(s){where} would get an id written"
+            + (f", {len(conflicts)} left as they are (conflicts)" if conflicts else "")
             + (" (nothing written: this is a preview; --apply writes them)" if ready else "")
         )
         return
-    done, problems = apply(app, planned)
+    bar = Progress.on_terminal("notes", quiet=as_json)
+    try:
+        result = apply(app, folder, progress=bar)
+    finally:
+        if bar is not None:
+            bar.close()
     if as_json:
-        echo_json({"adopted": [a.__dict__ for a in done], "problems": problems})
+        echo_json(
+            {
+                "adopted": [a.__dict__ for a in result.done],
+                "problems": result.problems,
+                "stopped": result.stopped,
+            }
+        )
+        if result.stopped:
+            raise SystemExit(130)
         return
-    for a in done:
+    for a in result.done:
         click.echo(f"adopted {a.describe()}")
-    for line in problems:
+    for line in result.problems:
         click.echo(f"  {line}", err=True)
-    click.echo(f"{len(done)} note(s){where} adopted, {len(problems)} left as they were")
+    click.echo(
+        f"{len(result.done)} note(s){where} adopted, {len(result.problems)} left as they were"
+    )
+    if result.stopped:
+        click.echo("stopped: run `vaultbrain adopt --apply` again to go on", err=True)
+        raise SystemExit(130)

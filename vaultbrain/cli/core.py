@@ -270,14 +270,29 @@ def reindex_cmd(obj: Any, as_json: bool, dry_run: bool) -> None:
             click.echo(line)
         return
     bar = _Progress() if not as_json and sys.stdout.isatty() else None
+    from vaultbrain.cli.progress import Progress
+
+    indexing = Progress.on_terminal("notes indexed for search", quiet=as_json)
+
+    def index_progress(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is not None:  # the scan is over: its line stays, the index's comes below
+            bar.close()
+            bar = None
+        if indexing is not None:
+            indexing(done, total)
+
     try:
-        report = reindex(app, progress=bar)
+        report = reindex(app, progress=bar, graph_progress=index_progress)
     except KeyboardInterrupt:
         if bar is not None:
             bar.close()
         done = f"{bar.done:,} of {bar.total:,} notes read; " if bar else ""
         click.echo(hint(f"stopped: {done}run `vaultbrain reindex` again to go on"), err=True)
         raise SystemExit(130) from None
+    finally:
+        if indexing is not None:
+            indexing.close()
     if bar is not None:
         bar.close()
     from vaultbrain.capture.lines import rebuild_captures  # issue 15: lines are the truth

@@ -14,11 +14,27 @@ from vaultbrain.cli.render import echo_json, echo_table
 from vaultbrain.graph import graph_of
 
 
-def _graph(obj: Any) -> tuple[Any, Any]:
+def _graph(obj: Any, quiet: bool = False) -> tuple[Any, Any]:
+    """The brain and its graph index, in step with the vault. A first use builds the index
+    (seconds on a large vault; `reindex` and the daemon build it beforehand): said on
+    stderr, with a progress line on a terminal, never a silent wait."""
+    from vaultbrain.cli.progress import Progress
+
     brain = obj.app()
     brain.refresh()
     graph = graph_of(brain)
-    graph.catch_up(brain.vault)
+    bar = Progress.on_terminal("notes indexed", quiet=quiet)
+    if not graph.built and not quiet:
+        click.echo(
+            "building the search index (first use; `vaultbrain reindex` or the daemon "
+            "build it beforehand)…",
+            err=True,
+        )
+    try:
+        graph.catch_up(brain.vault, progress=bar)
+    finally:
+        if bar is not None:
+            bar.close()
     return brain, graph
 
 
@@ -46,7 +62,7 @@ def search_cmd(
     from vaultbrain.classify.embeddings import EmbeddingClient
     from vaultbrain.graph.search import find
 
-    brain, graph = _graph(obj)
+    brain, graph = _graph(obj, as_json)
     if type_name:
         t = brain.pack.get_type(type_name)
         type_name = t.name if t else type_name
@@ -156,7 +172,7 @@ def whoknows_cmd(obj: Any, topic: tuple[str, ...], limit: int, as_json: bool) ->
     """Who (people, companies: the pack's expert_routing types) the vault ties to TOPIC."""
     from vaultbrain.graph.whoknows import whoknows
 
-    brain, graph = _graph(obj)
+    brain, graph = _graph(obj, as_json)
     experts = {t.name for t in brain.all_types() if t.expert_routing}
     rows = whoknows(graph, " ".join(topic), experts, brain.today(), limit)
     if as_json:
@@ -185,7 +201,7 @@ def links_cmd(obj: Any, note: str, link_type: str | None, as_json: bool) -> None
     """NOTE's typed links both ways (NOTE: its path, name or alias)."""
     from vaultbrain.graph.links import links_of
 
-    brain, graph = _graph(obj)
+    brain, graph = _graph(obj, as_json)
     doc = links_of(graph, note, brain.pack, link_type)
     if as_json:
         echo_json(doc)
@@ -226,7 +242,7 @@ def takes_cmd(
     from vaultbrain.graph.takes import extract, list_takes
     from vaultbrain.packs.usage import parse_since
 
-    brain, graph = _graph(obj)
+    brain, graph = _graph(obj, as_json)
     if kind and kind not in brain.pack.manifest.takes_kinds:
         from vaultbrain.errors import UserError
 
@@ -253,6 +269,11 @@ def takes_cmd(
 @click.argument("name", metavar="[NAME]", required=False)
 @click.option("--dry-run", is_flag=True, help="Say what would be filled; write nothing.")
 @click.option("--llm", "use_llm", is_flag=True, help="Also summarise an empty context (LLM).")
+@click.option(
+    "--apply-to-mine",
+    is_flag=True,
+    help="Also write into notes you made (by default only vaultbrain's own and adopted ones).",
+)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 def enrich_cmd(
@@ -261,19 +282,24 @@ def enrich_cmd(
     name: str | None,
     dry_run: bool,
     use_llm: bool,
+    apply_to_mine: bool,
     as_json: bool,
 ) -> None:
     """Fill empty fields of the pack's enrichable records from what the vault says.
 
     Contact from e-mail addresses or phone numbers written about the record, the last
-    interaction from the latest note linking to it, topics its linking notes share, links
-    from its typed links. A value someone wrote is never replaced; each value added is in
-    the audit trail with where it came from.
+    interaction from the latest date a note linking to it states, topics its linking notes
+    share, links from its typed links. A value someone wrote is never replaced; notes you
+    made are written only with --apply-to-mine; each value added is in the audit trail with
+    where it came from.
     """
     from vaultbrain.graph.enrich import enrich
 
-    brain, graph = _graph(obj)
-    rows = enrich(brain, graph, type_name, name, dry_run, use_llm)
+    brain, graph = _graph(obj, as_json)
+    from vaultbrain.filing.index import made_by_vaultbrain
+
+    ours = made_by_vaultbrain(brain)
+    rows = enrich(brain, graph, type_name, name, dry_run, use_llm, apply_to_mine, ours)
     if not dry_run:
         from vaultbrain.filing.sync import notes_sync
 
@@ -286,8 +312,23 @@ def enrich_cmd(
     if not rows:
         click.echo("nothing to fill")
         return
-    verb = "would fill" if dry_run else "filled"
+    held = 0
     for r in rows:
+        if dry_run:
+            verb = "would fill" + (
+                " (your note: only with --apply-to-mine)" if r["mine"] and not apply_to_mine else ""
+            )
+        elif r["written"]:
+            verb = "filled"
+        else:
+            verb = (
+                "not written (your note: --apply-to-mine writes it)"
+                if r["mine"]
+                else ("not written (it changed meanwhile)")
+            )
+            held += r["mine"]
         click.echo(f"{r['path']}: {verb}")
         for field, p in r["fields"].items():
             click.echo(f"    {field}: {p['value']}  (from {'; '.join(p['from'])})")
+    if held:
+        click.echo(f"{held} note(s) of yours left as they are (--apply-to-mine writes them)")

@@ -140,9 +140,56 @@ class EmbedHook(Throttled):
         self.embedder.shutdown()
 
 
+class GraphHook(Hook):
+    """The search index (vaultbrain.graph) built once the daemon is ready, when it is missing
+    (a first start on a vault, a lost state dir, another pack): on a thread of its own
+    (``graph.fill.Builder``), so filing goes on and a first ``search`` finds it built; with
+    ``--once``, here and now. Its progress goes to the log."""
+
+    name = "graph"
+
+    def __init__(self, brain: Brain) -> None:
+        from vaultbrain.graph.fill import Builder
+
+        self.builder = Builder(brain)
+        self.checked_key: str | None = None
+
+    every = 30.0  # after a failure (a full disk), the next try
+
+    def tick(self, once: bool = False) -> None:
+        import sqlite3
+
+        key = self.builder.brain.pack_key  # another pack: another index, maybe missing
+        if self.builder.thread is not None and not self.builder.done():
+            return
+        if key == self.checked_key or time.monotonic() < self.retry_at:
+            return
+        try:
+            if not self.builder.needed():
+                self.checked_key = key
+                return
+            if once:
+                self.builder.run()
+                self.checked_key = key
+                return
+        except (sqlite3.Error, OSError) as exc:
+            # (a full disk, a read-only state dir: said once a try, tried again later)
+            log.warning("the search index was not built (%s); trying again later", exc)
+            self.retry_at = time.monotonic() + self.every
+            return
+        self.checked_key = key
+        log.info("building the search index in the background")
+        self.builder.start()
+
+    retry_at = 0.0
+
+    def shutdown(self) -> None:
+        self.builder.stop()
+
+
 def load_hooks(brain: Brain) -> list[Hook]:
     hooks: list[Hook] = []
-    for factory in (ReviewHook, SchedulerHook, IdeaLoomHook, EmbedHook):
+    for factory in (ReviewHook, SchedulerHook, IdeaLoomHook, GraphHook, EmbedHook):
         try:
             hooks.append(factory(brain))
         except ImportError as exc:

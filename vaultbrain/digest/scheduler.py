@@ -58,10 +58,11 @@ class JobSpec:
 
 
 def _run_enrich(brain: Brain, day: dt.date, **kw: Any) -> dict[str, Any]:
+    from vaultbrain.filing.index import made_by_vaultbrain
     from vaultbrain.filing.sync import notes_sync
     from vaultbrain.graph.enrich import run_enrich  # the graph index: only when scheduled
 
-    done = run_enrich(brain, day, **kw)
+    done = run_enrich(brain, day, ours=made_by_vaultbrain(brain), **kw)
     for rel in done["notes"]:
         notes_sync(brain).sync_path(rel)  # the record follows its note
     return done

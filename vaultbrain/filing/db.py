@@ -113,7 +113,7 @@ def add_record(brain: Brain, type_name: str, values: dict[str, str]) -> dict[str
         now = brain.now().isoformat()
         core = {"type": ptype.name, "id": new_id(), "created": now, "updated": now}
         log = f"- {now[:10]} added by hand"
-        text = record_note(style_of(brain), ptype, core, fields, str(title), log)
+        text = record_note(style_of(brain), ptype, core, fields, str(title), log, rel=rel)
         brain.vault.create(rel, text)
         note = brain.vault.read(rel)
         col = brain.store.collection(ptype.store_collection)

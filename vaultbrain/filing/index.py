@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.packs import ResolvedPack
@@ -45,6 +46,22 @@ def records(brain: Brain) -> RecordIndex:
 def loaded_records(brain: Brain) -> RecordIndex | None:
     """The record index if this process has built it (nothing is built here)."""
     return brain.kept("records")
+
+
+def made_by_vaultbrain(brain: Brain) -> Callable[[str], bool]:
+    """Whether the note at a path is a record vaultbrain made, or one the person adopted
+    (what vaultbrain writes into unasked by a gesture or a setting); not a hand-made note
+    known by path, nor any note outside the records."""
+    index = records(brain)
+
+    def ours(rel: str) -> bool:
+        hit = index.by_path(rel)
+        if hit is None or hit[1].get("deleted") or hit[1].get("path") != rel:
+            return False
+        record = brain.store.collection(hit[0]).get(hit[1]["id"])
+        return record is not None and record.get("origin") != "vault"
+
+    return ours
 
 
 def _follow_refresh(brain: Brain) -> None:

@@ -32,7 +32,7 @@ from vaultbrain.errors import StorageError, VaultbrainError
 from vaultbrain.filing.index import records
 from vaultbrain.filing.records import link_to
 from vaultbrain.vault.files import atomic_write_file
-from vaultbrain.vault.names import name_key, sanitize_filename, unique_name
+from vaultbrain.vault.names import fold, kind_of_words, sanitize_filename, unique_name
 from vaultbrain.vault.note import parse_note
 
 if TYPE_CHECKING:
@@ -41,51 +41,170 @@ if TYPE_CHECKING:
 
 CACHE_FILE = "names-cache.json"
 OWN_FOLDER = "Brain/"
-# Only the head of a note is read for its aliases: frontmatter sits at the top.
+# Only the head of a note is read for its aliases: frontmatter sits at the top (the first
+# 4 KB hold it almost always; a longer one is read on to 64 KB).
+HEAD_START = 4096
 HEAD_BYTES = 64 * 1024
 
 
 @dataclass
 class NameIndex:
-    """Lower-case name -> the notes it names (vault-relative paths), by basename and alias."""
+    """Folded name -> the notes it names (vault-relative paths): by basename, and by alias or
+    ``name:`` property; for a full name (``Jane Doe``), also by its first name. Each note
+    also has a kind: "person", "other" (the vault says it is a company, a tool, an idea…:
+    by its ``type:``, tags or folder) or "" (it does not say)."""
 
     basenames: dict[str, list[str]] = field(default_factory=dict)
     aliases: dict[str, list[str]] = field(default_factory=dict)
-    _entries: dict[str, list[Any]] = field(default_factory=dict)  # rel -> [mtime, size, aliases]
+    # first name -> notes; made when first asked (a walk need not spend a regular
+    # expression on each of 10,000 names for a question most captures never ask)
+    _firsts: dict[str, list[str]] | None = None
+    # rel -> [mtime, size, aliases, other names (``name:``; a record's title), kind]; a kind
+    # of None is learnt when first asked (a walk of 10,000 notes reads only the notes whose
+    # head names aliases or a name: the kind matters only for the few a name fits)
+    _entries: dict[str, list[Any]] = field(default_factory=dict)
+    _read_kind: Any = None  # rel -> kind, for a note whose kind is not known yet
 
     def lookup(self, name: str) -> list[str]:
-        """Notes named ``name``: basename matches first (shortest path first), then aliases."""
-        key = name_key(name)
+        """Notes named ``name`` (case and accents folded): basename matches first (shortest
+        path first), then aliases and ``name:`` properties."""
+        key = fold(name)
         by_name = sorted(self.basenames.get(key, ()), key=lambda r: (r.count("/"), len(r), r))
         by_alias = sorted(r for r in self.aliases.get(key, ()) if r not in by_name)
         return by_name + by_alias
 
+    def by_first_name(self, word: str) -> list[str]:
+        """Notes whose name is a full name starting with ``word`` (``jane`` -> Jane Doe),
+        but for a note the vault types as something else (a company, a tool)."""
+        if self._firsts is None:
+            self._firsts = {}
+            for rel, entry in self._entries.items():
+                self._add_firsts(rel, entry[2], entry[3])
+        fits = sorted(set(self._firsts.get(fold(word), ())))
+        return [rel for rel in fits if self.kind(rel) != "other"]
+
+    def _add_firsts(self, rel: str, aliases: list[str], names: list[str]) -> None:
+        assert self._firsts is not None
+        stem = rel[rel.rfind("/") + 1 : -3]
+        for key in _first_keys(stem, aliases, names):
+            self._firsts.setdefault(key, []).append(rel)
+
+    def kind(self, rel: str) -> str:
+        """ "person", "other" or "" (see :func:`kind_of_note`)."""
+        entry = self._entries.get(rel)
+        if entry is None:
+            return ""
+        if entry[4] is None:
+            entry[4] = self._read_kind(rel) if self._read_kind is not None else ""
+        return str(entry[4])
+
     def has_basename(self, name: str) -> bool:
-        return name_key(name) in self.basenames
+        return fold(name) in self.basenames
 
     def aliases_of(self, rel: str) -> list[str]:
         entry = self._entries.get(rel)
         return list(entry[2]) if entry else []
 
-    def _add(self, rel: str, mtime_ns: int, size: int, aliases: list[str]) -> None:
-        self._entries[rel] = [mtime_ns, size, aliases]
-        stem = rel.rsplit("/", 1)[-1][:-3]
-        self.basenames.setdefault(name_key(stem), []).append(rel)
-        for alias in aliases:
-            self.aliases.setdefault(name_key(alias), []).append(rel)
+    def _add(
+        self,
+        rel: str,
+        mtime_ns: int,
+        size: int,
+        aliases: list[str],
+        names: list[str] | None = None,
+        kind: str | None = "",
+    ) -> None:
+        # (the walk's loop: a cold `vaultbrain capture` adds 10,000 notes here)
+        names = names or []
+        self._entries[rel] = [mtime_ns, size, aliases, names, kind]
+        stem = rel[rel.rfind("/") + 1 : -3]
+        key = _fold_fast(stem)
+        same = self.basenames.get(key)
+        if same is None:
+            self.basenames[key] = [rel]
+        else:
+            same.append(rel)
+        if aliases or names:
+            for key in _name_keys(aliases, names):
+                self.aliases.setdefault(key, []).append(rel)
+        if self._firsts is not None:
+            self._add_firsts(rel, aliases, names)
 
     def _remove(self, rel: str) -> None:
         entry = self._entries.pop(rel, None)
         if entry is None:
             return
-        stem = name_key(rel.rsplit("/", 1)[-1][:-3])
-        keyed = [(self.basenames, stem)] + [(self.aliases, name_key(a)) for a in entry[2]]
+        stem = rel.rsplit("/", 1)[-1][:-3]
+        names = entry[3] if len(entry) > 3 else []
+        keyed = [(self.basenames, _fold_fast(stem))]
+        keyed += [(self.aliases, k) for k in _name_keys(entry[2], names)]
+        if self._firsts is not None:
+            keyed += [(self._firsts, k) for k in _first_keys(stem, entry[2], names)]
         for table, key in keyed:
             rels = table.get(key)
             if rels and rel in rels:
                 rels.remove(rel)
                 if not rels:
                     del table[key]
+
+
+def _name_keys(aliases: list[str], names: list[str]) -> list[str]:
+    out: list[str] = []
+    for n in (*aliases, *names):
+        key = _fold_fast(n) if n else ""
+        if key and key not in out:
+            out.append(key)
+    return out
+
+
+_FULL_NAME = re.compile(
+    r"[^\W\d_][^\W\d]*(?:['’.-][^\W\d]+)*(?: +[^\W\d_][^\W\d]*(?:['’.-][^\W\d]+)*){1,3} *$"
+)
+
+
+def _first_keys(stem: str, aliases: list[str], names: list[str]) -> list[str]:
+    """The first names of a note's full names: ``Jane Doe`` (two to four words, each starting
+    with a capital, no digits) is found by ``jane``; ``Meeting notes`` is no full name."""
+    out = []
+    for name in (stem, *aliases, *names):
+        if " " in name:  # (most file names: no full name, and no regular expression to run)
+            first = _first_key(str(name))
+            if first is not None:
+                out.append(first)
+    return list(dict.fromkeys(out))
+
+
+def _first_key(name: str) -> str | None:
+    if _FULL_NAME.match(name) is None:
+        return None
+    words = name.split()
+    if not all(w[0].isupper() for w in words):
+        return None
+    return fold(words[0])
+
+
+def _fold_fast(name: str) -> str:
+    """:func:`fold` of a file name, which is almost always ASCII with single spaces."""
+    if name.isascii() and "  " not in name and name[:1] != " " and name[-1:] != " ":
+        return name.lower()
+    return fold(name)
+
+
+def kind_of_note(rel: str, data: dict[str, Any] | None) -> str:
+    """What the vault says a note is: "person", "other" or "" — by its ``type:`` first, then
+    its tags, then the folders it sits in."""
+    data = data or {}
+    declared = data.get("type")
+    words = [str(v) for v in (declared if isinstance(declared, list) else [declared]) if v]
+    kind = kind_of_words(words)
+    if kind:
+        return kind
+    tags = data.get("tags", data.get("tag"))
+    words = [str(t) for t in (tags if isinstance(tags, list) else [tags]) if t]
+    kind = kind_of_words([w for t in words for w in t.replace(",", " ").split()])
+    if kind:
+        return kind
+    return kind_of_words(rel.split("/")[:-1])
 
 
 _built: weakref.WeakKeyDictionary[Any, tuple[int, NameIndex]] = weakref.WeakKeyDictionary()
@@ -147,12 +266,14 @@ def note_names(brain: Brain) -> NameIndex:
     old: dict[str, list[Any]] | None = previous._entries if previous is not None else None
     kept = 0  # the cache's notes the walk found again
     index = NameIndex()
-    entries, basenames, by_alias = index._entries, index.basenames, index.aliases
+    index._read_kind = _kind_reader(weakref.ref(brain))  # (kept weakly: _built is keyed by it)
     by_path = records(brain).by_path
     inbox = brain.inbox_rel.lower()
     changed = 0
     templates: dict[str, bool] = {}  # per folder: a template folder holds all its notes
-    # (one tight loop: a cold `vaultbrain capture` walks 10,000 notes here)
+    entries, basenames, by_alias = index._entries, index.basenames, index.aliases
+    # (one tight loop: a cold `vaultbrain capture` walks 10,000 notes here; what _add does,
+    # written out)
     for rel, entry in brain.vault.iter_notes():
         folder, _, name = rel.rpartition("/")
         template = templates.get(folder)
@@ -166,10 +287,10 @@ def note_names(brain: Brain) -> NameIndex:
             continue
         hit = by_path(rel)
         if hit is not None and not hit[1].get("deleted"):
-            # A record: its aliases are the store's (kept by the sync, as every other use
+            # A record: its names are the store's (kept by the sync, as every other use
             # of a record's names is), so its note needs no stat (a system call per note).
-            aliases = hit[1].get("aliases") or []
-            entries[rel] = [0, 0, aliases]
+            aliases, others, kind = _record_names(hit[1])
+            entries[rel] = [0, 0, aliases, others, kind]
         else:
             try:
                 st = entry.stat(follow_symlinks=False)
@@ -179,21 +300,24 @@ def note_names(brain: Brain) -> NameIndex:
             if old is None:
                 old = _load(cache_path)
             cached = old.get(rel)
-            if cached is not None and cached[0] == mtime and cached[1] == size:
-                aliases = cached[2]
+            if cached is not None and cached[0] == mtime and cached[1] == size and len(cached) > 4:
+                aliases, others = cached[2], cached[3]
+                entries[rel] = cached
                 kept += 1
             else:
-                aliases = _read_aliases(brain, rel)
+                aliases, others, kind = _read_names(brain, rel, entry.path)
+                entries[rel] = [mtime, size, aliases, others, kind]
                 changed += 1
-            entries[rel] = [mtime, size, aliases]
-        stem = name_key(name[:-3])
-        same = basenames.get(stem)
+        stem = name[:-3]
+        key = _fold_fast(stem)
+        same = basenames.get(key)
         if same is None:
-            basenames[stem] = [rel]
+            basenames[key] = [rel]
         else:
             same.append(rel)
-        for alias in aliases:
-            by_alias.setdefault(name_key(alias), []).append(rel)
+        if aliases or others:
+            for key in _name_keys(aliases, others):
+                by_alias.setdefault(key, []).append(rel)
     # Saved when it would spare the next process more than a few reads (a capture's own new
     # note is read again by the next one, which costs less than writing 10,000 entries).
     if old is None and cache_path.exists():
@@ -202,7 +326,7 @@ def note_names(brain: Brain) -> NameIndex:
     # (entries of records an older version kept count as stale: the file shrinks to the rest)
     stale = changed + len(known) - kept + (len(old) - len(known) if old else 0)
     if stale and (stale > _STALE_BEFORE_SAVE or not known or brain in _followed):
-        _save(cache_path, {rel: e for rel, e in entries.items() if e[0]})
+        _save(cache_path, {rel: e for rel, e in index._entries.items() if e[0]})
         _saved_at[brain] = time.monotonic()
     _built[brain] = (brain.generation, index)
     return index
@@ -229,33 +353,82 @@ def _apply(brain: Brain, index: NameIndex, dirty: set[str]) -> None:
             continue
         hit = by_path(rel)
         if hit is not None and not hit[1].get("deleted"):
-            # A record (each capture's new note is one): its aliases are the store's, as in
+            # A record (each capture's new note is one): its names are the store's, as in
             # the walk, so the note is not read and parsed again.
             index._remove(rel)
-            index._add(rel, 0, 0, list(hit[1].get("aliases") or []))
+            index._add(rel, 0, 0, *_record_names(hit[1]))
             continue
         entry = index._entries.get(rel)
         if entry and entry[0] == st.st_mtime_ns and entry[1] == st.st_size:
             continue
         index._remove(rel)
-        index._add(rel, st.st_mtime_ns, st.st_size, _read_aliases(brain, rel))
+        index._add(rel, st.st_mtime_ns, st.st_size, *_read_names(brain, rel))
     if time.monotonic() - _saved_at.get(brain, 0.0) > _SAVE_EVERY_S:
         _save(brain.state_dir / CACHE_FILE, {r: e for r, e in index._entries.items() if e[0]})
         _saved_at[brain] = time.monotonic()
 
 
-def _read_aliases(brain: Brain, rel: str) -> list[str]:
+def _kind_reader(ref: weakref.ref[Brain]) -> Any:
+    def read_kind(rel: str) -> str:
+        brain = ref()
+        return kind_of_note(rel, _read_frontmatter(brain, rel)) if brain is not None else ""
+
+    return read_kind
+
+
+def _record_names(summary: dict[str, Any]) -> tuple[list[str], list[str], str]:
+    """(aliases, other names, kind) of a record, from the store's summary of it."""
+    aliases = [str(a) for a in summary.get("aliases") or [] if a]
+    title = str(summary.get("title") or "").strip()
+    kind = kind_of_words([str(summary.get("type") or "")]) or "other"
+    return aliases, [title] if title else [], kind
+
+
+def _read_names(
+    brain: Brain, rel: str, path: str | None = None
+) -> tuple[list[str], list[str], str | None]:
+    """(aliases, other names, kind) of a note that is no record: its ``aliases`` and its
+    ``name:`` property; its kind is learnt when first asked (None). ``path``: where a walk
+    found it (a regular file reached through no symlink: nothing to resolve)."""
+    data = _read_frontmatter(brain, rel, (b"alias", b"name"), path)
+    names = []
+    own_name = data.get("name")
+    if isinstance(own_name, str) and own_name.strip():
+        names.append(own_name.strip())
+    return _read_aliases(brain, rel, data), names, None
+
+
+def _read_frontmatter(
+    brain: Brain, rel: str, wanted: tuple[bytes, ...] = (), path: str | None = None
+) -> dict[str, Any]:
+    """A note's properties, read from its head (``wanted``: unless its properties hold none
+    of these words, which is seen without parsing them)."""
     try:
-        with open(brain.vault.resolve(rel), "rb") as fh:
-            head = fh.read(HEAD_BYTES)
-    except OSError:
-        return []
+        with open(path or brain.vault.resolve(rel), "rb") as fh:
+            head = fh.read(HEAD_START)
+            if head.startswith(b"---") and len(head) == HEAD_START:
+                close = head.find(b"\n---", 3)
+                if close < 0:
+                    head += fh.read(HEAD_BYTES - HEAD_START)
+    except (OSError, VaultbrainError):
+        return {}
     if not head.startswith(b"---"):
-        return []
+        return {}
+    if wanted:
+        close = head.find(b"\n---", 3)
+        block = head[: close if close > 0 else len(head)]
+        if not any(w in block for w in wanted):
+            return {}
     parsed = parse_note(head.decode("utf-8", errors="replace").replace("\x00", ""))
-    if parsed.error is not None:
-        return []
-    raw = parsed.data.get("aliases", parsed.data.get("alias"))
+    if parsed.error is not None or not isinstance(parsed.data, dict):
+        return {}
+    return parsed.data
+
+
+def _read_aliases(brain: Brain, rel: str, data: dict[str, Any] | None = None) -> list[str]:
+    if data is None:
+        data = _read_frontmatter(brain, rel)
+    raw = data.get("aliases", data.get("alias"))
     if isinstance(raw, str):
         raw = [raw]
     if not isinstance(raw, list):
@@ -268,12 +441,12 @@ def _load(path: Any) -> dict[str, list[Any]]:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    notes = doc.get("notes") if isinstance(doc, dict) and doc.get("version") == 1 else None
+    notes = doc.get("notes") if isinstance(doc, dict) and doc.get("version") == 2 else None
     return notes if isinstance(notes, dict) else {}
 
 
 def _save(path: Any, entries: dict[str, list[Any]]) -> None:
-    data = json.dumps({"version": 1, "notes": entries}, ensure_ascii=False)
+    data = json.dumps({"version": 2, "notes": entries}, ensure_ascii=False)
     try:
         atomic_write_file(path, data.encode("utf-8"), durable=False)
     except (OSError, StorageError):

@@ -73,6 +73,7 @@ __all__ = [
 
 CORE_KEYS = (
     "type",
+    "subtype",
     "id",
     "created",
     "updated",
@@ -152,11 +153,16 @@ def typed_values(ptype: PageType | None, fields: dict[str, Any]) -> dict[str, An
 
 
 def ordered_frontmatter(
-    ptype: PageType, core: dict[str, Any], fields: dict[str, Any]
+    ptype: PageType, core: dict[str, Any], fields: dict[str, Any], rel: str | None = None
 ) -> dict[str, Any]:
-    """Properties in a stable order: type, id, the type's fields, then provenance and times."""
+    """Properties in a stable order: type (and the subtype the pack's ``subtypes:`` give the
+    note at ``rel``), id, the type's fields, then provenance and times."""
     fields = typed_values(ptype, fields)
-    out: dict[str, Any] = {"type": core["type"], "id": core["id"]}
+    out: dict[str, Any] = {"type": core["type"]}
+    subtype = ptype.subtype_for(rel, fields) if rel is not None and ptype.subtypes else None
+    if subtype is not None:
+        out["subtype"] = subtype
+    out["id"] = core["id"]
     for name in ptype.fields:
         if name in fields and fields[name] not in (None, ""):
             out[name] = fields[name]
@@ -230,6 +236,10 @@ def record_from_note(
     )
     # A record from before note_style knew no note_keys: its note carried every machine key.
     carried = set(rec.get("note_keys", STORE_KEYS if existing else ()))
+    if "subtype" in data:  # the note says it (the pack's subtypes: wrote it)
+        rec["subtype"] = data["subtype"]
+    else:
+        rec.pop("subtype", None)
     for key in STORE_KEYS:
         if key in data:
             rec[key] = data[key]

@@ -8,8 +8,11 @@ looks for the records whose notes are gone. The cache lives in the state dir (``
 
 from __future__ import annotations
 
+import base64
 import os
+import sys
 import time
+from array import array
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +29,71 @@ CACHE_FILE = "notes-cache.json"
 _RACY_NS = 2_000_000_000
 
 
+def _as_columns(cache: dict[str, list[Any]]) -> dict[str, Any]:
+    """The cache as the file keeps it: the paths, the hashes, and every number of every note
+    in one array of 64-bit integers (``_WIDTH`` a note; -1 for one not known yet), in
+    base64. 10,000 lists of seven values took the JSON decoder most of a warm reindex's
+    load; one string decodes in microseconds."""
+    numbers = array("q")
+    absent = (-1, -1)
+    for e in cache.values():
+        numbers.extend((e[0], e[1], e[3] if len(e) > 3 else 0))
+        numbers.extend((e[4], e[5]) if len(e) > 5 else absent)
+        numbers.append(e[6] if len(e) > 6 else -1)
+    if sys.byteorder != "little":
+        numbers.byteswap()
+    return {
+        "paths": list(cache),
+        "hashes": [e[2] for e in cache.values()],
+        "numbers": base64.b64encode(numbers.tobytes()).decode("ascii"),
+    }
+
+
+_WIDTH = 6  # mtime_ns, size, seen_at_ns, ino, ctime_ns, is_record (see NotesCache)
+
+
+class _Columns:
+    """The cache as its file holds it (:func:`_as_columns`), before any entry is made of it: a
+    warm scan looks notes up here (a path's position, its numbers), and 10,000 entries are
+    made only when the cache changes (``NotesCache.cache``). Making them was a third of a
+    warm reindex."""
+
+    def __init__(self, paths: list[str], hashes: list[str], numbers: list[int]) -> None:
+        self.paths = paths
+        self.hashes = hashes
+        self.numbers = numbers
+        self.positions = dict(zip(paths, range(len(paths)), strict=True))
+
+    @classmethod
+    def read(cls, doc: dict[str, Any]) -> _Columns | None:
+        paths, hashes, packed = doc.get("paths"), doc.get("hashes"), doc.get("numbers")
+        if not (isinstance(paths, list) and isinstance(hashes, list) and isinstance(packed, str)):
+            return None
+        numbers = array("q")
+        try:
+            numbers.frombytes(base64.b64decode(packed, validate=True))
+        except ValueError:
+            return None  # a cache: a damaged one is read as none
+        if len(paths) != len(hashes) or len(numbers) != _WIDTH * len(paths):
+            return None
+        if sys.byteorder != "little":
+            numbers.byteswap()
+        return cls(paths, hashes, numbers.tolist())
+
+    def entries(self) -> dict[str, list[Any]]:
+        """rel -> [mtime_ns, size, hash, seen_at_ns, ino, ctime_ns, is_record] (shorter where
+        the file says -1: not known yet)."""
+        n = self.numbers
+        out = {}
+        for k, (rel, digest) in enumerate(zip(self.paths, self.hashes, strict=True)):
+            e = n[_WIDTH * k : _WIDTH * k + _WIDTH]
+            e.insert(2, digest)
+            if e[6] < 0:  # (rare: entries whose flag is not known yet, or older ones)
+                del e[4 if e[4] < 0 else 6 :]
+            out[rel] = e
+        return out
+
+
 class NotesCache:
     """The cache, the record index pinned during a scan, and the scan itself (a base of
     ``NoteSync``, which syncs each note the walk finds changed)."""
@@ -38,7 +106,8 @@ class NotesCache:
 
     def __init__(self, app: Brain) -> None:
         self.app = app
-        self.cache: dict[str, list[Any]] = {}
+        self._cache: dict[str, list[Any]] | None = {}
+        self._columns: _Columns | None = None  # the file's, while no entry was asked for
         self._cache_loaded = False
         self._cache_dirty = False
 
@@ -53,6 +122,19 @@ class NotesCache:
         def graph_saw(self, rel: str, note: Any, parsed: Any = None) -> None: ...
 
         def graph_fills(self) -> bool: ...
+
+    @property
+    def cache(self) -> dict[str, list[Any]]:
+        """rel -> the note's entry (see below), made from the file's columns when first asked
+        (a warm scan that finds nothing changed never asks)."""
+        if self._cache is None:
+            self._cache = self._columns.entries() if self._columns is not None else {}
+            self._columns = None
+        return self._cache
+
+    @cache.setter
+    def cache(self, value: dict[str, list[Any]]) -> None:
+        self._cache, self._columns = value, None
 
     @property
     def index(self) -> Any:
@@ -73,7 +155,11 @@ class NotesCache:
         if not self._cache_loaded:
             doc = self.app.store.read_json(CACHE_FILE, {}) or {}
             if doc.get("pack") == self.app.pack.identity:
-                self.cache = dict(doc.get("notes", {}))
+                if doc.get("version") == 2:  # (one list per note, as an older version wrote)
+                    notes = doc.get("notes")
+                    self.cache = dict(notes) if isinstance(notes, dict) else {}
+                else:
+                    self._cache, self._columns = None, _Columns.read(doc)
                 store = doc.get("store")
                 self._cache_store = store if isinstance(store, dict) else None
             self._cache_loaded = True
@@ -83,7 +169,7 @@ class NotesCache:
     def save_cache(self) -> None:
         if not self._cache_dirty:
             return
-        doc: dict[str, Any] = {"version": 2, "pack": self.app.pack.identity, "notes": self.cache}
+        doc: dict[str, Any] = {"version": 3, "pack": self.app.pack.identity}
         index = loaded_records(self.app)
         if index is not None:
             self.app.store.settle()  # (the version recorded is the one a reindex leaves)
@@ -99,6 +185,7 @@ class NotesCache:
             # No record was learnt here: the flags still stand for the version they were
             # written at (if this process wrote the store since, that version is gone).
             doc["store"] = self._cache_store
+        doc.update(_as_columns(self.cache))
         self.app.store.write_json(CACHE_FILE, doc, compact=True)
         self._cache_store = doc.get("store")
         self._cache_dirty = False
@@ -121,10 +208,17 @@ class NotesCache:
             stamp = f"cache {st.st_ino}:{st.st_mtime_ns}:{st.st_size}; inbox {self._inbox_stat}"
         except OSError:
             stamp = ""  # (no cache written: never taken as in step)
-        inbox, unread, cache = self.app.inbox_rel, set(self._unread), self.cache
+        inbox, unread = self.app.inbox_rel, set(self._unread)
 
         def stats() -> dict[str, tuple[int, int]]:
-            out = {rel: (e[0], e[1]) for rel, e in cache.items()}
+            columns = self._columns
+            if columns is not None:  # (nothing changed: no entry made for this either)
+                n = columns.numbers
+                out = {
+                    rel: (n[_WIDTH * k], n[_WIDTH * k + 1]) for k, rel in enumerate(columns.paths)
+                }
+            else:
+                out = {rel: (e[0], e[1]) for rel, e in self.cache.items()}
             out.update((rel, (-1, -1)) for rel in unread)
             if self._inbox_stat is not None:
                 out[inbox] = self._inbox_stat
@@ -189,15 +283,17 @@ class NotesCache:
         return fresh + [rel for rel in rels if rel not in chosen]
 
     def _scan_one(
-        self, entry: Any, rel: str, report: SyncReport, changed: list[str]
+        self, entry: Any, rel: str, report: SyncReport, changed: list[str], st: Any = None
     ) -> list[Any] | None:
         """One note of a scan. Returns its cache entry when the note is unchanged; a note
-        that may have changed is added to ``changed``, to be synced after the walk."""
+        that may have changed is added to ``changed``, to be synced after the walk. ``st``:
+        its stat, when the walk took it."""
         vault = self.app.vault
-        try:
-            st = entry.stat(follow_symlinks=False)
-        except OSError:
-            return None
+        if st is None:
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                return None
         cached = self.cache.get(rel)
         # mtime and size can be set back (sync tools preserve them; two notes may swap
         # names); the inode and ctime cannot, so a cache entry counts only if they match too.
@@ -273,6 +369,14 @@ class NotesCache:
         self._inbox_stat, self._unread, self._walked = None, set(), False
         self._fill_graph = self.graph_fills()
         try:
+            # (the loop every warm reindex is: the common case, a note as the cache has
+            # it, decided inline; anything else by _scan_one)
+            columns = self._columns  # the file's numbers, while no entry was made
+            positions = columns.positions.get if columns is not None else None
+            numbers = columns.numbers if columns is not None else []
+            cache_get = self._cache.get if self._cache is not None else None
+            seen_add = seen.add
+            unchanged = 0
             for rel, entry in vault.iter_notes():
                 if rel == inbox:
                     try:  # not synced, but indexed by the graph: its stat is handed on too
@@ -281,19 +385,55 @@ class NotesCache:
                     except OSError:
                         pass
                     continue
-                report.scanned += 1
-                seen.add(rel)
-                clean = self._scan_one(entry, rel, report, changed)
-                if changed and changed[-1] == rel:
-                    entries[rel] = entry
+                seen_add(rel)
+                try:
+                    st = entry.stat(follow_symlinks=False)
+                except OSError:
+                    st = None
+                flag = -1  # the cache's word on whether the note is a record (-1: none)
+                clean = False
+                if st is not None:
+                    if positions is not None:
+                        at = positions(rel)
+                        if at is not None:
+                            i = _WIDTH * at
+                            # (a -1 for ino or ctime never matches: _scan_one decides)
+                            clean = (
+                                numbers[i] == st.st_mtime_ns
+                                and numbers[i + 1] == st.st_size
+                                and numbers[i + 3] == st.st_ino
+                                and numbers[i + 4] == st.st_ctime_ns
+                                and numbers[i + 2] - st.st_mtime_ns > _RACY_NS
+                            )
+                            flag = numbers[i + 5]
+                    elif cache_get is not None:
+                        cached = cache_get(rel)
+                        if cached is not None and len(cached) > 5:
+                            clean = (
+                                cached[0] == st.st_mtime_ns
+                                and cached[1] == st.st_size
+                                and cached[4] == st.st_ino
+                                and cached[5] == st.st_ctime_ns
+                                and cached[3] - st.st_mtime_ns > _RACY_NS
+                            )
+                            flag = cached[6] if len(cached) > 6 else -1
+                if clean:
+                    unchanged += 1
+                else:
+                    got = self._scan_one(entry, rel, report, changed, st)
+                    flag = -1 if got is None else (got[6] if len(got) > 6 else -1)
+                    if changed and changed[-1] == rel:
+                        entries[rel] = entry
                 if "/" in rel and not rel.lower().startswith(excluded):
                     in_folders += 1
                     if changed and changed[-1] == rel:
                         continue  # counted once it is synced
-                    if self._pinned is None and clean is not None and len(clean) > 6:
-                        untyped += not clean[6]
+                    if self._pinned is None and flag >= 0:
+                        untyped += not flag
                     elif self._pin().by_path(rel) is None:
                         untyped += 1
+            report.scanned += len(seen)
+            report.unchanged += unchanged
             todo = self.new_paths_first(changed)
             reading = time.time_ns()
             try:
@@ -313,8 +453,9 @@ class NotesCache:
             for rel in changed:
                 if "/" in rel and not rel.lower().startswith(excluded):
                     untyped += self._pin().by_path(rel) is None
-            stale = [rel for rel in self.cache if rel not in seen]
-            cache = self.cache
+            known = self._columns.paths if self._columns is not None else self.cache
+            stale = [rel for rel in known if rel not in seen]
+            cache = self.cache if stale else {}
             if self._pinned is None and any(len(cache[r]) < 7 or cache[r][6] for r in stale):
                 self._pin()  # a record's note is gone: what follows needs the records
         finally:

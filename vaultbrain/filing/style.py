@@ -90,14 +90,22 @@ def style_of(brain: Brain) -> NoteStyle:
 
 
 def record_properties(
-    style: NoteStyle, ptype: PageType, core: Mapping[str, Any], fields: dict[str, Any]
+    style: NoteStyle,
+    ptype: PageType,
+    core: Mapping[str, Any],
+    fields: dict[str, Any],
+    rel: str | None = None,
 ) -> dict[str, Any]:
     """A new record note's Properties, in order. ``core``: ``type``, ``id``, ``created`` and
-    the machine keys (None: none); ``fields``: the type's values."""
+    the machine keys (None: none); ``fields``: the type's values; ``rel``: where the note
+    is (the pack's ``subtypes:`` may give it a subtype by its path)."""
     if style.full:
-        return ordered_frontmatter(ptype, dict(core), fields)
+        return ordered_frontmatter(ptype, dict(core), fields, rel)
     typed = typed_values(ptype, fields)
     out: dict[str, Any] = {"type": core["type"]}
+    subtype = ptype.subtype_for(rel, typed) if rel is not None and ptype.subtypes else None
+    if subtype is not None:
+        out["subtype"] = subtype
     for name in ptype.fields:
         if name in typed and typed[name] not in (None, "", []):
             out[name] = typed[name]
@@ -132,10 +140,11 @@ def record_note(
     title: str,
     log_line: str,
     line_fields: dict[str, Any] | None = None,
+    rel: str | None = None,
 ) -> str:
     """A new record note's whole text."""
     return render_note(
-        record_properties(style, ptype, core, fields),
+        record_properties(style, ptype, core, fields, rel),
         record_body(style, ptype, title, fields, log_line, line_fields),
     )
 

@@ -90,6 +90,10 @@ class NoteSync(NotesCache, Executors):
         pack = self.app.typer(rel)
         folder = pack.type_for_path(rel)
         folder_name = folder.name if folder else None
+        if self.app.templates.holds_note(rel):
+            # A template is no record (nor a note that cannot be read: `date: {{date}}` is
+            # not YAML, and need not be).
+            return Facts(rel, True, note.hash, generated=True, at_path=at_path)
         if parsed.error:
             return Facts(
                 rel,
@@ -100,11 +104,7 @@ class NoteSync(NotesCache, Executors):
                 at_path=at_path,
             )
         data = parsed.data
-        if (
-            data.get("archived") is True
-            or rel.startswith("Brain/")
-            or self.app.templates.holds(rel)
-        ):
+        if data.get("archived") is True or rel.startswith("Brain/"):
             return Facts(rel, True, note.hash, generated=True, at_path=at_path)
         declared = data.get("type")
         declared_type = pack.get_type(str(declared)) if declared else None
@@ -288,9 +288,14 @@ def _valid_id(rid: str) -> bool:
         return False
 
 
-def reindex(app: Brain, progress: Callable[[int, int], None] | None = None) -> SyncReport:
+def reindex(
+    app: Brain,
+    progress: Callable[[int, int], None] | None = None,
+    graph_progress: Callable[[int, int], None] | None = None,
+) -> SyncReport:
     """Rescan the vault into the store; the untyped warning of the schema pack at the end.
-    ``progress(done, total)`` is called after each note that had to be read."""
+    ``progress(done, total)`` is called after each note that had to be read;
+    ``graph_progress`` while the search index is built or caught up after the scan."""
     # A reindex makes tens of thousands of objects that live until it ends (the notes cache,
     # the records, the scan's stats), none of them in a reference cycle: the cyclic
     # collector would only walk them, and everything the process holds, again and again
@@ -298,14 +303,18 @@ def reindex(app: Brain, progress: Callable[[int, int], None] | None = None) -> S
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _reindex(app, progress)
+        return _reindex(app, progress, graph_progress)
     finally:
         app.forget("notes")  # (freed now by reference counting, not by the collector later)
         if enabled:
             gc.enable()
 
 
-def _reindex(app: Brain, progress: Callable[[int, int], None] | None) -> SyncReport:
+def _reindex(
+    app: Brain,
+    progress: Callable[[int, int], None] | None,
+    graph_progress: Callable[[int, int], None] | None = None,
+) -> SyncReport:
     from vaultbrain.packs.survey import format_untyped
 
     sync = notes_sync(app)
@@ -325,5 +334,5 @@ def _reindex(app: Brain, progress: Callable[[int, int], None] | None) -> SyncRep
         raise
     report.warning = format_untyped(report.untyped_in_folders, report.in_folders, app.pack.identity)
     # the graph index built or caught up (vaultbrain.graph), from the scan's walk
-    graph_rebuild(app, sync.walk())
+    graph_rebuild(app, sync.walk(), graph_progress)
     return report

@@ -7,7 +7,7 @@ being unchanged, never read again by the next scan. So the problem is kept in th
 (vaultbrain/doctor.py) and the "Can't read" section of ``Brain/Needs Review.md``
 (vaultbrain/capture/review.py) list it until the note parses again or is deleted
 (the sync, vaultbrain/filing/sync.py, scan.py and apply.py, calls :func:`remember` and
-:func:`forget`).
+:func:`forget`). Templates are never on the list (vaultbrain/vault/obsidian.py).
 """
 
 from __future__ import annotations
@@ -33,7 +33,11 @@ def key(rel: str) -> str:
 
 
 def remember(brain: Brain, rel: str, problem: str, note_hash: str | None = None) -> None:
-    """Keep ``problem`` for the note at ``rel`` (written only when it is new or changed)."""
+    """Keep ``problem`` for the note at ``rel`` (written only when it is new or changed).
+    A template is never listed: its placeholders are not YAML, and need not be."""
+    if brain.templates.holds_note(rel):
+        forget(brain, rel)
+        return
     col = brain.store.collection(COLLECTION)
     rid = key(rel)
     # The problem as the parser says it, without the path the report line starts with.
@@ -80,7 +84,11 @@ def listed(brain: Brain) -> list[dict[str, Any]]:
     if not brain.state_dir.is_dir():
         return []  # nothing scanned yet (and doctor creates nothing)
     note_pack_problem(brain)
-    records = list(brain.store.collection(COLLECTION).all())
+    records = [
+        r
+        for r in brain.store.collection(COLLECTION).all()
+        if not brain.templates.holds_note(str(r.get("path", "")))  # (listed by an older version)
+    ]
     return sorted(records, key=lambda r: str(r.get("path", "")))
 
 

@@ -134,6 +134,7 @@ def abandon(brain: Brain) -> None:
 def rebuild(
     brain: Brain,
     walk: tuple[str, Callable[[], Mapping[str, tuple[int, int]]]] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> int:
     """``reindex``: the index in step with the whole vault. Built from scratch when it is
     missing (a lost state dir, a first run) or was typed under another pack; otherwise
@@ -141,18 +142,19 @@ def rebuild(
     stat of each note; ``walk``: the scan's (stamp, stats) (``NotesCache.walk``), so the
     vault is walked once. Then the link properties of vaultbrain's own notes are checked.
     Returns how many notes were (re)read; -1 when the index could not be written (said in
-    the log; the next search builds it)."""
+    the log; the next search builds it). ``progress(done, total)`` while the index is built
+    (by the child beside the scan, or here)."""
     from vaultbrain.graph.extract import generated_keys
     from vaultbrain.graph.fill import wait_for_filler
     from vaultbrain.graph.show import reconcile
 
     try:
         graph = graph_of(brain)
-        if wait_for_filler(graph) is False:
+        if wait_for_filler(graph, progress) is False:
             log.warning("graph index: the build beside the scan failed; building it here")
         graph.end_bulk()  # what the scan wrote (prepare)
         stamp, stats = walk if walk is not None else (None, None)
-        done = graph.catch_up(brain.vault, stats, stamp)
+        done = graph.catch_up(brain.vault, stats, stamp, progress=progress)
         packs = (brain.pack, *brain.folder_packs)
         if any(p.manifest.link_types for p in packs):
             managed = {k for p in packs for k in generated_keys(p)}

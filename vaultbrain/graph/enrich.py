@@ -1,11 +1,15 @@
 """``vaultbrain enrich``: fill the empty declared fields of records of the pack's
 ``enrichable_types`` from what the vault already says. Nothing leaves the machine.
 
-Per record (its note and the notes that link to it, read from the graph index):
-- a ``contact`` field: the e-mail address (else phone number) written most often in those
-  notes, on a line that names the record;
-- a ``last_interaction`` (or any ``on_capture: today``) date field: the latest date of a note
-  that links to the record;
+Per record (its note and the notes that link to it, read from the graph index; never a note
+vaultbrain archived under ``Brain/Archive/``):
+- a ``contact`` field: the e-mail address (else phone number) written most often about the
+  record: on a line of its own note, or of a linking note that names it; never on a line
+  about someone else (another person of the vault named, "Ann's …"), never an address whose
+  mailbox is another person's name, never a date taken for a phone number;
+- a ``last_interaction`` (or any ``on_capture: today``) date field: the latest date a note
+  linking to the record states (a date property, or a daily note's name): a file's
+  modification time justifies nothing;
 - a ``topics`` list: the topics and tags the linking notes carry at least twice;
 - a ``link``/``links`` field named after a link type, or ``company`` / ``employer``: the
   record's typed links of that verb (``works_at`` → its company);
@@ -14,9 +18,10 @@ Per record (its note and the notes that link to it, read from the graph index):
   settings name; the reply goes to the audit trail.
 
 Only a field that is missing or empty is filled; a value a person wrote is never replaced
-(checked again inside the compare-and-swap edit). Every value added goes to the audit trail
-with the notes and lines it came from. ``--dry-run`` says what would be filled and writes
-nothing.
+(checked again inside the compare-and-swap edit), and only vaultbrain's own notes (and the
+ones adopted) are written unless ``--apply-to-mine`` says the person's may be too. Every
+value added goes to the audit trail with the notes and lines it came from. ``--dry-run``
+says what would be filled, and from where, and writes nothing.
 
 :func:`run_enrich` is the daemon's scheduled run (setting ``enrich_schedule``, a cron string,
 empty = off; vaultbrain/digest/scheduler.py runs it): every enrichable record, offline only.
@@ -25,15 +30,18 @@ empty = off; vaultbrain/digest/scheduler.py runs it): every enrichable record, o
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from collections import Counter
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import LLMError, UserError
 from vaultbrain.graph import graph_of
-from vaultbrain.graph.index import GraphIndex
-from vaultbrain.graph.links import outgoing
+from vaultbrain.graph.index import LIVE, GraphIndex
+from vaultbrain.graph.links import find_note, outgoing
 from vaultbrain.graph.show import wikilink
+from vaultbrain.vault.names import fold
 from vaultbrain.vault.note import parse_note, update_frontmatter
 
 if TYPE_CHECKING:
@@ -42,7 +50,14 @@ if TYPE_CHECKING:
 PROMPT = "brain-enrich.md"
 EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 PHONE = re.compile(r"(?<![\w])\+?\d[\d ()./-]{6,}\d(?![\w])")
+# A date or a span of dates is no phone number (a daily note's "2026-11-05" was one).
+_DATE_LIKE = re.compile(
+    r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}|\d{4}\s*[-/]\s*\d{4}"
+)
 _TOPIC_KEYS = ("topics", "tags")
+_DATE_KEYS = ("date", "last_interaction", "updated", "created")
+_DATED_NAME = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+_POSSESSIVE = re.compile(r"\b([A-Z][\w-]+)['’]s\b")
 
 
 def _empty(value: Any) -> bool:
@@ -64,22 +79,29 @@ def _backlinks(index: GraphIndex, nid: int) -> list[int]:
 
 def _names(index: GraphIndex, nid: int) -> list[str]:
     row = index.note_row(nid)
-    names = {row["title"].lower()}
+    names = {fold(row["title"])}
     data = index.note_data(nid)
     for alias in data.get("aliases") or []:
         if isinstance(alias, str):
-            names.add(alias.lower())
-    first = row["title"].split()[0].lower() if row["title"].split() else ""
+            names.add(fold(alias))
+    first = fold(row["title"]).split()[0] if row["title"].split() else ""
     if len(first) > 2:
         names.add(first)
-    return sorted(names)
+    return sorted(n for n in names if n)
 
 
 def propose(
-    index: GraphIndex, nid: int, ptype: Any, today: dt.date, summarise: Any = None
+    index: GraphIndex,
+    nid: int,
+    ptype: Any,
+    today: dt.date,
+    summarise: Any = None,
+    others: dict[str, int] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """field -> {"value", "from"} for the record's empty declared fields (``summarise``:
-    lines -> a context sentence, or None for no LLM)."""
+    lines -> a context sentence, or None for no LLM; ``others``: the folded names of the
+    vault's people, to their notes, so a line about someone else says nothing about this
+    record)."""
     data = index.note_data(nid)
     fields = ptype.fields
     empty = [f for f in fields if _empty(data.get(f))]
@@ -87,21 +109,24 @@ def propose(
         return {}
     back = _backlinks(index, nid)
     names = _names(index, nid)
+    others = {k: v for k, v in (others or {}).items() if v != nid}
     out: dict[str, dict[str, Any]] = {}
     for field in empty:
         spec = fields[field]
         if field == "contact":
-            found = _contact(index, nid, back, names)
+            found = _contact(index, nid, back, names, others)
             if found:
                 out[field] = found
         elif spec.type == "date" and (field == "last_interaction" or spec.on_capture):
-            days = [(index.note_row(s)["day"], s) for s in back]
-            days = [(d, s) for d, s in days if d and d <= today.toordinal()]
+            # Only a date a linking note states (its properties, or a daily note's name):
+            # a file's modification time is when it was copied or synced, not met.
+            days = [(d, s, why) for s in back for d, why in [_stated_day(index, s)] if d]
+            days = [(d, s, why) for d, s, why in days if d <= today.toordinal()]
             if days:
-                day, src = max(days)
+                day, src, why = max(days)
                 out[field] = {
                     "value": dt.date.fromordinal(day).isoformat(),
-                    "from": [index.note_row(src)["rel"]],
+                    "from": [f"{index.note_row(src)['rel']}: {why}"],
                 }
         elif field == "topics" and spec.type == "list":
             counts: Counter[str] = Counter()
@@ -141,13 +166,34 @@ def propose(
     return out
 
 
+def _stated_day(index: GraphIndex, nid: int) -> tuple[int | None, str]:
+    """The date a note states (a date property, else a daily note's name), and where."""
+    data = index.note_data(nid)
+    for key in _DATE_KEYS:
+        value = data.get(key)
+        m = _DATED_NAME.match(value) if isinstance(value, str) else None
+        if m:
+            try:
+                return dt.date(int(m[1]), int(m[2]), int(m[3])).toordinal(), f"{key}: {value}"
+            except ValueError:
+                continue
+    rel = index.note_row(nid)["rel"]
+    m = _DATED_NAME.match(rel.rsplit("/", 1)[-1])
+    if m:
+        try:
+            return dt.date(int(m[1]), int(m[2]), int(m[3])).toordinal(), "named by its date"
+        except ValueError:
+            pass
+    return None, ""
+
+
 def _mentions(index: GraphIndex, back: list[int], names: list[str]) -> list[tuple[str, str]]:
     """(note, line) of the linking notes' lines that name the record, at most 40."""
     out = []
     for s in back:
         rel = index.note_row(s)["rel"]
         for line in index.body(s).splitlines():
-            if line.strip() and any(n in line.lower() for n in names):
+            if line.strip() and any(n in fold(line) for n in names):
                 out.append((rel, line.strip()[:300]))
                 if len(out) >= 40:
                     return out
@@ -202,25 +248,101 @@ def llm_summariser(brain: Brain) -> Any:
 
 
 def _contact(
-    index: GraphIndex, nid: int, back: list[int], names: list[str]
+    index: GraphIndex,
+    nid: int,
+    back: list[int],
+    names: list[str],
+    others: dict[str, int] | None = None,
 ) -> dict[str, Any] | None:
+    """The address (else phone number) written most often about the record: on a line of
+    its own note, or of a note linking to it that names it; never on a line about someone
+    else (one naming another person of the vault, or "Ann's …"), never a date."""
+    others = others or {}
     for pattern in (EMAIL, PHONE):
         counts: Counter[str] = Counter()
         where: dict[str, list[str]] = {}
         for s in [nid, *back]:
             rel = index.note_row(s)["rel"]
             for line in index.body(s).splitlines():
-                low = line.lower()
-                if s != nid and not any(n in low for n in names):
+                low = fold(line)
+                names_it = any(n in low for n in names)
+                if s != nid and not names_it:
                     continue  # another note: only a line that names the record counts
+                elsewhere = _about_someone_else(line, names, others)
                 for m in pattern.findall(line):
                     value = m.strip()
+                    if pattern is PHONE and _DATE_LIKE.search(value):
+                        continue
+                    if pattern is EMAIL and _mailbox_of_other(value, names, others):
+                        continue
+                    if elsewhere and not (pattern is EMAIL and _mailbox_of(value, names)):
+                        continue  # a line about someone else: only the record's own mailbox
                     counts[value] += 1
                     where.setdefault(value, []).append(f"{rel}: {line.strip()[:160]}")
         if counts:
             value, _ = counts.most_common(1)[0]
             return {"value": value, "from": where[value][:3]}
     return None
+
+
+def _about_someone_else(line: str, names: list[str], others: dict[str, int]) -> bool:
+    """Whether a line names a person other than the record: another person note's name,
+    or a possessive ("Ann's email") that is not one of the record's names."""
+    words = [w for w in re.split(r"[^\w'’-]+", fold(line)) if w]
+    for n in range(1, 4):
+        for i in range(len(words) - n + 1):
+            key = " ".join(words[i : i + n]).removesuffix("'s").removesuffix("’s")
+            if key in others and key not in names:
+                return True
+    return any(fold(m) not in names for m in _POSSESSIVE.findall(line))
+
+
+def _mailbox_parts(address: str) -> set[str]:
+    return {p for p in re.split(r"[._+-]", fold(address.split("@", 1)[0])) if p}
+
+
+def _mailbox_of(address: str, names: list[str]) -> bool:
+    """An address whose mailbox spells one of the record's names (``bob@…``, ``bob.ray@…``)."""
+    words = {w for n in names for w in n.split() if len(w) > 1}
+    return bool(_mailbox_parts(address) & words)
+
+
+def _mailbox_of_other(address: str, names: list[str], others: dict[str, int]) -> bool:
+    """An address whose mailbox is another person's name and none of the record's
+    (``ann@…`` in Bob's note)."""
+    return not _mailbox_of(address, names) and bool(_mailbox_parts(address) & set(others))
+
+
+def people_names(index: GraphIndex, types: list[str]) -> dict[str, int]:
+    """Folded names (title, aliases, the first name of a full name) of every note of these
+    types, to the note (a name two notes share is left out: it names neither surely)."""
+    out: dict[str, int] = {}
+    shared: set[str] = set()
+    if not types:
+        return out
+    marks = ",".join("?" * len(types))
+    with index.lock:
+        rows = index.db.execute(
+            f"SELECT n.id, n.title, n.data FROM notes n WHERE n.type IN ({marks}) AND {LIVE}",  # noqa: S608
+            types,
+        ).fetchall()
+    for nid, title, data in rows:
+        keys = {fold(title)}
+        try:
+            aliases = json.loads(data or "{}").get("aliases") or []
+        except ValueError:
+            aliases = []
+        keys |= (
+            {fold(str(a)) for a in aliases if isinstance(a, str | int)}
+            if isinstance(aliases, list)
+            else set()
+        )
+        keys |= {k.split(" ", 1)[0] for k in list(keys) if " " in k}
+        for key in keys - {""}:
+            if key in out and out[key] != nid:
+                shared.add(key)
+            out[key] = nid
+    return {k: v for k, v in out.items() if k not in shared and len(k) > 1}
 
 
 def enrich(
@@ -230,8 +352,15 @@ def enrich(
     name: str | None = None,
     dry_run: bool = False,
     use_llm: bool = False,
+    apply_to_mine: bool = False,
+    ours: Callable[[str], bool] | None = None,
 ) -> list[dict[str, Any]]:
-    """Fill (or, dry run, list) empty fields of enrichable records. The changes, per note."""
+    """Fill (or, dry run, list) empty fields of enrichable records. The changes, per note:
+    each value with where it came from; ``mine``: a note the person made (written only with
+    ``apply_to_mine``: vaultbrain writes its own notes, and the ones adopted). ``ours(rel)``:
+    whether vaultbrain made (or the person adopted) the note at ``rel`` (the layer above
+    knows the records: filing/index.py ``made_by_vaultbrain``); without it, every note is
+    the person's."""
     pack = brain.pack
     enrichable = [e.type for e in pack.manifest.enrichable_types]
     if type_name:
@@ -244,33 +373,33 @@ def enrich(
         enrichable = [t.name]
     targets: list[int]
     if name:
-        nid = index.note_id(name)
-        if nid is None:
-            raise UserError(f"no note named {name!r} (or more than one: give its path)")
-        targets = [nid]
+        targets = [find_note(index, name)]
     else:
         marks = ",".join("?" * len(enrichable)) or "''"
         with index.lock:
             targets = [
                 n
                 for (n,) in index.db.execute(
-                    f"SELECT id FROM notes WHERE type IN ({marks}) ORDER BY rel",  # noqa: S608
+                    f"SELECT n.id FROM notes n WHERE n.type IN ({marks}) AND {LIVE} "  # noqa: S608
+                    "ORDER BY n.rel",
                     enrichable,
                 )
             ]
     today = brain.today()
     summarise = llm_summariser(brain) if use_llm else None
+    people = people_names(index, sorted({t.name for t in brain.all_types() if t.expert_routing}))
     out = []
     for nid in targets:
         row = index.note_row(nid)
         if row["type"] not in enrichable:
             raise UserError(f"{row['rel']} is a {row['type'] or 'untyped note'}, not enrichable")
         ptype = pack.get_type(row["type"])
-        proposals = propose(index, nid, ptype, today, summarise)
+        proposals = propose(index, nid, ptype, today, summarise, people)
         if not proposals:
             continue
-        entry = {"path": row["rel"], "fields": proposals, "written": False}
-        if not dry_run:
+        mine = ours is None or not ours(row["rel"])
+        entry = {"path": row["rel"], "fields": proposals, "written": False, "mine": mine}
+        if not dry_run and (apply_to_mine or not mine):
             entry["written"] = _write(brain, index, row["rel"], proposals)
         out.append(entry)
     return out
@@ -313,12 +442,14 @@ def run_enrich(
     now: dt.datetime | None = None,
     trigger: str = "manual",
     wait: float = 0.0,
+    ours: Callable[[str], bool] | None = None,
 ) -> dict[str, Any]:
     """The scheduled enrichment (the digest scheduler's job signature): every enrichable
     record's empty fields, from the vault alone. Never the LLM: on a schedule nobody is there
     to have asked for it. Returns what was filled, as a history entry."""
     stamp = now or brain.now()
-    rows = enrich(brain, graph_of(brain), dry_run=False, use_llm=False)
+    # (never a note of yours)
+    rows = enrich(brain, graph_of(brain), dry_run=False, use_llm=False, ours=ours)
     written = [r for r in rows if r["written"]]
     return {
         "kind": "enrich",

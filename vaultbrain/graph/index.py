@@ -47,6 +47,10 @@ from vaultbrain.packs.model import ResolvedPack
 from vaultbrain.vault.files import has_stray_bytes
 
 INDEX_DIR = "graph"
+# vaultbrain's archive (dismissed and re-filed notes, vaultbrain/filing/refile.py): indexed,
+# so links into it still resolve, but never an answer of search, whoknows, takes or enrich.
+ARCHIVE = "Brain/Archive/"
+LIVE = f"substr(n.rel, 1, {len(ARCHIVE)}) != '{ARCHIVE}'"  # (a condition on `notes n`)
 
 
 def index_path(state_dir: Path, identity: str) -> Path:
@@ -113,6 +117,10 @@ CREATE TRIGGER IF NOT EXISTS notes_upd AFTER UPDATE ON notes
 CREATE TRIGGER IF NOT EXISTS notes_del AFTER DELETE ON notes
     BEGIN DELETE FROM meta WHERE key = 'in_step'; END;
 """
+
+
+Progress = Callable[[int, int], None]
+PROGRESS_EVERY = 100  # notes read between two calls of a progress callback
 
 
 def stat_stamp(stats: Mapping[str, tuple[int, int]]) -> str:
@@ -296,12 +304,16 @@ class GraphIndex:
                 known[rel] = (mtime_ns, size)
             return doc
 
-    def rebuild(self, vault: Any) -> int:
-        """Every note of the vault, from scratch. Returns how many notes were indexed."""
+    def rebuild(self, vault: Any, progress: Progress | None = None) -> int:
+        """Every note of the vault, from scratch. Returns how many notes were indexed.
+        ``progress(done, total)`` now and then (the notes are listed first to know the total)."""
+        entries: Iterable[tuple[str, Any]] = vault.iter_notes()
+        if progress is not None:
+            entries = list(entries)
         with self._tx():
             for table in ("notes", "notes_fts", "names", "links"):
                 self.db.execute(f"DELETE FROM {table}")  # noqa: S608
-            n = self._add_all(vault, vault.iter_notes(), fresh=lambda rel: True)
+            n = self._add_all(vault, entries, fresh=lambda rel: True, progress=progress)
             self._set_meta("built", SCHEMA_VERSION)
             self._set_meta("pack", self.identity)
         self.checkpoint()
@@ -312,9 +324,13 @@ class GraphIndex:
         vault: Any,
         entries: Iterable[tuple[str, Any]],
         fresh: Callable[[str], bool] = lambda rel: False,
+        progress: Progress | None = None,
     ) -> int:
         n = 0
-        for rel, entry in entries:
+        total = len(entries) if isinstance(entries, list) else 0
+        for i, (rel, entry) in enumerate(entries, 1):
+            if progress is not None and (i % PROGRESS_EVERY == 0 or i == total):
+                progress(i, total)
             got = read_text(vault, rel, entry)
             if got is None:
                 continue  # unreadable notes are reported by the sync, not here
@@ -334,15 +350,17 @@ class GraphIndex:
         | Callable[[], Mapping[str, tuple[int, int]]]
         | None = None,
         stamp: str | None = None,
+        progress: Progress | None = None,
     ) -> dict[str, int]:
         """Bring the index in step with the vault by stat: changed notes are re-read, gone
-        ones dropped. The first call builds it. ``stats``: every note's (mtime_ns, size) as a
+        ones dropped. The first call builds it. ``progress(done, total)`` while notes are
+        read (a first build of 10,000 notes takes seconds). ``stats``: every note's (mtime_ns, size) as a
         walk of the vault just found them (reindex's scan), instead of walking again, or a
         function that makes them; ``stamp``: what identifies that walk (by default the
         :func:`stat_stamp` of ``stats``). An index stamped with it after the last catch-up,
         and no row changed since, is in step without a look at any row."""
         if not self.built and not self.filling:
-            return {"indexed": self.rebuild(vault), "dropped": 0}
+            return {"indexed": self.rebuild(vault, progress), "dropped": 0}
         if stats is not None and stamp is None:
             stats = stats() if callable(stats) else stats
             stamp = stat_stamp(stats)
@@ -377,7 +395,7 @@ class GraphIndex:
         with self._tx():
             for rel in gone:
                 self._drop(rel)
-            n = self._add_all(vault, changed, fresh=lambda rel: rel not in known)
+            n = self._add_all(vault, changed, lambda rel: rel not in known, progress)
             if self.filling:
                 self._set_meta("built", SCHEMA_VERSION)
                 self._set_meta("pack", self.identity)
@@ -450,6 +468,20 @@ class GraphIndex:
     def body(self, nid: int) -> str:
         row = self.db.execute("SELECT body FROM notes_fts WHERE rowid=?", (nid,)).fetchone()
         return row[0] if row else ""
+
+    def named(self, key: str) -> list[str]:
+        """Every note a link key could mean (its path, else its basename, else an alias):
+        more than one when :meth:`resolve` would not choose."""
+        with self.lock:
+            rows = self.db.execute(
+                "SELECT nm.kind, n.rel FROM names nm JOIN notes n ON n.id = nm.note WHERE nm.key=?",
+                (key,),
+            ).fetchall()
+        for kind in (0, 1, 2):
+            rels = sorted({rel for k, rel in rows if k == kind})
+            if rels:
+                return rels
+        return []
 
     def keys_of(self, nid: int) -> list[str]:
         return [k for (k,) in self.db.execute("SELECT key FROM names WHERE note=?", (nid,))]

@@ -109,11 +109,8 @@ def links_of(
     index: GraphIndex, ref: str, pack: ResolvedPack, link_type: str | None = None
 ) -> dict[str, Any]:
     """A note's typed links both ways (``ref``: its path, name or alias)."""
-    from vaultbrain.errors import UserError
 
-    nid = index.note_id(ref)
-    if nid is None:
-        raise UserError(f"no note named {ref!r} (or more than one: give its path)")
+    nid = find_note(index, ref)
     me = index.note_row(nid)
     return {
         "note": me["rel"],
@@ -121,6 +118,22 @@ def links_of(
         "out": outgoing(index, nid, link_type),
         "in": incoming(index, nid, pack, link_type),
     }
+
+
+def find_note(index: GraphIndex, ref: str) -> int:
+    """The one note ``ref`` names (its path, name or alias). A UserError names what is wrong:
+    no such note, or the notes it could be (their paths tell them apart)."""
+    from vaultbrain.errors import UserError
+    from vaultbrain.graph.extract import link_key
+
+    nid = index.note_id(ref)
+    if nid is not None:
+        return nid
+    found = index.named(link_key(ref))
+    if len(found) > 1:
+        shown = ", ".join(found[:10]) + (f" and {len(found) - 10} more" if len(found) > 10 else "")
+        raise UserError(f"{ref!r} names {len(found)} notes: {shown}; give the path of one")
+    raise UserError(f"no note named {ref!r}")
 
 
 def counts(index: GraphIndex) -> dict[str, int]:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import LLMError, UserError
 from vaultbrain.graph.extract import is_own, link_key
-from vaultbrain.graph.index import GraphIndex
+from vaultbrain.graph.index import ARCHIVE, LIVE, GraphIndex
 from vaultbrain.graph.show import wikilink
 from vaultbrain.vault.note import append_to_section, parse_note
 
@@ -211,8 +211,8 @@ def sources(brain: Brain, index: GraphIndex) -> list[Source]:
     out: list[Source] = []
     with index.lock:
         rows = index.db.execute(
-            "SELECT n.id, n.rel, n.title, n.type, n.day, n.own, f.body FROM notes n "
-            "JOIN notes_fts f ON f.rowid = n.id"
+            "SELECT n.id, n.rel, n.title, n.type, n.day, n.own, f.body FROM notes n "  # noqa: S608
+            f"JOIN notes_fts f ON f.rowid = n.id WHERE {LIVE}"  # (never what was archived)
         ).fetchall()
     for _nid, rel, title, type_name, day, own, body in rows:
         if type_name not in extractable:
@@ -357,7 +357,7 @@ def _holder_rel(index: GraphIndex, name: str) -> tuple[str | None, bool]:
     if nid is None:
         return None, False
     row = index.note_row(nid)
-    if row["type"] != "person":
+    if row["type"] != "person" or row["rel"].startswith(ARCHIVE):
         return None, False
     return row["rel"], row["own"]
 

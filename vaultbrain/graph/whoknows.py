@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from vaultbrain.graph.index import GraphIndex
+from vaultbrain.graph.index import ARCHIVE, GraphIndex
 from vaultbrain.graph.search import WEIGHTS, fts_query, words
 from vaultbrain.graph.vectors import ARCHIVE_LIKE
 
@@ -90,11 +90,12 @@ def whoknows(
         wanted |= {src for links in in_links.values() for src, _ in links}
         wanted = {n for n in wanted if n is not None and n not in types}
         if wanted:
-            for nid, t in db.execute(
-                "SELECT id, type FROM notes WHERE id IN (SELECT value FROM json_each(?))",
+            for nid, t, rel in db.execute(
+                "SELECT id, type, rel FROM notes WHERE id IN (SELECT value FROM json_each(?))",
                 (json.dumps(sorted(wanted)),),
             ):
-                types[nid] = t
+                # (a note vaultbrain archived is no expert, and no evidence either)
+                types[nid] = None if rel.startswith(ARCHIVE) else t
 
         def credit(nid: int, points: float, how: str, via: int) -> None:
             e = experts.setdefault(nid, _Expert(nid))
@@ -116,12 +117,40 @@ def whoknows(
             for src in srcs:
                 if types.get(src) in expert_types and src not in targets:
                     credit(src, LINKS_TO * relevance, "it links to", nid)
-        ranked = [  # an archived expert (dismissed, re-filed) is nobody to ask
-            e
-            for e in sorted(experts.values(), key=lambda e: -e.score)
-            if not index.note_row(e.nid)["rel"].lower().startswith("brain/archive/")
-        ][:limit]
-        return [_result(index, e, terms) for e in ranked]
+        ranked = _one_per_person(  # an archived expert (dismissed, re-filed) is nobody to ask
+            index,
+            [
+                e
+                for e in sorted(experts.values(), key=lambda e: -e.score)
+                if not index.note_row(e.nid)["rel"].lower().startswith("brain/")
+            ],
+        )
+        return [_result(index, e, terms) for e in ranked[:limit]]
+
+
+def _one_per_person(index: GraphIndex, ranked: list[_Expert]) -> list[_Expert]:
+    """Two notes of one person (``People/Jane Doe.md`` and a CRM note with the alias ``Jane
+    Doe``) are one expert: the better-scored note stands for both, with all their evidence."""
+    from vaultbrain.vault.names import fold
+
+    kept: list[_Expert] = []
+    by_name: dict[str, _Expert] = {}
+    for e in ranked:
+        row = index.note_row(e.nid)
+        data = index.note_data(e.nid)
+        aliases = data.get("aliases") if isinstance(data.get("aliases"), list) else []
+        names = {fold(row["title"])} | {fold(str(a)) for a in aliases if a}
+        names.discard("")
+        same = next((by_name[n] for n in names if n in by_name), None)
+        if same is None:
+            kept.append(e)
+            same = e
+        else:
+            same.score += e.score
+            same.evidence.extend(e.evidence)
+        for n in names:
+            by_name.setdefault(n, same)
+    return sorted(kept, key=lambda e: -e.score)
 
 
 def _result(index: GraphIndex, e: _Expert, terms: list[str]) -> dict[str, Any]:

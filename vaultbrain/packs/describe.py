@@ -12,10 +12,14 @@ if TYPE_CHECKING:
 
 
 def active_document(
-    active: ActivePack, tiers: list[dict[str, Any]], rel: str | None = None
+    active: ActivePack,
+    tiers: list[dict[str, Any]],
+    rel: str | None = None,
+    frontmatter: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The pack in force, the tier that chose it and what every tier says (``schema active``);
-    with ``rel``, the type that note gets."""
+    with ``rel``, the type and subtype that note gets (``frontmatter``: the note's own, when
+    it exists: its ``type:`` and a subtype's frontmatter rule count)."""
     doc: dict[str, Any] = {
         "identity": active.pack.identity,
         "tier": active.tier,
@@ -26,9 +30,10 @@ def active_document(
         "tiers": tiers,
     }
     if rel:
-        ptype = active.pack.type_for_path(rel)
+        ptype = active.pack.infer_type(rel, frontmatter)
         doc["path"] = rel
         doc["type"] = ptype.name if ptype else None
+        doc["subtype"] = ptype.subtype_for(rel, frontmatter) if ptype else None
     return doc
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -172,7 +173,8 @@ def detect(app: PackContext, min_notes: int = MIN_NOTES, save: bool = True) -> D
         raise UserError("--min-notes must be at least 1")
     vault, typer, exclude, skip, identity = _typer_and_scope(app)
     survey = survey_vault(vault, typer, exclude, skip, with_data=True)
-    in_scope = survey.in_scope()
+    # Templates are the person's scaffolding, never a type of their own (vault/obsidian.py).
+    in_scope = [n for n in survey.in_scope() if not app.templates.holds_note(n.rel)]
     untyped = [n for n in in_scope if n.type is None]
     pack = app.pack
     candidates = cluster(untyped, pack, min_notes)
@@ -223,24 +225,57 @@ def cluster(notes: list[NoteTyping], pack: ResolvedPack, min_notes: int) -> list
 
 
 def slug_for(folder: str) -> str:
-    """A type name for a folder: its last part, lowercased, hyphenated, singular."""
-    last = folder.strip("/").split("/")[-1]
-    words = [w for w in re.split(r"[^a-z0-9]+", last.lower()) if w]
+    """A type name for a folder, as a person would write it: its last part, lower case,
+    hyphenated, accents folded, a leading number (``00 Home``, ``1-Projects``,
+    ``01.2 Reading``) dropped, and a plural last word made singular where that is a word
+    (``Books`` -> ``book``, ``Daily Notes`` -> ``daily-note``; ``Physics``, ``Windows``,
+    ``LifeOS`` stay as they are; two things named together stay plural: ``Files and
+    folders`` -> ``files-and-folders``). A name of digits alone (``2024``) takes its parent
+    folder's name before it."""
+    parts = [p for p in folder.strip("/").split("/") if p]
+    last = parts[-1] if parts else ""
+    words = _words(last)
+    while words and words[0].isdigit():
+        words = words[1:]  # a number prefix orders folders; it is no part of a name
     if not words:
-        return "note"
-    words[-1] = _singular(words[-1])
+        parent = slug_for("/".join(parts[:-1])) if len(parts) > 1 else ""
+        digits = "-".join(_words(last))
+        name = f"{parent}-{digits}" if parent and parent != "note" and digits else parent
+        if not name:
+            return f"t-{digits}"[:64] if digits else "note"
+        return name[:64]
+    if not _CONJUNCTIONS.intersection(words):  # "files and folders" names two things
+        words[-1] = _singular(words[-1])
     name = "-".join(words)
     if not name[0].isalpha():
         name = "t-" + name
     return name[:64]
 
 
+def _words(text: str) -> list[str]:
+    folded = unicodedata.normalize("NFKD", text)
+    folded = "".join(ch for ch in folded if not unicodedata.combining(ch)).lower()
+    return [w for w in re.split(r"[^a-z0-9]+", folded) if w]
+
+
+_CONJUNCTIONS = frozenset({"and", "or", "und", "et", "y", "e", "n"})
+# Words ending in s that are not plurals (or whose singular is not what the folder means).
+_NOT_PLURAL = frozenset(
+    "news series species means windows canvas atlas alias bias chaos kudos lens "
+    "analytics ethics mathematics maths physics economics politics statistics logistics "
+    "graphics linguistics robotics genetics electronics athletics dynamics metrics "
+    "ops devops macos ios lifeos os sas aws dns gps css js ts api apis".split()
+)
+
+
 def _singular(word: str) -> str:
+    if word in _NOT_PLURAL or word.endswith(("ics", "ss", "us", "is", "os", "as")):
+        return word
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
-    if len(word) > 4 and word.endswith(("sses", "ches", "shes", "xes")):
+    if len(word) > 4 and word.endswith(("sses", "ches", "shes", "xes", "zzes")):
         return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+    if len(word) > 3 and word.endswith("s"):
         return word[:-1]
     return word
 
@@ -261,7 +296,7 @@ def _propose(
         while name in taken:
             name, n = f"{base}-{n}", n + 1
         taken.add(name)
-        reason = why
+        reason = f"named after the folder {folder}/; {why}"
     declared = Counter(n.declared for n in notes if n.declared)
     return Candidate(
         folder=folder,

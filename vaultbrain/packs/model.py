@@ -65,7 +65,10 @@ class SubtypeWhen(StrictModel):
 
 
 class Subtype(StrictModel, SubtypeRules):
-    """gbrain's per-type subtype rule (``subtypes:`` on a type), carried and shown as written."""
+    """gbrain's per-type subtype rule (``subtypes:`` on a type): a note of the type is of
+    this subtype when a frontmatter value equals ``frontmatter_value`` exactly (``bundle:
+    true``; ``true`` is not ``1``), or its path matches ``path_pattern``. Written beside the
+    note's ``type:`` as ``subtype:`` (vaultbrain/filing/records.py, adopt.py)."""
 
     __part__ = resolved.Subtype
 
@@ -282,8 +285,22 @@ class Manifest(StrictModel):
     migration_from: MigrationFrom | None = None
     mapping_rules: list[MappingRule] = Field(default_factory=list)
     # `root` (vaultbrain's rule): a prefix matches from the vault root. `anywhere`
-    # (gbrain's, opt-in for packs written for it): a prefix matches at any folder boundary.
+    # (gbrain's): a prefix matches at any folder boundary. A gbrain pack (its api_version)
+    # that does not say matches as gbrain does: anywhere (see _gbrain_paths).
     path_match: Literal["root", "anywhere"] = "root"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _gbrain_paths(cls, data: Any) -> Any:
+        # gbrain's inferTypeFromPack tests `('/' + path).includes('/' + prefix)`: a prefix
+        # matches wherever it starts a folder. A pack written for gbrain means that.
+        if (
+            isinstance(data, dict)
+            and data.get("api_version") == "gbrain-schema-pack-v1"
+            and "path_match" not in data
+        ):
+            return {**data, "path_match": "anywhere"}
+        return data
 
     @field_validator("name")
     @classmethod

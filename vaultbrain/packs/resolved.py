@@ -72,14 +72,28 @@ class SubtypeRules:
 
     def matches(self, rel: str, frontmatter: dict[str, Any] | None) -> bool:
         w = self.when
-        if w.frontmatter_field and frontmatter is not None:
-            if frontmatter.get(w.frontmatter_field) == w.frontmatter_value:
-                return True
+        if w.frontmatter_field and frontmatter is not None and w.frontmatter_value is not None:
+            value = frontmatter.get(w.frontmatter_field)
+            want = w.frontmatter_value
+            # gbrain compares with ===: a boolean is never a number, nor a number a string
+            if type(value) is type(want) or (
+                isinstance(value, int | float)
+                and isinstance(want, int | float)
+                and not isinstance(value, bool)
+                and not isinstance(want, bool)
+            ):
+                if value == want:
+                    return True
         if w.path_pattern:
+            path = rel.replace("\\", "/")
             try:
-                return re.search(w.path_pattern, rel.replace("\\", "/").lower()) is not None
+                rx = re.compile(w.path_pattern)
             except re.error:  # gbrain skips a malformed pattern silently; so do we
                 return False
+            # gbrain tests the path as written and '/' + the path in lower case; the path in
+            # lower case too, so a pattern written for `books/` finds `Books/`
+            low = path.lower()
+            return any(rx.search(p) is not None for p in (path, "/" + low, low))
         return False
 
 

@@ -116,6 +116,7 @@ class Edit:
     text: str | None  # the note's text now (None: there is no note)
     hash: str | None
     written: bool
+    after: NoteFile | None = None  # (edit_many) the note read back once written
 
 
 _VAULTS: weakref.WeakSet[Vault] = weakref.WeakSet()
@@ -221,16 +222,35 @@ class Vault:
         """
         start = self.resolve(folder) if folder else self.root
         prefix = PurePosixPath(folder).as_posix().strip("/") + "/" if folder else ""
-        for rel, entry in _walk_rel(start, prefix):
-            name = entry.name.lower()
-            if not name.endswith(".md") or ("conflict" in name and _CONFLICT_RE.match(name)):
-                continue
+        # (_walk_rel's walk, written out: one generator where two cost a tenth of a warm
+        # reindex of 10,000 notes)
+        stack = [(os.fspath(start), prefix)]
+        conflict = _CONFLICT_RE.match
+        while stack:
+            current, rel_dir = stack.pop()
             try:
-                if not entry.is_file(follow_symlinks=False):
-                    continue
+                with os.scandir(current) as it:
+                    entries = list(it)
             except OSError:
                 continue
-            yield rel, entry
+            for entry in entries:
+                name = entry.name
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        if not name.startswith("."):
+                            stack.append((entry.path, rel_dir + name + "/"))
+                        continue
+                    low = name.lower()
+                    if (
+                        not low.endswith(".md")
+                        or name.startswith(".")
+                        or ("conflict" in low and conflict(low))
+                        or not entry.is_file(follow_symlinks=False)
+                    ):
+                        continue
+                except OSError:
+                    continue
+                yield rel_dir + name, entry
 
     def sweep_temp_files(self, older_than: float = 3600.0) -> int:
         """Remove temp files a killed process left behind (never a note: only our own names).
@@ -276,6 +296,10 @@ class Vault:
         # (a scan's directory entry is read by its path string: no Path to build, and it
         # knows whether it is a symlink without a system call)
         path: str | Path = entry.path if entry is not None else self.resolve(rel)
+        return self._read(rel, path, entry)
+
+    def _read(self, rel: str, path: str | Path, entry: os.DirEntry[str] | None = None) -> NoteFile:
+        """:meth:`read` of a note whose path is resolved already."""
         try:
             if entry.is_symlink() if entry is not None else Path(path).is_symlink():
                 # A symlinked note is read only if it stays inside the vault.
@@ -374,24 +398,35 @@ class Vault:
         except OSError as exc:
             raise StorageError.from_os(exc, rel) from exc
 
-    def _replace(self, rel: str, text: str, expected_hash: str | None) -> str:
+    def _replace(
+        self,
+        rel: str,
+        text: str,
+        expected_hash: str | None,
+        prepared: Path | None = None,
+        sync_dir: bool = True,
+        path: Path | None = None,
+    ) -> str:
         """Compare-and-swap: write ``text`` only if the note still hashes to ``expected_hash``.
 
         ``expected_hash=None`` means "the note must not exist". Raises ConflictError when the
-        note changed since it was read, so the caller re-reads and recomputes.
+        note changed since it was read, so the caller re-reads and recomputes. ``prepared``: a
+        durable temp file already holding ``text`` (taken over: swapped in or removed);
+        ``sync_dir`` False: the caller syncs the folder (see :meth:`edit_many`); ``path``: the
+        note's, resolved already.
         """
         if expected_hash is None:
             try:
                 return self.create(rel, text)
             except FileExistsError as exc:
                 raise ConflictError(f"{rel} appeared while it was being written") from exc
-        path = self.resolve(rel)
+        path = path or self.resolve(rel)
         data = text.encode("utf-8", "surrogateescape")  # (bytes kept)
         digest = content_hash(data)
         # The temp file is written (and fsynced) before the note is read, so nothing slow
         # stands between the check and the swap.
-        tmp: Path | None = None
-        if digest != expected_hash:
+        tmp: Path | None = prepared
+        if digest != expected_hash and tmp is None:
             try:
                 tmp = write_temp(path, data)
             except FileNotFoundError as exc:  # its folder is gone
@@ -433,7 +468,8 @@ class Vault:
                 # landing right after the swap): carried into the note that is back.
                 self._carry_over(rel, data, undone.stray, digest)
             raise undone
-        fsync_dir(path.parent)
+        if sync_dir:
+            fsync_dir(path.parent)
         self._remember(rel, digest)
         self._carry_late(late_found)
         if late is not None:
@@ -560,6 +596,18 @@ class Vault:
                 continue
             return Edit(note, text, digest, True)
         raise UserError(f"{rel} keeps changing; it will be written on a later pass")
+
+    def edit_many(
+        self,
+        rels: list[str],
+        build: Callable[[str, NoteFile | None], str | None],
+        workers: int = 4,
+    ) -> dict[str, Edit | UserError]:
+        """:meth:`edit` for many notes with one flush to disk for all of them (see
+        :func:`vaultbrain.vault.batch.edit_many`)."""
+        from vaultbrain.vault.batch import edit_many
+
+        return edit_many(self, rels, build, workers, Edit)
 
     def _append_bytes(self, path: Path, extra: bytes) -> None:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND)

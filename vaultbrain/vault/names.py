@@ -63,3 +63,44 @@ def unique_name(stem: str, taken: Callable[[str], bool], ext: str = ".md") -> st
         name = f"{stem} ({n}){ext}"
         n += 1
     return name
+
+
+def fold(name: str) -> str:
+    """A name as it is matched: accents folded, case folded, spaces collapsed (``Zoë
+    Ångström`` and ``zoe  angstrom`` are one name)."""
+    if name.isascii():
+        return " ".join(name.lower().split())
+    decomposed = unicodedata.normalize("NFKD", name)
+    bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return " ".join(bare.casefold().split())
+
+
+# Words that say what a note is about, in a ``type:``, a tag or a folder name: a person, or
+# something a person is not (a company, a tool, an idea). Plurals and singulars alike.
+PERSON_WORDS = frozenset(
+    "person people persons contact contacts author authors friend friends family "
+    "colleague colleagues crm human humans member members teammate teammates "
+    "acquaintance acquaintances mentor mentors".split()
+)
+OTHER_WORDS = frozenset(
+    "company companies organization organizations organisation organisations org orgs "
+    "business businesses startup startups client-company tool tools app apps application "
+    "applications software product products service services plugin plugins theme themes "
+    "concept concepts idea ideas algorithm algorithms topic topics project projects place "
+    "places city cities country countries book books article articles course courses "
+    "framework frameworks library libraries language languages brand brands game games "
+    "movie movies film films podcast podcasts protocol protocols technology technologies "
+    "tech vendor vendors platform platforms website websites site sites".split()
+)
+
+
+def kind_of_words(words: list[str]) -> str:
+    """ "person", "other" or "" for the words a note is typed, tagged or filed by."""
+    found = ""
+    for word in words:
+        key = fold(word).strip("#[]/ ").rsplit("/", 1)[-1]
+        if key in PERSON_WORDS:
+            return "person"
+        if key in OTHER_WORDS:
+            found = "other"
+    return found

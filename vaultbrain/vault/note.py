@@ -314,8 +314,16 @@ def _real_date(text: str) -> bool:
         return False
 
 
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+
+
 def _reads_back(plain: str) -> bool:
     """Whether YAML reads the plain scalar back as the same string (``=``, ``0b101``, …)."""
+    if _WORD.fullmatch(plain):
+        # A word (an id, a type name) is a string to YAML unless it is one of the words
+        # _YAML_SPECIAL names (true, no, null…): no parse needed (a parse per property was
+        # most of writing an id into 12,000 notes).
+        return not _YAML_SPECIAL.match(plain)
     yaml, loader = _yaml()
     try:
         return yaml.load(f"k: {plain}", Loader=loader) == {"k": plain}
@@ -402,9 +410,15 @@ def _duplicate_keys(raw: str) -> list[str]:
     return _key_spans(raw)[2]
 
 
-def update_frontmatter(text: str, changes: Mapping[str, Any], remove: Iterable[str] = ()) -> str:
-    """Return ``text`` with properties set or removed, changing only the lines that must change."""
-    note = parse_note(text)
+def update_frontmatter(
+    text: str,
+    changes: Mapping[str, Any],
+    remove: Iterable[str] = (),
+    parsed: ParsedNote | None = None,
+) -> str:
+    """Return ``text`` with properties set or removed, changing only the lines that must change.
+    ``parsed``: ``text`` parsed already (not parsed again)."""
+    note = parsed if parsed is not None and parsed.text == text else parse_note(text)
     if note.error:
         raise NoteFormatError(note.error)
     removals = [k for k in remove if k not in changes]

@@ -1,24 +1,39 @@
 """What Obsidian's own configuration says about a vault: which folders hold templates.
 
 Template notes look like records (a Templater template for a meeting has ``type: meeting``)
-but are the person's scaffolding: vaultbrain never makes them records and never writes them.
-They are the core Templates plugin's folder (``.obsidian/templates.json``), Templater's
-``templates_folder`` (``.obsidian/plugins/templater-obsidian/data.json``), and any folder
-named ``Templates`` or ``_templates``.
+and often do not parse (``date: {{date}}`` is not YAML), but they are the person's
+scaffolding: vaultbrain never makes them records, never lists them as notes it cannot read,
+never proposes them as a type, and never writes them. They are:
+
+- the core Templates plugin's folder (``.obsidian/templates.json``, key ``folder``) and
+  Templater's (``.obsidian/plugins/templater-obsidian/data.json``, ``templates_folder``),
+  read from the vault's config folder (``.obsidian`` or a renamed one);
+- any folder named ``Templates``, ``Template`` or ``_templates``;
+- a folder whose notes are mostly placeholders: more than half of them hold ``{{date}}``,
+  ``{{title}}`` (Obsidian's, QuickAdd's, Periodic Notes') or ``<% tp.… %>`` (Templater's).
+  That one needs the notes' heads read: :meth:`TemplateFolders.holds_note` looks (once per
+  folder, again when the folder's entries change); :meth:`TemplateFolders.holds` answers from
+  names, settings and what was already looked at, for walks that read no note.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import threading
 from pathlib import Path
 
-TEMPLATE_FOLDER_NAMES = frozenset({"templates", "_templates"})
+TEMPLATE_FOLDER_NAMES = frozenset({"templates", "template", "_templates"})
 _CONFIG_FILES = (
-    (".obsidian/templates.json", "folder"),
-    (".obsidian/plugins/templater-obsidian/data.json", "templates_folder"),
+    ("templates.json", "folder"),
+    ("plugins/templater-obsidian/data.json", "templates_folder"),
 )
 _MAX_CONFIG = 1_000_000
+# {{date}}, {{date:YYYY-MM-DD}}, {{title}}, {{VALUE:name}}; <% tp.file.title %>, <%* … %>
+PLACEHOLDER = re.compile(r"\{\{[^{}\n]{1,80}\}\}|<%[-_*+]?[^%\n]{1,200}%>")
+HEAD_BYTES = 4096  # a template's placeholders sit in its properties and first lines
+SAMPLE = 12  # notes looked at per folder (the first ones by name)
 
 
 class TemplateFolders:
@@ -28,30 +43,114 @@ class TemplateFolders:
         self.root = root
         self._stamp: tuple[int | None, ...] | None = None
         self._configured: tuple[str, ...] = ()
+        # folder (lower case, "" for the root) -> (the folder's mtime_ns, mostly placeholders)
+        self._looked: dict[str, tuple[int, bool]] = {}
+        self._placeholder_folders: tuple[str, ...] = ()
+        self._lock = threading.Lock()
 
     def refresh(self) -> None:
-        stamp = tuple(_mtime(self.root / rel) for rel, _ in _CONFIG_FILES)
+        stamp = tuple(_mtime(path) for path, _ in self._config_paths())
         if stamp == self._stamp:
             return
         self._stamp = stamp
         found = []
-        for rel, key in _CONFIG_FILES:
-            folder = _configured_folder(self.root / rel, key)
+        for path, key in self._config_paths():
+            folder = _configured_folder(path, key)
             if folder:
                 found.append(folder.lower() + "/")
         self._configured = tuple(found)
 
+    def _config_paths(self) -> list[tuple[Path, str]]:
+        config = _config_folder(self.root)
+        return [(config / rel, key) for rel, key in _CONFIG_FILES]
+
     def holds(self, rel: str) -> bool:
-        """Whether the note ``rel`` is a template (inside a template folder)."""
+        """Whether the note ``rel`` is a template, by its folder's name, Obsidian's and
+        Templater's settings, or a folder of placeholders already looked at."""
         low = rel.lower()
-        if low.startswith(self._configured):
+        if low.startswith(self._configured) or low.startswith(self._placeholder_folders):
             return True
         parts = low.split("/")[:-1]
         return any(part in TEMPLATE_FOLDER_NAMES for part in parts)
 
+    def holds_note(self, rel: str) -> bool:
+        """:meth:`holds`, and a folder whose notes are mostly placeholders (its notes' heads
+        read once, and again when the folder gains, loses or renames a note)."""
+        if self.holds(rel):
+            return True
+        folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        return self.placeholders_in(folder)
+
+    def placeholders_in(self, folder: str) -> bool:
+        """Whether more than half the notes directly in ``folder`` hold placeholders."""
+        key = folder.lower()
+        path = self.root / folder if folder else self.root
+        try:
+            mtime = os.stat(path).st_mtime_ns
+        except OSError:
+            return False
+        with self._lock:
+            seen = self._looked.get(key)
+        if seen is not None and seen[0] == mtime:
+            return seen[1]
+        verdict = _mostly_placeholders(path)
+        with self._lock:
+            self._looked[key] = (mtime, verdict)
+            self._placeholder_folders = tuple(
+                sorted(k + "/" for k, (_, v) in self._looked.items() if v and k)
+            )
+        return verdict
+
     @property
     def configured(self) -> tuple[str, ...]:
         return self._configured
+
+
+def has_placeholders(text: str) -> bool:
+    """Whether a note's head holds a template placeholder (``{{date}}``, ``<% … %>``)."""
+    return PLACEHOLDER.search(text[:HEAD_BYTES]) is not None
+
+
+def _mostly_placeholders(folder: Path) -> bool:
+    try:
+        with os.scandir(folder) as it:
+            names = sorted(
+                e.name
+                for e in it
+                if e.name.lower().endswith(".md")
+                and not e.name.startswith(".")
+                and e.is_file(follow_symlinks=False)
+            )
+    except OSError:
+        return False
+    if len(names) < 2:
+        return False  # one note with a placeholder is a note about templates, not a folder
+    names = names[:SAMPLE]
+    hits = 0
+    for name in names:
+        try:
+            with open(folder / name, "rb") as fh:
+                head = fh.read(HEAD_BYTES).decode("utf-8", "replace")
+        except OSError:
+            continue
+        hits += has_placeholders(head)
+    return hits * 2 > len(names)
+
+
+def _config_folder(root: Path) -> Path:
+    """The vault's config folder: ``.obsidian``, or the one a renamed config folder is (the
+    dot-folder that holds Obsidian's ``app.json``)."""
+    default = root / ".obsidian"
+    if default.is_dir():
+        return default
+    try:
+        with os.scandir(root) as it:
+            for entry in it:
+                if entry.name.startswith(".") and (Path(entry.path) / "app.json").is_file():
+                    return Path(entry.path)
+    except OSError:
+        pass
+    return default
 
 
 def _configured_folder(path: Path, key: str) -> str | None:

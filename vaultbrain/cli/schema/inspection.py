@@ -38,7 +38,7 @@ def active_cmd(obj: Any, rel: str | None, as_json: bool) -> None:
         obj.schema_pack,
         brain.env if brain else None,
     )
-    doc = active_document(active, tiers, rel)
+    doc = active_document(active, tiers, rel, _frontmatter(brain, rel))
     if as_json:
         echo_json(doc)
         return
@@ -46,7 +46,8 @@ def active_cmd(obj: Any, rel: str | None, as_json: bool) -> None:
     click.echo(f"  tier {active.tier}: {active.source}")
     click.echo("  chain: " + " -> ".join(active.pack.chain))
     if rel:
-        click.echo(f"  {rel}: {doc['type'] or 'untyped'}")
+        sub = f" (subtype {doc['subtype']})" if doc.get("subtype") else ""
+        click.echo(f"  {rel}: {doc['type'] or 'untyped'}{sub}")
     for w in active.pack.warnings:
         click.echo(f"  warning: {w}")
     for t in tiers:
@@ -55,6 +56,22 @@ def active_cmd(obj: Any, rel: str | None, as_json: bool) -> None:
             value = ", ".join(f"{k} -> {v}" for k, v in value.items())
         mark = "*" if t["tier"] == active.tier else " "
         click.echo(f"  {mark} {t['tier']}. {t['source']}: {value if value else '-'}")
+
+
+def _frontmatter(brain: Any, rel: str | None) -> dict[str, Any] | None:
+    """The note's own properties, when ``rel`` is a note of the vault that parses."""
+    if brain is None or not rel:
+        return None
+    from vaultbrain.vault.note import parse_note
+
+    try:
+        note = brain.vault.try_read(rel)
+    except UserError:
+        return None
+    if note is None:
+        return None
+    parsed = parse_note(note.text)
+    return parsed.data if not parsed.error else None
 
 
 @schema.command("list")

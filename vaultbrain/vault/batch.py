@@ -1,0 +1,109 @@
+"""Many notes edited at once, with one flush to disk for all of them (``Vault.edit_many``).
+
+Each note is read, built (``build(rel, note)``) and swapped in compare-and-swap exactly as
+:meth:`Vault.edit <vaultbrain.vault.files.Vault.edit>` does; only the durability is batched:
+every new text goes to its temp file, the file system is synced once (``syncfs``), then each
+is swapped in (a note that changed since it was read gets a plain ``edit``), and each folder
+is synced once. On a disk where an fsync costs 10 ms, 12,000 notes took two minutes of
+fsyncs alone. Freeing the files swapped out waits on the file system's journal (3 ms a file
+on a busy disk), so ``workers`` threads swap side by side; the temp files are made one after
+another (made side by side in one folder they wait on its lock, and took three times as
+long). ``vaultbrain adopt --apply`` writes its notes this way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from vaultbrain.errors import ConflictError, StorageError, UserError
+from vaultbrain.vault.atomic import fsync_dir, sync_files, unlink_quietly, write_temp
+
+if TYPE_CHECKING:
+    from vaultbrain.vault.files import Edit, NoteFile, Vault
+
+
+def edit_many(
+    vault: Vault,
+    rels: list[str],
+    build: Callable[[str, NoteFile | None], str | None],
+    workers: int,
+    Edit: type[Edit],  # noqa: N803 (the class, handed in: files.py imports this module)
+) -> dict[str, Edit | UserError]:
+    """Each note's Edit (with the note read back once written), or the UserError that left
+    it as it was."""
+    out: dict[str, Edit | UserError] = {}
+    todo: list[tuple[str, NoteFile, str, Path]] = []
+    temps: dict[str, Path] = {}
+    folders: set[Path] = set()
+    try:
+        for rel in rels:
+            try:
+                path = vault.resolve(rel)
+                try:
+                    note: NoteFile | None = vault._read(rel, path)
+                except FileNotFoundError:
+                    note = None
+                text = build(rel, note)
+                if text is None or note is None or text == note.text:
+                    if note is None and text is not None:
+                        out[rel] = vault.edit(rel, lambda n, rel=rel: build(rel, n))
+                    else:
+                        out[rel] = Edit(note, note.text if note else None, None, False)
+                    continue
+                # (made here, one after another: files made side by side in one folder
+                # wait on its lock, and took three times as long)
+                temps[rel] = write_temp(
+                    path, text.encode("utf-8", "surrogateescape"), durable=False
+                )
+            except UserError as exc:
+                out[rel] = exc
+                continue
+            except OSError as exc:
+                out[rel] = StorageError.from_os(exc, rel)
+                continue
+            todo.append((rel, note, text, path))
+        if not todo:
+            return out
+        sync_files(vault.root, list(temps.values()))
+
+        def swap(item: tuple[str, NoteFile, str, Path]) -> None:
+            rel, note, text, path = item
+            tmp = temps.pop(rel, None)  # taken over by _replace: swapped in or removed
+            if tmp is None:
+                return
+            try:
+                digest = vault._replace(
+                    rel, text, note.hash, prepared=tmp, sync_dir=False, path=path
+                )
+                try:
+                    after: NoteFile | None = vault._read(rel, path)
+                except (UserError, FileNotFoundError):
+                    after = None
+                out[rel] = Edit(note, text, digest, True, after)
+                folders.add(path.parent)
+            except ConflictError:
+                try:
+                    out[rel] = vault.edit(rel, lambda n: build(rel, n))
+                except UserError as exc:
+                    out[rel] = exc
+            except UserError as exc:
+                out[rel] = exc
+            except OSError as exc:
+                out[rel] = StorageError.from_os(exc, rel)
+
+        def swap_all(items: list[tuple[str, NoteFile, str, Path]]) -> None:
+            for item in items:
+                swap(item)
+
+        n = max(1, min(workers, len(todo)))
+        with ThreadPoolExecutor(n) as pool:
+            list(pool.map(swap_all, [todo[i::n] for i in range(n)]))
+    finally:
+        for tmp in list(temps.values()):  # (interrupted: temps not swapped in go)
+            unlink_quietly(tmp)
+        for folder in folders:
+            fsync_dir(folder)
+    return out
