@@ -13,7 +13,7 @@ from support.lived_in import lived_in_shapes, snapshot
 from support.lmstudio import FakeLMStudio, reply
 
 from vaultbrain.brain import Brain
-from vaultbrain.capture.review import ReviewQueue
+from vaultbrain.capture.review_queue import ReviewQueue
 
 
 @pytest.fixture

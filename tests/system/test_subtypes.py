@@ -83,7 +83,7 @@ def test_a_note_vaultbrain_writes_gets_type_and_subtype(gb_vault: Path) -> None:
     fm = frontmatter(gb_vault / "videos/Intro.md")
     assert (fm["type"], fm["subtype"]) == ("media", "video")
     text = (gb_vault / "videos/Intro.md").read_text()
-    assert text.startswith("---\ntype: media\nsubtype: video\nid: ")
+    assert text.startswith("---\ntype: media\nsubtype: video\n")  # the subtype right after the type
     record = run_json(gb_vault, "db", "show", "media", "Intro")
     assert record["subtype"] == "video" and "subtype" not in record["fields"]
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from support.brains import new_brain
 
 from vaultbrain.filing.scan import CACHE_FILE, _as_columns, _Columns
+from vaultbrain.filing.sync import notes_sync
 
 
 def test_entries_round_trip_through_the_columns() -> None:
@@ -48,7 +49,7 @@ def test_a_warm_scan_reads_the_columns_and_makes_no_entry(vault: Path) -> None:
     doc = brain.store.read_json(CACHE_FILE)
     assert doc["version"] == 3 and len(doc["paths"]) == len(doc["hashes"]) >= 5
     again = new_brain(vault)
-    sync = again.notes()
+    sync = notes_sync(again)
     report = sync.scan()
     assert report.read == 0 and report.unchanged >= 5
     assert sync._cache is None and sync._columns is not None  # nothing was made of it
@@ -56,6 +57,6 @@ def test_a_warm_scan_reads_the_columns_and_makes_no_entry(vault: Path) -> None:
     # a version-2 file (an older vaultbrain's) is read as it was
     old = {"version": 2, "pack": doc["pack"], "notes": sync.cache}
     again.store.write_json(CACHE_FILE, old, compact=True)
-    third = new_brain(vault).notes()
+    third = notes_sync(new_brain(vault))
     third.load_cache()
     assert third.cache == sync.cache

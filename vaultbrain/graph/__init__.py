@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.graph.index import GraphIndex, index_path
+from vaultbrain.graph.open import graph_if_open, graph_of
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -32,23 +33,6 @@ __all__ = [
     "prepare",
     "rebuild",
 ]
-
-
-def graph_of(brain: Brain) -> GraphIndex:
-    """The graph index of this process, opened on first use and again when the packs it is
-    typed under change (the one it replaces is closed)."""
-    key = brain.pack_key  # the identity the index is typed under
-    current = brain.kept("graph")
-    graph = brain.memo("graph", key, lambda: GraphIndex(brain.state_dir, brain.typer, key))
-    if current is not None and current is not graph:
-        current.close()
-    graph.typer = brain.typer
-    return graph
-
-
-def graph_if_open(brain: Brain) -> GraphIndex | None:
-    """The graph index this process has open, if any (no file is looked at)."""
-    return brain.kept("graph")
 
 
 def note_changed(brain: Brain, rel: str, note: Any | None, parsed: Any = None) -> None:

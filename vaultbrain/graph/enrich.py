@@ -37,9 +37,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import LLMError, UserError
-from vaultbrain.graph import graph_of
 from vaultbrain.graph.index import LIVE, GraphIndex
 from vaultbrain.graph.links import find_note, outgoing
+from vaultbrain.graph.open import graph_of
 from vaultbrain.graph.show import wikilink
 from vaultbrain.vault.names import fold
 from vaultbrain.vault.note import parse_note, update_frontmatter

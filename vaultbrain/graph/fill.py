@@ -25,8 +25,8 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from vaultbrain.graph import graph_of
 from vaultbrain.graph.index import GraphIndex, Progress
+from vaultbrain.graph.open import graph_of
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
