@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.model import Capture
 from vaultbrain.classify.classifier import classify_with_fallback
-from vaultbrain.classify.result import Classification, judge
+from vaultbrain.classify.result import Classification
 from vaultbrain.errors import LLMError
 
 if TYPE_CHECKING:
@@ -56,38 +56,43 @@ def classify(brain: Brain, journal: Journal, cap: Capture) -> Capture:
         )
     except LLMError as exc:
         return _failed(brain, journal, cap, exc)
-    band_cap = None
-    if audit.get("provider") != "heuristic" and result.fileable and s.get("second_opinion"):
-        band_cap = _second_opinion(brain, cap.text, result, known, audit)
+    extra = None
+    if audit.get("provider") != "heuristic" and s.get("second_opinion"):
+        result, extra = _arbitrate(brain, cap.text, result, known, audit)
     elapsed = (time.perf_counter() - started) * 1000
-    return store_classification(brain, journal, cap, result, audit, elapsed, band_cap)
+    return store_classification(brain, journal, cap, result, audit, elapsed, extra)
 
 
-def _second_opinion(
+def _arbitrate(
     brain: Brain,
     text: str,
     result: Classification,
     known: list[dict[str, Any]],
     audit: dict[str, Any],
-) -> str | None:
-    """The embedded classifier reads the thought too: when it disagrees with the LLM on the
-    primary type, a result the LLM would have filed alone becomes a suggestion. Returns the
-    band the capture may not go above (None: no limit); the comparison goes to the audit."""
-    from vaultbrain.classify.embedded import classify_embedded
-    from vaultbrain.classify.second_opinion import AUDIT_KEY, second_opinion
+) -> tuple[Classification, dict[str, Any] | None]:
+    """The embedded classifier reads the thought too, and the arbiter decides from both
+    (classify/arbiter.py): the decided result (its band in it) and the votes to keep on the
+    capture; the LLM's own reading and the decision go to the audit."""
+    from vaultbrain.classify.arbiter import AUDIT_KEY, arbitrate
 
     s = brain.settings
-    auto, minimum = float(s.get("auto_confidence")), float(s.get("min_confidence"))
-    cap = max(0.0, min(0.75, auto - 0.01))
     try:
-        mine = classify_embedded(text, brain.today(), known, cap, brain.embedded(), brain.pack)
-    except Exception as exc:  # a second opinion never stops a capture
+        decision = arbitrate(
+            text,
+            result,
+            brain.embedded(),
+            brain.pack,
+            brain.today(),
+            known,
+            float(s.get("auto_confidence")),
+            float(s.get("min_confidence")),
+        )
+    except Exception as exc:  # the LLM's reading stands if the embedded classifier fails
         log.warning("the embedded classifier failed beside the LLM: %s", exc)
-        return None
-    band = judge(result, auto, minimum)
-    opinion = second_opinion(result, mine, band)
-    audit[AUDIT_KEY] = opinion.audit
-    return opinion.band.value if opinion.band is not band else None
+        return result, None
+    audit[AUDIT_KEY] = decision.audit
+    audit["llm_parsed"] = result.to_dict()
+    return decision.classification, {"votes": decision.votes}
 
 
 def correction_examples(brain: Brain, text: str) -> list[dict[str, Any]]:
@@ -103,7 +108,7 @@ def store_classification(
     result: Classification,
     audit: dict[str, Any],
     elapsed: float,
-    band_cap: str | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> Capture:
     pack = brain.pack
     first = [True]
@@ -117,8 +122,8 @@ def store_classification(
         c.model = result.model
         c.timings["classify_ms"] = round(elapsed, 2)
         c.last_error = None
-        if band_cap is not None:
-            c.extra["band_cap"] = band_cap
+        if extra:
+            c.extra.update(extra)
         return True
 
     def entry(c: Capture) -> dict[str, Any] | None:

@@ -38,6 +38,7 @@ from vaultbrain.classify.embedded import (
 )
 from vaultbrain.classify.entities import KnownNames, find_people
 from vaultbrain.classify.learned import Counts, features
+from vaultbrain.classify.reliability import STOOD, Reliability
 from vaultbrain.errors import VaultbrainError
 from vaultbrain.store import Store
 
@@ -48,10 +49,13 @@ log = logging.getLogger(__name__)
 W_RECORD = 2
 W_CAPTURE = 3
 W_CORRECTION = 6
-CACHE_VERSION = 4
+CACHE_VERSION = 5
 CORRECTIONS = "corrections.jsonl"
 INBOX = "inbox"
 LEARNT = ("filed", "corrected")  # the statuses of captures the classifier learns from
+# the statuses of captures whose record is read: those it learns from, and those whose
+# votes say how reliable each voter is (classify/reliability.py)
+READ = (*LEARNT, "suggested", "needs_review", "dismissed")
 SAVE_EVERY = 25  # records relearned before the state is written back to the state dir
 SAVE_SECONDS = 30.0
 URGENT = 1_000_000  # unsaved count that means: write now (a correction)
@@ -70,10 +74,11 @@ class VaultLearning:
     names: KnownNames = field(default_factory=KnownNames)
     # "collection/id" -> (type, title, aliases): from the store's summaries alone
     records: dict[str, tuple[str, str, tuple[str, ...]]] = field(default_factory=dict)
-    # capture id -> (marker, text, labels, hints as learnt); labels empty: nothing to learn
-    captures: dict[str, tuple[Any, str, tuple[str, ...], tuple[str, ...]]] = field(
-        default_factory=dict
-    )
+    # capture id -> (marker, text, labels, hints as learnt, votes as counted); labels empty:
+    # nothing to learn; votes None: nothing counted
+    captures: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    # the voters' reliability, from the votes the captures keep (classify/reliability.py)
+    reliability: Reliability = field(default_factory=Reliability)
     corrections_at: int = 0
     corrections: dict[str, int] = field(default_factory=dict)  # type -> corrections to it
     versions: dict[str, Any] = field(default_factory=dict)
@@ -126,6 +131,8 @@ class VaultLearning:
         old = self.captures.pop(cid, None)
         if old is not None and old[2]:
             self.counts.add(features(old[1], old[3]), old[2], -W_CAPTURE)
+        if old is not None and old[4] is not None:
+            self.reliability.add(*old[4], sign=-1)
         if marker is None:  # the capture is gone
             return
         labels: tuple[str, ...] = ()
@@ -146,7 +153,10 @@ class VaultLearning:
                 bulk.append((feats, labels, W_CAPTURE))
             else:
                 self.counts.add(feats, labels, W_CAPTURE)
-        self.captures[cid] = (marker, text if labels else "", labels, hints)
+        counted = vote_evidence(record)
+        if counted is not None:
+            self.reliability.add(*counted)
+        self.captures[cid] = (marker, text if labels else "", labels, hints, counted)
 
     def add_correction(self, entry: dict[str, Any], common: Container[str]) -> None:
         text, to = str(entry.get("text") or ""), str(entry.get("to") or "")
@@ -160,13 +170,37 @@ class VaultLearning:
         out = dict.fromkeys(self.types, 0)
         for type_name, _, _ in self.records.values():
             out[type_name] += 1
-        for _, _, labels, _ in self.captures.values():
+        for _, _, labels, *_ in self.captures.values():
             for label in labels:
                 if label in out:
                     out[label] += 1
         for type_name, n in self.corrections.items():
             out[type_name] += n
         return out
+
+
+def vote_evidence(record: dict[str, Any]) -> tuple[Any, tuple[str, ...] | None, float] | None:
+    """What a capture's votes say, as :meth:`Reliability.add` takes it: (votes, the types it
+    was filed to or None while undecided, the weight of that). A suggestion or a review says
+    only whether the two agreed; what the person confirmed, resolved, corrected or dismissed
+    says which type it was; a thought filed alone that stood says so more quietly."""
+    votes = record.get("votes")
+    if not isinstance(votes, dict):
+        return None
+    status = record.get("status")
+    types = tuple(
+        str(d["type"])
+        for d in record.get("destinations") or []
+        if isinstance(d, dict) and d.get("type")
+    )
+    if status == "dismissed":
+        return votes, (), 1.0
+    if status == "corrected" and types:
+        return votes, types, 1.0
+    if status == "filed" and types:
+        by_person = record.get("confirmed_at") or record.get("resolved_by")
+        return votes, types, 1.0 if by_person else STOOD
+    return votes, None, 0.0
 
 
 def _types(pack: Any) -> list[str]:
@@ -316,6 +350,7 @@ def rebuild(store: Store, pack: Any, save: bool = True) -> VaultLearning:
     summaries, no note read), every filed or corrected capture, every correction."""
     common = corpus_model(store, pack, save).common
     learning = VaultLearning(pack.identity, _types(pack), Counts(model_labels(_types(pack))))
+    learning.reliability.types = len(learning.types)
     bulk: list[tuple[Any, Any, float]] = []
     for name in _collections(pack):
         col = store.collection(name)
@@ -326,7 +361,7 @@ def rebuild(store: Store, pack: Any, save: bool = True) -> VaultLearning:
     learning.versions[INBOX] = inbox.disk_version()
     for summary in inbox.summaries():
         marker = _capture_marker(summary)
-        record = inbox.get(summary["id"]) if summary.get("status") in LEARNT else None
+        record = inbox.get(summary["id"]) if summary.get("status") in READ else None
         learning.set_capture(summary["id"], marker, record, common, bulk)
     learning.counts.add_many(bulk)
     _read_corrections(store, learning, common)
@@ -459,7 +494,7 @@ def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
             old = learning.captures.get(cid)
             if old is not None and old[0] == marker:
                 continue
-            record = inbox.get(cid) if summary.get("status") in LEARNT else None
+            record = inbox.get(cid) if summary.get("status") in READ else None
             learning.set_capture(cid, marker, record, common)
             learning.unsaved += 1
         learning.versions[INBOX] = version
@@ -536,7 +571,7 @@ def embedded_for(store: Store | None, pack: Any, save: bool = True) -> Embedded:
     except (OSError, VaultbrainError) as exc:  # the state dir unreadable: the corpus still knows
         log.warning("the embedded classifier could not learn the vault: %s", exc)
         return base
-    return base.with_vault(learning.counts, learning.names)
+    return base.with_vault(learning.counts, learning.names, learning.reliability)
 
 
 def example_counts(store: Store | None, pack: Any) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from typing import Any
 from vaultbrain.classify import heuristic as rules
 from vaultbrain.classify.corpus import Example, corpus_path, corpus_vocabulary, load_corpus, split
 from vaultbrain.classify.dates import find_date, mentions_date
+from vaultbrain.classify.entities import COMMON as ENTITY_COMMON
 from vaultbrain.classify.entities import (
     KnownNames,
     PersonMention,
@@ -30,11 +31,14 @@ from vaultbrain.classify.entities import (
     unprotect,
 )
 from vaultbrain.classify.learned import DEFAULT_PLATT, Counts, Model, calibrate, features
+from vaultbrain.classify.noise import letter_pairs, noise_reason
+from vaultbrain.classify.reliability import Reliability
 from vaultbrain.classify.result import UNKNOWN, Classification, Destination
 
 CLASSIFIED_BY = "heuristic"  # the provider's name in settings and the audit trail
 THRESHOLD = 0.5  # a type at or above this probability is a destination
 FLOOR = 0.2  # below this, not even a guess for the review queue
+MIN_EXAMPLES = 10  # examples of a type before the classifier has a say on it
 BASE_PACK = "vaultbrain-base"
 BASE_TYPES = ("person", "project", "idea", "admin")
 _IDEA_CUE = re.compile(
@@ -62,16 +66,30 @@ class Embedded:
     common: frozenset[str]
     names: KnownNames = field(default_factory=KnownNames)
     source: str = "corpus"  # corpus | corpus+vault | vault | none
+    pairs: frozenset[str] = frozenset()  # letter pairs of ordinary words (classify/noise.py)
+    # how far the LLM and this classifier can be trusted on this vault (classify/arbiter.py)
+    reliability: Reliability | None = None
 
-    def with_vault(self, counts: Counts | None, names: KnownNames) -> Embedded:
+    def with_vault(
+        self, counts: Counts | None, names: KnownNames, reliability: Reliability | None = None
+    ) -> Embedded:
         """The same corpus model, summed with what the vault taught (``adapt.py``)."""
-        if counts is None or not counts.docs[0]:
-            return Embedded(self.labels, self.model, self.common, names, self.source)
+        model, source = self.model, self.source
+        if counts is not None and counts.docs[0]:
+            if self.model is None:
+                platt = {lab: DEFAULT_PLATT for lab in model_labels(self.labels)}
+                model, source = Model([counts], platt), "vault"
+            else:
+                model = Model([*self.model.counts, counts], self.model.platt)
+                source = "corpus+vault"
+        return Embedded(self.labels, model, self.common, names, source, self.pairs, reliability)
+
+    def known_types(self) -> frozenset[str]:
+        """The types it has seen enough examples of to name (and to disagree about)."""
         if self.model is None:
-            platt = {lab: DEFAULT_PLATT for lab in model_labels(self.labels)}
-            return Embedded(self.labels, Model([counts], platt), self.common, names, "vault")
-        model = Model([*self.model.counts, counts], self.model.platt)
-        return Embedded(self.labels, model, self.common, names, "corpus+vault")
+            return frozenset()
+        per = self.model.examples_per_label()
+        return frozenset(t for t in self.labels if per.get(primary(t), 0) >= MIN_EXAMPLES)
 
 
 def hints(text: str, people: list[PersonMention], names: KnownNames) -> set[str]:
@@ -143,7 +161,7 @@ def corpus_key(labels: list[str], pack_name: str) -> str:
 
 def _corpus_key(labels: list[str], pack_name: str) -> str:
     path = corpus_path(pack_name) or corpus_path(BASE_PACK)
-    h = hashlib.sha256(("|".join(labels) + "|v6").encode())
+    h = hashlib.sha256(("|".join(labels) + "|v7").encode())
     if path is not None:
         h.update(path.read_bytes())
     return h.hexdigest()[:12]
@@ -154,8 +172,9 @@ def train_corpus(labels: list[str], pack_name: str) -> Embedded:
     examples = corpus_examples(labels, pack_name)
     # the training split's words only: the dev set's names stay unseen, as a person's are
     common = corpus_vocabulary(examples or split(load_corpus(BASE_PACK))[0])
+    pairs = letter_pairs(common)
     if not examples:
-        return Embedded(labels, None, common, source="none")
+        return Embedded(labels, None, common, source="none", pairs=pairs)
     names = KnownNames()
     wide = model_labels(labels)
     counts = Counts(wide)
@@ -171,7 +190,22 @@ def train_corpus(labels: list[str], pack_name: str) -> Embedded:
     for ex in examples:
         counts.add(feats[ex.text], ex.labels, ex.weight)
     platt = calibrate(examples, wide, lambda ex: feats[ex.text])
-    return Embedded(labels, Model([counts.frozen()], platt), common, names, "corpus")
+    return Embedded(labels, Model([counts.frozen()], platt), common, names, "corpus", pairs)
+
+
+class _Vocabulary:
+    """Words that are no mash: the corpus's, the everyday ones, and the vault's names."""
+
+    def __init__(self, common: frozenset[str], names: KnownNames) -> None:
+        self.common, self.names = common, names
+
+    def __contains__(self, word: object) -> bool:
+        return (
+            word in self.common
+            or word in ENTITY_COMMON
+            or word in self.names.names
+            or word in self.names.first
+        )
 
 
 class _Without:
@@ -236,6 +270,16 @@ def analyse(
             min(0.7, max_confidence),
             "A bare URL: saved as a link",
             CLASSIFIED_BY,
+        )
+        return Analysis({}, [], None, None, c)
+    noise = noise_reason(thought, _Vocabulary(emb.common, names), emb.pairs)
+    if noise:
+        c = Classification(
+            [Destination(UNKNOWN, phrase(thought, 8), {})],
+            0.0,
+            f"Embedded classifier: not a thought to file ({noise})",
+            CLASSIFIED_BY,
+            noise=noise,
         )
         return Analysis({}, [], None, None, c)
     people = find_people(thought, emb.common, names)
