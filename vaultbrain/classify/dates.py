@@ -225,17 +225,28 @@ _ESCAPE = re.compile(r"\\.")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")  # "c'mon" is one word
 
 
+# Words in many patterns that name no date by themselves ("the", "by", "am", "le"): every
+# match has a word that is not one of these, or a digit.
+_GENERIC = frozenset(
+    "the a an of by on in to this next end for from until till til before after due at am bis "
+    "zum ab le la el de del au aux en em no na o que coming d ici jusqu à para hasta antes dès "
+    "pour ce cette este esta neste nesta s t st nd rd th er re within dans dentro daqui".split()
+)
+
+
 def _literals(pattern: str) -> frozenset[str]:
-    """The words a pattern spells out: a text without any of them cannot match it."""
-    return frozenset(
-        w.lower() for w in _TOKEN.findall(_ESCAPE.sub(" ", pattern)) if not w.isdigit()
-    )
+    """The words a pattern spells out that name a date: a text with none of them (and, for
+    a pattern with digits, no digit) cannot match it."""
+    words = {w.lower() for w in _TOKEN.findall(_ESCAPE.sub(" ", pattern)) if not w.isdigit()}
+    if "q" in words:
+        words |= {"q1", "q2", "q3", "q4"}
+    return frozenset(words - _GENERIC)
 
 
-# Compiled on first use, and only once a text has one of a pattern's words (or, for the
-# all-digit patterns, a digit): a cold ``capture`` compiles the two or three it needs,
-# not all twenty (some 70 ms of regex compilation).
-_TRIGGERS = [(kind, raw, _literals(raw)) for kind, raw in _RAW]
+# Compiled on first use, and only once a text has one of a pattern's words (or a digit, for
+# a pattern with digits): a cold ``capture`` compiles the one or two it needs, not all
+# twenty (some 70 ms of regex compilation).
+_TRIGGERS = [(kind, raw, _literals(raw), "\\d" in raw) for kind, raw in _RAW]
 
 
 @functools.cache
@@ -249,8 +260,8 @@ def _candidates(text: str) -> list[tuple[str, re.Pattern[str]]]:
     digits = any(ch.isdigit() for ch in text)
     return [
         (kind, _compiled(raw))
-        for kind, raw, lits in _TRIGGERS
-        if (not words.isdisjoint(lits)) or (digits and not lits)
+        for kind, raw, lits, digit in _TRIGGERS
+        if not words.isdisjoint(lits) or digits and digit
     ]
 
 

@@ -30,7 +30,17 @@ from vaultbrain.classify.entities import (
     protect,
     unprotect,
 )
-from vaultbrain.classify.learned import DEFAULT_PLATT, Counts, Model, calibrate, features
+from vaultbrain.classify.learned import (
+    DEFAULT_PLATT,
+    Counts,
+    Model,
+    decision_features,
+    features,
+    fit_logistic,
+    out_of_fold,
+    platt_from,
+    sigmoid,
+)
 from vaultbrain.classify.noise import letter_pairs, noise_reason
 from vaultbrain.classify.reliability import Reliability
 from vaultbrain.classify.result import UNKNOWN, Classification, Destination
@@ -80,7 +90,7 @@ class Embedded:
                 platt = {lab: DEFAULT_PLATT for lab in model_labels(self.labels)}
                 model, source = Model([counts], platt), "vault"
             else:
-                model = Model([*self.model.counts, counts], self.model.platt)
+                model = Model([*self.model.counts, counts], self.model.platt, self.model.decision)
                 source = "corpus+vault"
         return Embedded(self.labels, model, self.common, names, source, self.pairs, reliability)
 
@@ -161,7 +171,7 @@ def corpus_key(labels: list[str], pack_name: str) -> str:
 
 def _corpus_key(labels: list[str], pack_name: str) -> str:
     path = corpus_path(pack_name) or corpus_path(BASE_PACK)
-    h = hashlib.sha256(("|".join(labels) + "|v7").encode())
+    h = hashlib.sha256(("|".join(labels) + "|v8").encode())
     if path is not None:
         h.update(path.read_bytes())
     return h.hexdigest()[:12]
@@ -189,8 +199,37 @@ def train_corpus(labels: list[str], pack_name: str) -> Embedded:
     }
     for ex in examples:
         counts.add(feats[ex.text], ex.labels, ex.weight)
-    platt = calibrate(examples, wide, lambda ex: feats[ex.text])
-    return Embedded(labels, Model([counts.frozen()], platt), common, names, "corpus", pairs)
+    featlist = [feats[ex.text] for ex in examples]
+    scores = out_of_fold(examples, wide, featlist)
+    platt = platt_from(examples, wide, scores)
+    decision = fit_decision(examples, wide, labels, scores, platt, featlist)
+    model = Model([counts.frozen()], platt, decision)
+    return Embedded(labels, model, common, names, "corpus", pairs)
+
+
+def fit_decision(
+    examples: list[Example],
+    wide: list[str],
+    labels: list[str],
+    scores: list[list[float]],
+    platt: dict[str, tuple[float, float]],
+    feats: list[set[str]],
+) -> list[float]:
+    """How often the most likely primary type is the right one, as a function of how sure
+    and how clear the model is (:func:`~vaultbrain.classify.learned.decision_features`),
+    fitted on out-of-fold readings of the corpus: the confidence the embedded classifier
+    files with. A thought of no type counts as a wrong first type."""
+    rows, ys = [], []
+    index = {lab: i for i, lab in enumerate(wide)}
+    for ex, row, fs in zip(examples, scores, feats, strict=True):
+        firsts = []
+        for t in labels:
+            a, b = platt.get(primary(t), DEFAULT_PLATT)
+            firsts.append(sigmoid(a * row[index[primary(t)]] + b))
+        top = labels[max(range(len(labels)), key=lambda k: firsts[k])]
+        rows.append(decision_features(firsts, len(fs)))
+        ys.append(primary(top) in ex.labels)
+    return fit_logistic(rows, ys)
 
 
 class _Vocabulary:
@@ -287,17 +326,20 @@ def analyse(
         people = [p for p in people if p.evidence != "guess"]
     probs: dict[str, float] = {}
     firsts: dict[str, float] = {}
+    sure: float | None = None  # the chance that the first primary type is right
     if emb.model is not None:
-        every = emb.model.probabilities(features(thought, hints(thought, people, names)))
+        feats = features(thought, hints(thought, people, names))
+        every = emb.model.probabilities(feats)
         probs = {t: every[t] for t in emb.labels}
         firsts = {t: every.get(primary(t), 0.0) for t in emb.labels}
+        sure = emb.model.confidence([firsts[t] for t in emb.labels], len(feats))
     found = find_date(thought, today)
     due, due_words = (found[0].isoformat(), found[1]) if found else (None, None)
     # The primary type by its own odds (a thought naming a person and a task is one or the
     # other first), then every other type likely enough to be a destination too.
     ranked = sorted(firsts, key=lambda t: (-firsts[t], -probs[t]))
     chosen = []
-    if ranked and firsts[ranked[0]] >= FLOOR:
+    if ranked and (firsts[ranked[0]] if sure is None else sure) >= FLOOR:
         chosen.append(ranked[0])
     chosen += [
         t
@@ -329,7 +371,7 @@ def analyse(
         )
         return Analysis(probs, people, due, due_words, c, firsts)
     first = dests[0].type
-    conf = firsts.get(first, THRESHOLD)
+    conf = sure if sure is not None and first == ranked[0] else firsts.get(first, THRESHOLD)
     if first == "person" and conf < THRESHOLD:
         conf = max(THRESHOLD, min(0.7, 0.5 + 0.05 * len(people_to_file)))
     why = f"Embedded classifier ({emb.source}): {reasons or 'a named person'}"

@@ -66,7 +66,7 @@ def mash_reason(text: str, known: Container[str], pairs: frozenset[str]) -> str 
         for raw, w in zip(found, words, strict=True)
         if w not in known and not raw.istitle() and _mash(w, pairs)
     )
-    if mash and mash * 2 >= len(words) and ordinary * 3 <= len(words):
+    if mash and (not ordinary or mash * 2 >= len(words) and ordinary * 3 <= len(words)):
         return "keyboard mash"
     return None
 
