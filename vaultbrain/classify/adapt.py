@@ -158,12 +158,15 @@ class VaultLearning:
             self.reliability.add(*counted)
         self.captures[cid] = (marker, text if labels else "", labels, hints, counted)
 
-    def add_correction(self, entry: dict[str, Any], common: Container[str]) -> None:
-        text, to = str(entry.get("text") or ""), str(entry.get("to") or "")
-        if text and to in self.types:
+    def add_correction(self, text: str, types: list[str], common: Container[str]) -> None:
+        """One correction: the thought, and the types the person gave it, the first primary
+        ("→ person, admin" is one thought of two types, not two thoughts of one each)."""
+        types = [t for t in dict.fromkeys(types) if t in self.types]
+        if text and types:
             hints = self._hints(text, common)
-            self.counts.add(features(text, hints), training_labels([to]), W_CORRECTION)
-            self.corrections[to] = self.corrections.get(to, 0) + 1
+            self.counts.add(features(text, hints), training_labels(types), W_CORRECTION)
+            for to in types:
+                self.corrections[to] = self.corrections.get(to, 0) + 1
 
     def examples_per_type(self) -> dict[str, int]:
         """Examples of each type: records, captures filed to one, corrections to one."""
@@ -388,13 +391,24 @@ def _read_corrections(store: Store, learning: VaultLearning, common: frozenset[s
         fh.seek(learning.corrections_at)
         chunk = fh.read(size - learning.corrections_at)
     end = chunk.rfind(b"\n") + 1  # a line still being written waits for next time
+    # the entries one resolution wrote (the same thought, at the same time) are one example
+    group: tuple[str, str] | None = None
+    types: list[str] = []
     for line in chunk[:end].splitlines():
         try:
             entry = json.loads(line)
         except ValueError:
             continue
-        if isinstance(entry, dict):
-            learning.add_correction(entry, common)
+        if not isinstance(entry, dict):
+            continue
+        key = (str(entry.get("text") or ""), str(entry.get("at") or ""))
+        if key != group:
+            if group is not None:
+                learning.add_correction(group[0], types, common)
+            group, types = key, []
+        types.append(str(entry.get("to") or ""))
+    if group is not None:
+        learning.add_correction(group[0], types, common)
     learning.corrections_at += end
     return end > 0
 

@@ -179,7 +179,12 @@ def _corpus_key(labels: list[str], pack_name: str) -> str:
 
 def train_corpus(labels: list[str], pack_name: str) -> Embedded:
     """The corpus model for these labels (a few hundred ms: cached by ``adapt.py``)."""
-    examples = corpus_examples(labels, pack_name)
+    return train_examples(labels, corpus_examples(labels, pack_name))
+
+
+def train_examples(labels: list[str], examples: list[Example]) -> Embedded:
+    """A model learnt from these labelled thoughts (the corpus's training split, or a part of
+    it for ``bench/bench_classifier.py``)."""
     # the training split's words only: the dev set's names stay unseen, as a person's are
     common = corpus_vocabulary(examples or split(load_corpus(BASE_PACK))[0])
     pairs = letter_pairs(common)
