@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from vaultbrain.classify.arbiter import decide, primary
+from vaultbrain.classify.arbiter import decide, names_found, primary
 from vaultbrain.classify.reliability import Reliability
 from vaultbrain.classify.result import Band, Classification, judge
 
@@ -154,16 +154,20 @@ def _key(name: str) -> str:
 def run_pair(
     cases: list[Case],
     llm: dict[str, tuple[Classification | None, float | None]],
-    embedded: Callable[[str], Classification],
+    embedded: Callable[[str], Any],
     history: Reliability | None = None,
 ) -> list[tuple[Classification, Band, str]]:
     """The pair's decision on each thought in order; the reliabilities learn each one's
-    votes as a vault would (agreement only: nobody confirms anything here)."""
+    votes as a vault would (agreement only: nobody confirms anything here). ``embedded``
+    gives the embedded classifier's Analysis of a thought."""
     rel = history or Reliability(types=len(TYPES))
     out = []
     for text, _, _ in cases:
         theirs = llm[text][0]
-        d = decide(text, theirs, embedded(text), rel, AUTO, MINIMUM, frozenset(TYPES))
+        a = embedded(text)
+        d = decide(
+            text, theirs, a.classification, rel, AUTO, MINIMUM, frozenset(TYPES), names_found(a)
+        )
         rel.add(d.votes, None, 0.0)
         out.append((d.classification, d.band, str(d.audit.get("decided_by"))))
     return out
@@ -172,13 +176,13 @@ def run_pair(
 def history_from(
     cases: list[Case],
     llm: dict[str, tuple[Classification | None, float | None]],
-    embedded: Callable[[str], Classification],
+    embedded: Callable[[str], Any],
 ) -> Reliability:
     """The reliabilities of a vault whose person confirmed or corrected each of ``cases``."""
     rel = Reliability(types=len(TYPES))
     for text, gold, _ in cases:
         theirs = llm[text][0]
-        mine = embedded(text)
+        mine = embedded(text).classification
         votes = {
             "llm": {"type": primary(theirs), "confidence": theirs.confidence if theirs else None},
             "embedded": {"type": primary(mine), "confidence": mine.confidence},
@@ -224,7 +228,7 @@ def pair_rows(
     """The LLM alone, the embedded classifier alone and the pair, on a sample of each dev set."""
     from benchlib import row
 
-    from vaultbrain.classify.embedded import classify_embedded
+    from vaultbrain.classify.embedded import analyse, classify_embedded
 
     if args.endpoint is None and (why := server_available()):
         print(f"the LLM and the pair: skipped ({why})")
@@ -244,7 +248,7 @@ def pair_rows(
         return classify_embedded(text, today, None, 0.79, emb, pack)
 
     def voter(text: str) -> Any:  # as the arbiter reads it: its calibrated confidence
-        return classify_embedded(text, today, None, 1.0, emb, pack)
+        return analyse(text, today, emb, None, 1.0, pack)
 
     from vaultbrain.classify.result import Band
 
@@ -287,7 +291,11 @@ def pair_rows(
                 rows_.ok = sc["accuracy"] >= best
             out.append(rows_)
         # nonsense and lines addressed to the model: never filed as confident
-        noise = [i for i, (text, gold, _) in enumerate(cases) if not gold and voter(text).noise]
+        noise = [
+            i
+            for i, (text, gold, _) in enumerate(cases)
+            if not gold and voter(text).classification.noise
+        ]
         confident_llm = sum(decided_llm[i][1] is Band.AUTO for i in noise)
         confident_pair = sum(fresh[i][1] is Band.AUTO for i in noise)
         if noise:

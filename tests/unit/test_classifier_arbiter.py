@@ -283,3 +283,26 @@ def test_the_pair_is_never_worse_than_the_better_voter(r: float, learn: str) -> 
         llm_alone, embedded_alone, pair = _run(r, learn, seed)
         # within the noise of 400 thoughts
         assert pair >= max(llm_alone, embedded_alone) - 0.02, (llm_alone, embedded_alone, pair)
+
+
+def test_a_person_the_thought_does_not_name_is_not_filed() -> None:
+    """A small model makes people of words ("Milk"): its person must be a name the embedded
+    classifier found in the thought, until it has a track record for people here."""
+    llm = Classification(
+        [Destination("person", "Milk", {}), Destination("admin", "Get milk", {})], 0.9, "", "llm"
+    )
+    mine = Classification([Destination("admin", "Get milk and eggs", {})], 0.8, "", "heuristic")
+    d = decide("get milk eggs", llm, mine, Reliability(), AUTO, MIN, names=frozenset())
+    assert d.votes["llm"]["type"] == "admin" and d.audit["agree"] is True
+    assert [x.type for x in d.classification.destinations] == ["admin"]
+    assert "Milk" in d.audit["note"]
+    # a name the thought gives stays
+    sarah = Classification([Destination("person", "Sarah", {})], 0.9, "", "llm")
+    mine = Classification([Destination("person", "Sarah", {})], 0.7, "", "heuristic")
+    d = decide("lunch w sarah", sarah, mine, Reliability(), AUTO, MIN, names=frozenset({"sarah"}))
+    assert [x.title for x in d.classification.destinations] == ["Sarah"]
+    # and a model that has been right about people here is trusted with them
+    proven = history({"person": 0.95}, {})
+    mine = Classification([Destination("admin", "Get milk and eggs", {})], 0.8, "", "heuristic")
+    d = decide("get milk eggs", llm, mine, proven, AUTO, MIN, names=frozenset())
+    assert d.votes["llm"]["type"] == "person"

@@ -85,14 +85,27 @@ def decide(
     auto: float,
     minimum: float,
     embedded_types: frozenset[str] | None = None,
+    names: frozenset[str] | None = None,
 ) -> Decision:
     """The pair's decision on one thought. ``embedded``: the embedded classifier's reading,
     its confidence its calibrated probability (not capped), ``noise`` set when it calls the
-    thought noise. ``embedded_types``: the types it has learnt to name (None: all)."""
+    thought noise. ``embedded_types``: the types it has learnt to name (None: all).
+    ``names``: the names the embedded classifier found in the thought, on any evidence,
+    lowercased: an LLM's person named nowhere in them is dropped (a small model makes people
+    of words: "Milk"), until the LLM has a track record for people here (None: no check)."""
     notes: list[str] = []
     emb_type = primary(embedded)
     llm_dests = merge_duplicates(list(llm.destinations)) if llm is not None else []
-    llm_type = primary(llm)
+    if names is not None and reliability.llm("person", None).evidence < TRACK_RECORD:
+        invented = [d for d in llm_dests if d.type == "person" and not _named(d.title, names)]
+        if invented:
+            notes.append(
+                "the LLM's people not named in the thought: " + ", ".join(d.title for d in invented)
+            )
+            llm_dests = [d for d in llm_dests if d not in invented]
+            if llm is not None and not llm_dests and llm.destinations:
+                llm_dests = [Destination(UNKNOWN, "", {})]
+    llm_type = primary(llm) if llm is None else _first(llm, llm_dests)
     stated = llm.confidence if llm is not None and llm.confidence_known else None
     fileable = [d for d in llm_dests if d.type != UNKNOWN]
     if llm_type is not None and len(fileable) > max(words_in(text), 0):
@@ -121,7 +134,13 @@ def decide(
     else:
         out = ctx.disagreement(llm_type, emb_type)
     result, band, how, est = out
-    result = replace(result, band=band.value)
+    # the confidence shown with the result says what the band says: a suggestion is never
+    # "0.99", however sure the one voter that decided it was (that is in the audit, as p)
+    p = result.confidence
+    shown = p if band is Band.AUTO else min(p, auto - 0.01)
+    if band is not Band.REVIEW:
+        shown = max(shown, minimum)
+    result = replace(result, band=band.value, confidence=round(shown, 3))
     if llm_type not in (None, NONE) and emb_type not in (None, NONE) and llm_type != emb_type:
         winner = {LLM: "the LLM's", EMBEDDED: "the embedded classifier's"}.get(how, "neither")
         notes.append(
@@ -136,6 +155,7 @@ def decide(
         "llm_confidence": stated,
         "embedded_confidence": round(embedded.confidence, 3),
         "decided_by": how,
+        "p": p,  # the decided reading's chance of being right, as the pair reckons it
         "band": alone.value,  # what the LLM alone would have done
         "final_band": band.value,
         "lowered_to": band.value if _ORDER.index(band) < _ORDER.index(alone) else None,
@@ -327,6 +347,21 @@ def _est(el: Estimate, ee: Estimate) -> dict[str, Estimate]:
     return {"llm_estimate": el, "embedded_estimate": ee}
 
 
+def _first(llm: Classification, dests: list[Destination]) -> str | None:
+    """The LLM's primary type from its destinations as the arbiter keeps them."""
+    if llm.error and not llm.destinations:
+        return None
+    for d in dests:
+        return d.type if d.type != UNKNOWN else NONE
+    return NONE
+
+
+def _named(title: str, names: frozenset[str]) -> bool:
+    """A word of ``title`` is a word of a name the thought gives."""
+    words = set(title.casefold().split())
+    return any(words & set(n.split()) for n in names)
+
+
 def _same_person(d: Destination, out: list[Destination]) -> bool:
     """One of ``out`` names this person ("Sarah" and "Sarah Chen" are one)."""
     mine = set(d.title.casefold().split())
@@ -379,8 +414,31 @@ def arbitrate(
 ) -> Decision:
     """Run the embedded classifier (``embedded``: an :class:`~vaultbrain.classify.embedded.
     Embedded`, with the vault's reliability) beside the LLM's reading, and decide."""
-    from vaultbrain.classify.embedded import classify_embedded
+    from vaultbrain.classify.embedded import analyse
 
-    mine = classify_embedded(text, today, known, 1.0, embedded, pack)
+    analysis = analyse(text, today, embedded, known, 1.0, pack)
     reliability = embedded.reliability or Reliability(types=len(embedded.labels))
-    return decide(text, llm, mine, reliability, auto, minimum, embedded.known_types())
+    return decide(
+        text,
+        llm,
+        analysis.classification,
+        reliability,
+        auto,
+        minimum,
+        embedded.known_types(),
+        names_found(analysis),
+    )
+
+
+def names_found(analysis: Any) -> frozenset[str]:
+    """Every name the embedded classifier found in a thought (its ``Analysis``), lowercased:
+    as written, as the record it links to, and its people destinations."""
+    out = set()
+    for p in analysis.people:
+        out.add(p.name.casefold())
+        if p.record:
+            out.add(p.record.casefold())
+    for d in analysis.classification.destinations:
+        if d.type == "person":
+            out.add(d.title.casefold())
+    return frozenset(out)

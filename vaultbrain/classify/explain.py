@@ -11,7 +11,7 @@ import datetime as dt
 from typing import Any
 
 from vaultbrain.classify.adapt import embedded_for
-from vaultbrain.classify.arbiter import decide
+from vaultbrain.classify.arbiter import decide, names_found
 from vaultbrain.classify.cache import ask_cached
 from vaultbrain.classify.embedded import analyse
 from vaultbrain.classify.heuristic import classify_heuristic
@@ -59,15 +59,16 @@ def explain(
             report["llm"] = {"error": f"{exc.kind}: {exc}"}
         else:
             band = band_for(result.confidence, auto_confidence, min_confidence)
-            mine = analyse(text, today, emb, known, 1.0, pack).classification
+            mine = analyse(text, today, emb, known, 1.0, pack)
             decision = decide(
                 text,
                 result,
-                mine,
+                mine.classification,
                 emb.reliability or Reliability(types=len(emb.labels)),
                 auto_confidence,
                 min_confidence,
                 emb.known_types(),
+                names_found(mine),
             )
             report["llm"] = {**result.to_dict(), "band": band.value}
             report["second_opinion"] = decision.audit

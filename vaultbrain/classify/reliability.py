@@ -92,10 +92,11 @@ class Reliability:
 
     # -- estimates -----------------------------------------------------------------------
     def llm(self, type_name: str, stated: float | None) -> Estimate:
-        """The LLM's precision for ``type_name``. Its prior is what it says of itself, taken
-        with salt (a small model says 0.9 of everything): halfway between its stated
-        confidence and 0.6, or 0.6 when it stated none it could mean."""
-        prior = 0.6 if stated is None else 0.5 * stated + 0.3
+        """The LLM's precision for ``type_name``. Before this vault has measured it, what it
+        says of itself is taken with salt (a small model says 1.0 of keyboard mash): its
+        stated confidence moves the prior only between 0.45 and 0.65, so a confident
+        embedded reading wins a disagreement until the LLM has shown it is right more often."""
+        prior = 0.55 if stated is None else 0.45 + 0.2 * stated
         num, den = PRIOR_WEIGHT * prior, PRIOR_WEIGHT
         agreed = self._from_agreement(type_name)
         if agreed is not None:
