@@ -57,7 +57,10 @@ def classify(brain: Brain, journal: Journal, cap: Capture) -> Capture:
     except LLMError as exc:
         return _failed(brain, journal, cap, exc)
     extra = None
-    if audit.get("provider") != "heuristic" and s.get("second_opinion"):
+    # A reply that is no classification at all goes to review as before: filing the embedded
+    # reading then is the fallback's to do (`fallback`), not the pair's.
+    answered = bool(result.destinations) or not result.error
+    if audit.get("provider") != "heuristic" and s.get("second_opinion") and answered:
         result, extra = _arbitrate(brain, cap.text, result, known, audit)
     elapsed = (time.perf_counter() - started) * 1000
     return store_classification(brain, journal, cap, result, audit, elapsed, extra)
