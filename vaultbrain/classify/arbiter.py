@@ -286,6 +286,15 @@ class _Context:
             return self.reliability.llm(t, self.stated).p
         return self.reliability.embedded(t, self.embedded.confidence).p
 
+    def _proven(self, voter: str, t: str) -> bool:
+        """The voter has been right about ``t`` on this vault often enough that a type it
+        adds to the other's reading is worth a note."""
+        if voter == LLM:
+            est = self.reliability.llm(t, self.stated)
+        else:
+            est = self.reliability.embedded(t, self.embedded.confidence)
+        return est.p >= SECONDARY and est.evidence >= TRACK_RECORD
+
     def _keep(self, dests: list[Destination], voter: str) -> list[Destination]:
         """The primary type's destinations, and the others the voter is reliable for."""
         if not dests:
@@ -295,8 +304,8 @@ class _Context:
 
     def _merge(self, base: str, other: str, people_only: bool = False) -> list[Destination]:
         """``base``'s destinations (the primary and those it is reliable for), then the other
-        voter's of types ``base`` lacks where that voter is reliable, and the people it
-        found that ``base`` did not (each person once, by name)."""
+        voter's of types ``base`` lacks where that voter has proven reliable on this vault,
+        and the people it found that ``base`` did not (each person once, by name)."""
         out = self._keep(self._dests(base), base)
         types = {d.type for d in out}
         primary_type = out[0].type if out else None
@@ -306,7 +315,7 @@ class _Context:
             if d.type == "person":
                 if _same_person(d, out) or self._precision(other, "person") < SECONDARY:
                     continue
-            elif d.type in types or people_only or self._precision(other, d.type) < SECONDARY:
+            elif d.type in types or people_only or not self._proven(other, d.type):
                 continue
             out.append(d)
             types.add(d.type)

@@ -228,8 +228,12 @@ def second_opinion_summary(brain: Brain) -> dict[str, Any]:
 def reliability_summary(brain: Brain) -> dict[str, Any]:
     """Per voter and type, how often it named the type and was right, as the pair weighs
     them (classify/reliability.py)."""
-    rel = brain.embedded().reliability
-    return rel.summary() if rel is not None else {}
+    from vaultbrain.classify.adapt import vault_learning
+
+    try:  # a read: what is learnt is not written back to the state dir
+        return vault_learning(brain.store, brain.pack, save=False).reliability.summary()
+    except OSError:
+        return {}
 
 
 def render_second_opinion(op: dict[str, Any]) -> list[str]:
