@@ -80,14 +80,18 @@ _CUE_WORDS = frozenset(
     "ai model modell modèle modelo".split()
 )
 _INJECTION = [
-    r"\b(?:ignore|disregard|forget|override|bypass|skip)\b[^.!?\n]{0,40}?"
-    r"\b(?:instructions?|rules|prompts?|guidelines|directions|system|everything\s+(?:above|before))\b",
+    r"\b(?:ignore|disregard|forget|override|bypass|skip)\b[^.!?\n]{0,30}?\b(?:"
+    r"(?:previous|prior|above|earlier|preceding|your|all|any|these|those|the\s+above)\s+"
+    r"(?:\w+\s+)?(?:instructions?|rules|prompts?|guidelines|directions|system\s+prompt)"
+    r"|instructions?|prompts?|everything\s+(?:above|before))\b",
     r"\b(?:ignorier\w*|vergiss)\b[^.!?\n]{0,40}?\b(?:anweisung\w*|regeln|prompts?|vorgaben)\b",
     r"\b(?:ignore[rz]?|oublie[rz]?)\b[^.!?\n]{0,40}?\b(?:instructions?|consignes|règles)\b",
     r"\b(?:ignor[aeá]\w*|olvid[ae]\w*)\b[^.!?\n]{0,40}?\b(?:instrucciones|reglas|indicaciones)\b",
     r"\b(?:ignor[ae]\w*|esqueç?c?a)\b[^.!?\n]{0,40}?\b(?:instruções|instrucoes|regras)\b",
-    r"\b(?:system\s+prompt|system\s+message|developer\s+mode|jailbreak|as\s+an\s+ai"
-    r"|(?:large\s+)?language\s+model|you\s+are\s+(?:now\s+)?(?:an?\s+)?(?:ai|assistant|chatgpt|llm|gpt|model))\b",
+    r"\b(?:system\s+prompt|system\s+message|developer\s+mode|jailbreak"
+    r"|as\s+an?\s+(?:ai|assistant|(?:large\s+)?language\s+model)"
+    r"|you\s+are\s+(?:now\s+)?(?:an?\s+)?(?:ai|assistant|chatgpt|llm|gpt|model"
+    r"|(?:large\s+)?language\s+model|(?:\w+\s+)?assistant))\b",
     r"\b(?:respond|reply|answer|output|return|print|write)\b[^.!?\n]{0,30}?\b(?:in\s+json|json\s+only"
     r"|only\s+json|the\s+following\s+json|with\s+json)\b",
     r"\bconfidence\b[^.!?\n]{0,20}?(?:\b1(?:\.0+)?\b|\b100\s*%|\bmax(?:imum)?\b)",
