@@ -7,8 +7,7 @@ import random
 
 import pytest
 
-from vaultbrain.classify.adapt import vote_evidence
-from vaultbrain.classify.reliability import STOOD, Reliability
+from vaultbrain.classify.reliability import STOOD, Reliability, vote_evidence
 
 TYPES = ["person", "project", "idea", "admin"]
 

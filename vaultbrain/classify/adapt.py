@@ -38,7 +38,7 @@ from vaultbrain.classify.embedded import (
 )
 from vaultbrain.classify.entities import KnownNames, find_people
 from vaultbrain.classify.learned import Counts, features
-from vaultbrain.classify.reliability import STOOD, Reliability
+from vaultbrain.classify.reliability import Reliability, vote_evidence
 from vaultbrain.errors import VaultbrainError
 from vaultbrain.store import Store
 
@@ -180,30 +180,6 @@ class VaultLearning:
         for type_name, n in self.corrections.items():
             out[type_name] += n
         return out
-
-
-def vote_evidence(record: dict[str, Any]) -> tuple[Any, tuple[str, ...] | None, float] | None:
-    """What a capture's votes say, as :meth:`Reliability.add` takes it: (votes, the types it
-    was filed to or None while undecided, the weight of that). A suggestion or a review says
-    only whether the two agreed; what the person confirmed, resolved, corrected or dismissed
-    says which type it was; a thought filed alone that stood says so more quietly."""
-    votes = record.get("votes")
-    if not isinstance(votes, dict):
-        return None
-    status = record.get("status")
-    types = tuple(
-        str(d["type"])
-        for d in record.get("destinations") or []
-        if isinstance(d, dict) and d.get("type")
-    )
-    if status == "dismissed":
-        return votes, (), 1.0
-    if status == "corrected" and types:
-        return votes, types, 1.0
-    if status == "filed" and types:
-        by_person = record.get("confirmed_at") or record.get("resolved_by")
-        return votes, types, 1.0 if by_person else STOOD
-    return votes, None, 0.0
 
 
 def _types(pack: Any) -> list[str]:

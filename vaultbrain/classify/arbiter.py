@@ -108,7 +108,7 @@ def decide(
     llm_type = primary(llm) if llm is None else _first(llm, llm_dests)
     stated = llm.confidence if llm is not None and llm.confidence_known else None
     fileable = [d for d in llm_dests if d.type != UNKNOWN]
-    if llm_type is not None and len(fileable) > max(words_in(text), 0):
+    if llm_type is not None and len(fileable) > words_in(text):
         notes.append(f"the LLM named {len(fileable)} destinations for {words_in(text)} words")
         llm_type = None  # no vote: it overreached
     votes = {

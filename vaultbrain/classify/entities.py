@@ -20,7 +20,6 @@ from typing import Any
 from vaultbrain.classify.namewords import (
     FAMILY,
     GERMAN_NOUN_ENDINGS,
-    GERMAN_STOPWORDS,
     MONTH_NAMES,
     NAME_WORDS,
     NOT_BEFORE_NAME,
@@ -28,6 +27,8 @@ from vaultbrain.classify.namewords import (
     PLACE_CUES,
     TITLES,
     WEAK_VERBS,
+    is_german,
+    one_vowel_more,
 )
 
 # A period inside one of these, or between two digits, does not end a sentence.
@@ -294,7 +295,7 @@ def find_people(
     toks = [m.group(0) for m in spans]
     out: list[PersonMention] = []
     seen: set[str] = set()
-    german = _is_german(toks)
+    german = is_german(toks)
 
     def ordinary(word: str) -> bool:
         w = word.lower()
@@ -355,7 +356,7 @@ def find_people(
 
     def is_cue(word: str) -> bool:
         w = word.lower()
-        return w in CUES or len(w) >= 3 and any(v in CUES for v in _one_vowel_more(w))
+        return w in CUES or len(w) >= 3 and any(v in CUES for v in one_vowel_more(w))
 
     def emit(words: list[str], evidence: str) -> None:
         if not words:
@@ -525,20 +526,6 @@ def _extend(
             i += 1
         break
     return i
-
-
-def _is_german(toks: list[str]) -> bool:
-    lows = [t.lower() for t in toks]
-    german = sum(1 for t in lows if t in GERMAN_STOPWORDS)
-    return german >= 1 and german >= sum(1 for t in lows if t in _ENGLISH_STOPWORDS)
-
-
-_ENGLISH_STOPWORDS = frozenset("the and is to of for with on at my by this that it".split())
-
-
-def _one_vowel_more(word: str) -> list[str]:
-    """``word`` with one vowel put back ("rmind" → "remind"): phone typing drops them."""
-    return [word[:k] + v + word[k:] for k in range(len(word) + 1) for v in "aeiou"]
 
 
 # Clause boundaries; "re:" ("lunch with Priya re: the podcast") names the subject, not one.

@@ -131,3 +131,17 @@ GERMAN_NOUN_ENDINGS = (
     "platz",
     "straße",
 )
+
+
+def is_german(toks: list[str]) -> bool:
+    lows = [t.lower() for t in toks]
+    german = sum(1 for t in lows if t in GERMAN_STOPWORDS)
+    return german >= 1 and german >= sum(1 for t in lows if t in ENGLISH_STOPWORDS)
+
+
+ENGLISH_STOPWORDS = frozenset("the and is to of for with on at my by this that it".split())
+
+
+def one_vowel_more(word: str) -> list[str]:
+    """``word`` with one vowel put back ("rmind" → "remind"): phone typing drops them."""
+    return [word[:k] + v + word[k:] for k in range(len(word) + 1) for v in "aeiou"]

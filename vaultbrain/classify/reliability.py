@@ -181,3 +181,27 @@ def _solve(row: list[float], types: int) -> float:
     chance = (1 - q) / max(types, 1)
     r = (a - chance) / max(q - chance, 1e-6)
     return min(max(r, 0.02), 0.98)
+
+
+def vote_evidence(record: dict[str, Any]) -> tuple[Any, tuple[str, ...] | None, float] | None:
+    """What a capture's votes say, as :meth:`Reliability.add` takes it: (votes, the types it
+    was filed to or None while undecided, the weight of that). A suggestion or a review says
+    only whether the two agreed; what the person confirmed, resolved, corrected or dismissed
+    says which type it was; a thought filed alone that stood says so more quietly."""
+    votes = record.get("votes")
+    if not isinstance(votes, dict):
+        return None
+    status = record.get("status")
+    types = tuple(
+        str(d["type"])
+        for d in record.get("destinations") or []
+        if isinstance(d, dict) and d.get("type")
+    )
+    if status == "dismissed":
+        return votes, (), 1.0
+    if status == "corrected" and types:
+        return votes, types, 1.0
+    if status == "filed" and types:
+        by_person = record.get("confirmed_at") or record.get("resolved_by")
+        return votes, types, 1.0 if by_person else STOOD
+    return votes, None, 0.0
