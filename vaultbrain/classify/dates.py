@@ -243,10 +243,20 @@ def _literals(pattern: str) -> frozenset[str]:
     return frozenset(words - _GENERIC)
 
 
-# Compiled on first use, and only once a text has one of a pattern's words (or a digit, for
-# a pattern with digits): a cold ``capture`` compiles the one or two it needs, not all
-# twenty (some 70 ms of regex compilation).
-_TRIGGERS = [(kind, raw, _literals(raw), "\\d" in raw) for kind, raw in _RAW]
+# Compiled on first use, and only for a text that could match: one with a pattern's words,
+# or for the patterns of digits alone, the digits' shape (a cheap check). A cold ``capture``
+# compiles the one or two it needs, not all twenty (some 70 ms of regex compilation).
+_SHAPES = {
+    "iso": re.compile(r"\d{4}-\d\d-\d\d"),
+    "numeric": re.compile(r"\d[./]\d"),
+    # an ordinal ("the 15th", "am 15.", "le 1er"), or a day number after "le", "el", "dia"
+    "monthday": re.compile(r"\d(?:st|nd|rd|th|er|º|\.)|\b(?:le|el|dia|del|au)\s+\d", re.I),
+}
+_MONTHDAY_CUES = frozenset(
+    "the by on am bis zum le el dia avant antes hasta para jusqu ici até no o due from after "
+    "before until till for".split()
+)
+_TRIGGERS = [(kind, raw, _literals(raw), _SHAPES.get(kind)) for kind, raw in _RAW]
 
 
 @functools.cache
@@ -255,14 +265,19 @@ def _compiled(raw: str) -> re.Pattern[str]:
 
 
 def _candidates(text: str) -> list[tuple[str, re.Pattern[str]]]:
-    """The patterns ``text`` could match, by its words."""
+    """The patterns ``text`` could match, by its words (and the shape of its digits)."""
     words = set(_TOKEN.findall(text.lower()))
-    digits = any(ch.isdigit() for ch in text)
-    return [
-        (kind, _compiled(raw))
-        for kind, raw, lits, digit in _TRIGGERS
-        if not words.isdisjoint(lits) or digits and digit
-    ]
+    out = []
+    for kind, raw, lits, shape in _TRIGGERS:
+        if shape is not None:
+            if not shape.search(text):
+                continue
+            if kind == "monthday" and words.isdisjoint(_MONTHDAY_CUES):
+                continue
+        elif words.isdisjoint(lits):
+            continue
+        out.append((kind, _compiled(raw)))
+    return out
 
 
 # Words after which "morgen"/"mañana" is the morning, not tomorrow ("heute Morgen", "por la

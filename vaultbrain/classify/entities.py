@@ -24,11 +24,11 @@ from vaultbrain.classify.namewords import (
     NAME_WORDS,
     NOT_BEFORE_NAME,
     PERSON_VERBS,
-    PLACE_CUES,
     TITLES,
     WEAK_VERBS,
     is_german,
     one_vowel_more,
+    place_cues,
 )
 
 # A period inside one of these, or between two digits, does not end a sentence.
@@ -341,7 +341,7 @@ def find_people(
     def place(k: int) -> bool:
         """ "moved to Busan", "lives in Leeds", "back from Lagos": a place, not a person."""
         head = text[max(0, spans[k].start() - 40) : spans[k].start()]
-        return not _POSSESSIVE.search(toks[k]) and bool(PLACE_CUES.search(head))
+        return not _POSSESSIVE.search(toks[k]) and bool(place_cues().search(head))
 
     def noun(k: int) -> bool:
         """In a German thought, a capitalised noun: a known ending, or a compound of a word."""

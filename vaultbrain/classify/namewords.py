@@ -8,12 +8,13 @@
 - :data:`TITLES`: words that open a name as "Dr." does, in the jobs and languages thoughts
   come in ("Sister Adaeze", "Judge Whitlock", "Oma Hildegard", "Dona Amélia").
 - :data:`NOT_BEFORE_NAME`: words after which a name-word is a word ("the", "in", "early").
-- :data:`PLACE_CUES`: phrases after which a capitalised word is a place ("moved to", "lives
+- :func:`place_cues`: phrases after which a capitalised word is a place ("moved to", "lives
   in", "back from").
 """
 
 from __future__ import annotations
 
+import functools
 import re
 
 NAME_WORDS = frozenset(
@@ -86,16 +87,22 @@ NOT_BEFORE_NAME = frozenset(
     """.split()
 )
 
-PLACE_CUES = re.compile(
+_PLACE_CUES = (
     r"(?:\b(?:mov(?:e|ed|es|ing)|go(?:ing|es)?|went|fl(?:y|ew|ying)|travel\w*|trip|back|"
     r"driv(?:e|ing)|drove|relocat\w*|holiday|visit(?:ing)?|days?\s+in|week\s+in)\s+to"
     r"|\b(?:in|near|around|outside|inside)"
     r"|\b(?:based|born|living|lives|live|works?|working|studying|studies|stays?|staying)\s+in"
     r"|\b(?:back|is|'s|am|are|was|were|came|comes?|flew|moved|originally|just|returned)\s+from"
     r"|\b(?:nach|aus|en|au|aux|em)"
-    r")\s*$",
-    re.I,
+    r")\s*$"
 )
+
+
+@functools.cache
+def place_cues() -> re.Pattern[str]:
+    """Compiled on first use: a cold process that meets no capitalised word never needs it."""
+    return re.compile(_PLACE_CUES, re.I)
+
 
 # nouns of other languages that are capitalised, or endings no name has ("-ung", "-heit")
 GERMAN_STOPWORDS = frozenset(
