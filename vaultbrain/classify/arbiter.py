@@ -300,7 +300,15 @@ class _Context:
         if not dests:
             return []
         first = dests[0].type
+        if voter == EMBEDDED:
+            # its other types passed its own threshold already; only a record of being wrong
+            # about a type on this vault drops one
+            return [d for d in dests if d.type == first or not self._unreliable(d.type)]
         return [d for d in dests if d.type == first or self._precision(voter, d.type) >= 0.5]
+
+    def _unreliable(self, t: str) -> bool:
+        said, right = self.reliability.outcome(EMBEDDED, t)
+        return said >= TRACK_RECORD and right / said < 0.5
 
     def _merge(self, base: str, other: str, people_only: bool = False) -> list[Destination]:
         """``base``'s destinations (the primary and those it is reliable for), then the other
@@ -313,7 +321,15 @@ class _Context:
             if d.type == primary_type and d.type != "person":
                 continue
             if d.type == "person":
-                if _same_person(d, out) or self._precision(other, "person") < SECONDARY:
+                same = _same_person(d, out)
+                if same is not None:
+                    if other == EMBEDDED and len(d.title.split()) > len(same.title.split()):
+                        # the name as the thought gives it: "Sarah Chen", not the LLM's "Sarah"
+                        out[out.index(same)] = Destination("person", d.title, dict(same.fields))
+                    continue
+                # the embedded classifier's people are names the thought gives; the LLM's
+                # were checked against those (``names``) and join where it is reliable
+                if other == LLM and self._precision(LLM, "person") < SECONDARY:
                     continue
             elif d.type in types or people_only or not self._proven(other, d.type):
                 continue
@@ -371,16 +387,16 @@ def _named(title: str, names: frozenset[str]) -> bool:
     return any(words & set(n.split()) for n in names)
 
 
-def _same_person(d: Destination, out: list[Destination]) -> bool:
-    """One of ``out`` names this person ("Sarah" and "Sarah Chen" are one)."""
+def _same_person(d: Destination, out: list[Destination]) -> Destination | None:
+    """The one of ``out`` that names this person ("Sarah" and "Sarah Chen" are one)."""
     mine = set(d.title.casefold().split())
     for o in out:
         if o.type != "person":
             continue
         theirs = set(o.title.casefold().split())
         if mine and theirs and (mine <= theirs or theirs <= mine):
-            return True
-    return False
+            return o
+    return None
 
 
 def agreement(entries: Any) -> dict[str, Any]:

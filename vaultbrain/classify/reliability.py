@@ -103,18 +103,19 @@ class Reliability:
             est, n = agreed
             num += AGREEMENT_WEIGHT * n * est
             den += AGREEMENT_WEIGHT * n
-        said, right = self._outcome(LLM, type_name)
+        said, right = self.outcome(LLM, type_name)
         num, den = num + right, den + said
         return Estimate(num / den, den - PRIOR_WEIGHT)
 
     def embedded(self, type_name: str, calibrated: float) -> Estimate:
         """The embedded classifier's precision for ``type_name`` on this thought: its own
         calibrated probability, moved by how often it was right on this vault."""
-        said, right = self._outcome(EMBEDDED, type_name)
+        said, right = self.outcome(EMBEDDED, type_name)
         num = EMBEDDED_PRIOR_WEIGHT * calibrated + right
         return Estimate(num / (EMBEDDED_PRIOR_WEIGHT + said), said)
 
-    def _outcome(self, voter: str, type_name: str) -> tuple[float, float]:
+    def outcome(self, voter: str, type_name: str) -> tuple[float, float]:
+        """(weight of the thoughts ``voter`` named ``type_name``, weight of those it was right)."""
         row = self.outcomes.get(voter, {}).get(type_name)
         return (max(row[0], 0.0), max(row[1], 0.0)) if row else (0.0, 0.0)
 
