@@ -24,7 +24,7 @@ generated vault.
   lines each files as confident.
 
     python bench/bench_classifier.py [--notes 10000] [--processes 10]
-        [--llm-sample 30] [--llm-cache DIR] [--endpoint URL] [--no-llm]
+        [--llm-sample 30 | 60,0] [--llm-cache DIR] [--endpoint URL] [--no-llm]
 """
 
 from __future__ import annotations
@@ -294,7 +294,9 @@ def main() -> int:
     parser.add_argument("--notes", type=int, default=10_000)
     parser.add_argument("--processes", type=int, default=10)
     parser.add_argument(
-        "--llm-sample", type=int, default=30, help="thoughts per dev set for the LLM (0: all)"
+        "--llm-sample",
+        default="30",
+        help="thoughts of each dev set for the LLM, or N,M for the first and the second (0: all)",
     )
     parser.add_argument("--llm-cache", help="a state dir that keeps the LLM's answers")
     parser.add_argument("--endpoint", help="a running server's /v1 URL (default: start one)")

@@ -234,7 +234,11 @@ def pair_rows(
         print(f"the LLM and the pair: skipped ({why})")
         return []
     cache = Path(args.llm_cache) if args.llm_cache else work / "llm-cache"
-    samples = {name: sample(cases, args.llm_sample) for name, cases in sets.items()}
+    sizes = [int(n) for n in str(args.llm_sample).split(",")]
+    samples = {
+        name: sample(cases, sizes[min(i, len(sizes) - 1)])
+        for i, (name, cases) in enumerate(sets.items())
+    }
     texts = list(dict.fromkeys(t for cases in samples.values() for t, _, _ in cases))
     if args.endpoint:
         answers = ask_all(args.endpoint, args.model, texts, cache, today, pack)
