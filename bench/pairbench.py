@@ -230,9 +230,13 @@ def pair_rows(
 
     from vaultbrain.classify.embedded import analyse, classify_embedded
 
+    def voter(text: str) -> Any:  # as the arbiter reads it: its calibrated confidence
+        return analyse(text, today, emb, None, 1.0, pack)
+
+    strong = strong_rows(sets, voter)
     if args.endpoint is None and (why := server_available()):
         print(f"the LLM and the pair: skipped ({why})")
-        return []
+        return strong
     cache = Path(args.llm_cache) if args.llm_cache else work / "llm-cache"
     sizes = [int(n) for n in str(args.llm_sample).split(",")]
     samples = {
@@ -250,9 +254,6 @@ def pair_rows(
 
     def alone(text: str) -> Any:  # as the fallback files: below auto_confidence
         return classify_embedded(text, today, None, 0.79, emb, pack)
-
-    def voter(text: str) -> Any:  # as the arbiter reads it: its calibrated confidence
-        return analyse(text, today, emb, None, 1.0, pack)
 
     from vaultbrain.classify.result import Band
 
@@ -312,4 +313,53 @@ def pair_rows(
             )
             r.ok = confident_pair == 0
             out.append(r)
+    return out + strong
+
+
+def simulated_llm(
+    cases: list[Case], right: float, seed: int = 7
+) -> dict[str, tuple[Classification | None, float | None]]:
+    """A stand-in for a strong model: the right first type ``right`` of the time (with the
+    other types and the people of the thought), a wrong one otherwise; confidence 0.9."""
+    import random
+
+    from vaultbrain.classify.result import Destination
+
+    rng = random.Random(seed)
+    out: dict[str, tuple[Classification | None, float | None]] = {}
+    for text, gold, people in cases:
+        if gold and rng.random() < right:
+            types = list(gold)
+        else:
+            wrong = [t for t in TYPES if not gold or t != gold[0]]
+            types = [rng.choice(wrong)]
+        dests = [Destination(t, text[:40] if t != "person" else "", {}) for t in types]
+        named = iter(people)
+        dests = [
+            Destination("person", next(named, ""), {}) if d.type == "person" else d for d in dests
+        ]
+        dests = [d for d in dests if d.title] or [Destination("unknown", "", {})]
+        out[text] = (Classification(dests, 0.9, "simulated", "simulated"), None)
+    return out
+
+
+def strong_rows(
+    sets: dict[str, list[Case]], embedded: Callable[[str], Any], right: float = 0.95
+) -> list[Any]:
+    """The pair with a strong model, simulated: its accuracy should be the model's."""
+    from benchlib import row
+
+    out = []
+    for name, cases in sets.items():
+        llm = simulated_llm(cases, right)
+        alone = score(cases, [llm_alone(llm[t][0]) for t, _, _ in cases])
+        pair = score(cases, [(c, b) for c, b, _ in run_pair(cases, llm, embedded)])
+        r = row(
+            f"{name} ({len(cases)}), pair with a simulated model right {right:.0%} of the time",
+            [pair["accuracy"]],
+            "",
+            f"the model alone {alone['accuracy']:.3f}",
+            baseline=alone["accuracy"],
+        )
+        out.append(r)
     return out
