@@ -264,8 +264,10 @@ def test_the_pair_decides_from_the_real_model_and_the_embedded_classifier(
                 assert filed[0] == winner, (thought, op, decided)
                 # the winner is the reading more likely right, as the estimates say
                 pl, pe = op["llm_estimate"]["p"], op["embedded_estimate"]["p"]
-                # (a confidence that is no probability: the embedded reading judges)
-                llm_wins = op["llm_confidence"] is not None and pl * (1 - pe) > pe * (1 - pl)
+                # (a confidence that is no probability, or below min_confidence: the
+                # embedded reading judges)
+                sure = op["llm_confidence"] is not None and op["llm_confidence"] >= 0.5
+                llm_wins = sure and pl * (1 - pe) > pe * (1 - pl)
                 assert op["decided_by"] == ("llm" if llm_wins else "embedded"), op
         assert (
             doc["status"]

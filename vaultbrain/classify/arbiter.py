@@ -13,7 +13,8 @@ says how far each can be trusted for that type on this vault. A pure function de
   its own, and the thought goes to review only when neither is reliable;
 - **one voter** (the other abstained, or cannot name that type): its own reliability decides,
   and without a track record on this vault it files no more than a suggestion;
-- a confidence that is no probability ("high", 7, -1) is unknown: the other voter judges.
+- a confidence that is no probability ("high", 7, -1) is unknown, and one below
+  ``min_confidence`` is the model's own doubt: the other voter judges.
 
 The decision carries the band, so nothing downstream judges the result again, the ``votes``
 the reliability learns from, and an audit entry (``trust`` shows it; ``trust --summary``
@@ -201,7 +202,7 @@ class _Context:
     def llm_alone(self, t: str) -> Outcome:
         assert self.llm is not None
         est = self.reliability.llm(t, self.stated)
-        if t == NONE or est.p < self.minimum or self.stated is None and est.evidence < 1:
+        if t == NONE or est.p < self.minimum or not self._sure_enough(est):
             return self._review_with(self.llm, est.p, "llm", {"llm_estimate": est})
         band = band_for(est.p, self.auto, self.minimum)
         if est.evidence < TRACK_RECORD:
@@ -242,8 +243,9 @@ class _Context:
         el = self.reliability.llm(lt, self.stated)
         ee = self.reliability.embedded(et, self.embedded.confidence)
         est = _est(el, ee)
-        if self.stated is None and el.evidence < TRACK_RECORD:
-            # a confidence that is no probability: the embedded classifier judges
+        if not self._sure_enough(el):
+            # a confidence that is no probability, or one below min_confidence (the model
+            # says it is unsure itself): the embedded classifier judges
             if et == NONE or ee.p < self.minimum:
                 return self._review_with(self.embedded, ee.p, "review", est)
             dests = self._keep(self.embedded.fileable, EMBEDDED)
@@ -275,6 +277,14 @@ class _Context:
         return self._result(dests, p, why.strip(), source), band, winner, est
 
     # -- helpers ---------------------------------------------------------------------------
+    def _sure_enough(self, est: Estimate) -> bool:
+        """The LLM may decide against (or without) the embedded classifier: it stated a
+        confidence of at least ``min_confidence``, or stated none it could mean but has a
+        track record here."""
+        if self.stated is None:
+            return est.evidence >= TRACK_RECORD
+        return self.stated >= self.minimum
+
     def _llm_fileable(self) -> list[Destination]:
         return [d for d in self.llm_dests if d.type != UNKNOWN]
 

@@ -32,7 +32,7 @@ STOOD = 0.25  # a thought filed alone that nobody corrected, against one the per
 AGREEMENT_WEIGHT = 0.5  # one agreement observation, against one outcome the person gave
 SURE_ENOUGH = 0.5  # the embedded confidence from which its reading measures the LLM's
 PRIOR_WEIGHT = 3.0  # what the prior is worth, in outcomes
-EMBEDDED_PRIOR_WEIGHT = 10.0  # the embedded classifier's calibration, in outcomes
+EMBEDDED_PRIOR_WEIGHT = 10.0  # the embedded classifier's calibration, in expected rights
 POOL = 15.0  # what the all-types figure is worth against a type's own observations
 MAX_AGREEMENT = 60.0  # observations of agreement counted at most: outcomes weigh more
 TRACK_RECORD = 5.0  # outcomes of a voter and type before it may file alone, unconfirmed
@@ -53,7 +53,7 @@ class Estimate:
 class Reliability:
     """The sums; :meth:`llm` and :meth:`embedded` turn them into estimates."""
 
-    # voter -> type it named -> [weight named, weight right]
+    # voter -> type it named -> [weight named, weight right, weight × its confidence]
     outcomes: dict[str, dict[str, list[float]]] = field(default_factory=dict)
     # type the LLM named -> [observations, agreements, sum of the embedded's confidence]
     agreement: dict[str, list[float]] = field(default_factory=dict)
@@ -66,15 +66,17 @@ class Reliability:
         if not isinstance(votes, dict):
             return
         said = {v: _said(votes.get(v)) for v in (LLM, EMBEDDED)}
+        conf = {v: c for v, (_, c) in said.items()}
         if truth is not None and weight > 0:
             right = truth[0] if truth else NONE
             for voter, (type_name, _) in said.items():
                 if type_name is None:
                     continue
                 rows = self.outcomes.setdefault(voter, {})
-                row = rows.setdefault(type_name, [0.0, 0.0])
+                row = rows.setdefault(type_name, [0.0, 0.0, 0.0])
                 row[0] += sign * weight
                 row[1] += sign * weight * (type_name == right)
+                row[2] += sign * weight * conf[voter]
                 if row[0] <= 1e-9:
                     del rows[type_name]
                 if not rows:
@@ -108,11 +110,18 @@ class Reliability:
         return Estimate(num / den, den - PRIOR_WEIGHT)
 
     def embedded(self, type_name: str, calibrated: float) -> Estimate:
-        """The embedded classifier's precision for ``type_name`` on this thought: its own
-        calibrated probability, moved by how often it was right on this vault."""
+        """The embedded classifier's chance of being right on this thought: its calibrated
+        probability, scaled by how its readings of ``type_name`` fared on this vault against
+        what it expected of them (right 18 times where its confidences summed to 15: ×1.2).
+        A per-type precision alone would lift its unsure readings with its sure ones."""
         said, right = self.outcome(EMBEDDED, type_name)
-        num = EMBEDDED_PRIOR_WEIGHT * calibrated + right
-        return Estimate(num / (EMBEDDED_PRIOR_WEIGHT + said), said)
+        expected = self._expected(EMBEDDED, type_name)
+        scale = (right + EMBEDDED_PRIOR_WEIGHT) / (expected + EMBEDDED_PRIOR_WEIGHT)
+        return Estimate(min(calibrated * scale, 0.99), said)
+
+    def _expected(self, voter: str, type_name: str) -> float:
+        row = self.outcomes.get(voter, {}).get(type_name)
+        return max(row[2], 0.0) if row and len(row) > 2 else 0.0
 
     def outcome(self, voter: str, type_name: str) -> tuple[float, float]:
         """(weight of the thoughts ``voter`` named ``type_name``, weight of those it was right)."""
