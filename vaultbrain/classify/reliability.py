@@ -148,7 +148,11 @@ class Reliability:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Reliability:
-        return cls(dict(d.get("outcomes") or {}), dict(d.get("agreement") or {}), d.get("types", 4))
+        outcomes = {
+            voter: {t: [*row, 0.0][:3] if len(row) < 3 else list(row) for t, row in rows.items()}
+            for voter, rows in (d.get("outcomes") or {}).items()
+        }
+        return cls(outcomes, dict(d.get("agreement") or {}), d.get("types", 4))
 
     def summary(self) -> dict[str, Any]:
         """The figures per voter and type, for ``trust --summary`` and ``doctor``."""
