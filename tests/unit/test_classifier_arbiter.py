@@ -66,14 +66,26 @@ def test_agreement_raises_the_band_above_either_alone() -> None:
     }
 
 
-def test_on_agreement_the_llms_titles_and_fields_are_filed() -> None:
+def test_on_agreement_the_llms_fields_are_filed_under_the_name_the_thought_gives() -> None:
     llm = Classification(
-        [Destination("person", "Sarah Chen", {"follow_ups": ["Send the deck"]})], 0.9, "", "llm"
+        [
+            Destination("project", "Kitchen extension", {"status": "active"}),
+            Destination("person", "Sarah talked budget", {"follow_ups": ["Send the deck"]}),
+        ],
+        0.9,
+        "",
+        "llm",
     )
-    mine = Classification([Destination("person", "Sarah", {})], 0.7, "", "heuristic")
-    d = decide(THOUGHT, llm, mine, Reliability(), AUTO, MIN)
+    mine = Classification(
+        [Destination("project", "Kitchen", {}), Destination("person", "Sarah Chen", {})],
+        0.7,
+        "",
+        "heuristic",
+    )
+    d = decide("sarah talked budget for the kitchen", llm, mine, Reliability(), AUTO, MIN)
     assert [(x.title, x.fields) for x in d.classification.destinations] == [
-        ("Sarah Chen", {"follow_ups": ["Send the deck"]})
+        ("Kitchen extension", {"status": "active"}),  # the LLM's title and fields
+        ("Sarah Chen", {"follow_ups": ["Send the deck"]}),  # its fields, the name as found
     ]
 
 

@@ -333,8 +333,9 @@ class _Context:
             if d.type == "person":
                 same = _same_person(d, out)
                 if same is not None:
-                    if other == EMBEDDED and len(d.title.split()) > len(same.title.split()):
-                        # the name as the thought gives it: "Sarah Chen", not the LLM's "Sarah"
+                    if other == EMBEDDED and d.title != same.title:
+                        # the name as the thought gives it (or as the vault's record has it),
+                        # not the LLM's "maya loves dinosaurs"; the LLM's fields stay
                         out[out.index(same)] = Destination("person", d.title, dict(same.fields))
                     continue
                 # the embedded classifier's people are names the thought gives; the LLM's
@@ -398,13 +399,18 @@ def _named(title: str, names: frozenset[str]) -> bool:
 
 
 def _same_person(d: Destination, out: list[Destination]) -> Destination | None:
-    """The one of ``out`` that names this person ("Sarah" and "Sarah Chen" are one)."""
-    mine = set(d.title.casefold().split())
+    """The one of ``out`` that names this person ("Sarah", "Sarah Chen" and a model's "Sarah
+    talked budget" are one: the same words, or the same first name)."""
+    mine = d.title.casefold().split()
     for o in out:
         if o.type != "person":
             continue
-        theirs = set(o.title.casefold().split())
-        if mine and theirs and (mine <= theirs or theirs <= mine):
+        theirs = o.title.casefold().split()
+        if (
+            mine
+            and theirs
+            and (set(mine) <= set(theirs) or set(theirs) <= set(mine) or mine[0] == theirs[0])
+        ):
             return o
     return None
 
