@@ -34,9 +34,9 @@ def main() -> int:
     vaultgen.isolate_home(work)
     os.environ["VAULTBRAIN_PROVIDER"] = "heuristic"
     from vaultbrain.brain import Brain
+    from vaultbrain.capture.reindex import reindex
     from vaultbrain.filing.adopt import apply
     from vaultbrain.filing.setup import init_vault
-    from vaultbrain.filing.sync import reindex
 
     master = work / f"hand-made-{args.notes}"
     if not master.exists():
@@ -55,7 +55,7 @@ def main() -> int:
             path.read_bytes()
         os.sync()
         start = time.perf_counter()
-        report = reindex(Brain(vault))
+        report, _ = reindex(Brain(vault))
         first.append(time.perf_counter() - start)
         assert report.created == args.notes and not report.problems, report
         os.sync()  # the import's writes are not the adoption's to flush

@@ -9,12 +9,22 @@ generated vault.
 - A generated vault of 200 records (people, projects, ideas, tasks) and 50 corrections on
   thoughts that name them: accuracy on 150 other thoughts naming them, before and after
   learning (primary type, and whether each named record is linked by its own title).
+- A second dev set in other voices (bench/data/classifier-dev2.txt: phone typing, jargon,
+  four languages, names that are words, questions…), never trained on: the same figures.
+- How many examples per type the embedded classifier needs to learn a person's own way of
+  writing (four families of thoughts the corpus reads otherwise, taught as corrected
+  captures): the share of the family's other thoughts it then files rightly.
 - Time: classifying one thought in-process; loading the model (cached corpus model and vault
   state, as a cold process does); training the corpus model; learning a 10,000-record vault
   with 10,000 filed captures from scratch (target 2 s); a cold ``vaultbrain capture`` process
   with the model (aim 400 ms; wall and CPU time, the latter steadier on a shared machine).
+- The LLM, the embedded classifier and the pair (bench/pairbench.py) on both dev sets, with
+  llama-cpp-python's server and SmolLM2-135M when they are installed (or ``--endpoint``):
+  accuracy, recall, names found, seconds per thought; and how many nonsense or injection
+  lines each files as confident.
 
     python bench/bench_classifier.py [--notes 10000] [--processes 10]
+        [--llm-sample 30 | 60,0] [--llm-cache DIR] [--endpoint URL] [--no-llm]
 """
 
 from __future__ import annotations
@@ -31,7 +41,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import pairbench  # noqa: E402
 import vaultgen  # noqa: E402
+import voices  # noqa: E402
 from benchlib import cold_captures, emit, row  # noqa: E402
 
 TODAY = dt.date(2026, 12, 1)
@@ -98,6 +110,17 @@ def dev_cases() -> list[tuple[str, tuple[str, ...], tuple[str, ...]]]:
 
     _, dev = split(load_corpus("vaultbrain-base"))
     return [(e.text, e.labels, e.people) for e in dev]
+
+
+DEV2 = Path(__file__).resolve().parent / "data" / "classifier-dev2.txt"
+
+
+def dev2_cases() -> list[tuple[str, tuple[str, ...], tuple[str, ...]]]:
+    """The second dev set: the corpus's format, in a file the training loader never reads."""
+    from vaultbrain.classify.corpus import parse_line
+
+    with open(DEV2, encoding="utf-8") as fh:
+        return [(e.text, e.labels, e.people) for e in map(parse_line, fh) if e is not None]
 
 
 # -- a generated vault ---------------------------------------------------------------------
@@ -270,6 +293,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--notes", type=int, default=10_000)
     parser.add_argument("--processes", type=int, default=10)
+    parser.add_argument(
+        "--llm-sample",
+        default="30",
+        help="thoughts of each dev set for the LLM, or N,M for the first and the second (0: all)",
+    )
+    parser.add_argument("--llm-cache", help="a state dir that keeps the LLM's answers")
+    parser.add_argument("--endpoint", help="a running server's /v1 URL (default: start one)")
+    parser.add_argument("--model", default="", help="the model id (default: the first listed)")
+    parser.add_argument("--no-llm", action="store_true", help="leave the LLM and the pair out")
     args = parser.parse_args()
     work = vaultgen.workdir_from_env()
     vaultgen.isolate_home(work)
@@ -341,6 +373,40 @@ def main() -> int:
     rows.append(
         row("classify one thought in-process (embedded)", new["times"], "ms", "aim < 5 ms", 5.0)
     )
+
+    # -- the second dev set, in other voices ---------------------------------------------------
+    cases2 = dev2_cases()
+    new2 = evaluate(cases2, lambda t: classify_embedded(t, TODAY, None, 0.79, emb, pack))
+    old2 = evaluate(cases2, lambda t: classify_heuristic(t, TODAY, [], 0.79))
+    n2 = len(cases2)
+    for what, key, aim in (
+        ("primary-type accuracy", "accuracy", 0.85),
+        ("recall of all destinations", "recall", 0.80),
+        ("person names found", "people", 0.90),
+    ):
+        rows.append(
+            row(
+                f"second dev set ({n2}): {what}, embedded",
+                [new2[key]],
+                "",
+                f"aim >= {aim}; old rules {old2[key]:.3f}",
+                baseline=old2[key] or None,
+            )
+        )
+
+    # -- learning a person's own way of writing -------------------------------------------------
+    curve = voices.learning_curve(work, pack, emb, TODAY, MIN_CONFIDENCE)
+    for t, shares in curve.items():
+        needed = next((k for k, v in zip((0, 1, 2, 3, 5), shares, strict=True) if v >= 0.8), None)
+        rows.append(
+            row(
+                f"a person's own {t} thoughts filed rightly after 0/1/2/3/5 examples",
+                [shares[-1]],
+                "",
+                "/".join(f"{v:.1f}" for v in shares),
+                note=f"examples needed for 80%: {needed if needed is not None else '> 5'}",
+            )
+        )
 
     # -- a generated vault: 200 records, 50 corrections ---------------------------------------
     store = Store(work / "classifier-state")
@@ -468,6 +534,9 @@ def main() -> int:
                 "user + system time",
             )
         )
+    if not args.no_llm:
+        sets = {"dev set": cases, "second dev set": cases2}
+        rows += pairbench.pair_rows(args, work, pack, emb, sets, TODAY, MIN_CONFIDENCE)
     emit(rows)
     print(
         "dev set, share right per confidence band (embedded): "

@@ -94,7 +94,8 @@ def main() -> int:
     os.environ["VAULTBRAIN_PROVIDER"] = "heuristic"  # a fresh state dir has no settings
     vault = vaultgen.fresh_copy(work, args.notes, "reindex")
     from vaultbrain.brain import Brain
-    from vaultbrain.filing.sync import CACHE_FILE, reindex
+    from vaultbrain.capture.reindex import reindex
+    from vaultbrain.filing.sync import CACHE_FILE
 
     cache = vault / ".vaultbrain" / CACHE_FILE
     parsed = baseline(vault)  # warms the page cache for every figure alike
@@ -103,11 +104,11 @@ def main() -> int:
 
     def cold() -> None:
         cache.unlink(missing_ok=True)
-        report = reindex(Brain(vault))
+        report, _ = reindex(Brain(vault))
         assert report.read >= args.notes and not report.imported and not report.created, report
 
     def warm() -> None:
-        report = reindex(Brain(vault))
+        report, _ = reindex(Brain(vault))
         assert report.read == 0, report
 
     cold_t = timed(cold, args.runs)
@@ -141,7 +142,7 @@ def main() -> int:
             state.rename(aside / f"state-{i}")
         os.sync()
         start = time.perf_counter()
-        report = reindex(Brain(vault))
+        report, _ = reindex(Brain(vault))
         first_t.append(time.perf_counter() - start)
         assert report.created >= args.notes and not report.problems, report
     shutil.rmtree(records, ignore_errors=True)

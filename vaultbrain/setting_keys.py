@@ -183,8 +183,8 @@ KEYS: dict[str, Key] = {
             "second_opinion",
             True,
             _bool,
-            "the embedded classifier reads every thought too; when it is sure the LLM's type is "
-            "wrong, a thought the LLM would file alone becomes a suggestion to confirm",
+            "the embedded classifier reads every thought too, and one decision is made from "
+            "both: agreement files higher, disagreement goes by each one's record on this vault",
         ),
         Key("auto_confidence", 0.8, _float01, "confidence at or above which a thought is filed"),
         Key(

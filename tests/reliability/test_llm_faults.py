@@ -51,6 +51,8 @@ def assert_notes_parse(vault: Path, rels: set[str]) -> None:
 def offline_vault(vault: Path) -> Path:
     run(vault, "settings", "set", "fallback", "none")
     run(vault, "settings", "set", "llm_timeout_seconds", "0.5")
+    # the fake LLM's reading decides here (the pair: tests/system/test_classify_pair.py)
+    run(vault, "settings", "set", "second_opinion", "false")
     return vault
 
 
@@ -289,6 +291,9 @@ HOSTILE_TITLES = [
 def test_a_thought_that_tells_the_model_to_write_elsewhere_writes_only_in_the_pack(
     vault: Path, lmstudio: FakeLMStudio, tmp_path: Path
 ) -> None:
+    # The LLM alone: the pair files nothing for a line addressed to the model (its own
+    # test), and here the hostile titles are to be filed, under safe names.
+    run(vault, "settings", "set", "second_opinion", "false")
     outside_before = snapshot(tmp_path, skip_state=False)
     before = snapshot(vault)
     for start in range(0, len(HOSTILE_TITLES), 7):

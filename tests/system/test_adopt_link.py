@@ -29,6 +29,8 @@ def vault(tmp_path: Path) -> Path:
     root = tmp_path / "Vault"
     lived_in(root)
     run(root, "init")
+    # the fake LLM's reading is the premise here (the pair: tests/system/test_classify_pair.py)
+    run(root, "settings", "set", "second_opinion", "false")
     return root
 
 

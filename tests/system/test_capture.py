@@ -26,6 +26,8 @@ SARAH_REPLY = reply(
 def vault(tmp_path: Path) -> Path:
     root = tmp_path / "Vault"
     run(root, "init")
+    # the LLM's reading decides here; the pair's arbiter: tests/system/test_classify_pair.py
+    run(root, "settings", "set", "second_opinion", "false")
     return root
 
 

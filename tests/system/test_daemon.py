@@ -32,6 +32,8 @@ def vault(tmp_path: Path) -> Path:
     run(root, "settings", "set", "inbox_settle_seconds", "0.2")
     run(root, "settings", "set", "inbox_idle_seconds", "1")
     run(root, "settings", "set", "retry_seconds", "0.3")
+    # the fake LLM's reading is the premise here (the pair: tests/system/test_classify_pair.py)
+    run(root, "settings", "set", "second_opinion", "false")
     return root
 
 

@@ -65,6 +65,8 @@ def _unchanged(before: dict[str, tuple[bytes, int]], root: Path, after_what: str
 def vault(tmp_path: Path) -> Path:
     root = tmp_path / "Vault"
     _lived_in_everything(root)
+    # the fake LLM's reading is the premise here (the pair: tests/system/test_classify_pair.py)
+    run(root, "settings", "set", "second_opinion", "false")
     return root
 
 

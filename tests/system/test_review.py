@@ -23,6 +23,8 @@ def vault(tmp_path: Path) -> Path:
     root = tmp_path / "Vault"
     run(root, "init")
     run(root, "settings", "set", "inbox_settle_seconds", "0")
+    # the LLM's reading decides here; the pair's arbiter: tests/system/test_classify_pair.py
+    run(root, "settings", "set", "second_opinion", "false")
     return root
 
 

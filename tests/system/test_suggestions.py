@@ -19,6 +19,8 @@ def vault(tmp_path: Path) -> Path:
     root = tmp_path / "Vault"
     lived_in(root)
     run(root, "init")
+    # the LLM's reading decides here; the pair's arbiter: tests/system/test_classify_pair.py
+    run(root, "settings", "set", "second_opinion", "false")
     return root
 
 

@@ -271,7 +271,7 @@ def test_a_warm_reindex_does_not_unpickle_a_current_learning(
     from support.brains import new_brain
 
     import vaultbrain.classify.adapt as adapt
-    from vaultbrain.filing.sync import reindex
+    from vaultbrain.capture.reindex import reindex
 
     root = tmp_path / "Vault"
     (root / "People").mkdir(parents=True)
@@ -289,3 +289,19 @@ def test_a_warm_reindex_does_not_unpickle_a_current_learning(
     _forget_memory()
     reindex(new_brain(root))
     assert "vault-vaultbrain-base.pickle" not in loads
+
+
+def test_a_correction_to_two_types_is_one_thought_of_both(tmp_path: Path) -> None:
+    """`→ person, admin` writes one correction line per type; the classifier learns one
+    thought whose first type is person and whose second is admin, not two thoughts each
+    primarily of one."""
+    store = Store(tmp_path / "state")
+    at = "2026-11-02T10:00:00"
+    record_correction(store, "sort the carpool with phoebe", "idea", "person", at)
+    record_correction(store, "sort the carpool with phoebe", "idea", "admin", at)
+    learning = vault_learning(store, PACK, save=False)
+    labels = learning.counts.labels
+    docs = dict(zip(labels, learning.counts.docs[1:], strict=True))
+    assert docs["1:person"] > 0 and docs["1:admin"] == 0
+    assert docs["person"] == docs["admin"] == docs["1:person"]
+    assert learning.corrections == {"person": 1, "admin": 1}

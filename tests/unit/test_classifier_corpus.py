@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from vaultbrain.classify.corpus import (
     LETTERS,
     corpus_path,
@@ -53,3 +55,23 @@ def test_a_pack_without_a_corpus_has_none() -> None:
     assert corpus_path("vaultbrain-base") is not None
     assert corpus_path("no-such-pack") is None
     assert load_corpus("no-such-pack") == []
+
+
+def test_the_second_dev_set_is_never_trained_on() -> None:
+    """bench/data/classifier-dev2.txt is held out: none of its thoughts is in the corpus the
+    model learns from, and the training loader reads only corpus/."""
+    dev2 = Path(__file__).resolve().parents[2] / "bench" / "data" / "classifier-dev2.txt"
+    with open(dev2, encoding="utf-8") as fh:
+        held_out = [ex for ex in map(parse_line, fh) if ex is not None]
+    assert len(held_out) >= 150
+    corpus = load_corpus("vaultbrain-base")
+    seen = {" ".join(ex.text.lower().split()) for ex in corpus}
+    assert not [ex.text for ex in held_out if " ".join(ex.text.lower().split()) in seen]
+    assert corpus_path("vaultbrain-base").parent.name == "corpus"
+    # every voice of the issue is there, and every type as the first one
+    firsts = [ex.labels[0] if ex.labels else "x" for ex in held_out]
+    assert all(firsts.count(t) >= 15 for t in ("person", "project", "idea", "admin"))
+    assert firsts.count("x") >= 5
+    text = " ".join(ex.text for ex in held_out)
+    for word in ("nächsten", "rdv", "martes", "sábado", "https://", "£", "van der", "O'"):
+        assert word in text

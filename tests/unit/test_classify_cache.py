@@ -204,6 +204,7 @@ def test_classify_then_capture_asks_the_llm_once(vault: Path, lmstudio: FakeLMSt
         [{"type": "project", "title": "Gas bill", "fields": {}}], 0.95, "a bill to pay"
     )
     run(vault, "init")
+    run(vault, "settings", "set", "second_opinion", "false")  # the LLM's answer is filed as is
     doc = run_json(vault, "classify", "pay the gas bill by friday")
     assert doc["llm"]["destinations"][0]["title"] == "Gas bill"
     assert len(lmstudio.requests) == 1

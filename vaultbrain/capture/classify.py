@@ -63,55 +63,51 @@ def classify(brain: Brain, journal: Journal, cap: Capture) -> Capture:
         )
     except LLMError as exc:
         return _failed(brain, journal, cap, exc)
+    extra: dict[str, Any] | None = None
+    # A reply that is no classification at all goes to review as before: filing the embedded
+    # reading then is the fallback's to do (`fallback`), not the pair's.
+    answered = bool(result.destinations) or not result.error
+    if audit.get("provider") != "heuristic" and s.get("second_opinion") and answered:
+        result, extra = _arbitrate(brain, text, result, known, audit)
     result = apply_typed(result, typed, brain.pack)
-    band = _judged(brain, text, result, known, audit)
+    # The one judgement, stored with the classification: filing (and a rerun after a crash)
+    # never judges it again. A result the arbiter decided carries its band (judge keeps it).
+    band = judge(result, float(s.get("auto_confidence")), float(s.get("min_confidence")))
     elapsed = (time.perf_counter() - started) * 1000
-    return store_classification(brain, journal, cap, result, audit, elapsed, band)
+    votes = (extra or {}).get("votes")
+    return store_classification(brain, journal, cap, result, audit, elapsed, band, votes)
 
 
-def _judged(
+def _arbitrate(
     brain: Brain,
     text: str,
     result: Classification,
     known: list[dict[str, Any]],
     audit: dict[str, Any],
-) -> Band:
-    """The one judgement of a result: its band, with the embedded classifier's second
-    opinion on an LLM's answer when that is on. Stored with the classification, so filing
-    (and a rerun after a crash) never judges it again."""
-    s = brain.settings
-    auto, minimum = float(s.get("auto_confidence")), float(s.get("min_confidence"))
-    band = judge(result, auto, minimum)
-    if audit.get("provider") != "heuristic" and result.fileable and s.get("second_opinion"):
-        band = _second_opinion(brain, text, result, known, audit) or band
-    return band
-
-
-def _second_opinion(
-    brain: Brain,
-    text: str,
-    result: Classification,
-    known: list[dict[str, Any]],
-    audit: dict[str, Any],
-) -> Band | None:
-    """The embedded classifier reads the thought too: when it disagrees with the LLM on the
-    primary type, a result the LLM would have filed alone becomes a suggestion. Returns the
-    band to file in (None: the LLM's own); the comparison goes to the audit."""
-    from vaultbrain.classify.embedded import classify_embedded
-    from vaultbrain.classify.second_opinion import AUDIT_KEY, second_opinion
+) -> tuple[Classification, dict[str, Any] | None]:
+    """The embedded classifier reads the thought too, and the arbiter decides from both
+    (classify/arbiter.py): the decided result (its band in it) and the votes to keep on the
+    capture; the LLM's own reading and the decision go to the audit."""
+    from vaultbrain.classify.arbiter import AUDIT_KEY, arbitrate
 
     s = brain.settings
-    auto, minimum = float(s.get("auto_confidence")), float(s.get("min_confidence"))
-    cap = max(0.0, min(0.75, auto - 0.01))
     try:
-        mine = classify_embedded(text, brain.today(), known, cap, embedded_of(brain), brain.pack)
-    except Exception as exc:  # a second opinion never stops a capture
+        decision = arbitrate(
+            text,
+            result,
+            embedded_of(brain),
+            brain.pack,
+            brain.today(),
+            known,
+            float(s.get("auto_confidence")),
+            float(s.get("min_confidence")),
+        )
+    except Exception as exc:  # the LLM's reading stands if the embedded classifier fails
         log.warning("the embedded classifier failed beside the LLM: %s", exc)
-        return None
-    band = judge(result, auto, minimum)
-    opinion = second_opinion(result, mine, band)
-    audit[AUDIT_KEY] = opinion.audit
-    return opinion.band
+        return result, None
+    audit[AUDIT_KEY] = decision.audit
+    audit["llm_parsed"] = result.to_dict()
+    return decision.classification, {"votes": decision.votes}
 
 
 def correction_examples(brain: Brain, text: str) -> list[dict[str, Any]]:
@@ -128,6 +124,7 @@ def store_classification(
     audit: dict[str, Any],
     elapsed: float,
     band: Band | None = None,
+    votes: dict[str, Any] | None = None,
 ) -> Capture:
     pack = brain.pack
     entry = {
@@ -154,6 +151,7 @@ def store_classification(
         elapsed,
         entry,
         band=band.value if band is not None else None,
+        votes=votes,
     )
 
 

@@ -241,9 +241,10 @@ class Journal:
         classify_ms: float,
         audit: dict[str, Any] | None,
         band: str | None = None,
+        votes: Mapping[str, Any] | None = None,
     ) -> Capture:
-        """The classifier's answer and the band it was judged in, kept before anything is
-        filed (never asked twice)."""
+        """The classifier's answer and the band it was judged in (with the two voters'
+        readings when both read it), kept before anything is filed (never asked twice)."""
 
         def keep(c: Capture) -> Capture | None:
             if c.classified:
@@ -255,6 +256,7 @@ class Journal:
                 timings={**c.timings, "classify_ms": round(classify_ms, 2)},
                 last_error=None,
                 band=band,
+                votes=votes,
             )
 
         def entry(old: Capture, new: Capture) -> dict[str, Any] | None:

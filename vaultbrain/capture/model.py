@@ -19,31 +19,13 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-
-class CaptureStatus(enum.StrEnum):
-    PENDING = "pending"  # waiting for a classifier (or for its notes to be written)
-    FILED = "filed"
-    SUGGESTED = "suggested"  # filed, awaiting the person's confirmation
-    NEEDS_REVIEW = "needs_review"  # nothing filed; the person decides
-    CORRECTED = "corrected"  # re-filed by the person
-    DISMISSED = "dismissed"  # the person said no, or deleted the line before it was taken
-
-    @classmethod
-    def of(cls, value: Any) -> CaptureStatus | None:
-        """The status ``value`` names, or None (a record from nowhere, a typo)."""
-        try:
-            return cls(str(value))
-        except ValueError:
-            return None
-
-
-# What counts as "done" for a capture's inbox line: ticked, nothing left to decide.
-SETTLED = frozenset({CaptureStatus.FILED, CaptureStatus.CORRECTED, CaptureStatus.DISMISSED})
-# Waiting for the person: listed in Needs Review.
-WAITING_FOR_PERSON = frozenset({CaptureStatus.SUGGESTED, CaptureStatus.NEEDS_REVIEW})
-# What a thought became and stood by (learnt from, counted as filed).
-STOOD = frozenset({CaptureStatus.FILED, CaptureStatus.CORRECTED})
-STATUS_NAMES = tuple(s.value for s in CaptureStatus)
+from vaultbrain.statuses import (  # noqa: F401 (capture's statuses, where callers look)
+    SETTLED,
+    STATUS_NAMES,
+    STOOD,
+    WAITING_FOR_PERSON,
+    CaptureStatus,
+)
 
 
 class OpKind(enum.StrEnum):
@@ -201,6 +183,8 @@ class Capture:
     plan: tuple[PlannedOp, ...] | None = None
     destinations: tuple[Filed, ...] = ()
     band: str | None = None
+    # What each voter read (classify/arbiter.py): the vault's reliability learns from them.
+    votes: Mapping[str, Any] | None = None
     last_error: str | None = None
     next_attempt: float | None = None
     warnings: tuple[str, ...] = ()
@@ -226,7 +210,7 @@ class Capture:
         object.__setattr__(self, "status", CaptureStatus(self.status))
         object.__setattr__(self, "timings", _frozen(self.timings))
         object.__setattr__(self, "extra", _frozen(self.extra))
-        for name in ("classification", "classification_before", "lease"):
+        for name in ("classification", "classification_before", "lease", "votes"):
             value = getattr(self, name)
             if value is not None:
                 object.__setattr__(self, name, _frozen(value))

@@ -110,6 +110,7 @@ def summary(brain: Brain) -> dict[str, Any]:
         },
         "per_type": {t: dict(c) for t, c in sorted(per_type.items())},
         "second_opinion": second_opinion_summary(brain),
+        "reliability": reliability_summary(brain),
         "calibration": [
             {
                 "band": k,
@@ -229,13 +230,25 @@ def render_trust(brain: Brain, s: dict[str, Any]) -> str:
 
 
 def second_opinion_summary(brain: Brain) -> dict[str, Any]:
-    """How often the LLM and the embedded classifier agreed on the primary type, from the
-    ``second_opinion`` field of classification audit entries (see classify/second_opinion.py)."""
-    from vaultbrain.classify.second_opinion import agreement
+    """How often the LLM and the embedded classifier agreed on the primary type and who
+    decided, from the ``second_opinion`` field of classification audit entries (see
+    classify/arbiter.py)."""
+    from vaultbrain.classify.arbiter import agreement
 
     return agreement(
         e for e in brain.store.read_jsonl("audit.jsonl") if e.get("kind") == "classification"
     )
+
+
+def reliability_summary(brain: Brain) -> dict[str, Any]:
+    """Per voter and type, how often it named the type and was right, as the pair weighs
+    them (classify/reliability.py)."""
+    from vaultbrain.classify.adapt import vault_learning
+
+    try:  # a read: what is learnt is not written back to the state dir
+        return vault_learning(brain.store, brain.pack, save=False).reliability.summary()
+    except OSError:
+        return {}
 
 
 def render_second_opinion(op: dict[str, Any]) -> list[str]:
@@ -246,9 +259,23 @@ def render_second_opinion(op: dict[str, Any]) -> list[str]:
         "## Second opinion",
         "",
         f"The embedded classifier agreed with the LLM on {op['agreed']} of {op['compared']} "
-        f"thoughts ({op['agreement_rate']:.0%}); {op['lowered']} were filed as suggestions "
-        "because they disagreed.",
-    ]
+        f"thoughts ({op['agreement_rate']:.0%}); {op['lowered']} were filed lower than the LLM "
+        f"alone would have (they disagreed), {op.get('raised', 0)} higher (they agreed).",
+    ] + _decided_by(op.get("decided_by") or {})
+
+
+def _decided_by(decided: dict[str, int]) -> list[str]:
+    if not decided:
+        return []
+    names = {
+        "agreement": "both agreed",
+        "llm": "the LLM",
+        "embedded": "the embedded classifier",
+        "review": "neither: review",
+        "noise": "not a thought (noise)",
+    }
+    parts = [f"{names.get(k, k)} {n}" for k, n in sorted(decided.items(), key=lambda x: -x[1])]
+    return ["", "Decided by: " + ", ".join(parts) + "."]
 
 
 def write_trust_note(brain: Brain) -> bool:

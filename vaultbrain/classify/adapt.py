@@ -38,7 +38,9 @@ from vaultbrain.classify.embedded import (
 )
 from vaultbrain.classify.entities import KnownNames, find_people
 from vaultbrain.classify.learned import Counts, features
+from vaultbrain.classify.reliability import Reliability, vote_evidence
 from vaultbrain.errors import VaultbrainError
+from vaultbrain.statuses import STOOD, CaptureStatus
 from vaultbrain.store import Store
 
 log = logging.getLogger(__name__)
@@ -48,10 +50,13 @@ log = logging.getLogger(__name__)
 W_RECORD = 2
 W_CAPTURE = 3
 W_CORRECTION = 6
-CACHE_VERSION = 4
+CACHE_VERSION = 6
 CORRECTIONS = "corrections.jsonl"
 INBOX = "inbox"
-LEARNT = ("filed", "corrected")  # the statuses of captures the classifier learns from
+LEARNT = STOOD  # the captures the classifier learns from: what a thought became and stood by
+# the captures whose record is read: those it learns from, and those whose votes say how
+# reliable each voter is (classify/reliability.py)
+READ = frozenset(CaptureStatus) - {CaptureStatus.PENDING}
 SAVE_EVERY = 25  # records relearned before the state is written back to the state dir
 SAVE_SECONDS = 30.0
 URGENT = 1_000_000  # unsaved count that means: write now (a correction)
@@ -70,10 +75,11 @@ class VaultLearning:
     names: KnownNames = field(default_factory=KnownNames)
     # "collection/id" -> (type, title, aliases): from the store's summaries alone
     records: dict[str, tuple[str, str, tuple[str, ...]]] = field(default_factory=dict)
-    # capture id -> (marker, text, labels, hints as learnt); labels empty: nothing to learn
-    captures: dict[str, tuple[Any, str, tuple[str, ...], tuple[str, ...]]] = field(
-        default_factory=dict
-    )
+    # capture id -> (marker, text, labels, hints as learnt, votes as counted); labels empty:
+    # nothing to learn; votes None: nothing counted
+    captures: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    # the voters' reliability, from the votes the captures keep (classify/reliability.py)
+    reliability: Reliability = field(default_factory=Reliability)
     corrections_at: int = 0
     corrections: dict[str, int] = field(default_factory=dict)  # type -> corrections to it
     versions: dict[str, Any] = field(default_factory=dict)
@@ -126,6 +132,8 @@ class VaultLearning:
         old = self.captures.pop(cid, None)
         if old is not None and old[2]:
             self.counts.add(features(old[1], old[3]), old[2], -W_CAPTURE)
+        if old is not None and old[4] is not None:
+            self.reliability.add(*old[4], sign=-1)
         if marker is None:  # the capture is gone
             return
         labels: tuple[str, ...] = ()
@@ -146,21 +154,27 @@ class VaultLearning:
                 bulk.append((feats, labels, W_CAPTURE))
             else:
                 self.counts.add(feats, labels, W_CAPTURE)
-        self.captures[cid] = (marker, text if labels else "", labels, hints)
+        counted = vote_evidence(record)
+        if counted is not None:
+            self.reliability.add(*counted)
+        self.captures[cid] = (marker, text if labels else "", labels, hints, counted)
 
-    def add_correction(self, entry: dict[str, Any], common: Container[str]) -> None:
-        text, to = str(entry.get("text") or ""), str(entry.get("to") or "")
-        if text and to in self.types:
+    def add_correction(self, text: str, types: list[str], common: Container[str]) -> None:
+        """One correction: the thought, and the types the person gave it, the first primary
+        ("→ person, admin" is one thought of two types, not two thoughts of one each)."""
+        types = [t for t in dict.fromkeys(types) if t in self.types]
+        if text and types:
             hints = self._hints(text, common)
-            self.counts.add(features(text, hints), training_labels([to]), W_CORRECTION)
-            self.corrections[to] = self.corrections.get(to, 0) + 1
+            self.counts.add(features(text, hints), training_labels(types), W_CORRECTION)
+            for to in types:
+                self.corrections[to] = self.corrections.get(to, 0) + 1
 
     def examples_per_type(self) -> dict[str, int]:
         """Examples of each type: records, captures filed to one, corrections to one."""
         out = dict.fromkeys(self.types, 0)
         for type_name, _, _ in self.records.values():
             out[type_name] += 1
-        for _, _, labels, _ in self.captures.values():
+        for _, _, labels, *_ in self.captures.values():
             for label in labels:
                 if label in out:
                     out[label] += 1
@@ -316,6 +330,7 @@ def rebuild(store: Store, pack: Any, save: bool = True) -> VaultLearning:
     summaries, no note read), every filed or corrected capture, every correction."""
     common = corpus_model(store, pack, save).common
     learning = VaultLearning(pack.identity, _types(pack), Counts(model_labels(_types(pack))))
+    learning.reliability.types = len(learning.types)
     bulk: list[tuple[Any, Any, float]] = []
     for name in _collections(pack):
         col = store.collection(name)
@@ -326,7 +341,7 @@ def rebuild(store: Store, pack: Any, save: bool = True) -> VaultLearning:
     learning.versions[INBOX] = inbox.disk_version()
     for summary in inbox.summaries():
         marker = _capture_marker(summary)
-        record = inbox.get(summary["id"]) if summary.get("status") in LEARNT else None
+        record = inbox.get(summary["id"]) if summary.get("status") in READ else None
         learning.set_capture(summary["id"], marker, record, common, bulk)
     learning.counts.add_many(bulk)
     _read_corrections(store, learning, common)
@@ -353,13 +368,24 @@ def _read_corrections(store: Store, learning: VaultLearning, common: frozenset[s
         fh.seek(learning.corrections_at)
         chunk = fh.read(size - learning.corrections_at)
     end = chunk.rfind(b"\n") + 1  # a line still being written waits for next time
+    # the entries one resolution wrote (the same thought, at the same time) are one example
+    group: tuple[str, str] | None = None
+    types: list[str] = []
     for line in chunk[:end].splitlines():
         try:
             entry = json.loads(line)
         except ValueError:
             continue
-        if isinstance(entry, dict):
-            learning.add_correction(entry, common)
+        if not isinstance(entry, dict):
+            continue
+        key = (str(entry.get("text") or ""), str(entry.get("at") or ""))
+        if key != group:
+            if group is not None:
+                learning.add_correction(group[0], types, common)
+            group, types = key, []
+        types.append(str(entry.get("to") or ""))
+    if group is not None:
+        learning.add_correction(group[0], types, common)
     learning.corrections_at += end
     return end > 0
 
@@ -459,7 +485,7 @@ def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
             old = learning.captures.get(cid)
             if old is not None and old[0] == marker:
                 continue
-            record = inbox.get(cid) if summary.get("status") in LEARNT else None
+            record = inbox.get(cid) if summary.get("status") in READ else None
             learning.set_capture(cid, marker, record, common)
             learning.unsaved += 1
         learning.versions[INBOX] = version
@@ -536,7 +562,7 @@ def embedded_for(store: Store | None, pack: Any, save: bool = True) -> Embedded:
     except (OSError, VaultbrainError) as exc:  # the state dir unreadable: the corpus still knows
         log.warning("the embedded classifier could not learn the vault: %s", exc)
         return base
-    return base.with_vault(learning.counts, learning.names)
+    return base.with_vault(learning.counts, learning.names, learning.reliability)
 
 
 def example_counts(store: Store | None, pack: Any) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from typing import Any
 from vaultbrain.classify import heuristic as rules
 from vaultbrain.classify.corpus import Example, corpus_path, corpus_vocabulary, load_corpus, split
 from vaultbrain.classify.dates import find_date, mentions_date
+from vaultbrain.classify.entities import COMMON as ENTITY_COMMON
 from vaultbrain.classify.entities import (
     KnownNames,
     PersonMention,
@@ -29,13 +30,26 @@ from vaultbrain.classify.entities import (
     protect,
     unprotect,
 )
-from vaultbrain.classify.learned import DEFAULT_PLATT, Counts, Model, calibrate, features
+from vaultbrain.classify.learned import (
+    DEFAULT_PLATT,
+    Counts,
+    Model,
+    decision_features,
+    features,
+    fit_logistic,
+    out_of_fold,
+    platt_from,
+    sigmoid,
+)
+from vaultbrain.classify.noise import letter_pairs, noise_reason
+from vaultbrain.classify.reliability import Reliability
 from vaultbrain.classify.result import UNKNOWN, Classification, Destination
 from vaultbrain.vault.typed import drop_dangling
 
 CLASSIFIED_BY = "heuristic"  # the provider's name in settings and the audit trail
 THRESHOLD = 0.5  # a type at or above this probability is a destination
 FLOOR = 0.2  # below this, not even a guess for the review queue
+MIN_EXAMPLES = 10  # examples of a type before the classifier has a say on it
 BASE_PACK = "vaultbrain-base"
 BASE_TYPES = ("person", "project", "idea", "admin")
 _IDEA_CUE = re.compile(
@@ -63,16 +77,30 @@ class Embedded:
     common: frozenset[str]
     names: KnownNames = field(default_factory=KnownNames)
     source: str = "corpus"  # corpus | corpus+vault | vault | none
+    pairs: frozenset[str] = frozenset()  # letter pairs of ordinary words (classify/noise.py)
+    # how far the LLM and this classifier can be trusted on this vault (classify/arbiter.py)
+    reliability: Reliability | None = None
 
-    def with_vault(self, counts: Counts | None, names: KnownNames) -> Embedded:
+    def with_vault(
+        self, counts: Counts | None, names: KnownNames, reliability: Reliability | None = None
+    ) -> Embedded:
         """The same corpus model, summed with what the vault taught (``adapt.py``)."""
-        if counts is None or not counts.docs[0]:
-            return Embedded(self.labels, self.model, self.common, names, self.source)
+        model, source = self.model, self.source
+        if counts is not None and counts.docs[0]:
+            if self.model is None:
+                platt = {lab: DEFAULT_PLATT for lab in model_labels(self.labels)}
+                model, source = Model([counts], platt), "vault"
+            else:
+                model = Model([*self.model.counts, counts], self.model.platt, self.model.decision)
+                source = "corpus+vault"
+        return Embedded(self.labels, model, self.common, names, source, self.pairs, reliability)
+
+    def known_types(self) -> frozenset[str]:
+        """The types it has seen enough examples of to name (and to disagree about)."""
         if self.model is None:
-            platt = {lab: DEFAULT_PLATT for lab in model_labels(self.labels)}
-            return Embedded(self.labels, Model([counts], platt), self.common, names, "vault")
-        model = Model([*self.model.counts, counts], self.model.platt)
-        return Embedded(self.labels, model, self.common, names, "corpus+vault")
+            return frozenset()
+        per = self.model.examples_per_label()
+        return frozenset(t for t in self.labels if per.get(primary(t), 0) >= MIN_EXAMPLES)
 
 
 def hints(text: str, people: list[PersonMention], names: KnownNames) -> set[str]:
@@ -144,7 +172,7 @@ def corpus_key(labels: list[str], pack_name: str) -> str:
 
 def _corpus_key(labels: list[str], pack_name: str) -> str:
     path = corpus_path(pack_name) or corpus_path(BASE_PACK)
-    h = hashlib.sha256(("|".join(labels) + "|v6").encode())
+    h = hashlib.sha256(("|".join(labels) + "|v10").encode())
     if path is not None:
         h.update(path.read_bytes())
     return h.hexdigest()[:12]
@@ -152,11 +180,17 @@ def _corpus_key(labels: list[str], pack_name: str) -> str:
 
 def train_corpus(labels: list[str], pack_name: str) -> Embedded:
     """The corpus model for these labels (a few hundred ms: cached by ``adapt.py``)."""
-    examples = corpus_examples(labels, pack_name)
+    return train_examples(labels, corpus_examples(labels, pack_name))
+
+
+def train_examples(labels: list[str], examples: list[Example]) -> Embedded:
+    """A model learnt from these labelled thoughts (the corpus's training split, or a part of
+    it for ``bench/bench_classifier.py``)."""
     # the training split's words only: the dev set's names stay unseen, as a person's are
     common = corpus_vocabulary(examples or split(load_corpus(BASE_PACK))[0])
+    pairs = letter_pairs(common)
     if not examples:
-        return Embedded(labels, None, common, source="none")
+        return Embedded(labels, None, common, source="none", pairs=pairs)
     names = KnownNames()
     wide = model_labels(labels)
     counts = Counts(wide)
@@ -171,8 +205,52 @@ def train_corpus(labels: list[str], pack_name: str) -> Embedded:
     }
     for ex in examples:
         counts.add(feats[ex.text], ex.labels, ex.weight)
-    platt = calibrate(examples, wide, lambda ex: feats[ex.text])
-    return Embedded(labels, Model([counts.frozen()], platt), common, names, "corpus")
+    featlist = [feats[ex.text] for ex in examples]
+    scores = out_of_fold(examples, wide, featlist)
+    platt = platt_from(examples, wide, scores)
+    decision = fit_decision(examples, wide, labels, scores, platt, featlist)
+    model = Model([counts.frozen()], platt, decision)
+    return Embedded(labels, model, common, names, "corpus", pairs)
+
+
+def fit_decision(
+    examples: list[Example],
+    wide: list[str],
+    labels: list[str],
+    scores: list[list[float]],
+    platt: dict[str, tuple[float, float]],
+    feats: list[set[str]],
+) -> list[float]:
+    """How often the most likely primary type is the right one, as a function of how sure
+    and how clear the model is (:func:`~vaultbrain.classify.learned.decision_features`),
+    fitted on out-of-fold readings of the corpus: the confidence the embedded classifier
+    files with. A thought of no type counts as a wrong first type."""
+    rows, ys = [], []
+    index = {lab: i for i, lab in enumerate(wide)}
+    for ex, row, fs in zip(examples, scores, feats, strict=True):
+        firsts = []
+        for t in labels:
+            a, b = platt.get(primary(t), DEFAULT_PLATT)
+            firsts.append(sigmoid(a * row[index[primary(t)]] + b))
+        top = labels[max(range(len(labels)), key=lambda k: firsts[k])]
+        rows.append(decision_features(firsts, len(fs)))
+        ys.append(primary(top) in ex.labels)
+    return fit_logistic(rows, ys)
+
+
+class _Vocabulary:
+    """Words that are no mash: the corpus's, the everyday ones, and the vault's names."""
+
+    def __init__(self, common: frozenset[str], names: KnownNames) -> None:
+        self.common, self.names = common, names
+
+    def __contains__(self, word: object) -> bool:
+        return (
+            word in self.common
+            or word in ENTITY_COMMON
+            or word in self.names.names
+            or word in self.names.first
+        )
 
 
 class _Without:
@@ -239,22 +317,35 @@ def analyse(
             CLASSIFIED_BY,
         )
         return Analysis({}, [], None, None, c)
+    noise = noise_reason(thought, _Vocabulary(emb.common, names), emb.pairs)
+    if noise:
+        c = Classification(
+            [Destination(UNKNOWN, phrase(thought, 8), {})],
+            0.0,
+            f"Embedded classifier: not a thought to file ({noise})",
+            CLASSIFIED_BY,
+            noise=noise,
+        )
+        return Analysis({}, [], None, None, c)
     people = find_people(thought, emb.common, names)
     if any(p.evidence != "guess" for p in people):  # a lowercase guess ("grab") yields
         people = [p for p in people if p.evidence != "guess"]
     probs: dict[str, float] = {}
     firsts: dict[str, float] = {}
+    sure: float | None = None  # the chance that the first primary type is right
     if emb.model is not None:
-        every = emb.model.probabilities(features(thought, hints(thought, people, names)))
+        feats = features(thought, hints(thought, people, names))
+        every = emb.model.probabilities(feats)
         probs = {t: every[t] for t in emb.labels}
         firsts = {t: every.get(primary(t), 0.0) for t in emb.labels}
+        sure = emb.model.confidence([firsts[t] for t in emb.labels], len(feats))
     found = find_date(thought, today)
     due, due_words = (found[0].isoformat(), found[1]) if found else (None, None)
     # The primary type by its own odds (a thought naming a person and a task is one or the
     # other first), then every other type likely enough to be a destination too.
     ranked = sorted(firsts, key=lambda t: (-firsts[t], -probs[t]))
     chosen = []
-    if ranked and firsts[ranked[0]] >= FLOOR:
+    if ranked and (firsts[ranked[0]] if sure is None else sure) >= FLOOR:
         chosen.append(ranked[0])
     chosen += [
         t
@@ -286,7 +377,7 @@ def analyse(
         )
         return Analysis(probs, people, due, due_words, c, firsts)
     first = dests[0].type
-    conf = firsts.get(first, THRESHOLD)
+    conf = sure if sure is not None and first == ranked[0] else firsts.get(first, THRESHOLD)
     if first == "person" and conf < THRESHOLD:
         conf = max(THRESHOLD, min(0.7, 0.5 + 0.05 * len(people_to_file)))
     why = f"Embedded classifier ({emb.source}): {reasons or 'a named person'}"

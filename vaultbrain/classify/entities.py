@@ -17,6 +17,20 @@ from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from vaultbrain.classify.namewords import (
+    FAMILY,
+    GERMAN_NOUN_ENDINGS,
+    MONTH_NAMES,
+    NAME_WORDS,
+    NOT_BEFORE_NAME,
+    PERSON_VERBS,
+    TITLES,
+    WEAK_VERBS,
+    is_german,
+    one_vowel_more,
+    place_cues,
+)
+
 # A period inside one of these, or between two digits, does not end a sentence.
 ABBREVIATIONS = {
     "dr",
@@ -60,14 +74,17 @@ HONORIFICS |= {"señor", "sr", "dott", "doktor", "madame", "monsieur"}
 HONORIFICS |= {"uncle", "aunt", "auntie", "cousin", "onkel", "tante", "tío", "tía", "oncle"}
 PARTICLES = {"van", "der", "den", "de", "la", "le", "du", "del", "della", "da", "di", "von"}
 PARTICLES |= {"zu", "ter", "ten", "bin", "ibn", "al", "el", "dos", "das", "des", "y", "st"}
+PARTICLES |= {"los", "las", "do", "ní", "nic", "ap", "af", "av", "op", "degli", "dei", "vom"}
+HONORIFICS |= TITLES
 # Words after which a lowercase word is someone's name ("coffee w priya", "call marco").
 CUES = {"with", "w", "w/", "met", "meet", "call", "called", "ring", "text", "texted", "email"}
+CUES |= {"txt", "msg", "tel", "rang", "phoned", "whatsapp", "send", "give", "pay", "help"}
 CUES |= {"emailed", "ask", "asked", "tell", "told", "ping", "pinged", "remind", "thank"}
 CUES |= {"invite", "visit", "visited", "saw", "see", "dm", "message", "messaged", "phone"}
 CUES |= {"mit", "avec", "con", "llamar", "appeler", "anrufen", "fragen"}
 _JOIN = {"and", "&", "+", ",", "und", "et", "y", "e"}
 # Words after which a lowercase unknown word may be a name, if the model thinks so.
-WEAK_CUES = {"send", "get", "for", "to", "from", "sign", "help", "pay", "give", "buy", "by"}
+WEAK_CUES = {"get", "for", "to", "from", "sign", "buy", "by"}
 WEAK_CUES |= {"and", "&", "+", "envoyer", "mandar", "preguntar", "demander", "rappeler", "a", "à"}
 # Capitalised words that open sentences and name no one, beyond what the corpus shows.
 COMMON = {
@@ -269,15 +286,77 @@ def find_people(
     text: str, common: Container[str], known: KnownNames | None = None
 ) -> list[PersonMention]:
     """Every person ``text`` names, in order, each once. ``common``: words that are not names
-    when capitalised (the corpus vocabulary)."""
+    when capitalised (the corpus vocabulary). The context decides for a name that is also a
+    word ("ask Will", "June says", but "in June", "will it rain"), a capitalised word after
+    "moved to" or "lives in" is a place, and in a German thought a capitalised noun ("der
+    Steuerberater") is no one."""
     known = known or KnownNames()
-    toks = [m.group(0) for m in _TOKEN.finditer(text)]
+    spans = list(_TOKEN.finditer(text))
+    toks = [m.group(0) for m in spans]
     out: list[PersonMention] = []
     seen: set[str] = set()
+    german = is_german(toks)
 
     def ordinary(word: str) -> bool:
         w = word.lower()
         return w in common or w in COMMON or w in CUES or w in _JOIN
+
+    def before(k: int) -> str:
+        """The text between the previous token and token ``k``."""
+        return text[spans[k - 1].end() if k else 0 : spans[k].start()]
+
+    def sentence_start(k: int) -> bool:
+        return k == 0 or bool(re.search(r"[.!?:;\n]|\s[-–—]\s", before(k)))
+
+    def following(k: int) -> str:
+        return toks[k + 1].lower() if k + 1 < len(toks) else ""
+
+    def subject(k: int) -> bool:
+        """Token ``k`` is the subject of something people do ("Teodora leads", "Rose needs",
+        "June says", "Daisy's dog", "Bill from next door", "Hope and Faith")."""
+        nxt = following(k)
+        if _POSSESSIVE.search(toks[k]) or nxt in PERSON_VERBS and nxt not in WEAK_VERBS:
+            return True
+        if nxt == "from" and k + 2 < len(toks) and toks[k + 2].lower() in ("the", "next", "work"):
+            return True
+        return (
+            nxt in ("and", "&", "und", "et", "y", "e")
+            and k + 2 < len(toks)
+            and (toks[k + 2] in ("I", "me") or _is_cap(toks[k + 2]))
+        )
+
+    def name_word(k: int) -> bool:
+        """A capitalised given name that is also a word, where the context makes it a name."""
+        low = _bare(toks[k]).lower()
+        if low not in NAME_WORDS:
+            return False
+        if k and toks[k - 1].lower() in NOT_BEFORE_NAME:
+            return False
+        if low in MONTH_NAMES and re.match(r"\s*\d", text[spans[k].end() :]):
+            return False  # "June 3": a date
+        if sentence_start(k):
+            return subject(k)
+        return True
+
+    def place(k: int) -> bool:
+        """ "moved to Busan", "lives in Leeds", "back from Lagos": a place, not a person."""
+        head = text[max(0, spans[k].start() - 40) : spans[k].start()]
+        return not _POSSESSIVE.search(toks[k]) and bool(place_cues().search(head))
+
+    def noun(k: int) -> bool:
+        """In a German thought, a capitalised noun: a known ending, or a compound of a word."""
+        if not german:
+            return False
+        low = _bare(toks[k]).lower()
+        if low.endswith(GERMAN_NOUN_ENDINGS):
+            return True
+        return len(low) >= 8 and any(
+            low[j:] in common for j in range(3, len(low) - 3) if len(low) - j >= 4
+        )
+
+    def is_cue(word: str) -> bool:
+        w = word.lower()
+        return w in CUES or len(w) >= 3 and any(v in CUES for v in one_vowel_more(w))
 
     def emit(words: list[str], evidence: str) -> None:
         if not words:
@@ -287,7 +366,9 @@ def find_people(
             return  # the vault knows this name as a game, a place, a project
         record = known.person(name)
         if record is None and len(words) > 1 and words[0].lower().rstrip(".") in HONORIFICS:
-            record = known.person(" ".join(words[1:]))
+            record = known.person(
+                " ".join(w for w in words if w.lower().rstrip(".") not in HONORIFICS)
+            )
         if record is not None:
             evidence = "known"
         elif not any(_is_cap(w) for w in words):
@@ -302,32 +383,49 @@ def find_people(
     while i < len(toks):
         tok = toks[i]
         low = _bare(tok).lower()
-        if tok.islower() and low not in HONORIFICS and ordinary(low):
+        if tok.islower() and low not in HONORIFICS and low not in NAME_WORDS and ordinary(low):
             prev = tok  # an ordinary word (most of them): no name starts here
             i += 1
             continue
-        # A name opened by an honorific ("Dr. Okafor", "mrs chen") or in capitals.
+        # A name opened by an honorific ("Dr. Okafor", "mrs chen", "Staff Nurse Okoro").
         start = i
         words: list[str] = []
         evidence = "capitalised"
         if low in HONORIFICS and i + 1 < len(toks) and toks[i + 1] not in _JOIN:
-            nxt = _bare(toks[i + 1])
-            if _is_cap(nxt) or not ordinary(nxt):
-                words = [tok.rstrip(".") + ("." if tok.endswith(".") else ""), nxt]
+            j = i + 1
+            while j + 1 < len(toks) and _bare(toks[j]).lower() in HONORIFICS and _is_cap(toks[j]):
+                j += 1  # "Staff Nurse", "Frau Dr."
+            nxt = _bare(toks[j])
+            if (_is_cap(nxt) or not ordinary(nxt)) and nxt.lower() not in _JOIN:
+                words = [t.rstrip(".") + ("." if t.endswith(".") else "") for t in toks[i:j]]
+                words.append(nxt)
                 evidence = "honorific"
-                i += 2
+                i = j + 1
+        if words:
+            pass
+        elif (
+            low in FAMILY
+            and (i == 0 or is_cue(prev) or prev in WEAK_CUES or prev in _JOIN)
+            and not (i + 1 < len(toks) and _is_cap(toks[i + 1]))
+        ):
+            words = [_bare(tok)]  # "ring mum", "get gran a charger": someone, not a word
+            evidence = "family"
+            i += 1
         elif (
             _is_cap(tok)
-            and not ordinary(_bare(tok))
+            and (not ordinary(_bare(tok)) and not noun(i) or name_word(i))
             and not known.other_type(_bare(tok))
             and not (len(_bare(tok)) > 1 and _bare(tok).isupper())  # CAF, MOT: not a name
+            and not place(i)
         ):
             words = [_bare(tok)]
+            if sentence_start(i) and subject(i) or low in NAME_WORDS:
+                evidence = "subject"  # "Teodora leads the rollout", "ask Will"
             i += 1
         elif (
             tok.islower()
-            and (prev in CUES or prev in _JOIN and out and out[-1].evidence != "guess")
-            and not ordinary(_bare(tok))
+            and (is_cue(prev) or prev in _JOIN and out and out[-1].evidence != "guess")
+            and (not ordinary(_bare(tok)) or _bare(tok) in NAME_WORDS and prev != "and")
             and len(_bare(tok)) > 2
         ):
             words = [_bare(tok)]
@@ -340,49 +438,94 @@ def find_people(
             tok.islower()
             and (i == 0 or prev in WEAK_CUES)
             and not ordinary(_bare(tok))
+            and not is_cue(tok)  # "rmind dotty": a cue typed in a hurry, no name
             and len(_bare(tok)) > 2
             and _bare(tok).isalpha()
         ):
-            # "lucía works at the hospital": a name only if the model says a person is named
+            # "lucía works at the hospital": a name only if the model says a person is named;
+            # on better evidence when something is said of it ("santiago teaches…")
             words = [_bare(tok)]
-            evidence = "guess"
+            strong = i == 0 and subject(i) or _POSSESSIVE.search(tok)
+            evidence = "subject" if strong else "guess"
+            i += 1
+        elif (
+            tok.islower()
+            and _POSSESSIVE.search(tok)
+            and not ordinary(_bare(tok))
+            and len(_bare(tok)) > 2
+            and _bare(tok).isalpha()
+        ):
+            words = [_bare(tok)]  # "sign imogen's card": someone's
+            evidence = "subject"
             i += 1
         if not words:
             prev = tok.lower()
             i += 1
             continue
-        # Extend the name: more capitalised words, particles before one, an apostrophe name.
-        while i < len(toks) and not _POSSESSIVE.search(toks[i - 1]):
-            nxt = toks[i]
-            if nxt.lower() in PARTICLES and i + 1 < len(toks):
-                j = i
-                while j < len(toks) and toks[j].lower() in PARTICLES:
-                    j += 1
-                if j < len(toks) and _is_cap(toks[j]) and not ordinary(_bare(toks[j])):
-                    words += [*toks[i:j], _bare(toks[j])]
-                    i = j + 1
-                    continue
-                break
-            bare = _bare(nxt)
-            if nxt[:1].isalpha() and (
-                _is_cap(nxt)
-                and not ordinary(bare)
-                or evidence == "cue-lower"
-                and not ordinary(bare)
-            ):
-                if evidence == "cue-lower" and not _is_cap(nxt) and known.person(" ".join(words)):
-                    break
-                words.append(bare)
-                i += 1
-                continue
-            break
-        if evidence == "capitalised" and start > 0 and toks[start - 1].lower() in CUES:
+        i = _extend(toks, i, words, evidence, ordinary, known)
+        if evidence == "capitalised" and start > 0 and is_cue(toks[start - 1]):
             evidence = "cue"
         if evidence in ("capitalised", "guess") and start > 0 and toks[start - 1] in _JOIN and out:
             evidence = "cue" if out[-1].strong else evidence
+        if evidence == "capitalised" and sum(1 for w in words if _is_cap(w)) >= 2:
+            evidence = "fullname"  # "Kalani Kahale": two names together are someone
         emit(words, evidence)
         prev = ""
     return out
+
+
+_PARTICLE_JOINED = re.compile(r"^(?:al|el|ul|ad|ud|bin|ibn|abu|d|de|di|da|du|van|von)[-'’][A-Z]")
+
+
+def _extend(
+    toks: list[str],
+    i: int,
+    words: list[str],
+    evidence: str,
+    ordinary: Any,
+    known: KnownNames,
+) -> int:
+    """Extend a name from token ``i``: more capitalised words, particles before one ("van der
+    Berg", "de la Cruz"), a joined particle ("al-Hassan", "d'Arcy"), a surname that is also a
+    word after a first name ("Ji-woo Park", "Peter Rose"). Returns the next token's index."""
+    while i < len(toks) and not _POSSESSIVE.search(toks[i - 1]):
+        nxt = toks[i]
+        if nxt.lower() in PARTICLES and i + 1 < len(toks):
+            j = i
+            while j < len(toks) and toks[j].lower() in PARTICLES:
+                j += 1
+            if j < len(toks) and _is_cap(toks[j]) and not ordinary(_bare(toks[j])):
+                words += [*toks[i:j], _bare(toks[j])]
+                i = j + 1
+                continue
+            break
+        bare = _bare(nxt)
+        if _PARTICLE_JOINED.match(nxt):
+            words.append(bare)
+            i += 1
+            continue
+        if nxt[:1].isalpha() and (
+            _is_cap(nxt) and not ordinary(bare) or evidence == "cue-lower" and not ordinary(bare)
+        ):
+            if evidence == "cue-lower" and not _is_cap(nxt) and known.person(" ".join(words)):
+                break
+            words.append(bare)
+            i += 1
+            continue
+        if (
+            _is_cap(nxt)
+            and _is_cap(words[-1])
+            and bare.lower() not in COMMON
+            and bare.lower() not in CUES
+            and bare.lower() not in HONORIFICS
+            and not bare.isupper()
+            and not (i + 1 < len(toks) and _is_cap(toks[i + 1]))
+            and not ordinary(words[-1])
+        ):
+            words.append(bare)  # a surname that is also a word
+            i += 1
+        break
+    return i
 
 
 # Clause boundaries; "re:" ("lunch with Priya re: the podcast") names the subject, not one.

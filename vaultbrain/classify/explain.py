@@ -1,7 +1,8 @@
 """What each classifier would make of a thought, for ``vaultbrain classify``: the embedded
 classifier (types with probabilities, people, title, due date), the LLM's answer when one is
-configured and answers, and the second opinion between them. Captures nothing and writes
-nothing but the LLM's answer to the classification cache (vaultbrain/classify/cache.py).
+configured and answers, and what the pair decides (classify/arbiter.py: ``second_opinion``
+in the report, with the decided result under ``pair``). Captures nothing and writes nothing
+but the LLM's answer to the classification cache (vaultbrain/classify/cache.py).
 """
 
 from __future__ import annotations
@@ -10,11 +11,12 @@ import datetime as dt
 from typing import Any
 
 from vaultbrain.classify.adapt import embedded_for
+from vaultbrain.classify.arbiter import decide, names_found
 from vaultbrain.classify.cache import ask_cached
 from vaultbrain.classify.embedded import analyse
 from vaultbrain.classify.heuristic import classify_heuristic
+from vaultbrain.classify.reliability import Reliability
 from vaultbrain.classify.result import band_for
-from vaultbrain.classify.second_opinion import second_opinion
 from vaultbrain.errors import LLMError, UserError
 from vaultbrain.store import Store
 
@@ -57,7 +59,18 @@ def explain(
             report["llm"] = {"error": f"{exc.kind}: {exc}"}
         else:
             band = band_for(result.confidence, auto_confidence, min_confidence)
-            op = second_opinion(result, analysis.classification, band)
+            mine = analyse(text, today, emb, known, 1.0, pack)
+            decision = decide(
+                text,
+                result,
+                mine.classification,
+                emb.reliability or Reliability(types=len(emb.labels)),
+                auto_confidence,
+                min_confidence,
+                emb.known_types(),
+                names_found(mine),
+            )
             report["llm"] = {**result.to_dict(), "band": band.value}
-            report["second_opinion"] = {**op.audit, "final_band": op.band.value}
+            report["second_opinion"] = decision.audit
+            report["pair"] = decision.classification.to_dict()
     return report

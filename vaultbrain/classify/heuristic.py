@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from dataclasses import replace
 from typing import Any
 
 from vaultbrain.classify.dates import find_date
@@ -157,9 +158,10 @@ def classify_heuristic(
     # A period inside "Dr. Müller", "€84.20", "v2.1" or "e.g." ends no sentence: hidden from
     # the patterns below (which stop at one), put back in what they return.
     result = _classify(protect(thought), today, known, max_confidence)
-    for d in result.destinations:
-        d.title = unprotect(d.title)
-        d.fields = {k: _restore(v) for k, v in d.fields.items()}
+    result.destinations = [
+        replace(d, title=unprotect(d.title), fields={k: _restore(v) for k, v in d.fields.items()})
+        for d in result.destinations
+    ]
     result.reasoning = unprotect(result.reasoning)
     return result
 

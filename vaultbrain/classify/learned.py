@@ -34,7 +34,8 @@ ALPHA = 1.0  # additive smoothing of the per-label feature frequencies (chosen o
 # dozen n-grams as a dozen independent clues and they drown the words), and down-weighted
 # (x0.05) or only for unseen words they still lowered it. Left configurable for other packs.
 CHAR_NGRAMS: tuple[int, ...] = ()
-DEFAULT_PLATT = (0.05, 0.0)  # a gentle slope until there is enough to fit one
+DEFAULT_PLATT = (0.05, 0.0)
+LONG = 16  # features beyond which a thought's evidence is damped (chosen on the dev sets)  # a gentle slope until there is enough to fit one
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|[?!:→@#€$£%]|[\U0001F000-\U0001FAFF\u2600-\u27BF]")
 
 
@@ -42,10 +43,19 @@ def normalise(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
+def _fold(word: str) -> str:
+    """A word without its accents ("mañana" → "manana"): phones often type them without."""
+    return "".join(
+        ch for ch in unicodedata.normalize("NFKD", word) if not unicodedata.combining(ch)
+    )
+
+
 def features(text: str, extra: Iterable[str] = ()) -> set[str]:
-    """The features of a thought: words, word pairs, the first word (imperatives: "pay",
-    "call", "book"), character n-grams of each word if :data:`CHAR_NGRAMS` names sizes, and
-    the caller's ``extra`` hints."""
+    """The features of a thought: words (and, for a word with accents, the word without
+    them), word pairs, the first word (imperatives: "pay", "call", "book"), character n-grams
+    of each word if :data:`CHAR_NGRAMS` names sizes, and the caller's ``extra`` hints. (The
+    last six letters of long words, for German compounds, were measured: no better on the
+    corpus's dev set, so left out.)"""
     words = _WORD.findall(normalise(text))
     out: set[str] = set(extra)
     if words:
@@ -54,6 +64,10 @@ def features(text: str, extra: Iterable[str] = ()) -> set[str]:
         out.add(w)
         if i:
             out.add(words[i - 1] + " " + w)
+        if not w.isascii():  # "médico" and "medico" are one word to the model
+            folded = _fold(w)
+            if folded != w:
+                out.add(folded)
         if CHAR_NGRAMS and len(w) > 3 and w[0].isalpha():
             padded = f"<{w}>"
             for n in CHAR_NGRAMS:
@@ -230,13 +244,19 @@ class Scorer:
         return w
 
     def __call__(self, feats: Iterable[str]) -> list[float]:
-        out = list(self.bias)
+        evidence = [0.0] * len(self.bias)
+        n = 0
         for f in feats:
+            n += 1
             w = self.weights(f)
             if w is not None:
                 for i, x in enumerate(w):
-                    out[i] += x
-        return out
+                    evidence[i] += x
+        # A long thought's words are many clues that say the same thing over and over (naive
+        # Bayes counts each as independent): beyond LONG features, their sum is scaled down
+        # by the square root, or a rambling thought is "certainly none of the types".
+        damp = 1.0 if n <= LONG else math.sqrt(LONG / n)
+        return [b + e * damp for b, e in zip(self.bias, evidence, strict=True)]
 
 
 def scores(counts: Counts | list[Counts], feats: Iterable[str]) -> list[float]:
@@ -285,12 +305,12 @@ def fit_platt(pairs: list[tuple[float, bool]], steps: int = 300) -> tuple[float,
     return a, b
 
 
-def calibrate(
-    examples: list[Example], labels: list[str], featurise: Any, folds: int = 4
-) -> dict[str, tuple[float, float]]:
-    """Platt parameters per label from ``folds``-fold out-of-fold scores of ``examples``."""
-    feats = [featurise(ex) for ex in examples]
-    pairs: dict[str, list[tuple[float, bool]]] = {lab: [] for lab in labels}
+def out_of_fold(
+    examples: list[Example], labels: list[str], feats: list[set[str]], folds: int = 4
+) -> list[list[float]]:
+    """Each example's scores (one per label) from counts of the other folds: what the model
+    would say of it had it never seen it."""
+    out: list[list[float]] = [[] for _ in examples]
     full = Counts(list(labels))
     for j, ex in enumerate(examples):
         full.add(feats[j], ex.labels, ex.weight)
@@ -302,11 +322,84 @@ def calibrate(
             if j % folds == k:
                 counts.add(feats[j], ex.labels, -ex.weight)
         scorer = Scorer(counts)
-        for j, ex in enumerate(examples):
-            if j % folds == k:
-                for lab, s in zip(labels, scorer(feats[j]), strict=True):
-                    pairs[lab].append((s, lab in ex.labels))
+        for j in range(k, len(examples), folds):
+            out[j] = scorer(feats[j])
+    return out
+
+
+def calibrate(
+    examples: list[Example], labels: list[str], featurise: Any, folds: int = 4
+) -> dict[str, tuple[float, float]]:
+    """Platt parameters per label from ``folds``-fold out-of-fold scores of ``examples``."""
+    feats = [featurise(ex) for ex in examples]
+    return platt_from(examples, labels, out_of_fold(examples, labels, feats, folds))
+
+
+def platt_from(
+    examples: list[Example], labels: list[str], scores: list[list[float]]
+) -> dict[str, tuple[float, float]]:
+    pairs: dict[str, list[tuple[float, bool]]] = {lab: [] for lab in labels}
+    for ex, row in zip(examples, scores, strict=True):
+        for lab, sc in zip(labels, row, strict=True):
+            pairs[lab].append((sc, lab in ex.labels))
     return {lab: fit_platt(pairs[lab]) for lab in labels}
+
+
+def decision_features(firsts: list[float], n_feats: int) -> list[float]:
+    """What the confidence in a primary type goes by: how sure the model is of the first type
+    (log-odds), by how much more than of the second, and how long the thought is."""
+    ranked = sorted(firsts, reverse=True) + [0.0, 0.0]
+    top, second = (min(max(p, 1e-4), 1 - 1e-4) for p in ranked[:2])
+    logit = math.log(top / (1 - top))
+    return [logit, logit - math.log(second / (1 - second)), math.log1p(n_feats)]
+
+
+def fit_logistic(rows: list[list[float]], ys: list[bool], steps: int = 25) -> list[float]:
+    """Weights (bias last) of a logistic regression, by Newton's method with a little ridge
+    (a few iterations over a couple of thousand rows: part of training the corpus model)."""
+    if not rows:
+        return []
+    d = len(rows[0]) + 1
+    ridge = 1e-3
+    w = [0.0] * d
+    data = [([*x, 1.0], 1.0 if y else 0.0) for x, y in zip(rows, ys, strict=True)]
+    pairs = [(i, j) for i in range(d) for j in range(i, d)]
+    for _ in range(steps):
+        grad = [ridge * v for v in w]
+        upper = [0.0] * len(pairs)
+        for x, y in data:
+            p = sigmoid(sum(a * b for a, b in zip(w, x, strict=True)))
+            g, h = p - y, max(p * (1 - p), 1e-9)
+            for i in range(d):
+                grad[i] += g * x[i]
+            for k, (i, j) in enumerate(pairs):
+                upper[k] += h * x[i] * x[j]
+        hess = [[0.0] * d for _ in range(d)]
+        for k, (i, j) in enumerate(pairs):
+            hess[i][j] = hess[j][i] = upper[k] + (ridge if i == j else 0.0)
+        step = _solve_linear(hess, grad)
+        if step is None:
+            break
+        w = [a - b for a, b in zip(w, step, strict=True)]
+        if max(abs(v) for v in step) < 1e-6:
+            break
+    return w
+
+
+def _solve_linear(a: list[list[float]], b: list[float]) -> list[float] | None:
+    """``a·x = b`` by Gaussian elimination (a few unknowns)."""
+    n = len(b)
+    m = [[*row, v] for row, v in zip(a, b, strict=True)]
+    for c in range(n):
+        pivot = max(range(c, n), key=lambda r: abs(m[r][c]))
+        if abs(m[pivot][c]) < 1e-12:
+            return None
+        m[c], m[pivot] = m[pivot], m[c]
+        for r in range(n):
+            if r != c:
+                f = m[r][c] / m[c][c]
+                m[r] = [x - f * y for x, y in zip(m[r], m[c], strict=True)]
+    return [m[i][n] / m[i][i] for i in range(n)]
 
 
 @dataclass
@@ -315,10 +408,24 @@ class Model:
 
     counts: list[Counts]  # summed: the corpus's, then the vault's
     platt: dict[str, tuple[float, float]]
+    # weights of :func:`decision_features`: the chance that the first primary type is right
+    decision: list[float] = field(default_factory=list)
     _scorer: Scorer | None = field(default=None, repr=False, compare=False)
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"counts": self.counts, "platt": self.platt, "_scorer": None}
+        return {
+            "counts": self.counts,
+            "platt": self.platt,
+            "decision": self.decision,
+            "_scorer": None,
+        }
+
+    def confidence(self, firsts: list[float], n_feats: int) -> float | None:
+        """The chance that the most likely primary type is the right one (None: not fitted)."""
+        if not self.decision:
+            return None
+        x = [*decision_features(firsts, n_feats), 1.0]
+        return sigmoid(sum(a * b for a, b in zip(self.decision, x, strict=True)))
 
     @property
     def labels(self) -> list[str]:

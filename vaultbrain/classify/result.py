@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import enum
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,7 +36,7 @@ def band_for(confidence: float, auto: float, minimum: float) -> Band:
     return Band.REVIEW
 
 
-@dataclass
+@dataclass(frozen=True)
 class Destination:
     type: str
     title: str
@@ -58,6 +60,14 @@ class Classification:
     elapsed_ms: float = 0.0
     # Set when the embedded classifier decided because the LLM failed: {"kind", "cause"}.
     fallback: dict[str, str] | None = None
+    # False when the reply's confidence was no probability ("high", -1, 7): ``confidence`` is
+    # then 0.0, and the arbiter lets the other voter judge (classify/arbiter.py).
+    confidence_known: bool = True
+    # The band the arbiter decided (classify/arbiter.py): kept with the result, so nothing
+    # downstream judges it again. None: judge it by its confidence (:func:`judge`).
+    band: str | None = None
+    # Why the embedded classifier calls the thought noise ("keyboard mash", …), if it does.
+    noise: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = {
@@ -71,6 +81,12 @@ class Classification:
         }
         if self.fallback:
             out["fallback"] = dict(self.fallback)
+        if not self.confidence_known:
+            out["confidence_known"] = False
+        if self.band:
+            out["band"] = self.band
+        if self.noise:
+            out["noise"] = self.noise
         return out
 
     @classmethod
@@ -87,6 +103,9 @@ class Classification:
             dropped=list(d.get("dropped") or []),
             error=d.get("error"),
             fallback=dict(d["fallback"]) if isinstance(d.get("fallback"), dict) else None,
+            confidence_known=d.get("confidence_known") is not False,
+            band=d["band"] if d.get("band") in ("auto", "suggest", "review") else None,
+            noise=str(d["noise"]) if d.get("noise") else None,
         )
 
     @property
@@ -117,15 +136,13 @@ def validate_reply(
     dropped: list[dict[str, Any]] = []
     if not isinstance(data, dict):
         return Classification([], 0.0, "", classified_by, error="the reply is not a JSON object")
-    conf_raw = data.get("confidence", 0.0)
-    try:
-        confidence = float(conf_raw)
-        if confidence != confidence:  # NaN
-            raise ValueError
-    except (TypeError, ValueError):
-        dropped.append({"field": "confidence", "value": conf_raw, "why": "not a number"})
-        confidence = 0.0
-    confidence = min(max(confidence, 0.0), 1.0)
+    conf_raw = data.get("confidence")
+    parsed = parse_confidence(conf_raw)
+    if parsed is None:
+        dropped.append(
+            {"field": "confidence", "value": conf_raw, "why": "not a probability or a percent"}
+        )
+    confidence = 0.0 if parsed is None else parsed
     reasoning = data.get("reasoning", "")
     reasoning = reasoning if isinstance(reasoning, str) else str(reasoning)
     raw_dests = data.get("destinations", [])
@@ -193,8 +210,81 @@ def validate_reply(
             fields[fname] = coerced
         destinations.append(Destination(ptype.name, title, fields))
     return Classification(
-        destinations, confidence, reasoning[:2000], classified_by, dropped=dropped
+        merge_duplicates(destinations, dropped),
+        confidence,
+        reasoning[:2000],
+        classified_by,
+        dropped=dropped,
+        confidence_known=parsed is not None,
     )
+
+
+def _title_key(title: str) -> str:
+    return " ".join(
+        re.sub(r"[^\w\s]", " ", unicodedata.normalize("NFKC", title).casefold()).split()
+    )
+
+
+def merge_duplicates(
+    destinations: list[Destination], dropped: list[dict[str, Any]] | None = None
+) -> list[Destination]:
+    """One destination per type and title (any case, any punctuation): a small model that
+    names the same idea three times files one idea. Fields of the repeats fill what the first
+    lacks; list fields are joined. Several ``unknown`` entries are one. Each merge is noted in
+    ``dropped``."""
+    out: list[Destination] = []
+    seen: dict[tuple[str, str], Destination] = {}
+    for d in destinations:
+        key = (d.type, "" if d.type == UNKNOWN else _title_key(d.title))
+        first = seen.get(key)
+        if first is None:
+            seen[key] = first = Destination(d.type, d.title, dict(d.fields))
+            out.append(first)
+            continue
+        for name, value in d.fields.items():
+            have = first.fields.get(name)
+            if have in (None, "", []):
+                first.fields[name] = value
+            elif isinstance(have, list) and isinstance(value, list):
+                first.fields[name] = have + [v for v in value if v not in have]
+        if dropped is not None:
+            dropped.append({"type": d.type, "title": d.title, "why": "the same destination twice"})
+    return out
+
+
+_PERCENT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%\s*$")
+
+
+def parse_confidence(value: Any) -> float | None:
+    """A reply's confidence as a probability, or ``None`` when it is none.
+
+    A probability (0.85, "0.85") is itself; a percent is read as a percent ("55%", and a
+    number above 10 up to 100: 55 → 0.55). Anything else says nothing about certainty: 7 (out
+    of ten? a percent?), -1, 140, "high", true, NaN, a missing value. Those are not read as
+    0 or as 1: the caller treats the confidence as unknown.
+    """
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, str):
+        m = _PERCENT.match(value)
+        if m:
+            pct = float(m.group(1))
+            return pct / 100 if 0 <= pct <= 100 else None
+        try:
+            value = float(value.strip())
+        except ValueError:
+            return None
+    if not isinstance(value, int | float) or value != value or value in (INF, -INF):
+        return None
+    number = float(value)
+    if 0.0 <= number <= 1.0:
+        return number
+    if 10.0 < number <= 100.0:
+        return number / 100
+    return None
+
+
+INF = float("inf")
 
 
 def reply_schema(pack: ResolvedPack) -> dict[str, Any]:
@@ -281,11 +371,14 @@ def fallback_note(fallback: dict[str, str] | None) -> str | None:
 def judge(result: Classification, auto: float, minimum: float, at_most: Band | None = None) -> Band:
     """The one judgement of a classification (beets' recommendation): file it alone, file it
     as a suggestion, or ask the person. Nothing fileable, or a failed call with nothing to
-    show, is always a question for the person, whatever the confidence says. ``at_most``:
-    a band the result may not go above (a second opinion that disagreed)."""
+    show, is always a question for the person, whatever the confidence says. A result the
+    arbiter decided carries its band. ``at_most``: a band the result may not go above."""
     if not result.fileable or (result.error and not result.destinations):
         return Band.REVIEW
-    band = band_for(result.confidence, auto, minimum)
+    if result.band:  # decided by the arbiter, with more than this confidence to go by
+        band = Band(result.band)
+    else:
+        band = band_for(result.confidence, auto, minimum)
     order = [Band.REVIEW, Band.SUGGEST, Band.AUTO]
     if at_most is not None and order.index(band) > order.index(at_most):
         return at_most

@@ -256,7 +256,7 @@ def inbox_cmd(obj: Any, status: str | None, limit: int, as_json: bool) -> None:
 def reindex_cmd(obj: Any, as_json: bool, dry_run: bool) -> None:
     """Rescan the vault into the store (notes are the truth). A terminal shows a progress
     bar; Ctrl-C stops cleanly and the next reindex goes on from there."""
-    from vaultbrain.filing.sync import reindex
+    from vaultbrain.capture.reindex import reindex
 
     app = obj.app()
     if dry_run:
@@ -283,7 +283,7 @@ def reindex_cmd(obj: Any, as_json: bool, dry_run: bool) -> None:
             indexing(done, total)
 
     try:
-        report = reindex(app, progress=bar, graph_progress=index_progress)
+        report, rebuilt = reindex(app, progress=bar, graph_progress=index_progress)
     except KeyboardInterrupt:
         if bar is not None:
             bar.close()
@@ -295,9 +295,6 @@ def reindex_cmd(obj: Any, as_json: bool, dry_run: bool) -> None:
             indexing.close()
     if bar is not None:
         bar.close()
-    from vaultbrain.capture.lines import rebuild_captures  # issue 15: lines are the truth
-
-    rebuilt = rebuild_captures(app)
     if as_json:
         echo_json({**report.to_dict(), "captures_rebuilt": rebuilt})
         return

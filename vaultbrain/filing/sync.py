@@ -322,13 +322,6 @@ def _reindex(
     try:
         with app.store.bulk():
             report = sync.scan(progress=progress)
-        from vaultbrain.classify import adapt
-
-        learnt = (report.created, report.imported, report.tombstoned, report.moved, report.retyped)
-        if any(learnt):
-            adapt.rebuild(app.store, app.pack)  # the embedded classifier learns afresh
-        else:
-            adapt.catch_up_saved(app.store, app.pack)  # nothing new: the saved state, current
     except BaseException:
         graph_abandon(app)  # what the graph index took in is kept; the rerun goes on
         raise

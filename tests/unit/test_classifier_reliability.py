@@ -1,0 +1,109 @@
+"""How far each voter is trusted on a vault: the sums of outcomes and agreement
+(classify/reliability.py), and what a capture record says (classify/adapt.py)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from vaultbrain.classify.reliability import STOOD, Reliability, vote_evidence
+
+TYPES = ["person", "project", "idea", "admin"]
+
+
+def votes(llm: str | None, emb: str | None, q: float = 0.8) -> dict:
+    return {"llm": {"type": llm, "confidence": 0.9}, "embedded": {"type": emb, "confidence": q}}
+
+
+def test_outcomes_give_each_voter_its_precision_per_type() -> None:
+    rel = Reliability(types=4)
+    for _ in range(30):
+        rel.add(votes("project", "idea"), ("project",), 1.0)  # the LLM was right
+    before = rel.embedded("idea", 0.8).p
+    assert rel.llm("project", 0.9).p > 0.9
+    assert before < 0.35
+    assert rel.embedded("admin", 0.8).p == pytest.approx(0.8)  # nothing measured: its own
+    assert rel.llm("idea", 0.9).p == pytest.approx(0.63)  # its stated confidence, with salt
+    assert rel.llm("idea", None).p == pytest.approx(0.55)
+
+
+def test_a_capture_taken_out_leaves_the_sums_as_they_were() -> None:
+    rel = Reliability(types=4)
+    rel.add(votes("idea", "idea"), None, 0.0)
+    rel.add(votes("admin", "person"), ("person",), 1.0)
+    snapshot = repr(rel.to_dict())
+    rel.add(votes("project", "idea", 0.9), ("idea",), STOOD)
+    rel.add(votes("project", "idea", 0.9), ("idea",), STOOD, sign=-1)
+    assert repr(rel.to_dict()) == snapshot
+    assert Reliability.from_dict(rel.to_dict()).to_dict() == rel.to_dict()
+
+
+@pytest.mark.parametrize("r", [0.3, 0.6, 0.9])
+def test_agreement_alone_measures_the_llm(r: float) -> None:
+    """No outcome at all: how often the LLM agrees with a calibrated embedded classifier
+    tells how often it is right."""
+    rng = random.Random(3)
+    rel = Reliability(types=4)
+    for _ in range(400):
+        truth = rng.choice(TYPES)
+        q = rng.uniform(0.5, 0.95)
+        others = [t for t in TYPES if t != truth]
+        mine = truth if rng.random() < q else rng.choice(others)
+        theirs = truth if rng.random() < r else rng.choice(others)
+        rel.add(votes(theirs, mine, q), None, 0.0)
+    mean = sum(rel.llm(t, 0.9).p for t in TYPES) / len(TYPES)
+    assert mean == pytest.approx(r, abs=0.1)
+
+
+def test_what_the_person_decided_is_no_longer_a_guess_by_agreement() -> None:
+    rel = Reliability(types=4)
+    for _ in range(10):
+        rel.add(votes("project", "admin"), ("project",), 1.0)
+    assert rel.agreement == {}
+    assert rel.llm("project", 0.9).p > 0.85
+
+
+@pytest.mark.parametrize(
+    ("record", "truth", "weight"),
+    [
+        ({"status": "suggested"}, None, 0.0),
+        ({"status": "needs_review"}, None, 0.0),
+        ({"status": "filed", "destinations": [{"type": "idea"}]}, ("idea",), STOOD),
+        (
+            {"status": "filed", "confirmed_at": "x", "destinations": [{"type": "idea"}]},
+            ("idea",),
+            1.0,
+        ),
+        (
+            {"status": "filed", "resolved_by": "resolve", "destinations": [{"type": "admin"}]},
+            ("admin",),
+            1.0,
+        ),
+        (
+            {"status": "corrected", "destinations": [{"type": "person"}, {"type": "admin"}]},
+            ("person", "admin"),
+            1.0,
+        ),
+        ({"status": "dismissed"}, (), 1.0),
+    ],
+)
+def test_a_capture_record_says_what_became_of_its_votes(
+    record: dict, truth: tuple | None, weight: float
+) -> None:
+    v = votes("idea", "admin")
+    assert vote_evidence({**record, "votes": v}) == (v, truth, weight)
+    assert vote_evidence(record) is None  # a capture the pair never read
+
+
+def test_the_summary_shows_what_each_voter_named_and_got_right() -> None:
+    rel = Reliability(types=4)
+    rel.add(votes("project", "idea"), ("project",), 1.0)
+    rel.add(votes("project", "project"), ("project",), 1.0)
+    s = rel.summary()
+    assert s["llm"]["project"] == {"named": 2.0, "right": 2.0}
+    assert s["embedded"] == {
+        "idea": {"named": 1.0, "right": 0.0},
+        "project": {"named": 1.0, "right": 1.0},
+    }
+    assert s["agreement"]["observed"] == 0

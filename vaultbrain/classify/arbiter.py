@@ -1,0 +1,485 @@
+"""The arbiter: one decision from two voters, the LLM and the embedded classifier.
+
+Each voter names a primary type with a confidence; :mod:`vaultbrain.classify.reliability`
+says how far each can be trusted for that type on this vault. A pure function decides:
+
+- **noise**: a thought the embedded classifier calls noise (keyboard mash, a line addressed to
+  the model) is not filed, whatever the LLM said;
+- **a reply that overreaches** (more destinations than the thought has words) is no vote;
+- **agreement** raises the band: two calibrated voters naming the same type are right more
+  often than either alone, ``P = pL·pE / (pL·pE + (1-pL)(1-pE)/(K-1))`` (K types and none);
+- **disagreement** goes by reliability: each voter's chance of being the right one given that
+  they disagree; the more likely one is filed as a suggestion if it would have been filed on
+  its own, and the thought goes to review only when neither is reliable;
+- **one voter** (the other abstained, or cannot name that type): its own reliability decides,
+  and without a track record on this vault it files no more than a suggestion;
+- a confidence that is no probability ("high", 7, -1) is unknown, and one below
+  ``min_confidence`` is the model's own doubt: the other voter judges.
+
+The decision carries the band, so nothing downstream judges the result again, the ``votes``
+the reliability learns from, and an audit entry (``trust`` shows it; ``trust --summary``
+counts agreement from it). On a held-out set the pair is at least as accurate as the better
+voter, as far as the reliabilities are right: on every disagreement it takes the answer of
+the voter more likely to be right (``bench/bench_classifier.py`` measures it).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from vaultbrain.classify.reliability import (
+    EMBEDDED,
+    LLM,
+    NONE,
+    TRACK_RECORD,
+    Estimate,
+    Reliability,
+)
+from vaultbrain.classify.result import (
+    UNKNOWN,
+    Band,
+    Classification,
+    Destination,
+    band_for,
+    judge,
+    merge_duplicates,
+)
+
+AUDIT_KEY = "second_opinion"  # the audit entry's key: `trust --summary` counts agreement by it
+MAX_CONFIDENCE = 0.99  # two voters agreeing are never certainty
+SECONDARY = 0.6  # a voter's precision for a type from which its extra destinations are kept
+_WORDS = re.compile(r"[^\W_]+")
+_ORDER = [Band.REVIEW, Band.SUGGEST, Band.AUTO]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the pair decided: the classification to file (its ``band`` set), the band, the
+    votes to keep on the capture, and the audit entry."""
+
+    classification: Classification
+    band: Band
+    votes: dict[str, Any]
+    audit: dict[str, Any] = field(default_factory=dict)
+
+
+def words_in(text: str) -> int:
+    return len(_WORDS.findall(text))
+
+
+def primary(c: Classification | None) -> str | None:
+    """The first destination's type (``unknown`` for none fileable); None: no reading."""
+    if c is None or (c.error and not c.destinations):
+        return None
+    for d in c.destinations:
+        return d.type if d.type != UNKNOWN else NONE
+    return NONE
+
+
+def decide(
+    text: str,
+    llm: Classification | None,
+    embedded: Classification,
+    reliability: Reliability,
+    auto: float,
+    minimum: float,
+    embedded_types: frozenset[str] | None = None,
+    names: frozenset[str] | None = None,
+) -> Decision:
+    """The pair's decision on one thought. ``embedded``: the embedded classifier's reading,
+    its confidence its calibrated probability (not capped), ``noise`` set when it calls the
+    thought noise. ``embedded_types``: the types it has learnt to name (None: all).
+    ``names``: the names the embedded classifier found in the thought, on any evidence,
+    lowercased: an LLM's person named nowhere in them is dropped (a small model makes people
+    of words: "Milk"), until the LLM has a track record for people here (None: no check)."""
+    notes: list[str] = []
+    emb_type = primary(embedded)
+    llm_dests = merge_duplicates(list(llm.destinations)) if llm is not None else []
+    if names is not None and reliability.llm("person", None).evidence < TRACK_RECORD:
+        invented = [d for d in llm_dests if d.type == "person" and not _named(d.title, names)]
+        if invented:
+            notes.append(
+                "the LLM's people not named in the thought: " + ", ".join(d.title for d in invented)
+            )
+            llm_dests = [d for d in llm_dests if d not in invented]
+            if llm is not None and not llm_dests and llm.destinations:
+                llm_dests = [Destination(UNKNOWN, "", {})]
+    llm_type = primary(llm) if llm is None else _first(llm, llm_dests)
+    stated = llm.confidence if llm is not None and llm.confidence_known else None
+    fileable = [d for d in llm_dests if d.type != UNKNOWN]
+    if llm_type is not None and len(fileable) > words_in(text):
+        notes.append(f"the LLM named {len(fileable)} destinations for {words_in(text)} words")
+        llm_type = None  # no vote: it overreached
+    votes = {
+        LLM: {"type": llm_type, "confidence": stated},
+        EMBEDDED: {"type": emb_type, "confidence": round(embedded.confidence, 4)},
+    }
+    alone = judge(llm, auto, minimum) if llm is not None else Band.REVIEW
+    ctx = _Context(text, llm, llm_dests, embedded, reliability, auto, minimum, stated)
+
+    if embedded.noise:
+        notes.append(f"the embedded classifier calls it noise ({embedded.noise})")
+        out = ctx.review("noise")
+    elif llm_type is None and emb_type in (None, NONE):
+        out = ctx.review("no reading")
+    elif llm_type is None:
+        out = ctx.embedded_alone()
+    elif emb_type in (None, NONE) or (
+        embedded_types is not None and llm_type not in embedded_types and llm_type != NONE
+    ):
+        out = ctx.llm_alone(llm_type)  # the embedded classifier has no say on this type
+    elif llm_type == emb_type:
+        out = ctx.agreement(llm_type)
+    else:
+        out = ctx.disagreement(llm_type, emb_type)
+    result, band, how, est = out
+    # the confidence shown with the result says what the band says: a suggestion is never
+    # "0.99", however sure the one voter that decided it was (that is in the audit, as p)
+    p = result.confidence
+    shown = p if band is Band.AUTO else min(p, auto - 0.01)
+    if band is not Band.REVIEW:
+        shown = max(shown, minimum)
+    result = replace(result, band=band.value, confidence=round(shown, 3))
+    if llm_type not in (None, NONE) and emb_type not in (None, NONE) and llm_type != emb_type:
+        winner = {LLM: "the LLM's", EMBEDDED: "the embedded classifier's"}.get(how, "neither")
+        notes.append(
+            f"the embedded classifier read it as {emb_type}, the LLM as {llm_type}: "
+            f"{winner} reading, {band.value}"
+        )
+    agree = None if llm_type in (None, NONE) or emb_type in (None, NONE) else llm_type == emb_type
+    audit: dict[str, Any] = {
+        "agree": agree,
+        "llm_type": llm_type,
+        "embedded_type": emb_type,
+        "llm_confidence": stated,
+        "embedded_confidence": round(embedded.confidence, 3),
+        "decided_by": how,
+        "p": p,  # the decided reading's chance of being right, as the pair reckons it
+        "band": alone.value,  # what the LLM alone would have done
+        "final_band": band.value,
+        "lowered_to": band.value if _ORDER.index(band) < _ORDER.index(alone) else None,
+        "raised_to": band.value if _ORDER.index(band) > _ORDER.index(alone) else None,
+        **{k: v.to_dict() for k, v in est.items()},
+    }
+    if notes:
+        audit["note"] = "; ".join(notes)
+    return Decision(result, band, votes, audit)
+
+
+Outcome = tuple[Classification, Band, str, dict[str, Estimate]]
+
+
+@dataclass
+class _Context:
+    text: str
+    llm: Classification | None
+    llm_dests: list[Destination]
+    embedded: Classification
+    reliability: Reliability
+    auto: float
+    minimum: float
+    stated: float | None
+
+    # -- the cases -------------------------------------------------------------------------
+    def review(self, how: str) -> Outcome:
+        dests = [d for d in self.embedded.destinations if d.type == UNKNOWN][:1] or [
+            Destination(UNKNOWN, "", {})
+        ]
+        why = {"noise": "not a thought to file", "no reading": "neither classifier filed it"}
+        return self._result(dests, 0.0, f"Review: {why.get(how, how)}", None), Band.REVIEW, how, {}
+
+    def embedded_alone(self) -> Outcome:
+        t = primary(self.embedded) or NONE
+        est = self.reliability.embedded(t, self.embedded.confidence)
+        if est.p < self.minimum:
+            return self._review_with(self.embedded, est.p, "embedded", {"embedded_estimate": est})
+        dests = self.embedded.fileable
+        result = self._result(dests, est.p, self.embedded.reasoning, self.embedded)
+        return result, Band.SUGGEST, "embedded", {"embedded_estimate": est}
+
+    def llm_alone(self, t: str) -> Outcome:
+        assert self.llm is not None
+        est = self.reliability.llm(t, self.stated)
+        if t == NONE or est.p < self.minimum or not self._sure_enough(est):
+            return self._review_with(self.llm, est.p, "llm", {"llm_estimate": est})
+        band = band_for(est.p, self.auto, self.minimum)
+        if est.evidence < TRACK_RECORD:
+            band = min(band, Band.SUGGEST, key=_ORDER.index)
+        dests = self._keep(self._llm_fileable(), LLM)
+        result = self._result(dests, est.p, self.llm.reasoning, self.llm)
+        return result, band, "llm", {"llm_estimate": est}
+
+    def agreement(self, t: str) -> Outcome:
+        assert self.llm is not None
+        el, ee = (
+            self.reliability.llm(t, self.stated),
+            self.reliability.embedded(t, self.embedded.confidence),
+        )
+        if t == NONE:
+            return self._review_with(self.embedded, 0.0, "agreement", _est(el, ee))
+        if self.stated is None:
+            pl = el.p if el.evidence >= 1 else 0.5  # unknown: the embedded reading judges
+        else:
+            pl = el.p
+        k = max(self.reliability.types, 1)
+        both = pl * ee.p * k
+        p = both / (both + (1 - pl) * (1 - ee.p)) if both else 0.0
+        band = band_for(p, self.auto, self.minimum)
+        if band is Band.REVIEW and max(ee.p, pl) >= self.minimum:
+            band = Band.SUGGEST  # agreement never files less than either would alone
+        # the LLM's titles and fields (a model writes them better than word patterns) unless
+        # it is measured unreliable for this type; the other's extra types where it is
+        # reliable for them
+        base, other = (LLM, EMBEDDED) if pl >= 0.5 else (EMBEDDED, LLM)
+        dests = self._merge(base, other)
+        source = self.llm if base == LLM else self.embedded
+        why = f"Both read it as {t}. " + (source.reasoning or "")
+        return self._result(dests, p, why.strip(), source), band, "agreement", _est(el, ee)
+
+    def disagreement(self, lt: str, et: str) -> Outcome:
+        assert self.llm is not None
+        el = self.reliability.llm(lt, self.stated)
+        ee = self.reliability.embedded(et, self.embedded.confidence)
+        est = _est(el, ee)
+        if not self._sure_enough(el):
+            # a confidence that is no probability, or one below min_confidence (the model
+            # says it is unsure itself): the embedded classifier judges
+            if et == NONE or ee.p < self.minimum:
+                return self._review_with(self.embedded, ee.p, "review", est)
+            dests = self._keep(self.embedded.fileable, EMBEDDED)
+            return (
+                self._result(dests, ee.p, self.embedded.reasoning, self.embedded),
+                Band.SUGGEST,
+                "embedded",
+                est,
+            )
+        k = max(self.reliability.types, 1)
+        pl, pe = el.p, ee.p
+        w_llm = pl * (1 - pe)
+        w_emb = pe * (1 - pl)
+        w_none = (1 - pl) * (1 - pe) * max(k - 1, 0) / k
+        total = w_llm + w_emb + w_none or 1.0
+        llm_wins = w_llm > w_emb or (w_llm == w_emb and el.evidence > ee.evidence)
+        winner, t, own = (LLM, lt, pl) if llm_wins else (EMBEDDED, et, pe)
+        p = (w_llm if llm_wins else w_emb) / total
+        source = self.llm if winner == LLM else self.embedded
+        if t == NONE or own < self.minimum:
+            return self._review_with(source, p, "review", est)
+        band = Band.SUGGEST
+        if winner == LLM and p >= self.auto and el.evidence >= TRACK_RECORD:
+            band = Band.AUTO  # a track record on this vault that outweighs the embedded
+        dests = self._merge(winner, EMBEDDED if winner == LLM else LLM, people_only=True)
+        why = f"The {'LLM' if winner == LLM else 'embedded classifier'} is more reliable for "
+        why += f"{t} here than the {'embedded classifier' if winner == LLM else 'LLM'} for "
+        why += f"{et if winner == LLM else lt}. " + (source.reasoning or "")
+        return self._result(dests, p, why.strip(), source), band, winner, est
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _sure_enough(self, est: Estimate) -> bool:
+        """The LLM may decide against (or without) the embedded classifier: it stated a
+        confidence of at least ``min_confidence``, or stated none it could mean but has a
+        track record here."""
+        if self.stated is None:
+            return est.evidence >= TRACK_RECORD
+        return self.stated >= self.minimum
+
+    def _llm_fileable(self) -> list[Destination]:
+        return [d for d in self.llm_dests if d.type != UNKNOWN]
+
+    def _dests(self, voter: str) -> list[Destination]:
+        return self._llm_fileable() if voter == LLM else self.embedded.fileable
+
+    def _precision(self, voter: str, t: str) -> float:
+        if voter == LLM:
+            return self.reliability.llm(t, self.stated).p
+        return self.reliability.embedded(t, self.embedded.confidence).p
+
+    def _proven(self, voter: str, t: str) -> bool:
+        """The voter has been right about ``t`` on this vault often enough that a type it
+        adds to the other's reading is worth a note."""
+        if voter == LLM:
+            est = self.reliability.llm(t, self.stated)
+        else:
+            est = self.reliability.embedded(t, self.embedded.confidence)
+        return est.p >= SECONDARY and est.evidence >= TRACK_RECORD
+
+    def _keep(self, dests: list[Destination], voter: str) -> list[Destination]:
+        """The primary type's destinations, and the others the voter is reliable for."""
+        if not dests:
+            return []
+        first = dests[0].type
+        if voter == EMBEDDED:
+            # its other types passed its own threshold already; only a record of being wrong
+            # about a type on this vault drops one
+            return [d for d in dests if d.type == first or not self._unreliable(d.type)]
+        return [d for d in dests if d.type == first or self._precision(voter, d.type) >= 0.5]
+
+    def _unreliable(self, t: str) -> bool:
+        said, right = self.reliability.outcome(EMBEDDED, t)
+        return said >= TRACK_RECORD and right / said < 0.5
+
+    def _merge(self, base: str, other: str, people_only: bool = False) -> list[Destination]:
+        """``base``'s destinations (the primary and those it is reliable for), then the other
+        voter's of types ``base`` lacks where that voter has proven reliable on this vault,
+        and the people it found that ``base`` did not (each person once, by name)."""
+        out = self._keep(self._dests(base), base)
+        types = {d.type for d in out}
+        primary_type = out[0].type if out else None
+        for d in self._dests(other):
+            if d.type == primary_type and d.type != "person":
+                continue
+            if d.type == "person":
+                same = _same_person(d, out)
+                if same is not None:
+                    if other == EMBEDDED and d.title != same.title:
+                        # the name as the thought gives it (or as the vault's record has it),
+                        # not the LLM's "maya loves dinosaurs"; the LLM's fields stay
+                        out[out.index(same)] = Destination("person", d.title, dict(same.fields))
+                    continue
+                # the embedded classifier's people are names the thought gives; the LLM's
+                # were checked against those (``names``) and join where it is reliable
+                if other == LLM and self._precision(LLM, "person") < SECONDARY:
+                    continue
+            elif d.type in types or people_only or not self._proven(other, d.type):
+                continue
+            out.append(d)
+            types.add(d.type)
+        return merge_duplicates(out)
+
+    def _review_with(
+        self, source: Classification, p: float, how: str, est: dict[str, Estimate]
+    ) -> Outcome:
+        """Nothing filed; the reading is kept as the review queue's guess."""
+        dests = list(source.destinations) or [Destination(UNKNOWN, "", {})]
+        result = self._result(dests, min(p, self.minimum - 0.01), source.reasoning, source)
+        return result, Band.REVIEW, how if how != "agreement" else "review", est
+
+    def _result(
+        self,
+        dests: list[Destination],
+        p: float,
+        reasoning: str,
+        source: Classification | None,
+    ) -> Classification:
+        llm = self.llm
+        base = source or self.embedded
+        dropped = list(llm.dropped) if llm is not None else []
+        return Classification(
+            dests or [Destination(UNKNOWN, "", {})],
+            round(max(0.0, min(p, MAX_CONFIDENCE)), 3),
+            reasoning[:2000],
+            base.classified_by,
+            model=llm.model if llm is not None else None,
+            dropped=dropped,
+            raw=llm.raw if llm is not None else None,
+            usage=dict(llm.usage) if llm is not None else {},
+            elapsed_ms=llm.elapsed_ms if llm is not None else 0.0,
+        )
+
+
+def _est(el: Estimate, ee: Estimate) -> dict[str, Estimate]:
+    return {"llm_estimate": el, "embedded_estimate": ee}
+
+
+def _first(llm: Classification, dests: list[Destination]) -> str | None:
+    """The LLM's primary type from its destinations as the arbiter keeps them."""
+    if llm.error and not llm.destinations:
+        return None
+    for d in dests:
+        return d.type if d.type != UNKNOWN else NONE
+    return NONE
+
+
+def _named(title: str, names: frozenset[str]) -> bool:
+    """A word of ``title`` is a word of a name the thought gives."""
+    words = set(title.casefold().split())
+    return any(words & set(n.split()) for n in names)
+
+
+def _same_person(d: Destination, out: list[Destination]) -> Destination | None:
+    """The one of ``out`` that names this person ("Sarah", "Sarah Chen" and a model's "Sarah
+    talked budget" are one: the same words, or the same first name)."""
+    mine = d.title.casefold().split()
+    for o in out:
+        if o.type != "person":
+            continue
+        theirs = o.title.casefold().split()
+        if (
+            mine
+            and theirs
+            and (set(mine) <= set(theirs) or set(theirs) <= set(mine) or mine[0] == theirs[0])
+        ):
+            return o
+    return None
+
+
+def agreement(entries: Any) -> dict[str, Any]:
+    """How the pair decided, from classification audit entries carrying :data:`AUDIT_KEY`:
+    how often the two agreed on the primary type, how often the LLM's band was lowered or
+    raised, and who decided."""
+    compared = agreed = lowered = raised = 0
+    decided: dict[str, int] = {}
+    for e in entries:
+        op = e.get(AUDIT_KEY) if isinstance(e, dict) else None
+        if not isinstance(op, dict):
+            continue
+        if op.get("decided_by"):
+            decided[str(op["decided_by"])] = decided.get(str(op["decided_by"]), 0) + 1
+        if op.get("agree") is None:
+            continue
+        compared += 1
+        agreed += bool(op["agree"])
+        lowered += bool(op.get("lowered_to"))
+        raised += bool(op.get("raised_to"))
+    return {
+        "compared": compared,
+        "agreed": agreed,
+        "lowered": lowered,
+        "raised": raised,
+        "agreement_rate": round(agreed / compared, 3) if compared else None,
+        "decided_by": dict(sorted(decided.items())),
+    }
+
+
+def arbitrate(
+    text: str,
+    llm: Classification | None,
+    embedded: Any,
+    pack: Any,
+    today: Any,
+    known: list[dict[str, Any]],
+    auto: float,
+    minimum: float,
+) -> Decision:
+    """Run the embedded classifier (``embedded``: an :class:`~vaultbrain.classify.embedded.
+    Embedded`, with the vault's reliability) beside the LLM's reading, and decide."""
+    from vaultbrain.classify.embedded import analyse
+
+    analysis = analyse(text, today, embedded, known, 1.0, pack)
+    reliability = embedded.reliability or Reliability(types=len(embedded.labels))
+    return decide(
+        text,
+        llm,
+        analysis.classification,
+        reliability,
+        auto,
+        minimum,
+        embedded.known_types(),
+        names_found(analysis),
+    )
+
+
+def names_found(analysis: Any) -> frozenset[str]:
+    """Every name the embedded classifier found in a thought (its ``Analysis``), lowercased:
+    as written, as the record it links to, and its people destinations."""
+    out = set()
+    for p in analysis.people:
+        out.add(p.name.casefold())
+        if p.record:
+            out.add(p.record.casefold())
+    for d in analysis.classification.destinations:
+        if d.type == "person":
+            out.add(d.title.casefold())
+    return frozenset(out)

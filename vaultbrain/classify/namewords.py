@@ -1,0 +1,154 @@
+"""Word lists the person finder (``classify/entities.py``) reads a thought's context with.
+
+- :data:`NAME_WORDS`: given names that are also words (a month, a modal verb, a flower, a
+  bill): a person where the context says so ("ask Will", "June says", "Rose's recipe"), a
+  word elsewhere ("in June", "will it rain", "the bill").
+- :data:`PERSON_VERBS`: what people do, said of a subject: a capitalised word before one of
+  these is someone ("Teodora leads the rollout", "Jürgen arbeitet", "Rocío empieza").
+- :data:`TITLES`: words that open a name as "Dr." does, in the jobs and languages thoughts
+  come in ("Sister Adaeze", "Judge Whitlock", "Oma Hildegard", "Dona Amélia").
+- :data:`NOT_BEFORE_NAME`: words after which a name-word is a word ("the", "in", "early").
+- :func:`place_cues`: phrases after which a capitalised word is a place ("moved to", "lives
+  in", "back from").
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+NAME_WORDS = frozenset(
+    """
+    will may june april august summer autumn winter
+    rose lily daisy iris ivy holly hazel heather violet jasmine poppy fern willow olive
+    ruby pearl crystal amber jade opal coral saffron clover blossom
+    grace hope faith joy charity patience mercy constance prudence verity honor
+    bill mark jack frank pat sue drew rob bob ray dawn sky robin hunter penny angel sunny
+    rock sterling chase chip bud art guy gene don dean rusty sandy earl miles wade cliff
+    glen dale brook river storm rain ash bay reed forest honey ginger misty star destiny
+    harmony melody liberty trinity victor hank buck sonny neil carol noel christian
+    """.split()
+)
+# months (and "may") are dates after these, and before a day number
+MONTH_NAMES = frozenset({"may", "june", "april", "august"})
+
+PERSON_VERBS = frozenset(
+    """
+    says said told tells asked asks wants wanted needs needed thinks thought reckons reckoned
+    knows knew loves loved likes liked hates hated works worked lives lived moved moves
+    has had got gets called calls rang texted emailed sent sends mentioned suggested
+    recommended invited invites offered agreed promised owes owed plays played teaches taught
+    coaches coached runs ran leads led manages managed starts started joined left retired
+    visited visits cooked cooks makes made bought buys gave gives lent lends borrowed fixed
+    fixes helped helps won lost turned speaks spoke studies studied writes wrote paints
+    painted sings sang dances danced surfs swims drives drove organises organized organised
+    charges charged collects builds built restores repairs translated translates volunteers
+    coordinates handles handled founded owns owned runs married divorced pitched emails
+    phoned replied replies confirmed cancelled booked hosts hosted brought brings is was
+    sagt sagte hat hatte arbeitet wohnt kommt kam spielt fragt fragte braucht will wollte
+    kennt liebt unterrichtet fährt macht baut leitet
+    dit disait travaille habite vient veut joue connaît aime cherche commence fait
+    dice dijo tiene trabaja vive viene quiere juega empieza conoce sabe llama llamó
+    vuelve volvió llega llegó sale salió
+    va revient arrive rentre part
+    diz disse tem trabalha mora vem quer joga começou começa voltou mudou conhece sabe
+    volta chega
+    """.split()
+)
+# verbs so general that a word before them is as likely a thing ("Kubernetes is down")
+WEAK_VERBS = frozenset({"is", "was", "has", "had", "got", "gets", "runs", "ran", "ist", "hat"})
+
+TITLES = frozenset(
+    """
+    sister judge matron councillor councilor coach father pastor rabbi imam reverend rev
+    captain capt sergeant sgt officer dame sir lady lord nurse staff
+    nana nan nanna granny gran grandma grandpa grandad granddad grandmother grandfather
+    oma opa mamie papy papi mamé abuela abuelo abuelita abuelito avó avô vovó vovô
+    tia tio tía tío tata dona don doña señora señor senhora senhor frau herr
+    fräulein madame monsieur mme mlle mister miss missus mr mrs ms mx dr prof st
+    uncle aunt auntie cousin onkel tante oncle zio zia
+    """.split()
+)
+
+# family words that are someone on their own ("ring mum", "get gran a charger")
+FAMILY = frozenset(
+    """
+    mum mom mam mummy mommy dad daddy gran granny nan nana nanna grandma grandpa grandad
+    granddad oma opa omi opi mama papa mutti vati mamie papy abuela abuelo abuelita
+    abuelito avó avô vovó vovô
+    """.split()
+)
+
+NOT_BEFORE_NAME = frozenset(
+    """
+    the a an in by until till since of early late mid next last this before after during
+    end every each per our my your their his her its that these those on at from
+    whether if when
+    """.split()
+)
+
+_PLACE_CUES = (
+    r"(?:\b(?:mov(?:e|ed|es|ing)|go(?:ing|es)?|went|fl(?:y|ew|ying)|travel\w*|trip|back|"
+    r"driv(?:e|ing)|drove|relocat\w*|holiday|visit(?:ing)?|days?\s+in|week\s+in)\s+to"
+    r"|\b(?:in|near|around|outside|inside)"
+    r"|\b(?:based|born|living|lives|live|works?|working|studying|studies|stays?|staying)\s+in"
+    r"|\b(?:back|is|'s|am|are|was|were|came|comes?|flew|moved|originally|just|returned)\s+from"
+    r"|\b(?:nach|aus|en|au|aux|em)"
+    r")\s*$"
+)
+
+
+@functools.cache
+def place_cues() -> re.Pattern[str]:
+    """Compiled on first use: a cold process that meets no capitalised word never needs it."""
+    return re.compile(_PLACE_CUES, re.I)
+
+
+# nouns of other languages that are capitalised, or endings no name has ("-ung", "-heit")
+GERMAN_STOPWORDS = frozenset(
+    "der die das und ist nicht ein eine einen mit für bis am zum zur im vom beim auf aus bei "
+    "dem den des wegen noch schon auch sich hat habe heute morgen".split()
+)
+GERMAN_NOUN_ENDINGS = (
+    "ung",
+    "heit",
+    "keit",
+    "schaft",
+    "tion",
+    "ität",
+    "nis",
+    "tum",
+    "termin",
+    "vertrag",
+    "rechnung",
+    "berater",
+    "ende",
+    "chen",
+    "lein",
+    "amt",
+    "arzt",
+    "geld",
+    "gebühr",
+    "versicherung",
+    "erklärung",
+    "antrag",
+    "steuer",
+    "wagen",
+    "haus",
+    "platz",
+    "straße",
+)
+
+
+def is_german(toks: list[str]) -> bool:
+    lows = [t.lower() for t in toks]
+    german = sum(1 for t in lows if t in GERMAN_STOPWORDS)
+    return german >= 1 and german >= sum(1 for t in lows if t in ENGLISH_STOPWORDS)
+
+
+ENGLISH_STOPWORDS = frozenset("the and is to of for with on at my by this that it".split())
+
+
+def one_vowel_more(word: str) -> list[str]:
+    """``word`` with one vowel put back ("rmind" → "remind"): phone typing drops them."""
+    return [word[:k] + v + word[k:] for k in range(len(word) + 1) for v in "aeiou"]
