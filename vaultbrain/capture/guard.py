@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from vaultbrain.errors import UserError, VaultbrainError
 from vaultbrain.machine import still_filer
-from vaultbrain.vault.files import atomic_write_file
+from vaultbrain.vault.atomic import atomic_write_file
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from vaultbrain.errors import StorageError, VaultbrainError
 from vaultbrain.filing.index import records
 from vaultbrain.filing.records import link_to
-from vaultbrain.vault.files import atomic_write_file
+from vaultbrain.vault.atomic import atomic_write_file
 from vaultbrain.vault.names import fold, kind_of_words, sanitize_filename, unique_name
 from vaultbrain.vault.note import parse_note
 

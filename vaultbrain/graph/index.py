@@ -44,7 +44,7 @@ from typing import Any
 from vaultbrain.errors import UserError
 from vaultbrain.graph.extract import NoteDoc, base_key, link_key, note_key, read_note
 from vaultbrain.packs.model import ResolvedPack
-from vaultbrain.vault.files import has_stray_bytes
+from vaultbrain.vault.paths import has_stray_bytes
 
 INDEX_DIR = "graph"
 # vaultbrain's archive (dismissed and re-filed notes, vaultbrain/filing/refile.py): indexed,

@@ -34,7 +34,7 @@ from typing import Any
 from vaultbrain.errors import StorageError, UserError
 from vaultbrain.store.indexlog import DAMAGED_SUFFIX, damaged_in, log_entries, set_aside
 from vaultbrain.store.packfile import PackedRecords
-from vaultbrain.vault.files import atomic_write_file, write_all
+from vaultbrain.vault.atomic import atomic_write_file, write_all
 
 SCHEMA_VERSION = 1
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")

@@ -19,7 +19,7 @@ from typing import Any
 
 from vaultbrain.errors import StorageError
 from vaultbrain.store.collection import Collection, to_json
-from vaultbrain.vault.files import atomic_write_file, write_all
+from vaultbrain.vault.atomic import atomic_write_file, write_all
 
 _AUDIT_BATCH = 500
 _BULK_HOLD_S = 0.2

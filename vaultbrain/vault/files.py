@@ -11,13 +11,7 @@ from __future__ import annotations
 
 import atexit
 import errno
-import fnmatch
-import hashlib
-import json
 import os
-import re
-import stat
-import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator
@@ -32,11 +26,9 @@ from vaultbrain.errors import (
     VaultbrainError,
 )
 
-# atomic_write_file and write_all are also imported from here by vaultbrain/store/.
 from vaultbrain.vault.atomic import (
     TEMP_PREFIX,
     SwapUndone,
-    atomic_write_file,
     copy_mode,
     fsync_dir,
     read_all,
@@ -48,7 +40,17 @@ from vaultbrain.vault.atomic import (
     write_temp,
     writer_alive,
 )
-from vaultbrain.vault.late import Displaced, LateWrites, Seen
+from vaultbrain.vault.late import Displaced, LateWrites, joined, new_lines
+from vaultbrain.vault.own import OWN_WRITES, OwnWrites  # noqa: F401 (where callers look)
+from vaultbrain.vault.paths import (  # noqa: F401 (the walks, where callers look for them)
+    _subdirs,
+    _through_symlink,
+    _walk,
+    content_hash,
+    has_stray_bytes,
+    is_ignored,
+    iter_md,
+)
 
 # The one retry policy of compare-and-swap edits: a note that changes under us this many
 # times in a row is being edited right now, and the work is better retried on a later pass.
@@ -56,43 +58,6 @@ EDIT_ATTEMPTS = 20
 # A note past this size is not read (a pasted video, a database dump named .md): reading it
 # whole, hashing and parsing it at every change would stall the daemon.
 MAX_NOTE_BYTES = 32 * 1024 * 1024
-OWN_WRITES = "own-writes.json"  # in the state dir: see Vault.last_written_by_vaultbrain
-# Syncthing, Nextcloud/ownCloud, Dropbox ("… (Jane's conflicted copy 2026-01-01).md"),
-# iCloud placeholders.
-_CONFLICT_PATTERNS = ("*.sync-conflict-*", "*(conflict*", "*conflicted copy*", "*.icloud")
-_CONFLICT_RE = re.compile("|".join(fnmatch.translate(p) for p in _CONFLICT_PATTERNS))
-# Every pattern a note's name (``*.md``) can match says "conflict": a cheap test first.
-
-
-def content_hash(data: str | bytes) -> str:
-    """SHA-256 of a note's bytes; decides "changed", mtime and size only say where to look."""
-    if isinstance(data, str):
-        data = data.encode("utf-8", "surrogateescape")
-    return hashlib.sha256(data).hexdigest()
-
-
-_STRAY = re.compile("[\udc80-\udcff]")
-
-
-def has_stray_bytes(text: str) -> bool:
-    """Whether ``text`` holds bytes that are not UTF-8, as a note in ``Vault.keeps_bytes``
-    is read (surrogateescape): such text cannot be stored as text (JSON, SQLite)."""
-    return _STRAY.search(text) is not None
-
-
-def is_ignored(rel: str) -> bool:
-    """True for paths vaultbrain never reads as notes and never writes.
-
-    Dot-folders and dot-files (``.obsidian``, ``.trash``, ``.git``, the state dir, our temp
-    files), iCloud placeholders and the copies sync tools leave on a conflict.
-    """
-    # (the parts PurePosixPath would give, without building one: a scan asks for every note)
-    parts = [p for p in rel.split("/") if p and p != "."]
-    for part in parts:
-        if part.startswith("."):
-            return True
-    name = parts[-1] if parts else ""
-    return _CONFLICT_RE.match(name.lower()) is not None
 
 
 @dataclass(frozen=True)
@@ -132,20 +97,6 @@ def _last_look() -> None:
             pass
 
 
-def _new_lines(text: str, seen: Seen, have: str) -> str:
-    """The lines of a late save ``text`` that neither the displaced file held (``seen``) nor
-    the note has now (``have``), each ending in a newline."""
-    now = set(have.splitlines())
-    return "".join(x + "\n" for x in text.splitlines() if x not in now and not seen.has_line(x))
-
-
-def _joined(text: str, added: str) -> str:
-    """``added`` (whole lines) after ``text``, on a line of their own."""
-    if text and added and not text.endswith("\n"):
-        return text + "\n" + added
-    return text + added
-
-
 def _still_holds(path: Path, data: bytes) -> bool:
     """Whether the note still begins with what was just written (lines added after it are
     the person's, and fine)."""
@@ -164,8 +115,8 @@ class Vault:
         from vaultbrain.vault.statedir import resolve_state_dir
 
         self.state_dir = resolve_state_dir(self.root, state_dir)
-        self._own: dict[str, str] = {}
-        self._own_lock = threading.Lock()
+        self.own = OwnWrites()  # what vaultbrain last wrote to a note (vault/own.py)
+        self.own.state_dir = self.state_dir
         # Notes whose last vaultbrain write every vaultbrain process should know of (the
         # inbox: a note nobody but vaultbrain touched since needs no settle time).
         self.shared_own: set[str] = set()
@@ -181,6 +132,7 @@ class Vault:
 
         identity = settle(self, state_dir or os.environ.get("VAULTBRAIN_STATE_DIR"))
         self.vault_id, self.state_dir = identity.id, identity.state_dir
+        self.own.state_dir = self.state_dir
         self.identity_notice = identity.notice
 
     # -- paths ---------------------------------------------------------------------------
@@ -222,35 +174,7 @@ class Vault:
         """
         start = self.resolve(folder) if folder else self.root
         prefix = PurePosixPath(folder).as_posix().strip("/") + "/" if folder else ""
-        # (_walk_rel's walk, written out: one generator where two cost a tenth of a warm
-        # reindex of 10,000 notes)
-        stack = [(os.fspath(start), prefix)]
-        conflict = _CONFLICT_RE.match
-        while stack:
-            current, rel_dir = stack.pop()
-            try:
-                with os.scandir(current) as it:
-                    entries = list(it)
-            except OSError:
-                continue
-            for entry in entries:
-                name = entry.name
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        if not name.startswith("."):
-                            stack.append((entry.path, rel_dir + name + "/"))
-                        continue
-                    low = name.lower()
-                    if (
-                        not low.endswith(".md")
-                        or name.startswith(".")
-                        or ("conflict" in low and conflict(low))
-                        or not entry.is_file(follow_symlinks=False)
-                    ):
-                        continue
-                except OSError:
-                    continue
-                yield rel_dir + name, entry
+        return iter_md(start, prefix)
 
     def sweep_temp_files(self, older_than: float = 3600.0) -> int:
         """Remove temp files a killed process left behind (never a note: only our own names).
@@ -535,7 +459,7 @@ class Vault:
                 self._carry_displaced(entry, after)
             except (VaultbrainError, OSError):
                 # The note keeps changing, or is gone: the lines are at least kept at its end.
-                lines = _new_lines(after.decode("utf-8", "surrogateescape"), entry.seen, "")
+                lines = new_lines(after.decode("utf-8", "surrogateescape"), entry.seen, "")
                 try:
                     self._append_bytes(
                         self.resolve(entry.rel), lines.encode("utf-8", "surrogateescape")
@@ -552,7 +476,7 @@ class Vault:
         still what we wrote, and otherwise adds the lines it has that the note lacks."""
         if entry.seen.prefix_of(after):
             added = after[entry.seen.size :].decode("utf-8", "surrogateescape")
-            self.edit(entry.rel, lambda now: None if now is None else _joined(now.text, added))
+            self.edit(entry.rel, lambda now: None if now is None else joined(now.text, added))
             return
         text = after.decode("utf-8", "surrogateescape")
         try:
@@ -562,17 +486,14 @@ class Vault:
             pass
 
         def add_new(now: NoteFile | None) -> str | None:
-            lines = _new_lines(text, entry.seen, now.text) if now is not None else ""
-            return _joined(now.text, lines) if now is not None and lines else None
+            lines = new_lines(text, entry.seen, now.text) if now is not None else ""
+            return joined(now.text, lines) if now is not None and lines else None
 
         self.edit(entry.rel, add_new)
 
     def _disown(self, rel: str) -> None:
         """The note as it is now is not (only) our write."""
-        with self._own_lock:
-            self._own.pop(rel, None)
-        if rel in self.shared_own:
-            self._share_own(rel, "")
+        self.own.forget(rel, shared=rel in self.shared_own)
 
     def edit(self, rel: str, build: Callable[[NoteFile | None], str | None]) -> Edit:
         """Compare-and-swap edit, the one way notes are changed: read the note, ``build`` its
@@ -663,103 +584,14 @@ class Vault:
         fsync_dir(src.parent)
         return dest_rel
 
-    # -- own writes ----------------------------------------------------------------------
+    # -- own writes (vault/own.py) -------------------------------------------------------
     def _remember(self, rel: str, digest: str) -> None:
-        with self._own_lock:
-            self._own[rel] = digest
-            if len(self._own) > 4096:
-                self._own.pop(next(iter(self._own)))
-        if rel in self.shared_own:
-            self._share_own(rel, digest)
+        self.own.remember(rel, digest, shared=rel in self.shared_own)
 
     def is_own_write(self, rel: str, digest: str | None) -> bool:
-        with self._own_lock:
-            return digest is not None and self._own.get(rel) == digest
+        return self.own.is_own(rel, digest)
 
     def last_written_by_vaultbrain(self, rel: str) -> bool:
         """True when the note is as a vaultbrain process (this or another) last wrote it:
         nobody has edited it since. Only for the notes in :attr:`shared_own`."""
-        digest = self.current_hash(rel)
-        if digest is None:
-            return False
-        if self.is_own_write(rel, digest):
-            return True
-        try:
-            doc = json.loads((self.state_dir / OWN_WRITES).read_text("utf-8"))
-        except (OSError, ValueError):
-            return False
-        return isinstance(doc, dict) and doc.get(rel) == digest
-
-    def _share_own(self, rel: str, digest: str) -> None:
-        path = self.state_dir / OWN_WRITES
-        try:
-            doc = json.loads(path.read_text("utf-8"))
-        except (OSError, ValueError):
-            doc = {}
-        if not isinstance(doc, dict):
-            doc = {}
-        doc[rel] = digest
-        try:
-            # Not fsynced: if it is lost, the note just waits out its settle time.
-            atomic_write_file(path, json.dumps(doc), durable=False)
-        except StorageError:
-            pass
-
-
-def _walk(start: Path, hidden_files: bool = False) -> Iterator[os.DirEntry[str]]:
-    """Every entry below ``start`` (see :func:`_walk_rel`)."""
-    for _, entry in _walk_rel(start, "", hidden_files):
-        yield entry
-
-
-def _through_symlink(root: str, parts: tuple[str, ...]) -> bool:
-    """True when an existing component of ``root``/``parts`` below ``root`` is a symlink:
-    one lstat per component down to the first that does not exist, instead of a realpath
-    of the whole path (a dozen system calls and a Python loop, on every note written)."""
-    path = root
-    for part in parts:
-        path = os.path.join(path, part)
-        try:
-            mode = os.lstat(path).st_mode
-        except OSError:
-            return False  # missing (or a file's "child"): nothing below it exists
-        if stat.S_ISLNK(mode):
-            return True
-    return False
-
-
-def _walk_rel(
-    start: Path, prefix: str = "", hidden_files: bool = False
-) -> Iterator[tuple[str, os.DirEntry[str]]]:
-    """Every entry below ``start`` with its path relative to it (``prefix`` before it), built
-    as the walk goes down. Never enters dot-folders or follows symlinked ones (a loop, or a
-    link out of the vault, stays unread); dot-files only with ``hidden_files``."""
-    stack = [(os.fspath(start), prefix)]
-    while stack:
-        current, rel_dir = stack.pop()
-        try:
-            with os.scandir(current) as it:
-                entries = list(it)
-        except OSError:
-            continue
-        for entry in entries:
-            name = entry.name
-            hidden = name.startswith(".")
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    if not hidden:
-                        stack.append((entry.path, rel_dir + name + "/"))
-                    continue
-            except OSError:
-                continue
-            if hidden and not hidden_files:
-                continue
-            yield rel_dir + name, entry
-
-
-def _subdirs(folder: Path) -> list[Path]:
-    try:
-        with os.scandir(folder) as it:
-            return [Path(e.path) for e in it if e.is_dir(follow_symlinks=False)]
-    except OSError:
-        return []
+        return self.own.last_written(rel, self.current_hash(rel), self.state_dir)

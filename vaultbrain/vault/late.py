@@ -183,3 +183,17 @@ class LateWrites:
                 pass
             entry.fd = -1
         return found
+
+
+def new_lines(text: str, seen: Seen, have: str) -> str:
+    """The lines of a late save ``text`` that neither the displaced file held (``seen``) nor
+    the note has now (``have``), each ending in a newline."""
+    now = set(have.splitlines())
+    return "".join(x + "\n" for x in text.splitlines() if x not in now and not seen.has_line(x))
+
+
+def joined(text: str, added: str) -> str:
+    """``added`` (whole lines) after ``text``, on a line of their own."""
+    if text and added and not text.endswith("\n"):
+        return text + "\n" + added
+    return text + added
