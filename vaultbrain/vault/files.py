@@ -25,7 +25,6 @@ from vaultbrain.errors import (
     UserError,
     VaultbrainError,
 )
-
 from vaultbrain.vault.atomic import (
     TEMP_PREFIX,
     SwapUndone,
