@@ -21,7 +21,7 @@ def run(vault: Path, *args: str, input: str | None = None, ok: bool = True) -> R
 
 
 def run_json(vault: Path, *args: str) -> Any:
-    return json.loads(run(vault, *args, "--json").output)
+    return json.loads(run(vault, *args, "--json").stdout)
 
 
 def frontmatter(path: Path) -> dict[str, Any]:

@@ -166,6 +166,8 @@ class FakeLMStudio:
                     outer.in_flight += 1
                     outer.max_in_flight = max(outer.max_in_flight, outer.in_flight)
                 try:
+                    if self.path.rstrip("/").endswith("/embeddings"):
+                        return self._send(404, {"error": "not found"})  # a chat model alone
                     if self.path.rstrip("/") == "/api/chat":
                         if outer.persona != "ollama":
                             return self._send(404, {"error": "not found"})

@@ -4,7 +4,10 @@ build it says so instead of a silent wait."""
 
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 from support.cli import run, run_json
@@ -53,11 +56,21 @@ def test_a_first_search_that_builds_the_index_says_so(vault: Path) -> None:
 
 def test_reindex_hands_on_the_index_builds_progress(vault: Path) -> None:
     """`reindex` reports the build beside its scan (the child's count through a pipe, or
-    its own catch-up) to the progress callback it is given."""
-    from vaultbrain.filing.sync import reindex
-
+    its own catch-up) to the progress callback it is given. In a process of its own, as the
+    command runs: a fork needs a process with one thread (a test session has others)."""
     _vault(vault)
-    seen: list[tuple[int, int]] = []
-    reindex(Brain(vault), graph_progress=lambda done, total: seen.append((done, total)))
+    script = (
+        "import json, sys\n"
+        "from vaultbrain.brain import Brain\n"
+        "from vaultbrain.capture.reindex import reindex\n"
+        "seen = []\n"
+        "reindex(Brain(sys.argv[1]), graph_progress=lambda d, t: seen.append((d, t)))\n"
+        "print(json.dumps(seen))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script, str(vault)], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    seen = json.loads(proc.stdout.splitlines()[-1])
     assert seen and seen[-1][0] == seen[-1][1] and seen[-1][1] >= 41, seen
     assert graph_of(Brain(vault)).built

@@ -49,7 +49,7 @@ def _status(vault: Path) -> dict:
 
 
 def _embedded(vault: Path) -> dict:
-    return json.loads(run(vault, "embed", "--json").output)
+    return json.loads(run(vault, "embed", "--json").stdout)
 
 
 def test_hybrid_finds_by_meaning_what_keywords_miss_and_is_the_default_once_embedded(

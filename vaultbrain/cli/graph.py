@@ -98,7 +98,7 @@ def related_cmd(obj: Any, note: str, limit: int, as_json: bool) -> None:
     """The notes nearest NOTE in meaning (NOTE: its path, name or alias)."""
     from vaultbrain.graph.embed import related
 
-    _, graph = _graph(obj)
+    _, graph = _graph(obj, as_json)
     doc = related(graph, note, limit)
     if as_json:
         echo_json(doc)
@@ -123,7 +123,7 @@ def embed_cmd(obj: Any, only_status: bool, as_json: bool) -> None:
     from vaultbrain.errors import UserError
     from vaultbrain.graph.embed import embed_all, status
 
-    brain, graph = _graph(obj)
+    brain, graph = _graph(obj, as_json)
     client = EmbeddingClient.from_settings(brain.settings, brain.state_dir)
     report = None
     if not only_status:

@@ -243,7 +243,11 @@ class Embedder:
         """Log a change of state once, not every round."""
         if state != self._said:
             self._said = state
-            (log.info if state in ("ok", "off") else log.warning)("%s", message)
+            # A server with no embedding model (a chat model alone, as most start) is how
+            # things are, not a fault: said once, as information, unless one was named.
+            named = bool(self.brain.settings.get("embedding_model"))
+            quiet = state in ("ok", "off") or (state == "no_embeddings" and not named)
+            (log.info if quiet else log.warning)("%s", message)
 
 
 def _lowest_priority() -> None:
