@@ -19,6 +19,7 @@ vaultbrain/filing/db.py).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -380,8 +381,14 @@ def _record_names(summary: dict[str, Any]) -> tuple[list[str], list[str], str]:
     """(aliases, other names, kind) of a record, from the store's summary of it."""
     aliases = [str(a) for a in summary.get("aliases") or [] if a]
     title = str(summary.get("title") or "").strip()
-    kind = kind_of_words([str(summary.get("type") or "")]) or "other"
-    return aliases, [title] if title else [], kind
+    return aliases, [title] if title else [], _kind_of_type(str(summary.get("type") or ""))
+
+
+@functools.lru_cache(maxsize=256)
+def _kind_of_type(type_name: str) -> str:
+    """A record's kind by its type (a pack has a handful of types; a walk meets 10,000
+    records)."""
+    return kind_of_words([type_name]) or "other"
 
 
 def _read_names(
