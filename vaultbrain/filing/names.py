@@ -316,9 +316,17 @@ def note_names(brain: Brain) -> NameIndex:
             basenames[key] = [rel]
         else:
             same.append(rel)
-        if aliases or others:
+        if aliases or len(others) > 1:
             for key in _name_keys(aliases, others):
                 by_alias.setdefault(key, []).append(rel)
+        elif others and others[0]:  # (a record's title: _name_keys of one name, written out)
+            key = _fold_fast(others[0])
+            if key:
+                same = by_alias.get(key)
+                if same is None:
+                    by_alias[key] = [rel]
+                else:
+                    same.append(rel)
     # Saved when it would spare the next process more than a few reads (a capture's own new
     # note is read again by the next one, which costs less than writing 10,000 entries).
     if old is None and cache_path.exists():
