@@ -73,6 +73,10 @@ def test_a_cold_capture_imports_neither_pydantic_nor_httpx_nor_the_features(
         "vaultbrain.digest",
     )
     assert sorted(m for m in loaded if m.split(".")[0] in heavy or m.startswith(features)) == []
+    # The vault's own files as init made them and captures add to them: vaultbrain.yml of
+    # plain lines, an inbox of items under its callout; neither needs its parser.
+    assert {"yaml", "markdown_it", "sqlite3"} & loaded == set()
+    assert "vaultbrain.capture.gestures" not in loaded
 
 
 def test_a_refused_connection_is_known_without_a_request() -> None:

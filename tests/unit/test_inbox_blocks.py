@@ -133,3 +133,40 @@ def test_the_fast_path_finds_what_the_full_parse_finds(lines: list[str]) -> None
     text = "".join(f"{line}\n" for line in lines)
     split = split_lines(text)
     assert _text_lines(split, 0, compress=True) == _text_lines(split, 0, compress=False)
+
+
+_SIMPLE_LINES = st.sampled_from(
+    [
+        "- [ ] a thought",
+        "- [x] taken → [[People/Ann|Ann]] ^vb-abc123",
+        "* item",
+        "+ [X] Item",
+        "",
+        "   ",
+        ">",
+        "> [!info] vaultbrain inbox",
+        "> a quote",
+        "> ```",
+        "> <div>",
+        "> <!--",
+        "> $$",
+        "> - quoted item",
+        ">    indented code",
+        "> | a | b |",
+        "> |---|---|",
+        "> # heading",
+        "> ---",
+        "> [^1]: note",
+        ">> nested",
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_SIMPLE_LINES, min_size=1, max_size=30))
+def test_items_quotes_and_blank_lines_are_read_without_the_parser(lines: list[str]) -> None:
+    """An inbox of plain items, quotes and blank lines is read without markdown-it (a cold
+    capture's start): exactly as the full parse reads it."""
+    text = "".join(f"{line}\n" for line in lines)
+    split = split_lines(text)
+    assert _text_lines(split, 0, compress=True) == _text_lines(split, 0, compress=False)

@@ -208,3 +208,28 @@ def test_simple_frontmatter_as_stored(block: str, want: object) -> None:
         from vaultbrain.vault.note import normalize
 
         assert want == {k: normalize(v) for k, v in yaml.safe_load(block).items()}
+
+
+def test_words_are_known_to_read_back_without_yaml_only_where_yaml_agrees() -> None:
+    """A title (words one space apart) is written plain without asking PyYAML; PyYAML reads it
+    back as the same string."""
+    import yaml
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from vaultbrain.vault import note
+
+    pieces = st.sampled_from([*"aZé9_'’.,()/- ßŁ", "yes", "No", "null", "0x1", "1.5"])
+    text = st.lists(pieces, min_size=1, max_size=12).map("".join)
+
+    @settings(max_examples=500, deadline=None)
+    @given(text)
+    def same(value: str) -> None:
+        if note._WORDS.fullmatch(value) and note._PLAIN_SAFE.match(value):
+            # (never plain where YAML would read something else; quoted where unsure: `Y`)
+            if note._reads_back(value):
+                assert yaml.safe_load(f"k: {value}") == {"k": value}, value
+
+    same()
+    assert note._reads_back("Met with Sarah about the shed")
+    assert not note._reads_back("Yes")

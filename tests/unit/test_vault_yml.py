@@ -129,3 +129,73 @@ def test_set_and_remove_through_the_vault(tmp_path: Path) -> None:
     assert yml.remove_key(vault, "inbox_note")
     assert (root / yml.VAULT_YML).read_text() == ""
     assert not yml.remove_key(vault, "inbox_note")
+
+
+# -- plain files are read without PyYAML, exactly as PyYAML reads them ---------------------
+
+PLAIN_LINES = [
+    "vault_id: 82204b168ab6cee2  # this vault's own id",
+    "filer: abc123def456",
+    "schema: para   # chosen in May",
+    "packs_folder: Brain/Packs",
+    "language: en",
+    "auto_confidence_pct: 85",
+    "retries: 0",
+    "endpoint_name: lm-studio.local",
+    "_private: x_y",
+    "ratio: 1e5  # PyYAML reads no float without a dot",
+    "# a comment",
+    "",
+]
+NOT_PLAIN = [
+    "enabled: yes",
+    "enabled: Off",
+    "name: null",
+    "y: 1",
+    "id: 0x1f",
+    "id: 0b101",
+    "mode: 0755",
+    "ratio: 0.5",
+    "when: 2024-01-02",
+    "at: 1:30",
+    "name: 'quoted'",
+    "endpoint: http://localhost:1234/v1",
+    "youtube:\n  folder: X",
+    "key:",
+    "tags: [a, b]",
+    "id: 82204B168AB6",
+    "key: value\r",
+    "  # indented comment",
+    "---",
+    "key: a#b",
+]
+
+
+@pytest.mark.parametrize("line", PLAIN_LINES)
+def test_a_plain_line_reads_as_pyyaml_reads_it(line: str) -> None:
+    text = f"# head\n{line}\nlanguage: de\n"
+    assert yml.plain_mapping(text) == (yaml.safe_load(text) or {})
+    assert yml.parse(text) == (yaml.safe_load(text) or {})
+
+
+@pytest.mark.parametrize("line", NOT_PLAIN)
+def test_anything_else_is_left_to_pyyaml(line: str) -> None:
+    assert yml.plain_mapping(f"language: en\n{line}\n") is None
+
+
+def test_the_plain_reading_agrees_with_pyyaml_on_words_and_ids() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    key = st.from_regex(r"[A-Za-z_][A-Za-z0-9_.-]{0,8}", fullmatch=True)
+    value = st.from_regex(r"[0-9A-Za-z_./:+-]{1,10}", fullmatch=True)
+
+    @settings(max_examples=400, deadline=None)
+    @given(key, value)
+    def same(k: str, v: str) -> None:
+        text = f"{k}: {v}\n"
+        plain = yml.plain_mapping(text)
+        if plain is not None:
+            assert plain == yaml.safe_load(text)
+
+    same()

@@ -13,7 +13,6 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain.capture.gestures import LineView
 from vaultbrain.capture.model import Capture, CaptureStatus, Filed, OpKind
 from vaultbrain.classify.result import UNKNOWN
 from vaultbrain.errors import UserError, VaultbrainError
@@ -25,6 +24,7 @@ from vaultbrain.vault.inbox import scan_inbox
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
+    from vaultbrain.capture.gestures import LineView
     from vaultbrain.capture.journal import Journal
 
 __all__ = ["WAITING", "check_thought", "finish_line", "line_form", "rebuild_captures"]
@@ -103,6 +103,8 @@ def _keeps_long(cap: Capture) -> bool:
 
 def view_of(cap: Capture, short: bool = False) -> LineView:
     """What reading and drawing the capture's line needs of it."""
+    from vaultbrain.capture.gestures import LineView  # (the inbox pass's; a capture needs none)
+
     short = short and not _keeps_long(cap)
     can_accept = False
     if cap.status is CaptureStatus.NEEDS_REVIEW and cap.classification:

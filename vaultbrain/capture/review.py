@@ -22,7 +22,6 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain.capture.gestures import ReviewItem
 from vaultbrain.capture.model import WAITING_FOR_PERSON, CaptureStatus
 from vaultbrain.errors import UserError
 from vaultbrain.filing.inbox import REVIEW_NOTE
@@ -32,6 +31,7 @@ from vaultbrain.vault.typed import inert
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
+    from vaultbrain.capture.gestures import ReviewItem
 
 log = logging.getLogger("vaultbrain.review")
 STATE = "review-state.json"
@@ -191,6 +191,8 @@ def render(
 def parse_items(text: str, thoughts: dict[str, str] | None = None) -> list[ReviewItem]:
     """Every item line of the note as the person left it. ``thoughts``: the thought each
     rendered item showed, by id: a line whose block id the person removed is still its item."""
+    from vaultbrain.capture.gestures import ReviewItem  # (the note's reader; a render needs none)
+
     by_text = {v: k for k, v in (thoughts or {}).items()}
     out: list[ReviewItem] = []
     for n, raw in enumerate(text.splitlines()):

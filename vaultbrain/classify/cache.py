@@ -18,7 +18,6 @@ import hashlib
 import json
 import logging
 import os
-import sqlite3
 import threading
 import time
 import unicodedata
@@ -30,6 +29,7 @@ from vaultbrain.classify.result import Classification, reply_schema
 
 if TYPE_CHECKING:
     import datetime as dt
+    import sqlite3
 
     from vaultbrain.classify.classifier import LLMClassifier
     from vaultbrain.classify.llm import LLMClient
@@ -125,6 +125,8 @@ class ClassificationCache:
         return cache
 
     def _connect(self) -> sqlite3.Connection:
+        import sqlite3  # (here: a cold capture with no cache file yet never opens one)
+
         # The file may have gone (a state dir removed under a running daemon): then it is
         # opened afresh, not written through a connection to a file no one can see.
         try:
@@ -156,6 +158,8 @@ class ClassificationCache:
         """The cached (classification, audit) for ``key``, or None."""
         if not self.path.exists():
             return None
+        import sqlite3
+
         try:
             with self._lock:
                 row = (
@@ -183,6 +187,8 @@ class ClassificationCache:
         return result, audit
 
     def put(self, key: CacheKey, result: Classification, audit: dict[str, Any]) -> None:
+        import sqlite3
+
         data = result.to_dict()
         data["raw"] = (result.raw or "")[:20000]
         data["usage"] = result.usage

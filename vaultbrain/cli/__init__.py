@@ -409,10 +409,17 @@ def _raw_main(argv: list[str] | None) -> None:
     sys.stdout.flush()  # a closed pipe shows here, inside the ladder, not at exit
 
 
+# True in the `vaultbrain` script's process, which runs one command and exits (a command may
+# then leave what a process that goes on would tidy: cli/core.py's capture and the collector).
+ONE_COMMAND = False
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: the errors a command raises are turned into one line and an exit code by
     :func:`as_click_error` (inside the group, so tests driving ``cli`` see the same); here
     only what happens around a command (parsing, Ctrl-C at the prompt, the last flush)."""
+    global ONE_COMMAND
+    ONE_COMMAND = True
     verbose = any(a in ("-v", "--verbose") or a.startswith("-vv") for a in (argv or sys.argv[1:]))
     try:
         _raw_main(argv)

@@ -79,6 +79,10 @@ def ensure_inbox(vault: Vault, rel: str) -> None:
 
 
 def find_line(text: str, capture_id: str) -> InboxLine | None:
+    if f"^vb-{capture_id}" not in text:
+        # No line can carry the id (a capture from the command line has none): the block
+        # parse, and markdown-it's import, are spared.
+        return None
     for line in scan_inbox(text):
         if line.block_id == capture_id:
             return line

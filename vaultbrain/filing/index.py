@@ -126,10 +126,21 @@ class RecordIndex:
     def _name_index(self) -> dict[str, set[tuple[str, str]]]:
         if not self._names_built:
             self._names_built = True
+            names = self._names
             for collection, records in self._records.items():
                 for rid, summary in records.items():
-                    for key in self._keys(summary):
-                        self._names.setdefault(key, set()).add((collection, rid))
+                    if summary.get("aliases"):
+                        for key in self._keys(summary):
+                            names.setdefault(key, set()).add((collection, rid))
+                        continue
+                    # (10,000 records on a cold capture: _keys of a title alone, written out)
+                    key = str(summary.get("title", "")).strip().lower()
+                    if key:
+                        bucket = names.get(key)
+                        if bucket is None:
+                            names[key] = {(collection, rid)}
+                        else:
+                            bucket.add((collection, rid))
         return self._names
 
     def _keys(self, summary: dict[str, Any]) -> list[str]:

@@ -19,6 +19,7 @@ vaultbrain/filing/db.py).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -315,9 +316,17 @@ def note_names(brain: Brain) -> NameIndex:
             basenames[key] = [rel]
         else:
             same.append(rel)
-        if aliases or others:
+        if aliases or len(others) > 1:
             for key in _name_keys(aliases, others):
                 by_alias.setdefault(key, []).append(rel)
+        elif others and others[0]:  # (a record's title: _name_keys of one name, written out)
+            key = _fold_fast(others[0])
+            if key:
+                same = by_alias.get(key)
+                if same is None:
+                    by_alias[key] = [rel]
+                else:
+                    same.append(rel)
     # Saved when it would spare the next process more than a few reads (a capture's own new
     # note is read again by the next one, which costs less than writing 10,000 entries).
     if old is None and cache_path.exists():
@@ -380,8 +389,14 @@ def _record_names(summary: dict[str, Any]) -> tuple[list[str], list[str], str]:
     """(aliases, other names, kind) of a record, from the store's summary of it."""
     aliases = [str(a) for a in summary.get("aliases") or [] if a]
     title = str(summary.get("title") or "").strip()
-    kind = kind_of_words([str(summary.get("type") or "")]) or "other"
-    return aliases, [title] if title else [], kind
+    return aliases, [title] if title else [], _kind_of_type(str(summary.get("type") or ""))
+
+
+@functools.lru_cache(maxsize=256)
+def _kind_of_type(type_name: str) -> str:
+    """A record's kind by its type (a pack has a handful of types; a walk meets 10,000
+    records)."""
+    return kind_of_words([type_name]) or "other"
 
 
 def _read_names(

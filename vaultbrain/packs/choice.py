@@ -102,6 +102,11 @@ class _YAMLError(Exception):
 
 
 def _parse_yaml(text: str) -> Any:
+    from vaultbrain.vault.yml import plain_mapping
+
+    plain = plain_mapping(text)
+    if plain is not None:
+        return plain
     import yaml
 
     try:

@@ -236,6 +236,12 @@ def _text_lines(lines: list[str], start: int, compress: bool = True) -> list[int
         return []
     # What markdown-it's normalize rule does; the line count stays the same.
     norm = [x.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "\ufffd") for x in body]
+    if compress and all(_plain_item(x) or x.startswith(">") or not x.strip() for x in norm):
+        # Plain items, quotes at the margin (a callout) and blank lines only, as an inbox
+        # vaultbrain made and a capture appended to is: whatever a quote holds ends with it
+        # (a blank line ends it, and a list item interrupts its last paragraph), so the items
+        # are the text, and markdown-it (a good part of a cold capture's time) is not loaded.
+        return [start + n for n, x in enumerate(norm) if _plain_item(x)]
     kept: list[str] = []
     stands_for: dict[int, range] = {}  # a kept line -> the original lines it stands for
     i = 0

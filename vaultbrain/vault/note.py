@@ -315,14 +315,19 @@ def _real_date(text: str) -> bool:
 
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+# Words after a letter, one space apart, of letters, digits and ' ’ . , ( ) / - (a title, a
+# follow-up): YAML reads such a line as a string unless it is one of _YAML_SPECIAL's words
+# (it starts with no indicator and holds no ": " nor " #").
+_WORDS = re.compile(r"[^\W\d_][\w'’.,()/-]*(?: [\w'’.,()/-]+)*")
 
 
 def _reads_back(plain: str) -> bool:
     """Whether YAML reads the plain scalar back as the same string (``=``, ``0b101``, …)."""
-    if _WORD.fullmatch(plain):
-        # A word (an id, a type name) is a string to YAML unless it is one of the words
-        # _YAML_SPECIAL names (true, no, null…): no parse needed (a parse per property was
-        # most of writing an id into 12,000 notes).
+    if _WORD.fullmatch(plain) or _WORDS.fullmatch(plain):
+        # A word (an id, a type name) or words (a title) are a string to YAML unless one of
+        # the words _YAML_SPECIAL names (true, no, null…): no parse needed (a parse per
+        # property was most of writing an id into 12,000 notes, and PyYAML's import a tenth
+        # of a cold capture).
         return not _YAML_SPECIAL.match(plain)
     yaml, loader = _yaml()
     try:

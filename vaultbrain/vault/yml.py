@@ -45,9 +45,47 @@ class YmlError(UserError):
     """vaultbrain.yml cannot be parsed; the message is one line naming the file."""
 
 
+# A line of a flat file that PyYAML reads as ``{key: value}`` with both strings or the value a
+# decimal integer, and nothing else: a name or word starting with a letter or ``_`` (neither a
+# YAML 1.1 boolean nor null), or a run of lowercase letters and digits holding a letter (a
+# vault id, a machine id: no number, date or float without ``.``, ``:`` or ``-``; not 0b/0x).
+_PLAIN_LINE = re.compile(
+    r"(?P<key>[A-Za-z_][A-Za-z0-9_.-]*):[ ]+"
+    r"(?:(?P<word>[A-Za-z_][A-Za-z0-9_./-]*)|(?P<id>(?!0[bx])[0-9a-z]*[a-z][0-9a-z]*)"
+    r"|(?P<int>0|[1-9][0-9]*))"
+    r"(?:[ ]+#[^\n]*)?[ ]*"
+)
+_YAML_WORDS = frozenset(
+    "yes no true false on off null y n".split()
+)  # (read as booleans or null, whatever the case; y and n as PyYAML does not, to be safe)
+
+
+def plain_mapping(text: str) -> dict[str, Any] | None:
+    """What PyYAML reads from ``text`` when it is only ``key: value`` lines of plain words and
+    comments (most vaultbrain.yml files): read without importing PyYAML, which costs a cold
+    command a noticeable part of its start. None for anything else (PyYAML reads it)."""
+    doc: dict[str, Any] = {}
+    for line in text.split("\n"):
+        if not line or line.isspace() or line.startswith("#"):
+            if "\t" in line or "\r" in line:
+                return None
+            continue
+        m = _PLAIN_LINE.fullmatch(line)
+        if m is None or m["key"].lower() in _YAML_WORDS:
+            return None
+        value = m["word"] or m["id"]
+        if value is not None and value.lower() in _YAML_WORDS:
+            return None
+        doc[m["key"]] = int(m["int"]) if m["int"] is not None else value
+    return doc
+
+
 def parse(text: str, where: str = VAULT_YML) -> dict[str, Any]:
     """The file's top-level mapping (empty for an empty file); YmlError in one line."""
-    import yaml  # only where there is a vaultbrain.yml to read
+    plain = plain_mapping(text)
+    if plain is not None:
+        return plain
+    import yaml  # only where there is a vaultbrain.yml to read, beyond plain lines
 
     try:
         doc = yaml.load(text, Loader=_loader()) if text.strip() else {}
