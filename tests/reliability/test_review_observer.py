@@ -31,6 +31,8 @@ def machines(vault: Path, tmp_path: Path, lmstudio) -> tuple[Path, Path]:
     run(vault, "--state-dir", str(desktop), "init")
     for state in (desktop, laptop):
         run(vault, "--state-dir", str(state), "settings", "set", "inbox_settle_seconds", "0")
+    # The premise is the fake LLM's reading (a suggestion at 0.6), not the pair's decision.
+    run(vault, "--state-dir", str(desktop), "settings", "set", "second_opinion", "false")
     run(vault, "--state-dir", str(desktop), "filer", "claim")
     return desktop, laptop
 
