@@ -369,7 +369,8 @@ class NotesAndStore(RuleBasedStateMachine):
             if what in ("cancel", "strike"):
                 self.dismissed.add(thought)
                 assert status == "dismissed", (thought, what, status)
-                assert line.startswith("- [x] ") and "→ dismissed" in line, line
+                # ticked as drawn, or still cancelled as the person marked it (both are done)
+                assert line.startswith(("- [x] ", "- [-] ")) and "→ dismissed" in line, line
                 continue
             if what.startswith(("→", "->")):
                 self.dismissed.discard(thought)  # the person's choice files it again

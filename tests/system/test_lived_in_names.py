@@ -21,6 +21,8 @@ def vault(tmp_path: Path) -> Path:
     root = tmp_path / "Vault"
     lived_in_shapes(root)
     run(root, "init")
+    # The premise is the fake LLM's reading of the name (the pair may add a task of its own).
+    run(root, "settings", "set", "second_opinion", "false")
     return root
 
 

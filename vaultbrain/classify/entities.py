@@ -417,6 +417,8 @@ def find_people(
             and not known.other_type(_bare(tok))
             and not (len(_bare(tok)) > 1 and _bare(tok).isupper())  # CAF, MOT: not a name
             and not place(i)
+            # "my mum's Toyota Corolla", "Sarah's Kindle": what someone has, not someone
+            and not (i > 0 and _POSSESSIVE.search(toks[i - 1]) and not name_word(i))
         ):
             words = [_bare(tok)]
             if sentence_start(i) and subject(i) or low in NAME_WORDS:
