@@ -96,8 +96,12 @@ def test_readme_commands_work_as_written_in_a_fresh_venv(wheel: Path, tmp_path: 
     )  # fmt: skip
     deps = {sysconfig.get_path("purelib"), sysconfig.get_path("platlib")}
     (site / "zz_vaultbrain_test_deps.pth").write_text("\n".join(sorted(deps)) + "\n")
-    installed = sh(f".venv/bin/pip install -q --no-index --no-deps {shlex.quote(str(wheel))}",
-                   checkout, env)  # fmt: skip
+    # --ignore-installed: pip sees a vaultbrain through the .pth line too (this environment's
+    # own, a regular install in CI) and would call the wheel already there.
+    installed = sh(
+        f".venv/bin/pip install -q --no-index --no-deps --ignore-installed {shlex.quote(str(wheel))}",
+        checkout, env,
+    )  # fmt: skip
     assert "error" not in installed.stderr.lower()
     where = sh(".venv/bin/python -c 'import vaultbrain; print(vaultbrain.__file__)'", checkout, env)
     assert where.stdout.startswith(str(site)), where.stdout  # the wheel's copy, not this tree
