@@ -307,7 +307,14 @@ def _ask(
     ]
     client = _client(app, "digest" if name == "daily_digest" else "review")
     try:
-        reply = client.chat_json(messages=messages, schema=schema, name=name)
+        try:
+            reply = client.chat_json(messages=messages, schema=schema, name=name)
+        except LLMError as exc:
+            if exc.kind != "invalid_json":
+                raise
+            # A small model's answer that is not JSON is often a one-off: asked once more,
+            # a little less cautiously, before the digest goes without its summary.
+            reply = client.chat_json(messages=messages, schema=schema, name=name, temperature=0.6)
     except LLMError as exc:
         app.store.audit(
             {
