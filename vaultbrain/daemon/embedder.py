@@ -243,10 +243,12 @@ class Embedder:
         """Log a change of state once, not every round."""
         if state != self._said:
             self._said = state
-            # A server with no embedding model (a chat model alone, as most start) is how
-            # things are, not a fault: said once, as information, unless one was named.
+            # No server running, or one with a chat model alone (as most start), is how
+            # things are, not a fault: said once, as information, unless a model was named
+            # for embeddings (then it is expected, and its absence a warning).
             named = bool(self.brain.settings.get("embedding_model"))
-            quiet = state in ("ok", "off") or (state == "no_embeddings" and not named)
+            usual = state in ("no_embeddings", "unreachable") and not named
+            quiet = state in ("ok", "off") or usual
             (log.info if quiet else log.warning)("%s", message)
 
 
