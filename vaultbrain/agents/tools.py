@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vaultbrain.capture.model import capture_doc
 from vaultbrain.errors import UserError
 from vaultbrain.graph import graph_of
 
@@ -230,30 +231,6 @@ class BrainTools:
                 "this server was started read-only; writing to the vault needs "
                 "`vaultbrain mcp --allow-writes`"
             )
-
-
-def capture_doc(record: dict[str, Any]) -> dict[str, Any]:
-    """A capture as ``vaultbrain capture --json`` shows it (``cli.core.capture_summary``;
-    the CLI sits above this package, so the shape is kept here too, and a test holds the
-    two equal)."""
-    cls = record.get("classification") or {}
-    return {
-        "id": record["id"],
-        "text": record["text"],
-        "status": record["status"],
-        "confidence": cls.get("confidence"),
-        "classified_by": cls.get("classified_by"),
-        "reasoning": cls.get("reasoning"),
-        "destinations": [
-            {"type": d["type"], "title": d["title"], "path": d["path"]}
-            | {k: d[k] for k in ("op", "held") if d.get(k) in ("link", True)}
-            for d in record.get("destinations", [])
-        ],
-        "created": record.get("created"),
-        "error": record.get("review_reason") or record.get("last_error") or cls.get("error"),
-        "warnings": record.get("warnings", []),
-        "fallback": cls.get("fallback"),
-    }
 
 
 def type_doc(t: Any) -> dict[str, Any]:

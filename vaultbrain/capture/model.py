@@ -303,3 +303,26 @@ def _plain(value: Any) -> Any:
 def filed_list(items: Iterable[Filed | Mapping[str, Any]]) -> tuple[Filed, ...]:
     """Destinations as typed values, whatever form they came in."""
     return tuple(d if isinstance(d, Filed) else Filed.from_dict(d) for d in items)
+
+
+def capture_doc(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A capture as ``vaultbrain capture --json`` and the MCP tools show it: the one shape."""
+    cls = record.get("classification") or {}
+    return {
+        "id": record["id"],
+        "text": record["text"],
+        "status": record["status"],
+        "confidence": cls.get("confidence"),
+        "classified_by": cls.get("classified_by"),
+        "reasoning": cls.get("reasoning"),
+        "destinations": [
+            # a linked note (not written) and a suggestion's held update say so
+            {"type": d["type"], "title": d["title"], "path": d["path"]}
+            | {k: d[k] for k in ("op", "held") if d.get(k) in ("link", True)}
+            for d in record.get("destinations", [])
+        ],
+        "created": record.get("created"),
+        "error": record.get("review_reason") or record.get("last_error") or cls.get("error"),
+        "warnings": record.get("warnings", []),
+        "fallback": cls.get("fallback"),
+    }

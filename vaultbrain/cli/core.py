@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from vaultbrain.capture.model import STATUS_NAMES, WAITING_FOR_PERSON, CaptureStatus
+from vaultbrain.capture.model import capture_doc as capture_summary
 from vaultbrain.cli import hint
 from vaultbrain.cli.help import examples
 from vaultbrain.cli.render import echo_json, echo_table, time_left
@@ -82,28 +83,6 @@ def _review_note(app: Brain) -> list[str]:
     if app.vault.try_read(REVIEW_NOTE) is not None:
         return []
     return [REVIEW_NOTE] if ReviewQueue(app).write(force=True) else []
-
-
-def capture_summary(record: dict[str, Any]) -> dict[str, Any]:
-    cls = record.get("classification") or {}
-    return {
-        "id": record["id"],
-        "text": record["text"],
-        "status": record["status"],
-        "confidence": cls.get("confidence"),
-        "classified_by": cls.get("classified_by"),
-        "reasoning": cls.get("reasoning"),
-        "destinations": [
-            # a linked note (not written) and a suggestion's held update say so
-            {"type": d["type"], "title": d["title"], "path": d["path"]}
-            | {k: d[k] for k in ("op", "held") if d.get(k) in ("link", True)}
-            for d in record.get("destinations", [])
-        ],
-        "created": record.get("created"),
-        "error": record.get("review_reason") or record.get("last_error") or cls.get("error"),
-        "warnings": record.get("warnings", []),
-        "fallback": cls.get("fallback"),
-    }
 
 
 @contextlib.contextmanager
