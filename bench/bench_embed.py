@@ -293,21 +293,22 @@ def measure(
     which: str,
     endpoint: str,
 ) -> list[Any]:
-    import numpy as np
-
     from vaultbrain.brain import Brain
     from vaultbrain.classify.embeddings import EmbeddingClient
     from vaultbrain.graph import note_changed
     from vaultbrain.graph.embed import embed_all, embed_pending
     from vaultbrain.graph.search import find, search
-    from vaultbrain.graph.vectors import VectorStore
+    from vaultbrain.graph.vectors import VectorStore, numpy
 
+    # numpy as vaultbrain loads it (its BLAS held to one thread): imported plainly first, its
+    # threads spin-wait beside every query and the CPU figure triples.
+    np = numpy()
     brain = Brain(vault)
     graph = graph_of(brain)
     graph.rebuild(brain.vault)
     graph.checkpoint()
     sqlite_before = graph.size_bytes()
-    client = EmbeddingClient.from_brain(brain)
+    client = EmbeddingClient.from_settings(brain.settings, brain.state_dir)
     assert client is not None
     t0 = time.perf_counter()
     report = embed_all(graph, client)
@@ -530,7 +531,7 @@ def measure_real(work: Path, truth: dict[str, set[str]]) -> list[Any]:
         brain.refresh()
         graph = graph_of(brain)
         graph.rebuild(brain.vault)
-        client = EmbeddingClient.from_brain(brain)
+        client = EmbeddingClient.from_settings(brain.settings, brain.state_dir)
         assert client is not None
         t0 = time.perf_counter()
         report = embed_all(graph, client)
