@@ -95,11 +95,6 @@ def test_own_block_id_stays_last_after_filing(vault: Path, daemon) -> None:
     assert "^vb-" in line and line.endswith(" ^bees"), line
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="about one full run in two the daemon does not say a rename made right after it "
-    "is ready within 20 s; alone it passes: a race not yet found (wave 3 closing note)",
-)
 def test_a_renamed_inbox_is_said_once_in_the_log(vault: Path, daemon) -> None:
     run(vault, "init")
     run(vault, "settings", "set", "inbox_settle_seconds", "0.2")

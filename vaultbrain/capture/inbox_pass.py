@@ -162,12 +162,12 @@ def apply_gestures(brain: Brain, now: bool = False) -> list[str]:
     Needs Review's items, with the inbox's lines when nobody is typing there. ``now``: the
     notes as they are, quiet or not (a command the person just ran)."""
     lines: list[InboxLine] = []
+    result = InboxPass()  # what the read says (an inbox gone, said once) is said here too
     if now or _settled(brain):
-        found = _read(brain, InboxPass())
+        found = _read(brain, result)
         if found is not None:
             lines = found[1]
     summaries = brain.store.inbox.snapshot() if any(line.block_id for line in lines) else {}
-    result = InboxPass()
     done = _gestures(brain, lines, summaries, _memory(brain), result, now)
     for said in result.skipped:
         log.warning("%s", said)
