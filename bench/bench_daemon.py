@@ -97,6 +97,9 @@ def main() -> int:
         ("provider", "lmstudio"),
         ("inbox_settle_seconds", "0"),
         ("inbox_idle_seconds", "2"),
+        # The fake server's "idea" is the premise: the embedded classifier's second opinion
+        # would send the probes (its own words about a bench) to Needs Review.
+        ("second_opinion", "false"),
     ):
         app.settings.set(key, value)
     concurrency = int(app.settings.get("llm_concurrency"))
