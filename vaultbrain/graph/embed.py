@@ -251,8 +251,7 @@ def usable(graph: GraphIndex, client: EmbeddingClient | None) -> str | None:
     if client is None:
         return "search by meaning is off (embedding_model: off, or provider: heuristic)"
     store = VectorStore(graph)
-    notes, _ = store.count()
-    if notes == 0 or store.identity is None:
+    if store.empty() or store.identity is None:
         info = client.known()
         if info is not None and not info.ok:
             return f"no embeddings at {client.endpoint}: {info.why}"

@@ -64,6 +64,7 @@ def search(
     """Notes matching every word of ``query`` (``joiner`` " OR ": any word), best first,
     each with a snippet (``snippets`` False: none, for a ranking that is fused first)."""
     match = fts_query(query, joiner)
+    index.for_search()
     # The ranking first, the snippets of its rows after: in one query SQLite would make a
     # snippet for every matching note before sorting, thousands for a common word.
     sql = (
@@ -125,6 +126,7 @@ def find(
 
     if mode is not None and mode not in MODES:
         raise UserError(f"--mode {mode!r}: one of {', '.join(MODES)}")
+    index.for_search()
     why = usable(index, client)
     doc: dict[str, Any] = {"query": query, "mode": "keyword", "note": None}
     if mode == "keyword" or (mode is None and why is not None):

@@ -137,6 +137,11 @@ class VectorStore:
             chunks = db.execute("SELECT count(*) FROM vec_chunks").fetchone()[0]
         return int(notes), int(chunks)
 
+    def empty(self) -> bool:
+        """Whether no note is embedded (one row looked at, not every row counted)."""
+        with self.index.lock:
+            return self.index.db.execute("SELECT 1 FROM vec_notes LIMIT 1").fetchone() is None
+
     def size_bytes(self) -> int:
         try:
             return os.path.getsize(self.path)
@@ -374,13 +379,22 @@ class VectorStore:
         np = numpy()
         dim = self.dim
         try:
-            size = os.path.getsize(self.path)
+            st = os.stat(self.path)
         except OSError:
             return None
-        rows = size // (dim * 4) if dim else 0
+        rows = st.st_size // (dim * 4) if dim else 0
         if rows == 0:
             return None
-        return np.memmap(self.path, dtype="<f4", mode="r", shape=(rows, dim))
+        # The map is kept while the file is the same file of the same size: a shared map
+        # sees the slots rewritten in place, and mapping 10,000 notes' vectors anew (its
+        # pages faulted in again) was a tenth of a query.
+        key = (st.st_dev, st.st_ino, rows, dim)
+        kept = self.index.kept.get("vectors")
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        mat = np.memmap(self.path, dtype="<f4", mode="r", shape=(rows, dim))
+        self.index.kept["vectors"] = (key, mat)
+        return mat
 
     def nearest(
         self,
@@ -397,10 +411,26 @@ class VectorStore:
         if mat is None or query.shape != (mat.shape[1],):
             return []
         scores = mat @ query
-        # A few chunks per note, and a few archived or excluded: look at more than asked.
-        k = min(len(scores), max(limit * 8, 64))
-        top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
-        top = top[np.argsort(-scores[top], kind="stable")]
+        # A few chunks per note, and a few archived or excluded: twice as many chunks as
+        # notes asked for are looked up, and four times more while that finds too few.
+        k = min(len(scores), max(limit * 2, 32))
+        while True:
+            top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
+            top = top[np.argsort(-scores[top], kind="stable")]
+            out = self._notes_of(top, scores, limit, type_name, exclude)
+            if len(out) >= limit or k >= len(scores):
+                return out
+            k = min(len(scores), k * 4)
+
+    def _notes_of(
+        self,
+        top: np.ndarray,
+        scores: np.ndarray,
+        limit: int,
+        type_name: str | None,
+        exclude: str | None,
+    ) -> list[dict[str, Any]]:
+        """The notes of the chunks in ``top`` (best first), each once, with its best chunk."""
         slots = json.dumps([int(s) for s in top])
         with self.index.lock:
             rows = self.index.db.execute(
