@@ -445,11 +445,12 @@ def measure(
     mat = np.asarray(store.matrix())
     qs = [mat[i] for i in random.Random(9).sample(range(len(mat)), 20)]
     np_ms = []
+    top = min(200, len(mat) - 1)
     for q in qs:
         t1 = time.perf_counter()
         m = store.matrix()
         s = m @ q
-        np.argpartition(-s, 200)[:200]
+        np.argpartition(-s, top)[:top]
         np_ms.append((time.perf_counter() - t1) * 1000)
     vec = sqlite_vec_figures(mat, qs)
     print(
