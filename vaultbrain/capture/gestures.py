@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 
 from vaultbrain.capture.model import CaptureStatus
 from vaultbrain.filing.inbox import split_taken
+from vaultbrain.patterns import LazyPattern
 from vaultbrain.vault.inbox import InboxLine
 
 S = CaptureStatus
@@ -112,10 +113,10 @@ class Reading:
 
 
 # An arrow and the words after it, at the end of a part of a line the person added.
-_ARROW = re.compile(
+_ARROW = LazyPattern(
     r"(?:^|(?<=\s)|(?<=[^\w\s]))(?:→|->)\s*(?P<types>[^\W\d_][\w-]*(?:\s*(?:,|&|\+|\s)\s*[^\W\d_][\w-]*)*)\s*$"
 )
-_STRIKE = re.compile(r"~~(?=\S).*?(?<=\S)~~|~~[^~]+$")
+_STRIKE = LazyPattern(r"~~(?=\S).*?(?<=\S)~~|~~[^~]+$")
 
 
 def read_arrow(part: str, names: TypeNames, strict: bool = False) -> tuple[Reading | None, str]:
@@ -234,7 +235,7 @@ def _complete(suffix: str) -> bool:
 
 
 _LINK = r"\[\[[^\[\]\n]*\]\]"
-_WHOLE = re.compile(
+_WHOLE = LazyPattern(
     r"→ (?:filed|dismissed|needs review in "
     + _LINK
     + r"|"

@@ -12,7 +12,6 @@ decided by the pure :func:`vaultbrain.capture.gestures.decide_lines` and carried
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -39,6 +38,7 @@ from vaultbrain.errors import ConflictError, UserError
 from vaultbrain.filing import unreadable
 from vaultbrain.filing.inbox import parts_of, split_taken, unusable_inbox
 from vaultbrain.filing.setup import held_lines
+from vaultbrain.patterns import LazyPattern
 from vaultbrain.vault import content_hash
 from vaultbrain.vault.inbox import InboxLine, render_taken_line, replace_lines, scan_inbox
 
@@ -60,7 +60,7 @@ LINE_GONE_GRACE = timedelta(minutes=10)
 # Our mark on a line that cannot be filed (too long, bytes that are not text): the line stays
 # as typed, with why and what to do after it, and is not taken until the person changes it.
 NOT_FILED = " ⚠ not filed: "
-_MARK = re.compile(r" ⚠ not filed: [^⚠]*$")
+_MARK = LazyPattern(r" ⚠ not filed: [^⚠]*$")
 
 
 @dataclass

@@ -25,7 +25,6 @@ the voter more likely to be right (``bench/bench_classifier.py`` measures it).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -46,11 +45,12 @@ from vaultbrain.classify.result import (
     judge,
     merge_duplicates,
 )
+from vaultbrain.patterns import LazyPattern
 
 AUDIT_KEY = "second_opinion"  # the audit entry's key: `trust --summary` counts agreement by it
 MAX_CONFIDENCE = 0.99  # two voters agreeing are never certainty
 SECONDARY = 0.6  # a voter's precision for a type from which its extra destinations are kept
-_WORDS = re.compile(r"[^\W_]+")
+_WORDS = LazyPattern(r"[^\W_]+")
 _ORDER = [Band.REVIEW, Band.SUGGEST, Band.AUTO]
 
 

@@ -14,10 +14,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from vaultbrain.patterns import LazyPattern
 from vaultbrain.resources import data_dir
 
 LETTERS = {"p": "person", "j": "project", "i": "idea", "a": "admin"}
-_PERSON = re.compile(r"\{([^{}]+)\}")
+_PERSON = LazyPattern(r"\{([^{}]+)\}")
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from vaultbrain.classify.namewords import (
     one_vowel_more,
     place_cues,
 )
+from vaultbrain.patterns import LazyPattern
 
 # A period inside one of these, or between two digits, does not end a sentence.
 ABBREVIATIONS = {
@@ -155,8 +156,8 @@ COMMON = {
     "asap",
     "important",
 }
-_TOKEN = re.compile(r"[^\W\d_](?:[\w'’\-]*[^\W_])?\.?|[,&+]|w/")
-_POSSESSIVE = re.compile(r"['’]s$")
+_TOKEN = LazyPattern(r"[^\W\d_](?:[\w'’\-]*[^\W_])?\.?|[,&+]|w/")
+_POSSESSIVE = LazyPattern(r"['’]s$")
 
 
 def protect(text: str) -> str:
@@ -476,7 +477,7 @@ def find_people(
     return out
 
 
-_PARTICLE_JOINED = re.compile(r"^(?:al|el|ul|ad|ud|bin|ibn|abu|d|de|di|da|du|van|von)[-'’][A-Z]")
+_PARTICLE_JOINED = LazyPattern(r"^(?:al|el|ul|ad|ud|bin|ibn|abu|d|de|di|da|du|van|von)[-'’][A-Z]")
 
 
 def _extend(
@@ -531,7 +532,7 @@ def _extend(
 
 
 # Clause boundaries; "re:" ("lunch with Priya re: the podcast") names the subject, not one.
-_CUT_BEFORE = re.compile(r"\s+(?:[-–—:;|]|→|=>)\s+|(?<!\b[Rr]e)[:;]\s+|,\s+|\s*[.!?]+(?:\s+|$)")
+_CUT_BEFORE = LazyPattern(r"\s+(?:[-–—:;|]|→|=>)\s+|(?<!\b[Rr]e)[:;]\s+|,\s+|\s*[.!?]+(?:\s+|$)")
 _TRAILING = {"the", "a", "an", "to", "and", "or", "of", "for", "with", "about", "in", "on"}
 _TRAILING |= {"at", "by", "from", "my", "our", "re", "w", "&", "+", "is", "are", "be"}
 _TRAILING |= {"before", "after", "until", "till", "due", "via"}

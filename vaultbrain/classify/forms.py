@@ -27,13 +27,14 @@ from pathlib import Path
 from typing import Any
 
 from vaultbrain.errors import LLMError, StorageError
+from vaultbrain.patterns import LazyPattern
 
 FORMS_FILE = "llm-forms.json"
 FORMS = ("json_schema_strict", "json_schema", "json_object_schema", "ollama_format", "prompt_json")
 # Servers that take llama.cpp's sampler option; others may reject a field they do not know.
 _REPEAT_PENALTY_SERVERS = ("lmstudio", "llama.cpp", "llama-cpp-python")
 REPEAT_PENALTY = 1.1
-_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
+_FENCE = LazyPattern(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 
 
 @dataclass(frozen=True)

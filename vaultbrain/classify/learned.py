@@ -19,7 +19,6 @@ part in it.
 from __future__ import annotations
 
 import math
-import re
 import unicodedata
 from array import array
 from collections.abc import Iterable
@@ -27,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vaultbrain.classify.corpus import Example
+from vaultbrain.patterns import LazyPattern
 
 ALPHA = 1.0  # additive smoothing of the per-label feature frequencies (chosen on the dev set)
 # Character n-grams of each word, off: measured on the dev set (bench/bench_classifier.py),
@@ -36,7 +36,7 @@ ALPHA = 1.0  # additive smoothing of the per-label feature frequencies (chosen o
 CHAR_NGRAMS: tuple[int, ...] = ()
 DEFAULT_PLATT = (0.05, 0.0)
 LONG = 16  # features beyond which a thought's evidence is damped (chosen on the dev sets)  # a gentle slope until there is enough to fit one
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|[?!:→@#€$£%]|[\U0001F000-\U0001FAFF\u2600-\u27BF]")
+_WORD = LazyPattern(r"[^\W_]+(?:['’][^\W_]+)*|[?!:→@#€$£%]|[\U0001F000-\U0001FAFF\u2600-\u27BF]")
 
 
 def normalise(text: str) -> str:

@@ -15,6 +15,7 @@ from vaultbrain.classify.prompt import (
     bound_schema,
 )
 from vaultbrain.packs import ResolvedPack
+from vaultbrain.patterns import LazyPattern
 from vaultbrain.vault.typed import title_text
 
 UNKNOWN = "unknown"
@@ -252,7 +253,7 @@ def merge_duplicates(
     return out
 
 
-_PERCENT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%\s*$")
+_PERCENT = LazyPattern(r"^\s*(\d+(?:\.\d+)?)\s*%\s*$")
 
 
 def parse_confidence(value: Any) -> float | None:
