@@ -10,7 +10,6 @@ exactly as if the person had made it in Obsidian.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.lines import review_link
@@ -18,6 +17,7 @@ from vaultbrain.capture.review import parse_items
 from vaultbrain.errors import UserError
 from vaultbrain.filing.inbox import REVIEW_NOTE, split_taken
 from vaultbrain.patterns import LazyPattern
+from vaultbrain.values import valueclass
 from vaultbrain.vault.inbox import scan_inbox
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ _NEEDS = {
 _THOUGHT = LazyPattern(r"\*\*(?P<text>.+?)\*\*\s*(?:—\s*(?P<rest>.*))?$")
 
 
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class Shown:
     """One item as the vault shows it."""
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.model import WAITING_FOR_PERSON, CaptureStatus
@@ -26,6 +25,7 @@ from vaultbrain.errors import UserError
 from vaultbrain.filing.inbox import REVIEW_NOTE
 from vaultbrain.filing.records import link_to
 from vaultbrain.patterns import LazyPattern
+from vaultbrain.values import valueclass
 from vaultbrain.vault.note import parse_note
 from vaultbrain.vault.typed import inert
 
@@ -58,7 +58,7 @@ HEADER = """\
 """
 
 
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class ReviewRead:
     """What the person left in the note: its items, and the items of the render it was
     edited from (None: unknown, so nothing counts as deleted)."""

@@ -15,7 +15,7 @@ import hashlib
 import re
 from collections import Counter
 from collections.abc import Container
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from vaultbrain.classify import heuristic as rules
@@ -45,6 +45,7 @@ from vaultbrain.classify.noise import letter_pairs, noise_reason
 from vaultbrain.classify.reliability import Reliability
 from vaultbrain.classify.result import UNKNOWN, Classification, Destination
 from vaultbrain.patterns import LazyPattern
+from vaultbrain.values import valueclass
 from vaultbrain.vault.typed import drop_dangling
 
 CLASSIFIED_BY = "heuristic"  # the provider's name in settings and the audit trail
@@ -68,7 +69,7 @@ _ABOUT = LazyPattern(r"\b(?:about|re:?|regarding|on)\s+((?:the|our|my)\s+)?(\S.*
 _PROJECT_HEAD = LazyPattern(r"^(.{2,60}?)\s*(?::\s|\s[-–—]\s)")
 
 
-@dataclass
+@valueclass
 class Embedded:
     """What the embedded classifier knows: the model (``None`` when it has nothing to learn
     from), the words that are not names, and the vault's record names."""
@@ -272,7 +273,7 @@ def corpus_embedded(labels: tuple[str, ...] = BASE_TYPES, pack_name: str = BASE_
     return train_corpus(list(labels), pack_name)
 
 
-@dataclass
+@valueclass
 class Analysis:
     """Everything the embedded classifier concluded about a thought (``vaultbrain classify``)."""
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Container, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from vaultbrain.classify.namewords import (
@@ -31,6 +31,7 @@ from vaultbrain.classify.namewords import (
     place_cues,
 )
 from vaultbrain.patterns import LazyPattern
+from vaultbrain.values import valueclass
 
 # A period inside one of these, or between two digits, does not end a sentence.
 ABBREVIATIONS = {
@@ -191,7 +192,7 @@ def titlecase_name(name: str) -> str:
     return " ".join(parts)
 
 
-@dataclass
+@valueclass
 class PersonMention:
     """A person a thought names: as written, and the vault record it links to, if any."""
 
@@ -211,7 +212,7 @@ class PersonMention:
         return {"name": self.name, "record": self.record, "evidence": self.evidence}
 
 
-@dataclass
+@valueclass
 class KnownNames:
     """What the vault calls its records: full names and aliases by type, and first names of
     people (to link "priya" to ``Priya Shah`` when she is the only Priya)."""

@@ -22,11 +22,12 @@ import math
 import unicodedata
 from array import array
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from vaultbrain.classify.corpus import Example
 from vaultbrain.patterns import LazyPattern
+from vaultbrain.values import valueclass
 
 ALPHA = 1.0  # additive smoothing of the per-label feature frequencies (chosen on the dev set)
 # Character n-grams of each word, off: measured on the dev set (bench/bench_classifier.py),
@@ -116,7 +117,7 @@ class CompactTable:
         self.values = state["values"]
 
 
-@dataclass
+@valueclass
 class Counts:
     """Weighted document frequencies per label: what naive Bayes needs, and all of it additive."""
 
@@ -402,7 +403,7 @@ def _solve_linear(a: list[list[float]], b: list[float]) -> list[float] | None:
     return [m[i][n] / m[i][i] for i in range(n)]
 
 
-@dataclass
+@valueclass
 class Model:
     """Counts plus calibration: what classifies a thought."""
 

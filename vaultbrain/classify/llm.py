@@ -25,7 +25,7 @@ import datetime as dt
 import re
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -50,6 +50,7 @@ from vaultbrain.classify.servers import (
 )
 from vaultbrain.classify.transport import TrackingBackend, http_client, refuses_connections
 from vaultbrain.errors import LLMError
+from vaultbrain.values import valueclass
 
 if TYPE_CHECKING:
     import httpx
@@ -57,7 +58,7 @@ if TYPE_CHECKING:
 MAX_REPLY_BYTES = 2_000_000
 
 
-@dataclass
+@valueclass
 class LLMReply:
     data: dict[str, Any]
     raw: str

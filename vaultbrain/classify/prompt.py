@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from typing import Any
 from vaultbrain.packs import ResolvedPack
 from vaultbrain.patterns import LazyPattern
 from vaultbrain.resources import data_dir
+from vaultbrain.values import valueclass
 
 CLASSIFIER_TEMPLATE = "brain-classifier.md"
 _VAR = LazyPattern(r"\{\{\s*([a-z_]+)\s*\}\}")
@@ -38,7 +38,7 @@ NET_ITEMS = 16
 NET_STRING = 1000
 
 
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class Prompt:
     system: str
     user: str

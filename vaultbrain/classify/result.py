@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from vaultbrain.classify.prompt import (
@@ -16,6 +16,7 @@ from vaultbrain.classify.prompt import (
 )
 from vaultbrain.packs import ResolvedPack
 from vaultbrain.patterns import LazyPattern
+from vaultbrain.values import valueclass
 from vaultbrain.vault.typed import title_text
 
 UNKNOWN = "unknown"
@@ -37,7 +38,7 @@ def band_for(confidence: float, auto: float, minimum: float) -> Band:
     return Band.REVIEW
 
 
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class Destination:
     type: str
     title: str
@@ -47,7 +48,7 @@ class Destination:
         return {"type": self.type, "title": self.title, "fields": dict(self.fields)}
 
 
-@dataclass
+@valueclass
 class Classification:
     destinations: list[Destination]
     confidence: float
