@@ -91,6 +91,8 @@ def _make(cls: type[T], frozen: bool) -> type[T]:
     # The dataclass machinery for the fields alone (no method of its own to compile), then
     # the shared methods; a method the class writes itself is kept, as the dataclass does.
     own = dict(cls.__dict__)
+    if not cls.__doc__:  # else the dataclass writes one from inspect.signature (ms at first)
+        cls.__doc__ = f"{cls.__name__}({', '.join(own.get('__annotations__', {}))})"
     cls = dataclasses.dataclass(init=False, repr=False, eq=False)(cls)
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]
     setattr(cls, _SPEC, tuple((f.name, f.default, f.default_factory) for f in fields if f.init))
