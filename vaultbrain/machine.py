@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
-import secrets
 import socket
 from functools import lru_cache
 from pathlib import Path
@@ -81,7 +81,7 @@ def this_machine(state_dir: Path) -> Machine:
         raise UserError(
             f"{path} cannot be read ({exc}); remove it to make a new machine id"
         ) from exc
-    machine = Machine(secrets.token_hex(6), socket.gethostname() or "?")
+    machine = Machine(os.urandom(6).hex(), socket.gethostname() or "?")
     keep(state_dir, machine)
     return machine
 
@@ -90,7 +90,7 @@ def _unsaved_machine(state_dir: Path) -> Machine:
     try:
         return this_machine(state_dir)
     except VaultbrainError:
-        return Machine(secrets.token_hex(6), socket.gethostname() or "?")
+        return Machine(os.urandom(6).hex(), socket.gethostname() or "?")
 
 
 def keep(state_dir: Path, machine: Machine) -> None:
