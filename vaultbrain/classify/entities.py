@@ -26,9 +26,9 @@ from vaultbrain.classify.namewords import (
     PERSON_VERBS,
     TITLES,
     WEAK_VERBS,
+    ends_in_place_cue,
     is_german,
     one_vowel_more,
-    place_cues,
 )
 from vaultbrain.patterns import LazyPattern
 from vaultbrain.values import valueclass
@@ -343,7 +343,7 @@ def find_people(
     def place(k: int) -> bool:
         """ "moved to Busan", "lives in Leeds", "back from Lagos": a place, not a person."""
         head = text[max(0, spans[k].start() - 40) : spans[k].start()]
-        return not _POSSESSIVE.search(toks[k]) and bool(place_cues().search(head))
+        return not _POSSESSIVE.search(toks[k]) and ends_in_place_cue(head)
 
     def noun(k: int) -> bool:
         """In a German thought, a capitalised noun: a known ending, or a compound of a word."""
