@@ -77,6 +77,8 @@ def test_a_cold_capture_imports_neither_pydantic_nor_httpx_nor_the_features(
     # plain lines, an inbox of items under its callout; neither needs its parser.
     assert {"yaml", "markdown_it", "sqlite3"} & loaded == set()
     assert "vaultbrain.capture.gestures" not in loaded
+    # A server that refused the connection sent no error to read.
+    assert "vaultbrain.classify.llm_errors" not in loaded
 
 
 def test_a_refused_connection_is_known_without_a_request() -> None:

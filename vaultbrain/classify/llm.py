@@ -39,7 +39,6 @@ from vaultbrain.classify.forms import (
     request_for,
 )
 from vaultbrain.classify.health import FailureLog
-from vaultbrain.classify.llm_errors import error_for_response
 from vaultbrain.classify.servers import (
     START_HINTS,
     guess_server_by_port,
@@ -441,6 +440,9 @@ class LLMClient:
     def _error_for(
         self, resp: Any, form: str | None, *, model: str = "", what: str = "the request"
     ) -> LLMError:
+        # only a server that answered has an error to read (not one that refused to connect)
+        from vaultbrain.classify.llm_errors import error_for_response
+
         return error_for_response(resp, form, model=model or self.model, what=what)
 
 
