@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
-import secrets
 import socket
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vaultbrain.errors import UserError, VaultbrainError
+from vaultbrain.values import valueclass
 from vaultbrain.vault import yml
 from vaultbrain.vault.atomic import atomic_write_file
 from vaultbrain.vault.statedir import legacy_note, vault_id, written_vault_id
@@ -38,7 +38,7 @@ _ID = re.compile(r"^[a-z0-9]{6,32}$")
 log = logging.getLogger("vaultbrain.daemon")
 
 
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class Machine:
     id: str
     host: str
@@ -47,7 +47,7 @@ class Machine:
         return f"{self.id} ({self.host})"
 
 
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class Role:
     machine: Machine
     filer: str | None  # the machine id vaultbrain.yml names, after any claim
@@ -81,7 +81,7 @@ def this_machine(state_dir: Path) -> Machine:
         raise UserError(
             f"{path} cannot be read ({exc}); remove it to make a new machine id"
         ) from exc
-    machine = Machine(secrets.token_hex(6), socket.gethostname() or "?")
+    machine = Machine(os.urandom(6).hex(), socket.gethostname() or "?")
     keep(state_dir, machine)
     return machine
 
@@ -90,7 +90,7 @@ def _unsaved_machine(state_dir: Path) -> Machine:
     try:
         return this_machine(state_dir)
     except VaultbrainError:
-        return Machine(secrets.token_hex(6), socket.gethostname() or "?")
+        return Machine(os.urandom(6).hex(), socket.gethostname() or "?")
 
 
 def keep(state_dir: Path, machine: Machine) -> None:

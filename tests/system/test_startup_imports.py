@@ -77,6 +77,8 @@ def test_a_cold_capture_imports_neither_pydantic_nor_httpx_nor_the_features(
     # plain lines, an inbox of items under its callout; neither needs its parser.
     assert {"yaml", "markdown_it", "sqlite3"} & loaded == set()
     assert "vaultbrain.capture.gestures" not in loaded
+    # A server that refused the connection sent no error to read.
+    assert "vaultbrain.classify.llm_errors" not in loaded
 
 
 def test_a_refused_connection_is_known_without_a_request() -> None:
@@ -92,3 +94,41 @@ def test_a_refused_connection_is_known_without_a_request() -> None:
         assert not refuses_connections(f"http://localhost:{port}/v1")
     assert refuses_connections(f"http://127.0.0.1:{port}/v1")  # closed now: nothing listens
     assert not refuses_connections("not a url")
+
+
+# What a cold capture defines: no dataclass whose methods are generated and compiled at each
+# start (vaultbrain/values.py) in the layers it loads that this issue slimmed.
+CLASSES = """
+import dataclasses, json, sys
+from vaultbrain.cli import main
+sys.argv = ["vaultbrain", *json.loads(sys.argv[1])]
+try:
+    main()
+except SystemExit:
+    pass
+slimmed = ("vaultbrain.classify.", "vaultbrain.capture.", "vaultbrain.packs.choice",
+           "vaultbrain.packs.loader", "vaultbrain.machine", "vaultbrain.setting_keys")
+generated = sorted(
+    f"{name}.{cls.__name__}"
+    for name, module in list(sys.modules.items())
+    if name.startswith(slimmed)
+    for cls in vars(module).values()
+    if isinstance(cls, type) and cls.__module__ == name
+    and dataclasses.is_dataclass(cls) and not hasattr(cls, "__value_init__")
+)
+sys.stderr.write(json.dumps(generated))
+"""
+
+
+def test_a_cold_capture_compiles_no_dataclass_code_in_the_slimmed_layers(tmp_path: Path) -> None:
+    vault = tmp_path / "Vault"
+    modules_after("--vault", str(vault), "init")
+    args = ["--vault", str(vault), "capture", "Met with Sarah about the shed"]
+    done = subprocess.run(
+        [sys.executable, "-c", CLASSES, json.dumps(args)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=120,
+    )
+    assert json.loads(done.stderr.strip().splitlines()[-1]) == []

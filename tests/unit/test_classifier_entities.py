@@ -115,3 +115,12 @@ def test_the_old_pattern_classifier_no_longer_cuts_at_a_period_inside_a_title() 
     assert [d.title for d in c.destinations if d.type == "admin"] == [
         "Upgrade to v2.1 e.g. for sync"
     ]
+
+
+def test_the_place_cue_check_answers_as_the_pattern_without_compiling_it_for_most_texts() -> None:
+    from vaultbrain.classify.namewords import ends_in_place_cue, place_cues
+
+    heads = ["Met with ", "moved to ", "lives in  ", "back from\n", "Lunch (in ", "Going aux "]
+    heads += ["MOVED TO ", "İN ", "ın ", "flew to", "tin ", "again ", "", "   ", "em", "Team "]
+    for head in heads:
+        assert ends_in_place_cue(head) == bool(place_cues().search(head)), head

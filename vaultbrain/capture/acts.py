@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from vaultbrain.capture.gestures import Act, Gesture, Source, TypeNames
 from vaultbrain.capture.model import CaptureStatus
 from vaultbrain.errors import UserError
+from vaultbrain.values import valueclass
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("vaultbrain.review")
 
 
-@dataclass
+@valueclass
 class Outcome:
     done: list[str] = field(default_factory=list)  # "abc123: confirmed (ticked in the inbox)"
     said: list[str] = field(default_factory=list)  # what could not be done, said once

@@ -36,10 +36,12 @@ import enum
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from vaultbrain.capture.model import CaptureStatus
 from vaultbrain.filing.inbox import split_taken
+from vaultbrain.patterns import LazyPattern
+from vaultbrain.values import valueclass
 from vaultbrain.vault.inbox import InboxLine
 
 S = CaptureStatus
@@ -58,7 +60,7 @@ class Source(enum.StrEnum):
     REVIEW = "review"
 
 
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class TypeNames:
     """The pack's fileable types as a person may write them: any case, singular or plural,
     with or without accents."""
@@ -96,7 +98,7 @@ def _forms(name: str) -> set[str]:
     return forms
 
 
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class Reading:
     """A line read against what vaultbrain wrote there."""
 
@@ -112,10 +114,10 @@ class Reading:
 
 
 # An arrow and the words after it, at the end of a part of a line the person added.
-_ARROW = re.compile(
+_ARROW = LazyPattern(
     r"(?:^|(?<=\s)|(?<=[^\w\s]))(?:→|->)\s*(?P<types>[^\W\d_][\w-]*(?:\s*(?:,|&|\+|\s)\s*[^\W\d_][\w-]*)*)\s*$"
 )
-_STRIKE = re.compile(r"~~(?=\S).*?(?<=\S)~~|~~[^~]+$")
+_STRIKE = LazyPattern(r"~~(?=\S).*?(?<=\S)~~|~~[^~]+$")
 
 
 def read_arrow(part: str, names: TypeNames, strict: bool = False) -> tuple[Reading | None, str]:
@@ -170,7 +172,7 @@ def _combine(readings: Iterable[Reading]) -> Reading:
 
 
 # -- an inbox line ---------------------------------------------------------------------------
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class LineView:
     """What reading a capture's line needs of the capture."""
 
@@ -234,7 +236,7 @@ def _complete(suffix: str) -> bool:
 
 
 _LINK = r"\[\[[^\[\]\n]*\]\]"
-_WHOLE = re.compile(
+_WHOLE = LazyPattern(
     r"→ (?:filed|dismissed|needs review in "
     + _LINK
     + r"|"
@@ -269,7 +271,7 @@ def _theirs(segment: str, ours: str) -> str:
 
 
 # -- a Needs Review item -----------------------------------------------------------------------
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class ReviewItem:
     """One item line of ``Brain/Needs Review.md`` as the person left it."""
 
@@ -309,7 +311,7 @@ def read_review_item(item: ReviewItem, names: TypeNames) -> Reading:
 
 
 # -- one pass ----------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class Act:
     """Carry out the person's gesture on capture ``id`` (or, for ``vbc``, a conflict)."""
 
@@ -321,7 +323,7 @@ class Act:
     kind: str = "vbr"
 
 
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class LinesDecision:
     acts: tuple[Act, ...] = ()
     # inbox line number -> the reading to render it back from (a consumed arrow taken out)

@@ -4,7 +4,6 @@ still holds the filer role. Asked under the store's lock, just before a plan is 
 from __future__ import annotations
 
 import os
-import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,7 +37,7 @@ class NotFiler(UserError):
 def trust_state(state_dir: Path) -> None:
     """The store in ``state_dir`` is whole as of now (the daemon's startup scan, or the
     rebuild after a loss): from here on, :func:`state_lost` notices if it is replaced."""
-    token = secrets.token_hex(8)
+    token = os.urandom(8).hex()
     try:
         atomic_write_file(Path(state_dir) / STATE_TOKEN, token + "\n")
     except (OSError, VaultbrainError):

@@ -12,8 +12,7 @@ decided by the pure :func:`vaultbrain.capture.gestures.decide_lines` and carried
 from __future__ import annotations
 
 import logging
-import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +38,8 @@ from vaultbrain.errors import ConflictError, UserError
 from vaultbrain.filing import unreadable
 from vaultbrain.filing.inbox import parts_of, split_taken, unusable_inbox
 from vaultbrain.filing.setup import held_lines
+from vaultbrain.patterns import LazyPattern
+from vaultbrain.values import valueclass
 from vaultbrain.vault import content_hash
 from vaultbrain.vault.inbox import InboxLine, render_taken_line, replace_lines, scan_inbox
 
@@ -60,10 +61,10 @@ LINE_GONE_GRACE = timedelta(minutes=10)
 # Our mark on a line that cannot be filed (too long, bytes that are not text): the line stays
 # as typed, with why and what to do after it, and is not taken until the person changes it.
 NOT_FILED = " ⚠ not filed: "
-_MARK = re.compile(r" ⚠ not filed: [^⚠]*$")
+_MARK = LazyPattern(r" ⚠ not filed: [^⚠]*$")
 
 
-@dataclass
+@valueclass
 class InboxPass:
     new: list[str] = field(default_factory=list)  # capture ids journaled by this pass
     rewritten: int = 0
@@ -75,7 +76,7 @@ class InboxPass:
     applied: list[str] = field(default_factory=list)  # the person's gestures carried out
 
 
-@dataclass
+@valueclass
 class _Memory:
     """What one process remembers between passes (kept in the brain's memo)."""
 

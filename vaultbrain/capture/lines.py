@@ -20,6 +20,7 @@ from vaultbrain.filing import inbox as inbox_note
 from vaultbrain.filing.inbox import REVIEW_NOTE, WAITING, split_taken, unusable_inbox
 from vaultbrain.filing.index import records
 from vaultbrain.filing.records import link_to
+from vaultbrain.patterns import LazyPattern
 from vaultbrain.vault.inbox import scan_inbox
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = ["WAITING", "check_thought", "finish_line", "line_form", "rebuild_captures"]
 MAX_THOUGHT = 10_000
-_WIKILINK = re.compile(r"\[\[([^\[\]|\n]*)(?:\|([^\[\]\n]*))?\]\]")
+_WIKILINK = LazyPattern(r"\[\[([^\[\]|\n]*)(?:\|([^\[\]\n]*))?\]\]")
 
 
 def check_thought(text: str) -> str:
@@ -123,7 +124,7 @@ def view_of(cap: Capture, short: bool = False) -> LineView:
     )
 
 
-_REVIEW_LINK = re.compile(
+_REVIEW_LINK = LazyPattern(
     r"→ \[\["
     + re.escape(REVIEW_NOTE[:-3])
     + r"\|(?P<label>needs review(?:: [^\[\]|\n]*)?|\d+ suggestions?)\]\]"

@@ -10,28 +10,29 @@ exactly as if the person had made it in Obsidian.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.lines import review_link
 from vaultbrain.capture.review import parse_items
 from vaultbrain.errors import UserError
 from vaultbrain.filing.inbox import REVIEW_NOTE, split_taken
+from vaultbrain.patterns import LazyPattern
+from vaultbrain.values import valueclass
 from vaultbrain.vault.inbox import scan_inbox
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
-_SECTION = re.compile(r"^## (?P<name>.+?)\s*$")
+_SECTION = LazyPattern(r"^## (?P<name>.+?)\s*$")
 _NEEDS = {
     "Thoughts that need a decision": "decide",
     "Suggestions to confirm": "confirm",
     "Sync conflicts": "conflict",
 }
-_THOUGHT = re.compile(r"\*\*(?P<text>.+?)\*\*\s*(?:—\s*(?P<rest>.*))?$")
+_THOUGHT = LazyPattern(r"\*\*(?P<text>.+?)\*\*\s*(?:—\s*(?P<rest>.*))?$")
 
 
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class Shown:
     """One item as the vault shows it."""
 
@@ -118,7 +119,7 @@ def write_gesture(brain: Brain, item_id: str, gesture: str, types: str = "") -> 
     )
 
 
-_BOX = re.compile(r"^(\s*[-*+] )\[(.)\]")
+_BOX = LazyPattern(r"^(\s*[-*+] )\[(.)\]")
 
 
 def _with_gesture(line: str, gesture: str, types: str) -> str | None:

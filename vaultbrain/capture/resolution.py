@@ -33,6 +33,7 @@ from vaultbrain.filing.links import title_for_url
 from vaultbrain.filing.refile import archive, audit, fileable_type, fix
 from vaultbrain.filing.sync import notes_sync, restore_base
 from vaultbrain.packs import PageType
+from vaultbrain.patterns import LazyPattern
 from vaultbrain.vault.note import parse_note, update_frontmatter
 
 if TYPE_CHECKING:
@@ -365,7 +366,7 @@ def _relink_log_line(line: str, link: re.Pattern[str]) -> str:
     return line[:arrow] + tail + line[end:]
 
 
-_ONE_LINK = re.compile(r"\[\[[^\[\]\n]*\]\]")
+_ONE_LINK = LazyPattern(r"\[\[[^\[\]\n]*\]\]")
 
 
 def _confirm_note(brain: Brain, rel: str) -> None:
@@ -408,7 +409,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-_URL = re.compile(r"https?://[^\s<>\]\)\"']+")
+_URL = LazyPattern(r"https?://[^\s<>\]\)\"']+")
 
 
 def _url_fields(ptype: PageType, text: str, fields: dict[str, Any]) -> str | None:

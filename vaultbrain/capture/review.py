@@ -17,15 +17,15 @@ it. A gesture that cannot be carried out stays, with a short note why.
 from __future__ import annotations
 
 import logging
-import re
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.model import WAITING_FOR_PERSON, CaptureStatus
 from vaultbrain.errors import UserError
 from vaultbrain.filing.inbox import REVIEW_NOTE
 from vaultbrain.filing.records import link_to
+from vaultbrain.patterns import LazyPattern
+from vaultbrain.values import valueclass
 from vaultbrain.vault.note import parse_note
 from vaultbrain.vault.typed import inert
 
@@ -36,9 +36,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("vaultbrain.review")
 STATE = "review-state.json"
 RENDERS_KEPT = 8  # the last renders whose items are known (a device may edit an older one)
-_ITEM = re.compile(r"^(?P<indent>\s*)[-*+] \[(?P<box>.)\] (?P<rest>.*)$")
-_ID = re.compile(r"(?:^|\s)\^(?P<kind>vbr|vbc)-(?P<id>[A-Za-z0-9-]+)(?=\s|$)")
-_THOUGHT = re.compile(r"\*\*(?P<text>.+?)\*\*")
+_ITEM = LazyPattern(r"^(?P<indent>\s*)[-*+] \[(?P<box>.)\] (?P<rest>.*)$")
+_ID = LazyPattern(r"(?:^|\s)\^(?P<kind>vbr|vbc)-(?P<id>[A-Za-z0-9-]+)(?=\s|$)")
+_THOUGHT = LazyPattern(r"\*\*(?P<text>.+?)\*\*")
 _NOTE_MARK = " ⚠ "
 
 HEADER = """\
@@ -58,7 +58,7 @@ HEADER = """\
 """
 
 
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class ReviewRead:
     """What the person left in the note: its items, and the items of the render it was
     edited from (None: unknown, so nothing counts as deleted)."""

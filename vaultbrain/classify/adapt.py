@@ -25,7 +25,7 @@ import os
 import pickle
 import time
 from collections.abc import Container
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,7 @@ from vaultbrain.classify.reliability import Reliability, vote_evidence
 from vaultbrain.errors import VaultbrainError
 from vaultbrain.statuses import STOOD, CaptureStatus
 from vaultbrain.store import Store
+from vaultbrain.values import valueclass
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +66,7 @@ _LOADED: dict[str, Embedded] = {}  # corpus models read from a state dir, by pat
 _LEARNING: dict[tuple[str, str], VaultLearning] = {}  # (state dir, pack identity) -> learning
 
 
-@dataclass
+@valueclass
 class VaultLearning:
     """What one vault taught the embedded classifier, in a form that learns incrementally."""
 

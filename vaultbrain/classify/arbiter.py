@@ -25,8 +25,7 @@ the voter more likely to be right (``bench/bench_classifier.py`` measures it).
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
 
 from vaultbrain.classify.reliability import (
@@ -46,15 +45,17 @@ from vaultbrain.classify.result import (
     judge,
     merge_duplicates,
 )
+from vaultbrain.patterns import LazyPattern
+from vaultbrain.values import valueclass
 
 AUDIT_KEY = "second_opinion"  # the audit entry's key: `trust --summary` counts agreement by it
 MAX_CONFIDENCE = 0.99  # two voters agreeing are never certainty
 SECONDARY = 0.6  # a voter's precision for a type from which its extra destinations are kept
-_WORDS = re.compile(r"[^\W_]+")
+_WORDS = LazyPattern(r"[^\W_]+")
 _ORDER = [Band.REVIEW, Band.SUGGEST, Band.AUTO]
 
 
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class Decision:
     """What the pair decided: the classification to file (its ``band`` set), the band, the
     votes to keep on the capture, and the audit entry."""
@@ -171,7 +172,7 @@ def decide(
 Outcome = tuple[Classification, Band, str, dict[str, Estimate]]
 
 
-@dataclass
+@valueclass
 class _Context:
     text: str
     llm: Classification | None

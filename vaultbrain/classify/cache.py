@@ -21,11 +21,11 @@ import os
 import threading
 import time
 import unicodedata
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.classify.result import Classification, reply_schema
+from vaultbrain.values import valueclass
 
 if TYPE_CHECKING:
     import datetime as dt
@@ -85,7 +85,7 @@ def _schema_bytes(pack: ResolvedPack) -> bytes:
     return data
 
 
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class CacheKey:
     thought: str
     pack: str
@@ -229,7 +229,7 @@ class ClassificationCache:
             )
 
 
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class CacheSlot:
     """One thought's place in the cache: look it up, or fill it with the LLM's answer."""
 

@@ -21,6 +21,8 @@ import functools
 import re
 from collections.abc import Callable
 
+from vaultbrain.patterns import LazyPattern
+
 # -- words ---------------------------------------------------------------------------------
 _DAYS = {
     0: "monday montag lundi lunes segunda-feira",
@@ -220,9 +222,9 @@ _RAW: list[tuple[str, str]] = [
         + _E,
     ),
 ]
-_TOKEN = re.compile(r"[^\W_]+")
-_ESCAPE = re.compile(r"\\.")
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")  # "c'mon" is one word
+_TOKEN = LazyPattern(r"[^\W_]+")
+_ESCAPE = LazyPattern(r"\\.")
+_WORD = LazyPattern(r"[^\W_]+(?:['’][^\W_]+)*")  # "c'mon" is one word
 
 
 # Words in many patterns that name no date by themselves ("the", "by", "am", "le"): every
@@ -247,10 +249,10 @@ def _literals(pattern: str) -> frozenset[str]:
 # or for the patterns of digits alone, the digits' shape (a cheap check). A cold ``capture``
 # compiles the one or two it needs, not all twenty (some 70 ms of regex compilation).
 _SHAPES = {
-    "iso": re.compile(r"\d{4}-\d\d-\d\d"),
-    "numeric": re.compile(r"\d[./]\d"),
+    "iso": LazyPattern(r"\d{4}-\d\d-\d\d"),
+    "numeric": LazyPattern(r"\d[./]\d"),
     # an ordinal ("the 15th", "am 15.", "le 1er"), or a day number after "le", "el", "dia"
-    "monthday": re.compile(r"\d(?:st|nd|rd|th|er|º|\.)|\b(?:le|el|dia|del|au)\s+\d", re.I),
+    "monthday": LazyPattern(r"\d(?:st|nd|rd|th|er|º|\.)|\b(?:le|el|dia|del|au)\s+\d", re.I),
 }
 _MONTHDAY_CUES = frozenset(
     "the by on am bis zum le el dia avant antes hasta para jusqu ici até no o due from after "
@@ -284,7 +286,7 @@ def _candidates(text: str) -> list[tuple[str, re.Pattern[str]]]:
 # mañana"), and nouns after which an ordinal is no day of the month ("the 3rd floor").
 _MORNING_BEFORE = {"heute", "gestern", "guten", "am", "jeden", "diesen", "den", "einen", "vom"}
 _MORNING_BEFORE |= {"la", "esta", "cada", "una", "toda", "las", "mañana", "manana"}
-_NOT_A_DAY_AFTER = re.compile(
+_NOT_A_DAY_AFTER = LazyPattern(
     r"\s+(?:floor|time|times|grade|place|anniversary|birthday|edition|round|century|gear|step"
     r"|attempt|draft|version|chapter|row|try|year|stock|stockwerk|etage|étage|piso|andar|klasse"
     r"|of\s+(?!" + _MONTH + r"))\b",
@@ -533,7 +535,7 @@ def find_date(text: str, today: dt.date) -> tuple[dt.date, str] | None:
     return (best[2], best[3]) if best else None
 
 
-_LEAD_CUE = re.compile(
+_LEAD_CUE = LazyPattern(
     r"(?<![\w'’])(?:by|before|until|till|due|on|bis|vor|avant|jusqu'à|antes\s+de|hasta|até)\s+$",
     re.I,
 )

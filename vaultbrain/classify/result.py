@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from vaultbrain.classify.prompt import (
@@ -15,6 +15,8 @@ from vaultbrain.classify.prompt import (
     bound_schema,
 )
 from vaultbrain.packs import ResolvedPack
+from vaultbrain.patterns import LazyPattern
+from vaultbrain.values import valueclass
 from vaultbrain.vault.typed import title_text
 
 UNKNOWN = "unknown"
@@ -36,7 +38,7 @@ def band_for(confidence: float, auto: float, minimum: float) -> Band:
     return Band.REVIEW
 
 
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class Destination:
     type: str
     title: str
@@ -46,7 +48,7 @@ class Destination:
         return {"type": self.type, "title": self.title, "fields": dict(self.fields)}
 
 
-@dataclass
+@valueclass
 class Classification:
     destinations: list[Destination]
     confidence: float
@@ -252,7 +254,7 @@ def merge_duplicates(
     return out
 
 
-_PERCENT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%\s*$")
+_PERCENT = LazyPattern(r"^\s*(\d+(?:\.\d+)?)\s*%\s*$")
 
 
 def parse_confidence(value: Any) -> float | None:

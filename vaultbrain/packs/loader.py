@@ -25,12 +25,12 @@ import os
 import pickle
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.packs.resolved import PackError, ResolvedPack
 from vaultbrain.resources import data_dir
+from vaultbrain.values import valueclass
 
 if TYPE_CHECKING:
     from vaultbrain.packs.merge import Layer
@@ -201,7 +201,7 @@ def one_line(text: str) -> str:
 # -- resolving -----------------------------------------------------------------------------
 
 
-@dataclass
+@valueclass
 class _Fed:
     """A file that fed a resolved pack, as it was when it was read.
 
@@ -503,7 +503,7 @@ def load_ref(ref: str, home: Path | None = None, shared: Path | None = None) -> 
 # -- listing -------------------------------------------------------------------------------
 
 
-@dataclass
+@valueclass
 class PackListing:
     name: str
     path: str
