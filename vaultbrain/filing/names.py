@@ -57,9 +57,6 @@ class NameIndex:
 
     basenames: dict[str, list[str]] = field(default_factory=dict)
     aliases: dict[str, list[str]] = field(default_factory=dict)
-    # first name -> notes; made when first asked (a walk need not spend a regular
-    # expression on each of 10,000 names for a question most captures never ask)
-    _firsts: dict[str, list[str]] | None = None
     # rel -> [mtime, size, aliases, other names (``name:``; a record's title), kind]; a kind
     # of None is learnt when first asked (a walk of 10,000 notes reads only the notes whose
     # head names aliases or a name: the kind matters only for the few a name fits)
@@ -77,18 +74,23 @@ class NameIndex:
     def by_first_name(self, word: str) -> list[str]:
         """Notes whose name is a full name starting with ``word`` (``jane`` -> Jane Doe),
         but for a note the vault types as something else (a company, a tool)."""
-        if self._firsts is None:
-            self._firsts = {}
-            for rel, entry in self._entries.items():
-                self._add_firsts(rel, entry[2], entry[3])
-        fits = sorted(set(self._firsts.get(fold(word), ())))
+        # Only the names whose folded form starts with the word can fit: those are looked
+        # at, not every name (a regular expression on each of 10,000 names per question).
+        first = fold(word)
+        if not first:
+            return []
+        near: set[str] = set()
+        for table in (self.basenames, self.aliases):
+            for key, rels in table.items():
+                if key.startswith(first):
+                    near.update(rels)
+        fits = []
+        for rel in sorted(near):
+            entry = self._entries.get(rel)
+            aliases, names = (entry[2], entry[3]) if entry else ([], [])
+            if first in _first_keys(rel[rel.rfind("/") + 1 : -3], aliases, names):
+                fits.append(rel)
         return [rel for rel in fits if self.kind(rel) != "other"]
-
-    def _add_firsts(self, rel: str, aliases: list[str], names: list[str]) -> None:
-        assert self._firsts is not None
-        stem = rel[rel.rfind("/") + 1 : -3]
-        for key in _first_keys(stem, aliases, names):
-            self._firsts.setdefault(key, []).append(rel)
 
     def kind(self, rel: str) -> str:
         """ "person", "other" or "" (see :func:`kind_of_note`)."""
@@ -128,8 +130,6 @@ class NameIndex:
         if aliases or names:
             for key in _name_keys(aliases, names):
                 self.aliases.setdefault(key, []).append(rel)
-        if self._firsts is not None:
-            self._add_firsts(rel, aliases, names)
 
     def _remove(self, rel: str) -> None:
         entry = self._entries.pop(rel, None)
@@ -139,8 +139,6 @@ class NameIndex:
         names = entry[3] if len(entry) > 3 else []
         keyed = [(self.basenames, _fold_fast(stem))]
         keyed += [(self.aliases, k) for k in _name_keys(entry[2], names)]
-        if self._firsts is not None:
-            keyed += [(self._firsts, k) for k in _first_keys(stem, entry[2], names)]
         for table, key in keyed:
             rels = table.get(key)
             if rels and rel in rels:
