@@ -26,10 +26,12 @@ import re
 import threading
 import time
 import weakref
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import StorageError, VaultbrainError
+from vaultbrain.filing import namesnap
 from vaultbrain.filing.index import records
 from vaultbrain.filing.records import link_to
 from vaultbrain.vault.atomic import atomic_write_file
@@ -259,6 +261,11 @@ def note_names(brain: Brain) -> NameIndex:
         if brain in _followed:
             _followed[brain] = set()  # events from now on; the walk sees what came before
     previous = built[1] if built is not None else None
+    if previous is None:  # a new process: the snapshot a process kept, brought up to date
+        index = _from_snapshot(brain)
+        if index is not None:
+            _built[brain] = (brain.generation, index)
+            return index
     cache_path = brain.state_dir / CACHE_FILE
     # The cache holds the notes that are not records (a record's aliases are the store's);
     # it is read only when the walk meets such a note.
@@ -266,14 +273,18 @@ def note_names(brain: Brain) -> NameIndex:
     kept = 0  # the cache's notes the walk found again
     index = NameIndex()
     index._read_kind = _kind_reader(weakref.ref(brain))  # (kept weakly: _built is keyed by it)
-    by_path = records(brain).by_path
+    index_of_records = records(brain)
+    versions = index_of_records.versions()  # (taken first: what the names are true for)
+    by_path = index_of_records.by_path
     inbox = brain.inbox_rel.lower()
     changed = 0
+    root = str(brain.vault.root)
+    dirs = namesnap.walk(root)
     templates: dict[str, bool] = {}  # per folder: a template folder holds all its notes
     entries, basenames, by_alias = index._entries, index.basenames, index.aliases
     # (one tight loop: a cold `vaultbrain capture` walks 10,000 notes here; what _add does,
     # written out)
-    for rel, entry in brain.vault.iter_notes():
+    for rel in _rels(dirs):
         folder, _, name = rel.rpartition("/")
         template = templates.get(folder)
         if template is None:
@@ -292,7 +303,7 @@ def note_names(brain: Brain) -> NameIndex:
             entries[rel] = [0, 0, aliases, others, kind]
         else:
             try:
-                st = entry.stat(follow_symlinks=False)
+                st = os.lstat(os.path.join(root, rel))
             except OSError:
                 continue
             mtime, size = st.st_mtime_ns, st.st_size
@@ -304,7 +315,7 @@ def note_names(brain: Brain) -> NameIndex:
                 entries[rel] = cached
                 kept += 1
             else:
-                aliases, others, kind = _read_names(brain, rel, entry.path)
+                aliases, others, kind = _read_names(brain, rel, os.path.join(root, rel))
                 entries[rel] = [mtime, size, aliases, others, kind]
                 changed += 1
         stem = name[:-3]
@@ -335,26 +346,84 @@ def note_names(brain: Brain) -> NameIndex:
     if stale and (stale > _STALE_BEFORE_SAVE or not known or brain in _followed):
         _save(cache_path, {rel: e for rel, e in index._entries.items() if e[0]})
         _saved_at[brain] = time.monotonic()
+    namesnap.keep(brain, index_of_records, versions, dirs, index)
     _built[brain] = (brain.generation, index)
     return index
 
 
-def _apply(brain: Brain, index: NameIndex, dirty: set[str]) -> None:
-    """Bring a followed index up to date with the notes its events touched."""
-    if not dirty:
-        return
+def _rels(dirs: dict[str, list[Any]]) -> Iterator[str]:
+    for folder, (_, notes) in dirs.items():
+        for name in notes:
+            yield f"{folder}/{name}" if folder else name
+
+
+def _from_snapshot(brain: Brain) -> NameIndex | None:
+    """The index a process kept (vaultbrain/filing/namesnap.py), with what changed since
+    applied: notes added, removed or renamed (by their folders), notes that are no record
+    and changed (by their mtime and size), records changed in the store. None: walk."""
+    snap = namesnap.load(brain)
+    if snap is None:
+        return None
+    index_of_records = records(brain)
+    changed_ids = namesnap.store_changes(index_of_records, snap["versions"])
+    if changed_ids is None:
+        return None
+    index = NameIndex(snap["basenames"], snap["aliases"], snap["entries"])
+    index._read_kind = _kind_reader(weakref.ref(brain))
+    root = str(brain.vault.root)
+    fresh, added, removed = namesnap.folder_changes(root, snap["dirs"])
+    again = set(added)
+    for rid in changed_ids:
+        old = snap["rids"].get(rid)
+        hit = index_of_records.by_id(rid)
+        again.update(r for r in (old, hit[1].get("path") if hit else None) if r)
+    for rel, entry in index._entries.items():
+        if entry[0] and rel not in removed:  # a note that is no record: its content says
+            try:
+                st = os.lstat(os.path.join(root, rel))
+            except OSError:
+                again.add(rel)
+                continue
+            if st.st_mtime_ns != entry[0] or st.st_size != entry[1]:
+                again.add(rel)
+    for rel in removed:
+        index._remove(rel)
+    _look_again(brain, index, again - removed, fresh)
+    if len(again) + len(removed) > namesnap.KEEP_AFTER:
+        namesnap.keep(brain, index_of_records, index_of_records.versions(), fresh, index)
+    return index
+
+
+def _look_again(
+    brain: Brain, index: NameIndex, rels: set[str], dirs: dict[str, list[Any]] | None = None
+) -> None:
+    """Each of ``rels`` as a walk would find it now: gone, a record (its names the store's)
+    or a note read again if its mtime or size changed. ``dirs``: the folders as just listed
+    (a note not listed is gone); without, each note is looked for (a followed index's)."""
     inbox = brain.inbox_rel.lower()
     by_path = records(brain).by_path
-    for rel in dirty:
+    root = str(brain.vault.root)
+    listed: dict[str, set[str]] = {}
+    for rel in rels:
+        folder, _, name = rel.rpartition("/")
+        if dirs is not None:
+            names = listed.get(folder)
+            if names is None:
+                names = listed[folder] = set(dirs[folder][1]) if folder in dirs else set()
+            if name not in names:
+                index._remove(rel)
+                continue
         if (
             rel.startswith(OWN_FOLDER)
             or rel.lower() == inbox
             or not rel.lower().endswith(".md")
             or brain.templates.holds(rel)
         ):
+            index._remove(rel)  # (no name a thought links to: never in the index)
             continue
         try:
-            st = os.stat(brain.vault.resolve(rel), follow_symlinks=False)
+            path = os.path.join(root, rel) if dirs is not None else str(brain.vault.resolve(rel))
+            st = os.stat(path, follow_symlinks=False)
         except (OSError, VaultbrainError):
             index._remove(rel)
             continue
@@ -369,7 +438,14 @@ def _apply(brain: Brain, index: NameIndex, dirty: set[str]) -> None:
         if entry and entry[0] == st.st_mtime_ns and entry[1] == st.st_size:
             continue
         index._remove(rel)
-        index._add(rel, st.st_mtime_ns, st.st_size, *_read_names(brain, rel))
+        index._add(rel, st.st_mtime_ns, st.st_size, *_read_names(brain, rel, path))
+
+
+def _apply(brain: Brain, index: NameIndex, dirty: set[str]) -> None:
+    """Bring a followed index up to date with the notes its events touched."""
+    if not dirty:
+        return
+    _look_again(brain, index, dirty)
     if time.monotonic() - _saved_at.get(brain, 0.0) > _SAVE_EVERY_S:
         _save(brain.state_dir / CACHE_FILE, {r: e for r, e in index._entries.items() if e[0]})
         _saved_at[brain] = time.monotonic()

@@ -87,6 +87,37 @@ def iter_md(start: Path | str, prefix: str = "") -> Iterator[tuple[str, os.DirEn
             yield rel_dir + name, entry
 
 
+def list_folder(path: str) -> tuple[list[str], list[str]]:
+    """The notes directly in the folder at ``path`` as :func:`iter_md` finds them (their
+    names), and the folders it would walk into; ([], []) when it cannot be listed."""
+    notes: list[str] = []
+    folders: list[str] = []
+    conflict = _CONFLICT_RE.match
+    try:
+        with os.scandir(path) as it:
+            entries = list(it)
+    except OSError:
+        return notes, folders
+    for entry in entries:
+        name = entry.name
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                if not name.startswith("."):
+                    folders.append(name)
+                continue
+            low = name.lower()
+            if (
+                low.endswith(".md")
+                and not name.startswith(".")
+                and not ("conflict" in low and conflict(low))
+                and entry.is_file(follow_symlinks=False)
+            ):
+                notes.append(name)
+        except OSError:
+            continue
+    return notes, folders
+
+
 def _walk(start: Path, hidden_files: bool = False) -> Iterator[os.DirEntry[str]]:
     """Every entry below ``start`` (see :func:`_walk_rel`)."""
     for _, entry in _walk_rel(start, "", hidden_files):
