@@ -452,6 +452,10 @@ def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
             if key in learning.records:
                 learning.remove_record(key)
                 learning.unsaved += 1
+        if first:
+            # The saved state could not be followed from its version (the collection's log
+            # folded since): written back, or every later process passes over every record.
+            learning.unsaved = max(learning.unsaved, SAVE_EVERY)
         learning.versions[name] = version
     inbox = store.inbox
     version = inbox.disk_version()
