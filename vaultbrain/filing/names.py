@@ -402,7 +402,8 @@ def _look_again(
         if dirs is not None:
             names = listed.get(folder)
             if names is None:
-                names = listed[folder] = set(dirs[folder][1]) if folder in dirs else set()
+                notes = namesnap.notes_in(dirs[folder][1]) if folder in dirs else []
+                names = listed[folder] = set(notes)
             if name not in names:
                 index._remove(rel)
                 continue

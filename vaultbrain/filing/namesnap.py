@@ -90,6 +90,21 @@ def _trusted(mtime: int, now: int) -> int | None:
     return None if abs(now - mtime) < _RACY_NS else mtime
 
 
+def notes_in(notes: list[str] | bytes) -> list[str]:
+    """A folder's notes as :func:`walk` lists them, or as a snapshot keeps them: one string
+    of bytes, decoded only for a folder that changed (10,000 names are not built for each
+    process to look at the folders' mtimes)."""
+    if isinstance(notes, bytes):
+        return notes.decode("utf-8", "surrogatepass").split("\x00") if notes else []
+    return notes
+
+
+def _packed(notes: list[str] | bytes) -> bytes:
+    if isinstance(notes, bytes):
+        return notes
+    return "\x00".join(notes).encode("utf-8", "surrogatepass")
+
+
 def rel_of(folder: str, name: str) -> str:
     return f"{folder}/{name}" if folder else name
 
@@ -111,14 +126,14 @@ def folder_changes(
         except OSError:
             st = None
         if st is None or not stat.S_ISDIR(st.st_mode):  # gone (or no folder any more)
-            removed.update(rel_of(folder, n) for n in notes)
+            removed.update(rel_of(folder, n) for n in notes_in(notes))
             continue
         if mtime is not None and st.st_mtime_ns == mtime:
             fresh[folder] = [mtime, notes]
             continue
         now_notes, subfolders = list_folder(path)
         fresh[folder] = [_trusted(st.st_mtime_ns, now), now_notes]
-        before, after = set(notes), set(now_notes)
+        before, after = set(notes_in(notes)), set(now_notes)
         added.update(rel_of(folder, n) for n in after - before)
         removed.update(rel_of(folder, n) for n in before - after)
         for sub in subfolders:
@@ -175,7 +190,9 @@ def keep(
     for table, mark in ((index.basenames, "b"), (index.aliases, "a")):
         for key, rels in table.items():
             rows += [_row(key, mark, rel) for rel in rels]
-    if any(row.count(b"\x00") != 2 for row in rows):
+    if any(row.count(b"\x00") != 2 for row in rows) or any(
+        "\x00" in n for _, notes in dirs.values() if isinstance(notes, list) for n in notes
+    ):
         return  # (a name holding a NUL: no snapshot, the vault is walked)
     rows.sort()
     starts = array("I", [0])
@@ -189,7 +206,7 @@ def keep(
     doc = {
         "key": snap_key(brain),
         "versions": versions,
-        "dirs": dirs,
+        "dirs": {folder: [mtime, _packed(notes)] for folder, (mtime, notes) in dirs.items()},
         "others": others,
         "rows": b"".join(rows),
         "starts": starts.tobytes(),
