@@ -111,7 +111,7 @@ def test_records_the_store_changed_since_are_looked_up_again(root: Path) -> None
 def test_a_torn_snapshot_is_a_walk(root: Path) -> None:
     brain = Brain(root)
     snap = brain.state_dir / namesnap.SNAP_FILE
-    for bad in (snap.read_bytes()[:100], b"", b"vbsnap1 nonsense"):
+    for bad in (snap.read_bytes()[:100], b"", b"vbsnap2 nonsense"):
         snap.write_bytes(bad)
         index = names.note_names(Brain(root))
         assert index.lookup("plato") == ["References/Plato.md"]

@@ -126,6 +126,7 @@ class Collection(PackedRecords, SnappedIndex):
                 self._feed.clear()
                 self._feed_base = 0
                 damaged = False
+                self._names_kept = None
                 restored = self._restore()  # the snapshot a process kept, if still true
                 if not restored:
                     damaged = self._read_index()
@@ -272,6 +273,10 @@ class Collection(PackedRecords, SnappedIndex):
             if mark is None or mark[0] != self._epoch or mark[1] < self._feed_base:
                 return now, None
             return now, self._feed[mark[1] - self._feed_base :]
+
+    def changes_since_now(self) -> tuple[int, int]:
+        """The change feed's mark of now, as :meth:`changes_since` gives it (nothing read)."""
+        return (self._epoch, self._feed_base + len(self._feed))
 
     def _rebuild(self) -> dict[str, dict[str, Any]]:
         index: dict[str, dict[str, Any]] = {}

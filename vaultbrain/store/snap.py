@@ -17,14 +17,16 @@ import binascii
 import marshal
 import os
 import sys
+from array import array
+from bisect import bisect_left
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import StorageError
 from vaultbrain.vault.atomic import atomic_write_file
 
 SNAP_FILE = "index.snap"
-_MAGIC = b"vbsnap1 "
+_MAGIC = b"vbsnap2 "
 _PY = f"{sys.version_info[0]}.{sys.version_info[1]}".encode()
 # A collection this small loads faster than a snapshot is written.
 MIN_RECORDS = 200
@@ -87,6 +89,16 @@ class SnappedIndex:
     _pending: dict[str, dict[str, Any]]
     _held: dict[str, tuple[str, bool]]
     _snap_at: tuple[int, int] = (0, 0)  # (log, pack) bytes the snapshot in use had read
+    # The kept names of the records, and the change-feed mark they are true at.
+    _names_kept: tuple[KeyedRows, tuple[int, int]] | None = None
+
+    if TYPE_CHECKING:  # the collection's
+
+        def changes_since(
+            self, mark: tuple[int, int] | None
+        ) -> tuple[tuple[int, int], list[str] | None]: ...
+
+        def changes_since_now(self) -> tuple[int, int]: ...
 
     def _snap_path(self) -> Path:
         # Beside the collections, not in the collection's folder: a dot-name no collection
@@ -121,7 +133,24 @@ class SnappedIndex:
         self._log_ino, self._log_pos, self._log_lines = log_ino, log_pos, log_lines
         self._packed, self._pack_seen = packed, (pack_ino, pack_seen)
         self._snap_at = (log_pos, pack_seen)
+        self._names_kept = None
+        try:
+            rows, starts = snap.get("names") or (None, None)
+            if rows is not None:
+                self._names_kept = (KeyedRows(rows, starts), self.changes_since_now())
+        except (TypeError, ValueError):
+            pass
         return True
+
+    def kept_names(self) -> tuple[KeyedRows, list[str]] | None:
+        """The records' names (title and aliases, lower-cased) as the snapshot in use held
+        them, and the ids whose entry changed since (their names are the index's now); None
+        when there is no such snapshot (a full load, a repair since)."""
+        if self._names_kept is None:
+            return None
+        rows, mark = self._names_kept
+        _, changed = self.changes_since(mark)
+        return (rows, changed) if changed is not None else None
 
     def _keep(self, since: tuple[int, int] | None = None) -> None:
         """A snapshot of what is loaded now, unless ``since`` (the positions the snapshot in
@@ -136,15 +165,19 @@ class SnappedIndex:
             grown = self._log_pos - since[0] + self._pack_seen[1] - since[1]
             if grown < _KEEP_AFTER_BYTES:
                 return
+        names = _name_rows(index)
         doc = {
             "stamp": tuple(self._index_stamp or ()),
             "log": (self._log_ino, self._log_pos, self._log_lines),
             "pack": self._pack_seen,
             "index": index,
             "packed": self._packed,
+            "names": names,
         }
         write_snap(self._snap_path(), doc)
         self._snap_at = (self._log_pos, self._pack_seen[1])
+        if names is not None:
+            self._names_kept = (KeyedRows(*names), self.changes_since_now())
 
 
 # Bytes of log and pack read past a snapshot before a process writes a new one (the lines a
@@ -156,3 +189,59 @@ def _grown(path: Path, ino: int, size: int) -> bool:
     """Whether ``path`` is the file of inode ``ino``, at least ``size`` bytes long."""
     now = file_stamp(path)
     return now is not None and now[0] == ino and now[1] >= size
+
+
+def record_names(summary: dict[str, Any]) -> list[str]:
+    """A record's names as its summary gives them, as they are looked up: its title and
+    aliases, stripped and lower-cased, each once."""
+    keys = [str(summary.get("title", "")).strip().lower()]
+    keys += [str(a).strip().lower() for a in summary.get("aliases", []) or []]
+    return list(dict.fromkeys(k for k in keys if k))
+
+
+def _name_rows(index: dict[str, dict[str, Any]]) -> tuple[bytes, bytes] | None:
+    """``name NUL id`` for each name of each record (tombstones aside), sorted, as one string
+    of bytes, with where each row starts; None when a name holds a NUL."""
+    rows = []
+    for rid, summary in index.items():
+        if not summary.get("deleted"):
+            rows += [
+                f"{key}\x00{rid}".encode("utf-8", "surrogatepass") for key in record_names(summary)
+            ]
+    if any(row.count(b"\x00") != 1 for row in rows):
+        return None
+    rows.sort()
+    starts = array("I", [0])
+    at = 0
+    for row in rows:
+        at += len(row)
+        starts.append(at)
+    return b"".join(rows), starts.tobytes()
+
+
+class KeyedRows:
+    """Rows ``key NUL value`` sorted by key in one string of bytes: a key's values are found
+    by bisection and decoded alone (a cold process does not build 10,000 entries to look up
+    the few names a thought holds)."""
+
+    def __init__(self, rows: bytes, starts: bytes) -> None:
+        self._rows = rows
+        self._starts = array("I")
+        self._starts.frombytes(starts)
+        if not isinstance(rows, bytes) or not self._starts or self._starts[-1] != len(rows):
+            raise ValueError("not a table of rows")
+        self._n = len(self._starts) - 1
+
+    def _key(self, i: int) -> bytes:
+        start = self._starts[i]
+        return self._rows[start : self._rows.index(b"\x00", start)]
+
+    def values(self, key: str) -> list[str]:
+        want = key.encode("utf-8", "surrogatepass")
+        out = []
+        i = bisect_left(range(self._n), want, key=self._key)
+        while i < self._n and self._key(i) == want:
+            row = self._rows[self._starts[i] : self._starts[i + 1]]
+            out.append(row[len(want) + 1 :].decode("utf-8", "surrogatepass"))
+            i += 1
+        return out
