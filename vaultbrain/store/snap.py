@@ -14,6 +14,7 @@ collection loaded in full. The snapshot is a cache: losing it costs one full loa
 from __future__ import annotations
 
 import binascii
+import gc
 import marshal
 import os
 import sys
@@ -45,7 +46,15 @@ def read_snap(path: Path) -> dict[str, Any] | None:
     try:
         if int(data[len(head) : len(head) + 8], 16) != binascii.crc32(body):
             return None
-        doc = marshal.loads(body)
+        # (10,000 summaries made at once, none of them garbage: with the cyclic collector
+        # paused, which would otherwise walk the young ones again and again as they come)
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            doc = marshal.loads(body)
+        finally:
+            if paused:
+                gc.enable()
     except (ValueError, EOFError, TypeError):
         return None
     return doc if isinstance(doc, dict) else None
