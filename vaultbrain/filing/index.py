@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from vaultbrain.packs import ResolvedPack
 from vaultbrain.store import Store
+from vaultbrain.store.snap import collector_paused
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -41,7 +42,8 @@ def records(brain: Brain) -> RecordIndex:
 
     def build() -> RecordIndex:
         brain.on_refresh("records", lambda: _follow_refresh(brain))
-        return RecordIndex(brain.store, brain.pack, brain.folder_packs)
+        with collector_paused():
+            return RecordIndex(brain.store, brain.pack, brain.folder_packs)
 
     return brain.memo("records", key, build)
 
