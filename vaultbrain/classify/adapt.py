@@ -42,6 +42,7 @@ from vaultbrain.classify.reliability import Reliability, vote_evidence
 from vaultbrain.errors import VaultbrainError
 from vaultbrain.statuses import STOOD, CaptureStatus
 from vaultbrain.store import Store
+from vaultbrain.store.snap import collector_paused
 
 log = logging.getLogger(__name__)
 
@@ -213,7 +214,7 @@ def _cache_dir(store: Store) -> Path:
 
 def _load(path: Path) -> Any:
     try:
-        with open(path, "rb") as fh:
+        with open(path, "rb") as fh, collector_paused():  # (10,000 records' worth)
             data = pickle.load(fh)  # our own cache in this machine's state dir
     except FileNotFoundError:
         return None
