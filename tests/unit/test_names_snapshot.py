@@ -117,3 +117,23 @@ def test_a_torn_snapshot_is_a_walk(root: Path) -> None:
         assert index.lookup("plato") == ["References/Plato.md"]
         assert index.lookup("countess") == ["People/Ada Lovelace.md"]
     assert _next_process(root).lookup("gadfly") == ["Philosophy/Socrates.md"]  # kept anew
+
+
+def test_a_walk_after_the_kept_index_reads_no_unchanged_note_again(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process that took the kept index and walks later (a refresh, a lost event) has the
+    snapshot's entries to go by: only a note changed since is read."""
+    brain = Brain(root)
+    assert names.note_names(brain)._base is not None
+    _write(root, "Notes/Loose.md", "---\naliases: [Loose thread]\n---\n")
+    read: list[str] = []
+    real = names._read_frontmatter
+    monkeypatch.setattr(
+        names, "_read_frontmatter", lambda b, r, *a: read.append(r) or real(b, r, *a)
+    )
+    brain.refresh()  # a new unit of work: walked, with what the index knew
+    index = names.note_names(brain)
+    assert read == ["Notes/Loose.md"]
+    assert index.lookup("loose thread") == ["Notes/Loose.md"]
+    assert index.lookup("gadfly") == ["Philosophy/Socrates.md"]

@@ -253,7 +253,12 @@ def note_names(brain: Brain) -> NameIndex:
     cache_path = brain.state_dir / CACHE_FILE
     # The cache holds the notes that are not records (a record's aliases are the store's);
     # it is read only when the walk meets such a note.
-    old: dict[str, list[Any]] | None = previous._entries if previous is not None else None
+    old: dict[str, list[Any]] | None = None
+    if previous is not None:  # (an index from a snapshot: its notes' entries are in the base)
+        old = dict(previous._base.others) if previous._base is not None else {}
+        for rel in previous._void:
+            old.pop(rel, None)
+        old.update(previous._entries)
     kept = 0  # the cache's notes the walk found again
     index = NameIndex()
     index._read_kind = _kind_reader(weakref.ref(brain))  # (kept weakly: _built is keyed by it)
