@@ -129,6 +129,15 @@ class NameIndex:
             entry[4] = self._read_kind(rel) if self._read_kind is not None else ""
         return str(entry[4])
 
+    def known_notes(self) -> dict[str, list[Any]]:
+        """The entries of the notes that are no record (a record's are the store's), the
+        base's too: what a walk need not read again while their mtime and size hold."""
+        known = dict(self._base.others) if self._base is not None else {}
+        for rel in self._void:
+            known.pop(rel, None)
+        known.update((rel, e) for rel, e in self._entries.items() if e[0])
+        return known
+
     def aliases_of(self, rel: str) -> list[str]:
         entry = self._entry(rel)
         return list(entry[2]) if entry else []
@@ -253,12 +262,7 @@ def note_names(brain: Brain) -> NameIndex:
     cache_path = brain.state_dir / CACHE_FILE
     # The cache holds the notes that are not records (a record's aliases are the store's);
     # it is read only when the walk meets such a note.
-    old: dict[str, list[Any]] | None = None
-    if previous is not None:  # (an index from a snapshot: its notes' entries are in the base)
-        old = dict(previous._base.others) if previous._base is not None else {}
-        for rel in previous._void:
-            old.pop(rel, None)
-        old.update(previous._entries)
+    old = previous.known_notes() if previous is not None else None
     kept = 0  # the cache's notes the walk found again
     index = NameIndex()
     index._read_kind = _kind_reader(weakref.ref(brain))  # (kept weakly: _built is keyed by it)
@@ -446,7 +450,7 @@ def _apply(brain: Brain, index: NameIndex, dirty: set[str]) -> None:
         return
     _look_again(brain, index, dirty)
     if time.monotonic() - _saved_at.get(brain, 0.0) > _SAVE_EVERY_S:
-        _save(brain.state_dir / CACHE_FILE, {r: e for r, e in index._entries.items() if e[0]})
+        _save(brain.state_dir / CACHE_FILE, index.known_notes())
         _saved_at[brain] = time.monotonic()
 
 

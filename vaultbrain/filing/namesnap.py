@@ -183,7 +183,6 @@ def keep(
     (name, basename or alias, note) sorted by name, and the entries of the notes that are no
     record (a record's entry is made from the store when asked)."""
     rows: list[bytes] = []
-    others: dict[str, list[Any]] = {}
     base, void = index._base, index._void
     if base is not None:
         rows += [row for row, rel in base.all_rows() if rel not in void]
@@ -200,14 +199,11 @@ def keep(
     for row in rows:
         at += len(row)
         starts.append(at)
-    if base is not None:
-        others = {r: e for r, e in base.others.items() if r not in void}
-    others.update((rel, e) for rel, e in index._entries.items() if e[0])
     doc = {
         "key": snap_key(brain),
         "versions": versions,
         "dirs": {folder: [mtime, _packed(notes)] for folder, (mtime, notes) in dirs.items()},
-        "others": others,
+        "others": index.known_notes(),
         "rows": b"".join(rows),
         "starts": starts.tobytes(),
     }
