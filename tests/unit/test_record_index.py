@@ -141,3 +141,28 @@ def test_the_brains_index_is_one_and_refreshes_with_the_brain(vault: Path) -> No
     Brain(vault).store.collection("people").put(_rec("p9", "person", "Ed", "People/Ed.md"))
     ours.refresh()
     assert records(ours) is index and index.find("person", "ed")["id"] == "p9"
+
+
+def test_names_kept_with_a_collection_and_changed_since_are_both_found(vault: Path) -> None:
+    """A fresh process looks a thought's names up in the names each collection's snapshot
+    kept, and in the records changed since (by any process), without building an index of
+    every record's names."""
+    from vaultbrain.store.snap import MIN_RECORDS
+
+    brain = new_brain(vault)
+    with brain.store.bulk():
+        people = brain.store.collection("people")
+        for i in range(MIN_RECORDS + 10):
+            people.put(_rec(f"p{i}", "person", f"Person {i}", f"People/Person {i}.md"))
+    Store(brain.store.root).collection("people").ids()  # a process that keeps the snapshot
+    other = Store(brain.store.root).collection("people")  # another process, since
+    other.put(_rec("p3", "person", "Grace Hopper", "People/Grace Hopper.md", aliases=["Amazing"]))
+    other.tombstone("p4")
+    index = RecordIndex(Store(brain.store.root), brain.pack)
+    assert index.store.collection("people").kept_names() is not None
+    titles = [s["title"] for s in index.mentioned("Grace Hopper met Person 5 and Person 4")]
+    assert titles == ["Grace Hopper", "Person 5"]
+    assert index.find("person", "person 3") is None  # renamed since
+    assert index.find("person", "amazing")["id"] == "p3"
+    assert index.find("person", "PERSON 7")["id"] == "p7"
+    assert not index._names_built

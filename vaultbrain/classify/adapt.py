@@ -40,6 +40,7 @@ from vaultbrain.classify.entities import KnownNames, find_people
 from vaultbrain.classify.learned import Counts, features
 from vaultbrain.classify.reliability import Reliability, vote_evidence
 from vaultbrain.errors import VaultbrainError
+from vaultbrain.procs import collector_paused
 from vaultbrain.statuses import STOOD, CaptureStatus
 from vaultbrain.store import Store
 from vaultbrain.values import valueclass
@@ -214,7 +215,7 @@ def _cache_dir(store: Store) -> Path:
 
 def _load(path: Path) -> Any:
     try:
-        with open(path, "rb") as fh:
+        with open(path, "rb") as fh, collector_paused():  # (10,000 records' worth)
             data = pickle.load(fh)  # our own cache in this machine's state dir
     except FileNotFoundError:
         return None
@@ -453,6 +454,8 @@ def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
             if key in learning.records:
                 learning.remove_record(key)
                 learning.unsaved += 1
+        if first:  # not followable from its saved version (log folded): saved, not redone
+            learning.unsaved = max(learning.unsaved, SAVE_EVERY)
         learning.versions[name] = version
     inbox = store.inbox
     version = inbox.disk_version()

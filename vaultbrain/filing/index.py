@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.packs import ResolvedPack
+from vaultbrain.procs import collector_paused
 from vaultbrain.store import Store
 
 if TYPE_CHECKING:
@@ -19,6 +20,9 @@ if TYPE_CHECKING:
 
 _WORD = re.compile(r"[\w][\w'’\-.&]*", re.UNICODE)
 MAX_NGRAM = 5
+# A collection with no snapshot of its names and at most this many records is looked over
+# record by record for a name (a larger one has the name index built).
+_SCAN_AT_MOST = 1000
 
 
 def collections_of(pack: ResolvedPack, extra: list[ResolvedPack] | None = None) -> list[str]:
@@ -38,7 +42,8 @@ def records(brain: Brain) -> RecordIndex:
 
     def build() -> RecordIndex:
         brain.on_refresh("records", lambda: _follow_refresh(brain))
-        return RecordIndex(brain.store, brain.pack, brain.folder_packs)
+        with collector_paused():
+            return RecordIndex(brain.store, brain.pack, brain.folder_packs)
 
     return brain.memo("records", key, build)
 
@@ -143,6 +148,40 @@ class RecordIndex:
                             bucket.add((collection, rid))
         return self._names
 
+    def _named(self, keys: list[str]) -> dict[str, set[tuple[str, str]]]:
+        """The records each of ``keys`` names (title or alias, lower-cased). Before the
+        name index is built (a cold process asks for the few names of one thought), from
+        the names each collection's snapshot kept and the records changed since, not by
+        building an index of every record's names."""
+        if self._names_built:
+            names = self._names
+            return {k: names[k] for k in keys if k in names}
+        found: dict[str, set[tuple[str, str]]] = {}
+        wanted = set(keys)
+        for collection in self.collections:
+            records = self._records.get(collection) or {}
+            if not records:
+                continue
+            kept = self.store.collection(collection).kept_names()
+            if kept is None and len(records) > _SCAN_AT_MOST:
+                names = self._name_index()  # (no snapshot of a large collection: build)
+                return {k: names[k] for k in keys if k in names}
+            if kept is None:
+                changed: Any = records  # a small collection: each of its records looked at
+            else:
+                rows, changed = kept[0], set(kept[1])
+                for key in wanted:
+                    for rid in rows.values(key):
+                        if rid not in changed and rid in records:
+                            found.setdefault(key, set()).add((collection, rid))
+            for rid in changed:
+                summary = records.get(rid)
+                if summary is not None:
+                    for key in self._keys(summary):
+                        if key in wanted:
+                            found.setdefault(key, set()).add((collection, rid))
+        return found
+
     def _keys(self, summary: dict[str, Any]) -> list[str]:
         keys = [str(summary.get("title", "")).strip().lower()]
         keys += [str(a).strip().lower() for a in summary.get("aliases", []) or []]
@@ -214,7 +253,8 @@ class RecordIndex:
         ptype = self.pack.get_type(type_name)
         if ptype is None:
             return None
-        for collection, rid in sorted(self._name_index().get(title.strip().lower(), ())):
+        key = title.strip().lower()
+        for collection, rid in sorted(self._named([key]).get(key, ())):
             summary = self._records.get(collection, {}).get(rid)
             if summary and summary.get("type") == ptype.name:
                 return summary
@@ -258,9 +298,15 @@ class RecordIndex:
 
     def mentioned(self, text: str, limit: int = 12) -> list[dict[str, Any]]:
         """Records whose names or aliases occur in ``text``: bounded by the text, not the vault."""
-        names = self._name_index()
         words = [w.strip(".&'’-").lower() for w in _WORD.findall(text)]
         words = [w for w in words if w]
+        grams = [
+            " ".join(words[i : i + n])
+            for i in range(len(words))
+            for n in range(1, MAX_NGRAM + 1)
+            if i + n <= len(words)
+        ]
+        names = self._named(grams)
         found: list[dict[str, Any]] = []
         seen: set[tuple[str, str]] = set()
         for i in range(len(words)):

@@ -26,11 +26,14 @@ import re
 import threading
 import time
 import weakref
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import StorageError, VaultbrainError
+from vaultbrain.filing import namesnap
 from vaultbrain.filing.index import records
+from vaultbrain.filing.namekeys import first_keys, fold_fast, name_keys
 from vaultbrain.filing.records import link_to
 from vaultbrain.vault.atomic import atomic_write_file
 from vaultbrain.vault.names import fold, kind_of_words, sanitize_filename, unique_name
@@ -57,53 +60,86 @@ class NameIndex:
 
     basenames: dict[str, list[str]] = field(default_factory=dict)
     aliases: dict[str, list[str]] = field(default_factory=dict)
-    # first name -> notes; made when first asked (a walk need not spend a regular
-    # expression on each of 10,000 names for a question most captures never ask)
-    _firsts: dict[str, list[str]] | None = None
     # rel -> [mtime, size, aliases, other names (``name:``; a record's title), kind]; a kind
     # of None is learnt when first asked (a walk of 10,000 notes reads only the notes whose
     # head names aliases or a name: the kind matters only for the few a name fits)
     _entries: dict[str, list[Any]] = field(default_factory=dict)
     _read_kind: Any = None  # rel -> kind, for a note whose kind is not known yet
+    # Under the tables above, an index a process kept (vaultbrain/filing/namesnap.py): its
+    # rows read where they lie, but for the notes looked at since (``_void``); the tables
+    # above hold those. ``_base_entry``: an entry of a note of the base, made when asked.
+    _base: namesnap.NameTable | None = None
+    _void: set[str] = field(default_factory=set)
+    _base_entry: Any = None
+    _base_entries: dict[str, list[Any]] = field(default_factory=dict)
 
     def lookup(self, name: str) -> list[str]:
         """Notes named ``name`` (case and accents folded): basename matches first (shortest
         path first), then aliases and ``name:`` properties."""
         key = fold(name)
-        by_name = sorted(self.basenames.get(key, ()), key=lambda r: (r.count("/"), len(r), r))
-        by_alias = sorted(r for r in self.aliases.get(key, ()) if r not in by_name)
+        by_name = list(self.basenames.get(key, ()))
+        by_alias = list(self.aliases.get(key, ()))
+        if self._base is not None:
+            for table, rel in self._base.rows(key):
+                if rel not in self._void:
+                    (by_name if table == "b" else by_alias).append(rel)
+        by_name.sort(key=lambda r: (r.count("/"), len(r), r))
+        by_alias = sorted(r for r in by_alias if r not in by_name)
         return by_name + by_alias
+
+    def _entry(self, rel: str) -> list[Any] | None:
+        entry = self._entries.get(rel)
+        if entry is None and self._base is not None and rel not in self._void:
+            entry = self._base_entries.get(rel)
+            if entry is None and self._base_entry is not None:
+                entry = self._base_entry(rel)
+                if entry is not None:
+                    self._base_entries[rel] = entry
+        return entry
 
     def by_first_name(self, word: str) -> list[str]:
         """Notes whose name is a full name starting with ``word`` (``jane`` -> Jane Doe),
         but for a note the vault types as something else (a company, a tool)."""
-        if self._firsts is None:
-            self._firsts = {}
-            for rel, entry in self._entries.items():
-                self._add_firsts(rel, entry[2], entry[3])
-        fits = sorted(set(self._firsts.get(fold(word), ())))
+        # Only the names whose folded form starts with the word can fit: those are looked
+        # at, not every name (a regular expression on each of 10,000 names per question).
+        first = fold(word)
+        if not first:
+            return []
+        near: set[str] = set()
+        for table in (self.basenames, self.aliases):
+            for key, rels in table.items():
+                if key.startswith(first):
+                    near.update(rels)
+        if self._base is not None:
+            near.update(r for r in self._base.prefixed(first) if r not in self._void)
+        fits = []
+        for rel in sorted(near):
+            entry = self._entry(rel)
+            aliases, names = (entry[2], entry[3]) if entry else ([], [])
+            if first in first_keys(rel[rel.rfind("/") + 1 : -3], aliases, names):
+                fits.append(rel)
         return [rel for rel in fits if self.kind(rel) != "other"]
-
-    def _add_firsts(self, rel: str, aliases: list[str], names: list[str]) -> None:
-        assert self._firsts is not None
-        stem = rel[rel.rfind("/") + 1 : -3]
-        for key in _first_keys(stem, aliases, names):
-            self._firsts.setdefault(key, []).append(rel)
 
     def kind(self, rel: str) -> str:
         """ "person", "other" or "" (see :func:`kind_of_note`)."""
-        entry = self._entries.get(rel)
+        entry = self._entry(rel)
         if entry is None:
             return ""
         if entry[4] is None:
             entry[4] = self._read_kind(rel) if self._read_kind is not None else ""
         return str(entry[4])
 
-    def has_basename(self, name: str) -> bool:
-        return fold(name) in self.basenames
+    def known_notes(self) -> dict[str, list[Any]]:
+        """The entries of the notes that are no record (a record's are the store's), the
+        base's too: what a walk need not read again while their mtime and size hold."""
+        known = dict(self._base.others) if self._base is not None else {}
+        for rel in self._void:
+            known.pop(rel, None)
+        known.update((rel, e) for rel, e in self._entries.items() if e[0])
+        return known
 
     def aliases_of(self, rel: str) -> list[str]:
-        entry = self._entries.get(rel)
+        entry = self._entry(rel)
         return list(entry[2]) if entry else []
 
     def _add(
@@ -119,76 +155,33 @@ class NameIndex:
         names = names or []
         self._entries[rel] = [mtime_ns, size, aliases, names, kind]
         stem = rel[rel.rfind("/") + 1 : -3]
-        key = _fold_fast(stem)
+        key = fold_fast(stem)
         same = self.basenames.get(key)
         if same is None:
             self.basenames[key] = [rel]
         else:
             same.append(rel)
         if aliases or names:
-            for key in _name_keys(aliases, names):
+            for key in name_keys(aliases, names):
                 self.aliases.setdefault(key, []).append(rel)
-        if self._firsts is not None:
-            self._add_firsts(rel, aliases, names)
 
     def _remove(self, rel: str) -> None:
+        if self._base is not None:
+            self._void.add(rel)  # (whatever the base says of it, it says no more)
+            self._base_entries.pop(rel, None)
         entry = self._entries.pop(rel, None)
         if entry is None:
             return
         stem = rel.rsplit("/", 1)[-1][:-3]
         names = entry[3] if len(entry) > 3 else []
-        keyed = [(self.basenames, _fold_fast(stem))]
-        keyed += [(self.aliases, k) for k in _name_keys(entry[2], names)]
-        if self._firsts is not None:
-            keyed += [(self._firsts, k) for k in _first_keys(stem, entry[2], names)]
+        keyed = [(self.basenames, fold_fast(stem))]
+        keyed += [(self.aliases, k) for k in name_keys(entry[2], names)]
         for table, key in keyed:
             rels = table.get(key)
             if rels and rel in rels:
                 rels.remove(rel)
                 if not rels:
                     del table[key]
-
-
-def _name_keys(aliases: list[str], names: list[str]) -> list[str]:
-    out: list[str] = []
-    for n in (*aliases, *names):
-        key = _fold_fast(n) if n else ""
-        if key and key not in out:
-            out.append(key)
-    return out
-
-
-_FULL_NAME = re.compile(
-    r"[^\W\d_][^\W\d]*(?:['’.-][^\W\d]+)*(?: +[^\W\d_][^\W\d]*(?:['’.-][^\W\d]+)*){1,3} *$"
-)
-
-
-def _first_keys(stem: str, aliases: list[str], names: list[str]) -> list[str]:
-    """The first names of a note's full names: ``Jane Doe`` (two to four words, each starting
-    with a capital, no digits) is found by ``jane``; ``Meeting notes`` is no full name."""
-    out = []
-    for name in (stem, *aliases, *names):
-        if " " in name:  # (most file names: no full name, and no regular expression to run)
-            first = _first_key(str(name))
-            if first is not None:
-                out.append(first)
-    return list(dict.fromkeys(out))
-
-
-def _first_key(name: str) -> str | None:
-    if _FULL_NAME.match(name) is None:
-        return None
-    words = name.split()
-    if not all(w[0].isupper() for w in words):
-        return None
-    return fold(words[0])
-
-
-def _fold_fast(name: str) -> str:
-    """:func:`fold` of a file name, which is almost always ASCII with single spaces."""
-    if name.isascii() and "  " not in name and name[:1] != " " and name[-1:] != " ":
-        return name.lower()
-    return fold(name)
 
 
 def kind_of_note(rel: str, data: dict[str, Any] | None) -> str:
@@ -261,21 +254,30 @@ def note_names(brain: Brain) -> NameIndex:
         if brain in _followed:
             _followed[brain] = set()  # events from now on; the walk sees what came before
     previous = built[1] if built is not None else None
+    if previous is None:  # a new process: the snapshot a process kept, brought up to date
+        index = _from_snapshot(brain)
+        if index is not None:
+            _built[brain] = (brain.generation, index)
+            return index
     cache_path = brain.state_dir / CACHE_FILE
     # The cache holds the notes that are not records (a record's aliases are the store's);
     # it is read only when the walk meets such a note.
-    old: dict[str, list[Any]] | None = previous._entries if previous is not None else None
+    old = previous.known_notes() if previous is not None else None
     kept = 0  # the cache's notes the walk found again
     index = NameIndex()
     index._read_kind = _kind_reader(weakref.ref(brain))  # (kept weakly: _built is keyed by it)
-    by_path = records(brain).by_path
+    index_of_records = records(brain)
+    versions = index_of_records.versions()  # (taken first: what the names are true for)
+    by_path = index_of_records.by_path
     inbox = brain.inbox_rel.lower()
     changed = 0
+    root = str(brain.vault.root)
+    dirs = namesnap.walk(root)
     templates: dict[str, bool] = {}  # per folder: a template folder holds all its notes
     entries, basenames, by_alias = index._entries, index.basenames, index.aliases
     # (one tight loop: a cold `vaultbrain capture` walks 10,000 notes here; what _add does,
     # written out)
-    for rel, entry in brain.vault.iter_notes():
+    for rel in _rels(dirs):
         folder, _, name = rel.rpartition("/")
         template = templates.get(folder)
         if template is None:
@@ -294,7 +296,7 @@ def note_names(brain: Brain) -> NameIndex:
             entries[rel] = [0, 0, aliases, others, kind]
         else:
             try:
-                st = entry.stat(follow_symlinks=False)
+                st = os.lstat(os.path.join(root, rel))
             except OSError:
                 continue
             mtime, size = st.st_mtime_ns, st.st_size
@@ -306,21 +308,21 @@ def note_names(brain: Brain) -> NameIndex:
                 entries[rel] = cached
                 kept += 1
             else:
-                aliases, others, kind = _read_names(brain, rel, entry.path)
+                aliases, others, kind = _read_names(brain, rel, os.path.join(root, rel))
                 entries[rel] = [mtime, size, aliases, others, kind]
                 changed += 1
         stem = name[:-3]
-        key = _fold_fast(stem)
+        key = fold_fast(stem)
         same = basenames.get(key)
         if same is None:
             basenames[key] = [rel]
         else:
             same.append(rel)
         if aliases or len(others) > 1:
-            for key in _name_keys(aliases, others):
+            for key in name_keys(aliases, others):
                 by_alias.setdefault(key, []).append(rel)
         elif others and others[0]:  # (a record's title: _name_keys of one name, written out)
-            key = _fold_fast(others[0])
+            key = fold_fast(others[0])
             if key:
                 same = by_alias.get(key)
                 if same is None:
@@ -337,26 +339,94 @@ def note_names(brain: Brain) -> NameIndex:
     if stale and (stale > _STALE_BEFORE_SAVE or not known or brain in _followed):
         _save(cache_path, {rel: e for rel, e in index._entries.items() if e[0]})
         _saved_at[brain] = time.monotonic()
+    namesnap.keep(brain, versions, dirs, index)
     _built[brain] = (brain.generation, index)
     return index
 
 
-def _apply(brain: Brain, index: NameIndex, dirty: set[str]) -> None:
-    """Bring a followed index up to date with the notes its events touched."""
-    if not dirty:
-        return
+def _rels(dirs: dict[str, list[Any]]) -> Iterator[str]:
+    for folder, (_, notes) in dirs.items():
+        for name in notes:
+            yield f"{folder}/{name}" if folder else name
+
+
+def _from_snapshot(brain: Brain) -> NameIndex | None:
+    """The index a process kept (vaultbrain/filing/namesnap.py), with what changed since
+    applied: notes added, removed or renamed (by their folders), notes that are no record
+    and changed (by their mtime and size), records changed in the store. None: walk."""
+    snap = namesnap.load(brain)
+    if snap is None:
+        return None
+    index_of_records = records(brain)
+    changed = namesnap.store_changes(index_of_records, snap["versions"])
+    if changed is None:
+        return None
+    by_path, others = index_of_records.by_path, snap["others"]
+
+    def base_entry(rel: str) -> list[Any] | None:
+        entry = others.get(rel)
+        if entry is not None:
+            return list(entry)
+        hit = by_path(rel)  # (a record of the base that changed since was looked at again)
+        return [0, 0, *_record_names(hit[1])] if hit is not None else None
+
+    index = NameIndex(_base=snap["table"], _base_entry=base_entry)
+    index._read_kind = _kind_reader(weakref.ref(brain))
+    root = str(brain.vault.root)
+    fresh, added, removed = namesnap.folder_changes(root, snap["dirs"])
+    again = set(added)
+    for collection, rid in changed:  # at its path now, or its last one (a tombstone's)
+        summary = index_of_records.store.collection(collection).summary(rid, include_deleted=True)
+        if summary and summary.get("path"):
+            again.add(summary["path"])
+    for rel, entry in others.items():  # a note that is no record: its content says
+        if rel not in removed:
+            try:
+                st = os.lstat(os.path.join(root, rel))
+            except OSError:
+                again.add(rel)
+                continue
+            if st.st_mtime_ns != entry[0] or st.st_size != entry[1]:
+                again.add(rel)
+    for rel in removed:
+        index._remove(rel)
+    _look_again(brain, index, again - removed, fresh)
+    if len(again) + len(removed) > namesnap.KEEP_AFTER:
+        namesnap.keep(brain, index_of_records.versions(), fresh, index)
+    return index
+
+
+def _look_again(
+    brain: Brain, index: NameIndex, rels: set[str], dirs: dict[str, list[Any]] | None = None
+) -> None:
+    """Each of ``rels`` as a walk would find it now: gone, a record (its names the store's)
+    or a note read again if its mtime or size changed. ``dirs``: the folders as just listed
+    (a note not listed is gone); without, each note is looked for (a followed index's)."""
     inbox = brain.inbox_rel.lower()
     by_path = records(brain).by_path
-    for rel in dirty:
+    root = str(brain.vault.root)
+    listed: dict[str, set[str]] = {}
+    for rel in rels:
+        folder, _, name = rel.rpartition("/")
+        if dirs is not None:
+            names = listed.get(folder)
+            if names is None:
+                notes = namesnap.notes_in(dirs[folder][1]) if folder in dirs else []
+                names = listed[folder] = set(notes)
+            if name not in names:
+                index._remove(rel)
+                continue
         if (
             rel.startswith(OWN_FOLDER)
             or rel.lower() == inbox
             or not rel.lower().endswith(".md")
             or brain.templates.holds(rel)
         ):
+            index._remove(rel)  # (no name a thought links to: never in the index)
             continue
         try:
-            st = os.stat(brain.vault.resolve(rel), follow_symlinks=False)
+            path = os.path.join(root, rel) if dirs is not None else str(brain.vault.resolve(rel))
+            st = os.stat(path, follow_symlinks=False)
         except (OSError, VaultbrainError):
             index._remove(rel)
             continue
@@ -367,13 +437,20 @@ def _apply(brain: Brain, index: NameIndex, dirty: set[str]) -> None:
             index._remove(rel)
             index._add(rel, 0, 0, *_record_names(hit[1]))
             continue
-        entry = index._entries.get(rel)
+        entry = index._entry(rel)
         if entry and entry[0] == st.st_mtime_ns and entry[1] == st.st_size:
             continue
         index._remove(rel)
-        index._add(rel, st.st_mtime_ns, st.st_size, *_read_names(brain, rel))
+        index._add(rel, st.st_mtime_ns, st.st_size, *_read_names(brain, rel, path))
+
+
+def _apply(brain: Brain, index: NameIndex, dirty: set[str]) -> None:
+    """Bring a followed index up to date with the notes its events touched."""
+    if not dirty:
+        return
+    _look_again(brain, index, dirty)
     if time.monotonic() - _saved_at.get(brain, 0.0) > _SAVE_EVERY_S:
-        _save(brain.state_dir / CACHE_FILE, {r: e for r, e in index._entries.items() if e[0]})
+        _save(brain.state_dir / CACHE_FILE, index.known_notes())
         _saved_at[brain] = time.monotonic()
 
 

@@ -12,7 +12,6 @@ cache and the scan walk (vaultbrain/filing/scan.py), and the executors of each a
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +26,7 @@ from vaultbrain.graph import filling as graph_filling
 from vaultbrain.graph import note_changed as graph_note_changed
 from vaultbrain.graph import prepare as graph_prepare
 from vaultbrain.graph import rebuild as graph_rebuild
+from vaultbrain.procs import collector_paused
 from vaultbrain.vault import NoteFile, is_ignored
 from vaultbrain.vault.note import ParsedNote, parse_note
 
@@ -300,14 +300,11 @@ def reindex(
     # the records, the scan's stats), none of them in a reference cycle: the cyclic
     # collector would only walk them, and everything the process holds, again and again
     # (a sixth of a cold reindex). Reference counting still frees what is dropped.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return _reindex(app, progress, graph_progress)
-    finally:
-        app.forget("notes")  # (freed now by reference counting, not by the collector later)
-        if enabled:
-            gc.enable()
+    with collector_paused():
+        try:
+            return _reindex(app, progress, graph_progress)
+        finally:
+            app.forget("notes")  # (freed now by reference counting, not by the collector later)
 
 
 def _reindex(

@@ -34,6 +34,7 @@ from typing import Any
 from vaultbrain.errors import StorageError, UserError
 from vaultbrain.store.indexlog import DAMAGED_SUFFIX, damaged_in, log_entries, set_aside
 from vaultbrain.store.packfile import PackedRecords
+from vaultbrain.store.snap import SnappedIndex
 from vaultbrain.vault.atomic import atomic_write_file, write_all
 
 SCHEMA_VERSION = 1
@@ -77,7 +78,7 @@ def validate_id(record_id: str) -> str:
     return record_id
 
 
-class Collection(PackedRecords):
+class Collection(PackedRecords, SnappedIndex):
     def __init__(
         self,
         root: Path,
@@ -125,23 +126,19 @@ class Collection(PackedRecords):
                 self._feed.clear()
                 self._feed_base = 0
                 damaged = False
-                try:
-                    doc = json.loads(self._index_path.read_text("utf-8"))
-                    if doc.get("schema_version", 1) > SCHEMA_VERSION:
-                        raise UserError(
-                            f"the store's {self.name} collection was written by a newer vaultbrain"
-                        )
-                    self._index = dict(doc.get("records", {}))
-                except FileNotFoundError:
-                    pass
-                except (ValueError, AttributeError):
-                    damaged = True
-                self._log_pos, self._log_ino, self._log_lines = 0, None, 0
+                self._names_kept = None
+                restored = self._restore()  # the snapshot a process kept, if still true
+                if not restored:
+                    damaged = self._read_index()
+                    self._log_pos, self._log_ino, self._log_lines = 0, None, 0
+                epoch = self._epoch
                 self._tail()
                 self._index.update(self._pending)  # ours, not yet appended (bulk mode)
                 if damaged or self._unindexed():  # index files emptied, cut or deleted
                     self._repair()
                     self._index.update(self._pending)
+                elif self._epoch == epoch:  # (not read afresh meanwhile: nothing repaired)
+                    self._keep(self._snap_at if restored else None)
                 return self._index
             if self.deferred:
                 now = time.monotonic()
@@ -150,6 +147,21 @@ class Collection(PackedRecords):
                 self._tailed_at = now
             self._tail()
             return self._index
+
+    def _read_index(self) -> bool:
+        """``index.json`` read into the index; True when it is damaged."""
+        try:
+            doc = json.loads(self._index_path.read_text("utf-8"))
+            if doc.get("schema_version", 1) > SCHEMA_VERSION:
+                raise UserError(
+                    f"the store's {self.name} collection was written by a newer vaultbrain"
+                )
+            self._index = dict(doc.get("records", {}))
+        except FileNotFoundError:
+            pass
+        except (ValueError, AttributeError):
+            return True
+        return False
 
     def _unindexed(self) -> bool:
         """Whether a record file exists that the index does not name (checked on each full
@@ -262,6 +274,10 @@ class Collection(PackedRecords):
                 return now, None
             return now, self._feed[mark[1] - self._feed_base :]
 
+    def changes_since_now(self) -> tuple[int, int]:
+        """The change feed's mark of now, as :meth:`changes_since` gives it (nothing read)."""
+        return (self._epoch, self._feed_base + len(self._feed))
+
     def _rebuild(self) -> dict[str, dict[str, Any]]:
         index: dict[str, dict[str, Any]] = {}
         if not self.dir.is_dir():
@@ -334,6 +350,7 @@ class Collection(PackedRecords):
             self._log_pos, self._log_ino, self._log_lines = 0, None, 0
             self._index_stamp = self._stamp()
             self._pending.clear()  # index.json holds them now
+            self._keep()  # (the next process reads the new index.json from it)
 
     def _set_aside_damaged(self) -> bool:
         """Under the write lock (no writer is mid-line): the log's damaged lines, a torn last

@@ -87,6 +87,33 @@ def iter_md(start: Path | str, prefix: str = "") -> Iterator[tuple[str, os.DirEn
             yield rel_dir + name, entry
 
 
+def list_folder(path: str) -> tuple[list[str], list[str]]:
+    """The notes directly in the folder at ``path`` as :func:`iter_md` finds them (their
+    names), and the folders it would walk into; ([], []) when it cannot be listed."""
+    notes: list[str] = []
+    folders: list[str] = []
+    try:
+        with os.scandir(path) as it:
+            entries = list(it)
+    except OSError:
+        return notes, folders
+    # (a folder of 4,000 notes is listed again after each capture that adds one: the usual
+    # entry, a note, costs one test of its name and one of its type)
+    add_note, add_folder, conflict = notes.append, folders.append, _CONFLICT_RE.match
+    for entry in entries:
+        name = entry.name
+        try:
+            if name[-3:].lower() == ".md" and entry.is_file(follow_symlinks=False):
+                low = name.lower()
+                if name[0] != "." and not ("conflict" in low and conflict(low)):
+                    add_note(name)
+            elif name[0] != "." and entry.is_dir(follow_symlinks=False):
+                add_folder(name)
+        except OSError:
+            continue
+    return notes, folders
+
+
 def _walk(start: Path, hidden_files: bool = False) -> Iterator[os.DirEntry[str]]:
     """Every entry below ``start`` (see :func:`_walk_rel`)."""
     for _, entry in _walk_rel(start, "", hidden_files):
