@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -98,3 +99,37 @@ def test_quiet_daemon_once_prints_nothing(vault: Path) -> None:
     loud = _vaultbrain("--vault", str(vault), "daemon", "--once", stderr=subprocess.PIPE)
     _, err = loud.communicate(timeout=120)
     assert b"INFO" in err and b"took" in err
+
+
+def test_a_command_ends_quickly_yet_whole_output_and_exit_codes_as_ever(vault: Path) -> None:
+    """The `vaultbrain` script skips tearing the interpreter down (cli._leave): what it wrote
+    to a pipe still arrives whole, the exit code is the command's, and a capture's writes
+    are all on disk when the process has gone."""
+    people = vault / "People"
+    for n in range(1500):
+        (people / f"Person {n:04}.md").write_text(f"---\ntype: person\nname: Person {n:04}\n---\n")
+    run(vault, "reindex")
+    proc = _vaultbrain(
+        "--vault", str(vault), "db", "list", "person", "--json",
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert len(out) > 65536  # more than a pipe holds: written while the reader reads
+    assert len(json.loads(out)) == 1500
+    usage = _vaultbrain(
+        "--vault", str(vault), "db", "list", "--no-such-flag", stderr=subprocess.PIPE
+    )
+    assert usage.wait(timeout=60) == 2
+    captured = _vaultbrain(
+        "--vault", str(vault), "capture", "Met Person 0007 about the garden", "--json",
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    out, err = captured.communicate(timeout=120)
+    assert captured.returncode == 0, err
+    doc = json.loads(out)
+    assert f"^vb-{doc['id']}" in (vault / "Inbox.md").read_text("utf-8")
+    where = (
+        "Brain/Needs Review.md" if doc["status"] == "suggested" else doc["destinations"][0]["path"]
+    )
+    assert "Met Person 0007 about the garden" in (vault / where).read_text("utf-8")

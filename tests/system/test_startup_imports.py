@@ -11,16 +11,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# Run as the `vaultbrain` script runs: import the entry point, call it, then list modules.
+# Run as the `vaultbrain` script runs: import the entry point, call it; the modules are
+# listed by an exit handler (the script ends without tearing the interpreter down, after
+# running those).
 PROBE = """
-import json, sys
+import atexit, json, sys
 from vaultbrain.cli import main
 sys.argv = ["vaultbrain", *json.loads(sys.argv[1])]
-try:
-    main()
-except SystemExit:
-    pass
-sys.stderr.write(json.dumps(sorted(sys.modules)))
+atexit.register(lambda: sys.stderr.write(json.dumps(sorted(sys.modules))))
+main()
 """
 
 
@@ -99,24 +98,22 @@ def test_a_refused_connection_is_known_without_a_request() -> None:
 # What a cold capture defines: no dataclass whose methods are generated and compiled at each
 # start (vaultbrain/values.py) in the layers it loads that this issue slimmed.
 CLASSES = """
-import dataclasses, json, sys
+import atexit, dataclasses, json, sys
 from vaultbrain.cli import main
 sys.argv = ["vaultbrain", *json.loads(sys.argv[1])]
-try:
-    main()
-except SystemExit:
-    pass
-slimmed = ("vaultbrain.classify.", "vaultbrain.capture.", "vaultbrain.packs.choice",
-           "vaultbrain.packs.loader", "vaultbrain.machine", "vaultbrain.setting_keys")
-generated = sorted(
+atexit.register(lambda: sys.stderr.write(json.dumps(generated())))
+def generated():
+  slimmed = ("vaultbrain.classify.", "vaultbrain.capture.", "vaultbrain.packs.choice",
+             "vaultbrain.packs.loader", "vaultbrain.machine", "vaultbrain.setting_keys")
+  return sorted(
     f"{name}.{cls.__name__}"
     for name, module in list(sys.modules.items())
     if name.startswith(slimmed)
     for cls in vars(module).values()
     if isinstance(cls, type) and cls.__module__ == name
     and dataclasses.is_dataclass(cls) and not hasattr(cls, "__value_init__")
-)
-sys.stderr.write(json.dumps(generated))
+  )
+main()
 """
 
 
