@@ -13,6 +13,7 @@ long). ``vaultbrain adopt --apply`` writes its notes this way.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -74,15 +75,28 @@ def edit_many(
             tmp = temps.pop(rel, None)  # taken over by _replace: swapped in or removed
             if tmp is None:
                 return
+            looked: list[os.stat_result] = []  # the note's, when it held just what was written
+
+            def holds(path: Path, data: bytes) -> bool:
+                # The last look of the swap is the read-back too (it was a second open and
+                # read of every note). Its status is taken before its bytes: a save after
+                # the look leaves the note looking changed to the next scan.
+                try:
+                    with open(path, "rb") as fh:
+                        st, now = os.fstat(fh.fileno()), fh.read()
+                except FileNotFoundError:
+                    return True  # deleted since: nothing of ours to put back
+                if now == data and st.st_size == len(data):
+                    looked.append(st)
+                return now.startswith(data)
+
             try:
                 digest = vault._replace(
-                    rel, text, note.hash, prepared=tmp, sync_dir=False, path=path
+                    rel, text, note.hash, prepared=tmp, sync_dir=False, path=path, holds=holds
                 )
-                try:
-                    after: NoteFile | None = vault._read(rel, path)
-                except (UserError, FileNotFoundError):
-                    after = None
-                out[rel] = Edit(note, text, digest, True, after)
+                out[rel] = Edit(
+                    note, text, digest, True, _after(vault, rel, path, text, digest, looked)
+                )
                 folders.add(path.parent)
             except ConflictError:
                 try:
@@ -107,3 +121,20 @@ def edit_many(
         for folder in folders:
             fsync_dir(folder)
     return out
+
+
+def _after(
+    vault: Vault, rel: str, path: Path, text: str, digest: str, looked: list[os.stat_result]
+) -> NoteFile | None:
+    """The note as it is once ``text`` (hashing to ``digest``) was swapped in: as the swap's
+    last look found it, holding just that, else read again (lines added after it since, or
+    a late save carried over)."""
+    from vaultbrain.vault.files import NoteFile
+
+    if looked:
+        st = looked[-1]
+        return NoteFile(rel, text, digest, st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+    try:
+        return vault._read(rel, path)
+    except (UserError, FileNotFoundError):
+        return None

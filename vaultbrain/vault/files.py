@@ -329,6 +329,7 @@ class Vault:
         prepared: Path | None = None,
         sync_dir: bool = True,
         path: Path | None = None,
+        holds: Callable[[Path, bytes], bool] = _still_holds,
     ) -> str:
         """Compare-and-swap: write ``text`` only if the note still hashes to ``expected_hash``.
 
@@ -336,7 +337,8 @@ class Vault:
         note changed since it was read, so the caller re-reads and recomputes. ``prepared``: a
         durable temp file already holding ``text`` (taken over: swapped in or removed);
         ``sync_dir`` False: the caller syncs the folder (see :meth:`edit_many`); ``path``: the
-        note's, resolved already.
+        note's, resolved already; ``holds``: the last look, whether the note still begins with
+        what was written (edit_many's keeps what it read, the note as it is now).
         """
         if expected_hash is None:
             try:
@@ -397,7 +399,7 @@ class Vault:
         self._carry_late(late_found)
         if late is not None:
             self._carry_over(rel, seen, late, digest)
-        elif not _still_holds(path, data):
+        elif not holds(path, data):
             # An editor that read the note before the swap saved its text over ours (an
             # in-place rewrite or a rename): our change is gone, so it is made again.
             raise ConflictError(f"{rel} was saved over while it was being written")

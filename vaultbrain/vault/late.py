@@ -131,7 +131,10 @@ class LateWrites:
             self._newest = now
             over = self._kept[: max(0, len(self._kept) - KEEP)]
             del self._kept[: len(over)]
-            return [found for e in over for found in self._look_at(e, final=True)]
+        # Looked at and closed outside the lock (they are no longer shared): closing the last
+        # descriptor of a displaced file frees it, which waits on the disk, and threads
+        # swapping side by side (Vault.edit_many) waited on each other's frees.
+        return [found for e in over for found in self._look_at(e, final=True)]
 
     def look(self, final: bool = False) -> list[tuple[Displaced, bytes]]:
         """(entry, what its file holds now) for each displaced file written into since it
