@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from itertools import zip_longest
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 # written while adopting (a Ctrl-C or a kill loses at most that much of it: the next scan
 # reads those notes again and finds their records already in step).
 BATCH = 256
+WRITING = 1  # batches being written while the one before is followed
 SAVE_EVERY_S = 60.0
 
 ADD, REPLACE = "add", "replace"
@@ -237,24 +239,28 @@ def apply(
         for c, r in _hand_made(brain, folder):
             records[str(r["id"])] = r
             todo.append((c, Adoption(c, str(r["id"]), r["path"], str(r.get("type", "")), {})))
+    todo = _across_folders(todo)
     sync = notes_sync(brain)
     sync.load_cache()
     out = Adopted([], [], len(todo))
     saved_at = time.monotonic()
-    # The notes of one batch are written on a thread of their own while this one makes the
+    # The notes of a batch are written on threads of their own while this one makes the
     # records of the batch before follow them: writing waits on the disk, following on the
     # processor, and side by side they take the time of the longer, not of both.
     written: list[_Batch] = []  # written or being written, their records not made yet
+    followed = 0
+    # (the files the swaps displaced let go together at the end: see LateWrites.holding)
+    holding = brain.vault.late.holding()
     try:
-        with brain.store.bulk(), ThreadPoolExecutor(1, "vb-adopt") as writer:
+        with holding, brain.store.bulk(), ThreadPoolExecutor(WRITING, "vb-adopt") as writer:
             for start in range(0, len(todo), batch):
                 chunk = [a for _, a in todo[start : start + batch]]
                 written.append(_Batch.start(brain, writer, chunk))
-                if len(written) > 1:
+                if len(written) > WRITING:
                     _follow_batch(brain, sync, written[0], out, records)
-                    written.pop(0)
+                    followed += len(written.pop(0).adoptions)
                     if progress is not None:
-                        progress(min(start, len(todo)), len(todo))
+                        progress(followed, len(todo))
                 if time.monotonic() - saved_at > SAVE_EVERY_S:
                     brain.store.settle()
                     sync.save_cache()
@@ -275,7 +281,18 @@ def apply(
             pass  # (a second Ctrl-C: the rerun follows the rest)
     finally:
         sync.save_cache()  # (after bulk mode wrote what it held: the flags see every record)
+        brain.vault.catch_late_writes()  # (what an editor wrote into a file let go)
     return out
+
+
+def _across_folders(todo: list[tuple[str, Adoption]]) -> list[tuple[str, Adoption]]:
+    """The notes taken from each folder in turn (by path within a folder): a batch spans
+    folders, whose temp files are made side by side (see vaultbrain/vault/batch.py)."""
+    folders: dict[str, list[tuple[str, Adoption]]] = {}
+    for item in todo:
+        folders.setdefault(item[1].path.rpartition("/")[0], []).append(item)
+    turns = zip_longest(*folders.values())
+    return [item for turn in turns for item in turn if item is not None]
 
 
 @dataclass

@@ -446,7 +446,7 @@ class Vault:
         space, and keeps a file system from being remounted read-only)."""
         if not self.late:
             return []
-        carried = self._carry_late(self.late.look(final))
+        carried = self._carry_late(self.late.released() + self.late.look(final))
         if final:
             if carried:  # the carries' own swaps displaced files too
                 carried += self._carry_late(self.late.look(final=True))
