@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 # reads those notes again and finds their records already in step).
 BATCH = 256
 WRITING = 1  # batches being written while the one before is followed
+SWAPPING = 4  # threads that write one batch's notes (see vaultbrain/vault/batch.py)
 SAVE_EVERY_S = 60.0
 
 ADD, REPLACE = "add", "replace"
@@ -252,7 +253,13 @@ def apply(
     # (the files the swaps displaced let go together at the end: see LateWrites.holding)
     holding = brain.vault.late.holding()
     try:
-        with holding, brain.store.bulk(), ThreadPoolExecutor(WRITING, "vb-adopt") as writer:
+        with (
+            holding,
+            brain.store.bulk(),
+            ThreadPoolExecutor(SWAPPING, "vb-swap") as swappers,
+            ThreadPoolExecutor(WRITING, "vb-adopt") as batches,  # (done before swappers)
+        ):
+            writer = _Writer(batches, swappers)
             for start in range(0, len(todo), batch):
                 chunk = [a for _, a in todo[start : start + batch]]
                 written.append(_Batch.start(brain, writer, chunk))
@@ -296,6 +303,15 @@ def _across_folders(todo: list[tuple[str, Adoption]]) -> list[tuple[str, Adoptio
 
 
 @dataclass
+class _Writer:
+    """The threads that write batches, and those that swap in a batch's notes (kept for
+    the whole run)."""
+
+    batches: ThreadPoolExecutor
+    swappers: ThreadPoolExecutor
+
+
+@dataclass
 class _Batch:
     """Notes being written on the writer thread, and what their edits read."""
 
@@ -305,7 +321,7 @@ class _Batch:
     followed: bool = False
 
     @classmethod
-    def start(cls, brain: Brain, writer: ThreadPoolExecutor, batch: list[Adoption]) -> _Batch:
+    def start(cls, brain: Brain, writer: _Writer, batch: list[Adoption]) -> _Batch:
         by_path = {a.path: a for a in batch}
         before: dict[str, ParsedNote] = {}
 
@@ -318,7 +334,10 @@ class _Batch:
             return update_frontmatter(note.text, a.changes, parsed=parsed)
 
         paths = [a.path for a in batch]
-        return cls(batch, writer.submit(brain.vault.edit_many, paths, build), before)
+        edits = writer.batches.submit(
+            brain.vault.edit_many, paths, build, SWAPPING, writer.swappers
+        )
+        return cls(batch, edits, before)
 
 
 def _follow_batch(

@@ -209,10 +209,10 @@ def read_all(fd: int) -> bytes:
     offset = 0
     while True:
         chunk = os.pread(fd, 1 << 20, offset)
-        if not chunk:
-            return b"".join(chunks)
         chunks.append(chunk)
         offset += len(chunk)
+        if len(chunk) < 1 << 20:  # (a regular file reads short only at its end)
+            return b"".join(chunks)
 
 
 def copy_mode(src: Path, dst: Path) -> None:

@@ -15,6 +15,7 @@ import os
 import time
 import weakref
 from collections.abc import Callable, Iterator
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -97,8 +98,7 @@ def _last_look() -> None:
 
 
 def _still_holds(path: Path, data: bytes) -> bool:
-    """Whether the note still begins with what was just written (lines added after it are
-    the person's, and fine)."""
+    """Whether the note still begins with what was just written (lines added are fine)."""
     try:
         with open(path, "rb") as fh:
             return fh.read(len(data)).startswith(data)
@@ -524,12 +524,13 @@ class Vault:
         rels: list[str],
         build: Callable[[str, NoteFile | None], str | None],
         workers: int = 4,
+        pool: Executor | None = None,
     ) -> dict[str, Edit | UserError]:
         """:meth:`edit` for many notes with one flush to disk for all of them (see
-        :func:`vaultbrain.vault.batch.edit_many`)."""
+        :func:`vaultbrain.vault.batch.edit_many`; ``pool``: threads of the caller's)."""
         from vaultbrain.vault.batch import edit_many
 
-        return edit_many(self, rels, build, workers, Edit)
+        return edit_many(self, rels, build, workers, Edit, pool)
 
     def _append_bytes(self, path: Path, extra: bytes) -> None:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND)

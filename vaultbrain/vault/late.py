@@ -197,8 +197,13 @@ class LateWrites:
         """Each entry looked at one last time and closed; many side by side."""
         if len(entries) < 8:
             return [found for e in entries for found in self._look_at(e, final=True)]
-        with ThreadPoolExecutor(FREEING, "vb-free") as pool:
-            looks = list(pool.map(lambda e: self._look_at(e, final=True), entries))
+
+        def let_go(some: list[Displaced]) -> list[tuple[Displaced, bytes]]:
+            return [found for e in some for found in self._look_at(e, final=True)]
+
+        n = min(FREEING, len(entries))
+        with ThreadPoolExecutor(n, "vb-free") as pool:
+            looks = list(pool.map(let_go, [entries[i::n] for i in range(n)]))
         return [found for look in looks for found in look]
 
     def look(self, final: bool = False) -> list[tuple[Displaced, bytes]]:
