@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from itertools import zip_longest
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -150,7 +150,7 @@ def _hand_made(brain: Brain, folder: str) -> list[tuple[str, dict[str, Any]]]:
         raise UserError(f"no folder {folder}/ in the vault")
     index = record_index(brain)
     index.refresh(force=True)
-    out: list[tuple[str, dict[str, Any]]] = []
+    wanted: dict[str, list[str]] = {}  # collection -> ids
     templates: dict[str, bool] = {}  # per folder
     for collection, summary in index.all():
         rel = summary.get("path")
@@ -161,10 +161,12 @@ def _hand_made(brain: Brain, folder: str) -> list[tuple[str, dict[str, Any]]]:
             templates[where] = brain.templates.holds_note(rel)
         if templates[where]:
             continue  # (a record an older version made of a template: never written)
-        record = brain.store.collection(collection).get(summary["id"])
-        if record is None or record.get("origin") != "vault":
-            continue
-        out.append((collection, record))
+        wanted.setdefault(collection, []).append(summary["id"])
+    out: list[tuple[str, dict[str, Any]]] = []
+    for collection, ids in wanted.items():
+        for record in brain.store.collection(collection).get_many(ids).values():
+            if record.get("origin") == "vault":
+                out.append((collection, record))
     out.sort(key=lambda cr: cr[1]["path"])
     return out
 
@@ -351,7 +353,8 @@ def _follow_batch(
         return
     edits = b.future.result()
     b.followed = True
-    record_index(brain).refresh()  # another process's writes meanwhile (see _follow)
+    index = record_index(brain)
+    index.refresh()  # another process's writes meanwhile (see _follow)
     for a in b.adoptions:
         edit = edits.get(a.path)
         if isinstance(edit, UserError):
@@ -374,13 +377,13 @@ def _follow_batch(
         if old is not None and edit is not None and note.hash == edit.hash:
             # Exactly what was written: the properties read before and the ones added (a
             # third parse of every note was a fifth of the time).
-            parsed = replace(old, text=note.text, data={**old.data, **a.changes})
+            parsed, old.text, old.data = old, note.text, {**old.data, **a.changes}
         else:
             parsed = parse_note(note.text)
         if parsed.error or str(parsed.data.get("id")) != a.record_id:
             out.problems.append(f"{a.path}: changed meanwhile; left as it is")
             continue
-        _follow(brain, sync, a, note, parsed, records.pop(a.record_id, None))
+        _follow(brain, sync, a, note, parsed, records.pop(a.record_id, None), index)
         if a.changes:
             out.done.append(a)
 
@@ -392,13 +395,15 @@ def _follow(
     note: Any,
     parsed: Any,
     record: dict[str, Any] | None = None,
+    index: Any = None,
 ) -> None:
     """The record now knows its note by id: ``note_id`` set, no longer ``origin: "vault"``.
     ``record``: as read for the plan, used while the record index says it is still so."""
     from vaultbrain.store.collection import summarize
 
     col = brain.store.collection(a.collection)
-    now = record_index(brain).get(a.collection, a.record_id)
+    index = index or record_index(brain)
+    now = index.get(a.collection, a.record_id)
     if record is None or now is None or summarize(record) != now:
         record = col.get(a.record_id)  # (changed since, by another process: read again)
     if record is None:
@@ -411,7 +416,7 @@ def _follow(
     new.pop("store_dirty", None)
     with brain.store.locked():
         col.put(new)
-    record_index(brain).upsert(a.collection, new)
+    index.upsert(a.collection, new)
     sync._remember(a.path, note)  # the next scan knows this text: no re-read, no import
     brain.store.audit(
         {
