@@ -233,3 +233,22 @@ def test_words_are_known_to_read_back_without_yaml_only_where_yaml_agrees() -> N
     same()
     assert note._reads_back("Met with Sarah about the shed")
     assert not note._reads_back("Yes")
+
+
+def test_new_properties_are_appended_with_every_line_before_them_as_it_was() -> None:
+    from vaultbrain.vault.note import update_frontmatter
+
+    text = "---\n# mine\nname:   'Ann'  \ntags: [a, b]\nnote: |\n  id: not a key\n---\nBody\n"
+    out = update_frontmatter(text, {"id": "x1", "type": "person"})
+    assert out == text.replace("\n---\nBody", "\nid: x1\ntype: person\n---\nBody")
+    crlf = "---\r\nname: Bo\r\n---\r\nBody\r\n"
+    assert update_frontmatter(crlf, {"id": "x1"}) == "---\r\nname: Bo\r\nid: x1\r\n---\r\nBody\r\n"
+    assert update_frontmatter("---\n---\n", {"id": "x1"}) == "---\nid: x1\n---\n"
+
+
+def test_a_key_yaml_reads_as_another_is_replaced_not_added_twice() -> None:
+    from vaultbrain.vault.note import update_frontmatter
+
+    # (YAML reads the key ``yes`` as True: the line the person wrote is still the key)
+    assert update_frontmatter("---\nyes: 1\n---\n", {"yes": 2}) == "---\nyes: 2\n---\n"
+    assert update_frontmatter('---\n"id": 1\n---\n', {"id": 2}).count("id") == 1

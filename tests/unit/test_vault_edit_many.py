@@ -58,3 +58,31 @@ def test_a_note_changed_after_it_was_read_is_built_again(tmp_path: Path) -> None
     assert calls.count("Notes/N0.md") == 2  # built again from what the note holds now
     assert first.read_text() == "---\ntitle: N0\n---\nthe person's new line\nadded\n"
     assert all(out[f"Notes/N{i}.md"].written for i in range(3))
+
+
+def test_notes_of_several_folders_are_each_written_once(tmp_path: Path) -> None:
+    """(temp files of different folders are made side by side)"""
+    root = tmp_path / "V"
+    rels = []
+    for folder in ("A", "B", "C/D"):
+        (root / folder).mkdir(parents=True)
+        for i in range(4):
+            (root / folder / f"N{i}.md").write_text(f"---\ntitle: {folder}{i}\n---\n")
+            rels.append(f"{folder}/N{i}.md")
+    vault = Vault(root, tmp_path / "state")
+    seen: list[str] = []
+
+    def build(rel: str, note):  # type: ignore[no-untyped-def]
+        seen.append(rel)
+        return note.text.replace("\n---\n", "\nid: x\n---\n", 1)
+
+    out = vault.edit_many(rels, build, workers=4)
+    assert seen == rels  # built in the order given, once each
+    for rel in rels:
+        edit = out[rel]
+        assert not isinstance(edit, UserError) and edit.written
+        text = (root / rel).read_text()
+        assert text.endswith("\nid: x\n---\n")
+        assert edit.after is not None and edit.after.text == text
+        assert edit.after.size == (root / rel).stat().st_size
+    assert not [p for p in root.rglob(".vb-tmp*")]

@@ -13,7 +13,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from itertools import zip_longest
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
 # written while adopting (a Ctrl-C or a kill loses at most that much of it: the next scan
 # reads those notes again and finds their records already in step).
 BATCH = 256
+WRITING = 1  # batches being written while the one before is followed
+SWAPPING = 4  # threads that write one batch's notes (see vaultbrain/vault/batch.py)
 SAVE_EVERY_S = 60.0
 
 ADD, REPLACE = "add", "replace"
@@ -147,7 +150,7 @@ def _hand_made(brain: Brain, folder: str) -> list[tuple[str, dict[str, Any]]]:
         raise UserError(f"no folder {folder}/ in the vault")
     index = record_index(brain)
     index.refresh(force=True)
-    out: list[tuple[str, dict[str, Any]]] = []
+    wanted: dict[str, list[str]] = {}  # collection -> ids
     templates: dict[str, bool] = {}  # per folder
     for collection, summary in index.all():
         rel = summary.get("path")
@@ -158,10 +161,12 @@ def _hand_made(brain: Brain, folder: str) -> list[tuple[str, dict[str, Any]]]:
             templates[where] = brain.templates.holds_note(rel)
         if templates[where]:
             continue  # (a record an older version made of a template: never written)
-        record = brain.store.collection(collection).get(summary["id"])
-        if record is None or record.get("origin") != "vault":
-            continue
-        out.append((collection, record))
+        wanted.setdefault(collection, []).append(summary["id"])
+    out: list[tuple[str, dict[str, Any]]] = []
+    for collection, ids in wanted.items():
+        for record in brain.store.collection(collection).get_many(ids).values():
+            if record.get("origin") == "vault":
+                out.append((collection, record))
     out.sort(key=lambda cr: cr[1]["path"])
     return out
 
@@ -237,24 +242,34 @@ def apply(
         for c, r in _hand_made(brain, folder):
             records[str(r["id"])] = r
             todo.append((c, Adoption(c, str(r["id"]), r["path"], str(r.get("type", "")), {})))
+    todo = _across_folders(todo)
     sync = notes_sync(brain)
     sync.load_cache()
     out = Adopted([], [], len(todo))
     saved_at = time.monotonic()
-    # The notes of one batch are written on a thread of their own while this one makes the
+    # The notes of a batch are written on threads of their own while this one makes the
     # records of the batch before follow them: writing waits on the disk, following on the
     # processor, and side by side they take the time of the longer, not of both.
     written: list[_Batch] = []  # written or being written, their records not made yet
+    followed = 0
+    # (the files the swaps displaced let go together at the end: see LateWrites.holding)
+    holding = brain.vault.late.holding()
     try:
-        with brain.store.bulk(), ThreadPoolExecutor(1, "vb-adopt") as writer:
+        with (
+            holding,
+            brain.store.bulk(),
+            ThreadPoolExecutor(SWAPPING, "vb-swap") as swappers,
+            ThreadPoolExecutor(WRITING, "vb-adopt") as batches,  # (done before swappers)
+        ):
+            writer = _Writer(batches, swappers)
             for start in range(0, len(todo), batch):
                 chunk = [a for _, a in todo[start : start + batch]]
                 written.append(_Batch.start(brain, writer, chunk))
-                if len(written) > 1:
+                if len(written) > WRITING:
                     _follow_batch(brain, sync, written[0], out, records)
-                    written.pop(0)
+                    followed += len(written.pop(0).adoptions)
                     if progress is not None:
-                        progress(min(start, len(todo)), len(todo))
+                        progress(followed, len(todo))
                 if time.monotonic() - saved_at > SAVE_EVERY_S:
                     brain.store.settle()
                     sync.save_cache()
@@ -275,7 +290,27 @@ def apply(
             pass  # (a second Ctrl-C: the rerun follows the rest)
     finally:
         sync.save_cache()  # (after bulk mode wrote what it held: the flags see every record)
+        brain.vault.catch_late_writes()  # (what an editor wrote into a file let go)
     return out
+
+
+def _across_folders(todo: list[tuple[str, Adoption]]) -> list[tuple[str, Adoption]]:
+    """The notes taken from each folder in turn (by path within a folder): a batch spans
+    folders, whose temp files are made side by side (see vaultbrain/vault/batch.py)."""
+    folders: dict[str, list[tuple[str, Adoption]]] = {}
+    for item in todo:
+        folders.setdefault(item[1].path.rpartition("/")[0], []).append(item)
+    turns = zip_longest(*folders.values())
+    return [item for turn in turns for item in turn if item is not None]
+
+
+@dataclass
+class _Writer:
+    """The threads that write batches, and those that swap in a batch's notes (kept for
+    the whole run)."""
+
+    batches: ThreadPoolExecutor
+    swappers: ThreadPoolExecutor
 
 
 @dataclass
@@ -288,7 +323,7 @@ class _Batch:
     followed: bool = False
 
     @classmethod
-    def start(cls, brain: Brain, writer: ThreadPoolExecutor, batch: list[Adoption]) -> _Batch:
+    def start(cls, brain: Brain, writer: _Writer, batch: list[Adoption]) -> _Batch:
         by_path = {a.path: a for a in batch}
         before: dict[str, ParsedNote] = {}
 
@@ -301,7 +336,10 @@ class _Batch:
             return update_frontmatter(note.text, a.changes, parsed=parsed)
 
         paths = [a.path for a in batch]
-        return cls(batch, writer.submit(brain.vault.edit_many, paths, build), before)
+        edits = writer.batches.submit(
+            brain.vault.edit_many, paths, build, SWAPPING, writer.swappers
+        )
+        return cls(batch, edits, before)
 
 
 def _follow_batch(
@@ -315,7 +353,8 @@ def _follow_batch(
         return
     edits = b.future.result()
     b.followed = True
-    record_index(brain).refresh()  # another process's writes meanwhile (see _follow)
+    index = record_index(brain)
+    index.refresh()  # another process's writes meanwhile (see _follow)
     for a in b.adoptions:
         edit = edits.get(a.path)
         if isinstance(edit, UserError):
@@ -338,13 +377,13 @@ def _follow_batch(
         if old is not None and edit is not None and note.hash == edit.hash:
             # Exactly what was written: the properties read before and the ones added (a
             # third parse of every note was a fifth of the time).
-            parsed = replace(old, text=note.text, data={**old.data, **a.changes})
+            parsed, old.text, old.data = old, note.text, {**old.data, **a.changes}
         else:
             parsed = parse_note(note.text)
         if parsed.error or str(parsed.data.get("id")) != a.record_id:
             out.problems.append(f"{a.path}: changed meanwhile; left as it is")
             continue
-        _follow(brain, sync, a, note, parsed, records.pop(a.record_id, None))
+        _follow(brain, sync, a, note, parsed, records.pop(a.record_id, None), index)
         if a.changes:
             out.done.append(a)
 
@@ -356,13 +395,15 @@ def _follow(
     note: Any,
     parsed: Any,
     record: dict[str, Any] | None = None,
+    index: Any = None,
 ) -> None:
     """The record now knows its note by id: ``note_id`` set, no longer ``origin: "vault"``.
     ``record``: as read for the plan, used while the record index says it is still so."""
     from vaultbrain.store.collection import summarize
 
     col = brain.store.collection(a.collection)
-    now = record_index(brain).get(a.collection, a.record_id)
+    index = index or record_index(brain)
+    now = index.get(a.collection, a.record_id)
     if record is None or now is None or summarize(record) != now:
         record = col.get(a.record_id)  # (changed since, by another process: read again)
     if record is None:
@@ -375,7 +416,7 @@ def _follow(
     new.pop("store_dirty", None)
     with brain.store.locked():
         col.put(new)
-    record_index(brain).upsert(a.collection, new)
+    index.upsert(a.collection, new)
     sync._remember(a.path, note)  # the next scan knows this text: no re-read, no import
     brain.store.audit(
         {

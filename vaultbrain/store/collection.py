@@ -390,6 +390,23 @@ class Collection(PackedRecords, SnappedIndex):
             return None
         return rec
 
+    def get_many(self, ids: list[str]) -> dict[str, dict[str, Any]]:
+        """:meth:`get` of each id (those with no record, or deleted, left out), the folder
+        listed once for the records with a file of their own (which wins over the pack)."""
+        try:
+            own = set(os.listdir(self.dir))
+        except OSError:
+            own = set()
+        with self._lock:
+            self._pack_table()  # caught up once, not once per record
+        out = {}
+        for rid in ids:
+            slow = rid in own or (self._held and rid in self._held)
+            rec = self.get(rid) if slow else self._unpack(rid, caught_up=True)
+            if rec is not None and not rec.get("deleted"):
+                out[rid] = rec
+        return out
+
     def put(self, record: dict[str, Any], *, durable: bool = True) -> dict[str, Any]:
         """Write a record and update the index, under the store's cross-process write lock.
 
@@ -434,11 +451,13 @@ class Collection(PackedRecords, SnappedIndex):
             held, self._held = self._held, {}
             try:
                 lines = []
+                # (the folder listed once, not looked for per record: under the write lock)
+                own = set(os.listdir(self.dir)) if self.dir.is_dir() else set()
                 for rid, (text, fresh) in held.items():
                     # A record that has its own file is written there (it would win over
                     # the line), durably: few are; an id new to the index and the pack has
                     # none.
-                    if not fresh and os.path.isdir(self.dir / rid):
+                    if not fresh and rid in own and os.path.isdir(self.dir / rid):
                         atomic_write_file(self._record_path(rid), text, tmp_dir=self.dir)
                     else:
                         lines.append(f"{rid}\t{text}\n".encode())

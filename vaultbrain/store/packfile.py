@@ -68,10 +68,12 @@ class PackedRecords:
             self._pack_file.close()
             self._pack_file = None
 
-    def _unpack(self, record_id: str) -> dict[str, Any] | None:
-        """A record's line in the pack (None: it has none)."""
+    def _unpack(self, record_id: str, caught_up: bool = False) -> dict[str, Any] | None:
+        """A record's line in the pack (None: it has none). ``caught_up``: the table is
+        looked up as it was last caught up with the file, when it names the record."""
         with self._lock:
-            where = self._pack_table().get(record_id)
+            where = self._packed.get(record_id) if caught_up else None
+            where = where or self._pack_table().get(record_id)
             if where is None:
                 return None
             try:

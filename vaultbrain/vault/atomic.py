@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import itertools
 import os
 import secrets
 import sys
@@ -24,6 +25,8 @@ from vaultbrain.errors import ConflictError, StorageError
 from vaultbrain.procs import pid_alive
 
 TEMP_PREFIX = ".vb-tmp-"
+_TAG = secrets.token_hex(4)
+_COUNT = itertools.count()
 
 
 def atomic_write_file(
@@ -71,7 +74,9 @@ def _atomic_write_file(
 
 def write_temp(path: Path, data: bytes, tmp_dir: Path | None = None, durable: bool = True) -> Path:
     """Write ``data`` to a fresh temp file beside ``path`` (or in ``tmp_dir``) and fsync it."""
-    tmp = (tmp_dir or path.parent) / f"{TEMP_PREFIX}{os.getpid()}-{secrets.token_hex(6)}"
+    # (a random tag per process and a count: a random name per file asked the system for
+    # random bytes each time; O_EXCL refuses a name taken all the same)
+    tmp = (tmp_dir or path.parent) / f"{TEMP_PREFIX}{os.getpid()}-{_TAG}{next(_COUNT):x}"
     write_new(tmp, data, durable)
     return tmp
 
@@ -209,15 +214,18 @@ def read_all(fd: int) -> bytes:
     offset = 0
     while True:
         chunk = os.pread(fd, 1 << 20, offset)
-        if not chunk:
-            return b"".join(chunks)
         chunks.append(chunk)
         offset += len(chunk)
+        if len(chunk) < 1 << 20:  # (a regular file reads short only at its end)
+            return b"".join(chunks)
 
 
 def copy_mode(src: Path, dst: Path) -> None:
     try:
-        os.chmod(dst, os.stat(src).st_mode & 0o7777)
+        mode = os.stat(src).st_mode & 0o7777
+        # (most notes have a temp file's mode already: a change of mode writes the inode)
+        if os.stat(dst).st_mode & 0o7777 != mode:
+            os.chmod(dst, mode)
     except OSError:
         pass
 

@@ -8,18 +8,20 @@ is synced once. On a disk where an fsync costs 10 ms, 12,000 notes took two minu
 fsyncs alone. Freeing the files swapped out waits on the file system's journal (3 ms a file
 on a busy disk), so ``workers`` threads swap side by side; the temp files are made one after
 another (made side by side in one folder they wait on its lock, and took three times as
-long). ``vaultbrain adopt --apply`` writes its notes this way.
+long: the folders are taken side by side). ``vaultbrain adopt --apply`` writes its notes
+this way.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vaultbrain.errors import ConflictError, StorageError, UserError
-from vaultbrain.vault.atomic import fsync_dir, sync_files, unlink_quietly, write_temp
+from vaultbrain.vault.atomic import fsync_dir, read_all, sync_files, unlink_quietly, write_temp
 
 if TYPE_CHECKING:
     from vaultbrain.vault.files import Edit, NoteFile, Vault
@@ -31,11 +33,16 @@ def edit_many(
     build: Callable[[str, NoteFile | None], str | None],
     workers: int,
     Edit: type[Edit],  # noqa: N803 (the class, handed in: files.py imports this module)
+    pool: Executor | None = None,
 ) -> dict[str, Edit | UserError]:
     """Each note's Edit (with the note read back once written), or the UserError that left
-    it as it was."""
+    it as it was. ``pool``: ``workers`` threads the caller keeps for batch after batch
+    (started afresh for each, threads took a tenth of the time on a busy machine)."""
+    if pool is None:
+        with ThreadPoolExecutor(workers) as own:
+            return edit_many(vault, rels, build, workers, Edit, own)
     out: dict[str, Edit | UserError] = {}
-    todo: list[tuple[str, NoteFile, str, Path]] = []
+    built: list[tuple[str, NoteFile, str, Path]] = []
     temps: dict[str, Path] = {}
     folders: set[Path] = set()
     try:
@@ -47,24 +54,44 @@ def edit_many(
                 except FileNotFoundError:
                     note = None
                 text = build(rel, note)
-                if text is None or note is None or text == note.text:
-                    if note is None and text is not None:
-                        out[rel] = vault.edit(rel, lambda n, rel=rel: build(rel, n))
-                    else:
-                        out[rel] = Edit(note, note.text if note else None, None, False)
-                    continue
-                # (made here, one after another: files made side by side in one folder
-                # wait on its lock, and took three times as long)
-                temps[rel] = write_temp(
-                    path, text.encode("utf-8", "surrogateescape"), durable=False
-                )
             except UserError as exc:
                 out[rel] = exc
                 continue
             except OSError as exc:
                 out[rel] = StorageError.from_os(exc, rel)
                 continue
-            todo.append((rel, note, text, path))
+            if text is None or note is None or text == note.text:
+                if note is None and text is not None:
+                    try:
+                        out[rel] = vault.edit(rel, lambda n, rel=rel: build(rel, n))
+                    except UserError as exc:
+                        out[rel] = exc
+                else:
+                    out[rel] = Edit(note, note.text if note else None, None, False)
+                continue
+            built.append((rel, note, text, path))
+
+        def make_temps(items: list[tuple[str, NoteFile, str, Path]]) -> None:
+            for rel, _note, text, path in items:
+                try:
+                    data = text.encode("utf-8", "surrogateescape")
+                    temps[rel] = write_temp(path, data, durable=False)
+                except OSError as exc:
+                    out[rel] = StorageError.from_os(exc, rel)
+
+        # The temp files of one folder are made one after another (made side by side in one
+        # folder they wait on its lock, and took three times as long), those of different
+        # folders side by side: making a file is the file system's work, on a processor.
+        by_folder: dict[Path, list[tuple[str, NoteFile, str, Path]]] = {}
+        for item in built:
+            by_folder.setdefault(item[3].parent, []).append(item)
+        if len(by_folder) > 1:
+            groups = list(by_folder.values())
+            n = min(workers, len(groups))
+            list(pool.map(lambda k: [make_temps(g) for g in groups[k::n]], range(n)))
+        else:
+            make_temps(built)
+        todo = [item for item in built if item[0] in temps]
         if not todo:
             return out
         sync_files(vault.root, list(temps.values()))
@@ -74,15 +101,31 @@ def edit_many(
             tmp = temps.pop(rel, None)  # taken over by _replace: swapped in or removed
             if tmp is None:
                 return
+            looked: list[os.stat_result] = []  # the note's, when it held just what was written
+
+            def holds(path: Path, data: bytes) -> bool:
+                # The last look of the swap is the read-back too (it was a second open and
+                # read of every note). Its status is taken before its bytes: a save after
+                # the look leaves the note looking changed to the next scan.
+                try:
+                    fd = os.open(path, os.O_RDONLY)
+                except FileNotFoundError:
+                    return True  # deleted since: nothing of ours to put back
+                try:
+                    st, now = os.fstat(fd), read_all(fd)
+                finally:
+                    os.close(fd)
+                if now == data and st.st_size == len(data):
+                    looked.append(st)
+                return now.startswith(data)
+
             try:
                 digest = vault._replace(
-                    rel, text, note.hash, prepared=tmp, sync_dir=False, path=path
+                    rel, text, note.hash, prepared=tmp, sync_dir=False, path=path, holds=holds
                 )
-                try:
-                    after: NoteFile | None = vault._read(rel, path)
-                except (UserError, FileNotFoundError):
-                    after = None
-                out[rel] = Edit(note, text, digest, True, after)
+                out[rel] = Edit(
+                    note, text, digest, True, _after(vault, rel, path, text, digest, looked)
+                )
                 folders.add(path.parent)
             except ConflictError:
                 try:
@@ -99,11 +142,27 @@ def edit_many(
                 swap(item)
 
         n = max(1, min(workers, len(todo)))
-        with ThreadPoolExecutor(n) as pool:
-            list(pool.map(swap_all, [todo[i::n] for i in range(n)]))
+        list(pool.map(swap_all, [todo[i::n] for i in range(n)]))
     finally:
         for tmp in list(temps.values()):  # (interrupted: temps not swapped in go)
             unlink_quietly(tmp)
         for folder in folders:
             fsync_dir(folder)
     return out
+
+
+def _after(
+    vault: Vault, rel: str, path: Path, text: str, digest: str, looked: list[os.stat_result]
+) -> NoteFile | None:
+    """The note as it is once ``text`` (hashing to ``digest``) was swapped in: as the swap's
+    last look found it, holding just that, else read again (lines added after it since, or
+    a late save carried over)."""
+    from vaultbrain.vault.files import NoteFile
+
+    if looked:
+        st = looked[-1]
+        return NoteFile(rel, text, digest, st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+    try:
+        return vault._read(rel, path)
+    except (UserError, FileNotFoundError):
+        return None

@@ -15,6 +15,7 @@ import os
 import time
 import weakref
 from collections.abc import Callable, Iterator
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -97,8 +98,7 @@ def _last_look() -> None:
 
 
 def _still_holds(path: Path, data: bytes) -> bool:
-    """Whether the note still begins with what was just written (lines added after it are
-    the person's, and fine)."""
+    """Whether the note still begins with what was just written (lines added are fine)."""
     try:
         with open(path, "rb") as fh:
             return fh.read(len(data)).startswith(data)
@@ -329,6 +329,7 @@ class Vault:
         prepared: Path | None = None,
         sync_dir: bool = True,
         path: Path | None = None,
+        holds: Callable[[Path, bytes], bool] = _still_holds,
     ) -> str:
         """Compare-and-swap: write ``text`` only if the note still hashes to ``expected_hash``.
 
@@ -336,7 +337,8 @@ class Vault:
         note changed since it was read, so the caller re-reads and recomputes. ``prepared``: a
         durable temp file already holding ``text`` (taken over: swapped in or removed);
         ``sync_dir`` False: the caller syncs the folder (see :meth:`edit_many`); ``path``: the
-        note's, resolved already.
+        note's, resolved already; ``holds``: the last look, whether the note still begins with
+        what was written (edit_many's keeps what it read, the note as it is now).
         """
         if expected_hash is None:
             try:
@@ -397,7 +399,7 @@ class Vault:
         self._carry_late(late_found)
         if late is not None:
             self._carry_over(rel, seen, late, digest)
-        elif not _still_holds(path, data):
+        elif not holds(path, data):
             # An editor that read the note before the swap saved its text over ours (an
             # in-place rewrite or a rename): our change is gone, so it is made again.
             raise ConflictError(f"{rel} was saved over while it was being written")
@@ -444,7 +446,7 @@ class Vault:
         space, and keeps a file system from being remounted read-only)."""
         if not self.late:
             return []
-        carried = self._carry_late(self.late.look(final))
+        carried = self._carry_late(self.late.released() + self.late.look(final))
         if final:
             if carried:  # the carries' own swaps displaced files too
                 carried += self._carry_late(self.late.look(final=True))
@@ -522,12 +524,13 @@ class Vault:
         rels: list[str],
         build: Callable[[str, NoteFile | None], str | None],
         workers: int = 4,
+        pool: Executor | None = None,
     ) -> dict[str, Edit | UserError]:
         """:meth:`edit` for many notes with one flush to disk for all of them (see
-        :func:`vaultbrain.vault.batch.edit_many`)."""
+        :func:`vaultbrain.vault.batch.edit_many`; ``pool``: threads of the caller's)."""
         from vaultbrain.vault.batch import edit_many
 
-        return edit_many(self, rels, build, workers, Edit)
+        return edit_many(self, rels, build, workers, Edit, pool)
 
     def _append_bytes(self, path: Path, extra: bytes) -> None:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND)

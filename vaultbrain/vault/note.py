@@ -411,6 +411,13 @@ def _key_spans(raw: str) -> tuple[list[str], dict[str, tuple[int, int]], list[st
     return lines, spans, dupes
 
 
+def _names_key(raw: str, key: str) -> bool:
+    """Whether a line of ``raw`` begins with ``key`` (quoted or not) before a colon: a key
+    YAML may read as another (``yes:`` is True) is still the one the person wrote."""
+    q = "[\"']?"
+    return re.search(f"^{q}{re.escape(key)}{q}[ \t]*:", raw, re.M) is not None
+
+
 def _duplicate_keys(raw: str) -> list[str]:
     return _key_spans(raw)[2]
 
@@ -433,6 +440,12 @@ def update_frontmatter(
             return text
         return render_frontmatter(additions) + text
     nl = note.newline
+    if not removals and not any(k in note.data or _names_key(note.raw, k) for k in changes):
+        # Only new properties (an id written into a hand-made note): appended after the
+        # last line, every line before it as it was, without finding each key's span.
+        end = note.raw_start + len(note.raw)  # (the frontmatter's lines end in a newline)
+        added = "".join(render_entry(k, v, nl) for k, v in changes.items())
+        return text[:end] + added + text[end:]
     lines, spans, _ = _key_spans(note.raw)
     replacement: dict[int, tuple[int, str]] = {}
     appended: list[str] = []
