@@ -399,7 +399,7 @@ def _follow(
 ) -> None:
     """The record now knows its note by id: ``note_id`` set, no longer ``origin: "vault"``.
     ``record``: as read for the plan, used while the record index says it is still so."""
-    from vaultbrain.store.collection import summarize
+    from vaultbrain.store.records import summarize
 
     col = brain.store.collection(a.collection)
     index = index or record_index(brain)

@@ -236,7 +236,7 @@ class RecordIndex:
 
     def upsert(self, collection: str, record: dict[str, Any]) -> None:
         """Our own write: update the lookup without a rebuild."""
-        from vaultbrain.store.collection import summarize
+        from vaultbrain.store.records import summarize
 
         self._forget(collection, record["id"])
         if not record.get("deleted"):

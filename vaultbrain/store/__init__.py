@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from vaultbrain.store.collection import Collection, validate_id
+from vaultbrain.store.collection import Collection
+from vaultbrain.store.records import validate_id
 from vaultbrain.store.store import Store
 
 __all__ = ["Collection", "Store", "validate_id"]

@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -34,12 +33,11 @@ from typing import Any
 from vaultbrain.errors import StorageError, UserError
 from vaultbrain.store.indexlog import DAMAGED_SUFFIX, damaged_in, log_entries, set_aside
 from vaultbrain.store.packfile import PackedRecords
+from vaultbrain.store.records import summarize, to_json, validate_id
 from vaultbrain.store.snap import SnappedIndex
 from vaultbrain.vault.atomic import atomic_write_file, write_all
 
 SCHEMA_VERSION = 1
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
-_FORBIDDEN_IDS = {"__proto__", "constructor", "prototype", "index", "con", "nul", "prn", "aux"}
 _COMPACT_EVERY = 2000
 # Bulk mode: index lines held before one append (a crash loses at most these from the
 # index; their record files are written and a rescan finds them), and how often another
@@ -48,34 +46,6 @@ _BULK_BATCH = 500
 _FEED_KEEP = 20_000  # change-feed entries kept in memory; an older mark reads everything
 _BULK_TAIL_EVERY_S = 0.25
 PACK_FILE = "records.pack"
-SUMMARY_KEYS = (
-    "id",
-    "type",
-    "title",
-    "aliases",
-    "path",
-    "status",
-    "updated",
-    "deleted",
-    "base_hash",
-    "rev",  # bumped when a record changes in a way its `updated` (to the second) may not show
-)
-
-
-# One encoder for every line and record the store writes: json.dumps with arguments of its
-# own builds an encoder per call, a tenth of what writing 10,000 records costs.
-to_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-
-
-def validate_id(record_id: str) -> str:
-    """Refuse ids that could escape the collection folder or poison a JS reader."""
-    if (
-        not isinstance(record_id, str)
-        or not _ID.match(record_id)
-        or record_id.lower() in _FORBIDDEN_IDS
-    ):
-        raise UserError(f"not a valid record id: {record_id!r}")
-    return record_id
 
 
 class Collection(PackedRecords, SnappedIndex):
@@ -605,7 +575,3 @@ class Collection(PackedRecords, SnappedIndex):
 
     def __len__(self) -> int:
         return sum(1 for _ in self.summaries())
-
-
-def summarize(record: dict[str, Any]) -> dict[str, Any]:
-    return {k: record[k] for k in SUMMARY_KEYS if k in record and record[k] not in (None, [], "")}

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from vaultbrain.errors import StorageError
-from vaultbrain.store.collection import Collection, to_json
+from vaultbrain.store.collection import Collection
+from vaultbrain.store.records import to_json
 from vaultbrain.vault.atomic import atomic_write_file, write_all
 
 _AUDIT_BATCH = 500

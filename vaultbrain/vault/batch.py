@@ -124,7 +124,7 @@ def edit_many(
                     rel, text, note.hash, prepared=tmp, sync_dir=False, path=path, holds=holds
                 )
                 out[rel] = Edit(
-                    note, text, digest, True, _after(vault, rel, path, text, digest, looked)
+                    note, text, digest, True, _after(vault, note, path, text, digest, looked)
                 )
                 folders.add(path.parent)
             except ConflictError:
@@ -152,16 +152,18 @@ def edit_many(
 
 
 def _after(
-    vault: Vault, rel: str, path: Path, text: str, digest: str, looked: list[os.stat_result]
+    vault: Vault, before: NoteFile, path: Path, text: str, digest: str, looked: list[os.stat_result]
 ) -> NoteFile | None:
-    """The note as it is once ``text`` (hashing to ``digest``) was swapped in: as the swap's
-    last look found it, holding just that, else read again (lines added after it since, or
-    a late save carried over)."""
-    from vaultbrain.vault.files import NoteFile
-
+    """The note as it is once ``text`` (hashing to ``digest``) was swapped in over ``before``:
+    as the swap's last look found it, holding just that, else read again (lines added after
+    it since, or a late save carried over)."""
+    rel = before.rel
     if looked:
         st = looked[-1]
-        return NoteFile(rel, text, digest, st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+        # (the class of the note read: files.py imports this module, not the other way)
+        return type(before)(
+            rel, text, digest, st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns
+        )
     try:
         return vault._read(rel, path)
     except (UserError, FileNotFoundError):
