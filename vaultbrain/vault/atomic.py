@@ -14,7 +14,6 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
-import secrets
 import sys
 import time
 from pathlib import Path
@@ -71,7 +70,7 @@ def _atomic_write_file(
 
 def write_temp(path: Path, data: bytes, tmp_dir: Path | None = None, durable: bool = True) -> Path:
     """Write ``data`` to a fresh temp file beside ``path`` (or in ``tmp_dir``) and fsync it."""
-    tmp = (tmp_dir or path.parent) / f"{TEMP_PREFIX}{os.getpid()}-{secrets.token_hex(6)}"
+    tmp = (tmp_dir or path.parent) / f"{TEMP_PREFIX}{os.getpid()}-{os.urandom(6).hex()}"
     write_new(tmp, data, durable)
     return tmp
 
