@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -32,13 +31,14 @@ from pathlib import Path
 from typing import Any
 
 from vaultbrain.errors import StorageError, UserError
+from vaultbrain.patterns import LazyPattern
 from vaultbrain.store.indexlog import DAMAGED_SUFFIX, damaged_in, log_entries, set_aside
 from vaultbrain.store.packfile import PackedRecords
 from vaultbrain.store.snap import SnappedIndex
 from vaultbrain.vault.atomic import atomic_write_file, write_all
 
 SCHEMA_VERSION = 1
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
+_ID = LazyPattern(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
 _FORBIDDEN_IDS = {"__proto__", "constructor", "prototype", "index", "con", "nul", "prn", "aux"}
 _COMPACT_EVERY = 2000
 # Bulk mode: index lines held before one append (a crash loses at most these from the
