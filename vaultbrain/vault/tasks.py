@@ -19,7 +19,6 @@ This module is pure: no files, no clock.
 
 from __future__ import annotations
 
-import calendar
 import datetime as dt
 import functools
 import re
@@ -356,7 +355,14 @@ def same_rule(a: str | None, b: str | None) -> bool:
 def _add_months(day: dt.date, months: int) -> dt.date:
     index = day.month - 1 + months
     year, month = day.year + index // 12, index % 12 + 1
-    return dt.date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
+    return dt.date(year, month, min(day.day, _days_in(year, month)))
+
+
+def _days_in(year: int, month: int) -> int:
+    # as calendar.monthrange(year, month)[1], without importing calendar (and locale)
+    if month == 12:
+        return 31
+    return (dt.date(year, month + 1, 1) - dt.timedelta(days=1)).day
 
 
 def next_after(rule: Rule, start: dt.date) -> dt.date:

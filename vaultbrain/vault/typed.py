@@ -215,6 +215,8 @@ def _has_word_char(text: str) -> bool:
 # __init__ is several times faster than the shared one.
 @dataclass(frozen=True)
 class InlineField:
+    """A Dataview inline field of a line: its key, its value, and its [start, end) span."""
+
     key: str
     value: str
     start: int
