@@ -355,11 +355,11 @@ def same_rule(a: str | None, b: str | None) -> bool:
 def _add_months(day: dt.date, months: int) -> dt.date:
     index = day.month - 1 + months
     year, month = day.year + index // 12, index % 12 + 1
-    return dt.date(year, month, min(day.day, _days_in(year, month)))
+    return dt.date(year, month, min(day.day, days_in_month(year, month)))
 
 
-def _days_in(year: int, month: int) -> int:
-    # as calendar.monthrange(year, month)[1], without importing calendar (and locale)
+def days_in_month(year: int, month: int) -> int:
+    """``calendar.monthrange(year, month)[1]``, without importing calendar."""
     if month == 12:
         return 31
     return (dt.date(year, month + 1, 1) - dt.timedelta(days=1)).day
@@ -430,6 +430,7 @@ __all__ = [
     "Rule",
     "TaskLine",
     "clean_description",
+    "days_in_month",
     "find_task_lines",
     "next_after",
     "next_occurrence",
