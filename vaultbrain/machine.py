@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vaultbrain.errors import UserError, VaultbrainError
+from vaultbrain.patterns import LazyPattern
 from vaultbrain.values import valueclass
 from vaultbrain.vault import yml
 from vaultbrain.vault.atomic import atomic_write_file
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
 
 MACHINE_FILE = "machine.json"
 VAULT_YML = "vaultbrain.yml"
-_ID = re.compile(r"^[a-z0-9]{6,32}$")
+_ID = LazyPattern(r"^[a-z0-9]{6,32}$")
 log = logging.getLogger("vaultbrain.daemon")
 
 

@@ -4,8 +4,9 @@ A cold `vaultbrain capture` imports the classifiers' and the vault's modules, wh
 few hundred patterns between them, and uses a handful: compiling them all at import was a
 fifth of its start-up. A :class:`LazyPattern` reads like the compiled pattern it stands for
 (``_URL.match(text)``); its first use compiles it and puts the compiled pattern's own methods
-in its place, so every later call costs what a call to the pattern does. A leaf module: it
-imports nothing of vaultbrain's.
+in its place. A call through it still costs a little more than one through the pattern (an
+attribute read and a bound method): a loop that calls one many times binds the method once
+(``match = _URL.match``). A leaf module: it imports nothing of vaultbrain's.
 """
 
 from __future__ import annotations
@@ -34,19 +35,14 @@ class LazyPattern:
     subn: Callable[..., tuple[str, int]]
     _compiled: re.Pattern[str]
 
+    def __new__(cls, pattern: str, flags: int | re.RegexFlag = 0) -> LazyPattern:
+        # Not used yet: an _Uncompiled, which compiles on first use and then becomes a plain
+        # LazyPattern (a class without __getattr__, whose slots Python reads faster).
+        return object.__new__(_Uncompiled)
+
     def __init__(self, pattern: str, flags: int | re.RegexFlag = 0) -> None:
         self.pattern = pattern
         self._flags = flags
-
-    def __getattr__(self, name: str) -> Any:
-        # Only for a slot not set yet: the pattern's first use.
-        if name != "_compiled" and name not in _BOUND:
-            raise AttributeError(name)
-        compiled = re.compile(self.pattern, self._flags)
-        self._compiled = compiled
-        for method in _BOUND:
-            setattr(self, method, getattr(compiled, method))
-        return getattr(self, name)
 
     @property
     def compiled(self) -> re.Pattern[str]:
@@ -62,3 +58,20 @@ class LazyPattern:
 
     def __repr__(self) -> str:
         return f"LazyPattern({self.pattern!r}, {int(self._flags)})"
+
+
+class _Uncompiled(LazyPattern):
+    """A LazyPattern before its first use."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        # Only for a slot not set yet: the pattern's first use.
+        if name != "_compiled" and name not in _BOUND:
+            raise AttributeError(name)
+        compiled = re.compile(self.pattern, self._flags)
+        self._compiled = compiled
+        for method in _BOUND:
+            setattr(self, method, getattr(compiled, method))
+        self.__class__ = LazyPattern
+        return getattr(self, name)

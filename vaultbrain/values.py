@@ -33,6 +33,14 @@ def _init(self: Any, *args: Any, **kwargs: Any) -> None:
             f"but {len(args) + 1} were given"
         )
     put = object.__setattr__
+    if not kwargs and len(args) == len(spec) and not cls.__value_later__:
+        # every field given by position (a value built in a loop, most often): set, done
+        for (name, _default, _factory), arg in zip(spec, args, strict=True):
+            put(self, name, arg)
+        post = getattr(self, "__post_init__", None)
+        if post is not None:
+            post()
+        return
     for (name, _default, _factory), arg in zip(spec, args, strict=False):
         if name in kwargs:
             raise TypeError(f"{cls.__name__}.__init__() got multiple values for argument {name!r}")

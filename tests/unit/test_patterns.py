@@ -23,6 +23,14 @@ def test_compiled_on_first_use_only() -> None:
     assert compiled_yet(pattern)
     # compiled once; later calls go straight to the compiled pattern's own methods
     assert pattern.match.__self__ is pattern.compiled is pattern.compiled
+    # and through a class without __getattr__ (Python reads its slots the fast way)
+    assert isinstance(pattern, LazyPattern) and not hasattr(type(pattern), "__getattr__")
+
+
+def test_used_before_the_methods_the_real_pattern_is_there() -> None:
+    assert LazyPattern(r"\d+").compiled.match("12") is not None
+    assert LazyPattern(r"(?P<n>\d)").groupindex == {"n": 1}
+    assert "LazyPattern" in repr(LazyPattern("x"))
 
 
 def test_answers_as_the_compiled_pattern_does() -> None:

@@ -15,13 +15,13 @@ is a week from today.
 
 from __future__ import annotations
 
-import calendar
 import datetime as dt
 import functools
 import re
 from collections.abc import Callable
 
 from vaultbrain.patterns import LazyPattern
+from vaultbrain.vault.tasks import days_in_month
 
 # -- words ---------------------------------------------------------------------------------
 _DAYS = {
@@ -298,7 +298,7 @@ def _add_months(d: dt.date, n: int) -> dt.date:
     month = d.month - 1 + n
     year = d.year + month // 12
     month = month % 12 + 1
-    day = min(d.day, calendar.monthrange(year, month)[1])
+    day = min(d.day, days_in_month(year, month))
     return dt.date(year, month, day)
 
 
@@ -310,7 +310,7 @@ def _safe_date(y: int, m: int, d: int) -> dt.date | None:
 
 
 def _month_end(y: int, m: int) -> dt.date:
-    return dt.date(y, m, calendar.monthrange(y, m)[1])
+    return dt.date(y, m, days_in_month(y, m))
 
 
 def _ahead(today: dt.date, weekday: int) -> dt.date:

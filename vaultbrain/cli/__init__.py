@@ -21,6 +21,7 @@ import click
 
 from vaultbrain import __version__
 from vaultbrain.errors import VaultbrainError
+from vaultbrain.patterns import LazyPattern
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -104,7 +105,7 @@ class ReportedError(click.ClickException):
 
 
 # A next-step hint names a command in backticks: `vaultbrain reindex`.
-_HINT = re.compile(r"`vaultbrain (?!--vault )")
+_HINT = LazyPattern(r"`vaultbrain (?!--vault )")
 
 
 def hint(text: str) -> str:
@@ -121,7 +122,7 @@ def hint(text: str) -> str:
 
 # Flags that mean the same wherever they stand (`vaultbrain db list person -v`), as in llm
 # and yt-dlp. Only exact tokens move, and nothing after `--`.
-_GLOBAL_FLAG = re.compile(r"-v+|--verbose|-q|--quiet")
+_GLOBAL_FLAG = LazyPattern(r"-v+|--verbose|-q|--quiet")
 
 
 def hoist_global_flags(args: Sequence[str]) -> list[str]:

@@ -6,12 +6,12 @@ overlap) are chosen; the prompt stays bounded however many there are.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from vaultbrain.patterns import LazyPattern
 from vaultbrain.store import Store
 
-_TOKEN = re.compile(r"[a-z0-9']+")
+_TOKEN = LazyPattern(r"[a-z0-9']+")
 _STOP = {
     "the",
     "a",

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from vaultbrain.errors import ConflictError, UserError
+from vaultbrain.patterns import LazyPattern
 from vaultbrain.vault import Vault
 from vaultbrain.vault.inbox import (
     InboxLine,
@@ -35,7 +35,7 @@ MAX_CAS_RETRIES = 20
 # writes), so it is never read as the person's words, whatever links it holds and whatever
 # the person typed around it. A suggestion's note may be cut short by the person's edit.
 _LINK = r"\[\[[^\[\]\n]*\]\]"
-SUFFIX = re.compile(
+SUFFIX = LazyPattern(
     r"(?:→ (?:filed|dismissed|needs review in "
     + _LINK
     + r"|"

@@ -12,13 +12,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.packs import ResolvedPack
+from vaultbrain.patterns import LazyPattern
 from vaultbrain.procs import collector_paused
 from vaultbrain.store import Store
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
-_WORD = re.compile(r"[\w][\w'’\-.&]*", re.UNICODE)
+_WORD = LazyPattern(r"[\w][\w'’\-.&]*", re.UNICODE)
 MAX_NGRAM = 5
 # A collection with no snapshot of its names and at most this many records is looked over
 # record by record for a name (a larger one has the name index built).

@@ -3,8 +3,7 @@ they are matched, and a full name also by its first name."""
 
 from __future__ import annotations
 
-import re
-
+from vaultbrain.patterns import LazyPattern
 from vaultbrain.vault.names import fold
 
 
@@ -17,7 +16,7 @@ def name_keys(aliases: list[str], names: list[str]) -> list[str]:
     return out
 
 
-_FULL_NAME = re.compile(
+_FULL_NAME = LazyPattern(
     r"[^\W\d_][^\W\d]*(?:['’.-][^\W\d]+)*(?: +[^\W\d_][^\W\d]*(?:['’.-][^\W\d]+)*){1,3} *$"
 )
 

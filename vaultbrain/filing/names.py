@@ -22,12 +22,11 @@ from __future__ import annotations
 import functools
 import json
 import os
-import re
 import threading
 import time
 import weakref
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import StorageError, VaultbrainError
@@ -35,6 +34,8 @@ from vaultbrain.filing import namesnap
 from vaultbrain.filing.index import records
 from vaultbrain.filing.namekeys import first_keys, fold_fast, name_keys
 from vaultbrain.filing.records import link_to
+from vaultbrain.patterns import LazyPattern
+from vaultbrain.values import valueclass
 from vaultbrain.vault.atomic import atomic_write_file
 from vaultbrain.vault.names import fold, kind_of_words, sanitize_filename, unique_name
 from vaultbrain.vault.note import parse_note
@@ -51,7 +52,7 @@ HEAD_START = 4096
 HEAD_BYTES = 64 * 1024
 
 
-@dataclass
+@valueclass
 class NameIndex:
     """Folded name -> the notes it names (vault-relative paths): by basename, and by alias or
     ``name:`` property; for a full name (``Jane Doe``), also by its first name. Each note
@@ -588,4 +589,4 @@ def _linked(index: Any, folders: tuple[str, ...], name: Any) -> Any:
     return link_to(pick[0], name.strip()) if len(pick) == 1 else name
 
 
-_WIKILINK = re.compile(r"^\[\[[^\]]+\]\]$")
+_WIKILINK = LazyPattern(r"^\[\[[^\]]+\]\]$")

@@ -13,18 +13,18 @@ being unchanged, never read again by the next scan. So the problem is kept in th
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import VaultbrainError
+from vaultbrain.patterns import LazyPattern
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
 COLLECTION = "unreadable"
 VAULT_YML = "vaultbrain.yml"  # listed when the pack it names cannot be used on this machine
-_LINE = re.compile(r"\(line (\d+)\)")
+_LINE = LazyPattern(r"\(line (\d+)\)")
 
 
 def key(rel: str) -> str:

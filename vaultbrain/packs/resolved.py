@@ -23,9 +23,10 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
+from vaultbrain.patterns import LazyPattern
 
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$")
+_DATE = LazyPattern(r"^\d{4}-\d{2}-\d{2}$")
+_DATETIME = LazyPattern(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$")
 
 
 class PackError(UserError):

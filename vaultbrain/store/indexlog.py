@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 from typing import Any, Literal, overload
 
+from vaultbrain.patterns import LazyPattern
 from vaultbrain.vault.atomic import write_all
 
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
+_ID = LazyPattern(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
 # Damaged lines are set aside in ``<log>.damaged``, beside the log; ``doctor`` names the file.
 DAMAGED_SUFFIX = ".damaged"
 

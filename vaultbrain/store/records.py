@@ -5,12 +5,12 @@ with."""
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from vaultbrain.errors import UserError
+from vaultbrain.patterns import LazyPattern
 
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
+_ID = LazyPattern(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
 _FORBIDDEN_IDS = {"__proto__", "constructor", "prototype", "index", "con", "nul", "prn", "aux"}
 SUMMARY_KEYS = (
     "id",

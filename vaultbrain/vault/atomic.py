@@ -15,7 +15,6 @@ import ctypes
 import errno
 import itertools
 import os
-import secrets
 import sys
 import time
 from pathlib import Path
@@ -25,7 +24,7 @@ from vaultbrain.errors import ConflictError, StorageError
 from vaultbrain.procs import pid_alive
 
 TEMP_PREFIX = ".vb-tmp-"
-_TAG = secrets.token_hex(4)
+_TAG = os.urandom(4).hex()  # (what secrets.token_hex gives, without importing secrets)
 _COUNT = itertools.count()
 
 

@@ -27,13 +27,12 @@ import json
 import logging
 import os
 import re
-import secrets
 import socket
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError, VaultbrainError
+from vaultbrain.values import valueclass
 from vaultbrain.vault import yml
 from vaultbrain.vault.statedir import (
     MOVED_FROM,
@@ -50,7 +49,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("vaultbrain.vault")
 
 
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class Identity:
     id: str
     state_dir: Path
@@ -112,7 +111,7 @@ def _still_a_vault(other: Path, root: Path, vid: str) -> bool:
 
 def _copy(vault: Vault, given: Path | str | None, state: Path, vid: str, other: Path) -> Identity:
     root = vault.root
-    new = secrets.token_hex(8)
+    new = os.urandom(8).hex()
 
     def rewrite(text: str) -> str | None:
         found = re.search(r"^vault_id:[ \t]*['\"]?([A-Za-z0-9_-]+)", text, re.M)

@@ -26,12 +26,12 @@ a person's own block id (``^ref``) stays last on the line, so links to it keep w
 from __future__ import annotations
 
 import os
-import re
 import stat
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from vaultbrain.errors import UserError
+from vaultbrain.patterns import LazyPattern
 from vaultbrain.vault.note import parse_note
 from vaultbrain.vault.typed import is_thought
 
@@ -40,19 +40,21 @@ if TYPE_CHECKING:
 
     from vaultbrain.vault.files import Vault
 
-BLOCK_ID = re.compile(r"[ \t]\^vb-([a-z0-9]{6,12})[ \t]*$")
+BLOCK_ID = LazyPattern(r"[ \t]\^vb-([a-z0-9]{6,12})[ \t]*$")
 # Our id anywhere on the line: text the person typed after it stays theirs (``after_id``).
 # At the very start of the words too (the person moved it there): the words follow it.
-_VB_ID = re.compile(r"(?:^|[ \t])\^vb-([a-z0-9]{6,12})(?![a-z0-9])")
+_VB_ID = LazyPattern(r"(?:^|[ \t])\^vb-([a-z0-9]{6,12})(?![a-z0-9])")
 # Obsidian's block ids: letters, digits and dashes, after a space at the very end of a line.
-OWN_BLOCK_ID = re.compile(r"[ \t]\^(?!vb-[a-z0-9]{6,12}[ \t]*$)([A-Za-z0-9-]+)[ \t]*$")
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
-_YAML_FENCE = re.compile(r"^---[ \t]*$")
-_MARKER = re.compile(
+OWN_BLOCK_ID = LazyPattern(r"[ \t]\^(?!vb-[a-z0-9]{6,12}[ \t]*$)([A-Za-z0-9-]+)[ \t]*$")
+_LINE = LazyPattern(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+_YAML_FENCE = LazyPattern(r"^---[ \t]*$")
+_MARKER = LazyPattern(
     r"^(?P<indent>[ \t]*)(?P<marker>(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[(?P<box>.)\][ \t]+)?)?"
 )
 
 
+# A dataclass, not a @valueclass: one is built for every line of the inbox read, and the generated
+# __init__ is several times faster than the shared one.
 @dataclass(frozen=True)
 class InboxLine:
     """One thought line of the inbox note."""
@@ -97,7 +99,7 @@ def _first_line(lines: list[str], note_has_frontmatter: bool, frontmatter: str) 
 
 
 # A byte that is not UTF-8, as the surrogateescape error handler reads it (U+DC80..U+DCFF).
-UNDECODABLE = re.compile("[\udc80-\udcff]")
+UNDECODABLE = LazyPattern("[\udc80-\udcff]")
 
 
 def undecodable_lines(text: str) -> list[InboxLine]:
@@ -119,6 +121,8 @@ def scan_inbox(text: str, with_undecodable: bool = False) -> list[InboxLine]:
     start_line = _first_line(lines, note.has_frontmatter, text[: note.body_start])
     out: list[InboxLine] = []
     in_obsidian_comment = False
+    # bound once: a LazyPattern's method, looked up in a loop, costs more than a pattern's
+    marker_at = _MARKER.match
     for i in _text_lines(lines, start_line):
         full = lines[i]
         raw = full.rstrip("\r\n")
@@ -136,7 +140,7 @@ def scan_inbox(text: str, with_undecodable: bool = False) -> list[InboxLine]:
             continue
         if not stripped:
             continue
-        mm = _MARKER.match(raw, len(bom))
+        mm = marker_at(raw, len(bom))
         indent = bom + (mm.group("indent") if mm else "")
         marker = (mm.group("marker") or "") if mm else ""
         box = mm.group("box") if mm else None
@@ -267,7 +271,7 @@ def _text_lines(lines: list[str], start: int, compress: bool = True) -> list[int
     return [start + n for k in found for n in stands_for[k]]
 
 
-_PLAIN_ITEM = re.compile(r"[-*+] (?:\[[ xX]\] )?[^\W\d_]")
+_PLAIN_ITEM = LazyPattern(r"[-*+] (?:\[[ xX]\] )?[^\W\d_]")
 
 
 def _plain_item(line: str) -> bool:

@@ -6,11 +6,13 @@ import re
 import unicodedata
 from collections.abc import Callable
 
+from vaultbrain.patterns import LazyPattern
+
 MAX_CHARS = 120
 MAX_BYTES = 240  # leaves room for " (NN).md" under the 255-byte limit of most filesystems
-_FORBIDDEN = re.compile(r'[\\/:*?"<>|#^\[\]%]')
-_BIDI = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-_RESERVED = re.compile(r"^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$", re.IGNORECASE)
+_FORBIDDEN = LazyPattern(r'[\\/:*?"<>|#^\[\]%]')
+_BIDI = LazyPattern("[\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_RESERVED = LazyPattern(r"^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$", re.IGNORECASE)
 
 
 def sanitize_filename(title: str) -> str:

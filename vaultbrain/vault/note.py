@@ -19,16 +19,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
+from vaultbrain.patterns import LazyPattern
 
 if TYPE_CHECKING:
     import types
 
 # The plain frontmatter most notes have, read without YAML (see simple_frontmatter).
-_PLAIN_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?:[ ]+(.*))?")
-_PLAIN_ITEM_LINE = re.compile(r"( *)- (.*)")
-_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
-_DAY = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
-_STAMP = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt ]([0-9]{2}):([0-9]{2}):([0-9]{2})")
+_PLAIN_KEY_LINE = LazyPattern(r"([A-Za-z_][A-Za-z0-9_-]*):(?:[ ]+(.*))?")
+_PLAIN_ITEM_LINE = LazyPattern(r"( *)- (.*)")
+_INT = LazyPattern(r"-?(?:0|[1-9][0-9]*)")
+_DAY = LazyPattern(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
+_STAMP = LazyPattern(r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt ]([0-9]{2}):([0-9]{2}):([0-9]{2})")
 # Plain words YAML 1.1 reads as booleans or null, whatever their case: left to YAML.
 _YAML_WORDS = frozenset({"yes", "no", "true", "false", "on", "off", "null", "y", "n"})
 _NOT_PLAIN = frozenset(':#[]{}"`\t\\')
@@ -94,9 +95,11 @@ def simple_frontmatter(block: str, as_stored: bool = False) -> dict[str, Any] | 
     data: dict[str, Any] = {}
     key: str | None = None  # the key whose list items may follow
     indent: str | None = None
+    # bound once: a LazyPattern's method, looked up in a loop, costs more than a pattern's
+    item_line, key_line = _PLAIN_ITEM_LINE.fullmatch, _PLAIN_KEY_LINE.fullmatch
     for line in block.split("\n"):
         if line[:1] in (" ", "-"):
-            item = _PLAIN_ITEM_LINE.fullmatch(line)
+            item = item_line(line)
             if item is None or key is None or (indent is not None and item[1] != indent):
                 return None
             value = _scalar(item[2].strip(), as_stored) if item[2].strip() else _FAIL
@@ -106,7 +109,7 @@ def simple_frontmatter(block: str, as_stored: bool = False) -> dict[str, Any] | 
                 indent, data[key] = item[1], []
             data[key].append(value)
             continue
-        m = _PLAIN_KEY_LINE.fullmatch(line)
+        m = key_line(line)
         if m is None or m[1].lower() in _YAML_WORDS or (as_stored and m[1] in data):
             return None
         raw = (m[2] or "").strip()
@@ -121,23 +124,23 @@ def simple_frontmatter(block: str, as_stored: bool = False) -> dict[str, Any] | 
     return data
 
 
-_FENCE_OPEN = re.compile(r"---[ \t]*(\r?\n)")
-_FENCE_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
-_KEY_LINE = re.compile(
+_FENCE_OPEN = LazyPattern(r"---[ \t]*(\r?\n)")
+_FENCE_CLOSE = LazyPattern(r"^(?:---|\.\.\.)[ \t]*$")
+_KEY_LINE = LazyPattern(
     r"""^(?:"(?P<dq>(?:[^"\\]|\\.)*)"|'(?P<sq>(?:[^']|'')*)'|(?P<plain>[^\s#'"\-?:{}\[\],&*!|>%@`][^:#]*?|-[^\s:][^:#]*?))[ \t]*:(?:[ \t]|$)"""
 )
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_ALIAS = re.compile(
+_DATE = LazyPattern(r"^\d{4}-\d{2}-\d{2}$")
+_ALIAS = LazyPattern(
     r"(?:^[ \t]*(?:-[ \t]+)?[^:#\n\"']*:[ \t]+|^[ \t]*-[ \t]+|[\[,][ \t]*)\*[\w-]+[ \t]*(?:$|[,\]}])",
     re.M,
 )
-_ANCHOR = re.compile(r"(?:^|[\s\[{,:-])&[\w-]+", re.M)
-_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$")
+_ANCHOR = LazyPattern(r"(?:^|[\s\[{,:-])&[\w-]+", re.M)
+_DATETIME = LazyPattern(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$")
 # Text shaped like a date that is not one (2026-12, 2026-1-5 10:00): quoted, so no reader
 # and no person takes it for a date the note means.
-_ISO_LIKE = re.compile(r"^\d{4}-\d{1,2}(?:-\d{1,2})?(?:[Tt ]\d.*)?$")
-_PLAIN_SAFE = re.compile(r"^[^\s\-?:,\[\]{}#&*!|>'\"%@`][^\n]*$")
-_YAML_SPECIAL = re.compile(
+_ISO_LIKE = LazyPattern(r"^\d{4}-\d{1,2}(?:-\d{1,2})?(?:[Tt ]\d.*)?$")
+_PLAIN_SAFE = LazyPattern(r"^[^\s\-?:,\[\]{}#&*!|>'\"%@`][^\n]*$")
+_YAML_SPECIAL = LazyPattern(
     r"^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF"
     r"|null|Null|NULL|~|[-+]?(?:\d[\d_]*)?\.?\d[\d_]*(?:[eE][-+]?\d+)?|0x[0-9a-fA-F]+|0o?[0-7]+"
     r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|\d+(?::[0-5]?\d)+(?:\.\d*)?)$"
@@ -148,8 +151,12 @@ class NoteFormatError(UserError):
     """A note whose frontmatter cannot be read; the note is left untouched."""
 
 
+# A dataclass, not a @valueclass: one is built for every note read (a reindex reads them
+# all), and the generated __init__ is several times faster than the shared one.
 @dataclass
 class ParsedNote:
+    """A note split: its frontmatter (``data``, and ``raw`` as written) and its body."""
+
     text: str
     data: dict[str, Any] = field(default_factory=dict)
     body: str = ""
@@ -173,11 +180,12 @@ def parse_note(text: str) -> ParsedNote:
     close_at = None
     body_start = len(text)
     cursor = pos
+    fence_close = _FENCE_CLOSE.match  # bound once, for the loop
     while cursor <= len(text):
         nl = text.find("\n", cursor)
         line_end = len(text) if nl == -1 else nl
         line = text[cursor:line_end].rstrip("\r")
-        if _FENCE_CLOSE.match(line):
+        if fence_close(line):
             close_at = cursor
             body_start = len(text) if nl == -1 else nl + 1
             break
@@ -314,11 +322,11 @@ def _real_date(text: str) -> bool:
         return False
 
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+_WORD = LazyPattern(r"[A-Za-z][A-Za-z0-9_-]*")
 # Words after a letter, one space apart, of letters, digits and ' ’ . , ( ) / - (a title, a
 # follow-up): YAML reads such a line as a string unless it is one of _YAML_SPECIAL's words
 # (it starts with no indicator and holds no ": " nor " #").
-_WORDS = re.compile(r"[^\W\d_][\w'’.,()/-]*(?: [\w'’.,()/-]+)*")
+_WORDS = LazyPattern(r"[^\W\d_][\w'’.,()/-]*(?: [\w'’.,()/-]+)*")
 
 
 def _reads_back(plain: str) -> bool:
@@ -381,9 +389,10 @@ def _key_spans(raw: str) -> tuple[list[str], dict[str, tuple[int, int]], list[st
     current: str | None = None
     start = 0
     last_content = 0
+    key_line = _KEY_LINE.match  # bound once, for the loop
     for i, line in enumerate(lines):
         stripped = line.rstrip("\r\n")
-        m = _KEY_LINE.match(stripped)
+        m = key_line(stripped)
         if m:
             if current is not None:
                 spans[current] = (start, last_content + 1)

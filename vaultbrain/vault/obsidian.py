@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import threading
 from pathlib import Path
+
+from vaultbrain.patterns import LazyPattern
 
 TEMPLATE_FOLDER_NAMES = frozenset({"templates", "template", "_templates"})
 _CONFIG_FILES = (
@@ -31,7 +32,7 @@ _CONFIG_FILES = (
 )
 _MAX_CONFIG = 1_000_000
 # {{date}}, {{date:YYYY-MM-DD}}, {{title}}, {{VALUE:name}}; <% tp.file.title %>, <%* … %>
-PLACEHOLDER = re.compile(r"\{\{[^{}\n]{1,80}\}\}|<%[-_*+]?[^%\n]{1,200}%>")
+PLACEHOLDER = LazyPattern(r"\{\{[^{}\n]{1,80}\}\}|<%[-_*+]?[^%\n]{1,200}%>")
 HEAD_BYTES = 4096  # a template's placeholders sit in its properties and first lines
 SAMPLE = 12  # notes looked at per folder (the first ones by name)
 

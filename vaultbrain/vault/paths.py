@@ -10,15 +10,16 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import os
-import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+from vaultbrain.patterns import LazyPattern
+
 # Syncthing, Nextcloud/ownCloud, Dropbox ("… (Jane's conflicted copy 2026-01-01).md"),
 # iCloud placeholders.
 _CONFLICT_PATTERNS = ("*.sync-conflict-*", "*(conflict*", "*conflicted copy*", "*.icloud")
-_CONFLICT_RE = re.compile("|".join(fnmatch.translate(p) for p in _CONFLICT_PATTERNS))
+_CONFLICT_RE = LazyPattern("|".join(fnmatch.translate(p) for p in _CONFLICT_PATTERNS))
 
 
 def content_hash(data: str | bytes) -> str:
@@ -28,7 +29,7 @@ def content_hash(data: str | bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-_STRAY = re.compile("[\udc80-\udcff]")
+_STRAY = LazyPattern("[\udc80-\udcff]")
 
 
 def has_stray_bytes(text: str) -> bool:

@@ -30,13 +30,15 @@ import re
 import sys
 from pathlib import Path
 
+from vaultbrain.patterns import LazyPattern
+
 IN_VAULT = ".vaultbrain"
 MOVED_AWAY = ".vaultbrain.moved-away"  # the old folder between the copy and its deletion
 MOVED_FROM = "moved-from.json"  # in a state dir made by a copying move: what it came from
 RECORD = "vault.json"  # in a state dir: the vault it serves (id, path, host; identity.py)
-_VAULT_ID = re.compile(r"^[A-Za-z0-9_-]{6,64}$")
+_VAULT_ID = LazyPattern(r"^[A-Za-z0-9_-]{6,64}$")
 # The line init and the filer write: `vault_id: <id>` (a comment after it allowed).
-_ID_LINE = re.compile(r"^vault_id:[ \t]*([A-Za-z0-9_-]{6,64})[ \t]*(?:#.*)?$", re.M)
+_ID_LINE = LazyPattern(r"^vault_id:[ \t]*([A-Za-z0-9_-]{6,64})[ \t]*(?:#.*)?$", re.M)
 
 
 def user_state_root() -> Path:

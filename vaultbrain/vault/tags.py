@@ -14,8 +14,10 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-_NOT_ALLOWED = re.compile(r"[^\w/-]+", re.UNICODE)
-_SLASHES = re.compile(r"/{2,}")
+from vaultbrain.patterns import LazyPattern
+
+_NOT_ALLOWED = LazyPattern(r"[^\w/-]+", re.UNICODE)
+_SLASHES = LazyPattern(r"/{2,}")
 
 
 def normalize_tag(tag: str) -> str | None:

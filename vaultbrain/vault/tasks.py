@@ -19,11 +19,15 @@ This module is pure: no files, no clock.
 
 from __future__ import annotations
 
-import calendar
 import datetime as dt
+import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
+
+from vaultbrain.patterns import LazyPattern
+from vaultbrain.values import valueclass
 
 PRIORITY_EMOJI = {"highest": "🔺", "high": "⏫", "medium": "🔼", "low": "🔽", "lowest": "⏬"}
 _EMOJI_PRIORITY = {v: k for k, v in PRIORITY_EMOJI.items()}
@@ -37,28 +41,37 @@ STATUS_IN_PROGRESS = "/"
 _D = r"(\d{4}-\d{2}-\d{2})"
 _ID = r"[a-zA-Z0-9_-]+"
 # Tasks' task regex: indentation (and callout/quote markers), a list marker, a checkbox.
-_TASK = re.compile(r"^([\s>]*)([-*+]|[0-9]+[.)])( +)\[(.)\] *(.*?)\s*$", re.U)
-_BLOCK_LINK = re.compile(r" \^[a-zA-Z0-9-]+$")
+_TASK = LazyPattern(r"^([\s>]*)([-*+]|[0-9]+[.)])( +)\[(.)\] *(.*?)\s*$", re.U)
+_BLOCK_LINK = LazyPattern(r" \^[a-zA-Z0-9-]+$")
 # Tasks' ``DefaultTaskSerializer`` field regexes (its ``fieldRegex``): the emoji, an optional
 # variation selector U+FE0F, any number of spaces, the value, and the end of the text.
 _VS = "\ufe0f?"
-_FIELDS: list[tuple[str, re.Pattern[str]]] = [
-    ("priority", re.compile("(🔺|⏫|🔼|🔽|⏬)" + _VS + "$")),
-    ("done", re.compile("✅" + _VS + " *" + _D + "$")),
-    ("cancelled", re.compile("❌" + _VS + " *" + _D + "$")),
-    ("due", re.compile("(?:📅|📆|🗓)" + _VS + " *" + _D + "$")),
-    ("scheduled", re.compile("(?:⏳|⌛)" + _VS + " *" + _D + "$")),
-    ("start", re.compile("🛫" + _VS + " *" + _D + "$")),
-    ("created", re.compile("➕" + _VS + " *" + _D + "$")),
-    ("recurrence", re.compile("🔁" + _VS + " *([a-zA-Z0-9, !]+)$")),
-    ("on_completion", re.compile("🏁" + _VS + " *([a-zA-Z]+)$")),
-    ("tags", re.compile(r"(?:^|\s)#[^ !@#$%^&*(),.?\":{}|<>]+$")),
-    ("id", re.compile("🆔" + _VS + " *(" + _ID + ")$")),
-    ("depends_on", re.compile("⛔" + _VS + " *(" + _ID + "(?: *, *" + _ID + " *)*)$")),
+_FIELDS: list[tuple[str, str]] = [
+    ("priority", "(🔺|⏫|🔼|🔽|⏬)" + _VS + "$"),
+    ("done", "✅" + _VS + " *" + _D + "$"),
+    ("cancelled", "❌" + _VS + " *" + _D + "$"),
+    ("due", "(?:📅|📆|🗓)" + _VS + " *" + _D + "$"),
+    ("scheduled", "(?:⏳|⌛)" + _VS + " *" + _D + "$"),
+    ("start", "🛫" + _VS + " *" + _D + "$"),
+    ("created", "➕" + _VS + " *" + _D + "$"),
+    ("recurrence", "🔁" + _VS + " *([a-zA-Z0-9, !]+)$"),
+    ("on_completion", "🏁" + _VS + " *([a-zA-Z]+)$"),
+    ("tags", r"(?:^|\s)#[^ !@#$%^&*(),.?\":{}|<>]+$"),
+    ("id", "🆔" + _VS + " *(" + _ID + ")$"),
+    ("depends_on", "⛔" + _VS + " *(" + _ID + "(?: *, *" + _ID + " *)*)$"),
 ]
-_FENCE = re.compile(r"^\s*(```|~~~)")
+_FENCE = LazyPattern(r"^\s*(```|~~~)")
 
 
+@functools.cache
+def _field_searches() -> tuple[tuple[str, Callable[[str], re.Match[str] | None]], ...]:
+    """``_FIELDS`` compiled when the first task line is read, each search bound once: the
+    loop below calls them a dozen times a line."""
+    return tuple((name, re.compile(source).search) for name, source in _FIELDS)
+
+
+# A dataclass, not a @valueclass: one is built for every task line a scan reads, and the
+# generated __init__ sets its 17 fields several times faster than the shared one.
 @dataclass
 class TaskLine:
     """One Tasks line, as Tasks understands it."""
@@ -117,10 +130,11 @@ def read_fields(text: str) -> tuple[dict[str, Any], str]:
     values: dict[str, Any] = {}
     trailing_tags: list[str] = []
     rest = text
+    fields = _field_searches()
     for _ in range(21):  # Tasks' failsafe: ``runs <= maxRuns`` with maxRuns = 20
         matched = False
-        for name, pattern in _FIELDS:
-            hit = pattern.search(rest)
+        for name, search in fields:
+            hit = search(rest)
             if hit is None:
                 continue
             matched = True
@@ -165,7 +179,7 @@ def render_task_line(task: TaskLine) -> str:
     return " ".join(parts) + task.block_link
 
 
-_SIGNIFIER_RE = re.compile("[" + SIGNIFIERS + "]\ufe0f?")
+_SIGNIFIER_RE = LazyPattern("[" + SIGNIFIERS + "]\ufe0f?")
 
 
 def clean_description(title: str) -> str:
@@ -180,6 +194,8 @@ def clean_description(title: str) -> str:
 # -- a note's task lines -------------------------------------------------------------------
 
 
+# A dataclass, not a @valueclass: one is built for every task line a scan reads, and the generated
+# __init__ is several times faster than the shared one.
 @dataclass(frozen=True)
 class FoundTask:
     """A task line of a note: its index among the note's lines, and the task."""
@@ -192,8 +208,10 @@ def find_task_lines(lines: list[str]) -> list[FoundTask]:
     """Every checkbox line outside fenced code blocks (``lines`` as from ``splitlines``)."""
     out: list[FoundTask] = []
     fence: str | None = None
+    # bound once: a LazyPattern's method, looked up in a loop, costs more than a pattern's
+    fence_at = _FENCE.match
     for i, line in enumerate(lines):
-        m = _FENCE.match(line)
+        m = fence_at(line)
         if m:
             if fence is None:
                 fence = m.group(1)
@@ -230,7 +248,7 @@ def task_group(found: list[FoundTask]) -> list[FoundTask]:
 
 _WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 # rrule's English tokens for weekdays: "mo", "mon", "monday", "tu", "tue", "tues", "tuesday" …
-_WEEKDAY_TOKEN = re.compile(
+_WEEKDAY_TOKEN = LazyPattern(
     r"(mo(?:n(?:day)?)?)|(tu(?:e(?:s(?:day)?)?)?)|(we(?:d(?:n(?:esday)?)?)?)"
     r"|(th(?:u(?:r(?:sday)?)?)?)|(fr(?:i(?:day)?)?)|(sa(?:t(?:urday)?)?)|(su(?:n(?:day)?)?)"
 )
@@ -239,7 +257,7 @@ _UNITS.update({"months": "month", "year": "year", "years": "year"})
 _WORKWEEK = (0, 1, 2, 3, 4)
 
 
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class Rule:
     unit: str  # day | week | month | year
     interval: int = 1
@@ -337,7 +355,14 @@ def same_rule(a: str | None, b: str | None) -> bool:
 def _add_months(day: dt.date, months: int) -> dt.date:
     index = day.month - 1 + months
     year, month = day.year + index // 12, index % 12 + 1
-    return dt.date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
+    return dt.date(year, month, min(day.day, days_in_month(year, month)))
+
+
+def days_in_month(year: int, month: int) -> int:
+    """``calendar.monthrange(year, month)[1]``, without importing calendar."""
+    if month == 12:
+        return 31
+    return (dt.date(year, month + 1, 1) - dt.timedelta(days=1)).day
 
 
 def next_after(rule: Rule, start: dt.date) -> dt.date:
@@ -405,6 +430,7 @@ __all__ = [
     "Rule",
     "TaskLine",
     "clean_description",
+    "days_in_month",
     "find_task_lines",
     "next_after",
     "next_occurrence",

@@ -30,6 +30,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from vaultbrain.patterns import LazyPattern
 from vaultbrain.vault.tasks import PRIORITY_EMOJI, read_fields, rule_text
 
 # Tasks' Dataview-format keys (DataviewTaskSerializer's DATAVIEW_SYMBOLS) -> Tasks' names.
@@ -47,15 +48,17 @@ _DATAVIEW_KEYS = {
     "oncompletion": "on_completion",
 }
 DATE_FIELDS = ("due", "scheduled", "start", "created", "done", "cancelled")
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-_ID = re.compile(r"[a-zA-Z0-9_-]+")
+_DATE = LazyPattern(r"\d{4}-\d{2}-\d{2}")
+_ID = LazyPattern(r"[a-zA-Z0-9_-]+")
 _WRAPPERS = {"[": "]", "(": ")"}
 # Every emoji Tasks reads as a field (the due and scheduled alternatives, 🏁 included), and
 # ⏰, the reminder of Tasks' forks, which Dataview users meet in copied lines too.
-_SIGNIFIER = re.compile("(?:🔺|⏫|🔼|🔽|⏬|📅|📆|🗓|🛫|⏳|⌛|✅|❌|🔁|🏁|🆔|⛔|➕|⏰)\ufe0f?")
-_CHECKBOX_START = re.compile(r"^(\s*)\[(.)\]")
+_SIGNIFIER = LazyPattern("(?:🔺|⏫|🔼|🔽|⏬|📅|📆|🗓|🛫|⏳|⌛|✅|❌|🔁|🏁|🆔|⛔|➕|⏰)\ufe0f?")
+_CHECKBOX_START = LazyPattern(r"^(\s*)\[(.)\]")
 
 
+# A dataclass, not a @valueclass: one is built for every line parsed for typed fields, and the generated
+# __init__ is several times faster than the shared one.
 @dataclass(frozen=True)
 class Typed:
     """A typed thought: its words and the fields its Tasks and Dataview syntax gave.
@@ -120,7 +123,7 @@ def parse_typed(text: str) -> Typed:
     return Typed(words, fields, inline, tuple(problems))
 
 
-_TRAILING_TAG = re.compile(r"(?:^|\s)(#[^ !@#$%^&*(),.?\":{}|<>]+)$")
+_TRAILING_TAG = LazyPattern(r"(?:^|\s)(#[^ !@#$%^&*(),.?\":{}|<>]+)$")
 
 
 def trailing_tags(text: str) -> tuple[str, list[str]]:
@@ -208,8 +211,12 @@ def _has_word_char(text: str) -> bool:
 # -- Dataview's inline fields (a port of src/data-import/inline-field.ts) --------------------
 
 
+# A dataclass, not a @valueclass: one is built for every inline field read, and the generated
+# __init__ is several times faster than the shared one.
 @dataclass(frozen=True)
 class InlineField:
+    """A Dataview inline field of a line: its key, its value, and its [start, end) span."""
+
     key: str
     value: str
     start: int
@@ -281,7 +288,7 @@ DANGLING = frozenset(
     pour avec au aux de du des le la les et ou avant
     para con al del el los las y o antes""".split()
 )
-_ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+_ANSI = LazyPattern(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
 
 
 def drop_dangling(text: str) -> str:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
+from vaultbrain.patterns import LazyPattern
 
 if TYPE_CHECKING:
     from vaultbrain.vault.files import NoteFile, Vault
@@ -38,7 +39,7 @@ def _loader() -> type:
 
 
 # A trailing comment with no quote in it: kept when the value before it changes.
-_TRAILING = re.compile(r"\s+#[^'\"\n]*$")
+_TRAILING = LazyPattern(r"\s+#[^'\"\n]*$")
 
 
 class YmlError(UserError):
@@ -49,7 +50,7 @@ class YmlError(UserError):
 # decimal integer, and nothing else: a name or word starting with a letter or ``_`` (neither a
 # YAML 1.1 boolean nor null), or a run of lowercase letters and digits holding a letter (a
 # vault id, a machine id: no number, date or float without ``.``, ``:`` or ``-``; not 0b/0x).
-_PLAIN_LINE = re.compile(
+_PLAIN_LINE = LazyPattern(
     r"(?P<key>[A-Za-z_][A-Za-z0-9_.-]*):[ ]+"
     r"(?:(?P<word>[A-Za-z_][A-Za-z0-9_./-]*)|(?P<id>(?!0[bx])[0-9a-z]*[a-z][0-9a-z]*)"
     r"|(?P<int>0|[1-9][0-9]*))"
