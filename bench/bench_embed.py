@@ -172,6 +172,17 @@ class TimedClient:
             self.calls += 1
 
 
+def recall_row(which: str, hybrid: float, keyword: float) -> Any:
+    """The quality row: hybrid's recall@10 beside keyword's (the target: hybrid >= keyword)."""
+    return row(
+        f"recall@10, hybrid ({which})",
+        [hybrid],
+        "",
+        f"keyword {keyword:.2f}",
+        note="hybrid >= keyword" if hybrid >= keyword else "hybrid BELOW keyword",
+    )
+
+
 def recall(found: list[str], relevant: set[str], k: int = 10) -> float:
     return len(set(found[:k]) & relevant) / len(relevant)
 
@@ -431,15 +442,7 @@ def measure(
         f"[{which}] recall@10 over {len(truth)} labelled queries: keyword {k_mean:.2f} "
         f"(any word instead of every word: {statistics.mean(anyw):.2f}), hybrid {h_mean:.2f}"
     )
-    rows.append(
-        row(
-            f"recall@10, hybrid ({which})",
-            [h_mean],
-            "",
-            f"keyword {k_mean:.2f}",
-            note="hybrid >= keyword" if h_mean >= k_mean else "hybrid BELOW keyword",
-        )
-    )
+    rows.append(recall_row(which, h_mean, k_mean))
 
     # numpy over the mapped file vs sqlite-vec
     mat = np.asarray(store.matrix())
@@ -540,13 +543,7 @@ def measure_real(work: Path, truth: dict[str, set[str]]) -> list[Any]:
                     note=f"{report.embedded / took:.1f} chunks/s, server's share "
                     f"{report.server_seconds / took:.0%}",
                 ),
-                row(
-                    f"recall@10, hybrid ({which})",
-                    [h_mean],
-                    "",
-                    f"keyword {k_mean:.2f}",
-                    note="hybrid >= keyword" if h_mean >= k_mean else "hybrid BELOW keyword",
-                ),
+                recall_row(which, h_mean, k_mean),
             ]
     finally:
         shutil.rmtree(work / "embed-real", ignore_errors=True)

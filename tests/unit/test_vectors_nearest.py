@@ -50,6 +50,16 @@ def _follow(graph: GraphIndex, brain: Brain, rel: str) -> None:
         graph.note_changed(rel, None)
 
 
+def _embedded(brain: Brain) -> tuple[GraphIndex, EmbeddingClient]:
+    """The vault's search index built and every note embedded."""
+    graph = graph_of(brain)
+    graph.rebuild(brain.vault)
+    client = EmbeddingClient.from_settings(brain.settings, brain.state_dir)
+    assert client is not None
+    embed_all(graph, client)
+    return graph, client
+
+
 def _semantic(graph: GraphIndex, client: EmbeddingClient, query: str, limit: int) -> list[str]:
     doc = find(graph, client, query, "semantic", None, limit)
     assert doc["mode"] == "semantic", doc["note"]
@@ -63,11 +73,7 @@ def test_notes_of_many_near_chunks_do_not_crowd_out_the_others(brain: Brain) -> 
     _write(brain, "Ideas/Bees.md", f"# Bees\n\n{sections}")
     _write(brain, "Ideas/More bees.md", f"# More bees\n\n{sections}")
     _write(brain, "Ideas/Swarms.md", "# Swarms\n\nA swarm in May is worth a load of hay.\n")
-    graph = graph_of(brain)
-    graph.rebuild(brain.vault)
-    client = EmbeddingClient.from_settings(brain.settings, brain.state_dir)
-    assert client is not None
-    embed_all(graph, client)
+    graph, client = _embedded(brain)
     query = "honey bees of hive swarm in May"
     # The two notes' 48 chunks (alike but for a number) are all nearer than the third
     # note's one: the third is still listed, after them
@@ -82,11 +88,7 @@ def test_notes_of_many_near_chunks_do_not_crowd_out_the_others(brain: Brain) -> 
 def test_the_kept_vector_map_follows_the_file_in_one_process(brain: Brain) -> None:
     _write(brain, "Ideas/Honey.md", "# Honey\n\nHoney from the bees of the hive.\n")
     _write(brain, "Admin/Taxes.md", "# Taxes\n\nFile the tax return before April.\n")
-    graph = graph_of(brain)
-    graph.rebuild(brain.vault)
-    client = EmbeddingClient.from_settings(brain.settings, brain.state_dir)
-    assert client is not None
-    embed_all(graph, client)
+    graph, client = _embedded(brain)
     assert _semantic(graph, client, "mead wine", 1) != ["Ideas/Mead.md"]
 
     _write(brain, "Ideas/Mead.md", "# Mead\n\nMead is a wine made of honey.\n")  # the file grows

@@ -27,11 +27,10 @@ from __future__ import annotations
 import os
 import stat
 import time
-from array import array
 from bisect import bisect_left
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain.store.snap import read_snap, write_snap
+from vaultbrain.store.snap import KeyedRows, pack_rows, read_snap, write_snap
 from vaultbrain.vault.paths import list_folder
 
 if TYPE_CHECKING:
@@ -193,19 +192,14 @@ def keep(
         "\x00" in n for _, notes in dirs.values() if isinstance(notes, list) for n in notes
     ):
         return  # (a name holding a NUL: no snapshot, the vault is walked)
-    rows.sort()
-    starts = array("I", [0])
-    at = 0
-    for row in rows:
-        at += len(row)
-        starts.append(at)
+    packed, starts = pack_rows(rows)
     doc = {
         "key": snap_key(brain),
         "versions": versions,
         "dirs": {folder: [mtime, _packed(notes)] for folder, (mtime, notes) in dirs.items()},
         "others": index.known_notes(),
-        "rows": b"".join(rows),
-        "starts": starts.tobytes(),
+        "rows": packed,
+        "starts": starts,
     }
     write_snap(brain.state_dir / SNAP_FILE, doc)
 
@@ -214,29 +208,17 @@ def _row(key: str, mark: str, rel: str) -> bytes:
     return f"{key}\x00{mark}\x00{rel}".encode("utf-8", "surrogatepass")
 
 
-class NameTable:
-    """The rows of a kept index, sorted by name, in one bytes object: a name's rows are
-    found by bisection and decoded alone (a cold process reads 20,000 rows as one string of
-    bytes instead of building 20,000 lists)."""
+class NameTable(KeyedRows):
+    """The rows of a kept index (``name NUL mark NUL note``), sorted by name, in one bytes
+    object: a name's rows are found by bisection and decoded alone (a cold process reads
+    20,000 rows as one string of bytes instead of building 20,000 lists)."""
 
     def __init__(self, rows: bytes, starts: bytes) -> None:
-        self._rows = rows
-        self._starts = array("I")
-        self._starts.frombytes(starts)
-        if not isinstance(rows, bytes) or not self._starts or self._starts[-1] != len(rows):
-            raise ValueError("not the rows of a name table")
+        super().__init__(rows, starts)
         self.others: dict[str, list[Any]] = {}
 
-    def __len__(self) -> int:
-        return len(self._starts) - 1
-
-    def _key(self, i: int) -> bytes:
-        start = self._starts[i]
-        return self._rows[start : self._rows.index(b"\x00", start)]
-
     def _decoded(self, i: int) -> tuple[str, str, str]:
-        row = self._rows[self._starts[i] : self._starts[i + 1]]
-        key, mark, rel = row.decode("utf-8", "surrogatepass").split("\x00")
+        key, mark, rel = self._row(i).decode("utf-8", "surrogatepass").split("\x00")
         return key, mark, rel
 
     def rows(self, key: str) -> list[tuple[str, str]]:
@@ -263,6 +245,6 @@ class NameTable:
         """Every row as kept, with its note."""
         out = []
         for i in range(len(self)):
-            row = self._rows[self._starts[i] : self._starts[i + 1]]
+            row = self._row(i)
             out.append((row, row[row.rindex(b"\x00") + 1 :].decode("utf-8", "surrogatepass")))
         return out

@@ -212,6 +212,12 @@ def _name_rows(index: dict[str, dict[str, Any]]) -> tuple[bytes, bytes] | None:
             ]
     if any(row.count(b"\x00") != 1 for row in rows):
         return None
+    return pack_rows(rows)
+
+
+def pack_rows(rows: list[bytes]) -> tuple[bytes, bytes]:
+    """``rows`` sorted into one string of bytes, and where each starts (an ``array("I")``'s
+    bytes): what :class:`KeyedRows` reads."""
     rows.sort()
     starts = array("I", [0])
     at = 0
@@ -234,6 +240,12 @@ class KeyedRows:
             raise ValueError("not a table of rows")
         self._n = len(self._starts) - 1
 
+    def __len__(self) -> int:
+        return self._n
+
+    def _row(self, i: int) -> bytes:
+        return self._rows[self._starts[i] : self._starts[i + 1]]
+
     def _key(self, i: int) -> bytes:
         start = self._starts[i]
         return self._rows[start : self._rows.index(b"\x00", start)]
@@ -243,7 +255,6 @@ class KeyedRows:
         out = []
         i = bisect_left(range(self._n), want, key=self._key)
         while i < self._n and self._key(i) == want:
-            row = self._rows[self._starts[i] : self._starts[i + 1]]
-            out.append(row[len(want) + 1 :].decode("utf-8", "surrogatepass"))
+            out.append(self._row(i)[len(want) + 1 :].decode("utf-8", "surrogatepass"))
             i += 1
         return out
