@@ -139,8 +139,10 @@ def review_link(suffix: str) -> str | None:
 
 
 def add_line(brain: Brain, thought: str, capture_id: str) -> None:
-    """The CLI's capture: its thought as a new, already anchored inbox line."""
-    inbox_note.add_line(brain.vault, brain.inbox_rel, f"- [ ] {thought} {WAITING} ^vb-{capture_id}")
+    """The CLI's capture: its thought as a new, already anchored inbox line (once: a line
+    that carries the anchor already is the capture's)."""
+    raw = f"- [ ] {thought} {WAITING} ^vb-{capture_id}"
+    inbox_note.add_line(brain.vault, brain.inbox_rel, raw, capture_id)
 
 
 def finish_line(brain: Brain, journal: Journal, cap: Capture) -> Capture:

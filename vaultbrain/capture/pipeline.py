@@ -33,23 +33,35 @@ if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
 
-def capture(brain: Brain, text: str) -> Capture:
-    """The CLI's capture: a new inbox line, then the whole pipeline, in this process."""
+def capture(brain: Brain, text: str, cid: str | None = None) -> Capture:
+    """The CLI's capture: a new inbox line, then the whole pipeline, in this process.
+
+    ``cid``: the id the capture command chose before it handed the thought to the daemon
+    (vaultbrain/daemon/door.py). Made again here (the daemon did not answer), the capture
+    is still made once: a line that carries the id is not added twice, and a capture the
+    daemon journaled goes on from where it is, the daemon's lease respected."""
     thought = lines.check_thought(text)
     journal = Journal(brain)
-    cid = journal.new_id()
+    known = journal.get(cid) if cid is not None else None
+    if known is not None and known.text == thought:
+        return process(brain, cid)  # type: ignore[arg-type]
+    if cid is None or known is not None:  # (an id an older capture has: a new one)
+        cid = journal.new_id()
     lines.add_line(brain, thought, cid)
     elsewhere = filed_elsewhere(brain.vault, brain.state_dir)  # one filer per vault
     if elsewhere:
         return Capture(cid, thought, note=brain.inbox_rel, origin="cli", last_error=elsewhere)
-    journal.open(
+    lease = journal.lease()
+    opened = journal.open(
         cid,
         thought,
         "cli",
         brain.inbox_rel,
-        lease=journal.lease(),
+        lease=lease,
         line_suffix=lines.WAITING,
     )
+    if opened.lease != lease:  # opened meanwhile by the daemon the thought was handed to
+        return process(brain, cid)
     done = process(brain, cid, hold_lease=True)
     if done.lease:  # still pending: let the daemon retry it at once, not in 5 min
         done = journal.release(cid)

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from vaultbrain.capture.model import STATUS_NAMES, WAITING_FOR_PERSON, CaptureStatus
+from vaultbrain.capture.model import STATUS_NAMES
 from vaultbrain.capture.model import capture_doc as capture_summary
 from vaultbrain.cli import hint
 from vaultbrain.cli.help import examples
 from vaultbrain.cli.render import echo_json, echo_table, time_left
-from vaultbrain.errors import StorageError, UserError, VaultbrainError
+from vaultbrain.errors import UserError
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -123,46 +123,31 @@ def capture_cmd(obj: Any, text: str, as_json: bool) -> None:
 
 
 def _capture(obj: Any, text: str, as_json: bool) -> None:
-    from vaultbrain.capture.pipeline import capture
-
     text = _utf8_thought(sys.stdin.buffer.read() if text == "-" else text)
-    app = obj.app()
-    try:
-        record = capture(app, text).to_record()
-    except (StorageError, OSError) as exc:
-        raise _capture_failure(app, text, exc) from exc
-    summary = capture_summary(record)
-    if CaptureStatus.of(summary["status"]) in WAITING_FOR_PERSON:
-        _review_note_now(app)
+    cid, said = _handed_over(obj, text)
+    if said is None:
+        from vaultbrain.capture.said import capture_said
+
+        said = capture_said(obj.app(), text, cid)
     if as_json:
-        echo_json(summary)
+        echo_json(said["summary"])
         return
-    status = summary["status"]
-    conf = summary["confidence"]
-    head = f"{status}" + (f" ({conf:.2f}, {summary['classified_by']})" if conf is not None else "")
-    from vaultbrain.classify.result import fallback_note
-
-    said = fallback_note(summary["fallback"])  # the LLM failed and the embedded one decided
-    click.echo(f"{record['id']}: {head}" + (f" ({said})" if said else ""))
-    for d in summary["destinations"]:
-        said = {"link": " (linked: your note, not written)"}.get(d.get("op", ""), "")
-        click.echo(
-            f"  {d['type']:<8} {d['path']}{said}" + (" (held: confirm)" if d.get("held") else "")
-        )
-    if status == CaptureStatus.NEEDS_REVIEW:
-        click.echo(hint("  waiting for you in Brain/Needs Review.md (or `vaultbrain review list`)"))
-    if status == CaptureStatus.PENDING:
-        click.echo(f"  pending: {summary['error']}; the daemon will retry")
+    for line in said["lines"]:
+        click.echo(hint(line))
 
 
-def _review_note_now(app: Brain) -> None:
-    """The capture waits for the person: Needs Review shows it (its line links there)."""
-    from vaultbrain.capture.review_queue import ReviewQueue
+def _handed_over(obj: Any, text: str) -> tuple[str | None, dict[str, Any] | None]:
+    """(the id chosen for the thought, what the daemon watching the vault said of it): a
+    process that has everything loaded files it in a few milliseconds. None said when no
+    daemon took it: the thought is captured here, under that id, once (see
+    vaultbrain/daemon/door.py). Not with -v (the person asked to see this process's log) nor
+    with another pack for this command."""
+    if obj.verbose > 0 or obj.schema_pack:
+        return None, None
+    from vaultbrain.daemon.door import hand_over, new_capture_id
 
-    try:
-        ReviewQueue(app).write()
-    except (VaultbrainError, OSError):
-        pass  # the daemon draws it; the capture itself is safe
+    cid = new_capture_id()
+    return cid, hand_over(obj.vault_dir, obj.state_dir, text, cid)
 
 
 def _utf8_thought(given: str | bytes) -> str:
@@ -184,43 +169,6 @@ def _utf8_thought(given: str | bytes) -> str:
     raise UserError(
         f"the thought is not UTF-8 text ({shown}); nothing was captured: "
         "convert it to UTF-8 (e.g. `iconv -f windows-1252 -t utf-8`) and capture it again"
-    )
-
-
-def _capture_failure(brain: Brain, text: str, exc: Exception) -> Exception:
-    """What a failed capture did and did not do, exactly. A disk that refused the state
-    dir after the inbox line was written leaves the thought safe in the inbox (anchored: the
-    daemon files it once it can write), so "nothing was changed, try again" would make the
-    person capture it twice."""
-    from vaultbrain.capture.lines import check_thought
-    from vaultbrain.filing.inbox import unjournaled_line
-
-    rel = brain.inbox_rel
-    try:
-        thought = check_thought(text)
-        store = brain.store.inbox
-        line = unjournaled_line(
-            brain.vault,
-            rel,
-            thought,
-            lambda cid: store.summary(cid, include_deleted=True) is not None,
-        )
-    except (VaultbrainError, OSError):
-        line = None
-    if line is None:
-        return exc
-    reason = (
-        str(exc).split("; nothing was changed")[0]
-        if isinstance(exc, StorageError)
-        else (
-            f"{getattr(exc, 'strerror', None) or exc}"
-            + (f" ({exc.filename})" if getattr(exc, "filename", None) else "")
-        )
-    )
-    return UserError(
-        f"the thought is in {rel} (line {line.number + 1}, ^vb-{line.block_id}) but was not "
-        f"filed: {reason}; the daemon files it once the state dir can be written, so do not "
-        "capture it again"
     )
 
 

@@ -24,6 +24,7 @@ from vaultbrain.capture.inbox_pass import inbox_known, reconcile_inbox
 from vaultbrain.capture.journal import Journal
 from vaultbrain.capture.model import CaptureStatus
 from vaultbrain.capture.pipeline import process
+from vaultbrain.daemon.door import Door
 from vaultbrain.daemon.due import DueCaptures
 from vaultbrain.daemon.lock import DaemonLock
 from vaultbrain.daemon.watcher import RESCAN, VaultWatcher
@@ -94,6 +95,7 @@ class Daemon:
         # The last pass left a line without a newline: the idle pass is still to come.
         self._unfinished_line = False
         self._hooks: list[Any] = []
+        self.door: Door | None = None  # captures handed over by `vaultbrain capture`
 
     # -- settings read live, so `settings set` takes effect without a restart ------------
     def _setting(self, key: str) -> Any:
@@ -132,6 +134,8 @@ class Daemon:
             trust_state(self.app.state_dir)  # its loss from here on is noticed (_check_state)
             inbox_known(self.app)  # and the inbox's
             self._log_report("startup scan", report)
+            if not self.once:
+                self._open_door()  # `vaultbrain capture` hands its thoughts over from now on
             # Ready: watching, and the vault and the store in step. What can wait a moment
             # does: the temp files a killed write left (ignored by everything meanwhile), and
             # the hooks (digests, IdeaLoom, the review note), loaded after the first pass.
@@ -156,6 +160,8 @@ class Daemon:
                 self._loop(watcher)
         finally:
             try:
+                if self.door is not None:
+                    self.door.close()  # (the captures it took are finished first)
                 if watcher is not None:
                     watcher.stop()
                 # Work not started stays pending (journaled); only what is mid-write finishes.
@@ -175,6 +181,17 @@ class Daemon:
                 lock.release()
             log.info("stopped")
         return self.stats
+
+    def _open_door(self) -> None:
+        """``vaultbrain capture`` may hand its thoughts over from now on (door.py)."""
+        door = Door(self)
+        try:
+            if door.open():
+                self.door = door
+            else:
+                log.info("captures are made by each command: the state dir's path is too long")
+        except OSError as exc:
+            log.warning("captures are made by each command: no socket in the state dir: %s", exc)
 
     def _final_lines(self) -> None:
         """Before stopping, every waiting inbox line shows its true state (unless the person
@@ -456,6 +473,8 @@ class Daemon:
     def _submit(self, cid: str) -> None:
         if cid in self._futures or self._pool is None:
             return
+        if self.door is not None and cid in self.door.busy:
+            return  # being made for a `vaultbrain capture` that handed it over
         self._futures[cid] = self._pool.submit(self._work, cid)
 
     def _work(self, cid: str) -> Any:

@@ -89,12 +89,16 @@ def find_line(text: str, capture_id: str) -> InboxLine | None:
     return None
 
 
-def add_line(vault: Vault, rel: str, raw: str) -> None:
+def add_line(vault: Vault, rel: str, raw: str, capture_id: str | None = None) -> None:
     """Append a new line to the inbox (compare-and-swap, retried). An inbox that is a
-    symlink or a folder is refused before anything is written (``inbox_problem``)."""
+    symlink or a folder is refused before anything is written (``inbox_problem``).
+    ``capture_id``: the line's anchor; a line that already carries it is not added again
+    (a capture handed to the daemon and then made here: vaultbrain/daemon/door.py)."""
     ensure_inbox(vault, rel)
     for _ in range(MAX_CAS_RETRIES):
         note = vault.read(rel)
+        if capture_id is not None and find_line(note.text, capture_id) is not None:
+            return
         try:
             vault.replace(rel, append_line(note.text, raw), note.hash)
             return

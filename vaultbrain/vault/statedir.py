@@ -23,7 +23,6 @@ way is ever moved.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -77,6 +76,8 @@ def vault_id(root: Path) -> str:
 
 
 def derived_vault_id(root: Path) -> str:
+    import hashlib  # (a vault with a vaultbrain.yml, the usual one, never asks)
+
     path = str(Path(root).resolve())
     return hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
