@@ -69,7 +69,10 @@ def valid_capture_id(cid: Any) -> bool:
 
 def address(state_dir: Path) -> str | None:
     """The socket's path, or None where it is too long for a socket's address (108 bytes
-    on Linux, 104 on macOS): then every capture is made in its own process."""
+    on Linux, 104 on macOS) or there are no local sockets: then every capture is made in
+    its own process."""
+    if not hasattr(socket, "AF_UNIX"):
+        return None  # (a Python without local sockets)
     path = os.path.join(state_dir, SOCKET_NAME)
     return path if len(os.fsencode(path)) < 100 else None
 
