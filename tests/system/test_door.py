@@ -193,3 +193,58 @@ def test_capture_ids_are_the_stores_kind() -> None:
     assert len(ids) == 500
     assert all(valid_capture_id(c) for c in ids)
     assert not valid_capture_id("ABCDEF") and not valid_capture_id("1abcde")
+
+
+def test_a_daemon_killed_while_filing_leaves_the_command_to_finish_it_once(
+    vault: Path, daemon, lmstudio
+) -> None:
+    """The daemon took the thought, wrote its line and journaled it, and died waiting on a
+    slow model: the command, whose connection broke, makes the capture itself under the same
+    id, going on from where the daemon stopped. One line, one capture, one note."""
+    import time
+
+    from support.lmstudio import reply
+
+    run(vault, "settings", "set", "provider", "lmstudio")
+    run(vault, "settings", "set", "second_opinion", "false")
+
+    def slow_idea(body: dict) -> str:
+        time.sleep(3)
+        return reply([{"type": "idea", "title": "Bees on the roof", "fields": {}}], 0.95)
+
+    lmstudio.responder = slow_idea
+    d = daemon().start()
+    d.wait_ready()
+    command = subprocess.Popen(
+        [sys.executable, "-m", "vaultbrain", "--vault", str(vault), "capture", "Bees on the roof"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+    def asked() -> int:
+        return sum(
+            "Bees on the roof" in json.dumps(b.get("messages", ""), ensure_ascii=False)
+            for b in list(lmstudio.requests)
+        )
+
+    deadline = time.monotonic() + 30
+    while not asked():  # the daemon has it: its line written, journaled, the model asked
+        assert time.monotonic() < deadline and command.poll() is None
+        time.sleep(0.02)
+    assert "Bees on the roof" in (vault / "Inbox.md").read_text("utf-8")
+    d.kill9()
+    before = asked()
+    out, err = command.communicate(timeout=60)
+    assert command.returncode == 0, err
+    cid = out.split(":", 1)[0]
+    assert valid_capture_id(cid), out
+    assert len(lines_with(vault, cid)) == 1
+    assert "Bees on the roof" in "".join(lines_with(vault, cid))
+    records = [r for r in Brain(vault).store.inbox.all() if r["text"] == "Bees on the roof"]
+    assert [r["id"] for r in records] == [cid]
+    assert records[0]["status"] == "filed", records[0]
+    assert [p.name for p in (vault / "Ideas").glob("*.md")] == ["Bees on the roof.md"]
+    # The daemon was asking the model when it died, and the command asked again.
+    assert asked() > before
+    assert f"capture {cid} (handed over" not in d.output()
