@@ -132,7 +132,7 @@ def llm_counts(brain: Brain) -> dict[str, Any]:
     fallbacks: Counter[str] = Counter()
     waits: Counter[str] = Counter()
     causes: dict[str, str] = {}
-    for e in brain.store.read_jsonl("audit.jsonl"):
+    for e in classifications(brain):
         kind = e.get("kind")
         if kind == "classification":
             if e.get("fallback_from"):
@@ -235,9 +235,70 @@ def second_opinion_summary(brain: Brain) -> dict[str, Any]:
     classify/arbiter.py)."""
     from vaultbrain.classify.arbiter import agreement
 
-    return agreement(
-        e for e in brain.store.read_jsonl("audit.jsonl") if e.get("kind") == "classification"
-    )
+    return agreement(e for e in classifications(brain) if e.get("kind") == "classification")
+
+
+# audit.jsonl's path -> (its inode, the bytes read, their last bytes, what they held of
+# classifications)
+_CLASSIFIED: dict[str, tuple[int, int, bytes, list[dict[str, Any]]]] = {}
+_CLASSIFYING = ("classification", "classification_failed")
+# What the counts read of a classification entry (a model's whole reply stays on disk).
+_COUNTED_KEYS = (
+    "kind",
+    "provider",
+    "fallback_from",
+    "fallback_kind",
+    "fallback_cause",
+    "error_kind",
+    "second_opinion",
+)
+
+
+def classifications(brain: Brain) -> list[dict[str, Any]]:
+    """The trail's classifications and failed attempts, oldest first, with the fields the
+    counts read. The trail only grows (a line per event, appended): a process reads it once,
+    then what was appended since (the daemon redraws Trust after every capture, and a first
+    import writes a line per record: 10,000 lines parsed at each redraw). A trail replaced,
+    cut or rewritten (its last bytes read are no longer where they were) is read again from
+    its start. A line still being appended waits for its newline."""
+    import json
+    import os
+
+    path = brain.store.root / "audit.jsonl"
+    try:
+        st = os.stat(path)
+    except OSError:
+        return []
+    ino, done, tail, entries = _CLASSIFIED.get(str(path), (-1, 0, b"", []))
+    if ino != st.st_ino or done > st.st_size:
+        ino, done, tail, entries = st.st_ino, 0, b"", []
+    if done == st.st_size:
+        return entries
+    with open(path, "rb") as fh:
+        fh.seek(done - len(tail))
+        data = fh.read()
+    if not data.startswith(tail):  # rewritten in place: read from the start
+        ino, done, tail, entries = st.st_ino, 0, b"", []
+        with open(path, "rb") as fh:
+            data = fh.read()
+    data = data[len(tail) :]
+    end = data.rfind(b"\n") + 1
+    new = []
+    for raw in data[:end].split(b"\n"):
+        if b'"classification' not in raw:  # (the kinds counted: every other line skipped)
+            continue
+        try:
+            e = json.loads(raw.decode("utf-8", "replace"))
+        except ValueError:
+            continue  # torn by a crash or edited by hand: `doctor` names the file
+        if isinstance(e, dict) and e.get("kind") in _CLASSIFYING:
+            new.append({k: e[k] for k in _COUNTED_KEYS if k in e})
+    if end:
+        tail = (tail + data[:end])[-64:]
+        entries = entries + new  # (a new list: one being read elsewhere stays as it was)
+        done += end
+    _CLASSIFIED[str(path)] = (ino, done, tail, entries)
+    return entries
 
 
 def reliability_summary(brain: Brain) -> dict[str, Any]:
