@@ -53,6 +53,7 @@ def run_checks(app: Brain) -> list[Check]:
     from vaultbrain.machine import doctor_line, state_dir_note, synced_state_dir
 
     checks.append(Check("filer", True, doctor_line(app.vault, app.state_dir), "warn"))
+    checks.append(_daemon_check(app))
     synced = synced_state_dir(app.vault, app.state_dir)
     if synced:
         checks.append(Check("state dir sync", False, synced, "warn"))
@@ -81,6 +82,57 @@ def run_checks(app: Brain) -> list[Check]:
         checks.append(Check("settings place", True, "; ".join(app.settings.notes()), "warn"))
     checks.extend(_youtube_checks())
     return checks
+
+
+def _daemon_check(app: Brain) -> Check:
+    """Whether a daemon watches the vault, and so takes the thoughts `vaultbrain capture`
+    hands over (vaultbrain/daemon/door.py); a look at its socket, nothing sent."""
+    import socket
+
+    from vaultbrain.daemon.door import address
+
+    where = address(app.state_dir)
+    if where is None:
+        return Check(
+            "daemon",
+            True,
+            "each `vaultbrain capture` files its thought itself: the state dir's path is too "
+            "long for the daemon's socket",
+            "warn",
+        )
+    if not os.path.exists(where):
+        return Check(
+            "daemon",
+            True,
+            "not running: each `vaultbrain capture` files its thought itself (`vaultbrain "
+            "service install` keeps one running, and captures are handed to it)",
+            "warn",
+        )
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(2.0)
+        sock.connect(where)
+    except OSError:
+        return Check(
+            "daemon",
+            True,
+            "not running (its socket was left by one that stopped): each `vaultbrain capture` "
+            "files its thought itself",
+            "warn",
+        )
+    finally:
+        sock.close()
+    try:
+        pid = (app.state_dir / "daemon.lock").read_text().strip()
+    except OSError:
+        pid = ""
+    said = f" (pid {pid})" if pid.isdigit() else ""
+    return Check(
+        "daemon",
+        True,
+        f"watching this vault{said}: `vaultbrain capture` hands its thoughts to it",
+        "warn",
+    )
 
 
 def _inbox_bytes(app: Brain) -> str | None:

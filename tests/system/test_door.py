@@ -248,3 +248,19 @@ def test_a_daemon_killed_while_filing_leaves_the_command_to_finish_it_once(
     # The daemon was asking the model when it died, and the command asked again.
     assert asked() > before
     assert f"capture {cid} (handed over" not in d.output()
+
+
+def test_doctor_says_whether_captures_are_handed_over(vault: Path, daemon) -> None:
+    from vaultbrain.doctor import run_checks
+
+    def said() -> str:
+        return next(c.detail for c in run_checks(Brain(vault)) if c.name == "daemon")
+
+    assert said().startswith("not running: each `vaultbrain capture` files its thought itself")
+    d = daemon().start()
+    d.wait_ready()
+    assert said() == (
+        f"watching this vault (pid {d.proc.pid}): `vaultbrain capture` hands its thoughts to it"
+    )
+    d.kill9()
+    assert said().startswith("not running (its socket was left by one that stopped)")
