@@ -87,9 +87,7 @@ def run_checks(app: Brain) -> list[Check]:
 def _daemon_check(app: Brain) -> Check:
     """Whether a daemon watches the vault, and so takes the thoughts `vaultbrain capture`
     hands over (vaultbrain/daemon/door.py); a look at its socket, nothing sent."""
-    import socket
-
-    from vaultbrain.daemon.door import address
+    from vaultbrain.daemon.door import address, listening
 
     where = address(app.state_dir)
     if where is None:
@@ -108,11 +106,7 @@ def _daemon_check(app: Brain) -> Check:
             "service install` keeps one running, and captures are handed to it)",
             "warn",
         )
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        sock.settimeout(2.0)
-        sock.connect(where)
-    except OSError:
+    if not listening(where):
         return Check(
             "daemon",
             True,
@@ -120,8 +114,6 @@ def _daemon_check(app: Brain) -> Check:
             "files its thought itself",
             "warn",
         )
-    finally:
-        sock.close()
     try:
         pid = (app.state_dir / "daemon.lock").read_text().strip()
     except OSError:

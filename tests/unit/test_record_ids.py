@@ -7,7 +7,7 @@ import re
 import string
 from collections import Counter
 
-from vaultbrain.filing.records import _choices, new_id
+from vaultbrain.ids import _choices, new_id
 
 
 def test_ids_have_the_length_asked_and_start_with_a_letter() -> None:

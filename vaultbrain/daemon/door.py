@@ -21,49 +21,47 @@ The protocol: one JSON line from the command (``{"v", "op": "capture", "id", "te
 command would have said it). The socket is the person's alone (mode 0600, and on Linux the
 peer's uid is checked).
 
-This module is what a capture command imports to ask: os, json and socket, nothing more.
+This module is what a capture command imports to ask: os, json, socket and the id maker
+(vaultbrain/ids.py), nothing more.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import socket
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from vaultbrain.ids import ALPHABET, LETTERS, new_id
 
 if TYPE_CHECKING:
     from vaultbrain.daemon.runner import Daemon
 
+log = logging.getLogger("vaultbrain.daemon")
 SOCKET_NAME = "daemon.sock"
 # How long the command waits for the daemon to take the thought (it answers at once unless
 # it is stuck); once taken, it waits for the capture as long as the capture takes.
 TAKE_WAIT = 5.0
 MAX_REQUEST = 1 << 20
-_ID_FIRST = "abcdefghijklmnopqrstuvwxyz"
-_ID_REST = _ID_FIRST + "0123456789"
 # Settings that name the vault and the state dir are compared as the paths they resolve to.
 _PATH_ENV = frozenset({"VAULTBRAIN_VAULT", "VAULTBRAIN_STATE_DIR"})
 
 
 def new_capture_id() -> str:
-    """A capture id as :func:`vaultbrain.filing.records.new_id` makes them (6 characters, a
-    letter first, each drawn uniformly from the OS's random source)."""
-    out: list[str] = []
-    while len(out) < 6:
-        alphabet = _ID_FIRST if not out else _ID_REST
-        limit = 256 - 256 % len(alphabet)
-        out += [alphabet[b % len(alphabet)] for b in os.urandom(8) if b < limit][:1]
-    return "".join(out)
+    """A capture id as the journal makes them (:meth:`Journal.new_id`)."""
+    return new_id(6)
 
 
 def valid_capture_id(cid: Any) -> bool:
     return (
         isinstance(cid, str)
         and len(cid) == 6
-        and cid[0] in _ID_FIRST
-        and all(c in _ID_REST for c in cid)
+        and cid[0] in LETTERS
+        and all(c in ALPHABET for c in cid)
     )
 
 
@@ -142,6 +140,20 @@ def hand_over(vault_dir: Path, state_dir: str | None, text: str, cid: str) -> di
     return None
 
 
+def listening(where: str) -> bool:
+    """Whether a daemon takes connections at the socket ``where`` (one left by a daemon that
+    stopped does not): a connection made and closed, nothing sent (`vaultbrain doctor`)."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(2.0)
+        sock.connect(where)
+        return True
+    except OSError:
+        return False
+    finally:
+        sock.close()
+
+
 def _read_doc(stream: Any) -> dict[str, Any]:
     line = stream.readline(MAX_REQUEST)
     if not line:
@@ -163,8 +175,6 @@ class Door:
     AT_ONCE = 4
 
     def __init__(self, daemon: Daemon) -> None:
-        import threading
-
         self.daemon = daemon
         self.app = daemon.app
         self.busy: set[str] = set()
@@ -181,8 +191,6 @@ class Door:
     def open(self) -> bool:
         """Listen (False where the state dir's path is too long for a socket). The daemon's
         lock is held: a socket found in the state dir is a dead daemon's, and goes."""
-        import threading
-
         path = address(self.app.state_dir)
         if path is None:
             return False
@@ -221,8 +229,6 @@ class Door:
             self._turns.acquire()
 
     def _serve(self) -> None:
-        import threading
-
         assert self._sock is not None
         while not self._stop.is_set():
             try:
@@ -246,9 +252,6 @@ class Door:
             self._turns.release()
 
     def _answer(self, conn: socket.socket) -> None:
-        import logging
-
-        log = logging.getLogger("vaultbrain.daemon")
         conn.settimeout(TAKE_WAIT)
         try:
             request = _read_doc(conn.makefile("rb"))
@@ -267,13 +270,13 @@ class Door:
         try:
             _send(conn, {"taken": cid})
             conn.settimeout(None)
-            answer = self._capture(cid, text, log)
+            answer = self._capture(cid, text)
         finally:
             with self._lock:
                 self.busy.discard(cid)
         _send(conn, answer)
 
-    def _capture(self, cid: str, text: str, log: Any) -> dict[str, Any]:
+    def _capture(self, cid: str, text: str) -> dict[str, Any]:
         from vaultbrain.capture.said import capture_said
         from vaultbrain.errors import UserError
 

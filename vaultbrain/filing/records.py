@@ -11,9 +11,7 @@ frontmatter: :mod:`vaultbrain.filing.tasknote` (its names are importable from he
 
 from __future__ import annotations
 
-import os
 import re
-import string
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.filing.tasknote import (
@@ -34,6 +32,7 @@ from vaultbrain.filing.tasknote import (
     tasks_spec,
 )
 from vaultbrain.filing.tasknote import _current as _current_task
+from vaultbrain.ids import new_id  # (filing's callers take it from here)
 from vaultbrain.packs import PageType
 from vaultbrain.resources import data_dir
 from vaultbrain.vault import tasks as tk
@@ -82,24 +81,6 @@ CORE_KEYS = (
     "classified_by",
     "confirmed",
 )
-_ALPHABET = string.ascii_lowercase + string.digits
-
-
-def new_id(n: int = 10) -> str:
-    return _choices(string.ascii_lowercase, 1) + _choices(_ALPHABET, n - 1)
-
-
-def _choices(alphabet: str, n: int) -> str:
-    """``n`` characters drawn from ``alphabet`` as ``secrets.choice`` draws them: each
-    uniform, independent, from the OS's random source. (Importing ``secrets`` costs a cold
-    capture base64, hmac and random.) A byte at or above the largest multiple of the
-    alphabet's size is drawn again, so that ``byte % size`` favours no character."""
-    size = len(alphabet)
-    limit = 256 - 256 % size
-    drawn: list[str] = []
-    while len(drawn) < n:
-        drawn += [alphabet[b % size] for b in os.urandom(n - len(drawn) + 2) if b < limit]
-    return "".join(drawn[:n])
 
 
 def link_to(path: str, title: str) -> str:
