@@ -10,10 +10,12 @@ note with one compare-and-swap edit (``Vault.edit``), and the record follows.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import time
-from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 from itertools import zip_longest
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -22,11 +24,15 @@ from vaultbrain.errors import UserError
 from vaultbrain.filing.index import records as record_index
 from vaultbrain.filing.records import record_from_note
 from vaultbrain.filing.sync import notes_sync
+from vaultbrain.forked import Lost, crew
 from vaultbrain.vault.note import ParsedNote, parse_note, update_frontmatter
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
     from vaultbrain.packs import PageType
+    from vaultbrain.vault.files import NoteFile
+
+log = logging.getLogger(__name__)
 
 # Notes written per flush to disk (Vault.edit_many), and how often the notes cache is
 # written while adopting (a Ctrl-C or a kill loses at most that much of it: the next scan
@@ -35,6 +41,10 @@ BATCH = 256
 WRITING = 1  # batches being written while the one before is followed
 SWAPPING = 4  # threads that write one batch's notes (see vaultbrain/vault/batch.py)
 SAVE_EVERY_S = 60.0
+# From this many notes, the batches are written by this many processes forked for it (see
+# vaultbrain/forked.py) while this one makes the records follow.
+FORK_FROM = 2_000
+WRITERS = 2
 
 ADD, REPLACE = "add", "replace"
 
@@ -227,13 +237,19 @@ def apply(
     folder: str | list[Adoption] = "",
     progress: Callable[[int, int], None] | None = None,
     batch: int = BATCH,
+    processes: int | None = None,
 ) -> Adopted:
     """Adopt every hand-made record note under ``folder``, in one pass: each note read,
     decided and written once (compare-and-swap, :meth:`Vault.edit_many` a batch at a time),
     its record following it. The store is written in bulk and the notes cache at the end
     (and every :data:`SAVE_EVERY_S`), so 12,000 notes cost what one scan of them costs, not
     a rewrite of the whole cache per note. ``progress(done, total)`` after each batch.
-    Ctrl-C stops it cleanly: what was adopted stays, and a rerun goes on from there."""
+    Ctrl-C stops it cleanly: what was adopted stays, and a rerun goes on from there.
+
+    From :data:`FORK_FROM` notes, the batches are written by :data:`WRITERS` processes
+    forked for it (``processes``: how many; 0, none), each on a core of its own, while this
+    one makes their records follow: reading, deciding, writing and parsing a note is the
+    processor's work, and on one core it took twice a first ``reindex``."""
     records: dict[str, dict[str, Any]] = {}  # id -> the record as read for the plan
     if isinstance(folder, list):
         todo = [(a.collection, a) for a in folder]
@@ -246,10 +262,24 @@ def apply(
     sync = notes_sync(brain)
     sync.load_cache()
     out = Adopted([], [], len(todo))
+    adoptions = [a for _, a in todo]
+    spans = [(i, min(i + batch, len(todo))) for i in range(0, len(todo), batch)]
+    if processes is None:
+        processes = WRITERS if len(todo) >= FORK_FROM else 0
+    writing = _Writing(brain, sync, adoptions, records)
+    if processes:  # (each type's pack loaded before the writers are forked)
+        for type_name, rel in {(a.type, a.path.rpartition("/")[0] + "/x.md") for a in adoptions}:
+            _type_of(brain, type_name, rel)
+            sync._type(type_name, rel)
+    team = crew(processes, writing, writing.serving) if processes else None
+    if team is not None:
+        log.info("adopting %d notes: written by %d processes forked for it", len(todo), len(team))
     saved_at = time.monotonic()
-    # The notes of a batch are written on threads of their own while this one makes the
-    # records of the batch before follow them: writing waits on the disk, following on the
-    # processor, and side by side they take the time of the longer, not of both.
+    # The notes of a batch are written (by a writer process, or on threads of this one)
+    # while this one makes the records of the batches before follow them: writing waits on
+    # the disk, following on the processor, and side by side they take the time of the
+    # longer, not of both.
+    ahead = 2 * len(team) if team is not None else WRITING
     written: list[_Batch] = []  # written or being written, their records not made yet
     followed = 0
     # (the files the swaps displaced let go together at the end: see LateWrites.holding)
@@ -261,13 +291,14 @@ def apply(
             ThreadPoolExecutor(SWAPPING, "vb-swap") as swappers,
             ThreadPoolExecutor(WRITING, "vb-adopt") as batches,  # (done before swappers)
         ):
-            writer = _Writer(batches, swappers)
-            for start in range(0, len(todo), batch):
-                chunk = [a for _, a in todo[start : start + batch]]
-                written.append(_Batch.start(brain, writer, chunk))
-                if len(written) > WRITING:
-                    _follow_batch(brain, sync, written[0], out, records)
-                    followed += len(written.pop(0).adoptions)
+            writing.swappers = swappers
+            for span in spans:
+                if team is not None:
+                    written.append(_Batch(span, team.submit(span)))
+                else:
+                    written.append(_Batch(span, batches.submit(writing, span)))
+                if len(written) > ahead:
+                    followed += _follow_batch(brain, sync, written.pop(0), out, writing)
                     if progress is not None:
                         progress(followed, len(todo))
                 if time.monotonic() - saved_at > SAVE_EVERY_S:
@@ -275,20 +306,24 @@ def apply(
                     sync.save_cache()
                     saved_at = time.monotonic()
             while written:
-                _follow_batch(brain, sync, written[0], out, records)
+                _follow_batch(brain, sync, written[0], out, writing)
                 written.pop(0)
             if progress is not None and todo:
                 progress(len(todo), len(todo))
     except KeyboardInterrupt:
         out.stopped = True
         # What was written is followed: its records know their notes by id (a few hundred
-        # notes at most: the batch being written when Ctrl-C came, and the one before).
+        # notes at most: the batches being written when Ctrl-C came, which the writer
+        # processes finish: Ctrl-C stops this one).
+        writing.swappers = None  # (a batch a writer lost is written with threads of its own)
         try:
             for b in written:
-                _follow_batch(brain, sync, b, out, records)
+                _follow_batch(brain, sync, b, out, writing)
         except KeyboardInterrupt:
             pass  # (a second Ctrl-C: the rerun follows the rest)
     finally:
+        if team is not None:
+            team.close()  # (each writer lets go of the files it displaced, and ends)
         sync.save_cache()  # (after bulk mode wrote what it held: the flags see every record)
         brain.vault.catch_late_writes()  # (what an editor wrote into a file let go)
     return out
@@ -305,119 +340,193 @@ def _across_folders(todo: list[tuple[str, Adoption]]) -> list[tuple[str, Adoptio
 
 
 @dataclass
-class _Writer:
-    """The threads that write batches, and those that swap in a batch's notes (kept for
-    the whole run)."""
+class _Ready:
+    """A note written (or found adopted already) and the record that follows it, made
+    where the note was written. From a writer process: the note without its text, and not
+    parsed (what this process needs of them is the record)."""
 
-    batches: ThreadPoolExecutor
-    swappers: ThreadPoolExecutor
+    note: NoteFile
+    parsed: ParsedNote | None
+    record: dict[str, Any] | None  # None: the record as read for the plan was not known
+
+
+# What writing a batch gives, per note: ready to follow, or the line that says why not.
+Written = list[tuple[Adoption, "_Ready | str"]]
 
 
 @dataclass
 class _Batch:
-    """Notes being written on the writer thread, and what their edits read."""
+    """A span of the notes, being written (on a thread, or by a writer process)."""
 
-    adoptions: list[Adoption]
-    future: Future[dict[str, Any]]
-    before: dict[str, ParsedNote]  # each note as read by the edit that wrote it
+    span: tuple[int, int]
+    future: Any  # .result() -> Written
     followed: bool = False
 
-    @classmethod
-    def start(cls, brain: Brain, writer: _Writer, batch: list[Adoption]) -> _Batch:
-        by_path = {a.path: a for a in batch}
-        before: dict[str, ParsedNote] = {}
 
-        def build(rel: str, note: Any) -> str | None:
-            a = by_path[rel]
-            parsed = _decide(brain, a, note)
-            if parsed is None or not a.changes:
-                return None
-            before[rel] = parsed
-            return update_frontmatter(note.text, a.changes, parsed=parsed)
+class _Writing:
+    """What writes a batch: called with its span, on a thread of this process or in a
+    writer process forked from it (which holds the same notes, records and packs)."""
 
-        paths = [a.path for a in batch]
-        edits = writer.batches.submit(
-            brain.vault.edit_many, paths, build, SWAPPING, writer.swappers
-        )
-        return cls(batch, edits, before)
+    def __init__(
+        self,
+        brain: Brain,
+        sync: Any,
+        adoptions: list[Adoption],
+        records: dict[str, dict[str, Any]],
+    ) -> None:
+        self.brain, self.sync, self.adoptions, self.records = brain, sync, adoptions, records
+        self.swappers: ThreadPoolExecutor | None = None
+        self.forked = False
+
+    def __call__(self, span: tuple[int, int]) -> Written:
+        batch = self.adoptions[span[0] : span[1]]
+        edits, before = _write(self.brain, batch, self.swappers)
+        out: Written = []
+        for a in batch:
+            ready = _ready(self.brain, a, edits.get(a.path), before.get(a.path))
+            if isinstance(ready, _Ready):
+                known = self.records.get(a.record_id)
+                if known is not None and ready.parsed is not None:
+                    ready.record = _record(self.sync, a, ready.note, ready.parsed, known)
+                if self.forked:  # (only the record goes back, and what the cache keeps)
+                    ready.note, ready.parsed = replace(ready.note, text=""), None
+            out.append((a, ready))
+        return out
+
+    @contextlib.contextmanager
+    def serving(self) -> Iterator[None]:
+        """A writer process's life: its own threads, the files its swaps displaced held
+        open while it writes, and what an editor wrote into them carried in as it ends."""
+        from vaultbrain.vault.late import LateWrites
+
+        self.forked = True
+        vault = self.brain.vault
+        vault.late = LateWrites()  # (those this process watched are its own)
+        with ThreadPoolExecutor(SWAPPING, "vb-swap") as swappers:
+            self.swappers = swappers
+            with vault.late.holding():
+                yield
+        vault.catch_late_writes(final=True)
 
 
-def _follow_batch(
-    brain: Brain,
-    sync: Any,
-    b: _Batch,
-    out: Adopted,
-    records: dict[str, dict[str, Any]],
-) -> None:
+def _write(
+    brain: Brain, batch: list[Adoption], swappers: ThreadPoolExecutor | None
+) -> tuple[dict[str, Any], dict[str, ParsedNote]]:
+    """Each note of ``batch`` read, decided and written (compare-and-swap, one flush to
+    disk for all): its edit, and each written note as read by the edit that wrote it."""
+    by_path = {a.path: a for a in batch}
+    before: dict[str, ParsedNote] = {}
+
+    def build(rel: str, note: Any) -> str | None:
+        a = by_path[rel]
+        parsed = _decide(brain, a, note)
+        if parsed is None or not a.changes:
+            return None
+        before[rel] = parsed
+        return update_frontmatter(note.text, a.changes, parsed=parsed)
+
+    paths = [a.path for a in batch]
+    return brain.vault.edit_many(paths, build, SWAPPING, swappers), before
+
+
+def _ready(brain: Brain, a: Adoption, edit: Any, old: ParsedNote | None) -> _Ready | str:
+    """The note as the batch left it, parsed, or why its record cannot follow it."""
+    if isinstance(edit, UserError):
+        return f"{a.path}: {edit}"
+    if a.problem:
+        return a.describe()
+    note = edit.after if edit is not None and edit.written else None
+    if note is None:  # (not written: read as it is now)
+        try:
+            note = brain.vault.try_read(a.path)
+        except UserError as exc:
+            return f"{a.path}: {exc}"
+    if note is None:
+        return f"{a.path}: the note is gone"
+    if old is not None and edit is not None and note.hash == edit.hash:
+        # Exactly what was written: the properties read before and the ones added (a
+        # third parse of every note was a fifth of the time).
+        parsed, old.text, old.data = old, note.text, {**old.data, **a.changes}
+    else:
+        parsed = parse_note(note.text)
+    if parsed.error or str(parsed.data.get("id")) != a.record_id:
+        return f"{a.path}: changed meanwhile; left as it is"
+    return _Ready(note, parsed, None)
+
+
+def _record(
+    sync: Any, a: Adoption, note: NoteFile, parsed: ParsedNote, record: dict[str, Any]
+) -> dict[str, Any]:
+    """The record following its adopted note: ``note_id`` set, no longer ``origin: "vault"``."""
+    new = record_from_note(a.path, parsed, sync._type(a.type, a.path), record, note.hash)
+    new["id"] = a.record_id
+    new["note_id"] = a.record_id
+    new.pop("origin", None)
+    new.pop("store_dirty", None)
+    return new
+
+
+def _follow_batch(brain: Brain, sync: Any, b: _Batch, out: Adopted, writing: _Writing) -> int:
+    """The records of a written batch put in the store (in this process): how many notes."""
     if b.followed:
-        return
-    edits = b.future.result()
+        return 0
+    try:
+        written = b.future.result()
+    except Lost as exc:  # (its writer process failed or died: written again here)
+        log.warning("a writer process lost notes %d-%d (%s): written here", *b.span, exc)
+        written = writing(b.span)
     b.followed = True
     index = record_index(brain)
     index.refresh()  # another process's writes meanwhile (see _follow)
-    for a in b.adoptions:
-        edit = edits.get(a.path)
-        if isinstance(edit, UserError):
-            out.problems.append(f"{a.path}: {edit}")
+    for a, ready in written:
+        if isinstance(ready, str):
+            out.problems.append(ready)
             continue
-        if a.problem:
-            out.problems.append(a.describe())
-            continue
-        note = edit.after if edit is not None and edit.written else None
-        if note is None:  # (not written: read as it is now)
-            try:
-                note = brain.vault.try_read(a.path)
-            except UserError as exc:
-                out.problems.append(f"{a.path}: {exc}")
-                continue
-        if note is None:
-            out.problems.append(f"{a.path}: the note is gone")
-            continue
-        old = b.before.get(a.path)
-        if old is not None and edit is not None and note.hash == edit.hash:
-            # Exactly what was written: the properties read before and the ones added (a
-            # third parse of every note was a fifth of the time).
-            parsed, old.text, old.data = old, note.text, {**old.data, **a.changes}
-        else:
-            parsed = parse_note(note.text)
-        if parsed.error or str(parsed.data.get("id")) != a.record_id:
-            out.problems.append(f"{a.path}: changed meanwhile; left as it is")
-            continue
-        _follow(brain, sync, a, note, parsed, records.pop(a.record_id, None), index)
-        if a.changes:
+        problem = _follow(brain, sync, a, ready, writing.records.get(a.record_id), index)
+        if problem:
+            out.problems.append(problem)
+        elif a.changes:
             out.done.append(a)
+    return len(written)
 
 
 def _follow(
     brain: Brain,
     sync: Any,
     a: Adoption,
-    note: Any,
-    parsed: Any,
-    record: dict[str, Any] | None = None,
-    index: Any = None,
-) -> None:
-    """The record now knows its note by id: ``note_id`` set, no longer ``origin: "vault"``.
-    ``record``: as read for the plan, used while the record index says it is still so."""
+    ready: _Ready,
+    record: dict[str, Any] | None,
+    index: Any,
+) -> str | None:
+    """The record now knows its note by id (see :func:`_record`); a problem, or None.
+    ``record``: as read for the plan, and ``ready.record`` made from it, used while the
+    record index says it is still so."""
     from vaultbrain.store.records import summarize
 
     col = brain.store.collection(a.collection)
-    index = index or record_index(brain)
     now = index.get(a.collection, a.record_id)
-    if record is None or now is None or summarize(record) != now:
+    note, new = ready.note, ready.record
+    if new is None or record is None or now is None or summarize(record) != now:
         record = col.get(a.record_id)  # (changed since, by another process: read again)
-    if record is None:
-        return
-    ptype = sync._type(a.type, a.path)
-    new = record_from_note(a.path, parsed, ptype, record, note.hash)
-    new["id"] = a.record_id
-    new["note_id"] = a.record_id
-    new.pop("origin", None)
-    new.pop("store_dirty", None)
+        if record is None:
+            return None
+        parsed = ready.parsed
+        if parsed is None:  # (made in a writer process: the note read again)
+            try:
+                fresh = brain.vault.try_read(a.path)
+            except UserError as exc:
+                return f"{a.path}: {exc}"
+            if fresh is None:
+                return f"{a.path}: the note is gone"
+            note, parsed = fresh, parse_note(fresh.text)
+            if parsed.error or str(parsed.data.get("id")) != a.record_id:
+                return f"{a.path}: changed meanwhile; left as it is"
+        new = _record(sync, a, note, parsed, record)
     with brain.store.locked():
         col.put(new)
     index.upsert(a.collection, new)
     sync._remember(a.path, note)  # the next scan knows this text: no re-read, no import
+    brain.vault._remember(a.path, note.hash)  # (a writer process's write is ours too)
     brain.store.audit(
         {
             "at": brain.now().isoformat(),
@@ -428,6 +537,7 @@ def _follow(
             "wrote": sorted(a.changes),
         }
     )
+    return None
 
 
 # -- what a pack switch would make records ---------------------------------------------------
