@@ -18,6 +18,7 @@ the same idea for one job.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import os
@@ -57,11 +58,14 @@ def cores() -> int:
 def crew(
     n: int,
     work: Callable[[T], R],
-    serving: Callable[[], AbstractContextManager[Any]] | None = None,
+    serving: Callable[[], AbstractContextManager[list[Callable[[], None]] | None]] | None = None,
 ) -> Crew[T, R] | None:
     """``n`` children doing ``work(task)``, each inside ``serving()`` for its whole life (what
     it keeps open while it works, and finishes as it ends); None where forking is not safe
-    or would not help (one core, another thread running, ``VAULTBRAIN_FORK=never``)."""
+    or would not help (one core, another thread running, ``VAULTBRAIN_FORK=never``).
+    ``serving()`` may give a list of steps a child takes once it has told the parent it is
+    done (see :meth:`Crew.close`): its own tidying, which nobody waits for."""
+    _reap()
     if n < 1 or not sys.platform.startswith("linux") or cores() < 2:
         return None
     if threading.active_count() != 1 or os.environ.get(ENV) == "never":
@@ -71,7 +75,10 @@ def crew(
             stream.flush()
     team: Crew[T, R] = Crew()
     for _ in range(n):
-        ours, theirs = Pipe()
+        try:
+            ours, theirs = Pipe()
+        except OSError:  # (out of descriptors: fewer children, or none)
+            break
         try:
             pid = os.fork()
         except OSError:
@@ -93,14 +100,15 @@ def crew(
 def _serve(
     conn: Connection,
     work: Callable[[Any], Any],
-    serving: Callable[[], AbstractContextManager[Any]] | None,
+    serving: Callable[[], AbstractContextManager[list[Callable[[], None]] | None]] | None,
 ) -> None:
-    """A child's life: tasks until told to end (None) or the parent is gone, then out."""
+    """A child's life: tasks until told to end (None) or the parent is gone, then ``None``
+    sent back (done: the parent goes on), then its own tidying, then out."""
     code = 1
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # (the parent's Ctrl-C: see the module)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        with serving() if serving is not None else contextlib.nullcontext():
+        with serving() if serving is not None else contextlib.nullcontext() as afterwards:
             while True:
                 try:
                     task = conn.recv()
@@ -116,6 +124,11 @@ def _serve(
                     conn.send(answer)
                 except (OSError, ValueError):
                     break
+        with contextlib.suppress(OSError, ValueError):
+            conn.send(None)  # (every answer is a tuple)
+        conn.close()
+        for step in afterwards or ():
+            step()
         code = 0
     except BaseException as exc:  # noqa: BLE001 - the parent sees the exit code
         with contextlib.suppress(Exception):
@@ -148,6 +161,7 @@ class Crew(Generic[T, R]):
         # (pid, our end of its pipe, its tasks not answered yet, oldest first)
         self._children: list[tuple[int, Connection, deque[Pending[R]]]] = []
         self._turn = 0
+        self._finished = False  # (told to end: see finish)
 
     def __len__(self) -> int:
         return len(self._children)
@@ -161,7 +175,7 @@ class Crew(Generic[T, R]):
         pending: Pending[R] = Pending(self, i)
         try:
             conn.send(task)
-        except (OSError, ValueError):
+        except (OSError, ValueError):  # (gone, or its pipe closed: see _read)
             pending._answer = (False, "the worker process is gone")
             return pending
         waiting.append(pending)
@@ -173,27 +187,80 @@ class Crew(Generic[T, R]):
         head = waiting[0]
         try:
             head._answer = conn.recv()
-        except (EOFError, OSError) as exc:
-            for pending in waiting:  # it died: every task it held is lost
-                pending._answer = (False, f"the worker process stopped ({exc or 'gone'})")
-            waiting.clear()
+        except (EOFError, OSError) as exc:  # it died: every task it held is lost
+            self._lose(i, f"the worker process stopped ({exc or 'gone'})")
             return
+        except BaseException:
+            # Ctrl-C while an answer was coming in (the likeliest moment: this process
+            # mostly waits on its children), or an answer that cannot be read. Part of it
+            # may have been read: the pipe is out of step, so the child's tasks are lost
+            # (the caller does them) and the pipe closed (the child ends on its next send).
+            self._lose(i, "its answer was interrupted")
+            conn.close()
+            raise
         waiting.popleft()
 
-    def close(self) -> None:
-        """Tell each child to end, and wait for it (it finishes what it keeps open). Our end
-        of its pipe is closed first: a child sending an answer nobody will read stops there,
-        rather than wait on us as we wait on it."""
-        children, self._children = self._children, []
-        for _pid, conn, waiting in children:
+    def _lose(self, i: int, why: str) -> None:
+        _pid, _conn, waiting = self._children[i]
+        for pending in waiting:
+            pending._answer = (False, why)
+        waiting.clear()
+
+    def finish(self) -> None:
+        """Tell each child to end once it has answered every task it was given (their
+        answers are still read): it ends while the caller finishes its own work."""
+        for _pid, conn, _waiting in self._children:
             with contextlib.suppress(OSError, ValueError):
                 conn.send(None)
+        self._finished = True
+
+    def close(self) -> None:
+        """Tell each child to end, and wait until it says it is done (what it keeps open
+        finished); its own tidying after that is not waited for (the child is reaped later:
+        :func:`_reap`). A child with tasks unanswered is not read: our end of its pipe is
+        closed (an answer nobody reads stops it there, rather than wait on us as we wait
+        on it) and its end is waited for."""
+        children, self._children = self._children, []
+        for pid, conn, waiting in children:
+            if not self._finished:
+                with contextlib.suppress(OSError, ValueError):
+                    conn.send(None)
+            said_done = self._finished and not waiting and _done(conn)
             conn.close()
             for pending in waiting:
                 pending._answer = (False, "the worker processes were closed")
-        for pid, _conn, _waiting in children:
-            with contextlib.suppress(ChildProcessError):
-                _wait(pid)
+            if said_done:
+                _unreaped.append(pid)
+            else:
+                with contextlib.suppress(ChildProcessError):
+                    _wait(pid)
+        _reap()
+
+
+def _done(conn: Connection) -> bool:
+    """Whether the child at the other end of ``conn`` said it is done (False: it died)."""
+    while True:
+        try:
+            if conn.recv() is None:
+                return True
+        except (EOFError, OSError):
+            return False
+
+
+# Children that said they were done and are tidying up: reaped once they have ended (at the
+# next crew, after a close, and as the process ends; an exiting CLI leaves them to init).
+_unreaped: list[int] = []
+
+
+@atexit.register
+def _reap() -> None:
+    for pid in list(_unreaped):
+        try:
+            done, _status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            _unreaped.remove(pid)
 
 
 def _wait(pid: int) -> None:

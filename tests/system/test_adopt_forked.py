@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from pathlib import Path
 
 import pytest
 from support.cli import frontmatter, run, run_json
+from support.forking import one_thread  # noqa: F401 (the fixture)
 
 import vaultbrain.forked as forked
+
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 FOLDERS = {"People": 14, "Projects": 11, "Ideas": 9}
 ODD = {
@@ -239,3 +243,40 @@ def test_a_late_write_into_a_note_a_writer_displaced_is_kept(vault: Path, forks:
     assert text.count("\nid: ") == 1 and text.endswith(
         "Written by hand, 0.\nA line written late.\n"
     ), text
+
+
+def test_a_record_changed_meanwhile_is_read_again(
+    vault: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process changes a record after the plan read it (its status, its log): the
+    record a writer made from the plan's copy is not used; the parent reads the record and
+    the note again, and keeps what the other process wrote."""
+    from vaultbrain.brain import Brain
+    from vaultbrain.filing import adopt
+
+    rel = "Projects/Note 10.md"
+    reread: list[str] = []
+    real_as_it_is, real_plan = adopt._as_it_is, adopt._hand_made
+
+    def spied(brain, a):
+        reread.append(a.path)
+        return real_as_it_is(brain, a)
+
+    def then_changed(brain, folder):
+        planned = real_plan(brain, folder)
+        col = Brain(vault).store.collection("projects")  # (as another process would)
+        record = next(r for r in col.all() if r.get("path") == rel)
+        col.put({**record, "status": "active", "log": ["touched meanwhile"]})
+        time.sleep(0.25)  # (the record index looks for other processes' writes every 0.2 s)
+        return planned
+
+    monkeypatch.setattr(adopt, "_as_it_is", spied)
+    monkeypatch.setattr(adopt, "_hand_made", then_changed)
+    done = adopt.apply(Brain(vault), batch=4, processes=2)
+    assert forks == [2] and len(done.done) == len(_plain())
+    assert reread == [rel]
+    record = next(r for r in run_json(vault, "db", "list", "project") if r["path"] == rel)
+    full = Brain(vault).store.collection("projects").get(record["id"])
+    assert full["status"] == "active" and full["log"] == ["touched meanwhile"], full
+    assert full["note_id"] == record["id"] == frontmatter(vault / rel)["id"]
+    _check_adopted(vault)

@@ -25,6 +25,7 @@ from vaultbrain.filing.index import records as record_index
 from vaultbrain.filing.records import record_from_note
 from vaultbrain.filing.sync import notes_sync
 from vaultbrain.forked import Lost, crew
+from vaultbrain.procs import collector_paused
 from vaultbrain.vault.note import ParsedNote, parse_note, update_frontmatter
 
 if TYPE_CHECKING:
@@ -250,6 +251,19 @@ def apply(
     forked for it (``processes``: how many; 0, none), each on a core of its own, while this
     one makes their records follow: reading, deciding, writing and parsing a note is the
     processor's work, and on one core it took twice a first ``reindex``."""
+    # (the records and notes of a batch are held to the end, and none of them are garbage:
+    # the cyclic collector ran a gen-2 pass over 12,000 records as the plan was made)
+    with collector_paused():
+        return _apply(brain, folder, progress, batch, processes)
+
+
+def _apply(
+    brain: Brain,
+    folder: str | list[Adoption],
+    progress: Callable[[int, int], None] | None,
+    batch: int,
+    processes: int | None,
+) -> Adopted:
     records: dict[str, dict[str, Any]] = {}  # id -> the record as read for the plan
     if isinstance(folder, list):
         todo = [(a.collection, a) for a in folder]
@@ -260,20 +274,22 @@ def apply(
             todo.append((c, Adoption(c, str(r["id"]), r["path"], str(r.get("type", "")), {})))
     todo = _across_folders(todo)
     sync = notes_sync(brain)
-    sync.load_cache()
     out = Adopted([], [], len(todo))
     adoptions = [a for _, a in todo]
     spans = [(i, min(i + batch, len(todo))) for i in range(0, len(todo), batch)]
     if processes is None:
         processes = WRITERS if len(todo) >= FORK_FROM else 0
     writing = _Writing(brain, sync, adoptions, records)
-    if processes:  # (each type's pack loaded before the writers are forked)
-        for type_name, rel in {(a.type, a.path.rpartition("/")[0] + "/x.md") for a in adoptions}:
+    if processes:  # (each type's pack loaded before the writers are forked: once, here)
+        firsts: dict[tuple[str, str], str] = {}
+        for a in adoptions:
+            firsts.setdefault((a.type, a.path.rpartition("/")[0]), a.path)
+        for (type_name, _folder), rel in firsts.items():
             _type_of(brain, type_name, rel)
-            sync._type(type_name, rel)
     team = crew(processes, writing, writing.serving) if processes else None
     if team is not None:
         log.info("adopting %d notes: written by %d processes forked for it", len(todo), len(team))
+    sync.load_cache()  # (the writers do not need it: loaded while they start)
     saved_at = time.monotonic()
     # The notes of a batch are written (by a writer process, or on threads of this one)
     # while this one makes the records of the batches before follow them: writing waits on
@@ -305,6 +321,10 @@ def apply(
                     brain.store.settle()
                     sync.save_cache()
                     saved_at = time.monotonic()
+            if team is not None:
+                # Told now, each writer ends once its last batch is answered: it lets go of
+                # the files it displaced (a free waits on the disk) while this one follows.
+                team.finish()
             while written:
                 _follow_batch(brain, sync, written[0], out, writing)
                 written.pop(0)
@@ -322,9 +342,9 @@ def apply(
         except KeyboardInterrupt:
             pass  # (a second Ctrl-C: the rerun follows the rest)
     finally:
-        if team is not None:
-            team.close()  # (each writer lets go of the files it displaced, and ends)
         sync.save_cache()  # (after bulk mode wrote what it held: the flags see every record)
+        if team is not None:
+            team.close()  # (each writer has let go of the files it displaced, and ends)
         brain.vault.catch_late_writes()  # (what an editor wrote into a file let go)
     return out
 
@@ -394,19 +414,24 @@ class _Writing:
         return out
 
     @contextlib.contextmanager
-    def serving(self) -> Iterator[None]:
+    def serving(self) -> Iterator[list[Callable[[], None]]]:
         """A writer process's life: its own threads, the files its swaps displaced held
-        open while it writes, and what an editor wrote into them carried in as it ends."""
-        from vaultbrain.vault.late import LateWrites
+        open while it writes, and what an editor wrote into them carried in as it ends.
+        Freeing those files waits on the disk: done once it has told the parent it is done
+        (the steps it yields, see vaultbrain/forked.py)."""
+        from vaultbrain.vault.late import LateWrites, free_all
 
         self.forked = True
         vault = self.brain.vault
         vault.late = LateWrites()  # (those this process watched are its own)
+        afterwards: list[Callable[[], None]] = []
         with ThreadPoolExecutor(SWAPPING, "vb-swap") as swappers:
             self.swappers = swappers
             with vault.late.holding():
-                yield
+                yield afterwards
+                unfreed = vault.late.defer_frees()  # (from the last looks on)
         vault.catch_late_writes(final=True)
+        afterwards.append(lambda: free_all(unfreed))
 
 
 def _write(
@@ -437,13 +462,9 @@ def _ready(brain: Brain, a: Adoption, edit: Any, old: ParsedNote | None) -> _Rea
         return a.describe()
     note = edit.after if edit is not None and edit.written else None
     if note is None:  # (not written: read as it is now)
-        try:
-            note = brain.vault.try_read(a.path)
-        except UserError as exc:
-            return f"{a.path}: {exc}"
-    if note is None:
-        return f"{a.path}: the note is gone"
-    if old is not None and edit is not None and note.hash == edit.hash:
+        now = _as_it_is(brain, a)
+        return now if isinstance(now, str) else _Ready(*now, None)
+    if old is not None and note.hash == edit.hash:
         # Exactly what was written: the properties read before and the ones added (a
         # third parse of every note was a fifth of the time).
         parsed, old.text, old.data = old, note.text, {**old.data, **a.changes}
@@ -452,6 +473,20 @@ def _ready(brain: Brain, a: Adoption, edit: Any, old: ParsedNote | None) -> _Rea
     if parsed.error or str(parsed.data.get("id")) != a.record_id:
         return f"{a.path}: changed meanwhile; left as it is"
     return _Ready(note, parsed, None)
+
+
+def _as_it_is(brain: Brain, a: Adoption) -> tuple[NoteFile, ParsedNote] | str:
+    """The note read now and parsed, still holding its record's id; or why not."""
+    try:
+        note = brain.vault.try_read(a.path)
+    except UserError as exc:
+        return f"{a.path}: {exc}"
+    if note is None:
+        return f"{a.path}: the note is gone"
+    parsed = parse_note(note.text)
+    if parsed.error or str(parsed.data.get("id")) != a.record_id:
+        return f"{a.path}: changed meanwhile; left as it is"
+    return note, parsed
 
 
 def _record(
@@ -512,15 +547,10 @@ def _follow(
             return None
         parsed = ready.parsed
         if parsed is None:  # (made in a writer process: the note read again)
-            try:
-                fresh = brain.vault.try_read(a.path)
-            except UserError as exc:
-                return f"{a.path}: {exc}"
-            if fresh is None:
-                return f"{a.path}: the note is gone"
-            note, parsed = fresh, parse_note(fresh.text)
-            if parsed.error or str(parsed.data.get("id")) != a.record_id:
-                return f"{a.path}: changed meanwhile; left as it is"
+            now = _as_it_is(brain, a)
+            if isinstance(now, str):
+                return now
+            note, parsed = now
         new = _record(sync, a, note, parsed, record)
     with brain.store.locked():
         col.put(new)

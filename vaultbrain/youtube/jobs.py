@@ -12,8 +12,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import secrets
-import string
 import threading
 import time
 from collections.abc import Callable
@@ -22,12 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from vaultbrain.errors import UserError
+from vaultbrain.ids import new_id
 from vaultbrain.procs import pid_alive
 from vaultbrain.vault.atomic import atomic_write_file
 
 STAGES = ("metadata", "transcript", "video", "audio", "saving", "queueing")
 _WEIGHTS = {"metadata": 5, "transcript": 15, "video": 45, "audio": 25, "saving": 5, "queueing": 5}
-_ALPHABET = string.ascii_lowercase + string.digits
 
 
 @dataclass(frozen=True)
@@ -66,7 +64,7 @@ def progress_logger(logger: logging.Logger, every: float = 25.0) -> ProgressCall
 
 
 def new_job_id() -> str:
-    return "".join(secrets.choice(_ALPHABET) for _ in range(8))
+    return new_id(8)
 
 
 class Job:
