@@ -280,3 +280,74 @@ def test_a_record_changed_meanwhile_is_read_again(
     assert full["status"] == "active" and full["log"] == ["touched meanwhile"], full
     assert full["note_id"] == record["id"] == frontmatter(vault / rel)["id"]
     _check_adopted(vault)
+
+
+def _running_on(root: Path) -> list[int]:
+    """Processes whose command line names ``root`` (the command, and its forked writers)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                cmdline = (proc / "cmdline").read_bytes()
+                state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if str(root).encode() in cmdline and state != "Z":
+                found.append(int(proc.name))
+    return found
+
+
+def test_the_command_killed_mid_adoption_its_writers_end_and_a_rerun_finishes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`kill -9` of `vaultbrain adopt --apply` while its writers write: they see their
+    parent gone and end (nothing is left running), and a rerun adopts the rest, each note
+    once, every record following its note."""
+    import signal
+    import subprocess
+    import sys
+
+    from vaultbrain.filing.adopt import FORK_FROM
+
+    if forked.cores() < 2:
+        pytest.skip("one core: nothing is forked")
+    monkeypatch.setenv("VAULTBRAIN_PROVIDER", "heuristic")
+    root = tmp_path / "Vault"
+    run(root, "init")
+    n = FORK_FROM + 500
+    notes = [root / ("People", "Projects", "Ideas")[i % 3] / f"Hand {i:04d}.md" for i in range(n)]
+    for i, path in enumerate(notes):
+        path.write_text(f"---\nname: Hand {i}\n---\nMine.\n")
+    run(root, "reindex")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vaultbrain", "--vault", str(root), "adopt", "--apply"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    while proc.poll() is None and time.monotonic() < deadline:
+        if sum("\nid: " in p.read_text() for p in notes[::25]) >= 4:  # (some written)
+            break
+        time.sleep(0.02)
+    assert proc.poll() is None, "the adoption ended before it could be killed"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 60
+    while _running_on(root) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _running_on(root) == []  # (the writers ended: their parent's pipe closed)
+    assert any("\nid: " not in p.read_text() for p in notes)  # (stopped part-way)
+    rest = run(root, "adopt", "--apply").output
+    assert "0 left as they were" in rest, rest[-500:]
+    for path in notes:
+        text = path.read_text()
+        assert text.count("\nid: ") == 1, (path, text)
+    records = {
+        r["path"]: r for t in ("person", "project", "idea") for r in run_json(root, "db", "list", t)
+    }
+    assert len(records) == n
+    for path in notes[::50]:
+        rel = path.relative_to(root).as_posix()
+        assert records[rel]["id"] == frontmatter(path)["id"]
+    again = run_json(root, "reindex", "--json")
+    assert again["created"] == 0, again
