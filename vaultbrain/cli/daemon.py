@@ -46,9 +46,12 @@ def daemon_cmd(obj: Any, once: bool, log_file: str | None) -> None:
         move_at_start(obj.vault_dir)  # <vault>/.vaultbrain out of the vault, when safe
     app = obj.app()
     daemon = Daemon(app, once=once)
-    if not once:
-        daemon.install_signal_handlers()
-    stats = daemon.run()
+    restore = daemon.install_signal_handlers() if not once else None
+    try:
+        stats = daemon.run()
+    finally:
+        if restore is not None:
+            restore()
     if once:
         click.echo(f"took {stats.taken} line(s), processed {stats.processed} capture(s)", err=True)
         if daemon.filer.role.is_filer:  # an observer never takes a line: it said so above

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import signal
 import sys
 import threading
@@ -116,10 +115,16 @@ def _wait_through_interrupts(done: threading.Event) -> None:
     def say(signum: int, frame: Any) -> None:
         click.echo("still cancelling: recording the attempt…", err=True)
 
-    with contextlib.suppress(ValueError):  # not the main thread: nothing to hold
-        signal.signal(signal.SIGINT, say)
-    while not done.is_set():
-        done.wait(0.1)
+    try:
+        before = signal.signal(signal.SIGINT, say)
+    except ValueError:  # not the main thread: nothing to hold
+        before = None
+    try:
+        while not done.is_set():
+            done.wait(0.1)
+    finally:
+        if before is not None:  # (the command may run inside another process: tests)
+            signal.signal(signal.SIGINT, before)
 
 
 def _elapsed(seconds: float) -> str:

@@ -14,6 +14,7 @@ import logging
 import signal
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -102,7 +103,10 @@ class Daemon:
         return self.app.settings.get(key)
 
     # -- lifecycle -----------------------------------------------------------------------
-    def install_signal_handlers(self) -> None:
+    def install_signal_handlers(self) -> Callable[[], None]:
+        """SIGTERM and SIGINT stop the daemon cleanly; returns what puts back the handlers
+        they had (a daemon run inside another process, as in tests)."""
+
         def stop(signum: int, _frame: Any) -> None:
             log.info(
                 "received %s: finishing the current write, then stopping",
@@ -114,8 +118,13 @@ class Daemon:
             if client is not None:
                 client.cancel()
 
-        signal.signal(signal.SIGTERM, stop)
-        signal.signal(signal.SIGINT, stop)
+        before = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+
+        def restore() -> None:
+            for sig, handler in before.items():
+                signal.signal(sig, handler)
+
+        return restore
 
     def run(self) -> DaemonStats:
         lock = DaemonLock(self.app.state_dir)
