@@ -182,6 +182,23 @@ def test_no_fork_when_another_thread_runs(vault: Path, forks: list[int]) -> None
     _check_adopted(vault)
 
 
+def _big_vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, more: int) -> list[Path]:
+    """A vault of FORK_FROM + ``more`` hand-made notes, imported (skipped on one core)."""
+    from vaultbrain.filing.adopt import FORK_FROM
+
+    if forked.cores() < 2:
+        pytest.skip("one core: nothing is forked")
+    monkeypatch.setenv("VAULTBRAIN_PROVIDER", "heuristic")
+    root = tmp_path / "Vault"
+    run(root, "init")
+    n = FORK_FROM + more
+    notes = [root / ("People", "Projects", "Ideas")[i % 3] / f"Hand {i:04d}.md" for i in range(n)]
+    for i, path in enumerate(notes):
+        path.write_text(f"---\nname: Hand {i}\n---\nMine.\n")
+    run(root, "reindex")
+    return notes
+
+
 def test_the_command_forks_its_writers_on_a_big_vault(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -190,18 +207,8 @@ def test_the_command_forks_its_writers_on_a_big_vault(
     import subprocess
     import sys
 
-    from vaultbrain.filing.adopt import FORK_FROM
-
-    if forked.cores() < 2:
-        pytest.skip("one core: nothing is forked")
-    monkeypatch.setenv("VAULTBRAIN_PROVIDER", "heuristic")
-    root = tmp_path / "Vault"
-    run(root, "init")
-    n = FORK_FROM + 100
-    for i in range(n):
-        folder = ("People", "Projects", "Ideas")[i % 3]
-        (root / folder / f"Hand {i:04d}.md").write_text(f"---\nname: Hand {i}\n---\nMine.\n")
-    run(root, "reindex")
+    notes = _big_vault(tmp_path, monkeypatch, 100)
+    root, n = tmp_path / "Vault", len(notes)
     done = subprocess.run(
         [sys.executable, "-m", "vaultbrain", "--vault", str(root), "-v", "adopt", "--apply"],
         capture_output=True,
@@ -307,18 +314,8 @@ def test_the_command_killed_mid_adoption_its_writers_end_and_a_rerun_finishes(
     import subprocess
     import sys
 
-    from vaultbrain.filing.adopt import FORK_FROM
-
-    if forked.cores() < 2:
-        pytest.skip("one core: nothing is forked")
-    monkeypatch.setenv("VAULTBRAIN_PROVIDER", "heuristic")
-    root = tmp_path / "Vault"
-    run(root, "init")
-    n = FORK_FROM + 500
-    notes = [root / ("People", "Projects", "Ideas")[i % 3] / f"Hand {i:04d}.md" for i in range(n)]
-    for i, path in enumerate(notes):
-        path.write_text(f"---\nname: Hand {i}\n---\nMine.\n")
-    run(root, "reindex")
+    notes = _big_vault(tmp_path, monkeypatch, 500)
+    root, n = tmp_path / "Vault", len(notes)
     proc = subprocess.Popen(
         [sys.executable, "-m", "vaultbrain", "--vault", str(root), "adopt", "--apply"],
         stdout=subprocess.DEVNULL,
