@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 from hostile import CASES, SECRET
 
-from vaultbrain.cli import cli
+from vaultbrain.cli.group import cli
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "reliability"))
 from faults import make_vault, snapshot  # noqa: E402

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from faults import WRITING_COMMANDS, make_vault, snapshot, temp_leftovers
 from support.cli import run, run_json
 
-from vaultbrain.cli import cli
+from vaultbrain.cli.group import cli
 from vaultbrain.vault import atomic
 from vaultbrain.vault.note import parse_note
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from click.testing import CliRunner, Result
 
-from vaultbrain.cli import cli
+from vaultbrain.cli.group import cli
 
 
 def run(vault: Path, *args: str, input: str | None = None, ok: bool = True) -> Result:

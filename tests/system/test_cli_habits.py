@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 from support.cli import run
 
-from vaultbrain.cli import cli
+from vaultbrain.cli.group import cli
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from vaultbrain.brain import Brain
-from vaultbrain.cli import cli
+from vaultbrain.cli.group import cli
 from vaultbrain.vault.note import parse_note, render_note
 
 DAY = "2026-12-01"

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 from support.cli import run, run_json
 
-from vaultbrain.cli import cli
+from vaultbrain.cli.group import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 STAMP = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}")

@@ -7,7 +7,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from vaultbrain.cli import COMMANDS, JSON_HELP, SECTIONS, cli
+from vaultbrain.cli.group import COMMANDS, JSON_HELP, SECTIONS, cli
 
 NARROW = {"COLUMNS": "80"}  # what an 80-column terminal tells click
 

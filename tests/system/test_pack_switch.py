@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 from support.cli import run, run_json
 
-from vaultbrain.cli import cli
+from vaultbrain.cli.group import cli
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import yaml
 from click.testing import CliRunner, Result
 from fixtures.packs.packkit import manifest, ptype, write_pack
 
-from vaultbrain.cli import cli
+from vaultbrain.cli.group import cli
 from vaultbrain.errors import UserError
 from vaultbrain.packs.model import PackError
 

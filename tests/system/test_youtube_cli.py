@@ -100,7 +100,7 @@ def test_audio_without_ffmpeg_names_it(vault: Path, tmp_path: Path) -> None:
     (replay / "replay.json").write_text('{"ffmpeg": false}')
     from click.testing import CliRunner
 
-    from vaultbrain.cli import cli
+    from vaultbrain.cli.group import cli
 
     result = CliRunner(env={REPLAY_ENV: str(replay)}).invoke(
         cli, ["--vault", str(vault), "youtube", "ingest", f"https://youtu.be/{TALK}", "--audio"]

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 from fixtures.packs.packkit import manifest, ptype, write_pack
 
-from vaultbrain.cli import cli
+from vaultbrain.cli.group import cli
 from vaultbrain.packs.lint import lint_pack
 from vaultbrain.packs.loader import load_pack
 from vaultbrain.packs.model import PackError

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from vaultbrain.capture.model import STATUS_NAMES
 from vaultbrain.capture.model import capture_doc as capture_summary
-from vaultbrain.cli import hint
+from vaultbrain.cli.context import hint
 from vaultbrain.cli.help import examples
 from vaultbrain.cli.render import echo_json, echo_table, time_left
-from vaultbrain.errors import UserError
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -85,26 +82,6 @@ def _review_note(app: Brain) -> list[str]:
     return [REVIEW_NOTE] if ReviewQueue(app).write(force=True) else []
 
 
-@contextlib.contextmanager
-def _no_cycle_collection() -> Iterator[None]:
-    """The cycle collector paused for one capture: a cold one imports 200 modules and, on a
-    vault of 10,000 notes, loads tens of thousands of small objects (records' summaries,
-    names), which the collector walks again and again (a seventh of the capture's time) for
-    cycles a capture hardly makes; what reference counting frees is freed as ever. Resumed
-    after in a process that goes on (the tests)."""
-    import vaultbrain.cli as entry
-
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        # Not when the process ends with the command (the `vaultbrain` script): resumed, the
-        # collector would first walk everything the capture left, for nothing.
-        if was and not entry.ONE_COMMAND:
-            gc.enable()
-
-
 @click.command(
     "capture",
     epilog=examples(
@@ -118,58 +95,9 @@ def _no_cycle_collection() -> Iterator[None]:
 @click.pass_obj
 def capture_cmd(obj: Any, text: str, as_json: bool) -> None:
     """Capture one thought now (TEXT, or - to read it from stdin) and file it."""
-    with _no_cycle_collection():
-        _capture(obj, text, as_json)
+    from vaultbrain.cli.thought import take
 
-
-def _capture(obj: Any, text: str, as_json: bool) -> None:
-    text = _utf8_thought(sys.stdin.buffer.read() if text == "-" else text)
-    cid, said = _handed_over(obj, text)
-    if said is None:
-        from vaultbrain.capture.said import capture_said
-
-        said = capture_said(obj.app(), text, cid)
-    if as_json:
-        echo_json(said["summary"])
-        return
-    for line in said["lines"]:
-        click.echo(hint(line))
-
-
-def _handed_over(obj: Any, text: str) -> tuple[str | None, dict[str, Any] | None]:
-    """(the id chosen for the thought, what the daemon watching the vault said of it): a
-    process that has everything loaded files it in a few milliseconds. None said when no
-    daemon took it: the thought is captured here, under that id, once (see
-    vaultbrain/daemon/door.py). Not with -v (the person asked to see this process's log) nor
-    with another pack for this command."""
-    if obj.verbose > 0 or obj.schema_pack:
-        return None, None
-    from vaultbrain.daemon.door import hand_over, new_capture_id
-
-    cid = new_capture_id()
-    return cid, hand_over(obj.vault_dir, obj.state_dir, text, cid)
-
-
-def _utf8_thought(given: str | bytes) -> str:
-    """The thought as text; one line when its bytes are not UTF-8 (a Windows-1252 é from an
-    old script): nothing is captured, since the text could not be shown as it was typed."""
-    if isinstance(given, str):
-        try:
-            given.encode("utf-8")  # (bytes that are not UTF-8 reach argv as surrogates)
-            return given
-        except UnicodeEncodeError as exc:
-            byte = ord(given[exc.start]) - 0xDC00
-            at = len(given[: exc.start].encode("utf-8", "surrogateescape"))
-    else:
-        try:
-            return given.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            byte, at = given[exc.start], exc.start
-    shown = f"byte 0x{byte:02x} at {at}" if 0 <= byte < 256 else f"at {at}"
-    raise UserError(
-        f"the thought is not UTF-8 text ({shown}); nothing was captured: "
-        "convert it to UTF-8 (e.g. `iconv -f windows-1252 -t utf-8`) and capture it again"
-    )
+    take(obj, text, as_json)
 
 
 @click.command("inbox")

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from vaultbrain.cli import hint
+from vaultbrain.cli.context import hint
 from vaultbrain.cli.render import echo_json, echo_table
 from vaultbrain.idealoom import (
     ExchangeResult,

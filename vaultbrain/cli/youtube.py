@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from vaultbrain.cli import hint
+from vaultbrain.cli.context import hint
 from vaultbrain.cli.render import echo_json, echo_table, time_left
 from vaultbrain.errors import UserError
 

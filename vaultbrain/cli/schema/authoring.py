@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from vaultbrain.cli import hint
+from vaultbrain.cli.context import hint
 from vaultbrain.cli.render import echo_json
 from vaultbrain.cli.schema.common import (
     EXPERIMENTAL,

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from vaultbrain.cli import hint
+from vaultbrain.cli.context import hint
 from vaultbrain.cli.schema.common import (
     active_of,
     schema,
