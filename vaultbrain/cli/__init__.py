@@ -28,11 +28,10 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
     from vaultbrain.cli.thought import everyday_capture
 
     form = everyday_capture(args)
-    if form is not None:
-        _leave(form.run())
-    from vaultbrain.cli.group import run
+    if form is None:
+        from vaultbrain.cli.group import run
 
-    _leave(run(args))
+    _leave(form.run() if form is not None else run(args))
 
 
 def _leave(code: int) -> NoReturn:

@@ -86,11 +86,12 @@ class RecordIndex:
         self._versions: dict[str, Any] = {}
         self._records: dict[str, dict[str, dict[str, Any]]] = {}  # collection -> id -> summary
         self._names: dict[str, set[tuple[str, str]]] = {}  # lower name -> {(collection, id)}
-        self._paths: dict[str, tuple[str, str]] = {}
-        self._ids: dict[str, str] = {}  # id -> collection
         self._checked = 0.0
         # Names are learnt only when first asked for: a scan needs paths and ids alone. So are
-        # content hashes (moves of notes that carry no id are found by their content).
+        # content hashes (moves of notes that carry no id are found by their content), and
+        # paths (a cold capture looks up a few names, and no path: 10,000 paths lower-cased
+        # for nothing were a tenth of it).
+        self._paths: dict[str, tuple[str, str]] | None = None
         self._names_built = False
         self._hashes: dict[str, set[tuple[str, str]]] | None = None
         self.refresh(force=True)
@@ -116,7 +117,7 @@ class RecordIndex:
             if self._versions.get(name) == version:
                 continue
             current = self._records.setdefault(name, {})
-            fresh = {s["id"]: s for s in col.summaries()}
+            fresh = col.live_summaries()
             if not current:
                 self._learn_all(name, fresh)
                 self._versions[name] = version
@@ -196,9 +197,8 @@ class RecordIndex:
         if self._names_built:
             for key in self._keys(summary):
                 self._names.setdefault(key, set()).add((collection, rid))
-        if summary.get("path"):
+        if self._paths is not None and summary.get("path"):
             self._paths[summary["path"].lower()] = (collection, rid)
-        self._ids[rid] = collection
 
     def _learn_all(self, collection: str, fresh: dict[str, dict[str, Any]]) -> None:
         """A collection's first load: :meth:`_learn` for each record, in bulk."""
@@ -207,10 +207,10 @@ class RecordIndex:
             for rid, summary in fresh.items():
                 if summary.get("base_hash"):
                     self._hashes.setdefault(summary["base_hash"], set()).add((collection, rid))
-        self._paths.update(
-            (s["path"].lower(), (collection, r)) for r, s in fresh.items() if s.get("path")
-        )
-        self._ids.update(dict.fromkeys(fresh, collection))
+        if self._paths is not None:
+            self._paths.update(
+                (s["path"].lower(), (collection, r)) for r, s in fresh.items() if s.get("path")
+            )
         if self._names_built:
             for rid, summary in fresh.items():
                 for key in self._keys(summary):
@@ -230,10 +230,17 @@ class RecordIndex:
                 bucket.discard((collection, rid))
                 if not bucket:
                     del self._names[key]
-        if old.get("path") and self._paths.get(old["path"].lower()) == (collection, rid):
-            del self._paths[old["path"].lower()]
-        if self._ids.get(rid) == collection:
-            del self._ids[rid]
+        paths = self._paths
+        if (
+            paths is not None
+            and old.get("path")
+            and paths.get(old["path"].lower())
+            == (
+                collection,
+                rid,
+            )
+        ):
+            del paths[old["path"].lower()]
 
     def upsert(self, collection: str, record: dict[str, Any]) -> None:
         """Our own write: update the lookup without a rebuild."""
@@ -262,6 +269,13 @@ class RecordIndex:
         return None
 
     def by_path(self, rel: str) -> tuple[str, dict[str, Any]] | None:
+        if self._paths is None:
+            self._paths = {
+                s["path"].lower(): (collection, rid)
+                for collection, records in self._records.items()
+                for rid, s in records.items()
+                if s.get("path")
+            }
         hit = self._paths.get(rel.lower())
         if hit is None:
             return None
@@ -270,11 +284,11 @@ class RecordIndex:
         return (collection, summary) if summary else None
 
     def by_id(self, rid: str) -> tuple[str, dict[str, Any]] | None:
-        collection = self._ids.get(rid)
-        if collection is None:
-            return None
-        summary = self._records.get(collection, {}).get(rid)
-        return (collection, summary) if summary else None
+        for collection, records in self._records.items():  # (a few collections)
+            summary = records.get(rid)
+            if summary:
+                return collection, summary
+        return None
 
     def by_hash(self, content_hash: str) -> list[tuple[str, dict[str, Any]]]:
         """Records whose note, when last read or written, had exactly this content."""

@@ -564,6 +564,14 @@ class Collection(PackedRecords, SnappedIndex):
             if include_deleted or not summary.get("deleted"):
                 yield summary
 
+    def live_summaries(self) -> dict[str, dict[str, Any]]:
+        """id -> summary of each record not deleted: a copy the caller keeps (copied whole
+        and the deleted taken out, a few times faster than built one by one)."""
+        live = dict(self._load())  # (one step: no other thread's write can come between)
+        for rid in [rid for rid, summary in live.items() if summary.get("deleted")]:
+            del live[rid]
+        return live
+
     def ids(self) -> list[str]:
         return [s["id"] for s in self.summaries()]
 

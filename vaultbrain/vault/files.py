@@ -15,9 +15,9 @@ import os
 import time
 import weakref
 from collections.abc import Callable, Iterator
-from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from vaultbrain.errors import (
     ConflictError,
@@ -51,6 +51,9 @@ from vaultbrain.vault.paths import (  # noqa: F401 (the walks, where callers loo
     is_ignored,
     iter_md,
 )
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
 
 # The one retry policy of compare-and-swap edits: a note that changes under us this many
 # times in a row is being edited right now, and the work is better retried on a later pass.

@@ -21,7 +21,6 @@ import threading
 import time
 import weakref
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 try:
@@ -203,6 +202,8 @@ class LateWrites:
         def let_go(some: list[Displaced]) -> list[tuple[Displaced, bytes]]:
             return [found for e in some for found in self._look_at(e, final=True)]
 
+        from concurrent.futures import ThreadPoolExecutor  # (a command's few need none)
+
         n = min(FREEING, len(entries))
         with ThreadPoolExecutor(n, "vb-free") as pool:
             looks = list(pool.map(let_go, [entries[i::n] for i in range(n)]))
@@ -286,6 +287,8 @@ def free_all(fds: list[int]) -> None:
                 os.close(fd)
             except OSError:
                 pass
+
+    from concurrent.futures import ThreadPoolExecutor
 
     n = max(1, min(FREEING, len(fds) // 8))
     with ThreadPoolExecutor(n, "vb-free") as pool:
