@@ -20,7 +20,7 @@ import gc
 import os
 import sys
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
 from vaultbrain.cli.context import Context, error_line, hint, set_up_logging
 from vaultbrain.errors import UserError, VaultbrainError
@@ -28,13 +28,35 @@ from vaultbrain.errors import UserError, VaultbrainError
 _OPTIONS = ("--vault", "--state-dir")  # the group's options the everyday form may carry
 
 
-class EverydayCapture(NamedTuple):
-    """An everyday capture command line, read."""
+class EverydayCapture:
+    """An everyday capture command line, read. (A plain class: a NamedTuple's class is made
+    at import, a millisecond of every capture handed to the daemon.)"""
 
-    text: str
-    as_json: bool
-    vault: str | None
-    state_dir: str | None  # given on the command line
+    __slots__ = ("as_json", "state_dir", "text", "vault")
+
+    def __init__(self, text: str, as_json: bool, vault: str | None, state_dir: str | None) -> None:
+        self.text = text
+        self.as_json = as_json
+        self.vault = vault
+        self.state_dir = state_dir  # given on the command line
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, EverydayCapture):
+            return NotImplemented
+        return (self.text, self.as_json, self.vault, self.state_dir) == (
+            other.text,
+            other.as_json,
+            other.vault,
+            other.state_dir,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"EverydayCapture({self.text!r}, as_json={self.as_json}, vault={self.vault!r}, "
+            f"state_dir={self.state_dir!r})"
+        )
 
     def run(self) -> int:
         """Capture as the click command would (its logging, its error ladder, the brain let
