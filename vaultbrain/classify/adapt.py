@@ -24,7 +24,7 @@ import logging
 import os
 import pickle
 import time
-from collections.abc import Container
+from collections.abc import Container, MutableMapping
 from dataclasses import field
 from pathlib import Path
 from typing import Any
@@ -77,10 +77,10 @@ class VaultLearning:
     counts: Counts
     names: KnownNames = field(default_factory=KnownNames)
     # "collection/id" -> (type, title, aliases): from the store's summaries alone
-    records: dict[str, tuple[str, str, tuple[str, ...]]] = field(default_factory=dict)
+    records: MutableMapping[str, tuple[str, str, tuple[str, ...]]] = field(default_factory=dict)
     # capture id -> (marker, text, labels, hints as learnt, votes as counted); labels empty:
     # nothing to learn; votes None: nothing counted
-    captures: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    captures: MutableMapping[str, tuple[Any, ...]] = field(default_factory=dict)
     # the voters' reliability, from the votes the captures keep (classify/reliability.py)
     reliability: Reliability = field(default_factory=Reliability)
     corrections_at: int = 0

@@ -13,7 +13,7 @@ that is not a sentence end (``Dr. Müller``, ``€84.20``, ``v2.1``, ``e.g.``).
 from __future__ import annotations
 
 import re
-from collections.abc import Container, Iterable
+from collections.abc import Container, Iterable, MutableMapping
 from dataclasses import field
 from typing import Any
 
@@ -217,8 +217,13 @@ class KnownNames:
     """What the vault calls its records: full names and aliases by type, and first names of
     people (to link "priya" to ``Priya Shah`` when she is the only Priya)."""
 
-    names: dict[str, set[tuple[str, str]]] = field(default_factory=dict)  # lower -> {(type, title)}
-    first: dict[str, set[str]] = field(default_factory=dict)  # lower first name -> {title}
+    # (dicts, or PackedMaps as the vault's learning keeps them: vaultbrain/packed.py)
+    names: MutableMapping[str, set[tuple[str, str]]] = field(
+        default_factory=dict
+    )  # lower -> {(type, title)}
+    first: MutableMapping[str, set[str]] = field(
+        default_factory=dict
+    )  # lower first name -> {title}
 
     def add(self, type_name: str, title: str, aliases: Iterable[str] = ()) -> None:
         for key in [title, *aliases]:

@@ -56,7 +56,7 @@ class Context:
         self.quiet = False
         self.state_dir_given = False  # on the command line, not from $VAULTBRAIN_STATE_DIR
         self._app: Brain | None = None
-        self._closers: list[Callable[[], None]] = []
+        self._closers: list[Callable[[], object]] = []
 
     @property
     def vault_dir(self) -> Path:
