@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import logging
 import os
 import signal
 import sys
@@ -32,7 +31,9 @@ from multiprocessing import Pipe
 from multiprocessing.connection import Connection
 from typing import Any, Generic, TypeVar
 
-log = logging.getLogger(__name__)
+from vaultbrain.logs import get_logger
+
+log = get_logger(__name__)
 
 __all__ = ["Crew", "Lost", "crew", "cores"]
 

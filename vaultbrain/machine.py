@@ -15,7 +15,6 @@ vaultbrain/vault/yml.py, so what else the person or ``init`` wrote in ``vaultbra
 from __future__ import annotations
 
 import json
-import logging
 import os
 import re
 import socket
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vaultbrain.errors import UserError, VaultbrainError
+from vaultbrain.logs import get_logger
 from vaultbrain.patterns import LazyPattern
 from vaultbrain.values import valueclass
 from vaultbrain.vault import yml
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 MACHINE_FILE = "machine.json"
 VAULT_YML = "vaultbrain.yml"
 _ID = LazyPattern(r"^[a-z0-9]{6,32}$")
-log = logging.getLogger("vaultbrain.daemon")
+log = get_logger("vaultbrain.daemon")
 
 
 @valueclass(frozen=True)

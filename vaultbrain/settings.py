@@ -12,7 +12,6 @@ override the LLM keys.
 from __future__ import annotations
 
 import json
-import logging
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -26,6 +25,7 @@ from vaultbrain.vault.yml import VAULT_YML
 if TYPE_CHECKING:
     from vaultbrain.vault.files import Vault
 
+from vaultbrain.logs import get_logger
 from vaultbrain.setting_keys import (  # noqa: F401 (the keys, where callers look for them)
     _PREFIX_KEYS,
     _YML_TO_KEY,
@@ -38,7 +38,7 @@ from vaultbrain.setting_keys import (  # noqa: F401 (the keys, where callers loo
     _pack_name,
 )
 
-log = logging.getLogger("vaultbrain.settings")
+log = get_logger("vaultbrain.settings")
 _LOGGED: set[str] = set()  # problems already logged by this process
 
 

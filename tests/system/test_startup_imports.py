@@ -84,6 +84,10 @@ def test_a_cold_capture_imports_neither_pydantic_nor_httpx_nor_the_features(
     # Random names come from os.urandom: `secrets` would bring base64, hmac and random.
     assert {"secrets", "random", "hmac", "base64"} & loaded == set()
     assert "vaultbrain.capture.gestures" not in loaded
+    # Nothing was logged that a capture shows (errors only): logging is not loaded, nor is
+    # inspect's weight (ast, dis, tokenize), which dataclasses would only read for a class
+    # without a docstring (vaultbrain/logs.py, vaultbrain/cli/thought.py).
+    assert {"logging", "traceback", "ast", "dis", "tokenize"} & loaded == set()
     # A server that refused the connection sent no error to read.
     assert "vaultbrain.classify.llm_errors" not in loaded
 

@@ -10,7 +10,6 @@ person changes the line; each gesture done is one INFO line in the daemon's log.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable
 from dataclasses import field
 from typing import TYPE_CHECKING
@@ -18,12 +17,13 @@ from typing import TYPE_CHECKING
 from vaultbrain.capture.gestures import Act, Gesture, Source, TypeNames
 from vaultbrain.capture.model import CaptureStatus
 from vaultbrain.errors import UserError
+from vaultbrain.logs import get_logger
 from vaultbrain.values import valueclass
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
-log = logging.getLogger("vaultbrain.review")
+log = get_logger("vaultbrain.review")
 
 
 @valueclass

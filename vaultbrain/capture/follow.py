@@ -10,7 +10,6 @@ waited for a note caught mid-save are written.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -19,11 +18,12 @@ from vaultbrain.capture.model import Correction, Filed, OpKind
 from vaultbrain.errors import UserError
 from vaultbrain.filing.corrections import record_correction
 from vaultbrain.filing.report import Refiled, SyncReport
+from vaultbrain.logs import get_logger
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
-log = logging.getLogger("vaultbrain.filing")
+log = get_logger("vaultbrain.filing")
 
 
 def follow(brain: Brain, report: SyncReport, redraw: bool = False) -> set[str]:

@@ -11,7 +11,6 @@ decided by the pure :func:`vaultbrain.capture.gestures.decide_lines` and carried
 
 from __future__ import annotations
 
-import logging
 from dataclasses import field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -38,6 +37,7 @@ from vaultbrain.errors import ConflictError, UserError
 from vaultbrain.filing import unreadable
 from vaultbrain.filing.inbox import parts_of, split_taken, unusable_inbox
 from vaultbrain.filing.setup import held_lines
+from vaultbrain.logs import get_logger
 from vaultbrain.patterns import LazyPattern
 from vaultbrain.values import valueclass
 from vaultbrain.vault import content_hash
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from vaultbrain.brain import Brain
     from vaultbrain.capture.journal import Journal
 
-log = logging.getLogger("vaultbrain.review")
+log = get_logger("vaultbrain.review")
 # A line that lost its ^vb- id (an editor's undo, a device's late copy of the note) is given
 # back to a capture made this recently whose line is gone: found by its words' hash and its
 # ordinal among identical lines, it is never filed a second time. Older than this, the same

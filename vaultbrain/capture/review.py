@@ -16,7 +16,6 @@ it. A gesture that cannot be carried out stays, with a short note why.
 
 from __future__ import annotations
 
-import logging
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +23,7 @@ from vaultbrain.capture.model import WAITING_FOR_PERSON, CaptureStatus
 from vaultbrain.errors import UserError
 from vaultbrain.filing.inbox import REVIEW_NOTE
 from vaultbrain.filing.records import link_to
+from vaultbrain.logs import get_logger
 from vaultbrain.patterns import LazyPattern
 from vaultbrain.values import valueclass
 from vaultbrain.vault.note import parse_note
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from vaultbrain.brain import Brain
     from vaultbrain.capture.gestures import ReviewItem
 
-log = logging.getLogger("vaultbrain.review")
+log = get_logger("vaultbrain.review")
 STATE = "review-state.json"
 RENDERS_KEPT = 8  # the last renders whose items are known (a device may edit an older one)
 _ITEM = LazyPattern(r"^(?P<indent>\s*)[-*+] \[(?P<box>.)\] (?P<rest>.*)$")

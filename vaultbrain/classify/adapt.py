@@ -20,7 +20,6 @@ corpus, so a cold ``capture`` loads it instead of training it.
 
 from __future__ import annotations
 
-import logging
 import os
 import pickle
 import time
@@ -40,13 +39,14 @@ from vaultbrain.classify.entities import KnownNames, find_people
 from vaultbrain.classify.learned import Counts, features
 from vaultbrain.classify.reliability import Reliability, vote_evidence
 from vaultbrain.errors import VaultbrainError
+from vaultbrain.logs import get_logger
 from vaultbrain.packed import PackedMap, packed
 from vaultbrain.procs import collector_paused
 from vaultbrain.statuses import STOOD, CaptureStatus
 from vaultbrain.store import Store
 from vaultbrain.values import valueclass
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 # Whole numbers: the vault's counts stay integers, which the state dir's cache stores in a
 # quarter of the room floats take and reads back faster.

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import os
 import threading
 import time
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.classify.result import Classification, reply_schema
+from vaultbrain.logs import get_logger
 from vaultbrain.values import valueclass
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from vaultbrain.classify.prompt import Prompt
     from vaultbrain.packs import ResolvedPack
 
-log = logging.getLogger("vaultbrain.classify")
+log = get_logger("vaultbrain.classify")
 
 CACHE_FILE = "classify-cache.sqlite"
 MAX_ROWS = 5000

@@ -10,14 +10,15 @@ owns one and reports each request to it, so a front end that keeps its client (t
 
 from __future__ import annotations
 
-import logging
 import threading
 
-log = logging.getLogger("vaultbrain.llm")
+from vaultbrain.logs import Logger, get_logger
+
+log = get_logger("vaultbrain.llm")
 
 
 class FailureLog:
-    def __init__(self, where: str, logger: logging.Logger | None = None) -> None:
+    def __init__(self, where: str, logger: Logger | None = None) -> None:
         self.where = where
         self.log = logger or log
         self._lock = threading.Lock()

@@ -44,6 +44,9 @@ def refuses_connections(endpoint: str) -> bool:
 
 def http_client(timeout: float, backend: TrackingBackend) -> httpx.Client:
     """An httpx client whose connection pool opens its sockets through ``backend``."""
+    from vaultbrain import logs
+
+    logs.settle()  # (httpx logs on its own: its lines meet the command's configuration)
     import httpcore
     import httpx
 

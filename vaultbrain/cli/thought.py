@@ -65,7 +65,8 @@ class EverydayCapture:
         state_dir = self.state_dir if given else os.environ.get("VAULTBRAIN_STATE_DIR") or None
         obj = Context(self.vault, state_dir, None, 0)
         obj.state_dir_given = given
-        set_up_logging(False, 0, False)
+        set_up_logging(False, 0, False, deferred=True)
+        _inspect_on_first_use()
         try:
             try:
                 take(obj, self.text, self.as_json)
@@ -79,6 +80,30 @@ class EverydayCapture:
                 sys.stderr.flush()
             return code
         return 0
+
+
+def _inspect_on_first_use() -> None:
+    """Load :mod:`inspect` (with ast, dis and tokenize: some 8 ms) when something first reads
+    from it, not when :mod:`dataclasses` imports it: dataclasses reads it only to write a
+    docstring for a class that has none, and the capture's classes have theirs. (importlib's
+    LazyLoader cannot do this: an import statement reads the module's ``__spec__``, and that
+    loads it.)"""
+    if "inspect" in sys.modules:
+        return
+    import importlib
+    import types
+
+    stand_in = types.ModuleType("inspect")
+
+    def load(name: str) -> Any:
+        if sys.modules.get("inspect") is stand_in:
+            del sys.modules["inspect"]
+        real = importlib.import_module("inspect")
+        stand_in.__dict__.update(real.__dict__)  # (read from here from now on)
+        return getattr(real, name)
+
+    stand_in.__getattr__ = load  # type: ignore[method-assign]
+    sys.modules["inspect"] = stand_in
 
 
 def everyday_capture(args: list[str]) -> EverydayCapture | None:

@@ -15,7 +15,6 @@ and leaves with ``os._exit``, so no buffer or handle inherited from the parent i
 
 from __future__ import annotations
 
-import logging
 import os
 import select
 import signal
@@ -27,11 +26,12 @@ from typing import TYPE_CHECKING
 
 from vaultbrain.graph.index import GraphIndex, Progress
 from vaultbrain.graph.open import graph_of
+from vaultbrain.logs import get_logger
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 __all__ = ["Builder", "start_filler", "stop_filler", "wait_for_filler"]
 

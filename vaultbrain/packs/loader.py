@@ -20,7 +20,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import logging
 import os
 import pickle
 import time
@@ -28,6 +27,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vaultbrain.logs import get_logger
 from vaultbrain.packs.resolved import PackError, ResolvedPack
 from vaultbrain.resources import data_dir
 from vaultbrain.values import valueclass
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from vaultbrain.packs.merge import Layer
     from vaultbrain.packs.model import Manifest
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 MAX_DEPTH = 8
 WARN_DEPTH = 4

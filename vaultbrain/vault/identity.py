@@ -24,7 +24,6 @@ back with the same id, and the per-user state folder is found again by the path 
 from __future__ import annotations
 
 import json
-import logging
 import os
 import re
 import socket
@@ -32,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError, VaultbrainError
+from vaultbrain.logs import get_logger
 from vaultbrain.values import valueclass
 from vaultbrain.vault import yml
 from vaultbrain.vault.statedir import (
@@ -46,7 +46,7 @@ from vaultbrain.vault.statedir import (
 if TYPE_CHECKING:
     from vaultbrain.vault.files import Vault
 
-log = logging.getLogger("vaultbrain.vault")
+log = get_logger("vaultbrain.vault")
 
 
 @valueclass(frozen=True)
