@@ -16,13 +16,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
 from vaultbrain.ids import new_id
 from vaultbrain.logs import Logger
 from vaultbrain.procs import pid_alive
 from vaultbrain.vault.atomic import atomic_write_file
+
+if TYPE_CHECKING:
+    import logging
 
 STAGES = ("metadata", "transcript", "video", "audio", "saving", "queueing")
 _WEIGHTS = {"metadata": 5, "transcript": 15, "video": 45, "audio": 25, "saving": 5, "queueing": 5}
@@ -48,7 +51,7 @@ class Progress:
 ProgressCallback = Callable[[Progress], None]
 
 
-def progress_logger(logger: Logger, every: float = 25.0) -> ProgressCallback:
+def progress_logger(logger: Logger | logging.Logger, every: float = 25.0) -> ProgressCallback:
     """A progress callback for the daemon: logs each stage as it starts, then every
     ``every`` percent of it."""
     last: dict[tuple[str, str], float] = {}
