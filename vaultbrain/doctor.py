@@ -324,7 +324,7 @@ def _embeddings_check(app: Brain) -> Check:
 
 def _pack_consistency(app: Brain) -> Check | None:
     try:
-        from vaultbrain.packs import schema_pack_consistency  # type: ignore[attr-defined]
+        from vaultbrain.packs.survey import schema_pack_consistency
     except ImportError:
         return None
     ok, detail = schema_pack_consistency(app)

@@ -73,5 +73,5 @@ class _Uncompiled(LazyPattern):
         self._compiled = compiled
         for method in _BOUND:
             setattr(self, method, getattr(compiled, method))
-        self.__class__ = LazyPattern
+        self.__class__ = LazyPattern  # type: ignore[assignment]  # (its slots are set now)
         return getattr(self, name)

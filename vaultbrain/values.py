@@ -123,7 +123,7 @@ def _make(cls: type[T], frozen: bool) -> type[T]:
     for name, method in methods.items():
         if name not in own or (name == "__hash__" and own[name] is None):
             setattr(cls, name, method)
-    cls.__match_args__ = tuple(f.name for f in fields if f.init)  # type: ignore[attr-defined]
+    setattr(cls, "__match_args__", tuple(f.name for f in fields if f.init))  # noqa: B010 (mypy)
     return cls
 
 

@@ -62,7 +62,8 @@ def build_server(brain: "Brain", allow_writes: bool = False) -> "MCPServer":
             return await super().call_tool(name, arguments, *a, **kw)
 
     server = Server("vaultbrain", instructions=INSTRUCTIONS, version=__version__)
-    read = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
+    # (by the protocol's names: the SDK's fields are snake_case, their aliases camelCase)
+    read = ToolAnnotations.model_validate({"readOnlyHint": True, "openWorldHint": False})
 
     def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
         """One call at a time on the brain; a vaultbrain refusal as the tool's error."""
@@ -176,11 +177,16 @@ def build_server(brain: "Brain", allow_writes: bool = False) -> "MCPServer":
             return tools.review_resolve(capture_id, type, fields or {}, title)
 
         server.add_tool(
-            capture, annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=False)
+            capture,
+            annotations=ToolAnnotations.model_validate(
+                {"readOnlyHint": False, "destructiveHint": False}
+            ),
         )
         server.add_tool(
             review_resolve,
-            annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=False),
+            annotations=ToolAnnotations.model_validate(
+                {"readOnlyHint": False, "destructiveHint": False}
+            ),
         )
 
     def types_list() -> str:

@@ -37,6 +37,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import field
+from typing import ClassVar
 
 from vaultbrain.capture.model import CaptureStatus
 from vaultbrain.filing.inbox import split_taken
@@ -66,6 +67,7 @@ class TypeNames:
     with or without accents."""
 
     names: tuple[str, ...]
+    _lookup: ClassVar[dict[str, str]]  # (set per value in __post_init__, not a field)
 
     def __post_init__(self) -> None:
         lookup: dict[str, str] = {}
@@ -75,12 +77,12 @@ class TypeNames:
         object.__setattr__(self, "_lookup", lookup)
 
     def get(self, word: str) -> str | None:
-        return self._lookup.get(_fold(word))  # type: ignore[attr-defined]
+        return self._lookup.get(_fold(word))
 
     def near(self, word: str) -> str | None:
         """The type a misspelt word was meant to be (``projcet``), or None."""
         hits = difflib.get_close_matches(_fold(word), list(self._lookup), n=1, cutoff=0.75)
-        return self._lookup[hits[0]] if hits else None  # type: ignore[attr-defined]
+        return self._lookup[hits[0]] if hits else None
 
 
 def _fold(word: str) -> str:
@@ -358,17 +360,17 @@ def decide_lines(
                 if reading.gesture is Gesture.CONFIRM:
                     conflicts.append(Act(item.id, Gesture.CONFIRM, kind="vbc"))
                 continue
-            view = views.get(item.id)
-            if view is not None and _matters(reading, view):
+            seen = views.get(item.id)
+            if seen is not None and _matters(reading, seen):
                 by_id.setdefault(item.id, {})[Source.REVIEW] = reading
         for key in set(base or ()) - present:
             kind, rid = key.split("-", 1)
             if kind == "vbc":
                 conflicts.append(Act(rid, Gesture.CONFIRM, kind="vbc"))
                 continue
-            view = views.get(rid)
+            seen = views.get(rid)
             deleted = Reading(Gesture.DISMISS)
-            if view is not None and _matters(deleted, view):
+            if seen is not None and _matters(deleted, seen):
                 by_id.setdefault(rid, {})[Source.REVIEW] = deleted
     acts: list[Act] = []
     for cid, readings in by_id.items():

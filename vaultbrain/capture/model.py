@@ -317,7 +317,11 @@ class Capture(Value):
             value = given[name]
             if value is not None:
                 self._set(name, _frozen(value))
-        typed = {"destinations": Filed, "plan": PlannedOp, "corrections": Correction}
+        typed: dict[str, Any] = {
+            "destinations": Filed,
+            "plan": PlannedOp,
+            "corrections": Correction,
+        }
         for name in _TUPLES + ("plan",):
             value = given[name]
             if value is None:

@@ -22,7 +22,7 @@ from vaultbrain.capture import lines
 from vaultbrain.capture.classify import classify
 from vaultbrain.capture.guard import check_may_file
 from vaultbrain.capture.journal import Journal
-from vaultbrain.capture.model import Capture, CaptureStatus
+from vaultbrain.capture.model import Capture, CaptureStatus, Filed
 from vaultbrain.capture.plan import AmbiguousName, plan
 from vaultbrain.capture.route import take_special
 from vaultbrain.capture.write import write
@@ -115,6 +115,8 @@ def file_capture(brain: Brain, journal: Journal, cap: Capture) -> Capture:
                 fresh = journal.planned(cap.id, plan(brain, result.fileable))
             except AmbiguousName as exc:  # "miriam": two Miriams; the person chooses
                 ambiguous = exc.reason
+        destinations: tuple[Filed, ...]
+        warnings: tuple[str, ...]
         if band is Band.REVIEW or ambiguous:
             status, destinations, warnings, ops = CaptureStatus.NEEDS_REVIEW, (), (), fresh.plan
         else:

@@ -61,11 +61,12 @@ def confirm(brain: Brain, capture_id: str) -> Capture:
         for d in cap.destinations:
             if d.op is OpKind.CREATE:
                 _confirm_note(brain, d.path)
-        dests, warnings = cap.destinations, ()
+        filed: tuple[Filed, ...] = cap.destinations
+        warnings: tuple[str, ...] = ()
         if any(d.held for d in cap.destinations):
             written = write_held(brain, cap)
-            dests, warnings = written.destinations, written.warnings
-        cap = journal.confirmed(capture_id, dests, warnings)
+            filed, warnings = written.destinations, written.warnings
+        cap = journal.confirmed(capture_id, filed, warnings)
     audit(
         brain,
         "resolution",

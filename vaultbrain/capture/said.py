@@ -92,7 +92,7 @@ def capture_failure(brain: Brain, text: str, exc: Exception) -> Exception:
         if isinstance(exc, StorageError)
         else (
             f"{getattr(exc, 'strerror', None) or exc}"
-            + (f" ({exc.filename})" if getattr(exc, "filename", None) else "")
+            + (f" ({getattr(exc, 'filename', None)})" if getattr(exc, "filename", None) else "")
         )
     )
     return UserError(

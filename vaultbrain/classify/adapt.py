@@ -136,7 +136,8 @@ class VaultLearning:
         if old is not None and old[2]:
             self.counts.add(features(old[1], old[3]), old[2], -W_CAPTURE)
         if old is not None and old[4] is not None:
-            self.reliability.add(*old[4], sign=-1)
+            votes, truth, weight = old[4]
+            self.reliability.add(votes, truth, weight, sign=-1)
         if marker is None:  # the capture is gone
             return
         labels: tuple[str, ...] = ()
@@ -417,8 +418,8 @@ def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
     if not isinstance(learning, VaultLearning) or learning.pack != pack.identity:
         learning = rebuild(store, pack, save)
         _LEARNING[memo_key] = learning
-        for key in [k for k in _SEEN if k[0] == memo_key]:
-            del _SEEN[key]
+        for seen_key in [k for k in _SEEN if k[0] == memo_key]:
+            del _SEEN[seen_key]
         return learning
     _LEARNING[memo_key] = learning
     common = corpus_model(store, pack, save).common
@@ -479,9 +480,9 @@ def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
         if changed is not None and (memo_key, INBOX) in _SEEN:
             current = {}
             for cid in dict.fromkeys(changed):
-                summary = inbox.summary(cid)
-                if summary is not None:
-                    current[cid] = summary
+                now = inbox.summary(cid)
+                if now is not None:
+                    current[cid] = now
                 elif cid in learning.captures:
                     learning.set_capture(cid, None, None, common)
                     learning.unsaved += 1

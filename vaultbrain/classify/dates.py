@@ -18,7 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from vaultbrain.patterns import LazyPattern
 from vaultbrain.vault.tasks import days_in_month
@@ -85,9 +85,9 @@ _UNITS = {
 UNITS = {w: n for n, words in _UNITS.items() for w in words.split()}
 
 
-def _alt(words: object) -> str:
+def _alt(words: Iterable[str]) -> str:
     """A regex alternation of words, the longest first (so "thurs" is not read as "thu")."""
-    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))  # type: ignore[arg-type]
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
 
 
 _W = r"(?<![\w'’-])"  # a word starts here (an apostrophe or hyphen joins words: "c'mon")

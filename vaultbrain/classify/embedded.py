@@ -443,6 +443,7 @@ def _destinations(
     due_words: str | None,
     pack: Any,
 ) -> list[Destination]:
+    fields: dict[str, Any]
     if t == "person":
         follow = re.search(r"\bfollow(?:\s|-)?up\b", thought, re.I)
         fields = {"follow_ups": ["Follow up" + (f" {due_words}" if due_words else "")]}
@@ -451,7 +452,7 @@ def _destinations(
         ]
     if t == "admin":
         # A priority only when the thought gives one (no default medium).
-        fields: dict[str, Any] = {"status": "open"}
+        fields = {"status": "open"}
         if due:
             fields["due"] = due
         if rules._URGENT.search(thought):

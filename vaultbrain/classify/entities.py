@@ -589,10 +589,10 @@ def phrase(text: str, max_words: int = 10, min_words: int = 2) -> str:
             cut = end
         elif start > min_words:
             cut = start
-    head = words[:cut]
-    while len(head) > min_words and head[-1].lower().strip(",") in _TRAILING:
-        head.pop()
-    return _tidy(" ".join(head))
+    kept = words[:cut]
+    while len(kept) > min_words and kept[-1].lower().strip(",") in _TRAILING:
+        kept.pop()
+    return _tidy(" ".join(kept))
 
 
 def _tidy(text: str) -> str:

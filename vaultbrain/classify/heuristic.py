@@ -228,9 +228,9 @@ def _classify(
     found = find_date(thought, today)
     due, date_words = (found[0].isoformat(), found[1]) if found else (None, None)
     action = None
-    m = _ACTION.search(thought) or _IMPERATIVE.match(thought)
-    if m:
-        action = _clean_action(m.group("act"), date_words)
+    acted = _ACTION.search(thought) or _IMPERATIVE.match(thought)
+    if acted:
+        action = _clean_action(acted.group("act"), date_words)
         if re.fullmatch(
             r"(?:follow up|call|email|e-mail|text|ping|message|remind|thank)", action, re.I
         ):

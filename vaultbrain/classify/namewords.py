@@ -108,7 +108,7 @@ def place_cues() -> re.Pattern[str]:
 # no pattern: compiling it is a few ms of a cold capture, whose name most often follows
 # "with" or "met". What re.I matches to "i" and casefold() does not: the dotted and the
 # dotless capital I (every other letter of these words casefolds as re.I matches it).
-_CUE_ENDS = ("to", "in", "near", "around", "outside", "inside", "from")
+_CUE_ENDS: tuple[str, ...] = ("to", "in", "near", "around", "outside", "inside", "from")
 _CUE_ENDS += ("nach", "aus", "en", "au", "aux", "em")
 _DOTLESS = str.maketrans({"\u0130": "i", "\u0131": "i"})
 

@@ -60,7 +60,7 @@ def http_client(timeout: float, backend: TrackingBackend) -> httpx.Client:
         max_connections=16,
         max_keepalive_connections=8,
         keepalive_expiry=5.0,
-        network_backend=backend,
+        network_backend=backend,  # type: ignore[arg-type]  # (httpcore's interface, by duck)
     )
     return httpx.Client(
         transport=transport,

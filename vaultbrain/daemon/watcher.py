@@ -31,6 +31,7 @@ from watchdog.events import (
     FileSystemEventHandler,
 )
 from watchdog.observers import Observer
+from watchdog.observers.api import BaseObserver
 
 from vaultbrain.vault import is_ignored
 
@@ -102,7 +103,7 @@ class VaultWatcher:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.events: queue.Queue[tuple[float, str]] = queue.Queue()
-        self._observer: Observer | None = None
+        self._observer: BaseObserver | None = None
         self._overflow = _OverflowLog(self.events)
         self._lock = threading.Lock()
 

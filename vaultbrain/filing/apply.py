@@ -169,7 +169,7 @@ class Executors:
         moved_from = known.path if known.path != rel else None
         _, done = refile(
             self.app,
-            self,
+            self,  # type: ignore[arg-type]  # (the NoteSync this is a base of)
             known.collection,
             dict(record, path=rel),
             ptype,

@@ -132,9 +132,10 @@ def update_record(brain: Brain, type_name: str, ref: str, values: dict[str, str]
     with brain.store.locked():
         rec = find_record(brain, ptype, ref)
         sync.sync_path(rec["path"])  # take in the person's latest edit first
-        rec = brain.store.collection(ptype.store_collection).get(rec["id"])
-        if rec is None:
+        now = brain.store.collection(ptype.store_collection).get(rec["id"])
+        if now is None:
             raise UserError(f"the {ptype.name} {ref!r} was deleted in the vault")
+        rec = now
         new_fields = dict(rec.get("fields", {}))
         for k, v in fields.items():
             if v is None:
@@ -149,7 +150,7 @@ def update_record(brain: Brain, type_name: str, ref: str, values: dict[str, str]
                 f"{rec['path']} changed while it was being updated; nothing was overwritten "
                 "and the conflict is listed in Brain/Needs Review.md"
             )
-        return brain.store.collection(ptype.store_collection).get(rec["id"])
+        return brain.store.collection(ptype.store_collection).get(rec["id"]) or rec
 
 
 def delete_record(brain: Brain, type_name: str, ref: str) -> dict[str, Any]:

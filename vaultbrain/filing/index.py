@@ -300,9 +300,9 @@ class RecordIndex:
                         self._hashes.setdefault(summary["base_hash"], set()).add((collection, rid))
         out = []
         for collection, rid in sorted(self._hashes.get(content_hash, ())):
-            summary = self._records.get(collection, {}).get(rid)
-            if summary:
-                out.append((collection, summary))
+            found = self._records.get(collection, {}).get(rid)
+            if found:
+                out.append((collection, found))
         return out
 
     def all(self) -> list[tuple[str, dict[str, Any]]]:

@@ -309,8 +309,8 @@ def note_names(brain: Brain) -> NameIndex:
                 entries[rel] = cached
                 kept += 1
             else:
-                aliases, others, kind = _read_names(brain, rel, os.path.join(root, rel))
-                entries[rel] = [mtime, size, aliases, others, kind]
+                aliases, others, read_kind = _read_names(brain, rel, os.path.join(root, rel))
+                entries[rel] = [mtime, size, aliases, others, read_kind]
                 changed += 1
         stem = name[:-3]
         key = fold_fast(stem)

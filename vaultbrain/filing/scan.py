@@ -86,7 +86,7 @@ class _Columns:
         n = self.numbers
         out = {}
         for k, (rel, digest) in enumerate(zip(self.paths, self.hashes, strict=True)):
-            e = n[_WIDTH * k : _WIDTH * k + _WIDTH]
+            e: list[Any] = n[_WIDTH * k : _WIDTH * k + _WIDTH]
             e.insert(2, digest)
             if e[6] < 0:  # (rare: entries whose flag is not known yet, or older ones)
                 del e[4 if e[4] < 0 else 6 :]
@@ -118,6 +118,10 @@ class NotesCache:
         ) -> Action | None: ...
 
         def note_gone(self, rel: str, report: SyncReport | None = None) -> Action | None: ...
+
+        def record_gone(
+            self, collection: str, record_id: str, report: SyncReport | None = None
+        ) -> Action | None: ...
 
         def graph_saw(self, rel: str, note: Any, parsed: Any = None) -> None: ...
 
@@ -380,12 +384,13 @@ class NotesCache:
             for rel, entry in vault.iter_notes():
                 if rel == inbox:
                     try:  # not synced, but indexed by the graph: its stat is handed on too
-                        st = entry.stat(follow_symlinks=False)
-                        self._inbox_stat = (st.st_mtime_ns, st.st_size)
+                        inbox_st = entry.stat(follow_symlinks=False)
+                        self._inbox_stat = (inbox_st.st_mtime_ns, inbox_st.st_size)
                     except OSError:
                         pass
                     continue
                 seen_add(rel)
+                st: os.stat_result | None
                 try:
                     st = entry.stat(follow_symlinks=False)
                 except OSError:

@@ -32,6 +32,7 @@ from vaultbrain.vault.note import ParsedNote, parse_note
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
+    from vaultbrain.packs.resolved import PageType
 
 __all__ = ["CACHE_FILE", "NoteSync", "SyncReport", "notes_sync", "reindex", "restore_base"]
 
@@ -115,6 +116,7 @@ class NoteSync(NotesCache, Executors):
         if rid and by_id is None and (hit is None or hit[1]["id"] != rid):
             dead = self._tombstoned(rid)
             tombstone = self._known_record(*dead) if dead else None
+        ptype: PageType | None
         if folder is not None:
             ptype = declared_type or folder
         else:

@@ -72,7 +72,7 @@ def tasks_spec(ptype: PageType | None) -> TasksSpec | None:
     prio = fields.get(spec.priority or "")
     if prio is not None and prio.type == "enum" and prio.values:
         priorities = {v: n for v, n in priorities.items() if v in prio.values}
-    return replaced(
+    return replaced(  # type: ignore[return-value]  # (the resolved pack's part, read alike)
         spec,
         title=spec.title or ptype.title_key,
         due=spec.due if spec.due in fields else None,

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from vaultbrain.packs.model import PageType, ResolvedPack
+from vaultbrain.packs.resolved import PageType, ResolvedPack
 from vaultbrain.vault.note import ParsedNote, parse_note, simple_frontmatter
 
 WIKILINK = re.compile(r"!?\[\[([^\]\|#\^\n]*)(?:[#\^][^\]\|\n]*)?(?:\|([^\]\n]*))?\]\]")
@@ -247,9 +247,9 @@ def infer_links(
             rx = re.compile(inf.regex, re.IGNORECASE)
             for i, line in enumerate(lines, 1):
                 for mt in rx.finditer(line):
-                    target = mt.group(1) if mt.groups() else None
-                    if target and target.strip():
-                        rows.append(LinkRow(lt.name, link_key(target), i, "regex", inf.target_type))
+                    found = mt.group(1) if mt.groups() else None
+                    if found and found.strip():
+                        rows.append(LinkRow(lt.name, link_key(found), i, "regex", inf.target_type))
         elif inf.page_type and inf.target_type:
             # No regex: every link in the body to a note of the target type is of this verb.
             for key, line_no, display in body_links:

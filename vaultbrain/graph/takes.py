@@ -333,7 +333,8 @@ def _ask(
         if kind not in kinds or not isinstance(text, str) or not text.strip():
             dropped += 1
             continue
-        holder = item.get("holder") if isinstance(item.get("holder"), str) else ""
+        holder = item.get("holder")
+        holder = holder if isinstance(holder, str) else ""
         found.append(Take(kind, holder.strip(), " ".join(text.split())[:400]))
     brain.store.audit(
         {

@@ -138,7 +138,8 @@ def _one_per_person(index: GraphIndex, ranked: list[_Expert]) -> list[_Expert]:
     for e in ranked:
         row = index.note_row(e.nid)
         data = index.note_data(e.nid)
-        aliases = data.get("aliases") if isinstance(data.get("aliases"), list) else []
+        aliases = data.get("aliases")
+        aliases = aliases if isinstance(aliases, list) else []
         names = {fold(row["title"])} | {fold(str(a)) for a in aliases if a}
         names.discard("")
         same = next((by_name[n] for n in names if n in by_name), None)

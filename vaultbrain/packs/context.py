@@ -15,15 +15,19 @@ if TYPE_CHECKING:
     from vaultbrain.settings import Settings
     from vaultbrain.store import Store
     from vaultbrain.vault import Vault
+    from vaultbrain.vault.obsidian import TemplateFolders
 
 
 class PackContext(Protocol):
     vault: Vault
     settings: Settings
     store: Store
-    env: Mapping[str, str]
     schema_override: str | None
     client: Any
+    templates: TemplateFolders  # (the vault's template folders: never a type of their own)
+
+    @property
+    def env(self) -> Mapping[str, str]: ...
 
     @property
     def active(self) -> ActivePack: ...

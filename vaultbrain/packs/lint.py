@@ -452,7 +452,7 @@ def _tasks(m: Manifest) -> list[LintIssue]:
                     )
                 )
         prio = t.fields.get(spec.priority or "")
-        if prio is not None and prio.type == "enum" and spec.given("priorities"):
+        if prio is not None and prio.type == "enum" and spec.given("priorities"):  # type: ignore[attr-defined]  # (a resolved Part)
             unknown = [v for v in spec.priorities if v not in (prio.values or [])]
             if unknown:
                 out.append(

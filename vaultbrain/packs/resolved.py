@@ -230,7 +230,7 @@ class Part:
     """A validated manifest part: its fields, in declaration order, are its attributes
     (a name starting with ``_`` is kept but is not a field)."""
 
-    __hash__ = None  # type: ignore[assignment]  (mutable, as the models were)
+    __hash__ = None  # type: ignore[assignment]  # (mutable, as the models were)
 
     def __init__(self, values: dict[str, Any]) -> None:
         self.__dict__.update(values)

@@ -308,8 +308,8 @@ class Collection(PackedRecords, SnappedIndex):
             index = self._load()
             if self._set_aside_damaged():
                 self._repair()
+                assert self._index is not None
                 index = self._index
-                assert index is not None
             self.dir.mkdir(parents=True, exist_ok=True)
             doc = {"schema_version": SCHEMA_VERSION, "collection": self.name, "records": index}
             atomic_write_file(self._index_path, to_json(doc))
@@ -386,11 +386,11 @@ class Collection(PackedRecords, SnappedIndex):
         rid = validate_id(record["id"])
         durable = durable and self.durable
         with self._write_lock(), self._lock:
-            self._load()
+            index = self._load()
             # (no indent: json's C encoder, several times faster on a 10,000-record import)
             text = to_json(record)
             if self.deferred:  # appended to the pack (or its own file) by flush
-                fresh = rid not in self._index and rid not in self._packed
+                fresh = rid not in index and rid not in self._packed
                 self._held[rid] = (text, fresh or self._held.get(rid, ("", False))[1])
             elif rid in self._pack_table() and not os.path.isdir(self.dir / rid):
                 # A packed record stays packed: its new version is a line appended (one
@@ -420,7 +420,7 @@ class Collection(PackedRecords, SnappedIndex):
         with self._write_lock(), self._lock:
             held, self._held = self._held, {}
             try:
-                lines = []
+                packed_lines: list[bytes] = []
                 # (the folder listed once, not looked for per record: under the write lock)
                 own = set(os.listdir(self.dir)) if self.dir.is_dir() else set()
                 for rid, (text, fresh) in held.items():
@@ -430,8 +430,8 @@ class Collection(PackedRecords, SnappedIndex):
                     if not fresh and rid in own and os.path.isdir(self.dir / rid):
                         atomic_write_file(self._record_path(rid), text, tmp_dir=self.dir)
                     else:
-                        lines.append(f"{rid}\t{text}\n".encode())
-                self._append_pack(lines, durable=self.durable)
+                        packed_lines.append(f"{rid}\t{text}\n".encode())
+                self._append_pack(packed_lines, durable=self.durable)
             except BaseException:
                 # (a full disk: held again, and no index line names them before they are in)
                 self._held = {**held, **self._held}
@@ -526,7 +526,7 @@ class Collection(PackedRecords, SnappedIndex):
         being written aside)."""
         try:
             st = os.stat(self._log_path)
-            log = [st.st_ino, st.st_size]
+            log: list[int | None] = [st.st_ino, st.st_size]
         except FileNotFoundError:
             log = [None, 0]
         return [list(self._stamp() or ()), *log]

@@ -138,7 +138,7 @@ class SnappedIndex:
         self._names_kept = None
         try:
             rows, starts = snap.get("names") or (None, None)
-            if rows is not None:
+            if rows is not None and starts is not None:
                 self._names_kept = (KeyedRows(rows, starts), self.changes_since_now())
         except (TypeError, ValueError):
             pass

@@ -13,7 +13,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -133,7 +133,8 @@ class Store:
             cols = list(self._collections.values())
             errors: list[BaseException] = []
             flushes = [functools.partial(c.flush, final=True) for c in cols]
-            for step in (self._flush_audit, *flushes, *(c.sync for c in cols)):
+            steps: list[Callable[[], None]] = [self._flush_audit, *flushes, *(c.sync for c in cols)]
+            for step in steps:
                 try:
                     step()
                 except BaseException as exc:  # every collection is still brought back

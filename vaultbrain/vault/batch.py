@@ -14,6 +14,7 @@ this way.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
 from concurrent.futures import Executor, ThreadPoolExecutor
@@ -32,7 +33,7 @@ def edit_many(
     rels: list[str],
     build: Callable[[str, NoteFile | None], str | None],
     workers: int,
-    Edit: type[Edit],  # noqa: N803 (the class, handed in: files.py imports this module)
+    edit_type: type[Edit],  # (the class, handed in: files.py imports this module)
     pool: Executor | None = None,
 ) -> dict[str, Edit | UserError]:
     """Each note's Edit (with the note read back once written), or the UserError that left
@@ -40,7 +41,7 @@ def edit_many(
     (started afresh for each, threads took a tenth of the time on a busy machine)."""
     if pool is None:
         with ThreadPoolExecutor(workers) as own:
-            return edit_many(vault, rels, build, workers, Edit, own)
+            return edit_many(vault, rels, build, workers, edit_type, own)
     out: dict[str, Edit | UserError] = {}
     built: list[tuple[str, NoteFile, str, Path]] = []
     temps: dict[str, Path] = {}
@@ -63,11 +64,11 @@ def edit_many(
             if text is None or note is None or text == note.text:
                 if note is None and text is not None:
                     try:
-                        out[rel] = vault.edit(rel, lambda n, rel=rel: build(rel, n))
+                        out[rel] = vault.edit(rel, functools.partial(build, rel))
                     except UserError as exc:
                         out[rel] = exc
                 else:
-                    out[rel] = Edit(note, note.text if note else None, None, False)
+                    out[rel] = edit_type(note, note.text if note else None, None, False)
                 continue
             built.append((rel, note, text, path))
 
@@ -88,7 +89,12 @@ def edit_many(
         if len(by_folder) > 1:
             groups = list(by_folder.values())
             n = min(workers, len(groups))
-            list(pool.map(lambda k: [make_temps(g) for g in groups[k::n]], range(n)))
+
+            def temps_of(k: int) -> None:
+                for group in groups[k::n]:
+                    make_temps(group)
+
+            list(pool.map(temps_of, range(n)))
         else:
             make_temps(built)
         todo = [item for item in built if item[0] in temps]
@@ -123,7 +129,7 @@ def edit_many(
                 digest = vault._replace(
                     rel, text, note.hash, prepared=tmp, sync_dir=False, path=path, holds=holds
                 )
-                out[rel] = Edit(
+                out[rel] = edit_type(
                     note, text, digest, True, _after(vault, note, path, text, digest, looked)
                 )
                 folders.add(path.parent)

@@ -295,6 +295,7 @@ class Vault:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.resolve(rel)  # the folders just made must not have led anywhere else
         tmp = write_temp(path, data)
+        left: Path | None = tmp  # (removed at the end unless it became the note)
         try:
             try:
                 os.link(tmp, path)
@@ -306,10 +307,10 @@ class Vault:
                 if os.path.lexists(path):
                     raise FileExistsError(errno.EEXIST, "exists", str(path)) from exc
                 os.replace(tmp, path)
-                tmp = None
+                left = None
         finally:
-            if tmp is not None:
-                unlink_quietly(tmp)
+            if left is not None:
+                unlink_quietly(left)
         fsync_dir(path.parent)
         digest = content_hash(data)
         self._remember(rel, digest)

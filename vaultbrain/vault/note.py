@@ -53,7 +53,7 @@ def _scalar(value: str, iso: bool = False) -> Any:
             day = dt.date(int(m[1]), int(m[2]), int(m[3]))
             return value if iso else day
         if m := _STAMP.fullmatch(value):
-            stamp = dt.datetime(*(int(g) for g in m.groups()))
+            stamp = dt.datetime(*[int(g) for g in m.groups()])  # type: ignore[arg-type]
             if not iso:
                 return stamp
             if m[1] < "1000":  # (strftime's %Y does not pad: left to normalize)

@@ -191,10 +191,10 @@ def _move(root: Path, legacy: Path, target: Path, copy: bool) -> Moved:
     if manifest(staging) != files:
         shutil.rmtree(staging)
         raise UserError(f"the copy of {legacy} did not read back the same; nothing was moved")
-    note = json.dumps({"from": str(legacy), "manifest": _digest(files)})
+    moved_from = json.dumps({"from": str(legacy), "manifest": _digest(files)})
     fd = os.open(staging / MOVED_FROM, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
-        os.write(fd, note.encode())
+        os.write(fd, moved_from.encode())
         os.fsync(fd)
     finally:
         os.close(fd)

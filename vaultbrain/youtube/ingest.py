@@ -367,14 +367,14 @@ class _Run:
         # Imported here: the filing layer (the inbox) imports this package.
         from vaultbrain.filing.links import save_link
 
-        body = f"Transcript: {wikilink(note_rel, meta.title)}" if note_rel else None
+        said = f"Transcript: {wikilink(note_rel, meta.title)}" if note_rel else None
         link = save_link(
             app,
             url=meta.url,
             title=meta.title,
             fields={"site": "YouTube", "description": link_description(meta)},
             tags=tags,
-            body=body,
+            body=said,
             source=self.request.source,
         )
         result.link_path, result.link_id = link.get("path"), link.get("id")
