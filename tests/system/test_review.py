@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 from pathlib import Path
@@ -12,6 +13,8 @@ from support.daemon import DaemonProcess, wait_for
 from support.lmstudio import FakeLMStudio, reply
 
 from vaultbrain.brain import Brain
+from vaultbrain.capture import resolution
+from vaultbrain.capture.inbox_pass import apply_gestures
 from vaultbrain.capture.review_queue import ReviewQueue
 from vaultbrain.capture.trust import summary
 
@@ -135,6 +138,32 @@ def test_strike_or_delete_dismisses(vault: Path, queued: dict) -> None:
     assert statuses[low] == "dismissed" and statuses[sugg] == "dismissed"
     assert not (vault / "Ideas/Bee hotel.md").exists()
     assert frontmatter(vault / "Brain/Archive/Bee hotel.md")["archived"] is True
+
+
+def test_two_drawings_in_one_second_are_never_read_as_a_deletion(vault: Path, queued: dict) -> None:
+    """Needs Review drawn twice within a second (a command's redraw right after the
+    daemon's): the second drawing has a stamp of its own, so a reader that meets it before
+    its state is kept (another process reading between the two writes, or this one stopped
+    there) finds no drawing of that stamp, and takes no missing item for a deletion."""
+    cid = queued["sugg"]["id"]
+    brain = Brain(vault, clock=lambda: dt.datetime(2031, 1, 2, 3, 4, 5))
+    queue = ReviewQueue(brain)
+    queue.write(force=True)  # drawn with the suggestion
+    first = str(frontmatter(vault / NOTE)["updated"])
+    state = brain.store.root / "review-state.json"
+    kept = state.read_bytes()
+    resolution.confirm(brain, cid)  # filed: the next drawing leaves it out
+    assert queue.write(force=True)  # the same second by the clock
+    second = str(frontmatter(vault / NOTE)["updated"])
+    assert f"^vbr-{cid}" not in review_text(vault) and second > first
+    state.write_bytes(kept)  # the second drawing's state not kept (yet)
+    assert apply_gestures(brain, now=True) == []
+    assert {c["id"]: c["status"] for c in run_json(vault, "inbox")}[cid] == "filed"
+    assert (vault / "Ideas/Bee hotel.md").is_file()
+    # A drawing in a later second takes that second, as ever.
+    later = Brain(vault, clock=lambda: dt.datetime(2031, 1, 2, 3, 4, 9))
+    ReviewQueue(later).write(force=True)
+    assert str(frontmatter(vault / NOTE)["updated"]) == "2031-01-02T03:04:09"
 
 
 def test_a_line_it_cannot_understand_stays_with_a_note(vault: Path, queued: dict) -> None:

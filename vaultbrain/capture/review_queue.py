@@ -5,6 +5,7 @@ The CLI's review commands and the daemon's review hook use it."""
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 from typing import TYPE_CHECKING, Any
@@ -53,7 +54,12 @@ class ReviewQueue:
         return self.write(force)
 
     def write(self, force: bool = False) -> bool:
-        """Draw the note from the queue as it is (compare-and-swap). True if written."""
+        """Draw the note from the queue as it is (compare-and-swap). True if written. Under
+        the store's lock: a command's drawing and the daemon's are one after the other."""
+        with self.app.store.locked():
+            return self._write(force)
+
+    def _write(self, force: bool) -> bool:
         versions = self._versions_now()
         state = self._state()
         items = queue(self.app)
@@ -72,7 +78,7 @@ class ReviewQueue:
         if current is None and not any(items.values()) and not force:
             self._versions = self._nothing_at = versions
             return False  # made by init; drawn again when it has something to show
-        now = self.app.now().isoformat()
+        now = _stamp(self.app.now(), state.get("renders") or {})
         text = render(self.app, items, notes, now)
         try:
             if current is None:
@@ -123,3 +129,19 @@ class ReviewQueue:
         if done:
             self._versions = None
         return done
+
+
+def _stamp(now: dt.datetime, renders: dict[str, Any]) -> str:
+    """The drawing's ``updated``: now, or a second after the latest drawing kept when that is
+    not earlier. The person's edit is read against the drawing its stamp names (``renders``);
+    two drawings in one second (a command's right after the daemon's) would share one, and
+    a reader that met the second before its state was kept (another process reading between
+    the two writes, or this one stopped there) would take the first's items, missing from
+    the second, for lines the person deleted, and dismiss them."""
+    latest = max(renders, default="")
+    if latest and now.isoformat() <= latest:
+        try:
+            return (dt.datetime.fromisoformat(latest) + dt.timedelta(seconds=1)).isoformat()
+        except ValueError:
+            pass  # (a stamp not ours: now stands)
+    return now.isoformat()
