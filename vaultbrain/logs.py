@@ -35,8 +35,7 @@ def defer(level: int, configure: Callable[[], None]) -> None:
     anywhere)."""
     global _shown_from, _configure
     if "logging" in sys.modules:
-        _shown_from = _configure = None
-        configure()
+        configure_now(configure)
         return
     _shown_from, _configure = level, configure
 
@@ -76,37 +75,35 @@ class Logger:
             real = self._real = logging.getLogger(self.name)
         return real
 
-    def log(self, level: int, msg: object, *args: object, **kwargs: Any) -> None:
+    # Each way in hands the line to _emit, which hands it to the real logger: the line's file
+    # and function are the caller's, two frames up (``stacklevel`` counts from there).
+    def _emit(self, level: int, msg: object, args: tuple[object, ...], kwargs: Any) -> None:
         shown_from = _shown_from
         if shown_from is not None and level < shown_from:
             return
-        # (the line is the caller's: stacklevel counts this frame and log's own)
-        kwargs["stacklevel"] = kwargs.get("stacklevel", 1) + 1
+        kwargs["stacklevel"] = kwargs.get("stacklevel", 1) + 2
         self._logger().log(level, msg, *args, **kwargs)
 
+    def log(self, level: int, msg: object, *args: object, **kwargs: Any) -> None:
+        self._emit(level, msg, args, kwargs)
+
     def debug(self, msg: object, *args: object, **kwargs: Any) -> None:
-        kwargs["stacklevel"] = kwargs.get("stacklevel", 1) + 1
-        self.log(DEBUG, msg, *args, **kwargs)
+        self._emit(DEBUG, msg, args, kwargs)
 
     def info(self, msg: object, *args: object, **kwargs: Any) -> None:
-        kwargs["stacklevel"] = kwargs.get("stacklevel", 1) + 1
-        self.log(INFO, msg, *args, **kwargs)
+        self._emit(INFO, msg, args, kwargs)
 
     def warning(self, msg: object, *args: object, **kwargs: Any) -> None:
-        kwargs["stacklevel"] = kwargs.get("stacklevel", 1) + 1
-        self.log(WARNING, msg, *args, **kwargs)
+        self._emit(WARNING, msg, args, kwargs)
 
     def error(self, msg: object, *args: object, **kwargs: Any) -> None:
-        kwargs["stacklevel"] = kwargs.get("stacklevel", 1) + 1
-        self.log(ERROR, msg, *args, **kwargs)
+        self._emit(ERROR, msg, args, kwargs)
 
     def exception(self, msg: object, *args: object, exc_info: Any = True, **kwargs: Any) -> None:
-        kwargs["stacklevel"] = kwargs.get("stacklevel", 1) + 1
-        self.log(ERROR, msg, *args, exc_info=exc_info, **kwargs)
+        self._emit(ERROR, msg, args, {**kwargs, "exc_info": exc_info})
 
     def critical(self, msg: object, *args: object, **kwargs: Any) -> None:
-        kwargs["stacklevel"] = kwargs.get("stacklevel", 1) + 1
-        self.log(CRITICAL, msg, *args, **kwargs)
+        self._emit(CRITICAL, msg, args, kwargs)
 
     def isEnabledFor(self, level: int) -> bool:  # noqa: N802 (logging's name)
         shown_from = _shown_from

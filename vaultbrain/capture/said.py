@@ -87,13 +87,11 @@ def capture_failure(brain: Brain, text: str, exc: Exception) -> Exception:
         line = None
     if line is None:
         return exc
+    filename = getattr(exc, "filename", None)
     reason = (
         str(exc).split("; nothing was changed")[0]
         if isinstance(exc, StorageError)
-        else (
-            f"{getattr(exc, 'strerror', None) or exc}"
-            + (f" ({getattr(exc, 'filename', None)})" if getattr(exc, "filename", None) else "")
-        )
+        else f"{getattr(exc, 'strerror', None) or exc}" + (f" ({filename})" if filename else "")
     )
     return UserError(
         f"the thought is in {rel} (line {line.number + 1}, ^vb-{line.block_id}) but was not "
