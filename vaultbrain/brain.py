@@ -73,9 +73,11 @@ class Brain:
         self._typer: Callable[[str], ResolvedPack]
         self.inbox_rel: str = ""
         self.client: LLMClient | None = None
+        from vaultbrain import patterns
         from vaultbrain.packs.loader import keep_on_disk
 
         keep_on_disk(self.vault.state_dir)  # resolved packs kept for the next command
+        patterns.keep_on_disk(self.vault.state_dir)  # and the patterns' compiled programs
         self.refresh()
 
     # -- the one explicit refresh --------------------------------------------------------

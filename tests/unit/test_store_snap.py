@@ -96,3 +96,99 @@ def test_a_record_written_without_its_index_line_is_still_found(tmp_path: Path) 
     )
     people = Store(tmp_path).collection("people")
     assert people.summary("orphan1")["title"] == "Orphan"
+
+
+def test_a_snapshot_s_summaries_are_read_as_they_are_asked_for(tmp_path: Path) -> None:
+    """A cold process reads the few summaries it asks for, not 10,000; which are tombstones
+    is known without reading them; anything that needs them all reads them all."""
+    from vaultbrain.store.snap import Summaries
+
+    imported(tmp_path)
+    Store(tmp_path).collection("people").tombstone("p5")
+    loaded(tmp_path)  # (kept with the tombstone)
+    people = Store(tmp_path).collection("people")
+    assert people.summary("p7")["title"] == "Person 7"
+    index = people._index
+    assert isinstance(index, Summaries)
+    assert index.raw_row("p7") is None  # read
+    assert index.raw_row("p8") is not None  # not asked for: not read
+    live = people.live_summaries()
+    assert "p5" not in live and "p8" in live and len(live) == COUNT - 1
+    assert index.raw_row("p8") is not None  # (told apart without reading a row)
+    assert live["p8"]["title"] == "Person 8"
+    # every summary, read: the same as a full load gives
+    full = Store(tmp_path)
+    (tmp_path / ".snap" / "people").unlink()
+    assert people.snapshot() == full.collection("people").snapshot()
+
+
+def test_a_snapshot_s_rows_are_kept_again_as_they_were(tmp_path: Path) -> None:
+    """A process that keeps a new snapshot from one it took (enough written since) keeps the
+    rows it never read as they were, and the ones it changed as they are now."""
+    from vaultbrain.store import snap
+
+    imported(tmp_path)
+    loaded(tmp_path)
+    people = Store(tmp_path).collection("people")
+    people.summary("p1")
+    people.put({"id": "p2", "type": "person", "title": "Changed", "n": 2})
+    people._keep()  # (as when the log grew past what is worth reading on top of it)
+    again = Store(tmp_path).collection("people")
+    assert again.summary("p2")["title"] == "Changed"
+    assert isinstance(again._index, snap.Summaries)  # (taken: the snapshot kept last)
+    assert again.summary("p1")["title"] == "Person 1"
+    assert again.summary("p9")["title"] == "Person 9"
+    assert len(again) == COUNT
+
+
+def test_a_pack_line_appended_since_the_snapshot_without_its_index_line_is_found(
+    tmp_path: Path,
+) -> None:
+    """Loaded from a snapshot, the pack's lines read since it are checked against the index
+    (the lines before were, when it was kept)."""
+    imported(tmp_path)
+    loaded(tmp_path)
+    record = {"id": "late1", "type": "person", "title": "Late"}
+    with open(tmp_path / "people" / "records.pack", "ab") as fh:
+        fh.write(b"late1\t" + json.dumps(record).encode() + b"\n")
+    people = Store(tmp_path).collection("people")
+    assert people.summary("late1")["title"] == "Late"
+    assert len(people) == COUNT + 1
+
+
+def test_a_snapshot_compacted_from_unread_rows_writes_every_record(tmp_path: Path) -> None:
+    imported(tmp_path)
+    loaded(tmp_path)
+    people = Store(tmp_path).collection("people")
+    people.summary("p1")
+    people.compact()
+    doc = json.loads((tmp_path / "people" / "index.json").read_text("utf-8"))
+    assert sorted(doc["records"]) == sorted(f"p{i}" for i in range(COUNT))
+    assert doc["records"]["p9"]["title"] == "Person 9"
+
+
+def test_a_snapshot_whose_rows_point_outside_it_is_a_full_load(tmp_path: Path) -> None:
+    """The large strings of bytes kept after the rest (read back as views of the file) are
+    checked to lie within it."""
+    from vaultbrain.store.snap import read_snap, write_snap
+
+    path = tmp_path / "snap"
+    write_snap(path, {"rows": b"x" * 10_000, "small": (b"y" * 5000, 3)})
+    doc = read_snap(path)
+    assert doc is not None
+    assert bytes(doc["rows"]) == b"x" * 10_000 and isinstance(doc["rows"], memoryview)
+    assert bytes(doc["small"][0]) == b"y" * 5000 and doc["small"][1] == 3
+    data = path.read_bytes()
+    # the same bytes, the blob's length made larger than the file: refused
+    import binascii
+    import marshal
+
+    head = data[: data.index(b" ", 8) + 1]
+    body = data[len(head) + 8 :]
+    size = int(body[:16], 16)
+    doc_raw = marshal.loads(body[16 : 16 + size])
+    doc_raw["rows"] = (doc_raw["rows"][0], 0, 99_999)
+    raw = marshal.dumps(doc_raw)
+    body = b"%016x" % len(raw) + raw + body[16 + size :]
+    path.write_bytes(head + b"%08x" % binascii.crc32(body) + body)
+    assert read_snap(path) is None

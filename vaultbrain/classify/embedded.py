@@ -67,6 +67,8 @@ _LEAD = LazyPattern(
 _ARTICLE = LazyPattern(r"^(?:the|a|an|our|my|this|that)\s+", re.I)
 _ABOUT = LazyPattern(r"\b(?:about|re:?|regarding|on)\s+((?:the|our|my)\s+)?(\S.*)$", re.I)
 _PROJECT_HEAD = LazyPattern(r"^(.{2,60}?)\s*(?::\s|\s[-–—]\s)")
+_WORDS = LazyPattern(r"[\w'’\-]+")
+_FOLLOW_UP = LazyPattern(r"\bfollow(?:\s|-)?up\b", re.I)
 
 
 @valueclass
@@ -115,7 +117,7 @@ def hints(text: str, people: list[PersonMention], names: KnownNames) -> set[str]
     if any(p.record for p in people):
         out.add("#known:person")
     if names.names:
-        words = re.findall(r"[\w'’\-]+", text.lower())
+        words = _WORDS.findall(text.lower())
         for n in range(1, 5):
             for i in range(len(words) - n + 1):
                 for ty, _ in names.names.get(" ".join(words[i : i + n]), ()):
@@ -445,7 +447,7 @@ def _destinations(
 ) -> list[Destination]:
     fields: dict[str, Any]
     if t == "person":
-        follow = re.search(r"\bfollow(?:\s|-)?up\b", thought, re.I)
+        follow = _FOLLOW_UP.search(thought)
         fields = {"follow_ups": ["Follow up" + (f" {due_words}" if due_words else "")]}
         return [
             Destination("person", p.title, _fit(pack, t, fields) if follow else {}) for p in people
@@ -509,7 +511,7 @@ def admin_title(thought: str, due_words: str | None, people: list[PersonMention]
 
 def named_record(type_name: str, thought: str, names: KnownNames) -> str | None:
     """The title of a vault record of this type that the thought names (the longest name)."""
-    words = re.findall(r"[\w'’\-]+", thought.lower())
+    words = _WORDS.findall(thought.lower())
     for n in range(6, 0, -1):
         for i in range(len(words) - n + 1):
             for ty, title in sorted(names.names.get(" ".join(words[i : i + n]), ())):

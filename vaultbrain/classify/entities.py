@@ -30,7 +30,7 @@ from vaultbrain.classify.namewords import (
     is_german,
     one_vowel_more,
 )
-from vaultbrain.patterns import LazyPattern
+from vaultbrain.patterns import LazyPattern, compile_pattern
 from vaultbrain.values import valueclass
 
 # A period inside one of these, or between two digits, does not end a sentence.
@@ -168,10 +168,12 @@ def protect(text: str) -> str:
         word = m.group(1)
         return word + DOT if word.lower().replace(DOT, ".") in ABBREVIATIONS else m.group(0)
 
-    text = re.sub(r"(?<=\d)\.(?=\d)", DOT, text)  # 84.20, v2.1
-    text = re.sub(r"\b([A-Za-z])\.(?=[A-Za-z]\.)", r"\1" + DOT, text)  # e.g. / i.e. / z.B.
-    text = re.sub(r"(?<![\w.])((?:[A-Za-z]" + DOT + r")*[A-Za-z]+)\.", abbrev, text)
-    text = re.sub(r"\b(\w)\.(?=\s+[A-Z])", r"\1" + DOT, text)  # an initial: "J. Smith"
+    text = compile_pattern(r"(?<=\d)\.(?=\d)").sub(DOT, text)  # 84.20, v2.1
+    text = compile_pattern(r"\b([A-Za-z])\.(?=[A-Za-z]\.)").sub(
+        r"\1" + DOT, text
+    )  # e.g. / i.e. / z.B.
+    text = compile_pattern(r"(?<![\w.])((?:[A-Za-z]" + DOT + r")*[A-Za-z]+)\.").sub(abbrev, text)
+    text = compile_pattern(r"\b(\w)\.(?=\s+[A-Z])").sub(r"\1" + DOT, text)  # an initial: "J. Smith"
     return text
 
 
@@ -186,8 +188,10 @@ def titlecase_name(name: str) -> str:
         if i and word.lower() in PARTICLES:
             parts.append(word.lower())
             continue
-        word = re.sub(r"(^|[-])(\w)", lambda m: m.group(1) + m.group(2).upper(), word)
-        word = re.sub(r"^(\w['’])(\w)", lambda m: m.group(1) + m.group(2).upper(), word)
+        word = compile_pattern(r"(^|[-])(\w)").sub(lambda m: m.group(1) + m.group(2).upper(), word)
+        word = compile_pattern(r"^(\w['’])(\w)").sub(
+            lambda m: m.group(1) + m.group(2).upper(), word
+        )
         parts.append(word)
     return " ".join(parts)
 
@@ -313,7 +317,7 @@ def find_people(
         return text[spans[k - 1].end() if k else 0 : spans[k].start()]
 
     def sentence_start(k: int) -> bool:
-        return k == 0 or bool(re.search(r"[.!?:;\n]|\s[-–—]\s", before(k)))
+        return k == 0 or bool(compile_pattern(r"[.!?:;\n]|\s[-–—]\s").search(before(k)))
 
     def following(k: int) -> str:
         return toks[k + 1].lower() if k + 1 < len(toks) else ""
@@ -339,7 +343,7 @@ def find_people(
             return False
         if k and toks[k - 1].lower() in NOT_BEFORE_NAME:
             return False
-        if low in MONTH_NAMES and re.match(r"\s*\d", text[spans[k].end() :]):
+        if low in MONTH_NAMES and compile_pattern(r"\s*\d").match(text[spans[k].end() :]):
             return False  # "June 3": a date
         if sentence_start(k):
             return subject(k)
@@ -598,6 +602,8 @@ def phrase(text: str, max_words: int = 10, min_words: int = 2) -> str:
 def _tidy(text: str) -> str:
     text = unprotect(text).strip(" ,;:-–—|")
     text = (
-        text.rstrip(".!?") if not re.search(r"\b(?:e\.g|i\.e|etc|[A-Z][a-z]?)\.$", text) else text
+        text.rstrip(".!?")
+        if not compile_pattern(r"\b(?:e\.g|i\.e|etc|[A-Z][a-z]?)\.$").search(text)
+        else text
     )
     return text[:1].upper() + text[1:] if text else text

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.packs import ResolvedPack
@@ -19,6 +19,11 @@ from vaultbrain.store import Store
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
+# Changes another process made that are looked at one by one (more: every summary compared).
+_FOLLOW_AT_MOST = 2000
+_UNKNOWN = object()
+# Paths looked up in the collections' kept rows before the table of every path is built.
+_KEPT_LOOKUPS = 64  # (a lookup the kept rows cannot answer)
 _WORD = LazyPattern(r"[\w][\w'’\-.&]*", re.UNICODE)
 MAX_NGRAM = 5
 # A collection with no snapshot of its names and at most this many records is looked over
@@ -84,7 +89,10 @@ class RecordIndex:
         self.extra = list(extra or [])  # per-folder packs (tier 3): their collections too
         self._collections = collections_of(pack, self.extra)
         self._versions: dict[str, Any] = {}
-        self._records: dict[str, dict[str, dict[str, Any]]] = {}  # collection -> id -> summary
+        # collection -> id -> summary (as a collection's snapshot gave them, each read as it
+        # is first asked for)
+        self._records: dict[str, MutableMapping[str, dict[str, Any]]] = {}
+        self._marks: dict[str, tuple[int, int]] = {}  # each collection's change feed, followed
         self._names: dict[str, set[tuple[str, str]]] = {}  # lower name -> {(collection, id)}
         self._checked = 0.0
         # Names are learnt only when first asked for: a scan needs paths and ids alone. So are
@@ -92,6 +100,11 @@ class RecordIndex:
         # paths (a cold capture looks up a few names, and no path: 10,000 paths lower-cased
         # for nothing were a tenth of it).
         self._paths: dict[str, tuple[str, str]] | None = None
+        self._path_lookups = 0
+        # collection -> the ids changed here since it was learnt: the rows a collection's
+        # snapshot kept are not taken for them (the change feed names the store's changes;
+        # these are this index's, whichever store object wrote them)
+        self._touched: dict[str, set[str]] = {}
         self._names_built = False
         self._hashes: dict[str, set[tuple[str, str]]] | None = None
         self.refresh(force=True)
@@ -117,6 +130,18 @@ class RecordIndex:
             if self._versions.get(name) == version:
                 continue
             current = self._records.setdefault(name, {})
+            mark, changed = col.changes_since(self._marks.get(name))
+            self._marks[name] = mark
+            if current and changed is not None and len(changed) <= _FOLLOW_AT_MOST:
+                # (the records the change feed names, not all 10,000 compared)
+                for rid, summary in col.summaries_of(dict.fromkeys(changed)).items():
+                    if summary is None:
+                        self._forget(name, rid)
+                    elif current.get(rid) != summary:
+                        self._forget(name, rid)
+                        self._learn(name, summary)
+                self._versions[name] = version
+                continue
             fresh = col.live_summaries()
             if not current:
                 self._learn_all(name, fresh)
@@ -171,7 +196,7 @@ class RecordIndex:
             if kept is None:
                 changed: Any = records  # a small collection: each of its records looked at
             else:
-                rows, changed = kept[0], set(kept[1])
+                rows, changed = kept[0], set(kept[1]) | self._touched.get(collection, set())
                 for key in wanted:
                     for rid in rows.values(key):
                         if rid not in changed and rid in records:
@@ -200,7 +225,7 @@ class RecordIndex:
         if self._paths is not None and summary.get("path"):
             self._paths[summary["path"].lower()] = (collection, rid)
 
-    def _learn_all(self, collection: str, fresh: dict[str, dict[str, Any]]) -> None:
+    def _learn_all(self, collection: str, fresh: MutableMapping[str, dict[str, Any]]) -> None:
         """A collection's first load: :meth:`_learn` for each record, in bulk."""
         self._records[collection] = fresh
         if self._hashes is not None:
@@ -217,6 +242,8 @@ class RecordIndex:
                     self._names.setdefault(key, set()).add((collection, rid))
 
     def _forget(self, collection: str, rid: str) -> None:
+        # (every change to a record here passes by: what the kept rows say of it is stale)
+        self._touched.setdefault(collection, set()).add(rid)
         old = self._records.get(collection, {}).pop(rid, None)
         if not old:
             return
@@ -269,19 +296,58 @@ class RecordIndex:
         return None
 
     def by_path(self, rel: str) -> tuple[str, dict[str, Any]] | None:
-        if self._paths is None:
-            self._paths = {
-                s["path"].lower(): (collection, rid)
-                for collection, records in self._records.items()
-                for rid, s in records.items()
-                if s.get("path")
-            }
-        hit = self._paths.get(rel.lower())
+        key = rel.lower()
+        hit: Any
+        if self._paths is not None:
+            hit = self._paths.get(key)
+        else:
+            # (a few paths looked up in the kept rows; a walk of the vault looks up each
+            # note's: the table is built then)
+            self._path_lookups += 1
+            hit = self._kept_path(key) if self._path_lookups <= _KEPT_LOOKUPS else _UNKNOWN
+            if hit is _UNKNOWN:
+                self._paths = {
+                    s["path"].lower(): (collection, rid)
+                    for collection, records in self._records.items()
+                    for rid, s in records.items()
+                    if s.get("path")
+                }
+                hit = self._paths.get(key)
         if hit is None:
             return None
         collection, rid = hit
         summary = self._records.get(collection, {}).get(rid)
         return (collection, summary) if summary else None
+
+    def _kept_path(self, key: str) -> Any:
+        """The (collection, id) of the record whose note is at ``key`` (lower-cased), None
+        when none is, from the paths each collection's snapshot kept and the records changed
+        since, as :meth:`_named` looks up names (a cold capture looks up a few paths: a table
+        of 10,000 was a tenth of it). ``_UNKNOWN`` when a collection kept none: the table is
+        built then."""
+        hits: list[tuple[str, str]] = []
+        for collection in self.collections:
+            records = self._records.get(collection)
+            if not records:
+                continue
+            kept = self.store.collection(collection).kept_rows("paths")
+            if kept is None:
+                return _UNKNOWN
+            rows, changed_ids = kept
+            changed = set(changed_ids) | self._touched.get(collection, set())
+            hits += [
+                (collection, rid)
+                for rid in rows.values(key)
+                if rid not in changed and rid in records
+            ]
+            for rid in changed:
+                summary = records.get(rid)
+                if summary is not None and str(summary.get("path") or "").lower() == key:
+                    hits.append((collection, rid))
+        if len(hits) > 1:  # (two records say one note: the one the table would keep, the last)
+            order = {c: i for i, c in enumerate(self._records)}
+            return max(hits, key=lambda h: (order[h[0]], list(self._records[h[0]]).index(h[1])))
+        return hits[0] if hits else None
 
     def by_id(self, rid: str) -> tuple[str, dict[str, Any]] | None:
         for collection, records in self._records.items():  # (a few collections)

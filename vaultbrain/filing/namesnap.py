@@ -27,7 +27,6 @@ from __future__ import annotations
 import os
 import stat
 import time
-from bisect import bisect_left
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.store.snap import KeyedRows, pack_rows, read_snap, write_snap
@@ -223,10 +222,10 @@ class NameTable(KeyedRows):
 
     def rows(self, key: str) -> list[tuple[str, str]]:
         """(``b`` for a basename or ``a``, note) of each row named exactly ``key``."""
-        want = key.encode("utf-8", "surrogatepass")
+        want = key.encode("utf-8", "surrogatepass") + b"\x00"
         out = []
-        i = bisect_left(range(len(self)), want, key=self._key)
-        while i < len(self) and self._key(i) == want:
+        i = self._first(want)
+        while i < len(self) and self._row(i).startswith(want):
             out.append(self._decoded(i)[1:])
             i += 1
         return out
@@ -235,7 +234,7 @@ class NameTable(KeyedRows):
         """The notes of the rows whose name starts with ``prefix``."""
         want = prefix.encode("utf-8", "surrogatepass")
         out = []
-        i = bisect_left(range(len(self)), want, key=self._key)
+        i = self._first(want)
         while i < len(self) and self._key(i).startswith(want):
             out.append(self._decoded(i)[2])
             i += 1

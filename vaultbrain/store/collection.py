@@ -26,7 +26,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,7 @@ from vaultbrain.errors import StorageError, UserError
 from vaultbrain.store.indexlog import DAMAGED_SUFFIX, damaged_in, log_entries, set_aside
 from vaultbrain.store.packfile import PackedRecords
 from vaultbrain.store.records import summarize, to_json, validate_id
-from vaultbrain.store.snap import SnappedIndex
+from vaultbrain.store.snap import SnappedIndex, Summaries
 from vaultbrain.vault.atomic import atomic_write_file, write_all
 
 SCHEMA_VERSION = 1
@@ -62,7 +62,7 @@ class Collection(PackedRecords, SnappedIndex):
         self.dir = root / name
         self._index_path = self.dir / "index.json"
         self._log_path = self.dir / "index.log.jsonl"
-        self._index: dict[str, dict[str, Any]] | None = None
+        self._index: dict[str, dict[str, Any]] | Summaries | None = None
         self._log_pos = 0
         self._log_ino: int | None = None
         self._log_lines = 0
@@ -87,7 +87,7 @@ class Collection(PackedRecords, SnappedIndex):
 
     # -- index ---------------------------------------------------------------------------
 
-    def _load(self) -> dict[str, dict[str, Any]]:
+    def _load(self) -> MutableMapping[str, dict[str, Any]]:
         with self._lock:
             if self._index is None:
                 self._index = {}
@@ -96,7 +96,7 @@ class Collection(PackedRecords, SnappedIndex):
                 self._feed.clear()
                 self._feed_base = 0
                 damaged = False
-                self._names_kept = None
+                self._rows_kept = {}
                 restored = self._restore()  # the snapshot a process kept, if still true
                 if not restored:
                     damaged = self._read_index()
@@ -135,19 +135,24 @@ class Collection(PackedRecords, SnappedIndex):
 
     def _unindexed(self) -> bool:
         """Whether a record file exists that the index does not name (checked on each full
-        load: the index files truncated or deleted under a running process)."""
+        load: the index files truncated or deleted under a running process). Loaded from a
+        snapshot, of the pack's lines only those read since it (it was checked when kept)."""
         assert self._index is not None
         try:
             names = os.listdir(self.dir)
         except OSError:
             return False
+        known = self._index.keys()  # (a dict's keys: looked up in C, 10,000 times)
         missing = [
             n
             for n in names
-            if "." not in n and n not in self._index and (self.dir / n / "index.json").is_file()
+            if "." not in n and n not in known and (self.dir / n / "index.json").is_file()
         ]
         if PACK_FILE in names:
-            missing += [n for n in self._pack_table() if n not in self._index]
+            grown = self._pack_grown
+            self._pack_catch_up()  # (a snapshot's lines read since it, followed)
+            self._pack_grown = None
+            missing += [n for n in (self._packed if grown is None else grown) if n not in known]
         if missing:
             self._tail()  # a writer between its record and its log line: not damage
         return any(n not in self._index for n in missing)
@@ -305,11 +310,12 @@ class Collection(PackedRecords, SnappedIndex):
         """Fold the log into ``index.json``, under the store's write lock. Lines of the log
         that are not entries are set aside first (``index.log.jsonl.damaged``)."""
         with self._write_lock(), self._lock:
-            index = self._load()
+            self._load()
             if self._set_aside_damaged():
                 self._repair()
-                assert self._index is not None
-                index = self._index
+            index = self._index
+            if isinstance(index, Summaries):  # (every summary is written: each read first)
+                index = self._index = index.whole()
             self.dir.mkdir(parents=True, exist_ok=True)
             doc = {"schema_version": SCHEMA_VERSION, "collection": self.name, "records": index}
             atomic_write_file(self._index_path, to_json(doc))
@@ -510,10 +516,30 @@ class Collection(PackedRecords, SnappedIndex):
             return None
         return found
 
+    def summaries_of(self, ids: Iterable[str]) -> dict[str, dict[str, Any] | None]:
+        """The summary of each of ``ids`` (None: no record, or deleted), caught up once."""
+        with self._lock:
+            index = self._load()
+            out: dict[str, dict[str, Any] | None] = {}
+            for rid in ids:
+                summary = index.get(rid)
+                out[rid] = None if summary is None or summary.get("deleted") else summary
+            return out
+
     def snapshot(self) -> dict[str, dict[str, Any]]:
         """Every index entry (tombstones too) as of now, caught up once: for a caller that
         looks up many records at once, instead of :meth:`summary` checking the disk for each."""
-        return dict(self._load())
+        return dict(self._whole())
+
+    def _whole(self) -> dict[str, dict[str, Any]]:
+        """The index caught up, every summary read (one a snapshot gave is read as it is
+        first asked for: vaultbrain/store/snap.py's :class:`Summaries`)."""
+        with self._lock:
+            index = self._load()
+            if isinstance(index, Summaries):
+                index = self._index = index.whole()
+            assert isinstance(index, dict)
+            return index
 
     def version(self) -> list[Any]:
         """Changes whenever the index changes, in this process or another."""
@@ -560,14 +586,19 @@ class Collection(PackedRecords, SnappedIndex):
         return [e["id"] for e in log_entries(chunk[: end + 1]) if "id" in e] if end >= 0 else []
 
     def summaries(self, *, include_deleted: bool = False) -> Iterator[dict[str, Any]]:
-        for summary in list(self._load().values()):
+        for summary in list(self._whole().values()):
             if include_deleted or not summary.get("deleted"):
                 yield summary
 
-    def live_summaries(self) -> dict[str, dict[str, Any]]:
+    def live_summaries(self) -> MutableMapping[str, dict[str, Any]]:
         """id -> summary of each record not deleted: a copy the caller keeps (copied whole
-        and the deleted taken out, a few times faster than built one by one)."""
-        live = dict(self._load())  # (one step: no other thread's write can come between)
+        and the deleted taken out, a few times faster than built one by one; as a snapshot
+        gave them, the summaries not read yet are read from the copy as it is asked)."""
+        with self._lock:
+            index = self._load()
+            if isinstance(index, Summaries):
+                return index.live()
+            live = dict(index)
         for rid in [rid for rid, summary in live.items() if summary.get("deleted")]:
             del live[rid]
         return live

@@ -8,6 +8,7 @@ import json
 import os
 import threading
 import weakref
+from array import array
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,34 +21,60 @@ class PackedRecords:
 
     _lock: threading.RLock
     _pack_path: Path
-    _packed: dict[str, tuple[int, int]]
     _pack_seen: tuple[int, int]
+    _packed_now: dict[str, tuple[int, int]]
+    # A snapshot's table, as kept (the ids, their offsets, their lengths), made a dict when
+    # first looked up: a cold capture reads a record or two of one collection of four.
+    _pack_kept: tuple[list[str], array[int], array[int]] | None = None
     _pack_file: Any
+    # The ids of the lines read since a snapshot was taken (None: not followed), so that a
+    # load from it checks those against the index, not the 10,000 it had checked.
+    _pack_grown: list[str] | None = None
 
     if TYPE_CHECKING:  # the collection's
 
         def _append_to(self, path: Path, data: bytes, durable: bool) -> tuple[int, int]: ...
 
+    @property
+    def _packed(self) -> dict[str, tuple[int, int]]:
+        """Where each packed record's JSON is (offset, length), as far as read."""
+        kept = self._pack_kept
+        if kept is not None:
+            ids, offsets, sizes = kept
+            self._packed_now = dict(zip(ids, zip(offsets, sizes, strict=True), strict=True))
+            self._pack_kept = None
+        return self._packed_now
+
+    @_packed.setter
+    def _packed(self, table: dict[str, tuple[int, int]]) -> None:
+        self._packed_now = table
+        self._pack_kept = None
+
     def _pack_table(self) -> dict[str, tuple[int, int]]:
         """Where each packed record's JSON is (offset, length), caught up with the file."""
+        self._pack_catch_up()
+        return self._packed
+
+    def _pack_catch_up(self) -> None:
+        """The lines appended to the pack since it was last read, taken in."""
         try:
             st = os.stat(self._pack_path)
         except FileNotFoundError:
             if self._pack_seen != (0, 0):
                 self._forget_pack()
-            return self._packed
+            return
         ino, seen = self._pack_seen
         if ino != st.st_ino or st.st_size < seen:  # replaced: read it again from the start
             self._forget_pack()
             seen = 0
         if st.st_size == seen:
-            return self._packed
+            return
         with open(self._pack_path, "rb") as fh:
             fh.seek(seen)
             chunk = fh.read(st.st_size - seen)
         end = chunk.rfind(b"\n")
         if end < 0:
-            return self._packed  # a line still being written
+            return  # a line still being written
         at = seen
         for line in chunk[:end].split(b"\n"):
             rid, tab, body = line.partition(b"\t")
@@ -55,13 +82,15 @@ class PackedRecords:
                 key = rid.decode("ascii", "replace")
                 if body:
                     self._packed[key] = (at + len(rid) + 1, len(body))
+                    if self._pack_grown is not None:
+                        self._pack_grown.append(key)
                 else:
                     self._packed.pop(key, None)
             at += len(line) + 1
         self._pack_seen = (st.st_ino, seen + end + 1)
-        return self._packed
 
     def _forget_pack(self) -> None:
+        self._pack_grown = None  # (read again from the start: every line is new)
         self._packed = {}
         self._pack_seen = (0, 0)
         if self._pack_file is not None:

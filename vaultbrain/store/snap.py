@@ -7,18 +7,27 @@ process had loaded (the summaries, the pack's table of offsets) with the files' 
 was read at. A later process takes it only when those files are the ones it was read from
 (``index.json``'s inode, mtime and size; the same log and the same pack, grown or not), then
 reads what was appended since, exactly as a process that had kept the index in memory does;
-the check for records the index does not name reads only the pack's new lines. Anything else (a snapshot torn, from another Python, of other files) is ignored and the
-collection loaded in full. The snapshot is a cache: losing it costs one full load.
+the check for records the index does not name reads only the pack's new lines. Anything
+else (a snapshot torn, from another Python, of other files) is ignored and the collection
+loaded in full. The snapshot is a cache: losing it costs one full load.
+
+The summaries are kept as rows (the ids as one string, each summary marshalled on its own)
+and read into :class:`Summaries`, which decodes a summary when it is first read: a cold
+capture reads a few of 10,000, and unmarshalling all of them was a tenth of its time. The
+records' names and their notes' paths are kept as sorted rows too (:class:`KeyedRows`), so a
+name or a path is looked up without a table of every record's.
 """
 
 from __future__ import annotations
 
 import binascii
+import itertools
 import marshal
 import os
 import sys
 from array import array
 from bisect import bisect_left
+from collections.abc import Iterable, Iterator, KeysView, MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,40 +36,85 @@ from vaultbrain.procs import collector_paused
 from vaultbrain.vault.atomic import atomic_write_file
 
 SNAP_FILE = "index.snap"
-_MAGIC = b"vbsnap2 "
+_MAGIC = b"vbsnap4 "
 _PY = f"{sys.version_info[0]}.{sys.version_info[1]}".encode()
 # A collection this small loads faster than a snapshot is written.
 MIN_RECORDS = 200
 
 
 def read_snap(path: Path) -> dict[str, Any] | None:
-    """The snapshot at ``path`` if it is whole and from this Python, else None."""
+    """The snapshot at ``path`` if it is whole and from this Python, else None. Its large
+    strings of bytes (see :func:`write_snap`) are views of the file as read, not copies: a
+    cold process spent as long copying a megabyte of rows twice as reading it."""
     try:
         data = path.read_bytes()
     except OSError:
         return None
     head = _MAGIC + _PY + b" "
-    if not data.startswith(head) or len(data) < len(head) + 8:
+    start = len(head) + 8 + 16
+    if not data.startswith(head) or len(data) < start:
         return None
-    body = data[len(head) + 8 :]
+    view = memoryview(data)
     try:
-        if int(data[len(head) : len(head) + 8], 16) != binascii.crc32(body):
+        if int(data[len(head) : len(head) + 8], 16) != binascii.crc32(view[len(head) + 8 :]):
             return None
+        size = int(data[len(head) + 8 : start], 16)
         with collector_paused():
-            doc = marshal.loads(body)
+            doc = marshal.loads(view[start : start + size])
+        if not isinstance(doc, dict):
+            return None
+        tail = view[start + size :]
+        for key, value in doc.items():
+            if _is_blob(value):
+                doc[key] = _blob(tail, value)
+            elif isinstance(value, tuple) and any(_is_blob(v) for v in value):
+                doc[key] = tuple(_blob(tail, v) if _is_blob(v) else v for v in value)
     except (ValueError, EOFError, TypeError):
         return None
-    return doc if isinstance(doc, dict) else None
+    return doc
 
 
 def write_snap(path: Path, doc: dict[str, Any]) -> None:
-    """Keep ``doc`` at ``path`` (atomic, not synced: a cache); a failure is no error."""
+    """Keep ``doc`` at ``path`` (atomic, not synced: a cache); a failure is no error. A large
+    string of bytes that is a value of ``doc`` or an item of a tuple that is one is kept
+    after the rest, read back as a view of the file (:func:`read_snap`)."""
+    tail: list[bytes] = []
+    at = 0
+
+    def out(value: Any) -> Any:
+        nonlocal at
+        if isinstance(value, bytes) and len(value) >= _BLOB_AT_LEAST:
+            tail.append(value)
+            at += len(value)
+            return (_BLOB, at - len(value), len(value))
+        return value
+
     try:
-        body = marshal.dumps(doc)
+        flat = {
+            key: tuple(out(v) for v in value) if isinstance(value, tuple) else out(value)
+            for key, value in doc.items()
+        }
+        body = marshal.dumps(flat)
+        body = b"%016x" % len(body) + body + b"".join(tail)
         data = _MAGIC + _PY + b" " + b"%08x" % binascii.crc32(body) + body
         atomic_write_file(path, data, durable=False)
     except (OSError, ValueError, StorageError):
         pass
+
+
+_BLOB = "\x00blob"  # (a tuple naming where a string of bytes kept after the rest is)
+_BLOB_AT_LEAST = 4096
+
+
+def _is_blob(value: Any) -> bool:
+    return isinstance(value, tuple) and len(value) == 3 and value[0] == _BLOB
+
+
+def _blob(tail: memoryview, ref: tuple[str, int, int]) -> memoryview:
+    _, at, size = ref
+    if not (isinstance(at, int) and isinstance(size, int) and 0 <= at <= at + size <= len(tail)):
+        raise ValueError("a snapshot's string of bytes out of its file")
+    return tail[at : at + size]
 
 
 def file_stamp(path: Path) -> tuple[int, int] | None:
@@ -79,7 +133,7 @@ class SnappedIndex:
     dir: Path
     name: str
     deferred: bool
-    _index: dict[str, dict[str, Any]] | None
+    _index: dict[str, dict[str, Any]] | Summaries | None
     _index_stamp: tuple[int, int, int] | None
     _log_path: Path
     _log_ino: int | None
@@ -87,12 +141,15 @@ class SnappedIndex:
     _log_lines: int
     _pack_path: Path
     _packed: dict[str, tuple[int, int]]
+    _pack_kept: tuple[list[str], array[int], array[int]] | None
     _pack_seen: tuple[int, int]
+    _pack_grown: list[str] | None
     _pending: dict[str, dict[str, Any]]
     _held: dict[str, tuple[str, bool]]
     _snap_at: tuple[int, int] = (0, 0)  # (log, pack) bytes the snapshot in use had read
-    # The kept names of the records, and the change-feed mark they are true at.
-    _names_kept: tuple[KeyedRows, tuple[int, int]] | None = None
+    # The records' names and paths as the snapshot kept them, and the change-feed mark they
+    # are true at: kind -> (rows, mark).
+    _rows_kept: dict[str, tuple[KeyedRows, tuple[int, int]]] = {}  # (set per instance)
 
     if TYPE_CHECKING:  # the collection's
 
@@ -120,39 +177,48 @@ class SnappedIndex:
                 snap["log"],
                 snap["pack"],
             )
-            index, packed = snap["index"], snap["packed"]
             if tuple(stamp or ()) != tuple(self._index_stamp or ()):
-                return False
-            if not isinstance(index, dict) or not isinstance(packed, dict):
                 return False
             if log_ino is not None and not _grown(self._log_path, log_ino, log_pos):
                 return False
             if pack_ino and not _grown(self._pack_path, pack_ino, pack_seen):
                 return False
+            index = Summaries.from_rows(*snap["index"])
+            pack_ids, offsets, sizes = snap["packed"]
+            packed = _pack_table_from(pack_ids, offsets, sizes, index.keys())  # (not a dict yet)
         except (KeyError, TypeError, ValueError):
             return False
         self._index = index
         self._log_ino, self._log_pos, self._log_lines = log_ino, log_pos, log_lines
-        self._packed, self._pack_seen = packed, (pack_ino, pack_seen)
+        self._packed = {}
+        self._pack_kept, self._pack_seen = packed, (pack_ino, pack_seen)
+        self._pack_grown = []  # (the lines read from here on: checked against the index)
         self._snap_at = (log_pos, pack_seen)
-        self._names_kept = None
-        try:
-            rows, starts = snap.get("names") or (None, None)
-            if rows is not None and starts is not None:
-                self._names_kept = (KeyedRows(rows, starts), self.changes_since_now())
-        except (TypeError, ValueError):
-            pass
+        mark = self.changes_since_now()
+        self._rows_kept = {}
+        for kind in ("names", "paths"):
+            try:
+                rows, starts = snap.get(kind) or (None, None)
+                if rows is not None and starts is not None:
+                    self._rows_kept[kind] = (KeyedRows(rows, starts), mark)
+            except (TypeError, ValueError):
+                pass
         return True
 
-    def kept_names(self) -> tuple[KeyedRows, list[str]] | None:
-        """The records' names (title and aliases, lower-cased) as the snapshot in use held
-        them, and the ids whose entry changed since (their names are the index's now); None
-        when there is no such snapshot (a full load, a repair since)."""
-        if self._names_kept is None:
+    def kept_rows(self, kind: str) -> tuple[KeyedRows, list[str]] | None:
+        """The records' ``"names"`` (title and aliases, lower-cased) or ``"paths"`` (their
+        notes', lower-cased) as the snapshot in use held them, and the ids whose entry changed
+        since (theirs are the index's now); None when there is no such snapshot (a full
+        load, a repair since)."""
+        kept = self._rows_kept.get(kind)
+        if kept is None:
             return None
-        rows, mark = self._names_kept
+        rows, mark = kept
         _, changed = self.changes_since(mark)
         return (rows, changed) if changed is not None else None
+
+    def kept_names(self) -> tuple[KeyedRows, list[str]] | None:
+        return self.kept_rows("names")
 
     def _keep(self, since: tuple[int, int] | None = None) -> None:
         """A snapshot of what is loaded now, unless ``since`` (the positions the snapshot in
@@ -167,19 +233,27 @@ class SnappedIndex:
             grown = self._log_pos - since[0] + self._pack_seen[1] - since[1]
             if grown < _KEEP_AFTER_BYTES:
                 return
-        names = _name_rows(index)
+        rows = _summary_rows(index)
+        if rows is None:
+            return
+        names, paths = _name_rows(index), _path_rows(index)
         doc = {
             "stamp": tuple(self._index_stamp or ()),
             "log": (self._log_ino, self._log_pos, self._log_lines),
             "pack": self._pack_seen,
-            "index": index,
-            "packed": self._packed,
+            "index": rows,
+            "packed": _pack_table_rows(self._packed, index.keys()),
             "names": names,
+            "paths": paths,
         }
         write_snap(self._snap_path(), doc)
         self._snap_at = (self._log_pos, self._pack_seen[1])
-        if names is not None:
-            self._names_kept = (KeyedRows(*names), self.changes_since_now())
+        mark = self.changes_since_now()
+        self._rows_kept = {
+            kind: (KeyedRows(*kept), mark)
+            for kind, kept in (("names", names), ("paths", paths))
+            if kept is not None
+        }
 
 
 # Bytes of log and pack read past a snapshot before a process writes a new one (the lines a
@@ -201,7 +275,7 @@ def record_names(summary: dict[str, Any]) -> list[str]:
     return list(dict.fromkeys(k for k in keys if k))
 
 
-def _name_rows(index: dict[str, dict[str, Any]]) -> tuple[bytes, bytes] | None:
+def _name_rows(index: MutableMapping[str, dict[str, Any]]) -> tuple[bytes, bytes] | None:
     """``name NUL id`` for each name of each record (tombstones aside), sorted, as one string
     of bytes, with where each row starts; None when a name holds a NUL."""
     rows = []
@@ -213,6 +287,171 @@ def _name_rows(index: dict[str, dict[str, Any]]) -> tuple[bytes, bytes] | None:
     if any(row.count(b"\x00") != 1 for row in rows):
         return None
     return pack_rows(rows)
+
+
+def _path_rows(index: MutableMapping[str, dict[str, Any]]) -> tuple[bytes, bytes] | None:
+    """``path NUL id`` for each record's note path (lower-cased; tombstones aside), as
+    :func:`_name_rows` keeps names."""
+    rows = [
+        f"{summary['path'].lower()}\x00{rid}".encode("utf-8", "surrogatepass")
+        for rid, summary in index.items()
+        if summary.get("path") and not summary.get("deleted")
+    ]
+    if any(row.count(b"\x00") != 1 for row in rows):
+        return None
+    return pack_rows(rows)
+
+
+def _summary_rows(
+    index: MutableMapping[str, dict[str, Any]],
+) -> tuple[str, bytes, bytes, list[str]] | None:
+    """What :meth:`Summaries.from_rows` reads: the ids joined by newlines, each summary
+    marshalled (a row not read yet kept as it was), where each starts, and the tombstones'
+    ids. None when an id holds a newline (none does: :func:`validate_id`)."""
+    ids = list(index)
+    if any("\n" in rid for rid in ids):
+        return None
+    raw = index.raw_row if isinstance(index, Summaries) else None
+    parts = []
+    starts = array("I", [0])
+    at = 0
+    dead = []
+    for rid in ids:
+        row = raw(rid) if raw is not None else None
+        if row is None:
+            summary = index[rid]
+            row = marshal.dumps(summary)
+            if summary.get("deleted"):
+                dead.append(rid)
+        elif isinstance(index, Summaries) and index.is_dead(rid):
+            dead.append(rid)
+        parts.append(row)
+        at += len(row)
+        starts.append(at)
+    return "\n".join(ids), b"".join(parts), starts.tobytes(), dead
+
+
+def _pack_table_rows(
+    packed: dict[str, tuple[int, int]], ids: Iterable[str]
+) -> tuple[str | int, bytes, bytes]:
+    """The pack's table as rows: its ids joined by newlines (or, when they are the first
+    ``ids`` of the index in order, as a first reindex made them, how many), their offsets
+    and lengths."""
+    first = list(itertools.islice(ids, len(packed)))
+    return (
+        len(packed) if first == list(packed) else "\n".join(packed),
+        array("Q", [at for at, _ in packed.values()]).tobytes(),
+        array("Q", [size for _, size in packed.values()]).tobytes(),
+    )
+
+
+def _pack_table_from(
+    ids: str | int, offsets: bytes | memoryview, sizes: bytes | memoryview, index: Iterable[str]
+) -> tuple[list[str], array[int], array[int]]:
+    """The pack's table as :func:`_pack_table_rows` kept it: its ids, offsets and lengths
+    (made a dict when first looked up: vaultbrain/store/packfile.py)."""
+    at, size = array("Q"), array("Q")
+    at.frombytes(offsets)
+    size.frombytes(sizes)
+    if isinstance(ids, int):
+        keys = list(itertools.islice(index, ids))
+    else:
+        keys = ids.split("\n") if ids else []
+    if not (len(keys) == len(at) == len(size)):
+        raise ValueError("not a pack table")
+    return keys, at, size
+
+
+class Summaries(MutableMapping[str, dict[str, Any]]):
+    """id -> summary, as a snapshot kept them: a row is unmarshalled when first read (a
+    value that is an ``int`` is the number of its row not read yet). Keeps the order of a
+    dict; which rows are tombstones is known without reading them (:meth:`live`)."""
+
+    __slots__ = ("_d", "_dead", "_rows", "_starts")
+
+    def __init__(
+        self, d: dict[str, Any], rows: bytes | memoryview, starts: array[int], dead: set[str]
+    ) -> None:
+        self._d = d
+        self._rows = rows
+        self._starts = starts
+        self._dead = dead  # the ids of the tombstones among the rows not read
+
+    @classmethod
+    def from_rows(
+        cls, ids: str, rows: bytes | memoryview, starts: bytes | memoryview, dead: list[str]
+    ) -> Summaries:
+        at = array("I")
+        at.frombytes(starts)
+        keys = ids.split("\n") if ids else []
+        if not isinstance(rows, bytes | memoryview) or len(at) != len(keys) + 1:
+            raise ValueError("not a table of summaries")
+        if at[-1] != len(rows):
+            raise ValueError("not a table of summaries")
+        return cls(dict(zip(keys, range(len(keys)), strict=True)), rows, at, set(dead))
+
+    def _read(self, rid: str, row: int) -> dict[str, Any]:
+        summary = marshal.loads(self._rows[self._starts[row] : self._starts[row + 1]])
+        if not isinstance(summary, dict):
+            raise ValueError(f"the summary of {rid} in the snapshot is no table")
+        self._d[rid] = summary
+        self._dead.discard(rid)
+        return summary
+
+    def __getitem__(self, rid: str) -> dict[str, Any]:
+        value = self._d[rid]
+        return self._read(rid, value) if type(value) is int else value  # type: ignore[no-any-return]
+
+    def get(self, rid: str, default: Any = None) -> Any:
+        value = self._d.get(rid, default)
+        return self._read(rid, value) if type(value) is int else value
+
+    def __contains__(self, rid: object) -> bool:
+        return rid in self._d
+
+    def __setitem__(self, rid: str, summary: dict[str, Any]) -> None:
+        self._d[rid] = summary
+        self._dead.discard(rid)
+
+    def __delitem__(self, rid: str) -> None:
+        del self._d[rid]
+        self._dead.discard(rid)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._d)
+
+    def __len__(self) -> int:
+        return len(self._d)
+
+    def keys(self) -> KeysView[str]:
+        return self._d.keys()
+
+    def raw_row(self, rid: str) -> bytes | None:
+        """A row not read yet, as the snapshot kept it (None once read or replaced)."""
+        value = self._d.get(rid)
+        if type(value) is not int:
+            return None
+        return bytes(self._rows[self._starts[value] : self._starts[value + 1]])
+
+    def is_dead(self, rid: str) -> bool:
+        """Whether a row not read yet is a tombstone's."""
+        return rid in self._dead
+
+    def live(self) -> Summaries:
+        """A copy without the tombstones (the rows not read yet shared, read on their own)."""
+        d = dict(self._d)
+        for rid in self._dead:
+            d.pop(rid, None)
+        for rid in [r for r, v in d.items() if type(v) is not int and v.get("deleted")]:
+            del d[rid]
+        return Summaries(d, self._rows, self._starts, set())
+
+    def whole(self) -> dict[str, dict[str, Any]]:
+        """Every summary read, as a plain dict (in order)."""
+        for rid, value in self._d.items():
+            if type(value) is int:
+                self._read(rid, value)
+        return self._d
 
 
 def pack_rows(rows: list[bytes]) -> tuple[bytes, bytes]:
@@ -232,11 +471,15 @@ class KeyedRows:
     by bisection and decoded alone (a cold process does not build 10,000 entries to look up
     the few names a thought holds)."""
 
-    def __init__(self, rows: bytes, starts: bytes) -> None:
-        self._rows = rows
+    def __init__(self, rows: bytes | memoryview, starts: bytes | memoryview) -> None:
+        self._rows = rows  # (a view of the snapshot as read: read_snap)
         self._starts = array("I")
         self._starts.frombytes(starts)
-        if not isinstance(rows, bytes) or not self._starts or self._starts[-1] != len(rows):
+        if (
+            not isinstance(rows, bytes | memoryview)
+            or not self._starts
+            or self._starts[-1] != len(rows)
+        ):
             raise ValueError("not a table of rows")
         self._n = len(self._starts) - 1
 
@@ -244,17 +487,26 @@ class KeyedRows:
         return self._n
 
     def _row(self, i: int) -> bytes:
-        return self._rows[self._starts[i] : self._starts[i + 1]]
+        return bytes(self._rows[self._starts[i] : self._starts[i + 1]])
 
     def _key(self, i: int) -> bytes:
-        start = self._starts[i]
-        return self._rows[start : self._rows.index(b"\x00", start)]
+        row = self._row(i)
+        return row[: row.index(b"\x00")]
+
+    def _first(self, at_least: bytes) -> int:
+        """The first row not below ``at_least``. (Rows sort as their keys do: a NUL, below
+        any byte of a key, ends each. So ``key NUL`` is found among whole rows, each cut
+        from the string once per step, not cut again at its NUL.)"""
+        return bisect_left(range(self._n), at_least, key=self._row)
 
     def values(self, key: str) -> list[str]:
-        want = key.encode("utf-8", "surrogatepass")
+        want = key.encode("utf-8", "surrogatepass") + b"\x00"
         out = []
-        i = bisect_left(range(self._n), want, key=self._key)
-        while i < self._n and self._key(i) == want:
-            out.append(self._row(i)[len(want) + 1 :].decode("utf-8", "surrogatepass"))
+        i = self._first(want)
+        while i < self._n:
+            row = self._row(i)
+            if not row.startswith(want):
+                break
+            out.append(row[len(want) :].decode("utf-8", "surrogatepass"))
             i += 1
         return out

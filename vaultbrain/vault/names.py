@@ -6,7 +6,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-from vaultbrain.patterns import LazyPattern
+from vaultbrain.patterns import LazyPattern, compile_pattern
 
 MAX_CHARS = 120
 MAX_BYTES = 240  # leaves room for " (NN).md" under the 255-byte limit of most filesystems
@@ -24,11 +24,11 @@ def sanitize_filename(title: str) -> str:
     """
     text = unicodedata.normalize("NFC", title)
     text = _BIDI.sub("", text)
-    text = re.sub(r"[\t\n\r\v\f]", " ", text)
+    text = compile_pattern(r"[\t\n\r\v\f]").sub(" ", text)
     text = "".join("-" if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in text)
     text = _FORBIDDEN.sub("-", text)
-    text = re.sub(r"\s+", " ", text).strip()
-    text = re.sub(r"-{2,}", "-", text)
+    text = compile_pattern(r"\s+").sub(" ", text).strip()
+    text = compile_pattern(r"-{2,}").sub("-", text)
     text = text.lstrip(".- ")
     text = _truncate(text).rstrip(". ")
     if not text or set(text) <= {"-", " "}:

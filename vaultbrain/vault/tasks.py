@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from vaultbrain.patterns import LazyPattern
+from vaultbrain.patterns import LazyPattern, compile_pattern
 from vaultbrain.values import valueclass
 
 PRIORITY_EMOJI = {"highest": "🔺", "high": "⏫", "medium": "🔼", "low": "🔽", "lowest": "⏬"}
@@ -67,7 +67,7 @@ _FENCE = LazyPattern(r"^\s*(```|~~~)")
 def _field_searches() -> tuple[tuple[str, Callable[[str], re.Match[str] | None]], ...]:
     """``_FIELDS`` compiled when the first task line is read, each search bound once: the
     loop below calls them a dozen times a line."""
-    return tuple((name, re.compile(source).search) for name, source in _FIELDS)
+    return tuple((name, compile_pattern(source).search) for name, source in _FIELDS)
 
 
 # A dataclass, not a @valueclass: one is built for every task line a scan reads, and the
@@ -186,8 +186,8 @@ def clean_description(title: str) -> str:
     """A title as a Tasks description: no signifier emoji (they would become fields), no
     trailing ``^id`` (a block link), one line."""
     text = _SIGNIFIER_RE.sub(" ", title.replace("\n", " ").replace("\r", " "))
-    text = re.sub(r"\s+\^([a-zA-Z0-9-]+)\s*$", r" \1", text)
-    text = re.sub(r"\s{2,}", " ", text).strip()
+    text = compile_pattern(r"\s+\^([a-zA-Z0-9-]+)\s*$").sub(r" \1", text)
+    text = compile_pattern(r"\s{2,}").sub(" ", text).strip()
     return text or "Task"
 
 
