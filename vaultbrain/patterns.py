@@ -104,6 +104,7 @@ _Program = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
 _kept: dict[tuple[str, int], _Program] = {}  # read from the state dir
 _new: dict[tuple[str, int], _Program] = {}  # worked out here, not kept yet
 _disk: Path | None = None
+_KEEP_AT_MOST = 1000  # (the package names some 120: one made from data is not kept on)
 _compiled: dict[tuple[str, int], re.Pattern[str]] = {}  # this process's
 
 
@@ -124,7 +125,7 @@ def compile_pattern(pattern: str, flags: int | re.RegexFlag = 0) -> re.Pattern[s
         except Exception:  # (not this engine's after all: compiled afresh)
             del _kept[key]
     compiled = _compiled[key] = re.compile(pattern, flags)
-    if _disk is not None and _sre is not None:
+    if _disk is not None and _sre is not None and len(_kept) + len(_new) < _KEEP_AT_MOST:
         program = _program_of(pattern, key[1], compiled)
         if program is not None:
             if not _new:

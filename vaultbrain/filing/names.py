@@ -392,7 +392,17 @@ def _from_snapshot(brain: Brain) -> NameIndex | None:
     for rel in removed:
         index._remove(rel)
     _look_again(brain, index, again - removed, fresh)
-    if len(again) + len(removed) > namesnap.KEEP_AFTER:
+    # Kept anew when that spares the next process work: many notes looked at again, or a
+    # large folder listed again that the next would list too (the snapshot had it modified
+    # too recently to trust; listed now, long enough after, it can be).
+    settled = sum(
+        len(notes)
+        for folder, (mtime, notes) in fresh.items()
+        if mtime is not None
+        and isinstance(notes, list)
+        and (snap["dirs"].get(folder) or [None])[0] != mtime
+    )
+    if len(again) + len(removed) > namesnap.KEEP_AFTER or settled > namesnap.KEEP_AFTER_LISTED:
         namesnap.keep(brain, index_of_records.versions(), fresh, index)
     return index
 

@@ -45,6 +45,9 @@ _RACY_NS = 3_000_000_000
 # Notes looked at again (and store changes taken in) past a snapshot before a process keeps
 # a new one: fewer cost less than writing 10,000 entries.
 KEEP_AFTER = 24
+# Notes in folders listed again whose listing a new snapshot would let the next process trust
+# (a folder of 4,000 notes costs a cold capture a few milliseconds each time it is listed).
+KEEP_AFTER_LISTED = 1000
 
 
 def snap_key(brain: Brain) -> list[Any]:

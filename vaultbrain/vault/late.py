@@ -15,7 +15,6 @@ The old file is unlinked already: nothing but the descriptor kept here can still
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import threading
 import time
@@ -28,6 +27,7 @@ try:
 except ImportError:  # pragma: no cover - Windows
     resource = None  # type: ignore[assignment]
 
+from vaultbrain import hashes
 from vaultbrain.vault.atomic import read_all
 
 GRACE = 5.0  # seconds a displaced file is watched
@@ -87,7 +87,7 @@ class Seen:
 
 
 def _tail_hash(data: bytes, end: int) -> bytes:
-    return hashlib.sha256(memoryview(data)[max(0, end - TAIL) : end]).digest()
+    return hashes.sha256(memoryview(data)[max(0, end - TAIL) : end]).digest()
 
 
 @dataclass(eq=False)

@@ -76,10 +76,10 @@ def vault_id(root: Path) -> str:
 
 
 def derived_vault_id(root: Path) -> str:
-    import hashlib  # (a vault with a vaultbrain.yml, the usual one, never asks)
+    from vaultbrain import hashes  # (a vault with a vaultbrain.yml, the usual one, never asks)
 
     path = str(Path(root).resolve())
-    return hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return hashes.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
 def read_record(state_dir: Path) -> dict[str, object] | None:
