@@ -137,3 +137,87 @@ def test_a_walk_after_the_kept_index_reads_no_unchanged_note_again(
     assert read == ["Notes/Loose.md"]
     assert index.lookup("loose thread") == ["Notes/Loose.md"]
     assert index.lookup("gadfly") == ["Philosophy/Socrates.md"]
+
+
+def test_a_large_folder_kept_too_recent_to_trust_is_listed_once_more_only(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder modified in the seconds before the snapshot was kept is listed again by the
+    next process, whatever its mtime; once it has been still long enough, the process that
+    lists it keeps the snapshot anew (when the folder is large), so later ones trust it."""
+    brain = new_brain(vault)
+    big = vault / "Library"
+    big.mkdir()
+    for i in range(namesnap.KEEP_AFTER_LISTED + 5):
+        (big / f"Book {i}.md").write_text("plain\n", "utf-8")
+    _age_folders(vault, AN_HOUR)
+    now = time.time_ns()
+    os.utime(big, ns=(now, now))  # (just changed: the walk cannot trust its mtime)
+    names.note_names(brain)
+    snap = brain.state_dir / namesnap.SNAP_FILE
+    assert namesnap.load(Brain(vault))["dirs"]["Library"][0] is None
+    listed: list[str] = []
+    real = namesnap.list_folder
+
+    def counting(path: str) -> tuple[list[str], list[str]]:
+        listed.append(os.path.relpath(path, vault))
+        return real(path)
+
+    monkeypatch.setattr(namesnap, "list_folder", counting)
+    then = time.time_ns() - AN_HOUR
+    os.utime(big, ns=(then, then))  # (still since: its mtime can be trusted now)
+    kept = snap.stat().st_mtime_ns
+    index = _next_process(vault)
+    assert "Library" in listed and snap.stat().st_mtime_ns != kept  # listed, kept anew
+    assert index.lookup("book 7") == ["Library/Book 7.md"]
+    assert namesnap.load(Brain(vault))["dirs"]["Library"][0] is not None
+    listed.clear()
+    index = _next_process(vault)
+    assert "Library" not in listed  # trusted: not listed again
+    assert index.lookup("book 1004") == ["Library/Book 1004.md"]
+
+
+def test_a_small_folder_listed_again_does_not_keep_the_snapshot_anew(vault: Path) -> None:
+    brain = new_brain(vault)
+    _write(vault, "Notes/One.md", "plain\n")
+    _age_folders(vault, AN_HOUR)
+    now = time.time_ns()
+    os.utime(vault / "Notes", ns=(now, now))
+    names.note_names(brain)
+    snap = brain.state_dir / namesnap.SNAP_FILE
+    then = time.time_ns() - AN_HOUR
+    os.utime(vault / "Notes", ns=(then, then))
+    kept = snap.stat().st_mtime_ns
+    assert _next_process(vault).lookup("one") == ["Notes/One.md"]
+    assert snap.stat().st_mtime_ns == kept  # (listing it again costs less than keeping)
+
+
+def test_a_damaged_names_snapshot_stops_a_command_with_one_line_and_the_next_walks(
+    vault: Path,
+) -> None:
+    """The kept rows are read a chunk at a time, each checked as it is first read: a chunk a
+    disk lost stops the lookup with a one-line error and sets the snapshot aside; the next
+    lookup (this process or the next) walks the vault."""
+    from vaultbrain.errors import StorageError
+    from vaultbrain.store import snap as snapmod
+
+    brain = new_brain(vault)
+    for i in range(3000):
+        _write(vault, f"Library/Book {i}.md", "plain\n")
+    _age_folders(vault, AN_HOUR)
+    names.note_names(brain)
+    path = brain.state_dir / namesnap.SNAP_FILE
+    again = Brain(vault)
+    index = names.note_names(again)
+    assert index._base is not None
+    data = bytearray(path.read_bytes())
+    data[-30000:] = b"\x00" * 30000  # (the disk lost the end of the rows)
+    path.write_bytes(bytes(data))
+    with pytest.raises(StorageError, match="was damaged"):
+        for i in range(2999, 0, -7):  # (lookups over the rows, until one meets the loss)
+            assert index.lookup(f"book {i}") == [f"Library/Book {i}.md"]
+    assert not path.exists()  # set aside
+    again.refresh()
+    walked = names.note_names(again)
+    assert walked._base is None and walked.lookup("book 2998") == ["Library/Book 2998.md"]
+    assert snapmod.damages() >= 1

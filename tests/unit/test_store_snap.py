@@ -13,11 +13,11 @@ from vaultbrain.store.snap import MIN_RECORDS
 COUNT = MIN_RECORDS + 20
 
 
-def imported(root: Path) -> None:
+def imported(root: Path, count: int = COUNT) -> None:
     store = Store(root)
     with store.bulk():
         people = store.collection("people")
-        for i in range(COUNT):
+        for i in range(count):
             people.put({"id": f"p{i}", "type": "person", "title": f"Person {i}", "n": i})
 
 
@@ -68,7 +68,12 @@ def test_a_torn_or_foreign_snapshot_is_a_full_load(tmp_path: Path) -> None:
         snap.write_bytes(bad)
         people = Store(tmp_path).collection("people")
         assert sorted(people.ids()) == sorted(f"p{i}" for i in range(COUNT))
-        assert snap.read_bytes() != bad  # (loaded in full, and kept anew)
+        assert people.get("p7")["title"] == "Person 7"
+        # Loaded in full and kept anew; or (a chunk found damaged as it was read) its rows
+        # made again from the records, and the snapshot set aside for the next to keep anew.
+        assert not snap.exists() or snap.read_bytes() != bad
+        Store(tmp_path).collection("people").ids()
+        assert snap.read_bytes() != bad
 
 
 def test_an_index_replaced_since_the_snapshot_is_not_taken(tmp_path: Path) -> None:
@@ -167,6 +172,68 @@ def test_a_snapshot_compacted_from_unread_rows_writes_every_record(tmp_path: Pat
     assert doc["records"]["p9"]["title"] == "Person 9"
 
 
+def test_a_chunk_damaged_after_the_snapshot_was_taken_is_made_again_from_the_records(
+    tmp_path: Path,
+) -> None:
+    """The rows are read a chunk at a time, each checked as it is first read: a chunk a disk
+    lost is found then. The summaries it held are made again from the records, the names it
+    held looked up the long way, and the snapshot is set aside (the next process keeps one
+    anew)."""
+    from vaultbrain.store import snap as snapmod
+
+    many = 2000  # (rows over a few chunks)
+    imported(tmp_path, many)
+    loaded(tmp_path)
+    path = snap_of(tmp_path)
+    people = Store(tmp_path).collection("people")
+    people.summary("p0")  # taken (its first chunks read)
+    data = bytearray(path.read_bytes())
+    head = data.index(b" ", 8) + 1
+    rows = head + 24 + int(data[head + 8 : head + 24], 16)  # (past the part read at once)
+    lost = rows + snapmod._CHUNK + 100  # (in a chunk not read yet: p0's was, and is kept)
+    assert len(data) > lost + 64
+    data[lost : lost + 64] = b"\x00" * 64  # (the disk lost a block of the rows)
+    path.write_bytes(bytes(data))  # (the same inode: what the open snapshot reads from)
+    before = snapmod.damages()
+    assert [people.summary(f"p{i}")["title"] for i in range(many)] == [
+        f"Person {i}" for i in range(many)
+    ]
+    assert sorted(people.ids()) == sorted(f"p{i}" for i in range(many))
+    assert snapmod.damages() == before + 1 and not path.exists()  # (set aside)
+    assert people.kept_names() is None  # (its rows are not trusted any more)
+    again = Store(tmp_path).collection("people")
+    assert again.summary("p9")["title"] == "Person 9"
+    assert path.exists()  # (kept anew by a full load)
+
+
+def test_names_kept_in_a_damaged_snapshot_are_looked_up_the_long_way(vault: Path) -> None:
+    from support.brains import new_brain
+
+    from vaultbrain.filing.index import RecordIndex
+    from vaultbrain.store import snap as snapmod
+
+    brain = new_brain(vault)
+    many = 2000
+    with brain.store.bulk():
+        people = brain.store.collection("people")
+        for i in range(many):
+            people.put(
+                {"id": f"p{i}", "type": "person", "title": f"Person {i}", "path": f"People/P{i}.md"}
+            )
+    Store(brain.store.root).collection("people").ids()  # kept
+    index = RecordIndex(Store(brain.store.root), brain.pack)
+    assert index.store.collection("people").kept_names() is not None
+    path = brain.store.root / ".snap" / "people"
+    data = bytearray(path.read_bytes())
+    data[-20000:] = b"\x00" * 20000  # (the paths' and names' rows, last in the file)
+    path.write_bytes(bytes(data))
+    before = snapmod.damages()
+    assert index.find("person", "person 1999")["id"] == "p1999"
+    assert index.by_path("People/P1998.md")[1]["id"] == "p1998"
+    assert index.by_path("People/Nobody.md") is None
+    assert snapmod.damages() == before + 1
+
+
 def test_a_snapshot_whose_rows_point_outside_it_is_a_full_load(tmp_path: Path) -> None:
     """The large strings of bytes kept after the rest (read back as views of the file) are
     checked to lie within it."""
@@ -176,19 +243,20 @@ def test_a_snapshot_whose_rows_point_outside_it_is_a_full_load(tmp_path: Path) -
     write_snap(path, {"rows": b"x" * 10_000, "small": (b"y" * 5000, 3)})
     doc = read_snap(path)
     assert doc is not None
-    assert bytes(doc["rows"]) == b"x" * 10_000 and isinstance(doc["rows"], memoryview)
-    assert bytes(doc["small"][0]) == b"y" * 5000 and doc["small"][1] == 3
+    assert doc["rows"].tobytes() == b"x" * 10_000 and doc["rows"][9_998:20_000] == b"xx"
+    assert doc["small"][0].tobytes() == b"y" * 5000 and doc["small"][1] == 3
     data = path.read_bytes()
     # the same bytes, the blob's length made larger than the file: refused
     import binascii
     import marshal
 
     head = data[: data.index(b" ", 8) + 1]
-    body = data[len(head) + 8 :]
-    size = int(body[:16], 16)
-    doc_raw = marshal.loads(body[16 : 16 + size])
-    doc_raw["rows"] = (doc_raw["rows"][0], 0, 99_999)
-    raw = marshal.dumps(doc_raw)
-    body = b"%016x" % len(raw) + raw + body[16 + size :]
-    path.write_bytes(head + b"%08x" % binascii.crc32(body) + body)
+    size = int(data[len(head) + 8 : len(head) + 24], 16)
+    meta = marshal.loads(data[len(head) + 24 : len(head) + 24 + size])
+    meta["rows"] = (meta["rows"][0], 0, 99_999)
+    raw = marshal.dumps(meta)
+    rest = data[len(head) + 24 + size :]
+    path.write_bytes(head + b"%08x" % binascii.crc32(raw) + b"%016x" % len(raw) + raw + rest)
+    assert read_snap(path) is None
+    path.write_bytes(data + b"more")  # (grown since: not the file kept)
     assert read_snap(path) is None

@@ -11,10 +11,12 @@ import time
 from collections.abc import Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
+from vaultbrain.errors import StorageError
 from vaultbrain.packs import ResolvedPack
 from vaultbrain.patterns import LazyPattern
 from vaultbrain.procs import collector_paused
 from vaultbrain.store import Store
+from vaultbrain.store.snap import damages
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -44,7 +46,7 @@ def records(brain: Brain) -> RecordIndex:
     """The record index of the brain's packs, built on first use (it loads every record's
     summary, which a warm scan never needs), then kept in step by our own writes and by
     every ``Brain.refresh`` (other processes' writes)."""
-    key = brain.pack_key
+    key = (brain.pack_key, damages())  # (built again after a damaged snapshot was met)
 
     def build() -> RecordIndex:
         brain.on_refresh("records", lambda: _follow_refresh(brain))
@@ -197,8 +199,13 @@ class RecordIndex:
                 changed: Any = records  # a small collection: each of its records looked at
             else:
                 rows, changed = kept[0], set(kept[1]) | self._touched.get(collection, set())
-                for key in wanted:
-                    for rid in rows.values(key):
+                try:
+                    kept_hits = {key: rows.values(key) for key in wanted}
+                except StorageError:  # (a snapshot that lost them, set aside: build it)
+                    names = self._name_index()
+                    return {k: names[k] for k in keys if k in names}
+                for key, ids in kept_hits.items():
+                    for rid in ids:
                         if rid not in changed and rid in records:
                             found.setdefault(key, set()).add((collection, rid))
             for rid in changed:
@@ -335,10 +342,12 @@ class RecordIndex:
                 return _UNKNOWN
             rows, changed_ids = kept
             changed = set(changed_ids) | self._touched.get(collection, set())
+            try:
+                kept_hits = rows.values(key)
+            except StorageError:  # (a snapshot that lost them, set aside: the table, then)
+                return _UNKNOWN
             hits += [
-                (collection, rid)
-                for rid in rows.values(key)
-                if rid not in changed and rid in records
+                (collection, rid) for rid in kept_hits if rid not in changed and rid in records
             ]
             for rid in changed:
                 summary = records.get(rid)

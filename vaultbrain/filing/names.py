@@ -35,6 +35,7 @@ from vaultbrain.filing.index import records
 from vaultbrain.filing.namekeys import first_keys, fold_fast, name_keys
 from vaultbrain.filing.records import link_to
 from vaultbrain.patterns import LazyPattern
+from vaultbrain.store.snap import damages
 from vaultbrain.values import valueclass
 from vaultbrain.vault.atomic import atomic_write_file
 from vaultbrain.vault.names import fold, kind_of_words, sanitize_filename, unique_name
@@ -73,6 +74,7 @@ class NameIndex:
     _void: set[str] = field(default_factory=set)
     _base_entry: Any = None
     _base_entries: dict[str, list[Any]] = field(default_factory=dict)
+    _damages: int = 0  # damaged snapshots the process had met when the base was read
 
     def lookup(self, name: str) -> list[str]:
         """Notes named ``name`` (case and accents folded): basename matches first (shortest
@@ -241,6 +243,9 @@ def note_names(brain: Brain) -> NameIndex:
     and unchanged notes are not read again. A followed brain walks once, then applies the
     notes its events touched."""
     built = _built.get(brain)
+    if built is not None and built[1]._base is not None and built[1]._damages != damages():
+        built = None  # (its kept rows came from a snapshot found damaged since: walk)
+        _built.pop(brain, None)
     if brain in _followed and built is not None:
         with _follow_lock:
             dirty = _followed.get(brain)
@@ -371,7 +376,7 @@ def _from_snapshot(brain: Brain) -> NameIndex | None:
         hit = by_path(rel)  # (a record of the base that changed since was looked at again)
         return [0, 0, *_record_names(hit[1])] if hit is not None else None
 
-    index = NameIndex(_base=snap["table"], _base_entry=base_entry)
+    index = NameIndex(_base=snap["table"], _base_entry=base_entry, _damages=damages())
     index._read_kind = _kind_reader(weakref.ref(brain))
     root = str(brain.vault.root)
     fresh, added, removed = namesnap.folder_changes(root, snap["dirs"])

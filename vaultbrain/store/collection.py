@@ -253,6 +253,11 @@ class Collection(PackedRecords, SnappedIndex):
         """The change feed's mark of now, as :meth:`changes_since` gives it (nothing read)."""
         return (self._epoch, self._feed_base + len(self._feed))
 
+    def _summary_of_record(self, rid: str) -> dict[str, Any] | None:
+        """A record's summary made from the record itself (for a row a snapshot lost)."""
+        rec = self.get(rid, include_deleted=True)
+        return summarize(rec) if rec is not None else None
+
     def _rebuild(self) -> dict[str, dict[str, Any]]:
         index: dict[str, dict[str, Any]] = {}
         if not self.dir.is_dir():

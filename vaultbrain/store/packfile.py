@@ -8,7 +8,7 @@ import json
 import os
 import threading
 import weakref
-from array import array
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,9 +23,9 @@ class PackedRecords:
     _pack_path: Path
     _pack_seen: tuple[int, int]
     _packed_now: dict[str, tuple[int, int]]
-    # A snapshot's table, as kept (the ids, their offsets, their lengths), made a dict when
-    # first looked up: a cold capture reads a record or two of one collection of four.
-    _pack_kept: tuple[list[str], array[int], array[int]] | None = None
+    # A snapshot's table as kept, made a dict when first looked up (a cold capture reads a
+    # record or two of one collection of four): what makes it.
+    _pack_kept: Callable[[], dict[str, tuple[int, int]]] | None = None
     _pack_file: Any
     # The ids of the lines read since a snapshot was taken (None: not followed), so that a
     # load from it checks those against the index, not the 10,000 it had checked.
@@ -40,9 +40,12 @@ class PackedRecords:
         """Where each packed record's JSON is (offset, length), as far as read."""
         kept = self._pack_kept
         if kept is not None:
-            ids, offsets, sizes = kept
-            self._packed_now = dict(zip(ids, zip(offsets, sizes, strict=True), strict=True))
             self._pack_kept = None
+            try:
+                self._packed_now = kept()
+            except StorageError:  # (the snapshot lost it: the pack read again from its start)
+                self._packed_now, self._pack_seen = {}, (0, 0)
+                self._pack_catch_up()
         return self._packed_now
 
     @_packed.setter

@@ -27,7 +27,7 @@ import os
 import sys
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator, KeysView, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, KeysView, MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,7 +36,7 @@ from vaultbrain.procs import collector_paused
 from vaultbrain.vault.atomic import atomic_write_file
 
 SNAP_FILE = "index.snap"
-_MAGIC = b"vbsnap4 "
+_MAGIC = b"vbsnap5 "
 _PY = f"{sys.version_info[0]}.{sys.version_info[1]}".encode()
 # A collection this small loads faster than a snapshot is written.
 MIN_RECORDS = 200
@@ -44,32 +44,47 @@ MIN_RECORDS = 200
 
 def read_snap(path: Path) -> dict[str, Any] | None:
     """The snapshot at ``path`` if it is whole and from this Python, else None. Its large
-    strings of bytes (see :func:`write_snap`) are views of the file as read, not copies: a
-    cold process spent as long copying a megabyte of rows twice as reading it."""
+    strings of bytes (see :func:`write_snap`) come as :class:`Blob`: read from the file a
+    chunk at a time as they are sliced, each chunk checked against its own checksum. A cold
+    capture looks up a few of 10,000 rows: reading and checking the 5 MB of its snapshots
+    whole was more of its time than all it does with them."""
     try:
-        data = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return None
-    head = _MAGIC + _PY + b" "
-    start = len(head) + 8 + 16
-    if not data.startswith(head) or len(data) < start:
-        return None
-    view = memoryview(data)
     try:
-        if int(data[len(head) : len(head) + 8], 16) != binascii.crc32(view[len(head) + 8 :]):
+        file = _SnapFile(fd, path)
+    except BaseException:
+        os.close(fd)
+        raise
+    try:
+        head = _MAGIC + _PY + b" "
+        first = os.pread(fd, _FIRST_READ, 0)
+        start = len(head) + 8 + 16
+        if not first.startswith(head) or len(first) < start:
             return None
-        size = int(data[len(head) + 8 : start], 16)
+        size = int(first[len(head) + 8 : start], 16)
+        meta = first[start : start + size]
+        if len(meta) < size:
+            meta += os.pread(fd, size - len(meta), start + len(meta))
+        crc = int(first[len(head) : len(head) + 8], 16)
+        if len(meta) != size or crc != binascii.crc32(meta):
+            return None
         with collector_paused():
-            doc = marshal.loads(view[start : start + size])
+            doc = marshal.loads(meta)
         if not isinstance(doc, dict):
             return None
-        tail = view[start + size :]
+        crcs, total = doc.pop(_CHUNKS)
+        file.crcs.frombytes(crcs)
+        file.base = start + size
+        if os.fstat(fd).st_size != file.base + total or len(file.crcs) * _CHUNK < total:
+            return None  # (cut short by a crash, or grown: not the file that was kept)
         for key, value in doc.items():
             if _is_blob(value):
-                doc[key] = _blob(tail, value)
+                doc[key] = _blob(file, value)
             elif isinstance(value, tuple) and any(_is_blob(v) for v in value):
-                doc[key] = tuple(_blob(tail, v) if _is_blob(v) else v for v in value)
-    except (ValueError, EOFError, TypeError):
+                doc[key] = tuple(_blob(file, v) if _is_blob(v) else v for v in value)
+    except (OSError, ValueError, EOFError, TypeError):
         return None
     return doc
 
@@ -77,7 +92,7 @@ def read_snap(path: Path) -> dict[str, Any] | None:
 def write_snap(path: Path, doc: dict[str, Any]) -> None:
     """Keep ``doc`` at ``path`` (atomic, not synced: a cache); a failure is no error. A large
     string of bytes that is a value of ``doc`` or an item of a tuple that is one is kept
-    after the rest, read back as a view of the file (:func:`read_snap`)."""
+    after the rest, in chunks with a checksum each (read back as a :class:`Blob`)."""
     tail: list[bytes] = []
     at = 0
 
@@ -94,27 +109,136 @@ def write_snap(path: Path, doc: dict[str, Any]) -> None:
             key: tuple(out(v) for v in value) if isinstance(value, tuple) else out(value)
             for key, value in doc.items()
         }
-        body = marshal.dumps(flat)
-        body = b"%016x" % len(body) + body + b"".join(tail)
-        data = _MAGIC + _PY + b" " + b"%08x" % binascii.crc32(body) + body
-        atomic_write_file(path, data, durable=False)
+        blobs = b"".join(tail)
+        crcs = [binascii.crc32(blobs[i : i + _CHUNK]) for i in range(0, len(blobs), _CHUNK)]
+        flat[_CHUNKS] = (array("I", crcs).tobytes(), len(blobs))
+        meta = marshal.dumps(flat)
+        head = _MAGIC + _PY + b" " + b"%08x" % binascii.crc32(meta) + b"%016x" % len(meta)
+        atomic_write_file(path, head + meta + blobs, durable=False)
     except (OSError, ValueError, StorageError):
         pass
 
 
 _BLOB = "\x00blob"  # (a tuple naming where a string of bytes kept after the rest is)
+_CHUNKS = "\x00chunks"  # (the checksums of the chunks those are kept in)
 _BLOB_AT_LEAST = 4096
+_CHUNK = 16384
+_FIRST_READ = 65536  # (the start of the file, read at once: most of what is not blobs)
+
+
+class SnapshotDamaged(StorageError):
+    """A chunk of a snapshot, read after the snapshot was taken, is not what its checksum
+    says (a disk that lost what was written before a crash)."""
+
+
+_damages = 0  # how many this process met
+
+
+def damages() -> int:
+    """How many damaged snapshots this process met (each set aside): what was built from one
+    (the record index, the name index, a collection's index) is built again when it changed."""
+    return _damages
+
+
+class _SnapFile:
+    """An open snapshot, its large strings of bytes read a chunk at a time (each checked once
+    against its checksum, and kept). Closed when no :class:`Blob` of it is left."""
+
+    __slots__ = ("base", "chunks", "crcs", "damaged", "fd", "ino", "path")
+
+    def __init__(self, fd: int, path: Path) -> None:
+        self.fd = fd
+        self.path = path
+        self.ino = os.fstat(fd).st_ino
+        self.base = 0
+        self.crcs = array("I")
+        self.chunks: dict[int, bytes] = {}
+        self.damaged = False
+
+    def __del__(self) -> None:
+        try:
+            os.close(self.fd)
+        except (OSError, AttributeError, TypeError):
+            pass
+
+    def chunk(self, i: int) -> bytes:
+        data = self.chunks.get(i)
+        if data is not None:
+            return data
+        try:
+            data = os.pread(self.fd, _CHUNK, self.base + i * _CHUNK)
+        except OSError:
+            data = b""
+        if self.damaged or i >= len(self.crcs) or binascii.crc32(data) != self.crcs[i]:
+            self._damaged()
+        self.chunks[i] = data
+        return data
+
+    def _damaged(self) -> None:
+        """Set the snapshot aside (unless another process has kept a new one since), and say
+        so: the command stops with one line, and what was built from the snapshot is built
+        again from the store's own files (:func:`damages`)."""
+        global _damages
+        if not self.damaged:
+            self.damaged = True
+            _damages += 1
+            try:
+                if os.stat(self.path).st_ino == self.ino:
+                    os.unlink(self.path)
+            except OSError:
+                pass
+        raise SnapshotDamaged(
+            f"the state dir's snapshot {self.path} was damaged: it is set aside and what it "
+            "held is read from the store's own files from now on; run the command again"
+        )
+
+
+class Blob:
+    """A large string of bytes kept in a snapshot: sliced, it reads the chunks the slice
+    covers (``len`` and slices as of ``bytes``; :meth:`tobytes` reads it whole)."""
+
+    __slots__ = ("_at", "_file", "_size")
+
+    def __init__(self, file: _SnapFile, at: int, size: int) -> None:
+        self._file = file
+        self._at = at
+        self._size = size
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __getitem__(self, where: slice) -> bytes:
+        start, stop, step = where.indices(self._size)
+        if step != 1:
+            raise ValueError("a snapshot's string of bytes is sliced in order")
+        if start >= stop:
+            return b""
+        lo, hi = self._at + start, self._at + stop
+        first, last = lo // _CHUNK, (hi - 1) // _CHUNK
+        chunk = self._file.chunk
+        data = chunk(first) if first == last else b"".join(map(chunk, range(first, last + 1)))
+        at = lo - first * _CHUNK
+        return data[at : at + hi - lo]
+
+    def tobytes(self) -> bytes:
+        return self[0 : self._size]
+
+
+def whole(value: bytes | Blob) -> bytes:
+    """A snapshot's string of bytes, read whole if it is a :class:`Blob`."""
+    return value.tobytes() if isinstance(value, Blob) else bytes(value)
 
 
 def _is_blob(value: Any) -> bool:
     return isinstance(value, tuple) and len(value) == 3 and value[0] == _BLOB
 
 
-def _blob(tail: memoryview, ref: tuple[str, int, int]) -> memoryview:
+def _blob(file: _SnapFile, ref: tuple[str, int, int]) -> Blob:
     _, at, size = ref
-    if not (isinstance(at, int) and isinstance(size, int) and 0 <= at <= at + size <= len(tail)):
+    chunks = (at + size + _CHUNK - 1) // _CHUNK if isinstance(at, int) else 0
+    if not (isinstance(size, int) and 0 <= at <= at + size and chunks <= len(file.crcs)):
         raise ValueError("a snapshot's string of bytes out of its file")
-    return tail[at : at + size]
+    return Blob(file, at, size)
 
 
 def file_stamp(path: Path) -> tuple[int, int] | None:
@@ -141,7 +265,7 @@ class SnappedIndex:
     _log_lines: int
     _pack_path: Path
     _packed: dict[str, tuple[int, int]]
-    _pack_kept: tuple[list[str], array[int], array[int]] | None
+    _pack_kept: Callable[[], dict[str, tuple[int, int]]] | None
     _pack_seen: tuple[int, int]
     _pack_grown: list[str] | None
     _pending: dict[str, dict[str, Any]]
@@ -150,6 +274,7 @@ class SnappedIndex:
     # The records' names and paths as the snapshot kept them, and the change-feed mark they
     # are true at: kind -> (rows, mark).
     _rows_kept: dict[str, tuple[KeyedRows, tuple[int, int]]] = {}  # (set per instance)
+    _snap_damages = 0  # damaged snapshots the process had met when those were kept
 
     if TYPE_CHECKING:  # the collection's
 
@@ -158,6 +283,8 @@ class SnappedIndex:
         ) -> tuple[tuple[int, int], list[str] | None]: ...
 
         def changes_since_now(self) -> tuple[int, int]: ...
+
+        def _summary_of_record(self, rid: str) -> dict[str, Any] | None: ...
 
     def _snap_path(self) -> Path:
         # Beside the collections, not in the collection's folder: a dot-name no collection
@@ -188,6 +315,7 @@ class SnappedIndex:
             packed = _pack_table_from(pack_ids, offsets, sizes, index.keys())  # (not a dict yet)
         except (KeyError, TypeError, ValueError):
             return False
+        index.fallback = self._summary_of_record
         self._index = index
         self._log_ino, self._log_pos, self._log_lines = log_ino, log_pos, log_lines
         self._packed = {}
@@ -196,6 +324,7 @@ class SnappedIndex:
         self._snap_at = (log_pos, pack_seen)
         mark = self.changes_since_now()
         self._rows_kept = {}
+        self._snap_damages = _damages
         for kind in ("names", "paths"):
             try:
                 rows, starts = snap.get(kind) or (None, None)
@@ -211,8 +340,8 @@ class SnappedIndex:
         since (theirs are the index's now); None when there is no such snapshot (a full
         load, a repair since)."""
         kept = self._rows_kept.get(kind)
-        if kept is None:
-            return None
+        if kept is None or self._snap_damages != _damages:
+            return None  # (none kept, or a snapshot this process met was damaged since)
         rows, mark = kept
         _, changed = self.changes_since(mark)
         return (rows, changed) if changed is not None else None
@@ -249,6 +378,7 @@ class SnappedIndex:
         write_snap(self._snap_path(), doc)
         self._snap_at = (self._log_pos, self._pack_seen[1])
         mark = self.changes_since_now()
+        self._snap_damages = _damages
         self._rows_kept = {
             kind: (KeyedRows(*kept), mark)
             for kind, kept in (("names", names), ("paths", paths))
@@ -346,20 +476,26 @@ def _pack_table_rows(
 
 
 def _pack_table_from(
-    ids: str | int, offsets: bytes | memoryview, sizes: bytes | memoryview, index: Iterable[str]
-) -> tuple[list[str], array[int], array[int]]:
-    """The pack's table as :func:`_pack_table_rows` kept it: its ids, offsets and lengths
-    (made a dict when first looked up: vaultbrain/store/packfile.py)."""
-    at, size = array("Q"), array("Q")
-    at.frombytes(offsets)
-    size.frombytes(sizes)
+    ids: str | int, offsets: bytes | Blob, sizes: bytes | Blob, index: Iterable[str]
+) -> Callable[[], dict[str, tuple[int, int]]]:
+    """The pack's table as :func:`_pack_table_rows` kept it, made a dict when called (when
+    first looked up: vaultbrain/store/packfile.py)."""
     if isinstance(ids, int):
         keys = list(itertools.islice(index, ids))
-    else:
+    elif isinstance(ids, str):
         keys = ids.split("\n") if ids else []
-    if not (len(keys) == len(at) == len(size)):
+    else:
         raise ValueError("not a pack table")
-    return keys, at, size
+    if not (len(offsets) == len(sizes) == 8 * len(keys)):
+        raise ValueError("not a pack table")
+
+    def table() -> dict[str, tuple[int, int]]:
+        at, size = array("Q"), array("Q")
+        at.frombytes(whole(offsets))
+        size.frombytes(whole(sizes))
+        return dict(zip(keys, zip(at, size, strict=True), strict=True))
+
+    return table
 
 
 class Summaries(MutableMapping[str, dict[str, Any]]):
@@ -367,33 +503,46 @@ class Summaries(MutableMapping[str, dict[str, Any]]):
     value that is an ``int`` is the number of its row not read yet). Keeps the order of a
     dict; which rows are tombstones is known without reading them (:meth:`live`)."""
 
-    __slots__ = ("_d", "_dead", "_rows", "_starts")
+    __slots__ = ("_d", "_dead", "_rows", "_starts", "fallback")
 
     def __init__(
-        self, d: dict[str, Any], rows: bytes | memoryview, starts: array[int], dead: set[str]
+        self, d: dict[str, Any], rows: bytes | Blob, starts: array[int], dead: set[str]
     ) -> None:
         self._d = d
         self._rows = rows
         self._starts = starts
         self._dead = dead  # the ids of the tombstones among the rows not read
+        # A row the snapshot lost (:class:`SnapshotDamaged`) is made again from the record
+        # itself, by what this is set to (the collection's: the summary is the record's).
+        self.fallback: Callable[[str], dict[str, Any] | None] | None = None
 
     @classmethod
     def from_rows(
-        cls, ids: str, rows: bytes | memoryview, starts: bytes | memoryview, dead: list[str]
+        cls, ids: str, rows: bytes | Blob, starts: bytes | Blob, dead: list[str]
     ) -> Summaries:
         at = array("I")
-        at.frombytes(starts)
+        at.frombytes(whole(starts))
         keys = ids.split("\n") if ids else []
-        if not isinstance(rows, bytes | memoryview) or len(at) != len(keys) + 1:
+        if not isinstance(rows, bytes | Blob) or len(at) != len(keys) + 1:
             raise ValueError("not a table of summaries")
         if at[-1] != len(rows):
             raise ValueError("not a table of summaries")
         return cls(dict(zip(keys, range(len(keys)), strict=True)), rows, at, set(dead))
 
     def _read(self, rid: str, row: int) -> dict[str, Any]:
-        summary = marshal.loads(self._rows[self._starts[row] : self._starts[row + 1]])
-        if not isinstance(summary, dict):
-            raise ValueError(f"the summary of {rid} in the snapshot is no table")
+        try:
+            summary = marshal.loads(self._rows[self._starts[row] : self._starts[row + 1]])
+            if not isinstance(summary, dict):
+                raise ValueError(summary)
+        except (SnapshotDamaged, ValueError, EOFError, TypeError) as exc:
+            made = self.fallback(rid) if self.fallback is not None else None
+            if made is None:
+                if isinstance(exc, SnapshotDamaged):
+                    raise
+                raise SnapshotDamaged(
+                    f"the state dir's snapshot holds no summary of {rid}: run the command again"
+                ) from exc
+            summary = made
         self._d[rid] = summary
         self._dead.discard(rid)
         return summary
@@ -431,7 +580,10 @@ class Summaries(MutableMapping[str, dict[str, Any]]):
         value = self._d.get(rid)
         if type(value) is not int:
             return None
-        return bytes(self._rows[self._starts[value] : self._starts[value + 1]])
+        try:
+            return bytes(self._rows[self._starts[value] : self._starts[value + 1]])
+        except SnapshotDamaged:
+            return None  # (read instead: made again from its record)
 
     def is_dead(self, rid: str) -> bool:
         """Whether a row not read yet is a tombstone's."""
@@ -444,7 +596,9 @@ class Summaries(MutableMapping[str, dict[str, Any]]):
             d.pop(rid, None)
         for rid in [r for r, v in d.items() if type(v) is not int and v.get("deleted")]:
             del d[rid]
-        return Summaries(d, self._rows, self._starts, set())
+        live = Summaries(d, self._rows, self._starts, set())
+        live.fallback = self.fallback
+        return live
 
     def whole(self) -> dict[str, dict[str, Any]]:
         """Every summary read, as a plain dict (in order)."""
@@ -471,15 +625,11 @@ class KeyedRows:
     by bisection and decoded alone (a cold process does not build 10,000 entries to look up
     the few names a thought holds)."""
 
-    def __init__(self, rows: bytes | memoryview, starts: bytes | memoryview) -> None:
-        self._rows = rows  # (a view of the snapshot as read: read_snap)
+    def __init__(self, rows: bytes | Blob, starts: bytes | Blob) -> None:
+        self._rows = rows  # (read a chunk at a time from the snapshot: read_snap)
         self._starts = array("I")
-        self._starts.frombytes(starts)
-        if (
-            not isinstance(rows, bytes | memoryview)
-            or not self._starts
-            or self._starts[-1] != len(rows)
-        ):
+        self._starts.frombytes(whole(starts))
+        if not isinstance(rows, bytes | Blob) or not self._starts or self._starts[-1] != len(rows):
             raise ValueError("not a table of rows")
         self._n = len(self._starts) - 1
 
