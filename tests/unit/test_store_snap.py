@@ -5,7 +5,11 @@ snapshot is torn, foreign, or of an ``index.json`` replaced since."""
 from __future__ import annotations
 
 import json
+import random
+import tempfile
 from pathlib import Path
+
+import pytest
 
 from vaultbrain.store import Store
 from vaultbrain.store.snap import MIN_RECORDS
@@ -260,3 +264,34 @@ def test_a_snapshot_whose_rows_point_outside_it_is_a_full_load(tmp_path: Path) -
     assert read_snap(path) is None
     path.write_bytes(data + b"more")  # (grown since: not the file kept)
     assert read_snap(path) is None
+
+
+def test_keyed_rows_find_each_key_s_values_as_a_table_would() -> None:
+    """Rows found by bisection, its first steps among every 32nd row kept in memory: each
+    key's values, for keys present (some many times, some prefixes of others) and absent,
+    read from the rows as kept (and as a snapshot gives them back, chunk by chunk)."""
+    from vaultbrain.store.snap import Blob, KeyedRows, pack_rows, read_snap, write_snap
+
+    rng = random.Random(7)
+    table: dict[str, list[str]] = {}
+    for i in range(3000):
+        key = rng.choice(["ann", "anna", "anne", "bo", "b", "zoë", "", "x" * 40]) + str(
+            rng.randrange(400)
+        )
+        table.setdefault(key, []).append(f"id{i}")
+    rows = [f"{k}\x00{v}".encode() for k, vs in table.items() for v in vs]
+    packed, starts, sample = pack_rows(rows)
+    plain, sampled = KeyedRows(packed, starts), KeyedRows(packed, starts, sample)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "rows"
+        write_snap(path, {"rows": (packed, starts, sample)})
+        kept = read_snap(path)
+        assert kept is not None and isinstance(kept["rows"][0], Blob)
+        chunked = KeyedRows(*kept["rows"])
+        for key in [*table, "a", "ann", "zz", "anna3999", "\x7f"]:
+            want = sorted(table.get(key, []))
+            assert sorted(plain.values(key)) == want
+            assert sorted(sampled.values(key)) == want
+            assert sorted(chunked.values(key)) == want
+    with pytest.raises(ValueError):
+        KeyedRows(packed, starts, sample[:-1])  # (a sample of other rows)

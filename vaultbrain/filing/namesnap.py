@@ -29,7 +29,7 @@ import stat
 import time
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain.store.snap import KeyedRows, pack_rows, read_snap, write_snap
+from vaultbrain.store.snap import Blob, KeyedRows, pack_rows, read_snap, write_snap
 from vaultbrain.vault.paths import list_folder
 
 if TYPE_CHECKING:
@@ -170,7 +170,7 @@ def load(brain: Brain) -> dict[str, Any] | None:
     try:
         if not all(isinstance(snap[k], dict) for k in ("versions", "dirs", "others")):
             return None
-        snap["table"] = NameTable(snap["rows"], snap["starts"])
+        snap["table"] = NameTable(snap["rows"], snap["starts"], snap.get("sample"))
         snap["table"].others = snap["others"]
     except (KeyError, TypeError, ValueError):
         return None
@@ -194,7 +194,7 @@ def keep(
         "\x00" in n for _, notes in dirs.values() if isinstance(notes, list) for n in notes
     ):
         return  # (a name holding a NUL: no snapshot, the vault is walked)
-    packed, starts = pack_rows(rows)
+    packed, starts, sample = pack_rows(rows)
     doc = {
         "key": snap_key(brain),
         "versions": versions,
@@ -202,6 +202,7 @@ def keep(
         "others": index.known_notes(),
         "rows": packed,
         "starts": starts,
+        "sample": sample,
     }
     write_snap(brain.state_dir / SNAP_FILE, doc)
 
@@ -215,8 +216,10 @@ class NameTable(KeyedRows):
     object: a name's rows are found by bisection and decoded alone (a cold process reads
     20,000 rows as one string of bytes instead of building 20,000 lists)."""
 
-    def __init__(self, rows: bytes, starts: bytes) -> None:
-        super().__init__(rows, starts)
+    def __init__(
+        self, rows: bytes | Blob, starts: bytes | Blob, sample: list[bytes] | None = None
+    ) -> None:
+        super().__init__(rows, starts, sample)
         self.others: dict[str, list[Any]] = {}
 
     def _decoded(self, i: int) -> tuple[str, str, str]:

@@ -15,7 +15,10 @@ The summaries are kept as rows (the ids as one string, each summary marshalled o
 and read into :class:`Summaries`, which decodes a summary when it is first read: a cold
 capture reads a few of 10,000, and unmarshalling all of them was a tenth of its time. The
 records' names and their notes' paths are kept as sorted rows too (:class:`KeyedRows`), so a
-name or a path is looked up without a table of every record's.
+name or a path is looked up without a table of every record's. The rows are read from the
+file as they are asked for, 16 KB at a time, each chunk checked against its own checksum
+(:class:`Blob`); a chunk that is not what was kept (a disk that lost it in a crash) sets
+the snapshot aside, and what it held comes from the store's own files.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from vaultbrain.procs import collector_paused
 from vaultbrain.vault.atomic import atomic_write_file
 
 SNAP_FILE = "index.snap"
-_MAGIC = b"vbsnap5 "
+_MAGIC = b"vbsnap6 "
 _PY = f"{sys.version_info[0]}.{sys.version_info[1]}".encode()
 # A collection this small loads faster than a snapshot is written.
 MIN_RECORDS = 200
@@ -84,7 +87,7 @@ def read_snap(path: Path) -> dict[str, Any] | None:
                 doc[key] = _blob(file, value)
             elif isinstance(value, tuple) and any(_is_blob(v) for v in value):
                 doc[key] = tuple(_blob(file, v) if _is_blob(v) else v for v in value)
-    except (OSError, ValueError, EOFError, TypeError):
+    except (OSError, ValueError, EOFError, TypeError, KeyError):
         return None
     return doc
 
@@ -327,9 +330,9 @@ class SnappedIndex:
         self._snap_damages = _damages
         for kind in ("names", "paths"):
             try:
-                rows, starts = snap.get(kind) or (None, None)
-                if rows is not None and starts is not None:
-                    self._rows_kept[kind] = (KeyedRows(rows, starts), mark)
+                kept = snap.get(kind)
+                if kept is not None:
+                    self._rows_kept[kind] = (KeyedRows(*kept), mark)
             except (TypeError, ValueError):
                 pass
         return True
@@ -405,7 +408,9 @@ def record_names(summary: dict[str, Any]) -> list[str]:
     return list(dict.fromkeys(k for k in keys if k))
 
 
-def _name_rows(index: MutableMapping[str, dict[str, Any]]) -> tuple[bytes, bytes] | None:
+def _name_rows(
+    index: MutableMapping[str, dict[str, Any]],
+) -> tuple[bytes, bytes, list[bytes]] | None:
     """``name NUL id`` for each name of each record (tombstones aside), sorted, as one string
     of bytes, with where each row starts; None when a name holds a NUL."""
     rows = []
@@ -419,7 +424,9 @@ def _name_rows(index: MutableMapping[str, dict[str, Any]]) -> tuple[bytes, bytes
     return pack_rows(rows)
 
 
-def _path_rows(index: MutableMapping[str, dict[str, Any]]) -> tuple[bytes, bytes] | None:
+def _path_rows(
+    index: MutableMapping[str, dict[str, Any]],
+) -> tuple[bytes, bytes, list[bytes]] | None:
     """``path NUL id`` for each record's note path (lower-cased; tombstones aside), as
     :func:`_name_rows` keeps names."""
     rows = [
@@ -608,16 +615,19 @@ class Summaries(MutableMapping[str, dict[str, Any]]):
         return self._d
 
 
-def pack_rows(rows: list[bytes]) -> tuple[bytes, bytes]:
-    """``rows`` sorted into one string of bytes, and where each starts (an ``array("I")``'s
-    bytes): what :class:`KeyedRows` reads."""
+def pack_rows(rows: list[bytes]) -> tuple[bytes, bytes, list[bytes]]:
+    """``rows`` sorted into one string of bytes, where each starts (an ``array("I")``'s
+    bytes), and every ``_SAMPLE``-th row: what :class:`KeyedRows` reads."""
     rows.sort()
     starts = array("I", [0])
     at = 0
     for row in rows:
         at += len(row)
         starts.append(at)
-    return b"".join(rows), starts.tobytes()
+    return b"".join(rows), starts.tobytes(), rows[::_SAMPLE]
+
+
+_SAMPLE = 32  # (rows apart in a table's sample: a bisection's first steps, made in memory)
 
 
 class KeyedRows:
@@ -625,13 +635,24 @@ class KeyedRows:
     by bisection and decoded alone (a cold process does not build 10,000 entries to look up
     the few names a thought holds)."""
 
-    def __init__(self, rows: bytes | Blob, starts: bytes | Blob) -> None:
+    def __init__(
+        self, rows: bytes | Blob, starts: bytes | Blob, sample: list[bytes] | None = None
+    ) -> None:
         self._rows = rows  # (read a chunk at a time from the snapshot: read_snap)
         self._starts = array("I")
         self._starts.frombytes(whole(starts))
         if not isinstance(rows, bytes | Blob) or not self._starts or self._starts[-1] != len(rows):
             raise ValueError("not a table of rows")
         self._n = len(self._starts) - 1
+        # Every _SAMPLE-th row, kept with the rest of what is read at once: a bisection's
+        # first steps are made among them, in memory, and its last few among the rows.
+        self._sample = sample
+        if sample is not None and (
+            not isinstance(sample, list)
+            or len(sample) != (self._n + _SAMPLE - 1) // _SAMPLE
+            or not all(isinstance(row, bytes) for row in sample)
+        ):
+            raise ValueError("not a sample of the rows")
 
     def __len__(self) -> int:
         return self._n
@@ -647,7 +668,13 @@ class KeyedRows:
         """The first row not below ``at_least``. (Rows sort as their keys do: a NUL, below
         any byte of a key, ends each. So ``key NUL`` is found among whole rows, each cut
         from the string once per step, not cut again at its NUL.)"""
-        return bisect_left(range(self._n), at_least, key=self._row)
+        lo, hi = 0, self._n
+        if self._sample:
+            j = bisect_left(self._sample, at_least)  # (sampled rows below: row j*S is not)
+            if j == 0:
+                return 0
+            lo, hi = (j - 1) * _SAMPLE + 1, min(j * _SAMPLE, self._n)
+        return bisect_left(range(self._n), at_least, lo, hi, key=self._row)
 
     def values(self, key: str) -> list[str]:
         want = key.encode("utf-8", "surrogatepass") + b"\x00"
