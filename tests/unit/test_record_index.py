@@ -237,3 +237,28 @@ def test_refresh_looks_at_the_records_another_process_changed_only(vault: Path) 
     assert index.find("person", "newcomer")["id"] == "p901"
     assert index._records["people"] is kept and kept.raw_row("p100") is not None
     assert len(index) == MIN_RECORDS + 10
+
+
+def test_after_many_changes_since_the_rows_were_kept_the_tables_are_built(vault: Path) -> None:
+    """Looking over each record changed since a collection's rows were kept stops paying
+    after a thousand (a daemon's hours of writes): the tables of every name and path are
+    built then, and answer the same."""
+    from vaultbrain.filing import index as index_module
+
+    brain = new_brain(vault)
+    _kept_people(brain, index_module._SCAN_AT_MOST + 300)
+    index = RecordIndex(Store(brain.store.root), brain.pack)  # (a daemon, started then)
+    assert index.find("person", "person 7")["id"] == "p7" and not index._names_built
+    other = Store(brain.store.root)
+    with other.bulk():
+        people = other.collection("people")
+        for i in range(index_module._SCAN_AT_MOST + 1):
+            people.put(_rec(f"p{i}", "person", f"Renamed {i}", f"People/Renamed {i}.md"))
+    index.refresh(force=True)
+    assert index.find("person", "renamed 7")["id"] == "p7"
+    assert index.find("person", "person 7") is None
+    assert index.find("person", "person 1200")["id"] == "p1200"  # (not changed since)
+    assert index._names_built
+    assert index.by_path("People/Renamed 3.md")[1]["id"] == "p3"
+    assert index.by_path("People/Person 1250.md")[1]["id"] == "p1250"
+    assert index._paths is not None

@@ -192,7 +192,9 @@ class RecordIndex:
             if not records:
                 continue
             kept = self.store.collection(collection).kept_names()
-            if kept is None and len(records) > _SCAN_AT_MOST:
+            if (kept is None and len(records) > _SCAN_AT_MOST) or self._long_since(
+                collection, kept
+            ):
                 names = self._name_index()  # (no snapshot of a large collection: build)
                 return {k: names[k] for k in keys if k in names}
             if kept is None:
@@ -338,7 +340,7 @@ class RecordIndex:
             if not records:
                 continue
             kept = self.store.collection(collection).kept_rows("paths")
-            if kept is None:
+            if kept is None or self._long_since(collection, kept):
                 return _UNKNOWN
             rows, changed_ids = kept
             changed = set(changed_ids) | self._touched.get(collection, set())
@@ -357,6 +359,13 @@ class RecordIndex:
             order = {c: i for i, c in enumerate(self._records)}
             return max(hits, key=lambda h: (order[h[0]], list(self._records[h[0]]).index(h[1])))
         return hits[0] if hits else None
+
+    def _long_since(self, collection: str, kept: tuple[Any, list[str]] | None) -> bool:
+        """Whether so many records changed since a collection's rows were kept (a daemon's
+        hours) that looking each of them over costs more than the table of every record."""
+        if kept is None:
+            return False
+        return len(kept[1]) + len(self._touched.get(collection, ())) > _SCAN_AT_MOST
 
     def by_id(self, rid: str) -> tuple[str, dict[str, Any]] | None:
         for collection, records in self._records.items():  # (a few collections)
