@@ -16,7 +16,7 @@ from vaultbrain.packs import ResolvedPack
 from vaultbrain.patterns import LazyPattern
 from vaultbrain.procs import collector_paused
 from vaultbrain.store import Store
-from vaultbrain.store.snap import damages
+from vaultbrain.store.snap import damages, record_names
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -185,43 +185,57 @@ class RecordIndex:
         if self._names_built:
             names = self._names
             return {k: names[k] for k in keys if k in names}
-        found: dict[str, set[tuple[str, str]]] = {}
-        wanted = set(keys)
+        found = self._kept_hits("names", set(keys), self._keys, scan_small=True)
+        if found is None:  # (a large collection without its names kept, or too changed)
+            names = self._name_index()
+            return {k: names[k] for k in keys if k in names}
+        return {key: set(hits) for key, hits in found.items()}
+
+    def _kept_hits(
+        self,
+        kind: str,
+        keys: set[str],
+        keys_of: Callable[[dict[str, Any]], list[str]],
+        scan_small: bool = False,
+    ) -> dict[str, list[tuple[str, str]]] | None:
+        """(collection, id) of the records each of ``keys`` names, from the rows of ``kind``
+        each collection's snapshot kept (vaultbrain/store/snap.py's ``kept_rows``) and the
+        records changed since (their keys: ``keys_of``), in the collections' order; not by
+        a table of every record's. None when a collection has no such rows (``scan_small``:
+        one of at most _SCAN_AT_MOST records is looked over instead), lost them, or changed
+        too much since: the table is built then."""
+        found: dict[str, list[tuple[str, str]]] = {}
         for collection in self.collections:
-            records = self._records.get(collection) or {}
+            records = self._records.get(collection)
             if not records:
                 continue
-            kept = self.store.collection(collection).kept_names()
-            if (kept is None and len(records) > _SCAN_AT_MOST) or self._long_since(
-                collection, kept
-            ):
-                names = self._name_index()  # (no snapshot of a large collection: build)
-                return {k: names[k] for k in keys if k in names}
+            kept = self.store.collection(collection).kept_rows(kind)
+            if kept is None and not (scan_small and len(records) <= _SCAN_AT_MOST):
+                return None
             if kept is None:
                 changed: Any = records  # a small collection: each of its records looked at
             else:
+                if self._long_since(collection, kept):
+                    return None
                 rows, changed = kept[0], set(kept[1]) | self._touched.get(collection, set())
                 try:
-                    kept_hits = {key: rows.values(key) for key in wanted}
-                except StorageError:  # (a snapshot that lost them, set aside: build it)
-                    names = self._name_index()
-                    return {k: names[k] for k in keys if k in names}
+                    kept_hits = {key: rows.values(key) for key in keys}
+                except StorageError:  # (a snapshot that lost them, set aside)
+                    return None
                 for key, ids in kept_hits.items():
                     for rid in ids:
                         if rid not in changed and rid in records:
-                            found.setdefault(key, set()).add((collection, rid))
+                            found.setdefault(key, []).append((collection, rid))
             for rid in changed:
                 summary = records.get(rid)
                 if summary is not None:
-                    for key in self._keys(summary):
-                        if key in wanted:
-                            found.setdefault(key, set()).add((collection, rid))
+                    for key in keys_of(summary):
+                        if key in keys:
+                            found.setdefault(key, []).append((collection, rid))
         return found
 
     def _keys(self, summary: dict[str, Any]) -> list[str]:
-        keys = [str(summary.get("title", "")).strip().lower()]
-        keys += [str(a).strip().lower() for a in summary.get("aliases", []) or []]
-        return [k for k in keys if k]
+        return record_names(summary)
 
     def _learn(self, collection: str, summary: dict[str, Any]) -> None:
         rid = summary["id"]
@@ -334,37 +348,18 @@ class RecordIndex:
         since, as :meth:`_named` looks up names (a cold capture looks up a few paths: a table
         of 10,000 was a tenth of it). ``_UNKNOWN`` when a collection kept none: the table is
         built then."""
-        hits: list[tuple[str, str]] = []
-        for collection in self.collections:
-            records = self._records.get(collection)
-            if not records:
-                continue
-            kept = self.store.collection(collection).kept_rows("paths")
-            if kept is None or self._long_since(collection, kept):
-                return _UNKNOWN
-            rows, changed_ids = kept
-            changed = set(changed_ids) | self._touched.get(collection, set())
-            try:
-                kept_hits = rows.values(key)
-            except StorageError:  # (a snapshot that lost them, set aside: the table, then)
-                return _UNKNOWN
-            hits += [
-                (collection, rid) for rid in kept_hits if rid not in changed and rid in records
-            ]
-            for rid in changed:
-                summary = records.get(rid)
-                if summary is not None and str(summary.get("path") or "").lower() == key:
-                    hits.append((collection, rid))
+        found = self._kept_hits("paths", {key}, lambda s: [str(s.get("path") or "").lower()])
+        if found is None:
+            return _UNKNOWN
+        hits = found.get(key, [])
         if len(hits) > 1:  # (two records say one note: the one the table would keep, the last)
             order = {c: i for i, c in enumerate(self._records)}
             return max(hits, key=lambda h: (order[h[0]], list(self._records[h[0]]).index(h[1])))
         return hits[0] if hits else None
 
-    def _long_since(self, collection: str, kept: tuple[Any, list[str]] | None) -> bool:
+    def _long_since(self, collection: str, kept: tuple[Any, list[str]]) -> bool:
         """Whether so many records changed since a collection's rows were kept (a daemon's
         hours) that looking each of them over costs more than the table of every record."""
-        if kept is None:
-            return False
         return len(kept[1]) + len(self._touched.get(collection, ())) > _SCAN_AT_MOST
 
     def by_id(self, rid: str) -> tuple[str, dict[str, Any]] | None:

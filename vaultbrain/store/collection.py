@@ -318,9 +318,7 @@ class Collection(PackedRecords, SnappedIndex):
             self._load()
             if self._set_aside_damaged():
                 self._repair()
-            index = self._index
-            if isinstance(index, Summaries):  # (every summary is written: each read first)
-                index = self._index = index.whole()
+            index = self._all_read()
             self.dir.mkdir(parents=True, exist_ok=True)
             doc = {"schema_version": SCHEMA_VERSION, "collection": self.name, "records": index}
             atomic_write_file(self._index_path, to_json(doc))
@@ -540,11 +538,8 @@ class Collection(PackedRecords, SnappedIndex):
         """The index caught up, every summary read (one a snapshot gave is read as it is
         first asked for: vaultbrain/store/snap.py's :class:`Summaries`)."""
         with self._lock:
-            index = self._load()
-            if isinstance(index, Summaries):
-                index = self._index = index.whole()
-            assert isinstance(index, dict)
-            return index
+            self._load()
+            return self._all_read()
 
     def version(self) -> list[Any]:
         """Changes whenever the index changes, in this process or another."""

@@ -337,6 +337,15 @@ class SnappedIndex:
                 pass
         return True
 
+    def _all_read(self) -> dict[str, dict[str, Any]]:
+        """The index loaded, every summary read (a snapshot's are read as they are first
+        asked for): for what needs them all (a compaction, a snapshot kept, a listing)."""
+        index = self._index
+        if isinstance(index, Summaries):
+            index = self._index = index.whole()
+        assert index is not None
+        return index
+
     def kept_rows(self, kind: str) -> tuple[KeyedRows, list[str]] | None:
         """The records' ``"names"`` (title and aliases, lower-cased) or ``"paths"`` (their
         notes', lower-cased) as the snapshot in use held them, and the ids whose entry changed
@@ -365,6 +374,7 @@ class SnappedIndex:
             grown = self._log_pos - since[0] + self._pack_seen[1] - since[1]
             if grown < _KEEP_AFTER_BYTES:
                 return
+        index = self._all_read()  # (the names and paths need every summary)
         rows = _summary_rows(index)
         if rows is None:
             return
@@ -408,64 +418,53 @@ def record_names(summary: dict[str, Any]) -> list[str]:
     return list(dict.fromkeys(k for k in keys if k))
 
 
-def _name_rows(
-    index: MutableMapping[str, dict[str, Any]],
-) -> tuple[bytes, bytes, list[bytes]] | None:
-    """``name NUL id`` for each name of each record (tombstones aside), sorted, as one string
-    of bytes, with where each row starts; None when a name holds a NUL."""
-    rows = []
-    for rid, summary in index.items():
-        if not summary.get("deleted"):
-            rows += [
-                f"{key}\x00{rid}".encode("utf-8", "surrogatepass") for key in record_names(summary)
-            ]
-    if any(row.count(b"\x00") != 1 for row in rows):
-        return None
-    return pack_rows(rows)
+def _name_rows(index: dict[str, dict[str, Any]]) -> tuple[bytes, bytes, list[bytes]] | None:
+    """``name NUL id`` for each name of each record (tombstones aside), as :func:`pack_rows`
+    keeps them; None when a name holds a NUL."""
+    return _keyed_rows(
+        (key, rid)
+        for rid, summary in index.items()
+        if not summary.get("deleted")
+        for key in record_names(summary)
+    )
 
 
-def _path_rows(
-    index: MutableMapping[str, dict[str, Any]],
-) -> tuple[bytes, bytes, list[bytes]] | None:
+def _path_rows(index: dict[str, dict[str, Any]]) -> tuple[bytes, bytes, list[bytes]] | None:
     """``path NUL id`` for each record's note path (lower-cased; tombstones aside), as
     :func:`_name_rows` keeps names."""
-    rows = [
-        f"{summary['path'].lower()}\x00{rid}".encode("utf-8", "surrogatepass")
+    return _keyed_rows(
+        (summary["path"].lower(), rid)
         for rid, summary in index.items()
         if summary.get("path") and not summary.get("deleted")
-    ]
+    )
+
+
+def _keyed_rows(pairs: Iterable[tuple[str, str]]) -> tuple[bytes, bytes, list[bytes]] | None:
+    rows = [f"{key}\x00{rid}".encode("utf-8", "surrogatepass") for key, rid in pairs]
     if any(row.count(b"\x00") != 1 for row in rows):
         return None
     return pack_rows(rows)
 
 
-def _summary_rows(
-    index: MutableMapping[str, dict[str, Any]],
-) -> tuple[str, bytes, bytes, list[str]] | None:
+def _summary_rows(index: dict[str, dict[str, Any]]) -> tuple[str, bytes, bytes, list[str]] | None:
     """What :meth:`Summaries.from_rows` reads: the ids joined by newlines, each summary
-    marshalled (a row not read yet kept as it was), where each starts, and the tombstones'
-    ids. None when an id holds a newline (none does: :func:`validate_id`)."""
-    ids = list(index)
-    if any("\n" in rid for rid in ids):
+    marshalled, where each starts, and the tombstones' ids. None when an id holds a newline
+    (none does: :func:`validate_id`)."""
+    if any("\n" in rid for rid in index):
         return None
-    raw = index.raw_row if isinstance(index, Summaries) else None
-    parts = []
+    rows, starts = _joined([marshal.dumps(summary) for summary in index.values()])
+    dead = [rid for rid, summary in index.items() if summary.get("deleted")]
+    return "\n".join(index), rows, starts, dead
+
+
+def _joined(rows: list[bytes]) -> tuple[bytes, bytes]:
+    """``rows`` as one string of bytes, and where each starts (an ``array("I")``'s bytes)."""
     starts = array("I", [0])
     at = 0
-    dead = []
-    for rid in ids:
-        row = raw(rid) if raw is not None else None
-        if row is None:
-            summary = index[rid]
-            row = marshal.dumps(summary)
-            if summary.get("deleted"):
-                dead.append(rid)
-        elif isinstance(index, Summaries) and index.is_dead(rid):
-            dead.append(rid)
-        parts.append(row)
+    for row in rows:
         at += len(row)
         starts.append(at)
-    return "\n".join(ids), b"".join(parts), starts.tobytes(), dead
+    return b"".join(rows), starts.tobytes()
 
 
 def _pack_table_rows(
@@ -583,18 +582,12 @@ class Summaries(MutableMapping[str, dict[str, Any]]):
         return self._d.keys()
 
     def raw_row(self, rid: str) -> bytes | None:
-        """A row not read yet, as the snapshot kept it (None once read or replaced)."""
+        """A row not read yet, as the snapshot kept it (None once read or replaced): what
+        is read and what is not, for a look from outside."""
         value = self._d.get(rid)
         if type(value) is not int:
             return None
-        try:
-            return bytes(self._rows[self._starts[value] : self._starts[value + 1]])
-        except SnapshotDamaged:
-            return None  # (read instead: made again from its record)
-
-    def is_dead(self, rid: str) -> bool:
-        """Whether a row not read yet is a tombstone's."""
-        return rid in self._dead
+        return bytes(self._rows[self._starts[value] : self._starts[value + 1]])
 
     def live(self) -> Summaries:
         """A copy without the tombstones (the rows not read yet shared, read on their own)."""
@@ -619,12 +612,7 @@ def pack_rows(rows: list[bytes]) -> tuple[bytes, bytes, list[bytes]]:
     """``rows`` sorted into one string of bytes, where each starts (an ``array("I")``'s
     bytes), and every ``_SAMPLE``-th row: what :class:`KeyedRows` reads."""
     rows.sort()
-    starts = array("I", [0])
-    at = 0
-    for row in rows:
-        at += len(row)
-        starts.append(at)
-    return b"".join(rows), starts.tobytes(), rows[::_SAMPLE]
+    return (*_joined(rows), rows[::_SAMPLE])
 
 
 _SAMPLE = 32  # (rows apart in a table's sample: a bisection's first steps, made in memory)
