@@ -70,6 +70,9 @@ class Classification:
     band: str | None = None
     # Why the embedded classifier calls the thought noise ("keyboard mash", …), if it does.
     noise: str | None = None
+    # Types the classifier read in the thought but could not name (["person"]: "call him
+    # back" with no name found). Front ends say so and ask for the name; nothing is invented.
+    unnamed: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         out = {
@@ -89,6 +92,8 @@ class Classification:
             out["band"] = self.band
         if self.noise:
             out["noise"] = self.noise
+        if self.unnamed:
+            out["unnamed"] = list(self.unnamed)
         return out
 
     @classmethod
@@ -108,6 +113,7 @@ class Classification:
             confidence_known=d.get("confidence_known") is not False,
             band=d["band"] if d.get("band") in ("auto", "suggest", "review") else None,
             noise=str(d["noise"]) if d.get("noise") else None,
+            unnamed=[str(t) for t in d.get("unnamed") or []],
         )
 
     @property
