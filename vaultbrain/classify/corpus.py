@@ -9,10 +9,10 @@ on it is a fair one, and it stays the same lines however the file grows.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 
-from vaultbrain import hashes
 from vaultbrain.patterns import LazyPattern
 from vaultbrain.resources import data_dir
 from vaultbrain.values import valueclass
@@ -59,7 +59,7 @@ def load_corpus(pack_name: str) -> list[Example]:
 
 def is_dev(text: str) -> bool:
     """Whether a thought belongs to the fixed 20% dev split (by a hash of its text)."""
-    return hashes.sha1(text.encode("utf-8")).digest()[0] % 5 == 0
+    return hashlib.sha1(text.encode("utf-8")).digest()[0] % 5 == 0
 
 
 def split(examples: list[Example]) -> tuple[list[Example], list[Example]]:

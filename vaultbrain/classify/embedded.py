@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import hashlib
 import re
 from collections import Counter
 from collections.abc import Container
 from dataclasses import field
 from typing import Any
 
-from vaultbrain import hashes
 from vaultbrain.classify import heuristic as rules
 from vaultbrain.classify.corpus import Example, corpus_path, corpus_vocabulary, load_corpus, split
 from vaultbrain.classify.dates import find_date, mentions_date
@@ -176,7 +176,7 @@ def corpus_key(labels: list[str], pack_name: str) -> str:
 
 def _corpus_key(labels: list[str], pack_name: str) -> str:
     path = corpus_path(pack_name) or corpus_path(BASE_PACK)
-    h = hashes.sha256(("|".join(labels) + "|v10").encode())
+    h = hashlib.sha256(("|".join(labels) + "|v10").encode())
     if path is not None:
         h.update(path.read_bytes())
     return h.hexdigest()[:12]

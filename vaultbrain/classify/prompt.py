@@ -10,12 +10,12 @@ grammar otherwise repeats list items until the context ends.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from vaultbrain import hashes
 from vaultbrain.packs import ResolvedPack
 from vaultbrain.patterns import LazyPattern
 from vaultbrain.resources import data_dir
@@ -52,7 +52,7 @@ class Prompt:
 @lru_cache(maxsize=16)
 def _load_template(path: str, mtime: int) -> tuple[str, str]:
     text = Path(path).read_text("utf-8")
-    return text, hashes.sha256(text.encode()).hexdigest()[:12]
+    return text, hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 def load_template(name: str) -> tuple[str, str]:

@@ -19,12 +19,12 @@ the graph index of the pack (no unasked writes). Each line links its source.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain import hashes
 from vaultbrain.errors import LLMError, UserError
 from vaultbrain.graph.extract import is_own, link_key
 from vaultbrain.graph.index import ARCHIVE, LIVE, GraphIndex
@@ -191,7 +191,7 @@ def cache_key(text: str, pack: str, model: str, prompt_hash: str) -> str:
     is never extracted again; any of them changing makes a new key."""
     norm = " ".join(text.split()).lower()
     doc = json.dumps([norm, pack, model, prompt_hash], ensure_ascii=False)
-    return hashes.sha256(doc.encode()).hexdigest()
+    return hashlib.sha256(doc.encode()).hexdigest()
 
 
 @dataclass

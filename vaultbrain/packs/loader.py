@@ -18,6 +18,7 @@ resolved pack's plain parts (resolved.py), so such a command does not even impor
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 import pickle
@@ -26,7 +27,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain import hashes
 from vaultbrain.logs import get_logger
 from vaultbrain.packs.resolved import PackError, ResolvedPack
 from vaultbrain.resources import data_dir
@@ -247,7 +247,7 @@ def _stat(path: Path | str) -> tuple[int, int]:
 
 def _digest(path: Path | str) -> str | None:
     try:
-        return hashes.sha256(Path(path).read_bytes()).hexdigest()
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
     except OSError:
         return None
 
@@ -414,7 +414,7 @@ def _code_stamp() -> tuple[Any, ...]:
 def _disk_path(key: tuple[str, ...]) -> Path | None:
     if _disk is None:
         return None
-    digest = hashes.sha256(repr((key, _code_stamp())).encode()).hexdigest()[:16]
+    digest = hashlib.sha256(repr((key, _code_stamp())).encode()).hexdigest()[:16]
     return _disk / "packs-cache" / f"{digest}.pickle"
 
 

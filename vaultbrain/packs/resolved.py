@@ -16,12 +16,12 @@ defaults, so a change anywhere in the chain changes the identity a capture recor
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain import hashes
 from vaultbrain.errors import UserError
 from vaultbrain.patterns import LazyPattern
 
@@ -357,7 +357,7 @@ class ResolvedPack:
     @cached_property
     def sha8(self) -> str:
         canonical = canonical_json(as_data(self.manifest))
-        return hashes.sha256(canonical.encode()).hexdigest()[:8]
+        return hashlib.sha256(canonical.encode()).hexdigest()[:8]
 
     @property
     def identity(self) -> str:

@@ -16,6 +16,7 @@ the vault for Obsidian Sync, iCloud or Syncthing to carry.
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import os
 import re
@@ -23,7 +24,6 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from vaultbrain import hashes
 from vaultbrain.errors import UserError
 from vaultbrain.logs import get_logger
 from vaultbrain.vault import yml
@@ -76,7 +76,7 @@ def manifest(folder: Path) -> dict[str, list[object]]:
             if path.is_symlink():
                 out[rel] = ["link", os.readlink(path)]
                 continue
-            digest = hashes.sha256()
+            digest = hashlib.sha256()
             fd = os.open(path, os.O_RDONLY)
             try:
                 while chunk := os.read(fd, 1 << 20):
@@ -88,7 +88,7 @@ def manifest(folder: Path) -> dict[str, list[object]]:
 
 
 def _digest(files: dict[str, list[object]]) -> str:
-    return hashes.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()
+    return hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()
 
 
 class _Held:
