@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import logging
 import os
 import signal
 import sys
@@ -31,9 +32,7 @@ from multiprocessing import Pipe
 from multiprocessing.connection import Connection
 from typing import Any, Generic, TypeVar
 
-from vaultbrain.logs import get_logger
-
-log = get_logger(__name__)
+log = logging.getLogger(__name__)
 
 __all__ = ["Crew", "Lost", "crew", "cores"]
 

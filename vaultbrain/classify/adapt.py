@@ -20,11 +20,12 @@ corpus, so a cold ``capture`` loads it instead of training it.
 
 from __future__ import annotations
 
+import logging
 import os
 import pickle
 import time
 from collections.abc import Container, MutableMapping
-from dataclasses import field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -39,14 +40,12 @@ from vaultbrain.classify.entities import KnownNames, find_people
 from vaultbrain.classify.learned import Counts, features
 from vaultbrain.classify.reliability import Reliability, vote_evidence
 from vaultbrain.errors import VaultbrainError
-from vaultbrain.logs import get_logger
 from vaultbrain.packed import PackedMap, packed
 from vaultbrain.procs import collector_paused
 from vaultbrain.statuses import STOOD, CaptureStatus
 from vaultbrain.store import Store
-from vaultbrain.values import valueclass
 
-log = get_logger(__name__)
+log = logging.getLogger(__name__)
 
 # Whole numbers: the vault's counts stay integers, which the state dir's cache stores in a
 # quarter of the room floats take and reads back faster.
@@ -68,7 +67,7 @@ _LOADED: dict[str, Embedded] = {}  # corpus models read from a state dir, by pat
 _LEARNING: dict[tuple[str, str], VaultLearning] = {}  # (state dir, pack identity) -> learning
 
 
-@valueclass
+@dataclass
 class VaultLearning:
     """What one vault taught the embedded classifier, in a form that learns incrementally."""
 

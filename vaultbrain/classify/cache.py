@@ -16,16 +16,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import threading
 import time
 import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.classify.result import Classification, reply_schema
-from vaultbrain.logs import get_logger
-from vaultbrain.values import valueclass
 
 if TYPE_CHECKING:
     import datetime as dt
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from vaultbrain.classify.prompt import Prompt
     from vaultbrain.packs import ResolvedPack
 
-log = get_logger("vaultbrain.classify")
+log = logging.getLogger("vaultbrain.classify")
 
 CACHE_FILE = "classify-cache.sqlite"
 MAX_ROWS = 5000
@@ -85,7 +85,7 @@ def _schema_bytes(pack: ResolvedPack) -> bytes:
     return data
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class CacheKey:
     thought: str
     pack: str
@@ -229,7 +229,7 @@ class ClassificationCache:
             )
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class CacheSlot:
     """One thought's place in the cache: look it up, or fill it with the LLM's answer."""
 

@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from vaultbrain.patterns import LazyPattern
 from vaultbrain.resources import data_dir
-from vaultbrain.values import valueclass
 
 LETTERS = {"p": "person", "j": "project", "i": "idea", "a": "admin"}
 _PERSON = LazyPattern(r"\{([^{}]+)\}")
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class Example:
     """One labelled thought: its types (primary first; none for a thought of no type)."""
 

@@ -22,13 +22,12 @@ import math
 import unicodedata
 from array import array
 from collections.abc import Iterable
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any
 
 from vaultbrain.classify.corpus import Example
 from vaultbrain.packed import packed
 from vaultbrain.patterns import LazyPattern
-from vaultbrain.values import valueclass
 
 ALPHA = 1.0  # additive smoothing of the per-label feature frequencies (chosen on the dev set)
 # Character n-grams of each word, off: measured on the dev set (bench/bench_classifier.py),
@@ -123,7 +122,7 @@ class CompactTable:
         self.values = state["values"]
 
 
-@valueclass
+@dataclass
 class Counts:
     """Weighted document frequencies per label: what naive Bayes needs, and all of it additive."""
 
@@ -409,7 +408,7 @@ def _solve_linear(a: list[list[float]], b: list[float]) -> list[float] | None:
     return [m[i][n] / m[i][i] for i in range(n)]
 
 
-@valueclass
+@dataclass
 class Model:
     """Counts plus calibration: what classifies a thought."""
 

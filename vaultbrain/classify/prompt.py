@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,6 @@ from typing import Any
 from vaultbrain.packs import ResolvedPack
 from vaultbrain.patterns import LazyPattern
 from vaultbrain.resources import data_dir
-from vaultbrain.values import valueclass
 
 CLASSIFIER_TEMPLATE = "brain-classifier.md"
 _VAR = LazyPattern(r"\{\{\s*([a-z_]+)\s*\}\}")
@@ -38,7 +38,7 @@ NET_ITEMS = 16
 NET_STRING = 1000
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class Prompt:
     system: str
     user: str

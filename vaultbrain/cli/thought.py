@@ -65,7 +65,7 @@ class EverydayCapture:
         state_dir = self.state_dir if given else os.environ.get("VAULTBRAIN_STATE_DIR") or None
         obj = Context(self.vault, state_dir, None, 0)
         obj.state_dir_given = given
-        set_up_logging(False, 0, False, deferred=True)
+        set_up_logging(False, 0, False)
         _inspect_on_first_use()
         try:
             try:

@@ -11,6 +11,7 @@ note with one compare-and-swap edit (``Vault.edit``), and the record follows.
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -24,7 +25,6 @@ from vaultbrain.filing.index import records as record_index
 from vaultbrain.filing.records import record_from_note
 from vaultbrain.filing.sync import notes_sync
 from vaultbrain.forked import Lost, crew
-from vaultbrain.logs import get_logger
 from vaultbrain.procs import collector_paused
 from vaultbrain.vault.note import ParsedNote, parse_note, update_frontmatter
 
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from vaultbrain.packs import PageType
     from vaultbrain.vault.files import NoteFile
 
-log = get_logger(__name__)
+log = logging.getLogger(__name__)
 
 # Notes written per flush to disk (Vault.edit_many), and how often the notes cache is
 # written while adopting (a Ctrl-C or a kill loses at most that much of it: the next scan

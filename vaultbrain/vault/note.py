@@ -151,8 +151,6 @@ class NoteFormatError(UserError):
     """A note whose frontmatter cannot be read; the note is left untouched."""
 
 
-# A dataclass, not a @valueclass: one is built for every note read (a reindex reads them
-# all), and the generated __init__ is several times faster than the shared one.
 @dataclass
 class ParsedNote:
     """A note split: its frontmatter (``data``, and ``raw`` as written) and its body."""

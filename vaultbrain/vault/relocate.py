@@ -18,6 +18,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import json
+import logging
 import os
 import re
 import shutil
@@ -25,7 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vaultbrain.errors import UserError
-from vaultbrain.logs import get_logger
 from vaultbrain.vault import yml
 from vaultbrain.vault.atomic import fsync_dir
 from vaultbrain.vault.files import Vault
@@ -234,7 +234,7 @@ def move_at_start(root: Path) -> Moved | None:
     """The daemon's start: move ``<vault>/.vaultbrain`` out when that is safe (no other
     vaultbrain process holds it), finish a move a kill interrupted; otherwise leave it, in
     use where it is, and say why in the log. None when there is nothing to do."""
-    log = get_logger("vaultbrain.daemon")
+    log = logging.getLogger("vaultbrain.daemon")
     root = Path(root).expanduser().resolve()
     legacy = root / IN_VAULT
     if in_vault_pinned() or not (legacy.is_dir() or (root / MOVED_AWAY).exists()):

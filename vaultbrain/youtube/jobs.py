@@ -10,6 +10,7 @@ the yt-dlp progress hooks check. Both files go when the job ends.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 import time
@@ -20,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
 from vaultbrain.ids import new_id
-from vaultbrain.logs import Logger
 from vaultbrain.procs import pid_alive
 from vaultbrain.vault.atomic import atomic_write_file
 
@@ -51,7 +51,7 @@ class Progress:
 ProgressCallback = Callable[[Progress], None]
 
 
-def progress_logger(logger: Logger | logging.Logger, every: float = 25.0) -> ProgressCallback:
+def progress_logger(logger: logging.Logger, every: float = 25.0) -> ProgressCallback:
     """A progress callback for the daemon: logs each stage as it starts, then every
     ``every`` percent of it."""
     last: dict[tuple[str, str], float] = {}
