@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -87,9 +86,11 @@ class SubtypeRules:
                     return True
         if w.path_pattern:
             path = rel.replace("\\", "/")
+            from vaultbrain.packs.linear import compile_pack_regex
+
             try:
-                rx = re.compile(w.path_pattern)
-            except re.error:  # gbrain skips a malformed pattern silently; so do we
+                rx = compile_pack_regex(w.path_pattern)
+            except ValueError:  # gbrain skips a malformed pattern silently; so do we
                 return False
             # gbrain tests the path as written and '/' + the path in lower case; the path in
             # lower case too, so a pattern written for `books/` finds `Books/`
