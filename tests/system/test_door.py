@@ -153,9 +153,6 @@ def test_a_handed_over_capture_does_not_load_the_classifier(vault: Path, daemon)
     loaded = set(re.findall(r"\|\s*([\w.]+)\s*$", done.stderr, re.M))
     for heavy in ("vaultbrain.classify", "vaultbrain.capture.pipeline", "vaultbrain.store"):
         assert heavy not in loaded, heavy
-    # The everyday form is read without click (vaultbrain/cli/thought.py): handing a
-    # thought over costs less than importing click would.
-    assert "click" not in loaded and "vaultbrain.cli.group" not in loaded
     d.stop()
 
 

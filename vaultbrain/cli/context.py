@@ -1,7 +1,6 @@
-"""What every command shares, without click: the context the group's options decide
-(:class:`Context`), the hints that repeat the person's --vault, the one error ladder
-(:func:`error_line`) and the logging. The click group (vaultbrain/cli/group.py) and the
-everyday capture read without it (vaultbrain/cli/thought.py) both build on it."""
+"""What every command shares: the context the group's options decide (:class:`Context`), the
+hints that repeat the person's --vault, the one error ladder (:func:`error_line`) and the
+logging. The click group (vaultbrain/cli/group.py) builds on it."""
 
 from __future__ import annotations
 
@@ -19,11 +18,6 @@ if TYPE_CHECKING:
 
     from vaultbrain.brain import Brain
 
-# True in the `vaultbrain` script's process, which runs one command and exits (a command may
-# then leave what a process that goes on would tidy: cli/thought.py's capture and the collector).
-ONE_COMMAND = False
-
-
 # A next-step hint names a command in backticks: `vaultbrain reindex`.
 _HINT = LazyPattern(r"`vaultbrain (?!--vault )")
 
@@ -34,8 +28,9 @@ def hint(text: str, obj: Context | None = None) -> str:
     them: it does not know how the person named the vault. ``obj``: the command's context
     (by default the running click command's)."""
     if obj is None:
-        click = sys.modules.get("click")  # (not imported for it: the quick capture has none)
-        ctx = click.get_current_context(silent=True) if click is not None else None
+        import click
+
+        ctx = click.get_current_context(silent=True)
         obj = ctx.find_root().obj if ctx is not None else None
     if not isinstance(obj, Context) or "`vaultbrain " not in text:
         return text
