@@ -216,7 +216,6 @@ class KnownNames:
     """What the vault calls its records: full names and aliases by type, and first names of
     people (to link "priya" to ``Priya Shah`` when she is the only Priya)."""
 
-    # (dicts, or PackedMaps as the vault's learning keeps them: vaultbrain/packed.py)
     names: MutableMapping[str, set[tuple[str, str]]] = field(
         default_factory=dict
     )  # lower -> {(type, title)}
