@@ -21,10 +21,10 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
+from vaultbrain.filing import writers
 from vaultbrain.filing.index import records as record_index
 from vaultbrain.filing.records import record_from_note
 from vaultbrain.filing.sync import notes_sync
-from vaultbrain.forked import Lost, crew
 from vaultbrain.procs import collector_paused
 from vaultbrain.vault.note import ParsedNote, parse_note, update_frontmatter
 
@@ -43,7 +43,7 @@ WRITING = 1  # batches being written while the one before is followed
 SWAPPING = 4  # threads that write one batch's notes (see vaultbrain/vault/batch.py)
 SAVE_EVERY_S = 60.0
 # From this many notes, the batches are written by this many processes forked for it (see
-# vaultbrain/forked.py) while this one makes the records follow.
+# vaultbrain/filing/writers.py) while this one makes the records follow.
 FORK_FROM = 2_000
 WRITERS = 2
 
@@ -286,7 +286,7 @@ def _apply(
             firsts.setdefault((a.type, a.path.rpartition("/")[0]), a.path)
         for (type_name, _folder), rel in firsts.items():
             _type_of(brain, type_name, rel)
-    team = crew(processes, writing, writing.serving) if processes else None
+    team = writers.start(processes, writing, writing.serving) if processes else None
     if team is not None:
         log.info("adopting %d notes: written by %d processes forked for it", len(todo), len(team))
     sync.load_cache()  # (the writers do not need it: loaded while they start)
@@ -310,7 +310,7 @@ def _apply(
             writing.swappers = swappers
             for span in spans:
                 if team is not None:
-                    written.append(_Batch(span, team.submit(span)))
+                    written.append(_Batch(span, team.submit(span), by_writer=True))
                 else:
                     written.append(_Batch(span, batches.submit(writing, span)))
                 if len(written) > ahead:
@@ -321,10 +321,6 @@ def _apply(
                     brain.store.settle()
                     sync.save_cache()
                     saved_at = time.monotonic()
-            if team is not None:
-                # Told now, each writer ends once its last batch is answered: it lets go of
-                # the files it displaced (a free waits on the disk) while this one follows.
-                team.finish()
             while written:
                 _follow_batch(brain, sync, written[0], out, writing)
                 written.pop(0)
@@ -380,6 +376,7 @@ class _Batch:
 
     span: tuple[int, int]
     future: Any  # .result() -> Written
+    by_writer: bool = False  # written by a writer process (vaultbrain/filing/writers.py)
     followed: bool = False
 
 
@@ -418,7 +415,7 @@ class _Writing:
         """A writer process's life: its own threads, the files its swaps displaced held
         open while it writes, and what an editor wrote into them carried in as it ends.
         Freeing those files waits on the disk: done once it has told the parent it is done
-        (the steps it yields, see vaultbrain/forked.py)."""
+        (the steps it yields)."""
         from vaultbrain.vault.late import LateWrites, free_all
 
         self.forked = True
@@ -507,7 +504,9 @@ def _follow_batch(brain: Brain, sync: Any, b: _Batch, out: Adopted, writing: _Wr
         return 0
     try:
         written = b.future.result()
-    except Lost as exc:  # (its writer process failed or died: written again here)
+    except Exception as exc:  # (its writer process failed or died: written again here)
+        if not b.by_writer:
+            raise
         log.warning("a writer process lost notes %d-%d (%s): written here", *b.span, exc)
         written = writing(b.span)
     b.followed = True
