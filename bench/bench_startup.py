@@ -121,8 +121,17 @@ def breakdown(vault: Path, env: dict[str, str]) -> list[str]:
     """Self time of each package a cold capture imports (importtime's own figures, which
     run slower than a plain start), largest first."""
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", VAULTBRAIN]
-        + ["--vault", str(vault), "capture", "Met with Quinn about the breakdown"],
+        [
+            sys.executable,
+            "-X",
+            "importtime",
+            "-c",
+            VAULTBRAIN,
+            "--vault",
+            str(vault),
+            "capture",
+            "Met with Quinn about the breakdown",
+        ],
         capture_output=True,
         text=True,
         env=env,

@@ -141,8 +141,17 @@ def test_a_handed_over_capture_does_not_load_the_classifier(vault: Path, daemon)
     d = daemon().start()
     d.wait_ready()
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "vaultbrain", "--vault", str(vault)]
-        + ["capture", "Met with Quinn about imports"],
+        [
+            sys.executable,
+            "-X",
+            "importtime",
+            "-m",
+            "vaultbrain",
+            "--vault",
+            str(vault),
+            "capture",
+            "Met with Quinn about imports",
+        ],
         capture_output=True,
         text=True,
         timeout=60,

@@ -303,7 +303,7 @@ class EmbeddingClient:
     def _post(
         self, path: str, body: dict[str, Any], n: int, kw: dict[str, Any]
     ) -> tuple[list[list[float]], str]:
-        resp = self.llm._request("POST", path, json=body, **kw)
+        resp = self.llm._request("POST", path, json=body, **kw)  # noqa: SLF001
         if resp.status_code != 200:
             raise self._error(resp)
         try:

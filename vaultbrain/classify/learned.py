@@ -349,7 +349,7 @@ def platt_from(
 def decision_features(firsts: list[float], n_feats: int) -> list[float]:
     """What the confidence in a primary type goes by: how sure the model is of the first type
     (log-odds), by how much more than of the second, and how long the thought is."""
-    ranked = sorted(firsts, reverse=True) + [0.0, 0.0]
+    ranked = [*sorted(firsts, reverse=True), 0.0, 0.0]
     top, second = (min(max(p, 1e-4), 1 - 1e-4) for p in ranked[:2])
     logit = math.log(top / (1 - top))
     return [logit, logit - math.log(second / (1 - second)), math.log1p(n_feats)]

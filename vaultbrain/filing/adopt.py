@@ -490,7 +490,7 @@ def _record(
     sync: Any, a: Adoption, note: NoteFile, parsed: ParsedNote, record: dict[str, Any]
 ) -> dict[str, Any]:
     """The record following its adopted note: ``note_id`` set, no longer ``origin: "vault"``."""
-    new = record_from_note(a.path, parsed, sync._type(a.type, a.path), record, note.hash)
+    new = record_from_note(a.path, parsed, sync._type(a.type, a.path), record, note.hash)  # noqa: SLF001
     new["id"] = a.record_id
     new["note_id"] = a.record_id
     new.pop("origin", None)
@@ -554,8 +554,8 @@ def _follow(
     with brain.store.locked():
         col.put(new)
     index.upsert(a.collection, new)
-    sync._remember(a.path, note)  # the next scan knows this text: no re-read, no import
-    brain.vault._remember(a.path, note.hash)  # (a writer process's write is ours too)
+    sync._remember(a.path, note)  # the next scan knows this text: no re-read, no import  # noqa: SLF001
+    brain.vault._remember(a.path, note.hash)  # (a writer process's write is ours too)  # noqa: SLF001
     brain.store.audit(
         {
             "at": brain.now().isoformat(),
@@ -690,7 +690,7 @@ def dry_run(brain: Brain) -> DryRun:
         parsed = parse_note(note.text)
         from vaultbrain.filing.decide import decide
 
-        action = decide(sync._facts(rel, note, parsed))
+        action = decide(sync._facts(rel, note, parsed))  # noqa: SLF001
         if parsed.error and getattr(action, "problem", None):
             out.unreadable.append(f"{rel}: {parsed.error}")  # type: ignore[union-attr]
         match action:

@@ -407,7 +407,7 @@ def _key_spans(raw: str) -> tuple[list[str], dict[str, tuple[int, int]], list[st
             continue
         if not stripped.strip():
             continue  # a blank line may sit inside a block scalar; decided by what follows
-        if stripped.startswith((" ", "\t")) or stripped == "-" or stripped.startswith("- "):
+        if stripped.startswith((" ", "\t", "- ")) or stripped == "-":
             last_content = i
             continue
         # A comment or anything else at column 0 ends the current key's span.

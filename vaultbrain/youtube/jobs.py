@@ -114,7 +114,7 @@ class Job:
         now = time.monotonic()
         if changed or now - self._written >= 0.5 or self.percent >= 100.0:
             self._written = now
-            self.registry._write(self)
+            self.registry._write(self)  # noqa: SLF001
         if self._callback is not None:
             self._callback(Progress(self.id, self.video_id, stage, self.percent, self.overall))
 
@@ -173,7 +173,7 @@ class JobRegistry:
         return job
 
     def finish(self, job: Job) -> None:
-        job._done.set()
+        job._done.set()  # noqa: SLF001
         with self._lock:
             self._jobs.pop(job.id, None)
         for path in (self.jobs_dir / f"{job.id}.json", self.cancel_dir / job.id):
@@ -183,13 +183,13 @@ class JobRegistry:
                 pass
 
     def _write(self, job: Job) -> None:
-        if job._done.is_set():
+        if job._done.is_set():  # noqa: SLF001
             return
         atomic_write_file(self.jobs_dir / f"{job.id}.json", json.dumps(job.snapshot()))
 
     def _watch(self, job: Job) -> None:
         flag = self.cancel_dir / job.id
-        while not job._done.wait(self.poll_seconds):
+        while not job._done.wait(self.poll_seconds):  # noqa: SLF001
             if flag.exists():
                 job.cancel.set()
                 return
