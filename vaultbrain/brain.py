@@ -12,13 +12,13 @@ are plain values: reading them has no effect, so the order of reads never matter
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from vaultbrain.logs import get_logger
 from vaultbrain.packs import PackError, ResolvedPack
 from vaultbrain.packs.choice import ActivePack, active_or_fallback, folder_packs, folder_typer
 from vaultbrain.packs.loader import home_dir
@@ -73,11 +73,9 @@ class Brain:
         self._typer: Callable[[str], ResolvedPack]
         self.inbox_rel: str = ""
         self.client: LLMClient | None = None
-        from vaultbrain import patterns
         from vaultbrain.packs.loader import keep_on_disk
 
         keep_on_disk(self.vault.state_dir)  # resolved packs kept for the next command
-        patterns.keep_on_disk(self.vault.state_dir)  # and the patterns' compiled programs
         self.refresh()
 
     # -- the one explicit refresh --------------------------------------------------------
@@ -121,9 +119,9 @@ class Brain:
             if self.pack_problem and self.pack_problem != before:
                 # Once when it starts (or changes), not at every turn; Needs Review lists it
                 # while it lasts (filing/unreadable.py reads brain.pack_problem).
-                get_logger("vaultbrain.packs").warning("%s", self.pack_problem)
+                logging.getLogger("vaultbrain.packs").warning("%s", self.pack_problem)
             elif before and not self.pack_problem:
-                get_logger("vaultbrain.packs").info("the schema pack is usable again")
+                logging.getLogger("vaultbrain.packs").info("the schema pack is usable again")
             typer, extra = folder_typer(active, folder_packs(self.settings), home_dir(self.env))
         except PackError as exc:
             # Kept, not raised: a command that repairs the setting (`schema use`) must still

@@ -15,17 +15,17 @@ vaultbrain/vault/yml.py, so what else the person or ``init`` wrote in ``vaultbra
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import socket
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vaultbrain.errors import UserError, VaultbrainError
-from vaultbrain.logs import get_logger
 from vaultbrain.patterns import LazyPattern
-from vaultbrain.values import valueclass
 from vaultbrain.vault import yml
 from vaultbrain.vault.atomic import atomic_write_file
 from vaultbrain.vault.statedir import legacy_note, vault_id, written_vault_id
@@ -36,10 +36,10 @@ if TYPE_CHECKING:
 MACHINE_FILE = "machine.json"
 VAULT_YML = "vaultbrain.yml"
 _ID = LazyPattern(r"^[a-z0-9]{6,32}$")
-log = get_logger("vaultbrain.daemon")
+log = logging.getLogger("vaultbrain.daemon")
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class Machine:
     id: str
     host: str
@@ -48,7 +48,7 @@ class Machine:
         return f"{self.id} ({self.host})"
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class Role:
     machine: Machine
     filer: str | None  # the machine id vaultbrain.yml names, after any claim

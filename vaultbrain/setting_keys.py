@@ -8,12 +8,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from vaultbrain.errors import UserError
-from vaultbrain.values import valueclass
 
 # A parser turns the text a person typed into the value, or raises ValueError with what was
 # expected, naming the value ("'high' is not a number; expected …"). Settings.set puts the
@@ -133,7 +132,7 @@ def _pack_name(v: str, env: Mapping[str, str] | None = None) -> str:
     return name
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class Key:
     name: str
     default: Any

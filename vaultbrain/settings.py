@@ -25,7 +25,8 @@ from vaultbrain.vault.yml import VAULT_YML
 if TYPE_CHECKING:
     from vaultbrain.vault.files import Vault
 
-from vaultbrain.logs import get_logger
+import logging
+
 from vaultbrain.setting_keys import (  # noqa: F401 (the keys, where callers look for them)
     _PREFIX_KEYS,
     _YML_TO_KEY,
@@ -38,7 +39,7 @@ from vaultbrain.setting_keys import (  # noqa: F401 (the keys, where callers loo
     _pack_name,
 )
 
-log = get_logger("vaultbrain.settings")
+log = logging.getLogger("vaultbrain.settings")
 _LOGGED: set[str] = set()  # problems already logged by this process
 
 

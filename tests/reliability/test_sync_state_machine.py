@@ -408,7 +408,7 @@ class NotesAndStore(RuleBasedStateMachine):
         rids = {n.rid for n in self.live}
         assert len(rids) == len(self.live), "two notes share an id"
         for note in self.live:
-            folder, _title_key, field = KINDS[note.kind]
+            _folder, _title_key, field = KINDS[note.kind]
             text = (self.root / note.path).read_text("utf-8")
             parsed = parse_note(text)
             assert parsed.error is None, (note.path, parsed.error)

@@ -1,4 +1,4 @@
-"""For tests that fork (vaultbrain/forked.py forks only a process with one thread): the
+"""For tests that fork (vaultbrain/filing/writers.py forks only a process with one thread): the
 threads earlier tests left in this process (an HTTP stub's handler, kept by a client not
 collected yet) are let end first."""
 

@@ -65,11 +65,13 @@ def threads() -> int:
 def command(port: int, log: Path, binary: str | None, embeddings: bool, n: int) -> list[str]:
     gguf = str(smollm2_gguf())
     if binary is not None:
-        return [binary, "-m", gguf, "--host", "127.0.0.1", "--port", str(port)] + [
+        return [
+            binary, "-m", gguf, "--host", "127.0.0.1", "--port", str(port),
             "-c", "2048", "-t", str(n), "-np", "1",
         ]  # fmt: skip
     if not embeddings:
-        return [sys.executable, "-m", "llama_cpp.server", "--model", gguf] + [
+        return [
+            sys.executable, "-m", "llama_cpp.server", "--model", gguf,
             "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", str(n),
         ]  # fmt: skip
     common = {"model": gguf, "n_ctx": 2048, "n_threads": n}

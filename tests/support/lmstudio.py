@@ -156,6 +156,7 @@ class FakeLMStudio:
                         {"default_generation_settings": {"n_ctx": 2048}, "build_info": "b4000"},
                     )
                 self._send(404, {"error": "not found"})
+                return None
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
@@ -255,6 +256,7 @@ class FakeLMStudio:
                         },
                     },
                 )
+                return None
 
         ThreadingHTTPServer.allow_reuse_address = True
         self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)

@@ -1,4 +1,4 @@
-"""`adopt --apply` with its batches written by forked writer processes (vaultbrain/forked.py;
+"""`adopt --apply` with its batches written by writer processes (vaultbrain/filing/writers.py;
 a big vault's adoption uses the machine's other cores): the notes, records and notes cache
 come out as the one-process adoption leaves them, a writer that dies hands its notes back to
 be written here (exactly once), and Ctrl-C stops the parent cleanly with the writers'
@@ -15,7 +15,7 @@ import pytest
 from support.cli import frontmatter, run, run_json
 from support.forking import one_thread  # noqa: F401 (the fixture)
 
-import vaultbrain.forked as forked
+import vaultbrain.filing.writers as writers
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -49,14 +49,14 @@ def vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """How many writer processes each adoption forked (the real crew, counted)."""
     made: list[int] = []
-    real = forked.crew
+    real = writers.start
 
     def counted(*args, **kwargs):
         team = real(*args, **kwargs)
         made.append(0 if team is None else len(team))
         return team
 
-    monkeypatch.setattr("vaultbrain.filing.adopt.crew", counted)
+    monkeypatch.setattr(writers, "start", counted)
     return made
 
 
@@ -186,7 +186,7 @@ def _big_vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, more: int) -> li
     """A vault of FORK_FROM + ``more`` hand-made notes, imported (skipped on one core)."""
     from vaultbrain.filing.adopt import FORK_FROM
 
-    if forked.cores() < 2:
+    if writers.cores() < 2:
         pytest.skip("one core: nothing is forked")
     monkeypatch.setenv("VAULTBRAIN_PROVIDER", "heuristic")
     root = tmp_path / "Vault"

@@ -30,8 +30,17 @@ def _env(tmp_path: Path) -> dict[str, str]:
 @pytest.mark.parametrize("bench", BENCHES)
 def test_the_bench_runs_and_prints_its_rows(bench: str, tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "run"), "--quick", "--notes", "100"]
-        + ["--idle", "2", "--only", bench],
+        [
+            sys.executable,
+            str(ROOT / "bench" / "run"),
+            "--quick",
+            "--notes",
+            "100",
+            "--idle",
+            "2",
+            "--only",
+            bench,
+        ],
         cwd=tmp_path,
         env=_env(tmp_path),
         capture_output=True,
@@ -51,8 +60,15 @@ def test_the_classifier_bench_runs_without_a_model(tmp_path: Path) -> None:
     """(bench_classifier.py with the real model takes minutes: contract tests cover the
     model; here the embedded classifier's rows.)"""
     done = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "bench_classifier.py"), "--no-llm"]
-        + ["--notes", "100", "--processes", "2"],
+        [
+            sys.executable,
+            str(ROOT / "bench" / "bench_classifier.py"),
+            "--no-llm",
+            "--notes",
+            "100",
+            "--processes",
+            "2",
+        ],
         cwd=tmp_path,
         env={**_env(tmp_path), "VB_BENCH_DIR": str(tmp_path / "work")},
         capture_output=True,

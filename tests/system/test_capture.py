@@ -138,7 +138,7 @@ def test_sarah_on_the_embedded_classifier(vault: Path) -> None:
     assert run_json(vault, "db", "show", "person", "Sarah")["confirmed"] is False
     admin = frontmatter(vault / "Admin/Follow up with Sarah.md")
     assert admin["due"] >= admin["created"][:10]
-    line = [x for x in (vault / "Inbox.md").read_text().splitlines() if "^vb-" in x][0]
+    line = next(x for x in (vault / "Inbox.md").read_text().splitlines() if "^vb-" in x)
     assert line.startswith("- [ ] ") and "suggestion" in line
 
 
@@ -232,7 +232,7 @@ def test_unknown_type_and_bad_fields(vault: Path, lmstudio: FakeLMStudio) -> Non
     admin = frontmatter(vault / "Admin/Pay rent.md")
     # A value that does not fit is dropped, and no priority is made up in its place.
     assert "due" not in admin and "priority" not in admin and "colour" not in admin
-    cap = [c for c in run_json(vault, "inbox") if c["id"] == doc["id"]][0]
+    cap = next(c for c in run_json(vault, "inbox") if c["id"] == doc["id"])
     assert cap["status"] == "filed"
     audit = [json.loads(x) for x in (vault / ".vaultbrain/audit.jsonl").read_text().splitlines()]
     dropped = [d for e in audit if e.get("capture") == doc["id"] for d in e.get("dropped", [])]
@@ -288,7 +288,7 @@ def test_refused_connection_with_fallback_none_stays_pending(vault: Path) -> Non
     doc = run_json(vault, "capture", SARAH)
     assert doc["status"] == "pending" and "cannot reach" in doc["error"]
     assert not (vault / "People/Sarah.md").exists()
-    line = [x for x in (vault / "Inbox.md").read_text().splitlines() if "^vb-" in x][0]
+    line = next(x for x in (vault / "Inbox.md").read_text().splitlines() if "^vb-" in x)
     assert SARAH in line and "waiting" in line and line.startswith("- [ ] ")
 
 

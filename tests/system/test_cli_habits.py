@@ -101,10 +101,9 @@ def test_quiet_daemon_once_prints_nothing(vault: Path) -> None:
     assert b"INFO" in err and b"took" in err
 
 
-def test_a_command_ends_quickly_yet_whole_output_and_exit_codes_as_ever(vault: Path) -> None:
-    """The `vaultbrain` script skips tearing the interpreter down (cli._leave): what it wrote
-    to a pipe still arrives whole, the exit code is the command's, and a capture's writes
-    are all on disk when the process has gone."""
+def test_a_command_ends_with_whole_output_and_its_exit_code(vault: Path) -> None:
+    """What the `vaultbrain` script wrote to a pipe arrives whole, the exit code is the
+    command's, and a capture's writes are all on disk when the process has gone."""
     people = vault / "People"
     for n in range(1500):
         (people / f"Person {n:04}.md").write_text(f"---\ntype: person\nname: Person {n:04}\n---\n")

@@ -25,8 +25,7 @@ DAY = "2026-12-01"
 
 
 def run(vault: Path, *args: str) -> Result:
-    result = CliRunner().invoke(cli, ["--vault", str(vault), *args])
-    return result
+    return CliRunner().invoke(cli, ["--vault", str(vault), *args])
 
 
 def seed(vault: Path) -> None:

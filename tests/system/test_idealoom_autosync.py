@@ -212,7 +212,7 @@ def test_an_import_schedules_nothing_and_an_identical_export_is_skipped(
     vault: Path, tmp_path: Path
 ) -> None:
     first = make_app(vault)
-    list_id, path = exported_list(first)
+    list_id, _path = exported_list(first)
     other = Brain(vault, state_dir=tmp_path / "other", clock=lambda: dt.datetime(2026, 1, 3))
     other.settings.set("idealoom.enabled", "true")
     other.settings.set("idealoom.auto_export", "true")

@@ -138,13 +138,13 @@ def test_the_result_table_and_json(vault: Path) -> None:
         "imported": 0, "exported": 0, "skipped": 2, "conflicted": 0, "missing": 1,
         "malformed": 1, "unavailable": 1, "failed": 0,
     }  # fmt: skip
-    malformed = [i for i in doc["items"] if i["outcome"] == "malformed"][0]
+    malformed = next(i for i in doc["items"] if i["outcome"] == "malformed")
     assert malformed == {
         "outcome": "malformed", "reason": "numbering-not-dense", "path": "Idea Loom/broken.md",
         "list_id": None, "title": None, "line": 16,
         "message": "idea numbered 3, expected 2 (ideas are numbered 1, 2, 3 …)",
     }  # fmt: skip
-    unavailable = [i for i in doc["items"] if i["outcome"] == "unavailable"][0]
+    unavailable = next(i for i in doc["items"] if i["outcome"] == "unavailable")
     assert unavailable["path"] == "Idea Loom/Elsewhere.md"
     table = run(vault, "idealoom", "import").output
     assert "Idea Loom/broken.md:16" in table

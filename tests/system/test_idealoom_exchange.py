@@ -118,7 +118,7 @@ def test_export_writes_a_dated_note_and_a_fresh_machine_imports_it_identically(
 
 
 def test_row_both_unchanged_is_skipped_and_nothing_written(app: Brain) -> None:
-    list_id, path = exported(app)
+    _list_id, path = exported(app)
     before = path.read_bytes(), path.stat().st_mtime_ns
     assert only(run_import(app)) == ("skipped", "unchanged")
     assert only(run_export(app)) == ("skipped", "unchanged")
@@ -278,7 +278,7 @@ def test_deleting_a_local_list_leaves_its_note_alone(app: Brain) -> None:
 
 
 def test_an_icloud_placeholder_is_unavailable_never_missing(app: Brain, vault: Path) -> None:
-    list_id, path = exported(app)
+    _list_id, path = exported(app)
     path.unlink()
     placeholder = path.with_name(f".{path.name}.icloud")
     placeholder.write_bytes(b"bplist00")

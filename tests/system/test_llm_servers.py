@@ -112,7 +112,7 @@ def test_a_new_model_is_probed_again(stub: FakeLMStudio, tmp_path: Path) -> None
     classify(new_client(stub, tmp_path))
     assert len(stub.requests) == 3
     stub.model = "/models/Qwen2.5-0.5B-Instruct-Q4_K_M.gguf"
-    result, audit = classify(new_client(stub, tmp_path))
+    result, _audit = classify(new_client(stub, tmp_path))
     assert len(stub.requests) == 6, "the remembered form belongs to the old model"
     assert result.classified_by == "llama-cpp-python:Qwen2.5-0.5B-Instruct-Q4_K_M"
     entries = json.loads((tmp_path / FORMS_FILE).read_text())["entries"]

@@ -358,7 +358,7 @@ def test_fork_copies_renames_and_keeps_comments(vault: Path, env_home: Path) -> 
     assert "\nname: my-rec\n" in text
     doc = json.loads(schema(vault, "show", "my-rec", "--json").stdout)
     assert doc["identity"].startswith("my-rec@1.0.0+")
-    assert [t["name"] for t in doc["manifest"]["page_types"]][0] == "meeting"
+    assert next(t["name"] for t in doc["manifest"]["page_types"]) == "meeting"
     assert "already exists" in str(fails(vault, "fork", "vaultbrain-base", "my-rec"))
     assert fails(vault, "fork", "ghost", "x", kind=PackError).code == "UNKNOWN_PACK"
 

@@ -41,11 +41,10 @@ def test_help_imports_no_command_and_none_of_the_heavy_packages() -> None:
     heavy += ("vaultbrain.graph", "vaultbrain.brain", "vaultbrain.packs", "vaultbrain.store")
     assert not {m for m in loaded if m.split(".")[0] in heavy or m.startswith(heavy)}
     # The help comes from the command table alone: no command module is imported, only the
-    # front end (the group, and the reader of the everyday capture form).
+    # front end (the group and what every command shares).
     assert {m for m in loaded if m.startswith("vaultbrain.cli.")} == {
         "vaultbrain.cli.context",
         "vaultbrain.cli.group",
-        "vaultbrain.cli.thought",
     }
 
 
@@ -69,8 +68,7 @@ def test_a_cold_capture_imports_neither_pydantic_nor_httpx_nor_the_features(
     loaded = modules_after("--vault", str(vault), "capture", "Met with Sarah about the shed")
     assert "vaultbrain.capture.pipeline" in loaded  # it did capture
     assert "Met with Sarah about the shed" in (vault / "Inbox.md").read_text("utf-8")
-    # ...nor click: the everyday form is read without it (vaultbrain/cli/thought.py).
-    heavy = ("pydantic", "httpx", "httpcore", "click")
+    heavy = ("pydantic", "httpx", "httpcore")
     features = (
         "vaultbrain.youtube",
         "vaultbrain.idealoom",
@@ -80,19 +78,10 @@ def test_a_cold_capture_imports_neither_pydantic_nor_httpx_nor_the_features(
     assert sorted(m for m in loaded if m.split(".")[0] in heavy or m.startswith(features)) == []
     # The vault's own files as init made them and captures add to them: vaultbrain.yml of
     # plain lines, an inbox of items under its callout; neither needs its parser.
-    assert {"yaml", "markdown_it", "sqlite3"} & loaded == set()
-    # Random names come from os.urandom: `secrets` would bring base64, hmac and random.
-    assert {"secrets", "random", "hmac", "base64"} & loaded == set()
+    assert {"yaml", "markdown_it"} & loaded == set()
     assert "vaultbrain.capture.gestures" not in loaded
-    # Nothing was logged that a capture shows (errors only): logging is not loaded, nor is
-    # inspect's weight (ast, dis, tokenize), which dataclasses would only read for a class
-    # without a docstring (vaultbrain/logs.py, vaultbrain/cli/thought.py).
-    assert {"logging", "traceback", "ast", "dis", "tokenize"} & loaded == set()
     # A server that refused the connection sent no error to read.
     assert "vaultbrain.classify.llm_errors" not in loaded
-    # The notes' hashes come from the interpreter's own SHA-256 (vaultbrain/hashes.py), not
-    # OpenSSL's binding, which hashlib loads.
-    assert {"hashlib", "_hashlib"} & loaded == set()
 
 
 def test_a_refused_connection_is_known_without_a_request() -> None:
@@ -108,54 +97,3 @@ def test_a_refused_connection_is_known_without_a_request() -> None:
         assert not refuses_connections(f"http://localhost:{port}/v1")
     assert refuses_connections(f"http://127.0.0.1:{port}/v1")  # closed now: nothing listens
     assert not refuses_connections("not a url")
-
-
-# What a cold capture defines: no dataclass whose methods are generated and compiled at each
-# start (vaultbrain/values.py) in the layers it loads that this issue slimmed.
-CLASSES = """
-import atexit, dataclasses, json, sys
-from vaultbrain.cli import main
-sys.argv = ["vaultbrain", *json.loads(sys.argv[1])]
-atexit.register(lambda: sys.stderr.write(json.dumps(generated())))
-def generated():
-  slimmed = ("vaultbrain.classify.", "vaultbrain.capture.", "vaultbrain.packs.choice",
-             "vaultbrain.packs.loader", "vaultbrain.machine", "vaultbrain.setting_keys",
-             "vaultbrain.vault.identity", "vaultbrain.vault.inbox", "vaultbrain.vault.note",
-             "vaultbrain.vault.tasks", "vaultbrain.vault.typed", "vaultbrain.filing.names",
-             "vaultbrain.filing.style")
-  return sorted(
-    f"{name}.{cls.__name__}"
-    for name, module in list(sys.modules.items())
-    if name.startswith(slimmed)
-    for cls in vars(module).values()
-    if isinstance(cls, type) and cls.__module__ == name
-    and dataclasses.is_dataclass(cls) and not hasattr(cls, "__value_init__")
-  )
-main()
-"""
-
-
-# Values built for every line or note a scan reads keep the dataclass: its generated __init__
-# is faster per value than @valueclass's shared one, and a reindex builds thousands.
-PER_ITEM = {
-    "vaultbrain.vault.inbox.InboxLine",
-    "vaultbrain.vault.note.ParsedNote",
-    "vaultbrain.vault.tasks.FoundTask",
-    "vaultbrain.vault.tasks.TaskLine",
-    "vaultbrain.vault.typed.InlineField",
-    "vaultbrain.vault.typed.Typed",
-}
-
-
-def test_a_cold_capture_compiles_no_dataclass_code_in_the_slimmed_layers(tmp_path: Path) -> None:
-    vault = tmp_path / "Vault"
-    modules_after("--vault", str(vault), "init")
-    args = ["--vault", str(vault), "capture", "Met with Sarah about the shed"]
-    done = subprocess.run(
-        [sys.executable, "-c", CLASSES, json.dumps(args)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        timeout=120,
-    )
-    assert set(json.loads(done.stderr.strip().splitlines()[-1])) == PER_ITEM

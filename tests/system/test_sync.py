@@ -140,7 +140,7 @@ def test_an_unchanged_vault_is_scanned_without_building_the_record_index(vault: 
     slow = NoteSync(cold_app)
     slow._pin()  # the record index, the long way: what the cache must agree with
     expected = slow.scan()
-    app, sync = sync_for(vault)
+    _app, sync = sync_for(vault)
     report = sync.scan()
     assert loaded_records(sync.app) is None
     assert report.read == 0 and report.unchanged == report.scanned == expected.scanned
@@ -163,7 +163,7 @@ def test_a_store_changed_by_another_process_is_not_trusted_from_the_cache(vault:
     # Another process files a record (its note included) after the cache was written…
     run(vault, "db", "add", "person", "--set", "name=Carol")
     (vault / "People/Carol.md").unlink()  # …and its note is gone before the next scan
-    app, sync = sync_for(vault)
+    _app, sync = sync_for(vault)
     assert not sync._cache_current()
     report = sync.scan()
     assert report.tombstoned == 1

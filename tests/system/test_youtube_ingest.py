@@ -166,7 +166,7 @@ def test_video_goes_to_the_media_library(app: Brain, backend: RecordedBackend) -
 def test_audio_and_video_need_ffmpeg_and_say_so_before_anything(app: Brain) -> None:
     backend = RecordedBackend.from_dir(RECORDINGS)
     backend.ffmpeg = False
-    with pytest.raises(UserError, match="audio \\(mp3\\) needs ffmpeg.*install ffmpeg"):
+    with pytest.raises(UserError, match=r"audio \(mp3\) needs ffmpeg.*install ffmpeg"):
         ingest(app, IngestRequest.for_url(url(TALK), audio=True), backend=backend)
     assert backend.calls == [] and vault_files(app) == set()
     # a transcript-only ingest never needs it

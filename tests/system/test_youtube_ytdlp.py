@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -25,7 +25,7 @@ BIG = 4 * 1024 * 1024
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
-    routes: dict[str, tuple[int, bytes, str]] = {}
+    routes: ClassVar[dict[str, tuple[int, bytes, str]]] = {}
     held = threading.Event()
     release = threading.Event()
 

@@ -170,7 +170,7 @@ def test_link_inference(
 
 
 def test_a_link_removed_from_the_text_disappears_from_both_sides(tmp_path: Path) -> None:
-    vault, graph = _graph(
+    _vault, graph = _graph(
         tmp_path,
         {
             "People/Tom.md": person("Tom", "Tom works at [[Acme]]."),

@@ -1,15 +1,18 @@
-"""Each lint rule, on the merged manifest (inherited types included), and the ReDoS check."""
+"""Each lint rule, on the merged manifest (inherited types included); a pack's patterns run in
+RE2, a linear-time engine (vaultbrain/packs/linear.py)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from fixtures.packs.packkit import manifest, ptype, write_pack
 
+from vaultbrain.graph.extract import infer_links
+from vaultbrain.packs.linear import UnsupportedRegex, compile_pack_regex
 from vaultbrain.packs.lint import LintReport, chain_layers, known_type_names, lint_pack
 from vaultbrain.packs.loader import load_pack
-from vaultbrain.packs.redos import check_regex
 
 
 def _lint(home: Path, name: str, **keys) -> LintReport:  # type: ignore[no-untyped-def]
@@ -198,19 +201,23 @@ def test_prefix_inside_another_declared_first_is_a_warning(env_home: Path) -> No
     assert _rules(r) == ["prefix_nested"] and r.ok
 
 
-def test_link_regex_prone_to_catastrophic_backtracking(env_home: Path) -> None:
+def test_a_link_regex_the_linear_engine_cannot_run_is_a_one_line_error(env_home: Path) -> None:
     r = _lint(
         env_home,
-        "redos",
+        "lookaround",
         page_types=[ptype("a", "A/")],
         link_types=[
-            {"name": "bad", "inference": {"regex": r"(\w+\s?)+$", "page_type": "a"}},
-            {"name": "slow", "inference": {"regex": r"x.*.*=", "page_type": "a"}},
+            {"name": "behind", "inference": {"regex": r"(?<=met )\[\[([^\]]+)", "page_type": "a"}},
+            {"name": "again", "inference": {"regex": r"(\w+) and \1", "page_type": "a"}},
+            {"name": "catastrophic", "inference": {"regex": r"(\w+\s?)+$", "page_type": "a"}},
             {"name": "fine", "inference": {"regex": r"\[\[([^\]|#]{1,200})", "page_type": "a"}},
         ],
     )
-    issues = [(i.link, i.severity) for i in r.issues if i.rule == "redos_link_regex"]
-    assert issues == [("bad", "error"), ("slow", "warning")]
+    issues = [i for i in r.issues if i.rule == "link_regex_unsupported"]
+    assert [(i.link, i.severity) for i in issues] == [("behind", "error"), ("again", "error")]
+    assert not r.ok
+    for issue in issues:
+        assert "\n" not in issue.message and "RE2" in issue.message
 
 
 def test_invalid_field_default(env_home: Path) -> None:
@@ -249,30 +256,49 @@ def test_deep_chain_and_newer_min_version_warn(env_home: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("pattern", "severity"),
+    ("pattern", "almost"),
     [
-        (r"(a+)+$", "error"),
-        (r"(a*)*b", "error"),
-        (r"^(\d+)*$", "error"),
-        (r"(\w+\s?)+$", "error"),
-        (r"(?:[a-z]+|\d+)+!", "error"),
-        (r"(a|aa)+$", "error"),
-        (r"(.*a){12}", "error"),
-        (r"\s*\s*x", "warning"),
-        (r".*.*=", "warning"),
-        (r"([a-z]+,)+", None),
-        (r"(\w+\s)+", None),
-        (r"(ab?)+", None),
-        (r"(ab|a)+c", None),
-        (r"(\d{3}-?)+", None),
-        (r".*foo.*", None),
-        (r"\[\[([^\]]+)\]\]", None),
-        (r"\bworks? at \[\[([^\]|#]{1,200})", None),
+        (r"(a+)+$", "a" * 40 + "b"),
+        (r"(a*)*b", "a" * 40),
+        (r"^(\d+)*$", "1" * 40 + "x"),
+        (r"(\w+\s?)+$", "word " * 15 + "!"),
+        (r"(a|aa)+$", "a" * 40 + "b"),
+        (r"(.*a){12}", "a" * 11 + "b" * 40),
     ],
 )
-def test_redos_check(pattern: str, severity: str | None) -> None:
-    found = {f.severity for f in check_regex(pattern)}
-    if severity is None:
-        assert found == set()
-    else:
-        assert severity in found
+def test_a_catastrophic_pattern_runs_in_linear_time_and_answers_as_re(
+    pattern: str, almost: str
+) -> None:
+    # Python's re takes hours on a line that almost matches (2^40 ways to split the a's);
+    # RE2 does not backtrack. (No timing asserted: pytest's timeout is the guard.)
+    compiled = compile_pack_regex(pattern)
+    assert compiled.search(almost) is None
+    for text in ("a" * 6, "aaa b", "12345", "word word", "aaaaaaaaaaaa", "x"):  # short: re copes
+        mine, theirs = compiled.search(text), re.search(pattern, text)
+        assert (mine is None) == (theirs is None), text
+        if mine is not None and theirs is not None:
+            assert mine.span() == theirs.span() and mine.groups() == theirs.groups()
+
+
+def test_a_catastrophic_link_regex_from_a_pack_infers_links_at_once(env_home: Path) -> None:
+    write_pack(
+        env_home,
+        "slowlinks",
+        manifest(
+            "slowlinks",
+            extends=None,
+            page_types=[ptype("a", "A/")],
+            link_types=[{"name": "runs", "inference": {"regex": r"^(a+)+$", "page_type": "a"}}],
+        ),
+    )
+    pack = load_pack("slowlinks")
+    ptype_a = next(t for t in pack.manifest.page_types if t.name == "a")
+    body = "a" * 40 + "b\n" + "a" * 30 + "\n" + "AAAA"
+    rows = [r for r in infer_links({}, body, ptype_a, pack) if r.link_type == "runs"]
+    assert [(r.key, r.line) for r in rows] == [("a" * 30, 2), ("aaaa", 3)]
+
+
+def test_a_pattern_the_linear_engine_cannot_run_is_one_line() -> None:
+    with pytest.raises(UnsupportedRegex) as caught:
+        compile_pack_regex(r"(?=x)y")
+    assert "\n" not in str(caught.value) and "lookarounds" in str(caught.value)

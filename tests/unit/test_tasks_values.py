@@ -203,9 +203,9 @@ def test_lint_checks_the_tasks_block() -> None:
 
 
 def test_a_bad_tasks_block_is_refused_at_load() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="a Tasks status is one checkbox character"):
         _pack_with({"statuses": {"todo": "xx"}})
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="a Tasks priority is one of highest"):
         _pack_with({"priorities": {"p1": "urgent"}})
 
 

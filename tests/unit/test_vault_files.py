@@ -404,8 +404,6 @@ def test_an_append_landing_between_the_look_and_the_watch_is_caught(
 def test_a_note_that_keeps_its_bytes_is_rewritten_with_them_exactly(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """The inbox is read even when a line is not UTF-8: the stray bytes come back exactly at
     every rewrite. Any other such note stays unreadable, never written."""
-    import pytest as _pytest
-
     from vaultbrain.errors import UserError as _UserError
     from vaultbrain.vault import Vault as _Vault
 
@@ -414,7 +412,7 @@ def test_a_note_that_keeps_its_bytes_is_rewritten_with_them_exactly(tmp_path) ->
     data = b"- one\n- caf\xe9 \x81\xff\n"
     (tmp_path / "V" / "Inbox.md").write_bytes(data)
     (tmp_path / "V" / "Other.md").write_bytes(data)
-    with _pytest.raises(_UserError, match="not UTF-8"):
+    with pytest.raises(_UserError, match="not UTF-8"):
         vault.read("Other.md")
     vault.keeps_bytes.add("Inbox.md")
     vault.edit("Inbox.md", lambda note: note.text + "- two\n" if note else None)

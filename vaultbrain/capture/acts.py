@@ -10,23 +10,22 @@ person changes the line; each gesture done is one INFO line in the daemon's log.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from vaultbrain.capture.gestures import Act, Gesture, Source, TypeNames
 from vaultbrain.capture.model import CaptureStatus
 from vaultbrain.errors import UserError
-from vaultbrain.logs import get_logger
-from vaultbrain.values import valueclass
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
-log = get_logger("vaultbrain.review")
+log = logging.getLogger("vaultbrain.review")
 
 
-@valueclass
+@dataclass
 class Outcome:
     done: list[str] = field(default_factory=list)  # "abc123: confirmed (ticked in the inbox)"
     said: list[str] = field(default_factory=list)  # what could not be done, said once

@@ -7,6 +7,7 @@ that retrying cannot fix end as a classification with an error (the capture goes
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -16,14 +17,13 @@ from vaultbrain.classify.result import Band, Classification, judge
 from vaultbrain.errors import LLMError
 from vaultbrain.filing.index import records
 from vaultbrain.filing.typed import apply_typed
-from vaultbrain.logs import DEBUG, INFO, get_logger
 from vaultbrain.vault.typed import parse_typed
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
     from vaultbrain.capture.journal import Journal
 
-log = get_logger("vaultbrain.filing")
+log = logging.getLogger("vaultbrain.filing")
 MAX_RETRY_SECONDS = 600.0
 
 
@@ -176,7 +176,7 @@ def _failed(brain: Brain, journal: Journal, cap: Capture, exc: LLMError) -> Capt
     )
     # INFO once per capture (the client's FailureLog warns once per kind of failure); the
     # retries that fail the same way are debug: a long outage is not a wall of lines.
-    level = INFO if done.attempts <= 1 else DEBUG
+    level = logging.INFO if done.attempts <= 1 else logging.DEBUG
     log.log(level, "capture %s: classifier failed (%s); will retry", cap.id, exc)
     return done
 

@@ -10,6 +10,7 @@ waited for a note caught mid-save are written.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -18,12 +19,11 @@ from vaultbrain.capture.model import Correction, Filed, OpKind
 from vaultbrain.errors import UserError
 from vaultbrain.filing.corrections import record_correction
 from vaultbrain.filing.report import Refiled, SyncReport
-from vaultbrain.logs import get_logger
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
-log = get_logger("vaultbrain.filing")
+log = logging.getLogger("vaultbrain.filing")
 
 
 def follow(brain: Brain, report: SyncReport, redraw: bool = False) -> set[str]:

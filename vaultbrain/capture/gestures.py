@@ -36,13 +36,12 @@ import enum
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from vaultbrain.capture.model import CaptureStatus
 from vaultbrain.filing.inbox import split_taken
 from vaultbrain.patterns import LazyPattern
-from vaultbrain.values import valueclass
 from vaultbrain.vault.inbox import InboxLine
 
 S = CaptureStatus
@@ -61,7 +60,7 @@ class Source(enum.StrEnum):
     REVIEW = "review"
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class TypeNames:
     """The pack's fileable types as a person may write them: any case, singular or plural,
     with or without accents."""
@@ -100,7 +99,7 @@ def _forms(name: str) -> set[str]:
     return forms
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class Reading:
     """A line read against what vaultbrain wrote there."""
 
@@ -174,7 +173,7 @@ def _combine(readings: Iterable[Reading]) -> Reading:
 
 
 # -- an inbox line ---------------------------------------------------------------------------
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class LineView:
     """What reading a capture's line needs of the capture."""
 
@@ -273,7 +272,7 @@ def _theirs(segment: str, ours: str) -> str:
 
 
 # -- a Needs Review item -----------------------------------------------------------------------
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class ReviewItem:
     """One item line of ``Brain/Needs Review.md`` as the person left it."""
 
@@ -313,7 +312,7 @@ def read_review_item(item: ReviewItem, names: TypeNames) -> Reading:
 
 
 # -- one pass ----------------------------------------------------------------------------------
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class Act:
     """Carry out the person's gesture on capture ``id`` (or, for ``vbc``, a conflict)."""
 
@@ -325,7 +324,7 @@ class Act:
     kind: str = "vbr"
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class LinesDecision:
     acts: tuple[Act, ...] = ()
     # inbox line number -> the reading to render it back from (a consumed arrow taken out)

@@ -11,7 +11,8 @@ decided by the pure :func:`vaultbrain.capture.gestures.decide_lines` and carried
 
 from __future__ import annotations
 
-from dataclasses import field
+import logging
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -37,9 +38,7 @@ from vaultbrain.errors import ConflictError, UserError
 from vaultbrain.filing import unreadable
 from vaultbrain.filing.inbox import parts_of, split_taken, unusable_inbox
 from vaultbrain.filing.setup import held_lines
-from vaultbrain.logs import get_logger
 from vaultbrain.patterns import LazyPattern
-from vaultbrain.values import valueclass
 from vaultbrain.vault import content_hash
 from vaultbrain.vault.inbox import InboxLine, render_taken_line, replace_lines, scan_inbox
 
@@ -47,7 +46,7 @@ if TYPE_CHECKING:
     from vaultbrain.brain import Brain
     from vaultbrain.capture.journal import Journal
 
-log = get_logger("vaultbrain.review")
+log = logging.getLogger("vaultbrain.review")
 # A line that lost its ^vb- id (an editor's undo, a device's late copy of the note) is given
 # back to a capture made this recently whose line is gone: found by its words' hash and its
 # ordinal among identical lines, it is never filed a second time. Older than this, the same
@@ -64,7 +63,7 @@ NOT_FILED = " ⚠ not filed: "
 _MARK = LazyPattern(r" ⚠ not filed: [^⚠]*$")
 
 
-@valueclass
+@dataclass
 class InboxPass:
     new: list[str] = field(default_factory=list)  # capture ids journaled by this pass
     rewritten: int = 0
@@ -76,7 +75,7 @@ class InboxPass:
     applied: list[str] = field(default_factory=list)  # the person's gestures carried out
 
 
-@valueclass
+@dataclass
 class _Memory:
     """What one process remembers between passes (kept in the brain's memo)."""
 

@@ -13,6 +13,7 @@ The statuses of a capture are named here and nowhere else: other modules compare
 from __future__ import annotations
 
 import enum
+import inspect
 from collections.abc import Iterable, Mapping
 from dataclasses import FrozenInstanceError
 from types import MappingProxyType
@@ -49,7 +50,7 @@ class Value:
     FIELDS: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls) -> None:
-        cls.FIELDS = tuple(cls.__dict__.get("__annotations__", {}))
+        cls.FIELDS = tuple(inspect.get_annotations(cls))
 
     def _set(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)
@@ -322,7 +323,7 @@ class Capture(Value):
             "plan": PlannedOp,
             "corrections": Correction,
         }
-        for name in _TUPLES + ("plan",):
+        for name in (*_TUPLES, "plan"):
             value = given[name]
             if value is None:
                 continue

@@ -10,6 +10,7 @@ exactly as if the person had made it in Obsidian.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.lines import review_link
@@ -17,7 +18,6 @@ from vaultbrain.capture.review import parse_items
 from vaultbrain.errors import UserError
 from vaultbrain.filing.inbox import REVIEW_NOTE, split_taken
 from vaultbrain.patterns import LazyPattern
-from vaultbrain.values import valueclass
 from vaultbrain.vault.inbox import scan_inbox
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ _NEEDS = {
 _THOUGHT = LazyPattern(r"\*\*(?P<text>.+?)\*\*\s*(?:—\s*(?P<rest>.*))?$")
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class Shown:
     """One item as the vault shows it."""
 

@@ -16,16 +16,16 @@ it. A gesture that cannot be carried out stays, with a short note why.
 
 from __future__ import annotations
 
+import logging
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.model import WAITING_FOR_PERSON, CaptureStatus
 from vaultbrain.errors import UserError
 from vaultbrain.filing.inbox import REVIEW_NOTE
 from vaultbrain.filing.records import link_to
-from vaultbrain.logs import get_logger
 from vaultbrain.patterns import LazyPattern
-from vaultbrain.values import valueclass
 from vaultbrain.vault.note import parse_note
 from vaultbrain.vault.typed import inert
 
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from vaultbrain.brain import Brain
     from vaultbrain.capture.gestures import ReviewItem
 
-log = get_logger("vaultbrain.review")
+log = logging.getLogger("vaultbrain.review")
 STATE = "review-state.json"
 RENDERS_KEPT = 8  # the last renders whose items are known (a device may edit an older one)
 _ITEM = LazyPattern(r"^(?P<indent>\s*)[-*+] \[(?P<box>.)\] (?P<rest>.*)$")
@@ -58,7 +58,7 @@ HEADER = """\
 """
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class ReviewRead:
     """What the person left in the note: its items, and the items of the render it was
     edited from (None: unknown, so nothing counts as deleted)."""

@@ -6,10 +6,10 @@ The CLI's review commands and the daemon's review hook use it."""
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain import hashes
 from vaultbrain.capture.review import RENDERS_KEPT, STATE, queue, quiet, render, thought_of
 from vaultbrain.errors import ConflictError
 from vaultbrain.filing.inbox import REVIEW_NOTE
@@ -36,7 +36,7 @@ class ReviewQueue:
             for r in v
         ]
         raw = json.dumps([parts, sorted(notes.items())], default=str)
-        return hashes.sha256(raw.encode()).hexdigest()
+        return hashlib.sha256(raw.encode()).hexdigest()
 
     def refresh(self, force: bool = False) -> bool:
         """Regenerate the note if the queue changed (and the note is quiet). True if written.

@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from vaultbrain.capture.model import Capture
-from vaultbrain.values import valueclass
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
     from vaultbrain.capture.journal import Journal
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class Special:
     name: str
     claims: Callable[[str], bool]  # a quick test of the thought; no heavy imports

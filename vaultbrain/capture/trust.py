@@ -322,7 +322,8 @@ def render_second_opinion(op: dict[str, Any]) -> list[str]:
         f"The embedded classifier agreed with the LLM on {op['agreed']} of {op['compared']} "
         f"thoughts ({op['agreement_rate']:.0%}); {op['lowered']} were filed lower than the LLM "
         f"alone would have (they disagreed), {op.get('raised', 0)} higher (they agreed).",
-    ] + _decided_by(op.get("decided_by") or {})
+        *_decided_by(op.get("decided_by") or {}),
+    ]
 
 
 def _decided_by(decided: dict[str, int]) -> list[str]:

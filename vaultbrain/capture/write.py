@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.model import Capture, Filed, OpKind, PlannedOp
@@ -35,7 +36,6 @@ from vaultbrain.filing.records import (
 from vaultbrain.filing.style import machine_values, note_changes, record_note, style_of
 from vaultbrain.filing.typed import line_fields
 from vaultbrain.packs import PageType
-from vaultbrain.values import valueclass
 from vaultbrain.vault import NoteFile
 from vaultbrain.vault.note import append_to_section, parse_note, update_frontmatter
 from vaultbrain.vault.typed import inert, parse_typed
@@ -47,7 +47,7 @@ LOG_HEADING = "## Log"
 CREATE_ATTEMPTS = 5
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class Written:
     """What writing a plan did: each op as it ended up (a note found gone gets one of its
     own, a taken path another), what the capture became in each note, and warnings."""

@@ -20,11 +20,12 @@ corpus, so a cold ``capture`` loads it instead of training it.
 
 from __future__ import annotations
 
+import logging
 import os
 import pickle
 import time
 from collections.abc import Container, MutableMapping
-from dataclasses import field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -39,21 +40,18 @@ from vaultbrain.classify.entities import KnownNames, find_people
 from vaultbrain.classify.learned import Counts, features
 from vaultbrain.classify.reliability import Reliability, vote_evidence
 from vaultbrain.errors import VaultbrainError
-from vaultbrain.logs import get_logger
-from vaultbrain.packed import PackedMap, packed
 from vaultbrain.procs import collector_paused
 from vaultbrain.statuses import STOOD, CaptureStatus
 from vaultbrain.store import Store
-from vaultbrain.values import valueclass
 
-log = get_logger(__name__)
+log = logging.getLogger(__name__)
 
 # Whole numbers: the vault's counts stay integers, which the state dir's cache stores in a
 # quarter of the room floats take and reads back faster.
 W_RECORD = 2
 W_CAPTURE = 3
 W_CORRECTION = 6
-CACHE_VERSION = 6
+CACHE_VERSION = 7
 CORRECTIONS = "corrections.jsonl"
 INBOX = "inbox"
 LEARNT = STOOD  # the captures the classifier learns from: what a thought became and stood by
@@ -68,7 +66,7 @@ _LOADED: dict[str, Embedded] = {}  # corpus models read from a state dir, by pat
 _LEARNING: dict[tuple[str, str], VaultLearning] = {}  # (state dir, pack identity) -> learning
 
 
-@valueclass
+@dataclass
 class VaultLearning:
     """What one vault taught the embedded classifier, in a form that learns incrementally."""
 
@@ -247,13 +245,6 @@ def _keep(store: Store, pack: Any, learning: VaultLearning) -> None:
     tell the saved state is current without unpickling it (55 ms at 10,000 records)."""
     _SAVED_AT[(str(store.root), pack.identity)] = time.monotonic()
     learning.unsaved = 0
-    # Kept packed (vaultbrain/packed.py): the next process reads the few rows a thought needs,
-    # not 40,000 small objects (a tenth of a cold capture on 10,000 notes).
-    learning.records = packed(learning.records)
-    learning.captures = packed(learning.captures)
-    learning.names.names = packed(learning.names.names)
-    learning.names.first = packed(learning.names.first)
-    learning.counts.table = packed(learning.counts.table)
     _save(_vault_path(store, pack), {"version": CACHE_VERSION, "learning": learning})
     _stamp(store, pack, learning)
 
@@ -448,8 +439,6 @@ def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
             continue
         seen = _SEEN.setdefault((memo_key, name), {})
         first = not seen
-        if isinstance(learning.records, PackedMap):
-            learning.records.unpack()  # (every record looked up: faster as a dict)
         present: set[str] = set()
         for summary in col.summaries():
             key = prefix + summary["id"]

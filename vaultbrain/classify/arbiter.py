@@ -25,7 +25,7 @@ the voter more likely to be right (``bench/bench_classifier.py`` measures it).
 
 from __future__ import annotations
 
-from dataclasses import field, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from vaultbrain.classify.reliability import (
@@ -46,7 +46,6 @@ from vaultbrain.classify.result import (
     merge_duplicates,
 )
 from vaultbrain.patterns import LazyPattern
-from vaultbrain.values import valueclass
 
 AUDIT_KEY = "second_opinion"  # the audit entry's key: `trust --summary` counts agreement by it
 MAX_CONFIDENCE = 0.99  # two voters agreeing are never certainty
@@ -55,7 +54,7 @@ _WORDS = LazyPattern(r"[^\W_]+")
 _ORDER = [Band.REVIEW, Band.SUGGEST, Band.AUTO]
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class Decision:
     """What the pair decided: the classification to file (its ``band`` set), the band, the
     votes to keep on the capture, and the audit entry."""
@@ -172,7 +171,7 @@ def decide(
 Outcome = tuple[Classification, Band, str, dict[str, Estimate]]
 
 
-@valueclass
+@dataclass
 class _Context:
     text: str
     llm: Classification | None

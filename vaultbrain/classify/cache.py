@@ -14,18 +14,18 @@ speed-up, never a source of truth: any failure to read or write it is logged and
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
 import os
 import threading
 import time
 import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain import hashes
 from vaultbrain.classify.result import Classification, reply_schema
-from vaultbrain.logs import get_logger
-from vaultbrain.values import valueclass
 
 if TYPE_CHECKING:
     import datetime as dt
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from vaultbrain.classify.prompt import Prompt
     from vaultbrain.packs import ResolvedPack
 
-log = get_logger("vaultbrain.classify")
+log = logging.getLogger("vaultbrain.classify")
 
 CACHE_FILE = "classify-cache.sqlite"
 MAX_ROWS = 5000
@@ -65,7 +65,7 @@ def normalise_thought(text: str) -> str:
 def prompt_hash(system: str, pack: ResolvedPack) -> str:
     """A hash of what the model is shown besides the thought: the filled system prompt and the
     reply schema it must follow (the pack's)."""
-    h = hashes.sha256()
+    h = hashlib.sha256()
     h.update(system.encode("utf-8"))
     h.update(b"\0")
     h.update(_schema_bytes(pack))
@@ -85,7 +85,7 @@ def _schema_bytes(pack: ResolvedPack) -> bytes:
     return data
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class CacheKey:
     thought: str
     pack: str
@@ -100,7 +100,7 @@ class CacheKey:
     def digest(self) -> str:
         # JSON keeps the parts apart: no choice of separator can make two keys collide.
         parts = json.dumps([self.thought, self.pack, self.model, self.prompt], ensure_ascii=False)
-        return hashes.sha256(parts.encode("utf-8")).hexdigest()
+        return hashlib.sha256(parts.encode("utf-8")).hexdigest()
 
 
 class ClassificationCache:
@@ -229,7 +229,7 @@ class ClassificationCache:
             )
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class CacheSlot:
     """One thought's place in the cache: look it up, or fill it with the LLM's answer."""
 

@@ -9,19 +9,19 @@ on it is a fair one, and it stays the same lines however the file grows.
 
 from __future__ import annotations
 
+import hashlib
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
-from vaultbrain import hashes
 from vaultbrain.patterns import LazyPattern
 from vaultbrain.resources import data_dir
-from vaultbrain.values import valueclass
 
 LETTERS = {"p": "person", "j": "project", "i": "idea", "a": "admin"}
 _PERSON = LazyPattern(r"\{([^{}]+)\}")
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class Example:
     """One labelled thought: its types (primary first; none for a thought of no type)."""
 
@@ -59,7 +59,7 @@ def load_corpus(pack_name: str) -> list[Example]:
 
 def is_dev(text: str) -> bool:
     """Whether a thought belongs to the fixed 20% dev split (by a hash of its text)."""
-    return hashes.sha1(text.encode("utf-8")).digest()[0] % 5 == 0
+    return hashlib.sha1(text.encode("utf-8")).digest()[0] % 5 == 0
 
 
 def split(examples: list[Example]) -> tuple[list[Example], list[Example]]:

@@ -20,7 +20,7 @@ import functools
 import re
 from collections.abc import Callable, Iterable
 
-from vaultbrain.patterns import LazyPattern, compile_pattern
+from vaultbrain.patterns import LazyPattern
 from vaultbrain.vault.tasks import days_in_month
 
 # -- words ---------------------------------------------------------------------------------
@@ -263,7 +263,7 @@ _TRIGGERS = [(kind, raw, _literals(raw), _SHAPES.get(kind)) for kind, raw in _RA
 
 @functools.cache
 def _compiled(raw: str) -> re.Pattern[str]:
-    return compile_pattern(raw, re.I)
+    return re.compile(raw, re.I)
 
 
 def _candidates(text: str) -> list[tuple[str, re.Pattern[str]]]:

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import hashlib
 import re
 from collections import Counter
 from collections.abc import Container
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any
 
-from vaultbrain import hashes
 from vaultbrain.classify import heuristic as rules
 from vaultbrain.classify.corpus import Example, corpus_path, corpus_vocabulary, load_corpus, split
 from vaultbrain.classify.dates import find_date, mentions_date
@@ -45,7 +45,6 @@ from vaultbrain.classify.noise import letter_pairs, noise_reason
 from vaultbrain.classify.reliability import Reliability
 from vaultbrain.classify.result import UNKNOWN, Classification, Destination
 from vaultbrain.patterns import LazyPattern
-from vaultbrain.values import valueclass
 from vaultbrain.vault.typed import drop_dangling
 
 CLASSIFIED_BY = "heuristic"  # the provider's name in settings and the audit trail
@@ -71,7 +70,7 @@ _WORDS = LazyPattern(r"[\w'’\-]+")
 _FOLLOW_UP = LazyPattern(r"\bfollow(?:\s|-)?up\b", re.I)
 
 
-@valueclass
+@dataclass
 class Embedded:
     """What the embedded classifier knows: the model (``None`` when it has nothing to learn
     from), the words that are not names, and the vault's record names."""
@@ -176,7 +175,7 @@ def corpus_key(labels: list[str], pack_name: str) -> str:
 
 def _corpus_key(labels: list[str], pack_name: str) -> str:
     path = corpus_path(pack_name) or corpus_path(BASE_PACK)
-    h = hashes.sha256(("|".join(labels) + "|v10").encode())
+    h = hashlib.sha256(("|".join(labels) + "|v10").encode())
     if path is not None:
         h.update(path.read_bytes())
     return h.hexdigest()[:12]
@@ -275,7 +274,7 @@ def corpus_embedded(labels: tuple[str, ...] = BASE_TYPES, pack_name: str = BASE_
     return train_corpus(list(labels), pack_name)
 
 
-@valueclass
+@dataclass
 class Analysis:
     """Everything the embedded classifier concluded about a thought (``vaultbrain classify``)."""
 

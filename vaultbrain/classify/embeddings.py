@@ -26,14 +26,13 @@ from __future__ import annotations
 import json
 import threading
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.classify.llm_errors import error_text
 from vaultbrain.classify.servers import short_model_name
 from vaultbrain.errors import LLMError, StorageError
-from vaultbrain.values import valueclass
 
 if TYPE_CHECKING:
     from vaultbrain.classify.llm import LLMClient
@@ -48,7 +47,7 @@ OFF = "off"
 TEMPORARY = ("timeout", "reset", "server", "rate_limited", "cancelled")
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class EmbedInfo:
     """What an endpoint and model answered last time (an entry of ``embedding-forms.json``).
     ``form`` None: it would not embed, ``why`` says how it refused."""
@@ -304,7 +303,7 @@ class EmbeddingClient:
     def _post(
         self, path: str, body: dict[str, Any], n: int, kw: dict[str, Any]
     ) -> tuple[list[list[float]], str]:
-        resp = self.llm._request("POST", path, json=body, **kw)
+        resp = self.llm._request("POST", path, json=body, **kw)  # noqa: SLF001
         if resp.status_code != 200:
             raise self._error(resp)
         try:

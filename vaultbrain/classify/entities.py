@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Container, Iterable, MutableMapping
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any
 
 from vaultbrain.classify.namewords import (
@@ -30,8 +30,7 @@ from vaultbrain.classify.namewords import (
     is_german,
     one_vowel_more,
 )
-from vaultbrain.patterns import LazyPattern, compile_pattern
-from vaultbrain.values import valueclass
+from vaultbrain.patterns import LazyPattern
 
 # A period inside one of these, or between two digits, does not end a sentence.
 ABBREVIATIONS = {
@@ -168,12 +167,10 @@ def protect(text: str) -> str:
         word = m.group(1)
         return word + DOT if word.lower().replace(DOT, ".") in ABBREVIATIONS else m.group(0)
 
-    text = compile_pattern(r"(?<=\d)\.(?=\d)").sub(DOT, text)  # 84.20, v2.1
-    text = compile_pattern(r"\b([A-Za-z])\.(?=[A-Za-z]\.)").sub(
-        r"\1" + DOT, text
-    )  # e.g. / i.e. / z.B.
-    text = compile_pattern(r"(?<![\w.])((?:[A-Za-z]" + DOT + r")*[A-Za-z]+)\.").sub(abbrev, text)
-    text = compile_pattern(r"\b(\w)\.(?=\s+[A-Z])").sub(r"\1" + DOT, text)  # an initial: "J. Smith"
+    text = re.compile(r"(?<=\d)\.(?=\d)").sub(DOT, text)  # 84.20, v2.1
+    text = re.compile(r"\b([A-Za-z])\.(?=[A-Za-z]\.)").sub(r"\1" + DOT, text)  # e.g. / i.e. / z.B.
+    text = re.compile(r"(?<![\w.])((?:[A-Za-z]" + DOT + r")*[A-Za-z]+)\.").sub(abbrev, text)
+    text = re.compile(r"\b(\w)\.(?=\s+[A-Z])").sub(r"\1" + DOT, text)  # an initial: "J. Smith"
     return text
 
 
@@ -188,15 +185,13 @@ def titlecase_name(name: str) -> str:
         if i and word.lower() in PARTICLES:
             parts.append(word.lower())
             continue
-        word = compile_pattern(r"(^|[-])(\w)").sub(lambda m: m.group(1) + m.group(2).upper(), word)
-        word = compile_pattern(r"^(\w['’])(\w)").sub(
-            lambda m: m.group(1) + m.group(2).upper(), word
-        )
+        word = re.compile(r"(^|[-])(\w)").sub(lambda m: m.group(1) + m.group(2).upper(), word)
+        word = re.compile(r"^(\w['’])(\w)").sub(lambda m: m.group(1) + m.group(2).upper(), word)
         parts.append(word)
     return " ".join(parts)
 
 
-@valueclass
+@dataclass
 class PersonMention:
     """A person a thought names: as written, and the vault record it links to, if any."""
 
@@ -216,12 +211,11 @@ class PersonMention:
         return {"name": self.name, "record": self.record, "evidence": self.evidence}
 
 
-@valueclass
+@dataclass
 class KnownNames:
     """What the vault calls its records: full names and aliases by type, and first names of
     people (to link "priya" to ``Priya Shah`` when she is the only Priya)."""
 
-    # (dicts, or PackedMaps as the vault's learning keeps them: vaultbrain/packed.py)
     names: MutableMapping[str, set[tuple[str, str]]] = field(
         default_factory=dict
     )  # lower -> {(type, title)}
@@ -317,7 +311,7 @@ def find_people(
         return text[spans[k - 1].end() if k else 0 : spans[k].start()]
 
     def sentence_start(k: int) -> bool:
-        return k == 0 or bool(compile_pattern(r"[.!?:;\n]|\s[-–—]\s").search(before(k)))
+        return k == 0 or bool(re.compile(r"[.!?:;\n]|\s[-–—]\s").search(before(k)))
 
     def following(k: int) -> str:
         return toks[k + 1].lower() if k + 1 < len(toks) else ""
@@ -343,7 +337,7 @@ def find_people(
             return False
         if k and toks[k - 1].lower() in NOT_BEFORE_NAME:
             return False
-        if low in MONTH_NAMES and compile_pattern(r"\s*\d").match(text[spans[k].end() :]):
+        if low in MONTH_NAMES and re.compile(r"\s*\d").match(text[spans[k].end() :]):
             return False  # "June 3": a date
         if sentence_start(k):
             return subject(k)
@@ -603,7 +597,7 @@ def _tidy(text: str) -> str:
     text = unprotect(text).strip(" ,;:-–—|")
     text = (
         text.rstrip(".!?")
-        if not compile_pattern(r"\b(?:e\.g|i\.e|etc|[A-Z][a-z]?)\.$").search(text)
+        if not re.compile(r"\b(?:e\.g|i\.e|etc|[A-Z][a-z]?)\.$").search(text)
         else text
     )
     return text[:1].upper() + text[1:] if text else text

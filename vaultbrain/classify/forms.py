@@ -22,13 +22,12 @@ from __future__ import annotations
 import json
 import re
 import threading
-from dataclasses import asdict, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from vaultbrain.errors import LLMError, StorageError
 from vaultbrain.patterns import LazyPattern
-from vaultbrain.values import valueclass
 
 FORMS_FILE = "llm-forms.json"
 FORMS = ("json_schema_strict", "json_schema", "json_object_schema", "ollama_format", "prompt_json")
@@ -38,7 +37,7 @@ REPEAT_PENALTY = 1.1
 _FENCE = LazyPattern(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class KnownForm:
     """What an endpoint+model answered in last time (an entry of ``llm-forms.json``)."""
 

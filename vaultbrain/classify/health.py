@@ -10,19 +10,18 @@ owns one and reports each request to it, so a front end that keeps its client (t
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import TYPE_CHECKING
-
-from vaultbrain.logs import Logger, get_logger
 
 if TYPE_CHECKING:
     import logging
 
-log = get_logger("vaultbrain.llm")
+log = logging.getLogger("vaultbrain.llm")
 
 
 class FailureLog:
-    def __init__(self, where: str, logger: Logger | logging.Logger | None = None) -> None:
+    def __init__(self, where: str, logger: logging.Logger | None = None) -> None:
         self.where = where
         self.log = logger or log
         self._lock = threading.Lock()

@@ -25,7 +25,7 @@ import datetime as dt
 import re
 import threading
 import time
-from dataclasses import field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -47,9 +47,8 @@ from vaultbrain.classify.servers import (
     server_from_models,
     short_model_name,
 )
-from vaultbrain.classify.transport import TrackingBackend, http_client, refuses_connections
+from vaultbrain.classify.transport import SocketTracker, http_client, refuses_connections
 from vaultbrain.errors import LLMError
-from vaultbrain.values import valueclass
 
 if TYPE_CHECKING:
     import httpx
@@ -57,7 +56,7 @@ if TYPE_CHECKING:
 MAX_REPLY_BYTES = 2_000_000
 
 
-@valueclass
+@dataclass
 class LLMReply:
     data: dict[str, Any]
     raw: str
@@ -104,7 +103,7 @@ class LLMClient:
         self.forms = FormMemory(state_dir)
         self.health = FailureLog(self.endpoint)
         self._client: httpx.Client | None = None
-        self._backend: TrackingBackend | None = None
+        self._backend: SocketTracker | None = None
         self._cancel = threading.Event()
         self._lock = threading.Lock()
         self._picked: str | None = None
@@ -132,7 +131,7 @@ class LLMClient:
             if self._cancel.is_set():  # a request that raced cancel() gets no new connection
                 raise self._cancelled_error()
             if self._client is None:
-                self._backend = TrackingBackend()
+                self._backend = SocketTracker()
                 self._client = http_client(self.timeout, self._backend)
             return self._client
 

@@ -18,7 +18,7 @@ import re
 from collections import Counter
 from collections.abc import Container, Iterable
 
-from vaultbrain.patterns import LazyPattern, compile_pattern
+from vaultbrain.patterns import LazyPattern
 
 _LETTERS = LazyPattern(r"[^\W\d_]+")
 _ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm", "qwertzuiop", "yxcvbnm", "azertyuiop", "wxcvbn")
@@ -105,13 +105,13 @@ _INJECTION = [
 
 @functools.cache
 def _injection() -> re.Pattern[str]:
-    return compile_pattern("|".join(f"(?:{p})" for p in _INJECTION), re.I)
+    return re.compile("|".join(f"(?:{p})" for p in _INJECTION), re.I)
 
 
 def injection_reason(text: str) -> str | None:
     """``"addressed to the model"`` for a line that instructs the classifier."""
     low = text.lower()
-    if _CUE_WORDS.isdisjoint(compile_pattern(r"[a-zà-ÿ_]+").findall(low)) and "<|" not in low:
+    if _CUE_WORDS.isdisjoint(re.compile(r"[a-zà-ÿ_]+").findall(low)) and "<|" not in low:
         return None
     return "addressed to the model" if _injection().search(text) else None
 

@@ -10,16 +10,16 @@ grammar otherwise repeats list items until the context ends.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from vaultbrain import hashes
 from vaultbrain.packs import ResolvedPack
 from vaultbrain.patterns import LazyPattern
 from vaultbrain.resources import data_dir
-from vaultbrain.values import valueclass
 
 CLASSIFIER_TEMPLATE = "brain-classifier.md"
 _VAR = LazyPattern(r"\{\{\s*([a-z_]+)\s*\}\}")
@@ -38,7 +38,7 @@ NET_ITEMS = 16
 NET_STRING = 1000
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class Prompt:
     system: str
     user: str
@@ -52,7 +52,7 @@ class Prompt:
 @lru_cache(maxsize=16)
 def _load_template(path: str, mtime: int) -> tuple[str, str]:
     text = Path(path).read_text("utf-8")
-    return text, hashes.sha256(text.encode()).hexdigest()[:12]
+    return text, hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 def load_template(name: str) -> tuple[str, str]:

@@ -22,11 +22,10 @@ that changes is taken out with the weight it was put in with, and put in again.
 
 from __future__ import annotations
 
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any
 
 from vaultbrain.statuses import CaptureStatus
-from vaultbrain.values import valueclass
 
 LLM = "llm"
 EMBEDDED = "embedded"
@@ -41,7 +40,7 @@ MAX_AGREEMENT = 60.0  # observations of agreement counted at most: outcomes weig
 TRACK_RECORD = 5.0  # outcomes of a voter and type before it may file alone, unconfirmed
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class Estimate:
     """A voter's precision for one type: the probability that it is right when it names it."""
 
@@ -52,7 +51,7 @@ class Estimate:
         return {"p": round(self.p, 3), "evidence": round(self.evidence, 2)}
 
 
-@valueclass
+@dataclass
 class Reliability:
     """The sums; :meth:`llm` and :meth:`embedded` turn them into estimates."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import re
 import unicodedata
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any
 
 from vaultbrain.classify.prompt import (
@@ -16,7 +16,6 @@ from vaultbrain.classify.prompt import (
 )
 from vaultbrain.packs import ResolvedPack
 from vaultbrain.patterns import LazyPattern
-from vaultbrain.values import valueclass
 from vaultbrain.vault.typed import title_text
 
 UNKNOWN = "unknown"
@@ -38,7 +37,7 @@ def band_for(confidence: float, auto: float, minimum: float) -> Band:
     return Band.REVIEW
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class Destination:
     type: str
     title: str
@@ -48,7 +47,7 @@ class Destination:
         return {"type": self.type, "title": self.title, "fields": dict(self.fields)}
 
 
-@valueclass
+@dataclass
 class Classification:
     destinations: list[Destination]
     confidence: float

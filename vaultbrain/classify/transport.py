@@ -1,5 +1,5 @@
-"""The HTTP connection to a local LLM server, made cancellable: :class:`TrackingBackend`
-keeps the sockets httpcore opens so that :meth:`vaultbrain.classify.llm.LLMClient.cancel`
+"""The HTTP connection to a local LLM server, made cancellable: :class:`SocketTracker`
+keeps the sockets httpx opens so that :meth:`vaultbrain.classify.llm.LLMClient.cancel`
 (the daemon stopping) can shut them down and wake a thread blocked reading a slow reply.
 
 httpx is imported only when the first request is made: the embedded classifier never pays,
@@ -42,25 +42,19 @@ def refuses_connections(endpoint: str) -> bool:
         return False
 
 
-def http_client(timeout: float, backend: TrackingBackend) -> httpx.Client:
-    """An httpx client whose connection pool opens its sockets through ``backend``."""
-    from vaultbrain import logs
-
-    logs.settle()  # (httpx logs on its own: its lines meet the command's configuration)
-    import httpcore
+def http_client(timeout: float, tracker: SocketTracker) -> httpx.Client:
+    """An httpx client whose sockets ``tracker`` keeps, so that they can be shut down."""
     import httpx
 
-    # httpx has no public way to hand its pool a network backend; the pool is the one
-    # object that opens sockets, and cancel() needs them. The transport (which uses nothing
-    # but its ``_pool``) is made without its __init__: that builds a pool of its own, TLS
-    # context and CA certificates included, which cost the daemon's first capture about
-    # 25 ms only to be thrown away. (An https endpoint gets its context from the pool below.)
-    transport = httpx.HTTPTransport.__new__(httpx.HTTPTransport)
-    transport._pool = httpcore.ConnectionPool(
-        max_connections=16,
-        max_keepalive_connections=8,
-        keepalive_expiry=5.0,
-        network_backend=backend,  # type: ignore[arg-type]  # (httpcore's interface, by duck)
+    from vaultbrain.classify.tracked import TrackedTransport
+
+    transport = TrackedTransport(
+        httpx.HTTPTransport(
+            limits=httpx.Limits(
+                max_connections=16, max_keepalive_connections=8, keepalive_expiry=5.0
+            )
+        ),
+        tracker,
     )
     return httpx.Client(
         transport=transport,
@@ -69,34 +63,27 @@ def http_client(timeout: float, backend: TrackingBackend) -> httpx.Client:
     )
 
 
-class TrackingBackend:
-    """httpcore's sync network backend, keeping the sockets it opens so that
-    ``LLMClient.cancel`` can shut them down: closing a socket does not wake a thread blocked
-    reading it, ``shutdown`` does."""
+class SocketTracker:
+    """The sockets a client opened, kept so that ``LLMClient.cancel`` can shut them down:
+    closing a socket does not wake a thread blocked reading it, ``shutdown`` does. They are
+    learnt from httpcore's ``trace`` request extension (its ``connect_tcp`` event)."""
 
     def __init__(self) -> None:
-        import httpcore
-
-        self._inner = httpcore.SyncBackend()
         self._sockets: weakref.WeakSet[socket.socket] = weakref.WeakSet()
         self._lock = threading.Lock()
         self.cancelled = threading.Event()
 
-    def connect_tcp(self, *args: Any, **kw: Any) -> Any:
-        stream = self._inner.connect_tcp(*args, **kw)
-        sock = stream.get_extra_info("socket")
-        if sock is not None:
-            with self._lock:
-                self._sockets.add(sock)
-            if self.cancelled.is_set():
-                _shutdown(sock)
-        return stream
-
-    def connect_unix_socket(self, *args: Any, **kw: Any) -> Any:
-        return self._inner.connect_unix_socket(*args, **kw)
-
-    def sleep(self, seconds: float) -> None:
-        self._inner.sleep(seconds)
+    def trace(self, event: str, info: dict[str, Any]) -> None:
+        if event != "connection.connect_tcp.complete":
+            return
+        stream = info.get("return_value")
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        if sock is None:
+            return
+        with self._lock:
+            self._sockets.add(sock)
+        if self.cancelled.is_set():
+            _shutdown(sock)
 
     def shutdown_all(self) -> None:
         self.cancelled.set()

@@ -1,7 +1,6 @@
-"""What every command shares, without click: the context the group's options decide
-(:class:`Context`), the hints that repeat the person's --vault, the one error ladder
-(:func:`error_line`) and the logging. The click group (vaultbrain/cli/group.py) and the
-everyday capture read without it (vaultbrain/cli/thought.py) both build on it."""
+"""What every command shares: the context the group's options decide (:class:`Context`), the
+hints that repeat the person's --vault, the one error ladder (:func:`error_line`) and the
+logging. The click group (vaultbrain/cli/group.py) builds on it."""
 
 from __future__ import annotations
 
@@ -19,11 +18,6 @@ if TYPE_CHECKING:
 
     from vaultbrain.brain import Brain
 
-# True in the `vaultbrain` script's process, which runs one command and exits (a command may
-# then leave what a process that goes on would tidy: cli/thought.py's capture and the collector).
-ONE_COMMAND = False
-
-
 # A next-step hint names a command in backticks: `vaultbrain reindex`.
 _HINT = LazyPattern(r"`vaultbrain (?!--vault )")
 
@@ -34,8 +28,9 @@ def hint(text: str, obj: Context | None = None) -> str:
     them: it does not know how the person named the vault. ``obj``: the command's context
     (by default the running click command's)."""
     if obj is None:
-        click = sys.modules.get("click")  # (not imported for it: the quick capture has none)
-        ctx = click.get_current_context(silent=True) if click is not None else None
+        import click
+
+        ctx = click.get_current_context(silent=True)
         obj = ctx.find_root().obj if ctx is not None else None
     if not isinstance(obj, Context) or "`vaultbrain " not in text:
         return text
@@ -143,42 +138,31 @@ def error_line(
     return hint(str(exc), obj), exc.exit_code
 
 
-def set_up_logging(daemon: bool, verbose: int, quiet: bool, deferred: bool = False) -> None:
+def set_up_logging(daemon: bool, verbose: int, quiet: bool) -> None:
     """Log lines are the daemon's voice, and everyone's with -v. Any other command says
     what happened in its own words (a capture's "embedded classifier: the LLM server is not
     running"), so a warning the core logs on the way (the same cause, timestamped) would only
-    say it twice: such a command shows a log line only when it is an error. ``deferred``:
-    logging is loaded only for such a line (vaultbrain/logs.py), for the everyday capture,
-    whose few libraries that log say so first; a click command may load any."""
-    from vaultbrain import logs
+    say it twice: such a command shows a log line only when it is an error."""
+    import logging
 
     if verbose:
-        level = logs.DEBUG
+        level = logging.DEBUG
     elif quiet or not daemon:
-        level = logs.ERROR
+        level = logging.ERROR
     else:
-        level = logs.INFO
-
-    def configure() -> None:
-        import logging
-
-        # journald and launchd stamp each line themselves; a terminal gets the time from us.
-        under_service = bool(os.environ.get("JOURNAL_STREAM") or os.environ.get("XPC_SERVICE_NAME"))
-        stamp = daemon or verbose
-        logging.basicConfig(
-            level=level,
-            format=("%(asctime)s " if stamp and not under_service else "")
-            + "%(levelname)s %(name)s: %(message)s",
-            stream=sys.stderr,
-        )
-        if not verbose:
-            for noisy in ("httpx", "httpcore", "apscheduler", "watchdog"):
-                logging.getLogger(noisy).setLevel(logging.WARNING)
-
-    if deferred and level >= logs.ERROR:
-        logs.defer(level, configure)
-    else:
-        logs.configure_now(configure)
+        level = logging.INFO
+    # journald and launchd stamp each line themselves; a terminal gets the time from us.
+    under_service = bool(os.environ.get("JOURNAL_STREAM") or os.environ.get("XPC_SERVICE_NAME"))
+    stamp = daemon or verbose
+    logging.basicConfig(
+        level=level,
+        format=("%(asctime)s " if stamp and not under_service else "")
+        + "%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    if not verbose:
+        for noisy in ("httpx", "httpcore", "apscheduler", "watchdog"):
+            logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
 def _silence_stdout() -> None:

@@ -1,4 +1,4 @@
-"""init, capture, inbox, reindex."""
+"""init, inbox, reindex."""
 
 from __future__ import annotations
 
@@ -80,24 +80,6 @@ def _review_note(app: Brain) -> list[str]:
     if app.vault.try_read(REVIEW_NOTE) is not None:
         return []
     return [REVIEW_NOTE] if ReviewQueue(app).write(force=True) else []
-
-
-@click.command(
-    "capture",
-    epilog=examples(
-        'vaultbrain capture "Met with Sarah about the new project"',
-        'echo "Idea: a podcast about bees" | vaultbrain capture -',
-        'vaultbrain capture --json "Renew the domain by Friday"',
-    ),
-)
-@click.argument("text")
-@click.option("--json", "as_json", is_flag=True, help="Print the capture record as JSON.")
-@click.pass_obj
-def capture_cmd(obj: Any, text: str, as_json: bool) -> None:
-    """Capture one thought now (TEXT, or - to read it from stdin) and file it."""
-    from vaultbrain.cli.thought import take
-
-    take(obj, text, as_json)
 
 
 @click.command("inbox")

@@ -1,5 +1,4 @@
-"""The click group: every command but the everyday capture form (vaultbrain/cli/__init__.py
-runs that one without click).
+"""The click group: every command.
 
 Each command lives in its own module and is imported only when it runs: the table below
 names it, its section of ``vaultbrain --help`` and its one-line summary, so the help is
@@ -40,7 +39,7 @@ SECTIONS = (EVERYDAY, REVIEW, KNOWLEDGE, SCHEMA, MACHINE)
 
 COMMANDS: dict[str, Cmd] = {
     "init": Cmd("vaultbrain.cli.core:init_cmd", EVERYDAY, "Make a vault: the pack's folders and Inbox.md"),
-    "capture": Cmd("vaultbrain.cli.core:capture_cmd", EVERYDAY, "Capture one thought now and file it"),
+    "capture": Cmd("vaultbrain.cli.capture:capture_cmd", EVERYDAY, "Capture one thought now and file it"),
     "daemon": Cmd("vaultbrain.cli.daemon:daemon_cmd", EVERYDAY, "Watch the vault and file each finished inbox line"),
     "inbox": Cmd("vaultbrain.cli.core:inbox_cmd", EVERYDAY, "Recent captures and what each became"),
     "digest": Cmd("vaultbrain.cli.digest:digest", EVERYDAY, "The daily digest: write it now, or print the latest"),

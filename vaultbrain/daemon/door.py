@@ -28,6 +28,7 @@ This module is what a capture command imports to ask: os, json, socket and the i
 from __future__ import annotations
 
 import json
+import logging
 import os
 import socket
 import sys
@@ -36,12 +37,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.ids import ALPHABET, LETTERS, new_id
-from vaultbrain.logs import get_logger
 
 if TYPE_CHECKING:
     from vaultbrain.daemon.runner import Daemon
 
-log = get_logger("vaultbrain.daemon")
+log = logging.getLogger("vaultbrain.daemon")
 SOCKET_NAME = "daemon.sock"
 # How long the command waits for the daemon to take the thought (it answers at once unless
 # it is stuck); once taken, it waits for the capture as long as the capture takes.

@@ -16,6 +16,7 @@ a refusal is remembered for ``RETRY_AFTER`` by the client); when it works again 
 
 from __future__ import annotations
 
+import logging
 import os
 import queue
 import sqlite3
@@ -25,14 +26,13 @@ from typing import TYPE_CHECKING
 
 from vaultbrain.errors import LLMError
 from vaultbrain.graph import graph_if_open, graph_of
-from vaultbrain.logs import get_logger
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
     from vaultbrain.classify.embeddings import EmbeddingClient
     from vaultbrain.graph import GraphIndex
 
-log = get_logger("vaultbrain.daemon")
+log = logging.getLogger("vaultbrain.daemon")
 QUEUE = 256  # note paths waiting at most
 ROUND = 32  # notes per round of the worker (one write)
 RETRY_UNREACHABLE = 60.0  # seconds before an unreachable server is tried again

@@ -7,15 +7,14 @@ notes the person changed; ``shutdown()`` runs when the daemon stops.
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import TYPE_CHECKING
-
-from vaultbrain.logs import get_logger
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
-log = get_logger("vaultbrain.daemon")
+log = logging.getLogger("vaultbrain.daemon")
 
 
 class Hook:

@@ -10,6 +10,7 @@ thread refreshes the brain (settings, pack, records) once a second and before ea
 from __future__ import annotations
 
 import gc
+import logging
 import signal
 import threading
 import time
@@ -31,13 +32,12 @@ from vaultbrain.daemon.watcher import RESCAN, VaultWatcher
 from vaultbrain.errors import VaultbrainError
 from vaultbrain.filing import names
 from vaultbrain.filing.sync import SyncReport, notes_sync
-from vaultbrain.logs import get_logger
 from vaultbrain.machine import FilerWatch
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
-log = get_logger("vaultbrain.daemon")
+log = logging.getLogger("vaultbrain.daemon")
 NOTE_DEBOUNCE = 0.5
 TICK = 0.1
 # With nothing under way (no note waiting out its debounce, no inbox pass or capture due, no

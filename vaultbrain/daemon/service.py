@@ -9,6 +9,7 @@ names the file written and the command to start it by hand.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import plistlib
 import re
@@ -20,7 +21,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from vaultbrain import hashes
 from vaultbrain.errors import UserError
 from vaultbrain.vault.atomic import atomic_write_file
 
@@ -35,7 +35,7 @@ class ServiceSpec:
 
 def _slug(vault: Path) -> str:
     base = re.sub(r"[^a-z0-9]+", "-", vault.name.lower()).strip("-") or "vault"
-    digest = hashes.sha256(str(vault).encode()).hexdigest()[:6]
+    digest = hashlib.sha256(str(vault).encode()).hexdigest()[:6]
     return f"{base[:40]}-{digest}"
 
 

@@ -8,6 +8,7 @@ note can show; anything that does not fit, and any failure of the server, makes 
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from vaultbrain import hashes
 from vaultbrain.errors import LLMError, UserError
 from vaultbrain.resources import data_dir
 
@@ -173,7 +173,7 @@ class Template:
 
     @property
     def hash(self) -> str:
-        return hashes.sha256(self.text.encode()).hexdigest()[:12]
+        return hashlib.sha256(self.text.encode()).hexdigest()[:12]
 
     def fill(self, values: dict[str, str]) -> str:
         missing = self.variables - set(values)

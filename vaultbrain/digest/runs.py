@@ -9,11 +9,11 @@ run the same day (or week) replaces that note instead of adding another, and a p
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
-from vaultbrain.logs import get_logger
 from vaultbrain.vault.files import NoteFile, Vault, is_ignored
 
 from .facts import collect_daily, collect_weekly, iso_week
@@ -24,7 +24,7 @@ from .render import digest_path, render_digest, render_review, review_path
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
-log = get_logger(__name__)
+log = logging.getLogger(__name__)
 
 DIGEST_HISTORY = "digests.jsonl"
 REVIEW_HISTORY = "reviews.jsonl"

@@ -20,6 +20,7 @@ wake-up and a tick, or the daemon and ``daemon --once``, never run the same job 
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,7 +32,6 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from vaultbrain.cron import CronExpr
 from vaultbrain.errors import UserError, VaultbrainError
-from vaultbrain.logs import get_logger
 
 from .lock import BusyError, run_lock
 from .runs import run_digest, run_review
@@ -39,7 +39,7 @@ from .runs import run_digest, run_review
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
-log = get_logger(__name__)
+log = logging.getLogger(__name__)
 
 META = "meta.json"
 META_KEY = "scheduler"

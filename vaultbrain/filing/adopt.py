@@ -11,6 +11,7 @@ note with one compare-and-swap edit (``Vault.edit``), and the record follows.
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -20,11 +21,10 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
+from vaultbrain.filing import writers
 from vaultbrain.filing.index import records as record_index
 from vaultbrain.filing.records import record_from_note
 from vaultbrain.filing.sync import notes_sync
-from vaultbrain.forked import Lost, crew
-from vaultbrain.logs import get_logger
 from vaultbrain.procs import collector_paused
 from vaultbrain.vault.note import ParsedNote, parse_note, update_frontmatter
 
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from vaultbrain.packs import PageType
     from vaultbrain.vault.files import NoteFile
 
-log = get_logger(__name__)
+log = logging.getLogger(__name__)
 
 # Notes written per flush to disk (Vault.edit_many), and how often the notes cache is
 # written while adopting (a Ctrl-C or a kill loses at most that much of it: the next scan
@@ -43,7 +43,7 @@ WRITING = 1  # batches being written while the one before is followed
 SWAPPING = 4  # threads that write one batch's notes (see vaultbrain/vault/batch.py)
 SAVE_EVERY_S = 60.0
 # From this many notes, the batches are written by this many processes forked for it (see
-# vaultbrain/forked.py) while this one makes the records follow.
+# vaultbrain/filing/writers.py) while this one makes the records follow.
 FORK_FROM = 2_000
 WRITERS = 2
 
@@ -286,7 +286,7 @@ def _apply(
             firsts.setdefault((a.type, a.path.rpartition("/")[0]), a.path)
         for (type_name, _folder), rel in firsts.items():
             _type_of(brain, type_name, rel)
-    team = crew(processes, writing, writing.serving) if processes else None
+    team = writers.start(processes, writing, writing.serving) if processes else None
     if team is not None:
         log.info("adopting %d notes: written by %d processes forked for it", len(todo), len(team))
     sync.load_cache()  # (the writers do not need it: loaded while they start)
@@ -310,7 +310,7 @@ def _apply(
             writing.swappers = swappers
             for span in spans:
                 if team is not None:
-                    written.append(_Batch(span, team.submit(span)))
+                    written.append(_Batch(span, team.submit(span), by_writer=True))
                 else:
                     written.append(_Batch(span, batches.submit(writing, span)))
                 if len(written) > ahead:
@@ -321,10 +321,6 @@ def _apply(
                     brain.store.settle()
                     sync.save_cache()
                     saved_at = time.monotonic()
-            if team is not None:
-                # Told now, each writer ends once its last batch is answered: it lets go of
-                # the files it displaced (a free waits on the disk) while this one follows.
-                team.finish()
             while written:
                 _follow_batch(brain, sync, written[0], out, writing)
                 written.pop(0)
@@ -380,6 +376,7 @@ class _Batch:
 
     span: tuple[int, int]
     future: Any  # .result() -> Written
+    by_writer: bool = False  # written by a writer process (vaultbrain/filing/writers.py)
     followed: bool = False
 
 
@@ -418,7 +415,7 @@ class _Writing:
         """A writer process's life: its own threads, the files its swaps displaced held
         open while it writes, and what an editor wrote into them carried in as it ends.
         Freeing those files waits on the disk: done once it has told the parent it is done
-        (the steps it yields, see vaultbrain/forked.py)."""
+        (the steps it yields)."""
         from vaultbrain.vault.late import LateWrites, free_all
 
         self.forked = True
@@ -493,7 +490,7 @@ def _record(
     sync: Any, a: Adoption, note: NoteFile, parsed: ParsedNote, record: dict[str, Any]
 ) -> dict[str, Any]:
     """The record following its adopted note: ``note_id`` set, no longer ``origin: "vault"``."""
-    new = record_from_note(a.path, parsed, sync._type(a.type, a.path), record, note.hash)
+    new = record_from_note(a.path, parsed, sync._type(a.type, a.path), record, note.hash)  # noqa: SLF001
     new["id"] = a.record_id
     new["note_id"] = a.record_id
     new.pop("origin", None)
@@ -507,7 +504,9 @@ def _follow_batch(brain: Brain, sync: Any, b: _Batch, out: Adopted, writing: _Wr
         return 0
     try:
         written = b.future.result()
-    except Lost as exc:  # (its writer process failed or died: written again here)
+    except Exception as exc:  # (its writer process failed or died: written again here)
+        if not b.by_writer:
+            raise
         log.warning("a writer process lost notes %d-%d (%s): written here", *b.span, exc)
         written = writing(b.span)
     b.followed = True
@@ -555,8 +554,8 @@ def _follow(
     with brain.store.locked():
         col.put(new)
     index.upsert(a.collection, new)
-    sync._remember(a.path, note)  # the next scan knows this text: no re-read, no import
-    brain.vault._remember(a.path, note.hash)  # (a writer process's write is ours too)
+    sync._remember(a.path, note)  # the next scan knows this text: no re-read, no import  # noqa: SLF001
+    brain.vault._remember(a.path, note.hash)  # (a writer process's write is ours too)  # noqa: SLF001
     brain.store.audit(
         {
             "at": brain.now().isoformat(),
@@ -691,7 +690,7 @@ def dry_run(brain: Brain) -> DryRun:
         parsed = parse_note(note.text)
         from vaultbrain.filing.decide import decide
 
-        action = decide(sync._facts(rel, note, parsed))
+        action = decide(sync._facts(rel, note, parsed))  # noqa: SLF001
         if parsed.error and getattr(action, "problem", None):
             out.unreadable.append(f"{rel}: {parsed.error}")  # type: ignore[union-attr]
         match action:

@@ -26,7 +26,7 @@ import threading
 import time
 import weakref
 from collections.abc import Iterator
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import StorageError, VaultbrainError
@@ -36,7 +36,6 @@ from vaultbrain.filing.namekeys import first_keys, fold_fast, name_keys
 from vaultbrain.filing.records import link_to
 from vaultbrain.patterns import LazyPattern
 from vaultbrain.store.snap import damages
-from vaultbrain.values import valueclass
 from vaultbrain.vault.atomic import atomic_write_file
 from vaultbrain.vault.names import fold, kind_of_words, sanitize_filename, unique_name
 from vaultbrain.vault.note import parse_note
@@ -53,7 +52,7 @@ HEAD_START = 4096
 HEAD_BYTES = 64 * 1024
 
 
-@valueclass
+@dataclass
 class NameIndex:
     """Folded name -> the notes it names (vault-relative paths): by basename, and by alias or
     ``name:`` property; for a full name (``Jane Doe``), also by its first name. Each note

@@ -31,13 +31,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.filing.records import MACHINE_KEYS, ordered_frontmatter, render_body, typed_values
 from vaultbrain.filing.records import note_changes as _note_changes
 from vaultbrain.packs import PageType
-from vaultbrain.values import valueclass
 from vaultbrain.vault.note import render_note
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ STYLES = ("minimal", "full")
 _MAX_CONFIG = 1_000_000
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class NoteStyle:
     """The look of new record notes: ``name`` (minimal | full) and whether Obsidian shows
     inline titles in this vault."""

@@ -12,10 +12,10 @@ being unchanged, never read again by the next scan. So the problem is kept in th
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain import hashes
 from vaultbrain.errors import VaultbrainError
 from vaultbrain.patterns import LazyPattern
 
@@ -29,7 +29,7 @@ _LINE = LazyPattern(r"\(line (\d+)\)")
 
 def key(rel: str) -> str:
     """The record id for a path (a path is not a usable id: slashes, spaces, length)."""
-    return "u" + hashes.sha256(rel.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    return "u" + hashlib.sha256(rel.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
 def remember(brain: Brain, rel: str, problem: str, note_hash: str | None = None) -> None:

@@ -10,25 +10,25 @@ reads or finds gone.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.graph.index import GraphIndex, index_path
 from vaultbrain.graph.open import graph_if_open, graph_of
-from vaultbrain.logs import get_logger
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
-log = get_logger(__name__)
+log = logging.getLogger(__name__)
 
 __all__ = [
     "GraphIndex",
     "abandon",
     "filling",
-    "graph_of",
     "graph_if_open",
+    "graph_of",
     "note_changed",
     "prepare",
     "rebuild",

@@ -13,13 +13,13 @@ hook calls it in the background, ``vaultbrain embed`` until nothing is left.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain import hashes
 from vaultbrain.errors import LLMError, UserError
 from vaultbrain.graph.index import GraphIndex
 from vaultbrain.graph.vectors import ChunkRow, NoteVectors, VectorStore, unit
@@ -80,7 +80,7 @@ def chunk_note(title: str, fields: str, body: str) -> list[Chunk]:
         text = "\n".join(p for p in [*head, piece] if p).strip()
         if not text:
             continue
-        digest = hashes.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=16)
+        digest = hashlib.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=16)
         shown = " ".join((piece or fields or title).split())[:PREVIEW_CHARS]
         out.append(Chunk(heading, text, shown, digest.hexdigest()))
     return out

@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from vaultbrain.packs.linear import UnsupportedRegex, compile_pack_regex
 from vaultbrain.packs.resolved import PageType, ResolvedPack
 from vaultbrain.vault.note import ParsedNote, parse_note, simple_frontmatter
 
@@ -244,7 +245,10 @@ def infer_links(
         if inf is None or (inf.page_type and inf.page_type != type_name):
             continue
         if inf.regex:
-            rx = re.compile(inf.regex, re.IGNORECASE)
+            try:
+                rx = compile_pack_regex(inf.regex, ignore_case=True)
+            except UnsupportedRegex:  # (`schema lint` says why)
+                continue
             for i, line in enumerate(lines, 1):
                 for mt in rx.finditer(line):
                     found = mt.group(1) if mt.groups() else None

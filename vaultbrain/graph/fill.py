@@ -15,6 +15,7 @@ and leaves with ``os._exit``, so no buffer or handle inherited from the parent i
 
 from __future__ import annotations
 
+import logging
 import os
 import select
 import signal
@@ -26,12 +27,11 @@ from typing import TYPE_CHECKING
 
 from vaultbrain.graph.index import GraphIndex, Progress
 from vaultbrain.graph.open import graph_of
-from vaultbrain.logs import get_logger
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
-log = get_logger(__name__)
+log = logging.getLogger(__name__)
 
 __all__ = ["Builder", "start_filler", "stop_filler", "wait_for_filler"]
 

@@ -29,6 +29,7 @@ have to guess.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
@@ -40,7 +41,6 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from vaultbrain import hashes
 from vaultbrain.errors import UserError
 from vaultbrain.graph.extract import NoteDoc, base_key, link_key, note_key, read_note
 from vaultbrain.packs.model import ResolvedPack
@@ -55,7 +55,7 @@ LIVE = f"substr(n.rel, 1, {len(ARCHIVE)}) != '{ARCHIVE}'"  # (a condition on `no
 
 def index_path(state_dir: Path, identity: str) -> Path:
     """Where the index of one pack identity lives."""
-    digest = hashes.sha256(identity.encode()).hexdigest()[:8]
+    digest = hashlib.sha256(identity.encode()).hexdigest()[:8]
     return Path(state_dir) / INDEX_DIR / f"{digest}.sqlite"
 
 
@@ -125,7 +125,7 @@ PROGRESS_EVERY = 100  # notes read between two calls of a progress callback
 
 def stat_stamp(stats: Mapping[str, tuple[int, int]]) -> str:
     """A digest of every note's (path, mtime_ns, size), in the walk's order."""
-    digest = hashes.blake2b(digest_size=16)
+    digest = hashlib.blake2b(digest_size=16)
     digest.update("\0".join(stats).encode("utf-8", "surrogateescape"))
     # (the numbers as one array of 64-bit ints: a third of the time of formatting them)
     digest.update(array("q", chain.from_iterable(stats.values())).tobytes())

@@ -13,19 +13,19 @@ frontmatter field (a meeting's ``attendees``) is not repeated on its source. Eve
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
 from vaultbrain.graph.extract import generated_keys, is_own
 from vaultbrain.graph.index import GraphIndex
 from vaultbrain.graph.links import incoming, outgoing
-from vaultbrain.logs import get_logger
 from vaultbrain.vault.note import parse_note, update_frontmatter
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
-log = get_logger(__name__)
+log = logging.getLogger(__name__)
 
 
 def wikilink(rel: str, title: str) -> str:

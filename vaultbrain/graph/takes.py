@@ -19,12 +19,12 @@ the graph index of the pack (no unasked writes). Each line links its source.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain import hashes
 from vaultbrain.errors import LLMError, UserError
 from vaultbrain.graph.extract import is_own, link_key
 from vaultbrain.graph.index import ARCHIVE, LIVE, GraphIndex
@@ -191,7 +191,7 @@ def cache_key(text: str, pack: str, model: str, prompt_hash: str) -> str:
     is never extracted again; any of them changing makes a new key."""
     norm = " ".join(text.split()).lower()
     doc = json.dumps([norm, pack, model, prompt_hash], ensure_ascii=False)
-    return hashes.sha256(doc.encode()).hexdigest()
+    return hashlib.sha256(doc.encode()).hexdigest()
 
 
 @dataclass
@@ -290,7 +290,7 @@ def extract(brain: Brain, index: GraphIndex, use_llm: bool = True) -> dict[str, 
             found, method = fallback(source.text, kinds), "fallback"
         report["methods"][method] = report["methods"].get(method, 0) + 1
         new = _store(index, identity, source, found, method)
-        with index._tx():
+        with index._tx():  # noqa: SLF001
             index.db.execute(
                 "INSERT OR REPLACE INTO extractions(key, text_key, pack, src, method, at, found) "
                 "VALUES(?,?,?,?,?,?,?)",
@@ -367,7 +367,7 @@ def _store(
     index: GraphIndex, identity: str, source: Source, found: list[Take], method: str
 ) -> list[dict[str, Any]]:
     new = []
-    with index._tx():
+    with index._tx():  # noqa: SLF001
         for t in found:
             rel, own = _holder_rel(index, t.holder)
             cur = index.db.execute(
@@ -430,7 +430,7 @@ def _place(brain: Brain, index: GraphIndex, source: Source, new: list[dict[str, 
         except UserError:
             continue  # kept in the store; shown on a later run
         if edit.written:
-            with index._tx():
+            with index._tx():  # noqa: SLF001
                 index.db.execute("UPDATE takes SET placed=? WHERE id=?", (target, take["id"]))
             placed.append(target)
     return placed

@@ -10,6 +10,7 @@ exported automatically, which only ever updates an existing note whose content d
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -17,7 +18,6 @@ from typing import TYPE_CHECKING
 from vaultbrain.idealoom.config import LoomSettings
 from vaultbrain.idealoom.exchange import ExchangeResult, run_auto_export
 from vaultbrain.idealoom.pending import PendingExports
-from vaultbrain.logs import get_logger
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 DEBOUNCE_SECONDS = 5.0
 MAX_WAIT_SECONDS = 60.0
 LAST_RESULT = "idealoom-auto-export.json"
-log = get_logger("vaultbrain.idealoom")
+log = logging.getLogger("vaultbrain.idealoom")
 
 
 class AutoExporter:

@@ -18,12 +18,12 @@ import json
 import os
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.packs.loader import RACY_NS, home_dir, load_pack, load_ref, one_line, yaml_loader
 from vaultbrain.packs.resolved import PackError, ResolvedPack
-from vaultbrain.values import valueclass
 
 if TYPE_CHECKING:
     from vaultbrain.packs.context import PackContext
@@ -41,7 +41,7 @@ TIERS: dict[int, str] = {
 }
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class ActivePack:
     pack: ResolvedPack
     tier: int
@@ -50,7 +50,7 @@ class ActivePack:
     shared: Path | None = None  # the vault's packs folder (``packs_folder:``), if it has one
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class PackChoice:
     """Which pack a tier names, before it is loaded."""
 

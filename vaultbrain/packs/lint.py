@@ -19,7 +19,8 @@ Each rule is a pure function of the resolved pack returning issues; an issue of 
   inside another's (an error when the outer one comes first, so the inner never matches).
 - ``prefix_leading_slash``: a prefix written ``/People/`` (gbrain's packs do); it is read
   from the vault root with the slash stripped.
-- ``redos_link_regex``: a link regex prone to catastrophic backtracking.
+- ``link_regex_unsupported``, ``path_pattern_unsupported``: a pattern the linear-time
+  engine that runs a pack's patterns (RE2, vaultbrain/packs/linear.py) cannot run.
 - ``field_default_invalid``, ``title_field_undeclared``, ``extends_deep``,
   ``min_version_newer``.
 - ``tasks_field_undeclared`` (error), ``tasks_status_unmapped``, ``tasks_priority_unmapped``:
@@ -33,9 +34,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vaultbrain.packs.linear import unsupported_reason
 from vaultbrain.packs.loader import find_pack, list_packs, read_manifest
 from vaultbrain.packs.model import Manifest, PackError, ResolvedPack, normalize_prefix
-from vaultbrain.packs.redos import check_regex
 
 
 @dataclass
@@ -367,18 +368,31 @@ def _regexes(m: Manifest) -> list[LintIssue]:
     out = []
     for lt in m.link_types:
         pattern = lt.inference.regex if lt.inference else None
-        if not pattern:
-            continue
-        for finding in check_regex(pattern):
+        reason = unsupported_reason(pattern) if pattern else None
+        if reason is not None:
             out.append(
                 LintIssue(
-                    "redos_link_regex",
-                    finding.severity,
-                    f"link type {lt.name!r}: regex {pattern!r}: {finding.message}",
+                    "link_regex_unsupported",
+                    "error",
+                    f"link type {lt.name!r}: regex {pattern!r}: {reason}",
                     link=lt.name,
-                    hint="bound the repeats ({1,200}) or make the pieces disjoint",
+                    hint="write it without lookarounds or backreferences",
                 )
             )
+    for t in m.page_types:
+        for sub in t.subtypes or ():
+            pattern = sub.when.path_pattern
+            reason = unsupported_reason(pattern) if pattern else None
+            if reason is not None:
+                out.append(
+                    LintIssue(
+                        "path_pattern_unsupported",
+                        "error",
+                        f"type {t.name!r}: subtype {sub.name!r}: path_pattern {pattern!r}: {reason}",
+                        type=t.name,
+                        hint="write it without lookarounds or backreferences",
+                    )
+                )
     return out
 
 

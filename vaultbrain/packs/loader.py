@@ -18,25 +18,25 @@ resolved pack's plain parts (resolved.py), so such a command does not even impor
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
+import logging
 import os
 import pickle
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain import hashes
-from vaultbrain.logs import get_logger
 from vaultbrain.packs.resolved import PackError, ResolvedPack
 from vaultbrain.resources import data_dir
-from vaultbrain.values import valueclass
 
 if TYPE_CHECKING:
     from vaultbrain.packs.merge import Layer
     from vaultbrain.packs.model import Manifest
 
-log = get_logger(__name__)
+log = logging.getLogger(__name__)
 
 MAX_DEPTH = 8
 WARN_DEPTH = 4
@@ -201,7 +201,7 @@ def one_line(text: str) -> str:
 # -- resolving -----------------------------------------------------------------------------
 
 
-@valueclass
+@dataclass
 class _Fed:
     """A file that fed a resolved pack, as it was when it was read.
 
@@ -247,7 +247,7 @@ def _stat(path: Path | str) -> tuple[int, int]:
 
 def _digest(path: Path | str) -> str | None:
     try:
-        return hashes.sha256(Path(path).read_bytes()).hexdigest()
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
     except OSError:
         return None
 
@@ -414,7 +414,7 @@ def _code_stamp() -> tuple[Any, ...]:
 def _disk_path(key: tuple[str, ...]) -> Path | None:
     if _disk is None:
         return None
-    digest = hashes.sha256(repr((key, _code_stamp())).encode()).hexdigest()[:16]
+    digest = hashlib.sha256(repr((key, _code_stamp())).encode()).hexdigest()[:16]
     return _disk / "packs-cache" / f"{digest}.pickle"
 
 
@@ -503,7 +503,7 @@ def load_ref(ref: str, home: Path | None = None, shared: Path | None = None) -> 
 # -- listing -------------------------------------------------------------------------------
 
 
-@valueclass
+@dataclass
 class PackListing:
     name: str
     path: str

@@ -113,7 +113,7 @@ class PageType(StrictModel, TypeRules):
             data = {**data, "path_prefixes": prefixes}
         obj = handler(data)
         if stripped:
-            obj._stripped_prefixes = stripped
+            obj._stripped_prefixes = stripped  # noqa: SLF001
         return obj
 
     @field_validator("name")

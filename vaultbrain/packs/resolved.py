@@ -16,12 +16,11 @@ defaults, so a change anywhere in the chain changes the identity a capture recor
 
 from __future__ import annotations
 
+import hashlib
 import json
-import re
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain import hashes
 from vaultbrain.errors import UserError
 from vaultbrain.patterns import LazyPattern
 
@@ -87,9 +86,11 @@ class SubtypeRules:
                     return True
         if w.path_pattern:
             path = rel.replace("\\", "/")
+            from vaultbrain.packs.linear import compile_pack_regex
+
             try:
-                rx = re.compile(w.path_pattern)
-            except re.error:  # gbrain skips a malformed pattern silently; so do we
+                rx = compile_pack_regex(w.path_pattern)
+            except ValueError:  # gbrain skips a malformed pattern silently; so do we
                 return False
             # gbrain tests the path as written and '/' + the path in lower case; the path in
             # lower case too, so a pattern written for `books/` finds `Books/`
@@ -357,7 +358,7 @@ class ResolvedPack:
     @cached_property
     def sha8(self) -> str:
         canonical = canonical_json(as_data(self.manifest))
-        return hashes.sha256(canonical.encode()).hexdigest()[:8]
+        return hashlib.sha256(canonical.encode()).hexdigest()[:8]
 
     @property
     def identity(self) -> str:

@@ -51,7 +51,7 @@ def edit_many(
             try:
                 path = vault.resolve(rel)
                 try:
-                    note: NoteFile | None = vault._read(rel, path)
+                    note: NoteFile | None = vault._read(rel, path)  # noqa: SLF001
                 except FileNotFoundError:
                     note = None
                 text = build(rel, note)
@@ -171,6 +171,6 @@ def _after(
             rel, text, digest, st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns
         )
     try:
-        return vault._read(rel, path)
+        return vault._read(rel, path)  # noqa: SLF001
     except (UserError, FileNotFoundError):
         return None

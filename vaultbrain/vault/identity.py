@@ -24,15 +24,15 @@ back with the same id, and the per-user state folder is found again by the path 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import socket
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError, VaultbrainError
-from vaultbrain.logs import get_logger
-from vaultbrain.values import valueclass
 from vaultbrain.vault import yml
 from vaultbrain.vault.statedir import (
     MOVED_FROM,
@@ -46,10 +46,10 @@ from vaultbrain.vault.statedir import (
 if TYPE_CHECKING:
     from vaultbrain.vault.files import Vault
 
-log = get_logger("vaultbrain.vault")
+log = logging.getLogger("vaultbrain.vault")
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class Identity:
     id: str
     state_dir: Path

@@ -53,8 +53,6 @@ _MARKER = LazyPattern(
 )
 
 
-# A dataclass, not a @valueclass: one is built for every line of the inbox read, and the generated
-# __init__ is several times faster than the shared one.
 @dataclass(frozen=True)
 class InboxLine:
     """One thought line of the inbox note."""

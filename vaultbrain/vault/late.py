@@ -27,7 +27,8 @@ try:
 except ImportError:  # pragma: no cover - Windows
     resource = None  # type: ignore[assignment]
 
-from vaultbrain import hashes
+import hashlib
+
 from vaultbrain.vault.atomic import read_all
 
 GRACE = 5.0  # seconds a displaced file is watched
@@ -87,7 +88,7 @@ class Seen:
 
 
 def _tail_hash(data: bytes, end: int) -> bytes:
-    return hashes.sha256(memoryview(data)[max(0, end - TAIL) : end]).digest()
+    return hashlib.sha256(memoryview(data)[max(0, end - TAIL) : end]).digest()
 
 
 @dataclass(eq=False)

@@ -6,7 +6,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-from vaultbrain.patterns import LazyPattern, compile_pattern
+from vaultbrain.patterns import LazyPattern
 
 MAX_CHARS = 120
 MAX_BYTES = 240  # leaves room for " (NN).md" under the 255-byte limit of most filesystems
@@ -24,11 +24,11 @@ def sanitize_filename(title: str) -> str:
     """
     text = unicodedata.normalize("NFC", title)
     text = _BIDI.sub("", text)
-    text = compile_pattern(r"[\t\n\r\v\f]").sub(" ", text)
+    text = re.compile(r"[\t\n\r\v\f]").sub(" ", text)
     text = "".join("-" if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in text)
     text = _FORBIDDEN.sub("-", text)
-    text = compile_pattern(r"\s+").sub(" ", text).strip()
-    text = compile_pattern(r"-{2,}").sub("-", text)
+    text = re.compile(r"\s+").sub(" ", text).strip()
+    text = re.compile(r"-{2,}").sub("-", text)
     text = text.lstrip(".- ")
     text = _truncate(text).rstrip(". ")
     if not text or set(text) <= {"-", " "}:

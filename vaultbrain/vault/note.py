@@ -151,8 +151,6 @@ class NoteFormatError(UserError):
     """A note whose frontmatter cannot be read; the note is left untouched."""
 
 
-# A dataclass, not a @valueclass: one is built for every note read (a reindex reads them
-# all), and the generated __init__ is several times faster than the shared one.
 @dataclass
 class ParsedNote:
     """A note split: its frontmatter (``data``, and ``raw`` as written) and its body."""
@@ -409,7 +407,7 @@ def _key_spans(raw: str) -> tuple[list[str], dict[str, tuple[int, int]], list[st
             continue
         if not stripped.strip():
             continue  # a blank line may sit inside a block scalar; decided by what follows
-        if stripped.startswith((" ", "\t")) or stripped == "-" or stripped.startswith("- "):
+        if stripped.startswith((" ", "\t", "- ")) or stripped == "-":
             last_content = i
             continue
         # A comment or anything else at column 0 ends the current key's span.

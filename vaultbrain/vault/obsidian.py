@@ -69,7 +69,7 @@ class TemplateFolders:
         """Whether the note ``rel`` is a template, by its folder's name, Obsidian's and
         Templater's settings, or a folder of placeholders already looked at."""
         low = rel.lower()
-        if low.startswith(self._configured) or low.startswith(self._placeholder_folders):
+        if low.startswith((*self._configured, *self._placeholder_folders)):
             return True
         parts = low.split("/")[:-1]
         return any(part in TEMPLATE_FOLDER_NAMES for part in parts)

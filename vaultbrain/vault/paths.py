@@ -8,12 +8,12 @@ whether a note changed.
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from vaultbrain import hashes
 from vaultbrain.patterns import LazyPattern
 
 # Syncthing, Nextcloud/ownCloud, Dropbox ("… (Jane's conflicted copy 2026-01-01).md"),
@@ -26,7 +26,7 @@ def content_hash(data: str | bytes) -> str:
     """SHA-256 of a note's bytes; decides "changed", mtime and size only say where to look."""
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogateescape")
-    return hashes.sha256(data).hexdigest()
+    return hashlib.sha256(data).hexdigest()
 
 
 _STRAY = LazyPattern("[\udc80-\udcff]")

@@ -16,16 +16,16 @@ the vault for Obsidian Sync, iCloud or Syncthing to carry.
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
+import logging
 import os
 import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from vaultbrain import hashes
 from vaultbrain.errors import UserError
-from vaultbrain.logs import get_logger
 from vaultbrain.vault import yml
 from vaultbrain.vault.atomic import fsync_dir
 from vaultbrain.vault.files import Vault
@@ -76,7 +76,7 @@ def manifest(folder: Path) -> dict[str, list[object]]:
             if path.is_symlink():
                 out[rel] = ["link", os.readlink(path)]
                 continue
-            digest = hashes.sha256()
+            digest = hashlib.sha256()
             fd = os.open(path, os.O_RDONLY)
             try:
                 while chunk := os.read(fd, 1 << 20):
@@ -88,7 +88,7 @@ def manifest(folder: Path) -> dict[str, list[object]]:
 
 
 def _digest(files: dict[str, list[object]]) -> str:
-    return hashes.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()
+    return hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()
 
 
 class _Held:
@@ -234,7 +234,7 @@ def move_at_start(root: Path) -> Moved | None:
     """The daemon's start: move ``<vault>/.vaultbrain`` out when that is safe (no other
     vaultbrain process holds it), finish a move a kill interrupted; otherwise leave it, in
     use where it is, and say why in the log. None when there is nothing to do."""
-    log = get_logger("vaultbrain.daemon")
+    log = logging.getLogger("vaultbrain.daemon")
     root = Path(root).expanduser().resolve()
     legacy = root / IN_VAULT
     if in_vault_pinned() or not (legacy.is_dir() or (root / MOVED_AWAY).exists()):

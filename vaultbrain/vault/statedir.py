@@ -23,6 +23,7 @@ way is ever moved.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -76,10 +77,8 @@ def vault_id(root: Path) -> str:
 
 
 def derived_vault_id(root: Path) -> str:
-    from vaultbrain import hashes  # (a vault with a vaultbrain.yml, the usual one, never asks)
-
     path = str(Path(root).resolve())
-    return hashes.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
 def read_record(state_dir: Path) -> dict[str, object] | None:

@@ -26,8 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from vaultbrain.patterns import LazyPattern, compile_pattern
-from vaultbrain.values import valueclass
+from vaultbrain.patterns import LazyPattern
 
 PRIORITY_EMOJI = {"highest": "🔺", "high": "⏫", "medium": "🔼", "low": "🔽", "lowest": "⏬"}
 _EMOJI_PRIORITY = {v: k for k, v in PRIORITY_EMOJI.items()}
@@ -67,11 +66,9 @@ _FENCE = LazyPattern(r"^\s*(```|~~~)")
 def _field_searches() -> tuple[tuple[str, Callable[[str], re.Match[str] | None]], ...]:
     """``_FIELDS`` compiled when the first task line is read, each search bound once: the
     loop below calls them a dozen times a line."""
-    return tuple((name, compile_pattern(source).search) for name, source in _FIELDS)
+    return tuple((name, re.compile(source).search) for name, source in _FIELDS)
 
 
-# A dataclass, not a @valueclass: one is built for every task line a scan reads, and the
-# generated __init__ sets its 17 fields several times faster than the shared one.
 @dataclass
 class TaskLine:
     """One Tasks line, as Tasks understands it."""
@@ -186,16 +183,14 @@ def clean_description(title: str) -> str:
     """A title as a Tasks description: no signifier emoji (they would become fields), no
     trailing ``^id`` (a block link), one line."""
     text = _SIGNIFIER_RE.sub(" ", title.replace("\n", " ").replace("\r", " "))
-    text = compile_pattern(r"\s+\^([a-zA-Z0-9-]+)\s*$").sub(r" \1", text)
-    text = compile_pattern(r"\s{2,}").sub(" ", text).strip()
+    text = re.compile(r"\s+\^([a-zA-Z0-9-]+)\s*$").sub(r" \1", text)
+    text = re.compile(r"\s{2,}").sub(" ", text).strip()
     return text or "Task"
 
 
 # -- a note's task lines -------------------------------------------------------------------
 
 
-# A dataclass, not a @valueclass: one is built for every task line a scan reads, and the generated
-# __init__ is several times faster than the shared one.
 @dataclass(frozen=True)
 class FoundTask:
     """A task line of a note: its index among the note's lines, and the task."""
@@ -257,7 +252,7 @@ _UNITS.update({"months": "month", "year": "year", "years": "year"})
 _WORKWEEK = (0, 1, 2, 3, 4)
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True)
 class Rule:
     unit: str  # day | week | month | year
     interval: int = 1

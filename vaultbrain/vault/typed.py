@@ -57,8 +57,6 @@ _SIGNIFIER = LazyPattern("(?:🔺|⏫|🔼|🔽|⏬|📅|📆|🗓|🛫|⏳|⌛|
 _CHECKBOX_START = LazyPattern(r"^(\s*)\[(.)\]")
 
 
-# A dataclass, not a @valueclass: one is built for every line parsed for typed fields, and the generated
-# __init__ is several times faster than the shared one.
 @dataclass(frozen=True)
 class Typed:
     """A typed thought: its words and the fields its Tasks and Dataview syntax gave.
@@ -211,8 +209,6 @@ def _has_word_char(text: str) -> bool:
 # -- Dataview's inline fields (a port of src/data-import/inline-field.ts) --------------------
 
 
-# A dataclass, not a @valueclass: one is built for every inline field read, and the generated
-# __init__ is several times faster than the shared one.
 @dataclass(frozen=True)
 class InlineField:
     """A Dataview inline field of a line: its key, its value, and its [start, end) span."""
@@ -355,10 +351,10 @@ __all__ = [
     "DATE_FIELDS",
     "InlineField",
     "Typed",
+    "drop_dangling",
     "has_signifiers",
     "inert",
     "inline_fields",
-    "drop_dangling",
     "is_thought",
     "parse_typed",
     "title_text",

@@ -233,7 +233,7 @@ def with_key(
         if lines and not lines[-1].endswith("\n"):
             lines[-1] += "\n"
         tail = f"  # {trailing}" if trailing else ""
-        lines += _comment_lines(comment) + [new + tail + "\n"]
+        lines += [*_comment_lines(comment), new + tail + "\n"]
     else:
         start, end, indent = found
         old = lines[start]

@@ -6,6 +6,7 @@ imports this package unless a thought starts with a YouTube URL.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.model import Capture, CaptureStatus, Filed, OpKind
@@ -13,13 +14,12 @@ from vaultbrain.classify.result import Classification, Destination
 from vaultbrain.errors import UserError
 from vaultbrain.filing.index import records
 from vaultbrain.filing.records import block_link
-from vaultbrain.logs import get_logger
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
     from vaultbrain.capture.journal import Journal
 
-log = get_logger("vaultbrain.filing")
+log = logging.getLogger("vaultbrain.filing")
 
 
 def take_capture(brain: Brain, journal: Journal, cap: Capture) -> Capture | None:

@@ -12,6 +12,7 @@ any step.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import threading
@@ -21,7 +22,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError, VaultbrainError
-from vaultbrain.logs import get_logger
 from vaultbrain.vault.atomic import atomic_write_file
 
 from .backend import (
@@ -56,7 +56,7 @@ from .saving import (
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
-log = get_logger("vaultbrain.youtube")
+log = logging.getLogger("vaultbrain.youtube")
 
 
 @dataclass

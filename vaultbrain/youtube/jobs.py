@@ -10,6 +10,7 @@ the yt-dlp progress hooks check. Both files go when the job ends.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 import time
@@ -20,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
 from vaultbrain.ids import new_id
-from vaultbrain.logs import Logger
 from vaultbrain.procs import pid_alive
 from vaultbrain.vault.atomic import atomic_write_file
 
@@ -51,7 +51,7 @@ class Progress:
 ProgressCallback = Callable[[Progress], None]
 
 
-def progress_logger(logger: Logger | logging.Logger, every: float = 25.0) -> ProgressCallback:
+def progress_logger(logger: logging.Logger, every: float = 25.0) -> ProgressCallback:
     """A progress callback for the daemon: logs each stage as it starts, then every
     ``every`` percent of it."""
     last: dict[tuple[str, str], float] = {}
@@ -114,7 +114,7 @@ class Job:
         now = time.monotonic()
         if changed or now - self._written >= 0.5 or self.percent >= 100.0:
             self._written = now
-            self.registry._write(self)
+            self.registry._write(self)  # noqa: SLF001
         if self._callback is not None:
             self._callback(Progress(self.id, self.video_id, stage, self.percent, self.overall))
 
@@ -173,7 +173,7 @@ class JobRegistry:
         return job
 
     def finish(self, job: Job) -> None:
-        job._done.set()
+        job._done.set()  # noqa: SLF001
         with self._lock:
             self._jobs.pop(job.id, None)
         for path in (self.jobs_dir / f"{job.id}.json", self.cancel_dir / job.id):
@@ -183,13 +183,13 @@ class JobRegistry:
                 pass
 
     def _write(self, job: Job) -> None:
-        if job._done.is_set():
+        if job._done.is_set():  # noqa: SLF001
             return
         atomic_write_file(self.jobs_dir / f"{job.id}.json", json.dumps(job.snapshot()))
 
     def _watch(self, job: Job) -> None:
         flag = self.cancel_dir / job.id
-        while not job._done.wait(self.poll_seconds):
+        while not job._done.wait(self.poll_seconds):  # noqa: SLF001
             if flag.exists():
                 job.cancel.set()
                 return

@@ -83,7 +83,7 @@ def clean_title(title: str) -> str:
 def format_duration(seconds: float | None) -> str | None:
     if seconds is None or seconds < 0:
         return None
-    total = int(round(seconds))
+    total = round(seconds)
     h, rest = divmod(total, 3600)
     m, s = divmod(rest, 60)
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"

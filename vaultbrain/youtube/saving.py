@@ -9,13 +9,13 @@ edited since the last ingest keeps its text, and only its properties are updated
 
 from __future__ import annotations
 
+import hashlib
 import os
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain import hashes
 from vaultbrain.errors import UserError
 from vaultbrain.vault.names import unique_name
 from vaultbrain.vault.note import parse_note, update_frontmatter
@@ -195,7 +195,7 @@ def queue_agent_task(
     """The note in ``AGENT_QUEUE`` that asks an agent ``prompt`` about the video; the same ask
     already queued (by its hash, in ``tasks``) is not queued twice. ``tasks`` gains the new one."""
     vault, state = brain.vault, brain.state_dir
-    digest = hashes.sha256(prompt.encode("utf-8")).hexdigest()[:16]
+    digest = hashlib.sha256(prompt.encode("utf-8")).hexdigest()[:16]
     for task in tasks:
         if task.get("prompt_hash") == digest and vault.exists(task.get("path", "")):
             return str(task["path"])  # the same ask is already queued
