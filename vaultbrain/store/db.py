@@ -1,0 +1,137 @@
+"""``state.db``: the one SQLite database a vault's state dir holds (or ``:memory:``).
+
+One connection per thread (SQLite connections are not to be shared between threads), in WAL
+mode so readers never wait for a writer, with a ``busy_timeout`` so a writer waits for
+another process's transaction instead of failing. ``synchronous=FULL``: each commit is on
+the disk before it returns, as each record write of the old store was fsynced (a capture's
+journal entry must survive a power cut, not only a kill -9, before its note is written);
+bulk imports commit a batch at a time, so the cost is one sync per batch.
+
+The schema is made by named migrations (:mod:`vaultbrain.store.migrations`), applied once
+each, in order, recorded in ``_migrations``.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from vaultbrain.errors import StorageError
+
+DB_FILE = "state.db"
+MEMORY = ":memory:"
+BUSY_TIMEOUT_MS = 30_000
+
+
+def storage_error(exc: sqlite3.Error, where: str) -> StorageError:
+    """A SQLite failure as one line: a full disk, a read-only or refused file, damage."""
+    text = str(exc)
+    low = text.lower()
+    if "full" in low:
+        reason = "no space left on the disk"
+    elif "readonly" in low or "read-only" in low:
+        reason = "the file system is read-only"
+    elif "unable to open" in low or "permission" in low or "access" in low:
+        reason = "permission denied"
+    elif "malformed" in low or "not a database" in low:
+        reason = f"the database is damaged ({text}); run `vaultbrain doctor`"
+    else:
+        reason = text
+    return StorageError(
+        f"cannot write {where}: {reason}; nothing was changed, try again once fixed"
+    )
+
+
+class Database:
+    """The connections to one ``state.db`` (one per thread), opened on first use and again
+    when the file was removed or replaced under the process (a lost state dir)."""
+
+    def __init__(self, root: Path | str, on_open: Callable[[sqlite3.Connection], None]) -> None:
+        self.memory = str(root) == MEMORY
+        self.root = Path(root) if not self.memory else Path(MEMORY)
+        self.path = self.root / DB_FILE if not self.memory else None
+        self._on_open = on_open
+        self._local = threading.local()
+        self._shared: sqlite3.Connection | None = None  # :memory: has one, shared
+        self._shared_lock = threading.RLock()
+        self._all: list[sqlite3.Connection] = []
+        self._made_lock = threading.Lock()
+
+    def where(self) -> str:
+        return str(self.path) if self.path is not None else "the in-memory store"
+
+    def conn(self) -> sqlite3.Connection:
+        """This thread's connection, open on a file that is still the state dir's."""
+        if self.memory:
+            with self._shared_lock:
+                if self._shared is None:
+                    self._shared = self._open(MEMORY)
+                return self._shared
+        assert self.path is not None
+        local = self._local
+        conn: sqlite3.Connection | None = getattr(local, "conn", None)
+        if conn is not None:
+            try:
+                st = os.stat(self.path)
+                same = (st.st_ino, st.st_dev) == local.ident
+            except FileNotFoundError:
+                same = False
+            if same or conn.in_transaction:
+                return conn
+            self._forget(conn)
+            local.conn = None
+        conn = self._open(str(self.path))
+        st = os.stat(self.path)
+        local.conn, local.ident = conn, (st.st_ino, st.st_dev)
+        return conn
+
+    def _open(self, target: str) -> sqlite3.Connection:
+        if not self.memory:
+            from vaultbrain.store.perms import private_dir
+
+            private_dir(self.root)
+        try:
+            conn = sqlite3.connect(
+                target,
+                timeout=BUSY_TIMEOUT_MS / 1000,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+            if not self.memory:
+                os.chmod(target, 0o600)
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            if not self.memory:
+                conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = FULL")
+            self._on_open(conn)
+        except sqlite3.Error as exc:
+            raise storage_error(exc, self.where()) from exc
+        except OSError as exc:
+            raise StorageError.from_os(exc, self.where()) from exc
+        with self._made_lock:
+            self._all.append(conn)
+        return conn
+
+    def _forget(self, conn: sqlite3.Connection) -> None:
+        with self._made_lock:
+            if conn in self._all:
+                self._all.remove(conn)
+        try:
+            conn.close()
+        except sqlite3.Error:
+            pass
+
+    def close(self) -> None:
+        """Close every connection this object opened (the file stays)."""
+        with self._made_lock:
+            conns, self._all = self._all, []
+        for conn in conns:
+            try:
+                conn.close()
+            except sqlite3.Error:
+                pass
+        self._shared = None
+        self._local = threading.local()
