@@ -168,17 +168,29 @@ def import_state_dir(conn: sqlite3.Connection, root: Path) -> None:
             docs[name] = to_json(value)
             conn.execute("INSERT OR REPLACE INTO kv VALUES (?, ?, ?)", (name, docs[name], seq))
     conn.execute("UPDATE counter SET seq = ?", (seq,))
-    # Read back whole before anything is moved.
+    differs = read_back(conn, want_records, audit, logs, docs)
+    if differs:
+        raise StorageError(f"the import of {root} into state.db did not read back whole: {differs}")
+
+
+def read_back(
+    conn: sqlite3.Connection,
+    records: dict[tuple[str, str], str],
+    audit: list[str],
+    logs: list[tuple[str, str]],
+    docs: dict[str, str],
+) -> str | None:
+    """What of the import differs when read back from the database (None: nothing)."""
     got = {(c, i): d for c, i, d in conn.execute("SELECT collection, id, doc FROM records")}
-    if any(got.get(k) != v for k, v in want_records.items()):
-        raise StorageError(f"the import of {root} into state.db did not read back whole")
+    if got != records:
+        return "the records"
     if [r[0] for r in conn.execute("SELECT entry FROM audit ORDER BY seq")] != audit:
-        raise StorageError(f"the import of {root}'s audit trail did not read back whole")
-    back = conn.execute("SELECT name, entry FROM logs ORDER BY seq").fetchall()
-    if [tuple(r) for r in back] != logs:
-        raise StorageError(f"the import of {root}'s logs did not read back whole")
+        return "the audit trail"
+    if [tuple(r) for r in conn.execute("SELECT name, entry FROM logs ORDER BY seq")] != logs:
+        return "the logs"
     if dict(conn.execute("SELECT name, value FROM kv").fetchall()) != docs:
-        raise StorageError(f"the import of {root}'s documents did not read back whole")
+        return "the documents"
+    return None
 
 
 def old_files(root: Path) -> list[str]:
