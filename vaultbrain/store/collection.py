@@ -143,7 +143,7 @@ class Collection:
             conn.execute("DELETE FROM dropped WHERE collection = ? AND id = ?", (self.name, rid))
 
         with self._lock:
-            self._store.write(write, durable=durable, changed=self)
+            self._store.write(write, durable=durable, size=len(text) + len(row[3]))
             if self._index is not None:
                 self._index[rid] = summary
         return record
@@ -170,7 +170,7 @@ class Collection:
                 )
 
         with self._lock:
-            self._store.write(write, changed=self)
+            self._store.write(write, size=len(record_id) + 40)
             if self._index is not None:
                 self._index.pop(record_id, None)
 

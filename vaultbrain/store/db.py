@@ -45,6 +45,12 @@ def storage_error(exc: sqlite3.Error, where: str) -> StorageError:
     )
 
 
+def spend(nbytes: int) -> None:
+    """Where a transaction's bytes meet the disk, before it commits (SQLite writes them
+    itself): a seam for the fault-injection tests' full disk, which raise here what SQLite
+    raises on one (``sqlite3.OperationalError: database or disk is full``)."""
+
+
 class Database:
     """The connections to one ``state.db`` (one per thread), opened on first use and again
     when the file was removed or replaced under the process (a lost state dir)."""

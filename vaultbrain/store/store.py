@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from vaultbrain.errors import StorageError
 from vaultbrain.store.collection import Collection
+from vaultbrain.store import db
 from vaultbrain.store.db import MEMORY, Database, storage_error
 from vaultbrain.store.records import to_json
 
@@ -36,6 +37,13 @@ T = TypeVar("T")
 AUDIT = "audit.jsonl"
 _BULK_HOLD_S = 0.2  # a bulk batch is committed (and the mutex let go) at least this often
 _BULK_BATCH = 2000  # writes per bulk batch at most
+
+
+def _wal_bytes(size: int) -> int:
+    """What a transaction of ``size`` bytes of rows appends to the write-ahead log: whole
+    pages, each with its frame header (at least one)."""
+    page = 4096
+    return (page + 24) * max(1, -(-size // page))
 
 
 class _Writer:
@@ -173,7 +181,7 @@ class Store:
         fn: Callable[[sqlite3.Connection, int], object],
         *,
         durable: bool = True,
-        changed: Collection | None = None,
+        size: int = 0,
     ) -> None:
         """``fn(conn, seq)`` in a write transaction, with the next number of the change
         sequence; committed now (or with bulk mode's batch). A failure (a full disk) rolls
@@ -190,6 +198,7 @@ class Store:
                         w.batch, w.batch_at, w.batch_writes = conn, time.monotonic(), 0
                     w.batch_writes += 1
                     fn(conn, self._next_seq(conn))
+                    db.spend(_wal_bytes(size))
                     return
                 if w.batch is not None:
                     self.commit_batch()
@@ -198,9 +207,13 @@ class Store:
                 try:
                     conn.execute("BEGIN IMMEDIATE")
                     fn(conn, self._next_seq(conn))
+                    db.spend(_wal_bytes(size))
                     conn.execute("COMMIT")
+                except BaseException:
+                    self._rolled_back(conn)
+                    raise
                 finally:
-                    if not durable:
+                    if not durable and not conn.in_transaction:
                         conn.execute("PRAGMA synchronous = FULL")
             except sqlite3.Error as exc:
                 self._rolled_back(conn)
@@ -337,7 +350,7 @@ class Store:
             conn.execute("DELETE FROM logs WHERE name = ?", (name,))
             conn.executemany("INSERT INTO logs (name, entry) VALUES (?, ?)", texts)
 
-        self.write(write)
+        self.write(write, size=sum(len(t) + 1 for _, t in texts))
 
     def has_entries(self, name: str) -> bool:
         """Whether the log ``name`` holds an entry."""
@@ -355,7 +368,8 @@ class Store:
         self.write(
             lambda conn, seq: conn.execute(
                 "INSERT OR REPLACE INTO kv VALUES (?, ?, ?)", (name, text, seq)
-            )
+            ),
+            size=len(text),
         )
 
     def remove_json(self, name: str) -> None:
