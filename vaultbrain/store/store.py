@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from vaultbrain.errors import StorageError
-from vaultbrain.store.collection import Collection
 from vaultbrain.store import db
+from vaultbrain.store.collection import Collection
 from vaultbrain.store.db import MEMORY, Database, storage_error
 from vaultbrain.store.records import to_json
 
