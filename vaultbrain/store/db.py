@@ -26,11 +26,21 @@ MEMORY = ":memory:"
 BUSY_TIMEOUT_MS = 30_000
 
 
+def _disk_full(where: str) -> bool:
+    """Whether the file system holding ``where`` has no room left (SQLite reports a write
+    refused for want of space on its write-ahead log or shared memory as an I/O error)."""
+    try:
+        st = os.statvfs(os.path.dirname(where) or ".")
+    except OSError:
+        return False
+    return st.f_bavail * st.f_frsize < 256 * 1024
+
+
 def storage_error(exc: sqlite3.Error, where: str) -> StorageError:
     """A SQLite failure as one line: a full disk, a read-only or refused file, damage."""
     text = str(exc)
     low = text.lower()
-    if "full" in low:
+    if "full" in low or ("i/o error" in low and _disk_full(where)):
         reason = "no space left on the disk"
     elif "readonly" in low or "read-only" in low:
         reason = "the file system is read-only"
