@@ -47,8 +47,10 @@ def test_an_open_state_dir_made_readable_by_others_is_made_private(
     from vaultbrain.store import perms
 
     state = tmp_path / "state"
+    Store(state).inbox.put({"id": "c0"})
     (state / "graph").mkdir(parents=True)
     (state / "graph" / "x.sqlite").write_text("x")
+    os.chmod(state / "state.db", 0o644)  # (made readable by hand, or by a copy)
     os.chmod(state, 0o755)
     os.chmod(state / "graph", 0o755)
     os.chmod(state / "graph" / "x.sqlite", 0o644)
@@ -58,7 +60,8 @@ def test_an_open_state_dir_made_readable_by_others_is_made_private(
     assert "made private" in caplog.text
     for path in (state, state / "graph"):
         assert stat.S_IMODE(os.stat(path).st_mode) == 0o700
-    assert stat.S_IMODE(os.stat(state / "graph" / "x.sqlite").st_mode) == 0o600
+    for path in (state / "graph" / "x.sqlite", state / "state.db"):
+        assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
 
 
 def test_a_state_dir_removed_under_a_running_store_is_made_again(tmp_path: Path) -> None:

@@ -26,14 +26,26 @@ def private_dir(root: Path) -> None:
     key = str(root)
     if key in _checked:
         return
+    from vaultbrain.store.legacy import old_files
+
+    # Said when it holds what a person wrote (the records of an older vaultbrain, or a
+    # database made readable by hand); files other parts make as they go, quietly.
+    held = any(_loose(root / n) for n in ("state.db", *old_files(root)))
     fixed = make_private(root)
     _checked.add(key)
     if fixed:
-        log.warning(
+        (log.warning if held else log.debug)(
             "state dir %s: %d files and folders others could read made private (0700/0600)",
             root,
             fixed,
         )
+
+
+def _loose(path: Path) -> bool:
+    try:
+        return bool(stat.S_IMODE(os.lstat(path).st_mode) & 0o077)
+    except OSError:
+        return False
 
 
 def make_private(root: Path) -> int:
