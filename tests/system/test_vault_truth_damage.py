@@ -124,29 +124,6 @@ def no_line_waiting(vault: Path) -> None:
     assert not waiting, waiting
 
 
-def test_the_state_database_deleted_mid_run(vault: Path, daemon, lmstudio: FakeLMStudio) -> None:
-    """The records' database removed under a running daemon (the summaries the file store
-    kept as an index beside the records are in the records' rows now: there is no index of
-    its own left to damage): the notes are the truth, nothing is filed twice."""
-    d = first_sarah(vault, daemon, lmstudio)
-    state = vault / ".vaultbrain"
-    assert (state / "state.db").is_file()
-    for name in ("state.db", "state.db-wal", "state.db-shm"):
-        (state / name).unlink(missing_ok=True)
-    write_lines(vault, [f"Sarah thought number {i}" for i in range(1, 6)], pause=0.05)
-    wait_for(lambda: all_filed(vault, "Sarah thought number", 6), 60, d.log)
-    time.sleep(0.5)
-    no_copies(vault)
-    no_line_waiting(vault)
-    ids = taken_ids(vault, "Sarah thought number")
-    assert sorted(log_entries(vault / "People/Sarah.md")) == sorted(ids)
-    assert [r["path"] for r in people_records(vault)] == ["People/Sarah.md"]
-    rows = run(vault, "db", "list", "person").output.splitlines()[1:]
-    assert len(rows) == 1 and "People/Sarah.md" in rows[0], rows
-    assert "Traceback" not in d.output(), d.output()
-    assert d.stop() == 0
-
-
 def test_the_state_dir_deleted_during_a_burst(vault: Path, daemon, lmstudio: FakeLMStudio) -> None:
     d = first_sarah(vault, daemon, lmstudio)
     lmstudio.delay = 0.15
