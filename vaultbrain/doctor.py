@@ -72,9 +72,9 @@ def run_checks(app: Brain) -> list[Check]:
             checks.append(consistency)
     except Exception as exc:  # any pack failure is a finding, not a crash
         checks.append(Check("schema pack", False, str(exc)))
-    checks.append(_records_check(app))
     checks.append(_damaged_state_check(app))
-    checks.append(_unreadable_check(app))
+    checks.append(_store_read("records", _records_check, app))
+    checks.append(_store_read("unreadable notes", _unreadable_check, app))
     checks.append(_llm_check(app))
     checks.append(_embeddings_check(app))
     checks.append(_settings_check(app))
@@ -181,6 +181,18 @@ def _records_check(brain: Brain) -> Check:
             "records", False, "two records on one path or one on two: " + "; ".join(problems)
         )
     return Check("records", True, f"{sum(len(v) for v in by_path.values())} records, one path each")
+
+
+def _store_read(name: str, check: Any, brain: Brain) -> Check:
+    """A check that reads the state database: its failure (a damaged database) is the
+    finding, not the end of `doctor` (the "state database" check says what to do)."""
+    from vaultbrain.errors import StorageError
+
+    try:
+        result: Check = check(brain)
+    except StorageError as exc:
+        return Check(name, False, f"not checked: {exc}", "warn")
+    return result
 
 
 def _damaged_state_check(brain: Brain) -> Check:

@@ -18,6 +18,7 @@ import sqlite3
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from vaultbrain.errors import StorageError
 
@@ -40,14 +41,17 @@ def storage_error(exc: sqlite3.Error, where: str) -> StorageError:
     """A SQLite failure as one line: a full disk, a read-only or refused file, damage."""
     text = str(exc)
     low = text.lower()
+    if "malformed" in low or "not a database" in low or "could not decode" in low:
+        return StorageError(
+            f"the state database {where} is damaged ({text[:120]}); "
+            "`vaultbrain doctor` says what to do"
+        )
     if "full" in low or ("i/o error" in low and _disk_full(where)):
         reason = "no space left on the disk"
     elif "readonly" in low or "read-only" in low:
         reason = "the file system is read-only"
     elif "unable to open" in low or "permission" in low or "access" in low:
         reason = "permission denied"
-    elif "malformed" in low or "not a database" in low:
-        reason = f"the database is damaged ({text}); run `vaultbrain doctor`"
     else:
         reason = text
     return StorageError(
@@ -59,6 +63,53 @@ def spend(nbytes: int) -> None:
     """Where a transaction's bytes meet the disk, before it commits (SQLite writes them
     itself): a seam for the fault-injection tests' full disk, which raise here what SQLite
     raises on one (``sqlite3.OperationalError: database or disk is full``)."""
+
+
+class Cursor(sqlite3.Cursor):
+    """A cursor whose failures (a damaged page met while reading rows) are one line."""
+
+    where = "the state database"
+
+    def __next__(self) -> Any:
+        try:
+            return super().__next__()
+        except sqlite3.Error as exc:
+            raise storage_error(exc, self.where) from exc
+
+    def fetchone(self) -> Any:
+        try:
+            return super().fetchone()
+        except sqlite3.Error as exc:
+            raise storage_error(exc, self.where) from exc
+
+    def fetchall(self) -> list[Any]:
+        try:
+            return super().fetchall()
+        except sqlite3.Error as exc:
+            raise storage_error(exc, self.where) from exc
+
+
+class Connection(sqlite3.Connection):
+    """A connection whose failures are one line (:func:`storage_error`), not a traceback:
+    a damaged page met by a read as much as a full disk met by a write."""
+
+    where = "the state database"
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        cur = self.cursor(Cursor)
+        cur.where = self.where
+        try:
+            return cur.execute(sql, parameters)
+        except sqlite3.Error as exc:
+            raise storage_error(exc, self.where) from exc
+
+    def executemany(self, sql: str, parameters: Any, /) -> sqlite3.Cursor:
+        cur = self.cursor(Cursor)
+        cur.where = self.where
+        try:
+            return cur.executemany(sql, parameters)
+        except sqlite3.Error as exc:
+            raise storage_error(exc, self.where) from exc
 
 
 class Database:
@@ -115,7 +166,9 @@ class Database:
                 timeout=BUSY_TIMEOUT_MS / 1000,
                 isolation_level=None,
                 check_same_thread=False,
+                factory=Connection,
             )
+            conn.where = self.where()
             if not self.memory:
                 os.chmod(target, 0o600)
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -125,6 +178,8 @@ class Database:
             self._on_open(conn)
         except sqlite3.Error as exc:
             raise storage_error(exc, self.where()) from exc
+        except StorageError:
+            raise
         except OSError as exc:
             raise StorageError.from_os(exc, self.where()) from exc
         with self._made_lock:

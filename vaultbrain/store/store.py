@@ -381,6 +381,32 @@ class Store:
         row = conn.execute("SELECT seq FROM kv WHERE name = ?", (name,)).fetchone()
         return None if row is None else [self.head(conn)[0], row[0]]
 
+    # -- export --------------------------------------------------------------------------
+    def collections(self) -> list[str]:
+        """The names of the collections that hold a record."""
+        rows = self.conn().execute("SELECT DISTINCT collection FROM records ORDER BY collection")
+        return [r[0] for r in rows]
+
+    def export(self, target: Path) -> int:
+        """Every record (tombstones too) written as ``<collection>/<id>/index.json`` under
+        ``target``, indented JSON, each file atomically; how many were written."""
+        from vaultbrain.vault.atomic import atomic_write_file
+
+        count = 0
+        rows = self.conn().execute(
+            "SELECT collection, id, doc FROM records ORDER BY collection, id"
+        )
+        for collection, rid, doc in rows:
+            text = json.dumps(json.loads(doc), ensure_ascii=False, indent=1) + "\n"
+            folder = target / collection / rid
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StorageError.from_os(exc, str(folder)) from exc
+            atomic_write_file(folder / "index.json", text)
+            count += 1
+        return count
+
     # -- health --------------------------------------------------------------------------
     def quick_check(self) -> list[str]:
         """``PRAGMA quick_check``: [] when the database is sound, else what SQLite found."""
