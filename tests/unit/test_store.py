@@ -87,3 +87,27 @@ def test_a_second_store_sees_what_the_first_wrote_after_reopening(tmp_path: Path
         col.put({"id": f"i{i}"})
     a.close()
     assert sorted(Store(tmp_path).collection("ideas").ids()) == [f"i{i}" for i in range(5)]
+
+
+def test_the_connections_of_threads_that_ended_are_closed(tmp_path: Path) -> None:
+    """One connection per thread: a daemon running a thread per task does not keep one
+    (three files: the database, its log, its shared memory) for each thread that ended."""
+    import gc
+    import threading
+
+    store = Store(tmp_path)
+    store.inbox.put({"id": "c1"})
+
+    def read() -> None:
+        assert store.inbox.get("c1") == {"id": "c1"}
+
+    def open_files() -> int:
+        gc.collect()
+        return len(os.listdir("/proc/self/fd"))
+
+    before = open_files()
+    for _ in range(40):
+        t = threading.Thread(target=read)
+        t.start()
+        t.join()
+    assert open_files() <= before + 3

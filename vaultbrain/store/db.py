@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -124,7 +125,8 @@ class Database:
         self._local = threading.local()
         self._shared: sqlite3.Connection | None = None  # :memory: has one, shared
         self._shared_lock = threading.RLock()
-        self._all: list[sqlite3.Connection] = []
+        # (weakly: a thread's connection is closed when the thread ends and its local goes)
+        self._all: weakref.WeakSet[sqlite3.Connection] = weakref.WeakSet()
         self._made_lock = threading.Lock()
 
     def where(self) -> str:
@@ -183,13 +185,12 @@ class Database:
         except OSError as exc:
             raise StorageError.from_os(exc, self.where()) from exc
         with self._made_lock:
-            self._all.append(conn)
+            self._all.add(conn)
         return conn
 
     def _forget(self, conn: sqlite3.Connection) -> None:
         with self._made_lock:
-            if conn in self._all:
-                self._all.remove(conn)
+            self._all.discard(conn)
         try:
             conn.close()
         except sqlite3.Error:
@@ -198,7 +199,7 @@ class Database:
     def close(self) -> None:
         """Close every connection this object opened (the file stays)."""
         with self._made_lock:
-            conns, self._all = self._all, []
+            conns, self._all = list(self._all), weakref.WeakSet()
         for conn in conns:
             try:
                 conn.close()

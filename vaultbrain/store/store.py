@@ -147,8 +147,8 @@ class Store:
 
     def reading(self, conn: sqlite3.Connection, fn: Callable[[], T]) -> T:
         """``fn`` inside one read transaction (one view of the database), unless ``conn``
-        is already in one (bulk mode's)."""
-        if conn.in_transaction:
+        is already in one (bulk mode's; in memory, one connection serves every thread)."""
+        if conn.in_transaction or self.in_memory:
             return fn()
         conn.execute("BEGIN")
         try:
