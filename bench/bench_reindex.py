@@ -103,7 +103,13 @@ def main() -> int:
     base = timed(lambda: baseline(vault), args.runs)
 
     def cold() -> None:
-        cache.unlink(missing_ok=True)
+        cache.unlink(missing_ok=True)  # (a file in the file store's state dir)
+        if (vault / ".vaultbrain" / "state.db").exists():  # (a document of state.db)
+            from vaultbrain.store import Store
+
+            store = Store(vault / ".vaultbrain")
+            store.remove_json(CACHE_FILE)
+            store.close()
         report, _ = reindex(Brain(vault))
         assert report.read >= args.notes and not report.imported and not report.created, report
 

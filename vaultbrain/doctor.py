@@ -72,9 +72,9 @@ def run_checks(app: Brain) -> list[Check]:
             checks.append(consistency)
     except Exception as exc:  # any pack failure is a finding, not a crash
         checks.append(Check("schema pack", False, str(exc)))
-    checks.append(_records_check(app))
-    checks.append(_damaged_state_check(app.state_dir))
-    checks.append(_unreadable_check(app))
+    checks.append(_damaged_state_check(app))
+    checks.append(_store_read("records", _records_check, app))
+    checks.append(_store_read("unreadable notes", _unreadable_check, app))
     checks.append(_llm_check(app))
     checks.append(_embeddings_check(app))
     checks.append(_settings_check(app))
@@ -183,49 +183,40 @@ def _records_check(brain: Brain) -> Check:
     return Check("records", True, f"{sum(len(v) for v in by_path.values())} records, one path each")
 
 
-def _damaged_state_check(state: Any) -> Check:
-    """Lines of the state dir's journals that could not be read (a crash, a full disk, a hand
-    edit): each is skipped, never a traceback; an index log's are set aside beside it
-    (``….damaged``) at the next write, the index rebuilt from the records meanwhile."""
-    import json
+def _store_read(name: str, check: Any, brain: Brain) -> Check:
+    """A check that reads the state database: its failure (a damaged database) is the
+    finding, not the end of `doctor` (the "state database" check says what to do)."""
+    from vaultbrain.errors import StorageError
 
-    from vaultbrain.store.indexlog import DAMAGED_SUFFIX, damaged_in
-
-    found: list[str] = []
     try:
-        logs = sorted(state.glob("*/index.log.jsonl")) + sorted(state.glob("*.jsonl"))
-        kept = sorted(state.glob(f"*/*{DAMAGED_SUFFIX}"))
-    except OSError:
-        return Check("state files", True, "not looked at (the state dir cannot be read)", "warn")
-    for log in logs:
-        rel = log.relative_to(state).as_posix()
-        if log.parent != state:
-            n = len(damaged_in(log, torn_too=False))
-            if n:
-                found.append(f"{rel}: {n} damaged line(s), skipped; set aside at the next write")
-            continue
-        try:
-            lines = log.read_bytes().splitlines()
-        except OSError:
-            continue
-        bad = 0
-        for line in lines:
-            try:
-                bad += line.strip() != b"" and not isinstance(json.loads(line), dict)
-            except ValueError:
-                bad += 1
-        if bad:
-            found.append(f"{rel}: {bad} damaged line(s), skipped")
-    for quarantine in kept:
-        rel = quarantine.relative_to(state).as_posix()
-        try:
-            n = len(quarantine.read_bytes().splitlines())
-        except OSError:
-            continue
-        found.append(f"{rel}: {n} damaged line(s) set aside (read them, then delete the file)")
-    if not found:
-        return Check("state files", True, "every journal line reads", "warn")
-    return Check("state files", False, "; ".join(found), "warn")
+        result: Check = check(brain)
+    except StorageError as exc:
+        return Check(name, False, f"not checked: {exc}", "warn")
+    return result
+
+
+def _damaged_state_check(brain: Brain) -> Check:
+    """The state database's health (``PRAGMA quick_check``), and what to do when it is
+    damaged: the notes are the truth, so a state dir set aside is made again by a rescan."""
+    from vaultbrain.errors import VaultbrainError
+
+    try:
+        problems = brain.store.quick_check()
+    except VaultbrainError as exc:
+        return Check("state database", False, f"cannot be read: {exc}", "warn")
+    where = brain.store.path or "the state database"
+    if not problems:
+        return Check("state database", True, f"{where}: sound (quick_check ok)", "warn")
+    shown = "; ".join(problems[:3]) + (
+        f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+    )
+    return Check(
+        "state database",
+        False,
+        f"{where} is damaged ({shown}): stop the daemon, move {where} aside, and run"
+        " `vaultbrain reindex` (the notes are the truth; captures still in Inbox.md are taken"
+        " again)",
+    )
 
 
 def _unreadable_check(brain: Brain) -> Check:

@@ -22,6 +22,7 @@ import anyio
 import pytest
 from support.cli import run
 from support.embedserver import HashEmbedServer
+from support.state import text as state_text
 
 mcp = pytest.importorskip(
     "mcp", reason="the MCP SDK is not installed: pip install 'vaultbrain[mcp]'"
@@ -212,7 +213,7 @@ def test_a_write_is_refused_without_the_flag_and_made_with_it(brain_vault: Path)
     assert got["resolved"]["id"] == waiting and got["resolved"]["status"] in ("filed", "corrected")
     assert got["resolved"]["destinations"][0]["type"] == "admin"
     assert "nope" in got["missing"]
-    audit = (brain_vault / ".vaultbrain/audit.jsonl").read_text("utf-8")
+    audit = state_text(brain_vault / ".vaultbrain")
     assert waiting in audit and captured["id"] in audit, "the trust trail has both"
 
 

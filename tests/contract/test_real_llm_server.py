@@ -24,6 +24,8 @@ from pathlib import Path
 import pytest
 from support import llama
 from support.cli import run
+from support.state import entries as state_entries
+from support.state import lines as state_lines
 
 from vaultbrain.vault.note import parse_note
 
@@ -84,8 +86,7 @@ def real_vault(
 
 
 def by_model(vault: Path) -> list[dict]:
-    audit = vault / ".vaultbrain/audit.jsonl"
-    events = [json.loads(x) for x in audit.read_text("utf-8").splitlines() if x.strip()]
+    events = state_entries(vault / ".vaultbrain")
     return [e for e in events if e.get("kind") == "classification"]
 
 
@@ -136,7 +137,7 @@ def test_capture_daemon_and_digest_are_answered_by_the_real_model(
 
     out = run(vault, "digest", "run").output
     assert "summary unavailable" not in out, out
-    history = (vault / ".vaultbrain/digests.jsonl").read_text("utf-8").splitlines()
+    history = state_lines(vault / ".vaultbrain", "digests.jsonl")
     entry = json.loads(history[-1])
     assert entry["llm"]["status"] == "ok", entry["llm"]
     assert entry["llm"]["model"], entry["llm"]

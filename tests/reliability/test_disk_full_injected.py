@@ -1,8 +1,10 @@
 """Disk full, injected at the write seam: runs anywhere (no root, no tmpfs needed).
 
 ``vaultbrain.vault.atomic.write_all`` is where every vaultbrain write of a note or a state
-file puts its bytes (and ``sync`` where it fsyncs them). Here that seam gets a byte budget:
-once it is spent, each write fails as a full disk does, with ENOSPC. The commands run
+file puts its bytes (and ``sync`` where it fsyncs them), and ``vaultbrain.store.db.spend``
+where a transaction of ``state.db`` does, before it commits. Here those seams share a byte
+budget: once it is spent, each write fails as a full disk does, with ENOSPC (SQLite's
+``database or disk is full``, the transaction rolled back). The commands run
 in-process (click's runner), the daemon as ``daemon --once``; the tmpfs tests in
 ``test_disk_full.py`` do the same against a real filesystem where mount is allowed.
 """
@@ -12,14 +14,17 @@ from __future__ import annotations
 import errno
 import json
 import os
+import sqlite3
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from faults import WRITING_COMMANDS, make_vault, snapshot, temp_leftovers
 from support.cli import run, run_json
+from support.state import sound as state_sound
 
 from vaultbrain.cli.group import cli
+from vaultbrain.store import db as store_db
 from vaultbrain.vault import atomic
 from vaultbrain.vault.note import parse_note
 
@@ -48,11 +53,21 @@ class InjectedDisk:
             self.left -= n
         return n
 
+    def spend(self, nbytes: int) -> None:
+        """A transaction of the state database about to commit ``nbytes``."""
+        if self.left is not None:
+            if self.left < nbytes:
+                self.left = 0
+                self.refused += 1
+                raise sqlite3.OperationalError("database or disk is full")
+            self.left -= nbytes
+
 
 @pytest.fixture
 def disk(monkeypatch: pytest.MonkeyPatch) -> InjectedDisk:
     d = InjectedDisk()
     monkeypatch.setattr(atomic, "_os_write", d.write)
+    monkeypatch.setattr(store_db, "spend", d.spend)
     return d
 
 
@@ -83,10 +98,11 @@ def assert_whole(vault: Path) -> None:
             assert parse_note(note.read_text("utf-8")).error is None, note
     for rec in (vault / ".vaultbrain").rglob("*.json"):
         json.loads(rec.read_text("utf-8"))  # no state file is ever truncated
+    assert state_sound(vault / ".vaultbrain")  # nor the state database damaged
 
 
-# A capture writes about 7.5 KB in all (the inbox line, its journal record and index log
-# line, the note, the person's record, the audit trail): the disk fills at each stage.
+# A capture writes about 7.5 KB in all (the inbox line, its journal record, the note, the
+# person's record, the audit trail): the disk fills at each stage.
 @pytest.mark.parametrize("leave", [0, 100, 400, 1000, 2000, 3000, 5000, 7000])
 def test_a_capture_on_a_full_disk_changes_nothing_it_cannot_finish(
     vault: Path, disk: InjectedDisk, leave: int

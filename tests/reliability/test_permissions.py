@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from faults import make_vault, no_traceback, one_line_error, snapshot, vb
 from support.cli import run
+from support.state import forget
 
 READERS = [
     ["reindex"],
@@ -139,7 +140,7 @@ def test_a_read_only_vault_is_reported_in_one_line(
     vault: Path, obey_permissions: list[str], args: list[str]
 ) -> None:
     seed(vault)
-    (vault / ".vaultbrain/notes-cache.json").unlink(missing_ok=True)
+    forget(vault / ".vaultbrain", "notes-cache.json")
     (vault / "Ideas/Moss wall.md").write_text("---\ntitle: Moss wall\n---\nby hand\n")
     saved = chmod_tree(vault, stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
     try:
@@ -176,7 +177,7 @@ def locked_out(vault: Path) -> tuple[Path, list[Path]]:
     (private / "Hidden plan.md").write_text("---\nname: Hidden plan\n---\n")
     run(vault, "reindex")  # both are records now
     (vault / "Ideas/Unread.md").write_text("---\ntitle: Unread\n---\nnever indexed\n")
-    (vault / ".vaultbrain/notes-cache.json").unlink()
+    forget(vault / ".vaultbrain", "notes-cache.json")
     return vault, [secret, vault / "Ideas/Unread.md", private]
 
 

@@ -9,6 +9,7 @@ import pytest
 from faults import no_traceback, snapshot, vb
 from support.cli import run, run_json
 from support.daemon import wait_for
+from support.state import forget
 
 IGNORED = {
     "syncthing": "People/Sarah.sync-conflict-20260101-120000-ABCDEF7.md",
@@ -48,7 +49,7 @@ def assert_untouched(vault: Path, rel: str, data: bytes) -> None:
 def test_a_conflict_copy_is_never_read_or_written(vault: Path, sarah: Path, tool: str) -> None:
     rel = IGNORED[tool]
     data = plant(vault, sarah, rel)
-    (vault / ".vaultbrain/notes-cache.json").unlink(missing_ok=True)
+    forget(vault / ".vaultbrain", "notes-cache.json")
     before = snapshot(vault)
     proc = vb(vault, "reindex")
     no_traceback(proc)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from support.cli import frontmatter, run, run_json
 from support.forking import one_thread  # noqa: F401 (the fixture)
+from support.state import text as state_text
 
 import vaultbrain.filing.writers as writers
 
@@ -96,7 +97,7 @@ def test_writer_processes_adopt_as_one_process_does(vault: Path, forks: list[int
     )
     assert "conflict" in done.problems[0]
     _check_adopted(vault)
-    audit = (Path(Brain(vault).state_dir) / "audit.jsonl").read_text()
+    audit = state_text(Path(Brain(vault).state_dir))
     assert audit.count('"kind":"adopt"') == len(_plain())
     # a second run finds nothing more to write
     rest = apply(Brain(vault), batch=4, processes=2)

@@ -17,6 +17,7 @@ from support.cli import run, run_json
 from support.daemon import DaemonProcess, wait_for
 from support.lived_in import lived_in, snapshot
 from support.lmstudio import FakeLMStudio, reply
+from support.state import document as state_document
 
 from vaultbrain.brain import Brain
 from vaultbrain.capture.review_queue import ReviewQueue
@@ -114,7 +115,7 @@ def test_a_template_is_not_a_name(vault: Path, lmstudio: FakeLMStudio) -> None:
 
 def test_a_name_index_cache_sees_a_note_renamed_since(vault: Path, lmstudio: FakeLMStudio) -> None:
     capture(vault, lmstudio, "plato again", [{"type": "person", "title": "Plato"}], 0.9)
-    assert (vault / ".vaultbrain" / "names-cache.json").is_file()
+    assert state_document(vault / ".vaultbrain", "names-cache.json") is not None
     (vault / "Philosophy/Plato.md").rename(vault / "Philosophy/Aristocles.md")
     doc = capture(
         vault, lmstudio, "aristocles is plato", [{"type": "person", "title": "Aristocles"}], 0.9

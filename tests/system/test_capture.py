@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from support.cli import frontmatter, run, run_json
 from support.lmstudio import FakeLMStudio, reply
+from support.state import entries as state_entries
 
 SARAH = "Met with Sarah about the new project. Need to follow up next week."
 SARAH_REPLY = reply(
@@ -234,7 +235,7 @@ def test_unknown_type_and_bad_fields(vault: Path, lmstudio: FakeLMStudio) -> Non
     assert "due" not in admin and "priority" not in admin and "colour" not in admin
     cap = next(c for c in run_json(vault, "inbox") if c["id"] == doc["id"])
     assert cap["status"] == "filed"
-    audit = [json.loads(x) for x in (vault / ".vaultbrain/audit.jsonl").read_text().splitlines()]
+    audit = state_entries(vault / ".vaultbrain")
     dropped = [d for e in audit if e.get("capture") == doc["id"] for d in e.get("dropped", [])]
     assert {d.get("field") for d in dropped} == {"due", "priority", "colour"}
 

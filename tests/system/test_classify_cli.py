@@ -4,7 +4,6 @@ classifier learning from a correction made with ``fix`` by the very next capture
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 
 import pytest
@@ -82,11 +81,12 @@ def test_a_correction_teaches_the_next_capture(vault: Path) -> None:
 
 def test_trust_summary_has_the_agreement_rate(vault: Path) -> None:
     run(vault, "capture", "idea: a trust note needs something to show")
-    audit = vault / ".vaultbrain" / "audit.jsonl"
-    with open(audit, "a", encoding="utf-8") as fh:
-        for agree in (True, True, False):
-            entry = {"kind": "classification", "second_opinion": {"agree": agree}}
-            fh.write(json.dumps(entry) + "\n")
+    from vaultbrain.store import Store
+
+    store = Store(vault / ".vaultbrain")
+    for agree in (True, True, False):
+        store.audit({"kind": "classification", "second_opinion": {"agree": agree}})
+    store.close()
     s = run_json(vault, "trust", "--summary")
     assert s["second_opinion"]["agreement_rate"] == 0.667
     run(vault, "trust", "--write-note")

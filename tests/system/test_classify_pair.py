@@ -4,12 +4,12 @@ teach how far each can be trusted on this vault."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from support.cli import run, run_json
 from support.lmstudio import FakeLMStudio, reply
+from support.state import entries as state_entries
 
 from vaultbrain.store import Store
 
@@ -22,7 +22,7 @@ def vault(tmp_path: Path) -> Path:
 
 
 def audit(vault: Path, capture_id: str) -> dict:
-    entries = [json.loads(x) for x in (vault / ".vaultbrain/audit.jsonl").read_text().splitlines()]
+    entries = state_entries(vault / ".vaultbrain")
     return next(
         e for e in entries if e.get("kind") == "classification" and e.get("capture") == capture_id
     )

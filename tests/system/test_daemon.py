@@ -16,6 +16,7 @@ import pytest
 from support.cli import frontmatter, run, run_json
 from support.daemon import wait_for
 from support.lmstudio import FakeLMStudio, reply
+from support.state import lines as state_lines
 
 
 def idea_for(body: dict) -> str:
@@ -189,7 +190,7 @@ def test_notes_to_store(vault: Path, daemon, lmstudio: FakeLMStudio) -> None:
     )
 
     def corrected() -> bool:
-        audit = (vault / ".vaultbrain/audit.jsonl").read_text().splitlines()
+        audit = state_lines(vault / ".vaultbrain")
         return any(
             e["kind"] == "correction" and e["from"] == "person" and e["to"] == "idea"
             for e in map(json.loads, audit)

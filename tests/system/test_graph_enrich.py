@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from support.cli import frontmatter, run, run_json
+from support.state import lines as state_lines
 
 
 def _write(vault: Path, rel: str, text: str) -> None:
@@ -85,11 +86,7 @@ def test_enrich_fills_only_empty_fields_and_says_where_from(vault: Path) -> None
     assert fm["topics"] == ["garden"]
     assert fm["context"] == "Met at the allotment; I wrote this myself"
     assert (vault / "People/Sarah.md").read_text("utf-8").endswith("---\n# Sarah\n")
-    trail = [
-        json.loads(line)
-        for line in (vault / ".vaultbrain" / "audit.jsonl").read_text().splitlines()
-        if '"enrich"' in line
-    ]
+    trail = [json.loads(line) for line in state_lines(vault / ".vaultbrain") if '"enrich"' in line]
     assert {e["field"] for e in trail} == {"contact", "last_interaction", "topics"}
     assert all(e["from"] and e["path"] == "People/Sarah.md" for e in trail)
 

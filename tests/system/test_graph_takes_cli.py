@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from support.cli import frontmatter, run, run_json
+from support.state import lines as state_lines
 
 PACK = ("--schema-pack", "vaultbrain-recommended")
 
@@ -92,11 +93,7 @@ def test_llm_takes_land_in_the_holders_own_note_once(vault: Path, lmstudio: Any)
     by_sarah = run_json(vault, *PACK, "takes", "--holder", "sarah", "--no-extract")["takes"]
     assert [t["text"] for t in by_sarah] == ["The launch slips to May"]
 
-    trail = [
-        json.loads(line)
-        for line in (vault / ".vaultbrain" / "audit.jsonl").read_text().splitlines()
-        if '"takes"' in line
-    ]
+    trail = [json.loads(line) for line in state_lines(vault / ".vaultbrain") if '"takes"' in line]
     assert trail and all(e["kind"] == "takes" and e.get("raw") for e in trail)
 
     # under another pack the same rows are not read (meetings are not even a type there)

@@ -11,6 +11,7 @@ import pytest
 from support.cli import frontmatter, run, run_json
 from support.daemon import DaemonProcess, wait_for
 from support.lmstudio import FakeLMStudio, reply
+from support.state import entries as state_entries
 
 from vaultbrain.brain import Brain
 from vaultbrain.capture import resolution
@@ -242,7 +243,7 @@ def test_fix_from_the_cli_and_from_the_vault_agree(tmp_path: Path, lmstudio: Fak
         assert [c["status"] for c in run_json(root, "inbox") if c["id"] == doc["id"]] == [
             "corrected"
         ]
-        audit = [json.loads(x) for x in (root / ".vaultbrain/audit.jsonl").read_text().splitlines()]
+        audit = state_entries(root / ".vaultbrain")
         assert any(e["kind"] == "correction" and e["to"] == "project" for e in audit)
         results.append(
             _refiled_note(new).replace("\n> [!note] Re-filed\n> Sarah is the project\n", "")

@@ -12,6 +12,7 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 from fixtures.packs.packkit import manifest, ptype, write_pack
+from support.state import entries as state_entries
 
 from vaultbrain.cli.group import cli
 from vaultbrain.errors import UserError
@@ -50,10 +51,9 @@ def schema(vault: Path, *args: str, **kw: Any) -> Result:
 
 
 def events(vault: Path) -> list[str]:
-    path = vault / ".vaultbrain" / "schema-events.jsonl"
-    if not path.exists():
+    if not (vault / ".vaultbrain" / "state.db").exists():
         return []
-    return [json.loads(line)["verb"] for line in path.read_text().splitlines()]
+    return [e["verb"] for e in state_entries(vault / ".vaultbrain", "schema-events.jsonl")]
 
 
 def note(vault: Path, rel: str, front: dict | None = None) -> None:
@@ -576,10 +576,7 @@ def test_every_verb_records_its_use_and_usage_counts_them(vault: Path, env_home:
     schema(vault, "usage")
     recorded = events(vault)
     assert recorded == [a[0] for a in verbs] + ["usage"]
-    lines = [
-        json.loads(x)
-        for x in (vault / ".vaultbrain" / "schema-events.jsonl").read_text().splitlines()
-    ]
+    lines = state_entries(vault / ".vaultbrain", "schema-events.jsonl")
     assert [e["ok"] for e in lines if e["verb"] == "install"] == [False]
     doc = json.loads(schema(vault, "usage", "--since", "30d", "--json").stdout)
     rows = {r["verb"]: r for r in doc["verbs"]}

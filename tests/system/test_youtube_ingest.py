@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 import threading
 from pathlib import Path
 from typing import Any
@@ -95,7 +94,7 @@ def test_a_transcript_ingest_writes_every_output(app: Brain, backend: RecordedBa
 
     (event,) = app.store.read_jsonl("activity.jsonl")
     assert event["kind"] == "media.watch" and event["video_id"] == TALK
-    entry = json.loads((app.state_dir / "youtube" / "index.json").read_text())["videos"][TALK]
+    entry = app.store.read_json("youtube/index.json")["videos"][TALK]
     assert entry["activity_id"] == event["id"]
     assert entry["status"] == "complete" and entry["note_path"] == result.note_path
     assert entry["transcript_path"] == f"youtube/{TALK}.md"

@@ -183,8 +183,9 @@ def test_a_step_holds_the_store_lock_while_it_writes(brain: Brain) -> None:
     put = brain.store.inbox.put
 
     def probe(record: dict, **kw: object) -> None:
-        # A second open file description: flock conflicts with it even within this process.
-        fd = os.open(brain.store.root / "store.lock", os.O_RDWR)
+        # A second open file description of the state dir (the store's mutex is a flock of
+        # it): flock conflicts with it even within this process.
+        fd = os.open(brain.store.root, os.O_RDONLY)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             seen.append(False)
@@ -201,7 +202,7 @@ def test_a_step_holds_the_store_lock_while_it_writes(brain: Brain) -> None:
     finally:
         del brain.store.inbox.put
     assert seen == [True]
-    fd = os.open(brain.store.root / "store.lock", os.O_RDWR)
+    fd = os.open(brain.store.root, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released once the step returned
     finally:

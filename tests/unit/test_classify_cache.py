@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from support.lmstudio import FakeLMStudio, reply
+from support.state import lines as state_lines
 
 from vaultbrain.classify.cache import (
     CACHE_FILE,
@@ -211,7 +212,7 @@ def test_classify_then_capture_asks_the_llm_once(vault: Path, lmstudio: FakeLMSt
     filed = run_json(vault, "capture", "pay the gas bill  by friday")
     assert len(lmstudio.requests) == 1, "the capture found the answer in the cache"
     assert [d["title"] for d in filed["destinations"]] == ["Gas bill"]
-    lines = (vault / ".vaultbrain" / "audit.jsonl").read_text("utf-8").splitlines()
+    lines = state_lines(vault / ".vaultbrain")
     audit = [e for e in map(json.loads, lines) if e.get("kind") == "classification"]
     assert audit[-1]["cache"]["hit"] is True and audit[-1]["raw"], "the trail says where from"
     run(vault, "schema", "use", "vaultbrain-recommended")  # another pack: asked again

@@ -62,7 +62,7 @@ def test_a_followed_index_takes_in_what_its_events_touched(brain: Brain) -> None
     names.touched(brain, "People/Ada Lovelace.md")
     gone = names.note_names(brain)
     assert gone.lookup("ada lovelace") == [] and gone.lookup("ada") == []
-    assert "People/Ada Lovelace.md" not in gone._entries
+    assert "People/Ada Lovelace.md" not in gone.entries
 
 
 def test_lost_events_mean_a_walk(brain: Brain) -> None:
@@ -110,5 +110,5 @@ def test_a_touched_record_note_takes_its_aliases_from_the_store_without_a_read(
     assert read == ["Notes/Loose.md"]  # the hand-made note is read; the record's is not
     stem = rel.rsplit("/", 1)[-1][:-3]
     assert index.lookup(stem) == [rel]
-    assert index._entries[rel][2] == list(rec[1].get("aliases") or [])
+    assert index.entries[rel][2] == list(rec[1].get("aliases") or [])
     assert index.lookup("loose end") == ["Notes/Loose.md"]

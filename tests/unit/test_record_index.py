@@ -143,59 +143,35 @@ def test_the_brains_index_is_one_and_refreshes_with_the_brain(vault: Path) -> No
     assert records(ours) is index and index.find("person", "ed")["id"] == "p9"
 
 
-def test_names_kept_with_a_collection_and_changed_since_are_both_found(vault: Path) -> None:
-    """A fresh process looks a thought's names up in the names each collection's snapshot
-    kept, and in the records changed since (by any process), without building an index of
-    every record's names."""
-    from vaultbrain.store.snap import MIN_RECORDS
-
-    brain = new_brain(vault)
+def _people(brain: Brain, count: int) -> None:
+    """``count`` people imported in bulk."""
     with brain.store.bulk():
         people = brain.store.collection("people")
-        for i in range(MIN_RECORDS + 10):
+        for i in range(count):
             people.put(_rec(f"p{i}", "person", f"Person {i}", f"People/Person {i}.md"))
-    Store(brain.store.root).collection("people").ids()  # a process that keeps the snapshot
+
+
+def test_names_and_paths_another_process_changed_are_found(vault: Path) -> None:
+    """A fresh process finds the names and paths of records imported, and of the records
+    another process changed since, tombstones left out."""
+    brain = new_brain(vault)
+    _people(brain, 300)
     other = Store(brain.store.root).collection("people")  # another process, since
     other.put(_rec("p3", "person", "Grace Hopper", "People/Grace Hopper.md", aliases=["Amazing"]))
     other.tombstone("p4")
+    other.put(_rec("p900", "person", "New", "People/New.md"))
     index = RecordIndex(Store(brain.store.root), brain.pack)
-    assert index.store.collection("people").kept_names() is not None
     titles = [s["title"] for s in index.mentioned("Grace Hopper met Person 5 and Person 4")]
     assert titles == ["Grace Hopper", "Person 5"]
     assert index.find("person", "person 3") is None  # renamed since
     assert index.find("person", "amazing")["id"] == "p3"
     assert index.find("person", "PERSON 7")["id"] == "p7"
-    assert not index._names_built
-
-
-def _kept_people(brain: Brain, count: int) -> None:
-    """``count`` people imported, and a process that kept the collection's snapshot."""
-    with brain.store.bulk():
-        people = brain.store.collection("people")
-        for i in range(count):
-            people.put(_rec(f"p{i}", "person", f"Person {i}", f"People/Person {i}.md"))
-    Store(brain.store.root).collection("people").ids()
-
-
-def test_paths_kept_with_a_collection_and_changed_since_are_both_found(vault: Path) -> None:
-    """A fresh process looks a few paths up in the paths each collection's snapshot kept
-    and in the records changed since, without a table of every record's path."""
-    from vaultbrain.store.snap import MIN_RECORDS
-
-    brain = new_brain(vault)
-    _kept_people(brain, MIN_RECORDS + 10)
-    other = Store(brain.store.root).collection("people")  # another process, since
-    other.put(_rec("p3", "person", "Grace", "People/Grace.md"))  # moved
-    other.tombstone("p4")
-    other.put(_rec("p900", "person", "New", "People/New.md"))
-    index = RecordIndex(Store(brain.store.root), brain.pack)
-    assert index.by_path("people/person 7.MD")[1]["id"] == "p7"  # kept, any case
-    assert index.by_path("People/Grace.md")[1]["id"] == "p3"  # changed since
+    assert index.by_path("people/person 7.MD")[1]["id"] == "p7"  # any case
+    assert index.by_path("People/Grace Hopper.md")[1]["id"] == "p3"
     assert index.by_path("People/Person 3.md") is None  # its old path
     assert index.by_path("People/Person 4.md") is None  # a tombstone
     assert index.by_path("People/New.md")[1]["id"] == "p900"
     assert index.by_path("Ideas/Nothing.md") is None
-    assert index._paths is None  # (no table of every path was built)
     # Our own writes are seen the same way.
     moved = _rec("p8", "person", "Person 8", "People/Moved 8.md")
     index.store.collection("people").put(moved)
@@ -204,61 +180,23 @@ def test_paths_kept_with_a_collection_and_changed_since_are_both_found(vault: Pa
     assert index.by_path("People/Person 8.md") is None
 
 
-def test_a_walk_s_many_paths_build_the_table_once(vault: Path) -> None:
-    from vaultbrain.filing import index as index_module
-    from vaultbrain.store.snap import MIN_RECORDS
-
-    brain = new_brain(vault)
-    _kept_people(brain, MIN_RECORDS + 10)
-    index = RecordIndex(Store(brain.store.root), brain.pack)
-    for i in range(index_module._KEPT_LOOKUPS + 5):
-        assert index.by_path(f"People/Person {i}.md")[1]["id"] == f"p{i}"
-    assert index._paths is not None and len(index._paths) == MIN_RECORDS + 10
-
-
-def test_refresh_looks_at_the_records_another_process_changed_only(vault: Path) -> None:
+def test_refresh_looks_at_the_records_another_process_changed_only(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Another process's writes are learnt from the collection's change feed: the records it
-    names, not every summary compared (those a snapshot gave stay unread)."""
-    from vaultbrain.store.snap import MIN_RECORDS, Summaries
-
+    names, not every summary read again."""
     brain = new_brain(vault)
-    _kept_people(brain, MIN_RECORDS + 10)
+    _people(brain, 300)
     index = RecordIndex(Store(brain.store.root), brain.pack)
-    kept = index._records["people"]
-    assert isinstance(kept, Summaries)
     other = Store(brain.store.root).collection("people")
     other.put(_rec("p3", "person", "Grace Hopper", "People/Grace Hopper.md"))
     other.tombstone("p4")
     other.put(_rec("p901", "person", "Newcomer", "People/Newcomer.md"))
+    col = index.store.collection("people")
+    monkeypatch.setattr(col, "live_summaries", lambda: pytest.fail("every summary read"))
     index.refresh(force=True)
     assert index.find("person", "grace hopper")["id"] == "p3"
     assert index.find("person", "person 3") is None
     assert index.get("people", "p4") is None
     assert index.find("person", "newcomer")["id"] == "p901"
-    assert index._records["people"] is kept and kept.raw_row("p100") is not None
-    assert len(index) == MIN_RECORDS + 10
-
-
-def test_after_many_changes_since_the_rows_were_kept_the_tables_are_built(vault: Path) -> None:
-    """Looking over each record changed since a collection's rows were kept stops paying
-    after a thousand (a daemon's hours of writes): the tables of every name and path are
-    built then, and answer the same."""
-    from vaultbrain.filing import index as index_module
-
-    brain = new_brain(vault)
-    _kept_people(brain, index_module._SCAN_AT_MOST + 300)
-    index = RecordIndex(Store(brain.store.root), brain.pack)  # (a daemon, started then)
-    assert index.find("person", "person 7")["id"] == "p7" and not index._names_built
-    other = Store(brain.store.root)
-    with other.bulk():
-        people = other.collection("people")
-        for i in range(index_module._SCAN_AT_MOST + 1):
-            people.put(_rec(f"p{i}", "person", f"Renamed {i}", f"People/Renamed {i}.md"))
-    index.refresh(force=True)
-    assert index.find("person", "renamed 7")["id"] == "p7"
-    assert index.find("person", "person 7") is None
-    assert index.find("person", "person 1200")["id"] == "p1200"  # (not changed since)
-    assert index._names_built
-    assert index.by_path("People/Renamed 3.md")[1]["id"] == "p3"
-    assert index.by_path("People/Person 1250.md")[1]["id"] == "p1250"
-    assert index._paths is not None
+    assert len(index) == 300

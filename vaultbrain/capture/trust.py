@@ -238,9 +238,8 @@ def second_opinion_summary(brain: Brain) -> dict[str, Any]:
     return agreement(e for e in classifications(brain) if e.get("kind") == "classification")
 
 
-# audit.jsonl's path -> (its inode, the bytes read, their last bytes, what they held of
-# classifications)
-_CLASSIFIED: dict[str, tuple[int, int, bytes, list[dict[str, Any]]]] = {}
+# the state dir -> (the audit trail's mark read to, what it held of classifications)
+_CLASSIFIED: dict[str, tuple[Any, list[dict[str, Any]]]] = {}
 _CLASSIFYING = ("classification", "classification_failed")
 # What the counts read of a classification entry (a model's whole reply stays on disk).
 _COUNTED_KEYS = (
@@ -256,48 +255,23 @@ _COUNTED_KEYS = (
 
 def classifications(brain: Brain) -> list[dict[str, Any]]:
     """The trail's classifications and failed attempts, oldest first, with the fields the
-    counts read. The trail only grows (a line per event, appended): a process reads it once,
-    then what was appended since (the daemon redraws Trust after every capture, and a first
-    import writes a line per record: 10,000 lines parsed at each redraw). A trail replaced,
-    cut or rewritten (its last bytes read are no longer where they were) is read again from
-    its start. A line still being appended waits for its newline."""
-    import json
-    import os
-
-    path = brain.store.root / "audit.jsonl"
-    try:
-        st = os.stat(path)
-    except OSError:
-        return []
-    ino, done, tail, entries = _CLASSIFIED.get(str(path), (-1, 0, b"", []))
-    if ino != st.st_ino or done > st.st_size:
-        ino, done, tail, entries = st.st_ino, 0, b"", []
-    if done == st.st_size:
-        return entries
-    with open(path, "rb") as fh:
-        fh.seek(done - len(tail))
-        data = fh.read()
-    if not data.startswith(tail):  # rewritten in place: read from the start
-        ino, done, tail, entries = st.st_ino, 0, b"", []
-        with open(path, "rb") as fh:
-            data = fh.read()
-    data = data[len(tail) :]
-    end = data.rfind(b"\n") + 1
-    new = []
-    for raw in data[:end].split(b"\n"):
-        if b'"classification' not in raw:  # (the kinds counted: every other line skipped)
-            continue
-        try:
-            e = json.loads(raw.decode("utf-8", "replace"))
-        except ValueError:
-            continue  # torn by a crash or edited by hand: `doctor` names the file
-        if isinstance(e, dict) and e.get("kind") in _CLASSIFYING:
-            new.append({k: e[k] for k in _COUNTED_KEYS if k in e})
-    if end:
-        tail = (tail + data[:end])[-64:]
+    counts read. The trail only grows: a process reads it once, then what was appended since
+    (the daemon redraws Trust after every capture, and a first import writes an entry per
+    record: 10,000 entries parsed at each redraw)."""
+    key = str(brain.store.root)
+    mark, entries = _CLASSIFIED.get(key, (None, []))
+    now, appended = brain.store.read_jsonl_since("audit.jsonl", mark)
+    if appended is None:  # (another database, or never read: from the start)
+        entries = []
+        now, appended = brain.store.read_jsonl_since("audit.jsonl", [now[0], 0])
+    new = [
+        {k: e[k] for k in _COUNTED_KEYS if k in e}
+        for e in appended or []
+        if e.get("kind") in _CLASSIFYING
+    ]
+    if new:
         entries = entries + new  # (a new list: one being read elsewhere stays as it was)
-        done += end
-    _CLASSIFIED[str(path)] = (ino, done, tail, entries)
+    _CLASSIFIED[key] = (now, entries)
     return entries
 
 

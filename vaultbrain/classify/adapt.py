@@ -21,7 +21,6 @@ corpus, so a cold ``capture`` loads it instead of training it.
 from __future__ import annotations
 
 import logging
-import os
 import pickle
 import time
 from collections.abc import Container, MutableMapping
@@ -289,10 +288,7 @@ def saved_learning_current(store: Store, pack: Any) -> bool:
         stamp = json.loads(_stamp_path(store, pack).read_text("utf-8"))
     except (OSError, ValueError):
         return False
-    try:
-        size = os.path.getsize(store.root / CORRECTIONS)
-    except FileNotFoundError:
-        size = 0
+    size = store.log_head(CORRECTIONS)
     if not isinstance(stamp, dict) or stamp.get("pack") != pack.identity:
         return False
     now = {name: store.collection(name).disk_version() for name in _collections(pack)}
@@ -355,31 +351,16 @@ def rebuild(store: Store, pack: Any, save: bool = True) -> VaultLearning:
 
 def _read_corrections(store: Store, learning: VaultLearning, common: frozenset[str]) -> bool:
     """Learn the corrections appended since last time; whether there were any."""
-    import json
-
-    path = store.root / CORRECTIONS
-    try:
-        size = os.path.getsize(path)
-    except FileNotFoundError:
-        size = 0
-    if size < learning.corrections_at:  # the file was replaced: start over on it
+    size = store.log_head(CORRECTIONS)  # (the last correction's number)
+    if size < learning.corrections_at:  # another database: start over on it
         learning.corrections_at = 0
     if size == learning.corrections_at:
         return False
-    with open(path, "rb") as fh:
-        fh.seek(learning.corrections_at)
-        chunk = fh.read(size - learning.corrections_at)
-    end = chunk.rfind(b"\n") + 1  # a line still being written waits for next time
+    rows = store.log_after(CORRECTIONS, learning.corrections_at)
     # the entries one resolution wrote (the same thought, at the same time) are one example
     group: tuple[str, str] | None = None
     types: list[str] = []
-    for line in chunk[:end].splitlines():
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(entry, dict):
-            continue
+    for _, entry in rows:
         key = (str(entry.get("text") or ""), str(entry.get("at") or ""))
         if key != group:
             if group is not None:
@@ -388,8 +369,8 @@ def _read_corrections(store: Store, learning: VaultLearning, common: frozenset[s
         types.append(str(entry.get("to") or ""))
     if group is not None:
         learning.add_correction(group[0], types, common)
-    learning.corrections_at += end
-    return end > 0
+    learning.corrections_at = rows[-1][0] if rows else size
+    return bool(rows)
 
 
 # (store, pack, collection) -> record key -> the summary object last learnt from it

@@ -111,6 +111,8 @@ def _closer(brain: Brain) -> Callable[[], None]:
         app = ref()
         if app is not None and app.kept("graph") is not None:
             app.forget()  # (all it learnt let go, the graph index closed: it is done)
+        if app is not None:
+            app.store.close()  # (state.db's write-ahead log folded in now, as the graph's)
 
     return close
 

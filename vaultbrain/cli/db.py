@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
@@ -110,3 +111,23 @@ def db_delete(obj: Any, type_name: str, ref: str) -> None:
         f"deleted {rec['type']} {rec['id']}"
         + (f"; note moved to {app.state_dir / moved}" if moved else "")
     )
+
+
+@db.command("export")
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def db_export(obj: Any, directory: Path, as_json: bool) -> None:
+    """Write every record of the state database as DIRECTORY/<collection>/<id>/index.json."""
+    app = obj.app()
+    target = directory.expanduser().resolve()
+    vault_root = app.vault.root.resolve()
+    if target == vault_root or vault_root in target.parents:
+        from vaultbrain.errors import UserError
+
+        raise UserError(f"{directory} is inside the vault: export the records somewhere else")
+    count = app.store.export(target)
+    if as_json:
+        echo_json({"directory": str(target), "records": count})
+        return
+    click.echo(f"{count} records written to {target}")

@@ -11,26 +11,19 @@ import time
 from collections.abc import Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain.errors import StorageError
+from vaultbrain.filing.namekeys import record_names
 from vaultbrain.packs import ResolvedPack
 from vaultbrain.patterns import LazyPattern
 from vaultbrain.procs import collector_paused
 from vaultbrain.store import Store
-from vaultbrain.store.snap import damages, record_names
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
 # Changes another process made that are looked at one by one (more: every summary compared).
 _FOLLOW_AT_MOST = 2000
-_UNKNOWN = object()
-# Paths looked up in the collections' kept rows before the table of every path is built.
-_KEPT_LOOKUPS = 64  # (a lookup the kept rows cannot answer)
 _WORD = LazyPattern(r"[\w][\w'’\-.&]*", re.UNICODE)
 MAX_NGRAM = 5
-# A collection with no snapshot of its names and at most this many records is looked over
-# record by record for a name (a larger one has the name index built).
-_SCAN_AT_MOST = 1000
 
 
 def collections_of(pack: ResolvedPack, extra: list[ResolvedPack] | None = None) -> list[str]:
@@ -46,7 +39,7 @@ def records(brain: Brain) -> RecordIndex:
     """The record index of the brain's packs, built on first use (it loads every record's
     summary, which a warm scan never needs), then kept in step by our own writes and by
     every ``Brain.refresh`` (other processes' writes)."""
-    key = (brain.pack_key, damages())  # (built again after a damaged snapshot was met)
+    key = brain.pack_key
 
     def build() -> RecordIndex:
         brain.on_refresh("records", lambda: _follow_refresh(brain))
@@ -91,8 +84,7 @@ class RecordIndex:
         self.extra = list(extra or [])  # per-folder packs (tier 3): their collections too
         self._collections = collections_of(pack, self.extra)
         self._versions: dict[str, Any] = {}
-        # collection -> id -> summary (as a collection's snapshot gave them, each read as it
-        # is first asked for)
+        # collection -> id -> summary
         self._records: dict[str, MutableMapping[str, dict[str, Any]]] = {}
         self._marks: dict[str, tuple[int, int]] = {}  # each collection's change feed, followed
         self._names: dict[str, set[tuple[str, str]]] = {}  # lower name -> {(collection, id)}
@@ -102,11 +94,6 @@ class RecordIndex:
         # paths (a cold capture looks up a few names, and no path: 10,000 paths lower-cased
         # for nothing were a tenth of it).
         self._paths: dict[str, tuple[str, str]] | None = None
-        self._path_lookups = 0
-        # collection -> the ids changed here since it was learnt: the rows a collection's
-        # snapshot kept are not taken for them (the change feed names the store's changes;
-        # these are this index's, whichever store object wrote them)
-        self._touched: dict[str, set[str]] = {}
         self._names_built = False
         self._hashes: dict[str, set[tuple[str, str]]] | None = None
         self.refresh(force=True)
@@ -178,61 +165,9 @@ class RecordIndex:
         return self._names
 
     def _named(self, keys: list[str]) -> dict[str, set[tuple[str, str]]]:
-        """The records each of ``keys`` names (title or alias, lower-cased). Before the
-        name index is built (a cold process asks for the few names of one thought), from
-        the names each collection's snapshot kept and the records changed since, not by
-        building an index of every record's names."""
-        if self._names_built:
-            names = self._names
-            return {k: names[k] for k in keys if k in names}
-        found = self._kept_hits("names", set(keys), self._keys, scan_small=True)
-        if found is None:  # (a large collection without its names kept, or too changed)
-            names = self._name_index()
-            return {k: names[k] for k in keys if k in names}
-        return {key: set(hits) for key, hits in found.items()}
-
-    def _kept_hits(
-        self,
-        kind: str,
-        keys: set[str],
-        keys_of: Callable[[dict[str, Any]], list[str]],
-        scan_small: bool = False,
-    ) -> dict[str, list[tuple[str, str]]] | None:
-        """(collection, id) of the records each of ``keys`` names, from the rows of ``kind``
-        each collection's snapshot kept (vaultbrain/store/snap.py's ``kept_rows``) and the
-        records changed since (their keys: ``keys_of``), in the collections' order; not by
-        a table of every record's. None when a collection has no such rows (``scan_small``:
-        one of at most _SCAN_AT_MOST records is looked over instead), lost them, or changed
-        too much since: the table is built then."""
-        found: dict[str, list[tuple[str, str]]] = {}
-        for collection in self.collections:
-            records = self._records.get(collection)
-            if not records:
-                continue
-            kept = self.store.collection(collection).kept_rows(kind)
-            if kept is None and not (scan_small and len(records) <= _SCAN_AT_MOST):
-                return None
-            if kept is None:
-                changed: Any = records  # a small collection: each of its records looked at
-            else:
-                if self._long_since(collection, kept):
-                    return None
-                rows, changed = kept[0], set(kept[1]) | self._touched.get(collection, set())
-                try:
-                    kept_hits = {key: rows.values(key) for key in keys}
-                except StorageError:  # (a snapshot that lost them, set aside)
-                    return None
-                for key, ids in kept_hits.items():
-                    for rid in ids:
-                        if rid not in changed and rid in records:
-                            found.setdefault(key, []).append((collection, rid))
-            for rid in changed:
-                summary = records.get(rid)
-                if summary is not None:
-                    for key in keys_of(summary):
-                        if key in keys:
-                            found.setdefault(key, []).append((collection, rid))
-        return found
+        """The records each of ``keys`` names (title or alias, lower-cased)."""
+        names = self._name_index()
+        return {k: names[k] for k in keys if k in names}
 
     def _keys(self, summary: dict[str, Any]) -> list[str]:
         return record_names(summary)
@@ -265,8 +200,6 @@ class RecordIndex:
                     self._names.setdefault(key, set()).add((collection, rid))
 
     def _forget(self, collection: str, rid: str) -> None:
-        # (every change to a record here passes by: what the kept rows say of it is stale)
-        self._touched.setdefault(collection, set()).add(rid)
         old = self._records.get(collection, {}).pop(rid, None)
         if not old:
             return
@@ -319,48 +252,19 @@ class RecordIndex:
         return None
 
     def by_path(self, rel: str) -> tuple[str, dict[str, Any]] | None:
-        key = rel.lower()
-        hit: Any
-        if self._paths is not None:
-            hit = self._paths.get(key)
-        else:
-            # (a few paths looked up in the kept rows; a walk of the vault looks up each
-            # note's: the table is built then)
-            self._path_lookups += 1
-            hit = self._kept_path(key) if self._path_lookups <= _KEPT_LOOKUPS else _UNKNOWN
-            if hit is _UNKNOWN:
-                self._paths = {
-                    s["path"].lower(): (collection, rid)
-                    for collection, records in self._records.items()
-                    for rid, s in records.items()
-                    if s.get("path")
-                }
-                hit = self._paths.get(key)
+        if self._paths is None:
+            self._paths = {
+                s["path"].lower(): (collection, rid)
+                for collection, records in self._records.items()
+                for rid, s in records.items()
+                if s.get("path")
+            }
+        hit = self._paths.get(rel.lower())
         if hit is None:
             return None
         collection, rid = hit
         summary = self._records.get(collection, {}).get(rid)
         return (collection, summary) if summary else None
-
-    def _kept_path(self, key: str) -> Any:
-        """The (collection, id) of the record whose note is at ``key`` (lower-cased), None
-        when none is, from the paths each collection's snapshot kept and the records changed
-        since, as :meth:`_named` looks up names (a cold capture looks up a few paths: a table
-        of 10,000 was a tenth of it). ``_UNKNOWN`` when a collection kept none: the table is
-        built then."""
-        found = self._kept_hits("paths", {key}, lambda s: [str(s.get("path") or "").lower()])
-        if found is None:
-            return _UNKNOWN
-        hits = found.get(key, [])
-        if len(hits) > 1:  # (two records say one note: the one the table would keep, the last)
-            order = {c: i for i, c in enumerate(self._records)}
-            return max(hits, key=lambda h: (order[h[0]], list(self._records[h[0]]).index(h[1])))
-        return hits[0] if hits else None
-
-    def _long_since(self, collection: str, kept: tuple[Any, list[str]]) -> bool:
-        """Whether so many records changed since a collection's rows were kept (a daemon's
-        hours) that looking each of them over costs more than the table of every record."""
-        return len(kept[1]) + len(self._touched.get(collection, ())) > _SCAN_AT_MOST
 
     def by_id(self, rid: str) -> tuple[str, dict[str, Any]] | None:
         for collection, records in self._records.items():  # (a few collections)

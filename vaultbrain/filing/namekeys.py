@@ -3,6 +3,8 @@ they are matched, and a full name also by its first name."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from vaultbrain.patterns import LazyPattern
 from vaultbrain.vault.names import fold
 
@@ -47,3 +49,11 @@ def fold_fast(name: str) -> str:
     if name.isascii() and "  " not in name and name[:1] != " " and name[-1:] != " ":
         return name.lower()
     return fold(name)
+
+
+def record_names(summary: dict[str, Any]) -> list[str]:
+    """A record's names as its summary gives them, as the record index looks them up: its
+    title and aliases, stripped and lower-cased, each once."""
+    keys = [str(summary.get("title", "")).strip().lower()]
+    keys += [str(a).strip().lower() for a in summary.get("aliases", []) or []]
+    return list(dict.fromkeys(k for k in keys if k))

@@ -8,7 +8,7 @@ not names a thought links to.
 
 Built cheaply: a walk of the vault's folders (``stat`` only); a note's aliases are read from
 its frontmatter only when its (mtime, size) differ from the cache kept in the state dir
-(``names-cache.json``), so a second build reads no notes that did not change. A process that
+(``names-cache.json`` in ``state.db``), so a second build reads no notes that did not change. A process that
 watches the vault (the daemon) walks once, then keeps the index by its file events
 (:func:`follow`, :func:`touched`): a burst of captures on 10,000 notes walks nothing.
 
@@ -20,7 +20,6 @@ vaultbrain/filing/db.py).
 from __future__ import annotations
 
 import functools
-import json
 import os
 import threading
 import time
@@ -30,15 +29,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import StorageError, VaultbrainError
-from vaultbrain.filing import namesnap
 from vaultbrain.filing.index import records
 from vaultbrain.filing.namekeys import first_keys, fold_fast, name_keys
 from vaultbrain.filing.records import link_to
 from vaultbrain.patterns import LazyPattern
-from vaultbrain.store.snap import damages
-from vaultbrain.vault.atomic import atomic_write_file
 from vaultbrain.vault.names import fold, kind_of_words, sanitize_filename, unique_name
 from vaultbrain.vault.note import parse_note
+from vaultbrain.vault.paths import list_folder
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -64,16 +61,8 @@ class NameIndex:
     # rel -> [mtime, size, aliases, other names (``name:``; a record's title), kind]; a kind
     # of None is learnt when first asked (a walk of 10,000 notes reads only the notes whose
     # head names aliases or a name: the kind matters only for the few a name fits)
-    _entries: dict[str, list[Any]] = field(default_factory=dict)
-    _read_kind: Any = None  # rel -> kind, for a note whose kind is not known yet
-    # Under the tables above, an index a process kept (vaultbrain/filing/namesnap.py): its
-    # rows read where they lie, but for the notes looked at since (``_void``); the tables
-    # above hold those. ``_base_entry``: an entry of a note of the base, made when asked.
-    _base: namesnap.NameTable | None = None
-    _void: set[str] = field(default_factory=set)
-    _base_entry: Any = None
-    _base_entries: dict[str, list[Any]] = field(default_factory=dict)
-    _damages: int = 0  # damaged snapshots the process had met when the base was read
+    entries: dict[str, list[Any]] = field(default_factory=dict)
+    read_kind: Any = None  # rel -> kind, for a note whose kind is not known yet
 
     def lookup(self, name: str) -> list[str]:
         """Notes named ``name`` (case and accents folded): basename matches first (shortest
@@ -81,23 +70,12 @@ class NameIndex:
         key = fold(name)
         by_name = list(self.basenames.get(key, ()))
         by_alias = list(self.aliases.get(key, ()))
-        if self._base is not None:
-            for table, rel in self._base.rows(key):
-                if rel not in self._void:
-                    (by_name if table == "b" else by_alias).append(rel)
         by_name.sort(key=lambda r: (r.count("/"), len(r), r))
         by_alias = sorted(r for r in by_alias if r not in by_name)
         return by_name + by_alias
 
-    def _entry(self, rel: str) -> list[Any] | None:
-        entry = self._entries.get(rel)
-        if entry is None and self._base is not None and rel not in self._void:
-            entry = self._base_entries.get(rel)
-            if entry is None and self._base_entry is not None:
-                entry = self._base_entry(rel)
-                if entry is not None:
-                    self._base_entries[rel] = entry
-        return entry
+    def entry(self, rel: str) -> list[Any] | None:
+        return self.entries.get(rel)
 
     def by_first_name(self, word: str) -> list[str]:
         """Notes whose name is a full name starting with ``word`` (``jane`` -> Jane Doe),
@@ -112,11 +90,9 @@ class NameIndex:
             for key, rels in table.items():
                 if key.startswith(first):
                     near.update(rels)
-        if self._base is not None:
-            near.update(r for r in self._base.prefixed(first) if r not in self._void)
         fits = []
         for rel in sorted(near):
-            entry = self._entry(rel)
+            entry = self.entry(rel)
             aliases, names = (entry[2], entry[3]) if entry else ([], [])
             if first in first_keys(rel[rel.rfind("/") + 1 : -3], aliases, names):
                 fits.append(rel)
@@ -124,27 +100,23 @@ class NameIndex:
 
     def kind(self, rel: str) -> str:
         """ "person", "other" or "" (see :func:`kind_of_note`)."""
-        entry = self._entry(rel)
+        entry = self.entry(rel)
         if entry is None:
             return ""
         if entry[4] is None:
-            entry[4] = self._read_kind(rel) if self._read_kind is not None else ""
+            entry[4] = self.read_kind(rel) if self.read_kind is not None else ""
         return str(entry[4])
 
     def known_notes(self) -> dict[str, list[Any]]:
-        """The entries of the notes that are no record (a record's are the store's), the
-        base's too: what a walk need not read again while their mtime and size hold."""
-        known = dict(self._base.others) if self._base is not None else {}
-        for rel in self._void:
-            known.pop(rel, None)
-        known.update((rel, e) for rel, e in self._entries.items() if e[0])
-        return known
+        """The entries of the notes that are no record (a record's are the store's): what a
+        walk need not read again while their mtime and size hold."""
+        return {rel: e for rel, e in self.entries.items() if e[0]}
 
     def aliases_of(self, rel: str) -> list[str]:
-        entry = self._entry(rel)
+        entry = self.entry(rel)
         return list(entry[2]) if entry else []
 
-    def _add(
+    def add(
         self,
         rel: str,
         mtime_ns: int,
@@ -155,7 +127,7 @@ class NameIndex:
     ) -> None:
         # (the walk's loop: a cold `vaultbrain capture` adds 10,000 notes here)
         names = names or []
-        self._entries[rel] = [mtime_ns, size, aliases, names, kind]
+        self.entries[rel] = [mtime_ns, size, aliases, names, kind]
         stem = rel[rel.rfind("/") + 1 : -3]
         key = fold_fast(stem)
         same = self.basenames.get(key)
@@ -167,11 +139,8 @@ class NameIndex:
             for key in name_keys(aliases, names):
                 self.aliases.setdefault(key, []).append(rel)
 
-    def _remove(self, rel: str) -> None:
-        if self._base is not None:
-            self._void.add(rel)  # (whatever the base says of it, it says no more)
-            self._base_entries.pop(rel, None)
-        entry = self._entries.pop(rel, None)
+    def remove(self, rel: str) -> None:
+        entry = self.entries.pop(rel, None)
         if entry is None:
             return
         stem = rel.rsplit("/", 1)[-1][:-3]
@@ -242,9 +211,6 @@ def note_names(brain: Brain) -> NameIndex:
     and unchanged notes are not read again. A followed brain walks once, then applies the
     notes its events touched."""
     built = _built.get(brain)
-    if built is not None and built[1]._base is not None and built[1]._damages != damages():
-        built = None  # (its kept rows came from a snapshot found damaged since: walk)
-        _built.pop(brain, None)
     if brain in _followed and built is not None:
         with _follow_lock:
             dirty = _followed.get(brain)
@@ -259,28 +225,20 @@ def note_names(brain: Brain) -> NameIndex:
         if brain in _followed:
             _followed[brain] = set()  # events from now on; the walk sees what came before
     previous = built[1] if built is not None else None
-    if previous is None:  # a new process: the snapshot a process kept, brought up to date
-        index = _from_snapshot(brain)
-        if index is not None:
-            _built[brain] = (brain.generation, index)
-            return index
-    cache_path = brain.state_dir / CACHE_FILE
     # The cache holds the notes that are not records (a record's aliases are the store's);
     # it is read only when the walk meets such a note.
     old = previous.known_notes() if previous is not None else None
     kept = 0  # the cache's notes the walk found again
     index = NameIndex()
-    index._read_kind = _kind_reader(weakref.ref(brain))  # (kept weakly: _built is keyed by it)
-    index_of_records = records(brain)
-    versions = index_of_records.versions()  # (taken first: what the names are true for)
-    by_path = index_of_records.by_path
+    index.read_kind = _kind_reader(weakref.ref(brain))  # (kept weakly: _built is keyed by it)
+    by_path = records(brain).by_path
     inbox = brain.inbox_rel.lower()
     changed = 0
     root = str(brain.vault.root)
-    dirs = namesnap.walk(root)
+    dirs = _walk(root)
     templates: dict[str, bool] = {}  # per folder: a template folder holds all its notes
-    entries, basenames, by_alias = index._entries, index.basenames, index.aliases
-    # (one tight loop: a cold `vaultbrain capture` walks 10,000 notes here; what _add does,
+    entries, basenames, by_alias = index.entries, index.basenames, index.aliases
+    # (one tight loop: a cold `vaultbrain capture` walks 10,000 notes here; what add does,
     # written out)
     for rel in _rels(dirs):
         folder, _, name = rel.rpartition("/")
@@ -306,7 +264,7 @@ def note_names(brain: Brain) -> NameIndex:
                 continue
             mtime, size = st.st_mtime_ns, st.st_size
             if old is None:
-                old = _load(cache_path)
+                old = _load(brain)
             cached = old.get(rel)
             if cached is not None and cached[0] == mtime and cached[1] == size and len(cached) > 4:
                 aliases, others = cached[2], cached[3]
@@ -336,83 +294,42 @@ def note_names(brain: Brain) -> NameIndex:
                     same.append(rel)
     # Saved when it would spare the next process more than a few reads (a capture's own new
     # note is read again by the next one, which costs less than writing 10,000 entries).
-    if old is None and cache_path.exists():
-        old = _load(cache_path)  # every note a record now: the cache's notes are gone
+    if old is None and brain.store.json_stamp(CACHE_FILE) is not None:
+        old = _load(brain)  # every note a record now: the cache's notes are gone
     known = [e for e in (old or {}).values() if e[0]] if old is not None else []
     # (entries of records an older version kept count as stale: the file shrinks to the rest)
     stale = changed + len(known) - kept + (len(old) - len(known) if old else 0)
     if stale and (stale > _STALE_BEFORE_SAVE or not known or brain in _followed):
-        _save(cache_path, {rel: e for rel, e in index._entries.items() if e[0]})
+        _save(brain, {rel: e for rel, e in index.entries.items() if e[0]})
         _saved_at[brain] = time.monotonic()
-    namesnap.keep(brain, versions, dirs, index)
     _built[brain] = (brain.generation, index)
     return index
 
 
-def _rels(dirs: dict[str, list[Any]]) -> Iterator[str]:
-    for folder, (_, notes) in dirs.items():
+def _walk(root: str) -> dict[str, list[str]]:
+    """Every folder a walk of notes enters (vaultbrain/vault/paths.py's ``iter_md``):
+    folder ("" for the root) -> the names of the notes directly in it."""
+    out: dict[str, list[str]] = {}
+    stack = [""]
+    while stack:
+        folder = stack.pop()
+        path = os.path.join(root, folder) if folder else root
+        if os.path.islink(path) or not os.path.isdir(path):
+            continue
+        notes, subfolders = list_folder(path)
+        out[folder] = notes
+        stack.extend(f"{folder}/{s}" if folder else s for s in subfolders)
+    return out
+
+
+def _rels(dirs: dict[str, list[str]]) -> Iterator[str]:
+    for folder, notes in dirs.items():
         for name in notes:
             yield f"{folder}/{name}" if folder else name
 
 
-def _from_snapshot(brain: Brain) -> NameIndex | None:
-    """The index a process kept (vaultbrain/filing/namesnap.py), with what changed since
-    applied: notes added, removed or renamed (by their folders), notes that are no record
-    and changed (by their mtime and size), records changed in the store. None: walk."""
-    snap = namesnap.load(brain)
-    if snap is None:
-        return None
-    index_of_records = records(brain)
-    changed = namesnap.store_changes(index_of_records, snap["versions"])
-    if changed is None:
-        return None
-    by_path, others = index_of_records.by_path, snap["others"]
-
-    def base_entry(rel: str) -> list[Any] | None:
-        entry = others.get(rel)
-        if entry is not None:
-            return list(entry)
-        hit = by_path(rel)  # (a record of the base that changed since was looked at again)
-        return [0, 0, *_record_names(hit[1])] if hit is not None else None
-
-    index = NameIndex(_base=snap["table"], _base_entry=base_entry, _damages=damages())
-    index._read_kind = _kind_reader(weakref.ref(brain))
-    root = str(brain.vault.root)
-    fresh, added, removed = namesnap.folder_changes(root, snap["dirs"])
-    again = set(added)
-    for collection, rid in changed:  # at its path now, or its last one (a tombstone's)
-        summary = index_of_records.store.collection(collection).summary(rid, include_deleted=True)
-        if summary and summary.get("path"):
-            again.add(summary["path"])
-    for rel, entry in others.items():  # a note that is no record: its content says
-        if rel not in removed:
-            try:
-                st = os.lstat(os.path.join(root, rel))
-            except OSError:
-                again.add(rel)
-                continue
-            if st.st_mtime_ns != entry[0] or st.st_size != entry[1]:
-                again.add(rel)
-    for rel in removed:
-        index._remove(rel)
-    _look_again(brain, index, again - removed, fresh)
-    # Kept anew when that spares the next process work: many notes looked at again, or a
-    # large folder listed again that the next would list too (the snapshot had it modified
-    # too recently to trust; listed now, long enough after, it can be).
-    settled = sum(
-        len(notes)
-        for folder, (mtime, notes) in fresh.items()
-        if mtime is not None
-        and isinstance(notes, list)
-        and (snap["dirs"].get(folder) or [None])[0] != mtime
-    )
-    if len(again) + len(removed) > namesnap.KEEP_AFTER or settled > namesnap.KEEP_AFTER_LISTED:
-        namesnap.keep(brain, index_of_records.versions(), fresh, index)
-    return index
-
-
 def _look_again(
-    brain: Brain, index: NameIndex, rels: set[str], dirs: dict[str, list[Any]] | None = None
+    brain: Brain, index: NameIndex, rels: set[str], dirs: dict[str, list[str]] | None = None
 ) -> None:
     """Each of ``rels`` as a walk would find it now: gone, a record (its names the store's)
     or a note read again if its mtime or size changed. ``dirs``: the folders as just listed
@@ -426,10 +343,9 @@ def _look_again(
         if dirs is not None:
             names = listed.get(folder)
             if names is None:
-                notes = namesnap.notes_in(dirs[folder][1]) if folder in dirs else []
-                names = listed[folder] = set(notes)
+                names = listed[folder] = set(dirs.get(folder, ()))
             if name not in names:
-                index._remove(rel)
+                index.remove(rel)
                 continue
         if (
             rel.startswith(OWN_FOLDER)
@@ -437,26 +353,26 @@ def _look_again(
             or not rel.lower().endswith(".md")
             or brain.templates.holds(rel)
         ):
-            index._remove(rel)  # (no name a thought links to: never in the index)
+            index.remove(rel)  # (no name a thought links to: never in the index)
             continue
         try:
             path = os.path.join(root, rel) if dirs is not None else str(brain.vault.resolve(rel))
             st = os.stat(path, follow_symlinks=False)
         except (OSError, VaultbrainError):
-            index._remove(rel)
+            index.remove(rel)
             continue
         hit = by_path(rel)
         if hit is not None and not hit[1].get("deleted"):
             # A record (each capture's new note is one): its names are the store's, as in
             # the walk, so the note is not read and parsed again.
-            index._remove(rel)
-            index._add(rel, 0, 0, *_record_names(hit[1]))
+            index.remove(rel)
+            index.add(rel, 0, 0, *_record_names(hit[1]))
             continue
-        entry = index._entry(rel)
+        entry = index.entry(rel)
         if entry and entry[0] == st.st_mtime_ns and entry[1] == st.st_size:
             continue
-        index._remove(rel)
-        index._add(rel, st.st_mtime_ns, st.st_size, *_read_names(brain, rel, path))
+        index.remove(rel)
+        index.add(rel, st.st_mtime_ns, st.st_size, *_read_names(brain, rel, path))
 
 
 def _apply(brain: Brain, index: NameIndex, dirty: set[str]) -> None:
@@ -465,7 +381,7 @@ def _apply(brain: Brain, index: NameIndex, dirty: set[str]) -> None:
         return
     _look_again(brain, index, dirty)
     if time.monotonic() - _saved_at.get(brain, 0.0) > _SAVE_EVERY_S:
-        _save(brain.state_dir / CACHE_FILE, index.known_notes())
+        _save(brain, index.known_notes())
         _saved_at[brain] = time.monotonic()
 
 
@@ -543,20 +459,16 @@ def _read_aliases(brain: Brain, rel: str, data: dict[str, Any] | None = None) ->
     return [str(a).strip() for a in raw if a is not None and str(a).strip()]
 
 
-def _load(path: Any) -> dict[str, list[Any]]:
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
+def _load(brain: Brain) -> dict[str, list[Any]]:
+    doc = brain.store.read_json(CACHE_FILE)
     notes = doc.get("notes") if isinstance(doc, dict) and doc.get("version") == 2 else None
     return notes if isinstance(notes, dict) else {}
 
 
-def _save(path: Any, entries: dict[str, list[Any]]) -> None:
-    data = json.dumps({"version": 2, "notes": entries}, ensure_ascii=False)
+def _save(brain: Brain, entries: dict[str, list[Any]]) -> None:
     try:
-        atomic_write_file(path, data.encode("utf-8"), durable=False)
-    except (OSError, StorageError):
+        brain.store.write_json(CACHE_FILE, {"version": 2, "notes": entries})
+    except StorageError:
         pass  # a cache: the next build reads the notes again
 
 

@@ -207,11 +207,9 @@ class NotesCache:
         None before a whole scan."""
         if not self._walked:
             return None
-        try:
-            st = os.stat(self.app.store.root / CACHE_FILE)
-            stamp = f"cache {st.st_ino}:{st.st_mtime_ns}:{st.st_size}; inbox {self._inbox_stat}"
-        except OSError:
-            stamp = ""  # (no cache written: never taken as in step)
+        written = self.app.store.json_stamp(CACHE_FILE)
+        # (no cache written: never taken as in step)
+        stamp = f"cache {written}; inbox {self._inbox_stat}" if written is not None else ""
         inbox, unread = self.app.inbox_rel, set(self._unread)
 
         def stats() -> dict[str, tuple[int, int]]:

@@ -99,7 +99,7 @@ def scanned(brain: Brain) -> bool:
     then the store knows only what vaultbrain filed, not the notes the vault already had."""
     from vaultbrain.filing.scan import CACHE_FILE
 
-    return (brain.state_dir / CACHE_FILE).exists()
+    return brain.store.json_stamp(CACHE_FILE) is not None
 
 
 def existing_notes(brain: Brain) -> Existing:

@@ -1,4 +1,4 @@
-"""Exports waiting for their debounce: a small queue file in the state dir.
+"""Exports waiting for their debounce: a small queue (a log of ``state.db``).
 
 A list is edited in a short-lived CLI process while the daemon, a long-lived one, does the
 writing. The CLI appends ``{"list": id, "at": epoch seconds}`` to ``idealoom-pending.jsonl``;
@@ -9,14 +9,11 @@ both hold the store lock, so no entry is lost between a read and a rewrite.
 
 from __future__ import annotations
 
-import json
-import os
 import time
 from typing import TYPE_CHECKING
 
 from vaultbrain.idealoom.config import LoomSettings
 from vaultbrain.store import Store
-from vaultbrain.vault.atomic import atomic_write_file, write_all
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -27,27 +24,13 @@ QUEUE_NAME = "idealoom-pending.jsonl"
 class PendingExports:
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.path = store.root / QUEUE_NAME
 
     def add(self, list_id: str, at: float) -> None:
-        line = (json.dumps({"list": list_id, "at": float(at)}) + "\n").encode()
-        with self.store.locked():
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
-            try:
-                size = os.fstat(fd).st_size
-                if size and os.pread(fd, 1, size - 1) != b"\n":
-                    line = b"\n" + line  # end a line torn by a crash, or this one is lost too
-                write_all(fd, line)
-            finally:
-                os.close(fd)
+        self.store.append_jsonl(QUEUE_NAME, {"list": list_id, "at": float(at)})
 
     def any(self) -> bool:
-        """Whether anything is queued: one stat, no read (the daemon asks every second)."""
-        try:
-            return os.stat(self.path).st_size > 0
-        except FileNotFoundError:
-            return False
+        """Whether anything is queued: one indexed lookup (the daemon asks every second)."""
+        return self.store.has_entries(QUEUE_NAME)
 
     def windows(self) -> dict[str, tuple[float, float]]:
         """Each queued list's first and last request time."""
@@ -63,22 +46,12 @@ class PendingExports:
     def discard(self, list_ids: set[str] | None = None) -> None:
         """Drop the lines of ``list_ids`` (every line when None)."""
         with self.store.locked():
-            if list_ids is None:
-                self._unlink()
-                return
-            keep = [e for e in self.store.read_jsonl(QUEUE_NAME) if e.get("list") not in list_ids]
-            if not keep:
-                self._unlink()
-                return
-            atomic_write_file(
-                self.path, "".join(json.dumps(e, separators=(",", ":")) + "\n" for e in keep)
-            )
-
-    def _unlink(self) -> None:
-        try:
-            os.unlink(self.path)
-        except FileNotFoundError:
-            pass
+            keep = []
+            if list_ids is not None:
+                keep = [
+                    e for e in self.store.read_jsonl(QUEUE_NAME) if e.get("list") not in list_ids
+                ]
+            self.store.replace_jsonl(QUEUE_NAME, keep)
 
 
 def queue_after_edit(app: Brain, list_id: str, at: float | None = None) -> bool:

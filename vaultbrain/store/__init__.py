@@ -1,4 +1,4 @@
-"""The JSON store in the state dir. Knows nothing of notes, the daemon or the CLI."""
+"""The store: the state dir's ``state.db``. Knows nothing of notes, the daemon or the CLI."""
 
 from __future__ import annotations
 

@@ -1,16 +1,16 @@
-"""What a record is to the store, whatever file holds it: a valid id, the summary the
-collection index keeps of it, and the one JSON encoder every line and record is written
-with."""
+"""What a record is to the store: a valid id, the summary kept of it beside its document
+(and the columns looked up: name, path, type), and the one JSON encoder every record and
+entry is written with."""
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from vaultbrain.errors import UserError
-from vaultbrain.patterns import LazyPattern
 
-_ID = LazyPattern(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
 _FORBIDDEN_IDS = {"__proto__", "constructor", "prototype", "index", "con", "nul", "prn", "aux"}
 SUMMARY_KEYS = (
     "id",
@@ -31,13 +31,19 @@ SUMMARY_KEYS = (
 to_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
+def valid_id(record_id: object) -> bool:
+    """Whether ``record_id`` may name a record (or a collection): no id that could escape a
+    folder of ``db export`` or poison a JS reader."""
+    return (
+        isinstance(record_id, str)
+        and _ID.match(record_id) is not None
+        and record_id.lower() not in _FORBIDDEN_IDS
+    )
+
+
 def validate_id(record_id: str) -> str:
-    """Refuse ids that could escape the collection folder or poison a JS reader."""
-    if (
-        not isinstance(record_id, str)
-        or not _ID.match(record_id)
-        or record_id.lower() in _FORBIDDEN_IDS
-    ):
+    """``record_id``, or a one-line error when it is not :func:`valid_id`."""
+    if not valid_id(record_id):
         raise UserError(f"not a valid record id: {record_id!r}")
     return record_id
 

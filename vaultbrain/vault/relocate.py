@@ -99,8 +99,12 @@ class _Held:
         import fcntl  # POSIX, as the locks it tests (vaultbrain/daemon/lock.py, store/store.py)
 
         self.fds: list[int] = []
-        for name, who in (("daemon.lock", "a vaultbrain daemon"), ("store.lock", "a command")):
-            fd = os.open(folder / name, os.O_RDWR | os.O_CREAT, 0o644)
+        # (the store's write mutex is a flock of the state dir itself)
+        for name, who in (("daemon.lock", "a vaultbrain daemon"), ("", "a command")):
+            if name:
+                fd = os.open(folder / name, os.O_RDWR | os.O_CREAT, 0o600)
+            else:
+                fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:

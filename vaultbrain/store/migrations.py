@@ -1,0 +1,116 @@
+"""The schema of ``state.db`` as named steps (simonw/llm's pattern): each function
+registered with :func:`migration` runs once, in the order registered, in the same
+transaction as the row in ``_migrations`` that says it ran."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+Migration = Callable[[sqlite3.Connection, Path | None], None]
+MIGRATIONS: list[tuple[str, Migration]] = []
+
+
+def migration(fn: Migration) -> Migration:
+    """Register ``fn`` as the next migration, by its name."""
+    MIGRATIONS.append((fn.__name__, fn))
+    return fn
+
+
+def migrate(conn: sqlite3.Connection, root: Path | None) -> list[str]:
+    """Apply the migrations not applied yet (``root``: the state dir, None in memory); the
+    names applied now. Each under ``BEGIN IMMEDIATE``: two processes opening a new state dir
+    at once apply each step once."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)"
+    )
+    applied: list[str] = []
+    done = {row[0] for row in conn.execute("SELECT name FROM _migrations")}
+    for name, fn in MIGRATIONS:
+        if name in done:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if conn.execute("SELECT 1 FROM _migrations WHERE name = ?", (name,)).fetchone():
+                conn.execute("COMMIT")  # another process applied it while we waited
+                continue
+            fn(conn, root)
+            conn.execute("INSERT INTO _migrations VALUES (?, ?)", (name, time.time()))
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        applied.append(name)
+    return applied
+
+
+def _script(conn: sqlite3.Connection, sql: str) -> None:
+    """Each statement of ``sql`` (``executescript`` would commit the migration's
+    transaction first)."""
+    for statement in sql.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+@migration
+def m001_initial(conn: sqlite3.Connection, root: Path | None) -> None:
+    """The tables: records (a JSON document each, its summary and the columns looked up),
+    the ids dropped, the change sequence, the audit trail, the other logs and the small
+    JSON documents (key-value)."""
+    _script(
+        conn,
+        """
+        CREATE TABLE counter (
+            one INTEGER PRIMARY KEY CHECK (one = 1),
+            seq INTEGER NOT NULL,
+            store_id TEXT NOT NULL
+        );
+        CREATE TABLE records (
+            collection TEXT NOT NULL,
+            id TEXT NOT NULL,
+            doc TEXT NOT NULL,
+            summary TEXT NOT NULL,
+            type TEXT,
+            title TEXT,
+            path TEXT,
+            deleted INTEGER NOT NULL DEFAULT 0,
+            seq INTEGER NOT NULL,
+            PRIMARY KEY (collection, id)
+        ) WITHOUT ROWID;
+        CREATE INDEX records_seq ON records (collection, seq);
+        CREATE INDEX records_path ON records (lower(path));
+        CREATE INDEX records_title ON records (lower(title));
+        CREATE TABLE dropped (
+            collection TEXT NOT NULL,
+            id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            PRIMARY KEY (collection, id)
+        ) WITHOUT ROWID;
+        CREATE INDEX dropped_seq ON dropped (collection, seq);
+        CREATE TABLE audit (seq INTEGER PRIMARY KEY AUTOINCREMENT, entry TEXT NOT NULL);
+        CREATE TABLE logs (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            name TEXT NOT NULL,
+            entry TEXT NOT NULL
+        );
+        CREATE INDEX logs_name ON logs (name, seq);
+        CREATE TABLE kv (name TEXT PRIMARY KEY, value TEXT NOT NULL, seq INTEGER NOT NULL);
+        """,
+    )
+    conn.execute("INSERT INTO counter VALUES (1, 0, ?)", (uuid.uuid4().hex,))
+
+
+@migration
+def m002_import_files(conn: sqlite3.Connection, root: Path | None) -> None:
+    """A state dir of the file store (records as files and ``records.pack``, index logs,
+    JSONL and JSON sidecars): imported once, read back whole, and only then set aside in
+    ``pre-sqlite/`` (vaultbrain/store/legacy.py)."""
+    if root is None:
+        return
+    from vaultbrain.store import legacy
+
+    legacy.import_state_dir(conn, root)
