@@ -176,7 +176,7 @@ def corpus_key(labels: list[str], pack_name: str) -> str:
 
 def _corpus_key(labels: list[str], pack_name: str) -> str:
     path = corpus_path(pack_name) or corpus_path(BASE_PACK)
-    h = hashes.sha256(("|".join(labels) + "|v10").encode())
+    h = hashes.sha256(("|".join(labels) + "|v11").encode())
     if path is not None:
         h.update(path.read_bytes())
     return h.hexdigest()[:12]
