@@ -468,6 +468,63 @@ def main() -> int:
                     f"aim {aim}; old rules {ref[key]:.3f}",
                 )
             )
+    # -- what each word list adds (classify/namewords.py): the third set without it --------
+    from vaultbrain.classify import namewords
+
+    lists = namewords.word_list
+    ablations = (
+        ("no given names or surnames", ("given-names", "surnames")),
+        (
+            "no frequent words",
+            ("everyday-words-en", "common-words-en", "rare-words-en", "common-words"),
+        ),
+        (
+            "no word lists at all",
+            (
+                "given-names",
+                "surnames",
+                "everyday-words-en",
+                "common-words-en",
+                "rare-words-en",
+                "common-words",
+            ),
+        ),
+    )
+    for label, off in ablations:
+        namewords.word_list = lambda name, off=off: (  # type: ignore[assignment]
+            namewords.SortedWords(b"") if name in off else lists(name)
+        )
+        try:
+            bare = train_corpus(TYPES, "vaultbrain-base")
+
+            def without(text: str, bare: Any = bare) -> Any:
+                return classify_with_fallback(
+                    "heuristic",
+                    "heuristic",
+                    None,
+                    pack,
+                    text,
+                    TODAY,
+                    [],
+                    [],
+                    AUTO,
+                    learnt=lambda: bare,
+                )[0]
+
+            got = evaluate(cases3, without, noise3)
+        finally:
+            namewords.word_list = lists
+        full = held["third dev set"]
+        rows.append(
+            row(
+                f"third dev set, {label}: names whole / invented per 100 / primary",
+                [got["people"]],
+                "",
+                f"invented {got['invented']:.2f} (with: {full['invented']:.2f}), primary "
+                f"{got['accuracy']:.3f} (with: {full['accuracy']:.3f}), names with: "
+                f"{full['people']:.3f}",
+            )
+        )
     if args.dev_only:
         emit(rows)
         return 0
