@@ -60,6 +60,9 @@ def brain_vault(tmp_path: Path, embedder: HashEmbedServer, monkeypatch: pytest.M
     run(vault, "init")
     # The endpoint embeds but does not chat: captures fall back to the embedded classifier.
     run(vault, "settings", "set", "embedding_model", "hash-embed")
+    # its captures wait as suggestions (the embedded classifier files a clear thought
+    # outright at the default bar since issue 42)
+    run(vault, "settings", "set", "auto_confidence", "0.95")
     notes = {
         "People/Sarah Okafor.md": "---\ntype: person\nname: Sarah Okafor\naliases:\n"
         "  - Sarah\ntopics:\n  - beekeeping\n---\nKeeps four hives; knows swarm season.\n",

@@ -19,7 +19,9 @@ def vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("VAULTBRAIN_PROVIDER", "heuristic")
     root = tmp_path / "Vault"
     run(root, "init")
-    for key, value in (("inbox_settle_seconds", "0"),):
+    # suggestions stay suggestions: the embedded classifier files a clear thought
+    # outright at the default bar since issue 42
+    for key, value in (("inbox_settle_seconds", "0"), ("auto_confidence", "0.95")):
         run(root, "settings", "set", key, value)
     return root
 

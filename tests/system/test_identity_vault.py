@@ -35,6 +35,9 @@ def test_init_writes_the_id_so_a_rename_before_any_daemon_keeps_the_state(
     root = tmp_path / "Vault"
     assert "created vaultbrain.yml" in run(root, "init").output
     vid = vault_id(root)
+    # a suggestion (the embedded classifier files a clear thought outright at the default
+    # bar since issue 42)
+    run(root, "settings", "set", "auto_confidence", "0.95")
     capture = run_json(root, "capture", "Met with Sarah about the new project")
     assert capture["status"] == "suggested"
     renamed = tmp_path / "Personal"
@@ -67,6 +70,9 @@ def test_a_copied_vault_gets_its_own_id_and_state_in_one_line(
 ) -> None:
     root = tmp_path / "Personal"
     run(root, "init")
+    # a suggestion to confirm in one copy (the embedded classifier files a clear thought
+    # outright at the default bar since issue 42)
+    run(root, "settings", "set", "auto_confidence", "0.95")
     capture = run_json(root, "capture", "Met with Sarah about the new project")
     copy = tmp_path / "Work"
     shutil.copytree(root, copy)

@@ -25,6 +25,9 @@ def vault(tmp_path: Path) -> Path:
     # The long forms of vaultbrain's suffix (note_style full; lines an earlier version
     # wrote keep them): the most there is of ours on a line to be edited around.
     run(root, "settings", "set", "note_style", "full")
+    # the lines edited around are suggestions': the embedded classifier files a clear
+    # thought outright at the default bar since issue 42
+    run(root, "settings", "set", "auto_confidence", "1.0")
     return root
 
 

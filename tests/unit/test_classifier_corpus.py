@@ -75,3 +75,30 @@ def test_the_second_dev_set_is_never_trained_on() -> None:
     text = " ".join(ex.text for ex in held_out)
     for word in ("nächsten", "rdv", "martes", "sábado", "https://", "£", "van der", "O'"):
         assert word in text
+
+
+def test_the_third_dev_set_is_never_trained_on_and_has_every_voice() -> None:
+    """bench/data/classifier-dev3.txt is held out as the second is: no thought of it is in the
+    corpus, and it has the voices of issue 42 and lines that are no thought at all."""
+    dev3 = Path(__file__).resolve().parents[2] / "bench" / "data" / "classifier-dev3.txt"
+    with open(dev3, encoding="utf-8") as fh:
+        lines = fh.readlines()
+    held_out = [ex for ex in map(parse_line, lines) if ex is not None]
+    assert len(held_out) >= 150
+    seen = {" ".join(ex.text.lower().split()) for ex in load_corpus("vaultbrain-base")}
+    dev2 = Path(__file__).resolve().parents[2] / "bench" / "data" / "classifier-dev2.txt"
+    with open(dev2, encoding="utf-8") as fh:
+        seen |= {" ".join(ex.text.lower().split()) for ex in map(parse_line, fh) if ex}
+    assert not [ex.text for ex in held_out if " ".join(ex.text.lower().split()) in seen]
+    firsts = [ex.labels[0] if ex.labels else "x" for ex in held_out]
+    assert all(firsts.count(t) >= 15 for t in ("person", "project", "idea", "admin"))
+    sections = {line[4:].split(",")[0].strip() for line in lines if line.startswith("# -- ")}
+    for voice in ("dictation", "phone shorthand", "nursing", "mechanic", "developer"):
+        assert voice in sections
+    for language in ("Dutch with English", "Polish with English", "Italian with English"):
+        assert language in sections
+    assert {"Obsidian syntax", "names that are words"} <= sections
+    assert sum(1 for s in sections if s.startswith("noise")) >= 3
+    text = " ".join(ex.text for ex in held_out)
+    for mark in ("[[", "📅", "- [ ]", "#project", "Traceback", "lorem ipsum"):
+        assert mark in text

@@ -74,10 +74,13 @@ def test_a_known_person_links_by_first_name_and_a_known_game_is_no_person() -> N
         ("Ottilie from the choir is moving to Leeds", "person"),
     ],
 )
-def test_everyday_thoughts_get_their_primary_type_as_a_suggestion(text: str, kind: str) -> None:
+def test_everyday_thoughts_get_their_primary_type_at_least_as_a_suggestion(
+    text: str, kind: str
+) -> None:
+    # no cap below auto_confidence (issue 42): a clear reading may be filed outright
     a = analyse(text, TODAY, pack=PACK)
     assert a.classification.destinations[0].type == kind
-    assert 0.5 <= a.classification.confidence < 0.8
+    assert 0.5 <= a.classification.confidence <= 1.0
     assert max(a.primaries, key=a.primaries.get) == kind
 
 

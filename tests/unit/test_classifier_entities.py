@@ -124,3 +124,91 @@ def test_the_place_cue_check_answers_as_the_pattern_without_compiling_it_for_mos
     heads += ["MOVED TO ", "İN ", "ın ", "flew to", "tin ", "again ", "", "   ", "em", "Team "]
     for head in heads:
         assert ends_in_place_cue(head) == bool(place_cues().search(head)), head
+
+
+# -- issue 42: a person needs evidence ----------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # full names stay whole, in either order, with a given name that is also a word
+        ("Supper with Ada Lovelace next week", ["Ada Lovelace"]),
+        ("Dinner with Rosa Parks on Friday", ["Rosa Parks"]),
+        ("Chen Jia plays the guzheng beautifully", ["Chen Jia"]),
+        ("met Maria José Pereira at the market", ["Maria José Pereira"]),
+        # a title, a contact verb, a possessive or something said of them
+        ("get mrs chen some flowers for feeding the cat", ["Mrs Chen"]),
+        ("Oliver said the match is off", ["Oliver"]),
+        ("ring bertha about the church fete", ["Bertha"]),
+        ("Ingrid and Tomasz are coming for dinner", ["Ingrid", "Tomasz"]),
+        ("ran into Cressida at the garden centre", ["Cressida"]),
+        # names that are words, with context
+        ("Ask Joy whether she wants the bike", ["Joy"]),
+        ("Pearl is ninety this year", ["Pearl"]),
+    ],
+)
+def test_a_name_with_evidence_is_a_person_and_stays_whole(text: str, want: list[str]) -> None:
+    assert names(text) == want
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a sentence's first verb, in English and in other languages
+        "Recycle the old laptops at the tip",
+        "Paint the fence on Saturday if it stays dry",
+        "Bellen met de huisarts over de uitslag",
+        "Chiamare la banca domani mattina",
+        "Zapłacić za gaz do piątku",
+        # weekdays and months, abbreviated
+        "Clean the gutters before Wed",
+        "pay the window cleaner Thu",
+        # shops named after their founders, and places
+        "grab bread from Greggs on the way",
+        "buy a drill at Wickes",
+        "pick up the prescription from Boots",
+        "had a Big Mac at lunch, never again",
+        "Thiago's cousin flew to São Paulo",
+        # code identifiers and exception names
+        "Fix the KeyError in the export script",
+        "getUserById returns null for deleted accounts",
+        # frequent words, lower case, after a cue or not
+        "cooking with anxious dogs is hard",
+        "Grace period for the loan ends soon",
+        "Rose petals for the cake",
+        "mark the year 9 essays by monday",
+        # a German compound noun at a sentence's start
+        "Zahnarzttermin nächsten Dienstag verschieben",
+    ],
+)
+def test_words_that_only_look_like_names_are_no_one(text: str) -> None:
+    found = names(text)
+    assert not [n for n in found if n != "Thiago"], found
+
+
+def test_a_rare_word_is_a_name_only_where_something_says_so() -> None:
+    # "suki" is a rare English word: a name after a contact verb, not on its own
+    assert names("tell suki the venue changed") == ["Suki"]
+    assert names("sanjay's restaurant opens next month") == ["Sanjay"]
+
+
+def test_the_word_lists_are_sorted_and_found_by_search() -> None:
+    """The shipped lists are searched in place (namewords.SortedWords): sorted as bytes."""
+    from vaultbrain.classify.namewords import (
+        SortedWords,
+        given_name,
+        only_a_name,
+        only_a_word,
+        surname,
+    )
+    from vaultbrain.resources import data_dir
+
+    for name in ("given-names", "surnames", "everyday-words-en", "common-words-en"):
+        data = (data_dir("corpus") / f"{name}.txt").read_bytes()
+        lines = [ln for ln in data.split(b"\n") if ln and not ln.startswith(b"#")]
+        assert lines == sorted(lines) and len(lines) > 5000, name
+    words = SortedWords(b"# a header\napple\nbanana\ncherry\n")
+    assert "banana" in words and "apple" in words and "cherry" in words
+    assert "b" not in words and "durian" not in words and "" not in words and len(words) == 3
+    assert given_name("thandiwe") and surname("nowak") and surname("okafor")
+    assert only_a_word("paint") and only_a_word("bellen") and not only_a_word("will")
+    assert only_a_name("thandiwe") and not only_a_name("mark") and not only_a_name("paint")

@@ -78,16 +78,20 @@ def classify_with_fallback(
     ``learnt``: gives that embedded classifier (``capture.classify.embedded_of``, looked up once per unit
     of work) instead of it being brought up to date here.
 
+    ``auto_confidence``: kept for the callers; the band is judged from the result
+    (``result.judge``), the embedded classifier's confidence is not capped below it.
+
     Raises LLMError when the LLM failed and ``fallback`` is ``none``: the capture stays pending.
     """
-    cap = max(0.0, min(0.75, auto_confidence - 0.01))
+    # No cap: the embedded classifier's confidence is its measured precision per type
+    # (classify/embedded.py), judged against ``auto_confidence`` as any classifier's is.
 
     def embedded() -> Classification:  # the learned embedded classifier, loaded only if asked
         from vaultbrain.classify.adapt import embedded_for
         from vaultbrain.classify.embedded import classify_embedded
 
         model = learnt() if learnt is not None else embedded_for(store, pack)
-        return classify_embedded(text, today, known, cap, model, pack)
+        return classify_embedded(text, today, known, 1.0, model, pack)
 
     if provider == "heuristic" or client is None:
         return embedded(), {"provider": "heuristic"}

@@ -37,6 +37,7 @@ from vaultbrain.classify.learned import (
     decision_features,
     features,
     fit_logistic,
+    fit_steps,
     out_of_fold,
     platt_from,
     sigmoid,
@@ -94,7 +95,12 @@ class Embedded:
                 platt = {lab: DEFAULT_PLATT for lab in model_labels(self.labels)}
                 model, source = Model([counts], platt), "vault"
             else:
-                model = Model([*self.model.counts, counts], self.model.platt, self.model.decision)
+                model = Model(
+                    [*self.model.counts, counts],
+                    self.model.platt,
+                    self.model.decision,
+                    self.model.calibration,
+                )
                 source = "corpus+vault"
         return Embedded(self.labels, model, self.common, names, source, self.pairs, reliability)
 
@@ -147,7 +153,7 @@ def training_labels(types: tuple[str, ...] | list[str], primaries: Any = None) -
 
 
 def featurise(text: str, common: Container[str], names: KnownNames) -> set[str]:
-    return features(text, hints(text, find_people(text, common, names), names))
+    return features(text, hints(text, _filed_people(find_people(text, common, names)), names))
 
 
 def corpus_examples(labels: list[str], pack_name: str) -> list[Example]:
@@ -175,7 +181,7 @@ def corpus_key(labels: list[str], pack_name: str) -> str:
 
 def _corpus_key(labels: list[str], pack_name: str) -> str:
     path = corpus_path(pack_name) or corpus_path(BASE_PACK)
-    h = hashlib.sha256(("|".join(labels) + "|v10").encode())
+    h = hashlib.sha256(("|".join(labels) + "|v12").encode())
     if path is not None:
         h.update(path.read_bytes())
     return h.hexdigest()[:12]
@@ -202,10 +208,12 @@ def train_examples(labels: list[str], examples: list[Example]) -> Embedded:
     # thoughts have. Else every word of a training thought is known, "#name" fires only on
     # real names there, and the model trusts it far more than it deserves on new text.
     seen = Counter(w for ex in examples for w in set(corpus_vocabulary([ex])))
-    feats = {
-        e.text: featurise(e.text, _Without(common, corpus_vocabulary([e]), seen), names)
-        for e in examples
-    }
+    found: dict[str, list[PersonMention]] = {}
+    feats: dict[str, set[str]] = {}
+    for e in examples:
+        people = find_people(e.text, _Without(common, corpus_vocabulary([e]), seen), names)
+        found[e.text] = people
+        feats[e.text] = features(e.text, hints(e.text, people, names))
     for ex in examples:
         counts.add(feats[ex.text], ex.labels, ex.weight)
     featlist = [feats[ex.text] for ex in examples]
@@ -213,7 +221,90 @@ def train_examples(labels: list[str], examples: list[Example]) -> Embedded:
     platt = platt_from(examples, wide, scores)
     decision = fit_decision(examples, wide, labels, scores, platt, featlist)
     model = Model([counts.frozen()], platt, decision)
+    model.calibration = fit_calibration(examples, labels, scores, model, featlist, found)
     return Embedded(labels, model, common, names, "corpus", pairs)
+
+
+def fit_calibration(
+    examples: list[Example],
+    labels: list[str],
+    scores: list[list[float]],
+    model: Model,
+    feats: list[set[str]],
+    found: dict[str, list[PersonMention]],
+) -> dict[str, list[tuple[float, float]]]:
+    """Per primary type, how often a reading with that primary type and raw confidence is
+    right in every destination (its types all the thought's, its people all named), from
+    the corpus's out-of-fold readings: the confidence the embedded classifier files with
+    means that measured precision, type by type (:meth:`Model.calibrated`)."""
+    wide = model.labels
+    index = {lab: i for i, lab in enumerate(wide)}
+    pairs: dict[str, list[tuple[float, bool]]] = {t: [] for t in labels}
+    for ex, row, fs in zip(examples, scores, feats, strict=True):
+        every = {}
+        for lab in wide:
+            a, b = model.platt.get(lab, DEFAULT_PLATT)
+            every[lab] = sigmoid(a * row[index[lab]] + b)
+        probs = {t: every[t] for t in labels}
+        firsts = {t: every.get(primary(t), 0.0) for t in labels}
+        sure = model.confidence([firsts[t] for t in labels], len(fs))
+        people = _filed_people(found[ex.text])
+        chosen, raw, named = decide(labels, probs, firsts, sure, people)
+        if not chosen:
+            continue
+        gold = [t for t in ex.labels if not t.startswith("1:")]
+        keys = {" ".join(p.lower().split()) for p in ex.people}
+        ok = bool(gold) and chosen[0] == gold[0] and set(chosen) <= set(gold)
+        if ok and "person" in chosen:
+            ok = all(" ".join(p.title.lower().split()) in keys for p in named)
+        pairs[chosen[0]].append((raw, ok))
+    return {t: fit_steps(v) for t, v in pairs.items() if v}
+
+
+def _filed_people(people: list[PersonMention]) -> list[PersonMention]:
+    """A lowercase guess ("grab") yields to any better evidence in the same thought."""
+    if any(p.evidence != "guess" for p in people):
+        return [p for p in people if p.evidence != "guess"]
+    return people
+
+
+def decide(
+    labels: list[str],
+    probs: dict[str, float],
+    firsts: dict[str, float],
+    sure: float | None,
+    people: list[PersonMention],
+) -> tuple[list[str], float, list[PersonMention]]:
+    """The types a thought is filed to (the primary first), the raw confidence of that
+    reading, and the people it files: from the model's odds and the people found."""
+    # The primary type by its own odds (a thought naming a person and a task is one or the
+    # other first), then every other type likely enough to be a destination too.
+    ranked = sorted(firsts, key=lambda t: (-firsts[t], -probs[t]))
+    chosen = []
+    if ranked and (firsts[ranked[0]] if sure is None else sure) >= FLOOR:
+        chosen.append(ranked[0])
+    chosen += [
+        t
+        for t in sorted(probs, key=lambda t: -probs[t])
+        if probs[t] >= THRESHOLD and t not in chosen
+    ]
+    # A name the thought gives on good evidence is a person destination whatever the odds.
+    named: list[PersonMention] = []
+    if "person" in labels:
+        named = [p for p in people if p.strong or "person" in chosen]
+        if named and "person" not in chosen:
+            chosen.append("person")
+        elif not named and "person" in chosen:
+            chosen.remove("person")
+    if not chosen:
+        return [], 0.0, named
+    first = chosen[0]
+    raw = (
+        sure if sure is not None and ranked and first == ranked[0] else firsts.get(first, THRESHOLD)
+    )
+    if first == "person" and raw < THRESHOLD:
+        raw = max(THRESHOLD, min(0.7, 0.5 + 0.05 * len(named)))
+    return chosen, raw, named
 
 
 def fit_decision(
@@ -302,7 +393,7 @@ def analyse(
     today: dt.date,
     embedded: Embedded | None = None,
     known: list[dict[str, Any]] | None = None,
-    max_confidence: float = 0.75,
+    max_confidence: float = 1.0,
     pack: Any = None,
 ) -> Analysis:
     """Classify ``text``: types with probabilities, people, titles, the due date."""
@@ -330,9 +421,7 @@ def analyse(
             noise=noise,
         )
         return Analysis({}, [], None, None, c)
-    people = find_people(thought, emb.common, names)
-    if any(p.evidence != "guess" for p in people):  # a lowercase guess ("grab") yields
-        people = [p for p in people if p.evidence != "guess"]
+    people = _filed_people(find_people(thought, emb.common, names))
     probs: dict[str, float] = {}
     firsts: dict[str, float] = {}
     sure: float | None = None  # the chance that the first primary type is right
@@ -344,49 +433,45 @@ def analyse(
         sure = emb.model.confidence([firsts[t] for t in emb.labels], len(feats))
     found = find_date(thought, today)
     due, due_words = (found[0].isoformat(), found[1]) if found else (None, None)
-    # The primary type by its own odds (a thought naming a person and a task is one or the
-    # other first), then every other type likely enough to be a destination too.
-    ranked = sorted(firsts, key=lambda t: (-firsts[t], -probs[t]))
-    chosen = []
-    if ranked and (firsts[ranked[0]] if sure is None else sure) >= FLOOR:
-        chosen.append(ranked[0])
-    chosen += [
-        t
-        for t in sorted(probs, key=lambda t: -probs[t])
-        if probs[t] >= THRESHOLD and t not in chosen
-    ]
-    # A name the thought gives on good evidence is a person destination whatever the odds.
-    if "person" in emb.labels:
-        keep = [p for p in people if p.strong or "person" in chosen]
-        if keep and "person" not in chosen:
-            chosen.append("person")
-        elif not keep and "person" in chosen:
-            chosen.remove("person")
-        people_to_file = keep
-    else:
-        people_to_file = []
+    chosen, raw, people_to_file = decide(emb.labels, probs, firsts, sure, people)
+    # the model reads a person, but no name is given on any evidence: said, never invented
+    unnamed = (
+        ["person"]
+        if "person" in emb.labels
+        and "person" not in chosen
+        and (
+            probs.get("person", 0.0) >= THRESHOLD
+            or firsts
+            and max(firsts, key=firsts.__getitem__) == "person"
+        )
+        else []
+    )
     dests: list[Destination] = []
     for t in chosen:
         dests += _destinations(t, thought, today, people_to_file, names, due, due_words, pack)
     reasons = ", ".join(f"{t} {probs[t]:.2f}" for t in chosen if t in probs)
     if not dests:
+        ranked = sorted(firsts, key=lambda t: (-firsts[t], -probs[t]))
         top = firsts[ranked[0]] if ranked else 0.0
         c = Classification(
             [Destination(UNKNOWN, phrase(thought, 8), {})],
             round(min(0.3, top), 2),
-            "Embedded classifier: no type is likely enough"
+            "Embedded classifier: "
+            + ("a person, but no name is given" if unnamed else "no type is likely enough")
             + (f" (best: {ranked[0]} {top:.2f})" if ranked else ""),
             CLASSIFIED_BY,
+            unnamed=unnamed,
         )
         return Analysis(probs, people, due, due_words, c, firsts)
     first = dests[0].type
-    conf = sure if sure is not None and first == ranked[0] else firsts.get(first, THRESHOLD)
-    if first == "person" and conf < THRESHOLD:
-        conf = max(THRESHOLD, min(0.7, 0.5 + 0.05 * len(people_to_file)))
+    # calibrated: the measured precision of the corpus's out-of-fold readings like this one
+    conf = emb.model.calibrated(first, raw) if emb.model is not None else raw
     why = f"Embedded classifier ({emb.source}): {reasons or 'a named person'}"
     if people_to_file:
         why += "; mentions " + ", ".join(p.title for p in people_to_file)
-    c = Classification(dests, round(min(max_confidence, conf), 2), why, CLASSIFIED_BY)
+    c = Classification(
+        dests, round(min(max_confidence, conf), 2), why, CLASSIFIED_BY, unnamed=unnamed
+    )
     return Analysis(probs, people, due, due_words, c, firsts)
 
 
@@ -394,7 +479,7 @@ def classify_embedded(
     text: str,
     today: dt.date,
     known: list[dict[str, Any]] | None = None,
-    max_confidence: float = 0.75,
+    max_confidence: float = 1.0,
     embedded: Embedded | None = None,
     pack: Any = None,
 ) -> Classification:

@@ -26,9 +26,15 @@ from vaultbrain.classify.namewords import (
     PERSON_VERBS,
     TITLES,
     WEAK_VERBS,
+    compound,
     ends_in_place_cue,
+    everyday_word,
+    given_name,
     is_german,
     one_vowel_more,
+    only_a_name,
+    only_a_word,
+    surname,
 )
 from vaultbrain.patterns import LazyPattern
 
@@ -156,6 +162,12 @@ COMMON = {
     "asap",
     "important",
 }
+_HUMPS = re.compile(r"[a-z\u00df-\u00ff][A-Z\u00c0-\u00de]")  # a capital inside a word: "KeyError"
+# names with a capital inside: McDonald, MacAllister, DeShawn, LaToya, DiCaprio, VanDyke
+_NAME_PREFIX = re.compile(r"^(?:Mc|Mac|De|Di|Da|Du|La|Le|Van|Von|Fitz|St|O'|D')[A-Z][a-z]")
+_DETERMINERS = {"the", "a", "an", "my", "our", "your", "his", "her", "their", "this", "that"}
+_DETERMINERS |= {"these", "those", "some", "all", "any", "every", "de", "het", "een", "il", "la"}
+_DETERMINERS |= {"le", "les", "un", "una", "uno", "der", "die", "das", "den", "dem", "ein", "eine"}
 _TOKEN = LazyPattern(r"[^\W\d_](?:[\w'’\-]*[^\W_])?\.?|[,&+]|w/")
 _POSSESSIVE = LazyPattern(r"['’]s$")
 
@@ -302,9 +314,53 @@ def find_people(
     seen: set[str] = set()
     german = is_german(toks)
 
-    def ordinary(word: str) -> bool:
+    def ordinary(word: str, context: int = 0) -> bool:
+        """A word, not a name: the corpus's or an everyday one, or a frequent word in one of
+        the languages people write that is no one's given name ("Paint", "Boots", "Bellen");
+        never a given name that is no everyday word ("tomasz"). ``context``: how strongly
+        the words around say a person is meant (:func:`~.namewords.only_a_word`)."""
         w = word.lower()
-        return w in common or w in COMMON or w in CUES or w in _JOIN
+        if w in COMMON or w in CUES or w in _JOIN:
+            return True
+        if w in common:  # but a given name no English word is ("tomasz"): a name
+            return w in NAME_WORDS or not given_name(w) or everyday_word(w)
+        return only_a_word(w, context) and not known.person(word)
+
+    def ambiguous(low: str) -> bool:
+        """A given name that is also a word ("will", "mark", "oliver"): a name by context."""
+        return low in NAME_WORDS or given_name(low) and ordinary(low)
+
+    def identifier(tok: str) -> bool:
+        """A name in code, not a person's: ``ValueError``, ``getUser``, ``csv_importer``, ``v2``
+        (but ``McDonald``, ``O'Brien``, ``DeShawn``, ``LaToya`` are names)."""
+        if any(c.isdigit() or c == "_" for c in tok):
+            return True
+        bare = _bare(tok)
+        humps = _HUMPS.findall(bare)
+        return len(humps) > 1 or bool(humps) and not _NAME_PREFIX.match(bare)
+
+    def shop_or_place(k: int) -> bool:
+        """ "from Greggs", "at Wickes", "to Screwfix", "a McDonald's": a capitalised word after
+        these that is no given name or surname is a shop or a place, not someone."""
+        if k == 0:
+            return False
+        low = _bare(toks[k]).lower()
+        prev_low = toks[k - 1].lower()
+        if known.person(_bare(toks[k])):
+            return False
+        # "São Paulo", "New York", "Big Mac": after a capitalised word that is only a word
+        if (
+            not sentence_start(k - 1)
+            and not sentence_start(k)
+            and _is_cap(toks[k - 1])
+            and only_a_word(_bare(toks[k - 1]).lower())
+        ):
+            return True
+        if given_name(low):
+            return False
+        if prev_low not in ("at", "from", "a", "an", "the", "in", "via"):
+            return False
+        return not surname(low)
 
     def before(k: int) -> str:
         """The text between the previous token and token ``k``."""
@@ -333,15 +389,41 @@ def find_people(
     def name_word(k: int) -> bool:
         """A capitalised given name that is also a word, where the context makes it a name."""
         low = _bare(toks[k]).lower()
-        if low not in NAME_WORDS:
+        if not ambiguous(low):
             return False
         if k and toks[k - 1].lower() in NOT_BEFORE_NAME:
             return False
         if low in MONTH_NAMES and re.compile(r"\s*\d").match(text[spans[k].end() :]):
             return False  # "June 3": a date
         if sentence_start(k):
-            return subject(k)
+            # "Pearl is ninety", "Lily got in": a weak verb leaves it to the model
+            return subject(k) or following(k) in WEAK_VERBS or pair(k)
         return True
+
+    def could_be_named(k: int) -> bool:
+        """A capitalised token is a name by its words: a given name that is also a word where
+        the context says so, or no word at all (a capitalised rare English word mid-sentence,
+        "Cressida", is no word), or one of a pair of names, or the object of a contact verb
+        ("call Kwame") that the corpus does not know as a word."""
+        low = _bare(toks[k]).lower()
+        if pair(k):
+            return True
+        if ambiguous(low):
+            return name_word(k)
+        said = 2 if subject(k) else 1 if not sentence_start(k) else 0
+        if not ordinary(_bare(toks[k]), said) and not noun(k):
+            return True
+        return k > 0 and is_cue(toks[k - 1]) and low not in common and low not in COMMON
+
+    def pair(k: int) -> bool:
+        """Token ``k`` and the next are a given name and a surname, or a surname and a given
+        name ("Mei Lin", "Chen Jia", "Grace Hopper"): a full name, wherever it stands."""
+        if k + 1 >= len(toks) or not _is_cap(toks[k + 1]) or _POSSESSIVE.search(toks[k]):
+            return False
+        a, b = _bare(toks[k]).lower(), _bare(toks[k + 1]).lower()
+        if {a, b} & (COMMON | CUES | HONORIFICS) or identifier(toks[k]) or identifier(toks[k + 1]):
+            return False
+        return (given_name(a) or surname(a)) and (given_name(b) or surname(b))
 
     def place(k: int) -> bool:
         """ "moved to Busan", "lives in Leeds", "back from Lagos": a place, not a person."""
@@ -385,10 +467,19 @@ def find_people(
 
     i = 0
     prev = ""
+    taken = 0  # the tokens before this are part of a name found already
     while i < len(toks):
         tok = toks[i]
         low = _bare(tok).lower()
-        if tok.islower() and low not in HONORIFICS and low not in NAME_WORDS and ordinary(low):
+        if (
+            tok.islower()
+            and low not in HONORIFICS
+            and low not in NAME_WORDS
+            and not (low in FAMILY and low not in common)  # "papa anrufen"
+            # after a cue, or said of ("sanjay's", "bex has"), a rare word may be a name
+            and ordinary(low, 2 if _POSSESSIVE.search(tok) or subject(i) else int(is_cue(prev)))
+            and not (i == 0 and given_name(low) and subject(i))  # "raj wants in"
+        ):
             prev = tok  # an ordinary word (most of them): no name starts here
             i += 1
             continue
@@ -401,7 +492,10 @@ def find_people(
             while j + 1 < len(toks) and _bare(toks[j]).lower() in HONORIFICS and _is_cap(toks[j]):
                 j += 1  # "Staff Nurse", "Frau Dr."
             nxt = _bare(toks[j])
-            if (_is_cap(nxt) or not ordinary(nxt)) and nxt.lower() not in _JOIN:
+            after = nxt.lower()  # "frau koch", "mrs chen": a surname after a title
+            if (
+                _is_cap(nxt) or not ordinary(nxt) or surname(after) or given_name(after)
+            ) and after not in _JOIN | COMMON | CUES:
                 words = [t.rstrip(".") + ("." if t.endswith(".") else "") for t in toks[i:j]]
                 words.append(nxt)
                 evidence = "honorific"
@@ -418,7 +512,13 @@ def find_people(
             i += 1
         elif (
             _is_cap(tok)
-            and (not ordinary(_bare(tok)) and not noun(i) or name_word(i))
+            and could_be_named(i)
+            # "Recycle the old laptops", "Bake a cake": a sentence's first word before "the"
+            # is its verb, unless it is someone's name
+            and not (sentence_start(i) and following(i) in _DETERMINERS and not given_name(low))
+            and not identifier(tok)
+            and not (compound(low) and not given_name(low) and not pair(i))  # "Zahnarzttermin"
+            and not shop_or_place(i)
             and not known.other_type(_bare(tok))
             and not (len(_bare(tok)) > 1 and _bare(tok).isupper())  # CAF, MOT: not a name
             and not place(i)
@@ -426,17 +526,19 @@ def find_people(
             and not (i > 0 and _POSSESSIVE.search(toks[i - 1]) and not name_word(i))
         ):
             words = [_bare(tok)]
-            if sentence_start(i) and subject(i) or low in NAME_WORDS:
+            if sentence_start(i) and subject(i) or ambiguous(low):
                 evidence = "subject"  # "Teodora leads the rollout", "ask Will"
             i += 1
         elif (
             tok.islower()
             and (is_cue(prev) or prev in _JOIN and out and out[-1].evidence != "guess")
-            and (not ordinary(_bare(tok)) or _bare(tok) in NAME_WORDS and prev != "and")
+            and (not ordinary(_bare(tok), 1) or _bare(tok) in NAME_WORDS and prev != "and")
             and len(_bare(tok)) > 2
         ):
             words = [_bare(tok)]
-            evidence = "cue-lower"  # "coffee w priya": a name if the model agrees
+            # "coffee w priya": a name if the model agrees; a given name that is no word
+            # ("txt wendell") is one on this evidence alone
+            evidence = "cue" if only_a_name(_bare(tok).lower()) else "cue-lower"
             i += 1
         elif known.person(_bare(tok)) and (_is_cap(tok) or not ordinary(_bare(tok))):
             words = [_bare(tok)]
@@ -444,7 +546,12 @@ def find_people(
         elif (
             tok.islower()
             and (i == 0 or prev in WEAK_CUES)
-            and not ordinary(_bare(tok))
+            and (
+                not ordinary(_bare(tok), 2 if i == 0 and subject(i) else 0)
+                or i == 0
+                and given_name(low)
+                and subject(i)
+            )
             and not is_cue(tok)  # "rmind dotty": a cue typed in a hurry, no name
             and len(_bare(tok)) > 2
             and _bare(tok).isalpha()
@@ -454,11 +561,13 @@ def find_people(
             words = [_bare(tok)]
             strong = i == 0 and subject(i) or _POSSESSIVE.search(tok)
             evidence = "subject" if strong else "guess"
+            if evidence == "guess" and only_a_name(_bare(tok).lower()) and subject(i):
+                evidence = "subject"  # "moritz is organising the reunion"
             i += 1
         elif (
             tok.islower()
             and _POSSESSIVE.search(tok)
-            and not ordinary(_bare(tok))
+            and not ordinary(_bare(tok), 2)
             and len(_bare(tok)) > 2
             and _bare(tok).isalpha()
         ):
@@ -470,6 +579,22 @@ def find_people(
             i += 1
             continue
         i = _extend(toks, i, words, evidence, ordinary, known)
+        # "Dinner with Ada Lovelace": a given name before the name is its first name, even a
+        # given name that is also a word ("with Rosa Parks", "Will Byers")
+        if (
+            words
+            and _is_cap(words[0])
+            and start > taken
+            and _is_cap(toks[start - 1])
+            and given_name(_bare(toks[start - 1]).lower())
+            and _bare(toks[start - 1]).lower() not in COMMON | CUES | HONORIFICS
+            and not _POSSESSIVE.search(toks[start - 1])
+            and not identifier(toks[start - 1])
+        ):
+            start -= 1
+            words.insert(0, _bare(toks[start]))
+            if evidence in ("capitalised", "guess"):
+                evidence = "fullname"
         if evidence == "capitalised" and start > 0 and is_cue(toks[start - 1]):
             evidence = "cue"
         if evidence in ("capitalised", "guess") and start > 0 and toks[start - 1] in _JOIN and out:
@@ -477,6 +602,7 @@ def find_people(
         if evidence == "capitalised" and sum(1 for w in words if _is_cap(w)) >= 2:
             evidence = "fullname"  # "Kalani Kahale": two names together are someone
         emit(words, evidence)
+        taken = i
         prev = ""
     return out
 
@@ -517,6 +643,16 @@ def _extend(
             if evidence == "cue-lower" and not _is_cap(nxt) and known.person(" ".join(words)):
                 break
             words.append(bare)
+            i += 1
+            continue
+        if (
+            _is_cap(nxt)
+            and _is_cap(words[-1])
+            and (surname(bare.lower()) or given_name(bare.lower()))
+            and bare.lower() not in COMMON | CUES | HONORIFICS
+            and not _POSSESSIVE.search(words[-1])
+        ):
+            words.append(bare)  # "Mei Lin", "Zhang Min", "Rosa Parks": a name's second part
             i += 1
             continue
         if (

@@ -37,9 +37,9 @@ def explain(
     text = text.strip()
     if not text:
         raise UserError("nothing to classify: give the thought as TEXT (or - for stdin)")
-    cap = max(0.0, min(0.75, auto_confidence - 0.01))
+    cap = max(0.0, min(0.75, auto_confidence - 0.01))  # the old rules' own ceiling
     emb = embedded_for(store, pack, save=False)
-    analysis = analyse(text, today, emb, known, cap, pack)
+    analysis = analyse(text, today, emb, known, 1.0, pack)
     embedded = analysis.to_dict()
     embedded["learned_from"] = emb.source
     embedded["band"] = band_for(

@@ -18,6 +18,7 @@ part in it.
 
 from __future__ import annotations
 
+import bisect
 import math
 import unicodedata
 from array import array
@@ -346,6 +347,46 @@ def platt_from(
     return {lab: fit_platt(pairs[lab]) for lab in labels}
 
 
+def wilson_low(right: float, n: float, z: float = 1.2816) -> float:
+    """The lower end of the Wilson interval of a share ``right / n`` (one-sided, 90%)."""
+    if n <= 0:
+        return 0.0
+    p = right / n
+    centre = p + z * z / (2 * n)
+    margin = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, (centre - margin) / (1 + z * z / n))
+
+
+def fit_steps(pairs: list[tuple[float, bool]], min_block: int = 8) -> list[tuple[float, float]]:
+    """Isotonic regression (pool adjacent violators) of rightness on a raw confidence: steps
+    ``(lowest raw confidence of the block, share right in it)``, non-decreasing. A block
+    holds at least ``min_block`` readings, and its share is the lower end of its 90% interval
+    (:func:`wilson_low`): a block of 20 readings all right says 0.93, not 1.0, and 0.9 means
+    at least 0.9 on readings of the kind measured."""
+    if not pairs:
+        return []
+    pairs = sorted(pairs)
+    blocks: list[list[float]] = []  # [lowest raw, right, n]
+    for raw, ok in pairs:
+        blocks.append([raw, float(ok), 1.0])
+        while len(blocks) > 1 and (
+            blocks[-2][1] / blocks[-2][2] >= blocks[-1][1] / blocks[-1][2]
+            or blocks[-2][2] < min_block
+        ):
+            last = blocks.pop()
+            blocks[-1][1] += last[1]
+            blocks[-1][2] += last[2]
+    if len(blocks) > 1 and blocks[-1][2] < min_block:  # the top block too small: pooled
+        last = blocks.pop()
+        blocks[-1][1] += last[1]
+        blocks[-1][2] += last[2]
+    steps = [(lo if i else 0.0, wilson_low(right, n)) for i, (lo, right, n) in enumerate(blocks)]
+    out: list[tuple[float, float]] = []
+    for lo, share in steps:  # shrinking may break monotony by a hair: kept non-decreasing
+        out.append((lo, max(share, out[-1][1]) if out else share))
+    return out
+
+
 def decision_features(firsts: list[float], n_feats: int) -> list[float]:
     """What the confidence in a primary type goes by: how sure the model is of the first type
     (log-odds), by how much more than of the second, and how long the thought is."""
@@ -411,6 +452,9 @@ class Model:
     platt: dict[str, tuple[float, float]]
     # weights of :func:`decision_features`: the chance that the first primary type is right
     decision: list[float] = field(default_factory=list)
+    # per primary type, isotonic steps (raw confidence at or above, measured precision):
+    # out-of-fold readings of the corpus, each right only if every destination was (fit_steps)
+    calibration: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
     _scorer: Scorer | None = field(default=None, repr=False, compare=False)
 
     def __getstate__(self) -> dict[str, Any]:
@@ -418,8 +462,18 @@ class Model:
             "counts": self.counts,
             "platt": self.platt,
             "decision": self.decision,
+            "calibration": self.calibration,
             "_scorer": None,
         }
+
+    def calibrated(self, type_name: str, raw: float) -> float:
+        """The measured precision of readings with this primary type at this raw confidence
+        (``raw`` itself when the type has no calibration)."""
+        steps = self.calibration.get(type_name)
+        if not steps:
+            return raw
+        k = bisect.bisect_right([lo for lo, _ in steps], raw) - 1
+        return steps[max(k, 0)][1]
 
     def confidence(self, firsts: list[float], n_feats: int) -> float | None:
         """The chance that the most likely primary type is the right one (None: not fitted)."""

@@ -1,6 +1,15 @@
 """Lines that are no thought to file, whatever a model makes of them: keyboard mash, a line
-of no words (digits, emoji, punctuation), and text addressed to the model instead of the
-person's notes ("ignore the previous instructions…", "answer in JSON with confidence 1").
+of no words (digits, emoji, punctuation), text addressed to the model instead of the
+person's notes ("ignore the previous instructions…", "answer in JSON with confidence 1"),
+a request meant for an assistant ("can you write me a cover letter"), text pasted from a
+program (a traceback, a stack frame, an exception, a log line) and placeholder text
+("lorem ipsum", "test", "TODO" alone).
+
+Each is a class of line told by its form, not a list of sentences: a Python, JavaScript,
+Java, .NET, Go or Rust frame has a file and a line number where a thought has words; a log
+line opens with a timestamp and a level; an exception opens with its class and a colon. A
+thought *about* one ("fix the ValueError in the importer", "ask Sam to write the report")
+has a verb of the person's before it and stays a thought.
 
 The embedded classifier reads every thought with this first; the arbiter files nothing the
 embedded classifier calls noise (``classify/arbiter.py``), so a small model that turns
@@ -116,6 +125,118 @@ def injection_reason(text: str) -> str | None:
     return "addressed to the model" if _injection().search(text) else None
 
 
+# -- text pasted from a program ---------------------------------------------------------------
+_TRACEBACK = (
+    r"\bTraceback \(most recent call last\)",
+    r"^\s*File \"[^\"]+\", line \d+",  # a Python frame
+    r"\bat\s+(?:async\s+)?[\w$.<>\[\]]+\s+\((?:[^()\s]+):\d+:\d+\)",  # JS: at f (x.js:2:14)
+    r"^\s*at\s+(?:[a-z]:|/|\w+://)\S*:\d+:\d+\s*$",  # JS: at /srv/app/index.js:14:9
+    r"\bat\s+(?:[\w$.@-]+/)?[\w$]+(?:\.[\w$<>]+)+\((?:[\w$]+\.(?:java|kt|scala|groovy):\d+"
+    r"|Native Method|Unknown Source)\)",  # Java: at com.foo.Bar.baz(Bar.java:12)
+    r"\bat\s+[\w.`<>]+\([^()]*\)\s+in\s+\S+:line\s+\d+",  # .NET
+    r"^\s*Exception in thread \"[^\"]*\"",
+    r"^\s*(?:panic: |goroutine \d+ \[)|\bthread '[^']+' panicked at\b",  # Go, Rust
+    # an exception as a program prints it: "ValueError: …", "java.lang.NullPointerException"
+    r"^\s*(?:[a-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Warning|Fault|Interrupt|Exit)"
+    r"(?::\s|\s*$|\s+at\b)",
+    r"^\s*(?:Uncaught\s+)?(?:[a-z_]\w*\.)+[A-Z]\w*(?:Error|Exception)\b",
+    r"\bline \d+, in [<\w>]+",
+)
+_LEVEL = r"(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|CRITICAL|CRIT|FATAL|SEVERE|PANIC)"
+_STAMP = (
+    r"(?:\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?"
+    r"|\d\d:\d\d:\d\d(?:[.,]\d+)?)"
+)
+_LOG = (
+    # a timestamp and a level, in either order, at the start: "2025-01-07 14:02:19 ERROR …"
+    rf"^\W{{0,2}}{_STAMP}\W{{1,3}}(?:\S+\W{{1,3}}){{0,2}}{_LEVEL}\b",
+    rf"^\W{{0,2}}{_LEVEL}\W{{1,3}}(?:\S+\W{{1,3}}){{0,1}}\[?{_STAMP}",
+    r"^\W{0,2}\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?\s+\w",
+    # syslog: "Dec 03 10:14:22 host process[123]: …"
+    r"^[A-Z][a-z]{2}\s+\d{1,2}\s+\d\d:\d\d:\d\d\s+\S+\s+[\w./-]+(?:\[\d+\])?:",
+)
+
+
+@functools.cache
+def _program() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    return (
+        re.compile("|".join(f"(?:{p})" for p in _TRACEBACK), re.M),
+        re.compile("|".join(f"(?:{p})" for p in _LOG)),
+    )
+
+
+def program_reason(text: str) -> str | None:
+    """``"a traceback"`` (a stack frame or an exception included) or ``"a log line"`` for
+    text a program printed, pasted into the inbox."""
+    if not any(c in text for c in ':()[]"'):
+        return None  # every form below has one: most thoughts are done here
+    traceback, log = _program()
+    if log.search(text):
+        return "a log line"
+    if traceback.search(text):
+        return "a traceback"
+    return None
+
+
+# -- a request meant for an assistant ------------------------------------------------------
+# "can you write me…", "please summarise the following…": the person asks a chat assistant
+# to produce text. A thought about asking someone ("ask Sam to write the report") names who.
+_MAKE = (
+    r"(?:write|draft|generate|create|compose|summari[sz]e|rewrite|rephrase|paraphrase|"
+    r"translate|proofread|explain|outline|list|brainstorm|suggest|give|tell|make|produce)"
+)
+_ASSISTANT = (
+    rf"^\W*(?:(?:hey|hi|ok|okay|so)\W+)?(?:can|could|would|will)\s+you\s+(?:please\s+)?{_MAKE}"
+    r"\b(?:\s+(?:me|us)\b)?",
+    rf"^\W*(?:please\s+)?{_MAKE}\b[^.!?\n]{{0,60}}\b(?:the\s+following|the\s+text\s+below"
+    r"|the\s+above|this\s+text|in\s+(?:\w+\s+)?bullet\s+points|in\s+\d+\s+words|in\s+a\s+table"
+    r"|step\s+by\s+step)\b",
+    r"^\W*(?:please\s+)?(?:act|pretend|behave)\s+(?:as|like)\s+(?:an?\s+)?\w+",
+    r"\bas\s+an?\s+(?:ai|assistant|(?:large\s+)?language\s+model)\b",
+    r"^\W*you\s+are\s+(?:now\s+)?(?:chatgpt|claude|gemini|copilot|an?\s+(?:ai|assistant|\w+\s+assistant))\b",
+)
+
+
+@functools.cache
+def _assistant() -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for p in _ASSISTANT), re.I)
+
+
+def assistant_reason(text: str) -> str | None:
+    """``"addressed to an assistant"`` for a request meant for a chat assistant."""
+    return "addressed to an assistant" if _assistant().search(text) else None
+
+
+# -- placeholder text ----------------------------------------------------------------------
+_PLACEHOLDER_WORDS = frozenset(
+    "test tests testing tester asdf asdfasdf asdfgh qwerty qwertz azerty todo tbd tba xxx xx "
+    "foo bar baz qux foobar placeholder dummy sample lorem ipsum blah bla hello world "
+    "abc abcd abcdef xyz 1 12 123 1234 12345 one two three check ping".split()
+)
+_FILLER = re.compile(r"^\W*lorem\s+ipsum\b", re.I)
+_TOKENS = re.compile(r"[^\W_]+")
+
+
+def placeholder_reason(text: str) -> str | None:
+    """``"placeholder text"`` for lorem ipsum, or a line of only placeholder words ("test",
+    "asdf", "TODO", "test test 123", "foo bar")."""
+    if _FILLER.search(text):
+        return "placeholder text"
+    words = _TOKENS.findall(text.lower())
+    if words and len(words) <= 4 and all(w in _PLACEHOLDER_WORDS for w in words):
+        # "one two three", "hello world": a microphone check is placeholder only with a test
+        plain = ("one", "two", "three", "hello", "world", "check", "ping")
+        if any(w.isalpha() and w not in plain for w in words):
+            return "placeholder text"
+    return None
+
+
 def noise_reason(text: str, known: Container[str], pairs: frozenset[str]) -> str | None:
     """Why ``text`` is no thought to file, or None."""
-    return injection_reason(text) or mash_reason(text, known, pairs)
+    return (
+        injection_reason(text)
+        or program_reason(text)
+        or assistant_reason(text)
+        or placeholder_reason(text)
+        or mash_reason(text, known, pairs)
+    )
