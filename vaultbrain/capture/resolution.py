@@ -31,6 +31,7 @@ from vaultbrain.filing.db import coerce_fields, update_record
 from vaultbrain.filing.index import records
 from vaultbrain.filing.links import title_for_url
 from vaultbrain.filing.refile import archive, audit, fileable_type, fix
+from vaultbrain.filing.style import SUGGESTED
 from vaultbrain.filing.sync import notes_sync, restore_base
 from vaultbrain.packs import PageType
 from vaultbrain.patterns import LazyPattern
@@ -43,7 +44,8 @@ S = CaptureStatus
 
 
 def confirm(brain: Brain, capture_id: str) -> Capture:
-    """Accept the suggestion: its notes lose ``confirmed: false``, the updates it held back
+    """Accept the suggestion: its notes lose ``suggested: true`` (and ``confirmed: false``
+    where the style wrote it), the updates it held back
     are written into the existing notes now; the capture is filed. A thought waiting in
     review with a suggestion is filed as suggested."""
     journal = Journal(brain)
@@ -371,9 +373,10 @@ _ONE_LINK = LazyPattern(r"\[\[[^\[\]\n]*\]\]")
 
 
 def _confirm_note(brain: Brain, rel: str) -> None:
-    """A suggestion's note is confirmed, whatever its style: ``confirmed`` leaves the note
-    (``updated`` moves where the note has one), compare-and-swap, and the record in the
-    store no longer says ``confirmed: false``."""
+    """A suggestion's note is confirmed, whatever its style: ``suggested`` and ``confirmed``
+    leave the note (``updated`` moves where the note has one), compare-and-swap, and the
+    record in the store no longer says ``confirmed: false``. Only vaultbrain's own
+    ``suggested: true`` line goes: a ``suggested`` the person gave another value stays."""
     now = brain.now().isoformat()
 
     def build(note: Any) -> str | None:
@@ -383,7 +386,9 @@ def _confirm_note(brain: Brain, rel: str) -> None:
         if parsed.error:
             return None
         changes = {"updated": now} if "updated" in parsed.data else {}
-        return update_frontmatter(note.text, changes, remove=("confirmed",))
+        ours = parsed.data.get(SUGGESTED) is True
+        remove = ("confirmed", SUGGESTED) if ours else ("confirmed",)
+        return update_frontmatter(note.text, changes, remove=remove)
 
     brain.vault.edit(rel, build)
     hit = records(brain).by_path(rel)
