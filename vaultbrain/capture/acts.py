@@ -60,8 +60,8 @@ def carry_out(brain: Brain, acts: Iterable[Act]) -> Outcome:
                 resolution.confirm(brain, act.id)
                 done = "confirmed"
             elif act.gesture is Gesture.RETYPE:
-                resolution.resolve(brain, act.id, ",".join(act.types))
-                done = f"filed as {', '.join(act.types)}"
+                resolution.resolve(brain, act.id, ",".join(act.types), title=act.title or None)
+                done = f"filed as {', '.join(act.types)}" + (f" “{act.title}”" if act.title else "")
             elif act.gesture is Gesture.DISMISS:
                 resolution.dismiss(brain, act.id)
                 done = CaptureStatus.DISMISSED.value

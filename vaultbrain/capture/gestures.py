@@ -9,9 +9,9 @@ the person, on a line vaultbrain wrote        what happens
 ticks it (``[x]``)                            a suggestion is confirmed; a thought in review
                                               takes the suggestion it has (none: they are told)
 writes ``→ type`` (or ``-> type``, several:   it is filed as those types (a filed one is
-``→ person, admin``), before or after our     re-filed); the arrow is consumed
-suffix, after the block id, with or without
-spaces
+``→ person, admin``), before or after our     re-filed); the arrow is consumed; a type and
+suffix, after the block id, with or without   a capitalised name (``→ person Sarah Chen``)
+spaces                                        names its note
 strikes it (``~~…~~``) or cancels it (``[-]``) dismissed: notes it made go to the archive
 deletes it (Needs Review only)                dismissed
 unticks a filed line                          nothing: the box stays as they left it
@@ -113,6 +113,7 @@ class Reading:
     remark: str = ""
     after: str = ""  # what the person typed after the block id
     intact: bool = True  # our suffix is one we could have written (not edited inside)
+    title: str = ""  # RETYPE with a name: ``→ person Sarah Chen`` (the note's title)
 
 
 # An arrow and the words after it, at the end of a part of a line the person added.
@@ -120,6 +121,10 @@ _ARROW = LazyPattern(
     r"(?:^|(?<=\s)|(?<=[^\w\s]))(?:→|->)\s*(?P<types>[^\W\d_][\w-]*(?:\s*(?:,|&|\+|\s)\s*[^\W\d_][\w-]*)*)\s*$"
 )
 _STRIKE = LazyPattern(r"~~(?=\S).*?(?<=\S)~~|~~[^~]+$")
+# One type, then a name of up to four capitalised words (the arrow's words, as matched).
+_NAMED = LazyPattern(
+    r"(?P<type>[^\W\d_][\w-]*)\s+(?P<name>[^\W\d_][\w-]*(?:\s+[^\W\d_][\w-]*){0,3})"
+)
 
 
 def read_arrow(part: str, names: TypeNames, strict: bool = False) -> tuple[Reading | None, str]:
@@ -135,6 +140,10 @@ def read_arrow(part: str, names: TypeNames, strict: bool = False) -> tuple[Readi
     rest = part[: m.start()].rstrip()
     if all(found):
         return Reading(Gesture.RETYPE, tuple(dict.fromkeys(t for t in found if t))), rest
+    named = _NAMED.fullmatch(m.group("types").strip())
+    if named and found[0] and all(w[:1].isupper() for w in named.group("name").split()):
+        # ``→ person Sarah Chen``: one type and the name its note takes
+        return Reading(Gesture.RETYPE, (found[0],), title=named.group("name")), rest
     meant = [w for w in words if names.get(w) is None and (strict or names.near(w))]
     if meant and len(words) <= 4:
         listed = ", ".join(names.names)
@@ -160,7 +169,8 @@ def _combine(readings: Iterable[Reading]) -> Reading:
     kinds = {r.gesture for r in real}
     if kinds == {Gesture.RETYPE}:
         types = tuple(dict.fromkeys(t for r in real for t in r.types))
-        return Reading(Gesture.RETYPE, types)
+        title = next((r.title for r in real if r.title), "") if len(types) == 1 else ""
+        return Reading(Gesture.RETYPE, types, title=title)
     if Gesture.DISMISS in kinds and Gesture.RETYPE in kinds:
         return Reading(
             Gesture.UNCLEAR,
@@ -229,7 +239,17 @@ def read_inbox_line(line: InboxLine, view: LineView, names: TypeNames) -> Readin
     elif box in ("x", "X"):
         readings.append(Reading(Gesture.CONFIRM))
     reading = _combine(readings)
-    return Reading(reading.gesture, reading.types, reading.why, words, shown, remark, after, intact)
+    return Reading(
+        reading.gesture,
+        reading.types,
+        reading.why,
+        words,
+        shown,
+        remark,
+        after,
+        intact,
+        reading.title,
+    )
 
 
 def _complete(suffix: str) -> bool:
@@ -323,6 +343,7 @@ class Act:
     why: str = ""
     sources: tuple[Source, ...] = ()
     kind: str = "vbr"
+    title: str = ""  # RETYPE: the name the person gave (``→ person Sarah Chen``)
 
 
 @valueclass(frozen=True)
@@ -388,7 +409,16 @@ def decide_lines(
                 reading = Reading(
                     Gesture.UNCLEAR, why="there is no suggestion to accept: write → TYPE"
                 )
-        acts.append(Act(cid, reading.gesture, reading.types, reading.why, tuple(readings)))
+        acts.append(
+            Act(
+                cid,
+                reading.gesture,
+                reading.types,
+                reading.why,
+                tuple(readings),
+                title=reading.title,
+            )
+        )
     acts.extend(conflicts)
     return LinesDecision(tuple(acts), consumed)
 

@@ -23,6 +23,7 @@ from vaultbrain.capture.journal import Journal, Step
 from vaultbrain.capture.lines import finish_line
 from vaultbrain.capture.model import Capture, CaptureStatus, Filed, OpKind
 from vaultbrain.capture.pipeline import file_capture
+from vaultbrain.capture.reasons import ask_for_name
 from vaultbrain.capture.write import unwrite, write_held
 from vaultbrain.classify.result import UNKNOWN, Classification, Destination
 from vaultbrain.errors import UserError
@@ -224,12 +225,24 @@ def _destinations(
         previous = next((d for d in suggested.destinations if d.type == name), None)
         guess = (kept_by_type[name].title if name in kept_by_type else "") or title
         guess = guess or (previous.title if previous and previous.title else "")
+        if not guess and _needs_name(ptype, suggested):
+            # a person is never named after the sentence: the person is asked for the name
+            raise UserError(
+                f"{ask_for_name(ptype.name)} (or `vaultbrain review resolve {cap.id} "
+                f"{ptype.name} --title NAME`)"
+            )
         guess = guess or next((d.title for d in suggested.destinations if d.title), "")
         fields = dict(previous.fields) if previous else {}
         fields.update(given.get(name, {}))
         from_url = _url_fields(ptype, cap.text, fields)
         dests.append(Destination(ptype.name, guess or from_url or _title_from(cap.text), fields))
     return dests
+
+
+def _needs_name(ptype: PageType, suggested: Classification) -> bool:
+    """Whether a note of ``ptype`` needs a name the thought must give: a type the classifier
+    read but could not name, or a type titled by a name (a person's ``name``)."""
+    return ptype.name in suggested.unnamed or ptype.name == "person"
 
 
 def _file_as(

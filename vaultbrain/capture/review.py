@@ -20,6 +20,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.model import WAITING_FOR_PERSON, CaptureStatus
+from vaultbrain.capture.reasons import llm_set_up, why_waiting
 from vaultbrain.errors import UserError
 from vaultbrain.filing.inbox import REVIEW_NOTE
 from vaultbrain.filing.records import link_to
@@ -96,7 +97,7 @@ def queue(brain: Brain) -> dict[str, list[dict[str, Any]]]:
     }
 
 
-def _describe(rec: dict[str, Any]) -> str:
+def _describe(rec: dict[str, Any], llm: bool = True) -> str:
     cls = rec.get("classification") or {}
     conf = cls.get("confidence")
     by = cls.get("classified_by") or "?"
@@ -119,9 +120,9 @@ def _describe(rec: dict[str, Any]) -> str:
         parts.append(f"{conf:.2f} by {by}")
     if reasoning:
         parts.append(f"“{_clip(reasoning, 200)}”")
-    err = rec.get("review_reason") or rec.get("last_error") or cls.get("error")
-    if err and not rec.get("destinations"):
-        parts.append(f"({_clip(str(err).replace(chr(10), ' '), 240)})")
+    why = why_waiting(rec, llm)  # the real reason (capture/reasons.py), as the inbox says it
+    if why:
+        parts.append(f"({_clip(why.replace(chr(10), ' '), 240)})")
     return " · ".join(parts)
 
 
@@ -157,6 +158,7 @@ def render(
         "tags:\n  - vaultbrain\n---\n"
     )
     out = [fm, HEADER]
+    llm = llm_set_up(brain.settings)
 
     def line(kind: str, rid: str, body: str) -> str:
         extra = f"{_NOTE_MARK}{notes[rid]}" if rid in notes else ""
@@ -170,7 +172,7 @@ def render(
         if not items[key]:
             out.append("_Nothing waiting._\n")
         for rec in items[key]:
-            body = f"**{thought_of(rec['text'])}** — {_defuse(_describe(rec))}"
+            body = f"**{thought_of(rec['text'])}** — {_defuse(_describe(rec, llm))}"
             out.append(line("vbr", rec["id"], body))
     out.append("\n## Sync conflicts\n")
     if not items["conflicts"]:

@@ -377,6 +377,10 @@ class _Context:
             raw=llm.raw if llm is not None else None,
             usage=dict(llm.usage) if llm is not None else {},
             elapsed_ms=llm.elapsed_ms if llm is not None else 0.0,
+            # why the thought is noise, and the types read but not named: the front ends say
+            # so (capture/reasons.py)
+            noise=self.embedded.noise,
+            unnamed=list(self.embedded.unnamed),
         )
 
 
