@@ -79,7 +79,11 @@ def carry_out(brain: Brain, acts: Iterable[Act]) -> Outcome:
     return outcome
 
 
-_WHERE = {Source.INBOX: "in the inbox", Source.REVIEW: "in Needs Review"}
+_WHERE = {
+    Source.INBOX: "in the inbox",
+    Source.REVIEW: "in Needs Review",
+    Source.SECTION: "with its section's “confirm all” in Needs Review",
+}
 _VERB = {
     Gesture.CONFIRM: "ticked",
     Gesture.RETYPE: "a type written",

@@ -8,6 +8,9 @@ the person, on a line vaultbrain wrote        what happens
 ============================================  ===============================================
 ticks it (``[x]``)                            a suggestion is confirmed; a thought in review
                                               takes the suggestion it has (none: they are told)
+ticks a section's "confirm all N below"       each item under it is confirmed as if ticked,
+(Needs Review only)                           but one with a gesture of its own or nothing
+                                              to accept
 writes ``→ type`` (or ``-> type``, several:   it is filed as those types (a filed one is
 ``→ person, admin``), before or after our     re-filed); the arrow is consumed; a type and
 suffix, after the block id, with or without   a capitalised name (``→ person Sarah Chen``)
@@ -59,6 +62,7 @@ class Gesture(enum.StrEnum):
 class Source(enum.StrEnum):
     INBOX = "inbox"
     REVIEW = "review"
+    SECTION = "section"  # a section's "confirm all N below" ticked in Needs Review
 
 
 @valueclass(frozen=True)
@@ -303,6 +307,7 @@ class ReviewItem:
     box: str
     body: str  # without our block id and our note
     after: str = ""  # what the person typed after the block id
+    section: str = ""  # the heading the line is under
 
 
 def read_review_item(item: ReviewItem, names: TypeNames) -> Reading:
@@ -376,6 +381,8 @@ def decide_lines(
     if review is not None:
         present = {f"{item.kind}-{item.id}" for item in review}
         for item in review:
+            if item.kind == "vbs":
+                continue  # a section's "confirm all": below, after each item's own gesture
             reading = read_review_item(item, names)
             if item.kind == "vbc":
                 if reading.gesture is Gesture.CONFIRM:
@@ -389,10 +396,13 @@ def decide_lines(
             if kind == "vbc":
                 conflicts.append(Act(rid, Gesture.CONFIRM, kind="vbc"))
                 continue
+            if kind != "vbr":
+                continue  # (a section's line deleted: nothing)
             seen = views.get(rid)
             deleted = Reading(Gesture.DISMISS)
             if seen is not None and _matters(deleted, seen):
                 by_id.setdefault(rid, {})[Source.REVIEW] = deleted
+        _confirm_sections(review, views, by_id)
     acts: list[Act] = []
     for cid, readings in by_id.items():
         reading = _combine(readings.values())
@@ -421,6 +431,29 @@ def decide_lines(
         )
     acts.extend(conflicts)
     return LinesDecision(tuple(acts), consumed)
+
+
+def _confirm_sections(
+    review: Sequence[ReviewItem],
+    views: Mapping[str, LineView],
+    by_id: dict[str, dict[Source, Reading]],
+) -> None:
+    """A ticked "confirm all N below" line: every item under its heading, as the person
+    left the note, that has a suggestion to accept and no gesture of its own is confirmed
+    (an item struck or given a type says more; one deleted is not there to confirm)."""
+    ticked = {i.section for i in review if i.kind == "vbs" and i.box in ("x", "X")}
+    if not ticked:
+        return
+    confirm = Reading(Gesture.CONFIRM)
+    for item in review:
+        if item.kind != "vbr" or item.section not in ticked or item.id in by_id:
+            continue
+        seen = views.get(item.id)
+        if seen is None or not _matters(confirm, seen):
+            continue
+        if seen.status is S.NEEDS_REVIEW and not seen.can_accept:
+            continue  # nothing to accept: it stays for the person's own decision
+        by_id[item.id] = {Source.SECTION: confirm}
 
 
 def _matters(reading: Reading, view: LineView) -> bool:

@@ -38,7 +38,8 @@ log = get_logger("vaultbrain.review")
 STATE = "review-state.json"
 RENDERS_KEPT = 8  # the last renders whose items are known (a device may edit an older one)
 _ITEM = LazyPattern(r"^(?P<indent>\s*)[-*+] \[(?P<box>.)\] (?P<rest>.*)$")
-_ID = LazyPattern(r"(?:^|\s)\^(?P<kind>vbr|vbc)-(?P<id>[A-Za-z0-9-]+)(?=\s|$)")
+_ID = LazyPattern(r"(?:^|\s)\^(?P<kind>vbr|vbc|vbs)-(?P<id>[A-Za-z0-9-]+)(?=\s|$)")
+_HEADING = LazyPattern(r"^#{1,6}[ \t]+(?P<title>.*)$")
 _THOUGHT = LazyPattern(r"\*\*(?P<text>.+?)\*\*")
 _NOTE_MARK = " ⚠ "
 
@@ -46,7 +47,8 @@ HEADER = """\
 # Needs Review
 
 > [!info] How to resolve an item
-> - **Accept** what vaultbrain suggests: tick the box.
+> - **Accept** what vaultbrain suggests: tick the box (every item of a section at once:
+>   tick its "confirm all … below" line).
 > - **Choose the type**: write it after an arrow anywhere on the line, e.g. `→ project`
 >   (several: `→ person, admin`).
 > - **Dismiss** (not a thought): strike it through (`~~like this~~`), mark it `[-]`, or
@@ -95,6 +97,17 @@ def queue(brain: Brain) -> dict[str, list[dict[str, Any]]]:
         "conflicts": conflicts,
         "unreadable": listed(brain),
     }
+
+
+ALL_BELOW = "confirm all {n} below"
+
+
+def acceptable(rec: dict[str, Any]) -> bool:
+    """A waiting capture a tick accepts: a suggestion, or a thought in review with one."""
+    if rec.get("status") == CaptureStatus.SUGGESTED.value:
+        return True
+    dests = (rec.get("classification") or {}).get("destinations") or ()
+    return any(d.get("type") not in (None, "unknown") for d in dests)
 
 
 def _describe(rec: dict[str, Any], llm: bool = True) -> str:
@@ -171,6 +184,10 @@ def render(
         out.append(f"\n## {heading}\n")
         if not items[key]:
             out.append("_Nothing waiting._\n")
+        n = sum(1 for rec in items[key] if acceptable(rec))
+        if n >= 2:
+            # one tick accepts every suggestion below (capture/gestures.py, decide_lines)
+            out.append(f"- [ ] {ALL_BELOW.format(n=n)} ^vbs-{key}\n")
         for rec in items[key]:
             body = f"**{thought_of(rec['text'])}** — {_defuse(_describe(rec, llm))}"
             out.append(line("vbr", rec["id"], body))
@@ -197,7 +214,12 @@ def parse_items(text: str, thoughts: dict[str, str] | None = None) -> list[Revie
 
     by_text = {v: k for k, v in (thoughts or {}).items()}
     out: list[ReviewItem] = []
+    section = ""
     for n, raw in enumerate(text.splitlines()):
+        heading = _HEADING.match(raw)
+        if heading:
+            section = heading.group("title").strip()
+            continue
         m = _ITEM.match(raw)
         if not m:
             continue
@@ -216,7 +238,7 @@ def parse_items(text: str, thoughts: dict[str, str] | None = None) -> list[Revie
         mark = body.find(_NOTE_MARK)
         if mark >= 0:
             body = body[:mark]
-        out.append(ReviewItem(kind, rid, n, m.group("box"), body.rstrip(), after))
+        out.append(ReviewItem(kind, rid, n, m.group("box"), body.rstrip(), after, section))
     return out
 
 
@@ -273,7 +295,15 @@ def note_for(brain: Brain, capture_id: str, why: str | None) -> bool:
     state["notes"] = notes
     state["hash"] = None  # drawn again, with the note
     brain.store.write_json(STATE, state)
+    notes_changed(brain)[0] += 1  # this process's review queue draws it at its next refresh
     return why is not None
+
+
+def notes_changed(brain: Brain) -> list[int]:
+    """How often this process changed the notes shown on items (a gesture on an inbox line
+    that could not be done changes no capture: the queue's versions count this too)."""
+    counter: list[int] = brain.memo("review-notes", None, lambda: [0])
+    return counter
 
 
 def resolve_conflict(brain: Brain, conflict_id: str) -> None:
