@@ -6,8 +6,12 @@ says how far each can be trusted for that type on this vault. A pure function de
 - **noise**: a thought the embedded classifier calls noise (keyboard mash, a line addressed to
   the model) is not filed, whatever the LLM said;
 - **a reply that overreaches** (more destinations than the thought has words) is no vote;
-- **agreement** raises the band: two calibrated voters naming the same type are right more
-  often than either alone, ``P = pL·pE / (pL·pE + (1-pL)(1-pE)/(K-1))`` (K types and none);
+- **agreement** raises the confidence by what the two voters' records justify: their
+  precisions for the type (the LLM's measured on the probe, classify/probe.py, then on this
+  vault; the embedded classifier's calibrated) combine as independent evidence, odds
+  multiply: ``P = pL·pE / (pL·pE + (1-pL)(1-pE))``. Only the agreed type gets it: a
+  destination only one voter gave keeps that voter's precision, and the decision is as
+  sure as its least sure destination;
 - **disagreement** goes by reliability: each voter's chance of being the right one given that
   they disagree; the more likely one is filed as a suggestion if it would have been filed on
   its own, and the thought goes to review only when neither is reliable;
@@ -98,7 +102,7 @@ def decide(
     notes: list[str] = []
     emb_type = primary(embedded)
     llm_dests = merge_duplicates(list(llm.destinations)) if llm is not None else []
-    if names is not None and reliability.llm("person", None).evidence < TRACK_RECORD:
+    if names is not None and reliability.outcome(LLM, "person")[0] < TRACK_RECORD:
         invented = [d for d in llm_dests if d.type == "person" and not _named(d.title, names)]
         if invented:
             notes.append(
@@ -157,6 +161,7 @@ def decide(
         "llm_confidence": stated,
         "embedded_confidence": round(embedded.confidence, 3),
         "decided_by": how,
+        "llm_measured": reliability.measured is not None,
         "p": p,  # the decided reading's chance of being right, as the pair reckons it
         "band": alone.value,  # what the LLM alone would have done
         "final_band": band.value,
@@ -224,17 +229,15 @@ class _Context:
             pl = el.p if el.evidence >= 1 else 0.5  # unknown: the embedded reading judges
         else:
             pl = el.p
-        k = max(self.reliability.types, 1)
-        both = pl * ee.p * k
-        p = both / (both + (1 - pl) * (1 - ee.p)) if both else 0.0
+        base, other = (LLM, EMBEDDED) if pl >= 0.5 else (EMBEDDED, LLM)
+        dests = self._merge(base, other)
+        p = min([combine(pl, ee.p)] + [self._extra(d.type) for d in dests if d.type != t])
         band = band_for(p, self.auto, self.minimum)
         if band is Band.REVIEW and max(ee.p, pl) >= self.minimum:
             band = Band.SUGGEST  # agreement never files less than either would alone
         # the LLM's titles and fields (a model writes them better than word patterns) unless
         # it is measured unreliable for this type; the other's extra types where it is
         # reliable for them
-        base, other = (LLM, EMBEDDED) if pl >= 0.5 else (EMBEDDED, LLM)
-        dests = self._merge(base, other)
         source = self.llm if base == LLM else self.embedded
         why = f"Both read it as {t}. " + (source.reasoning or "")
         return self._result(dests, p, why.strip(), source), band, "agreement", _est(el, ee)
@@ -278,6 +281,15 @@ class _Context:
         return self._result(dests, p, why.strip(), source), band, winner, est
 
     # -- helpers ---------------------------------------------------------------------------
+    def _extra(self, t: str) -> float:
+        """How sure the pair is of a destination of type ``t`` beside the agreed one: both
+        voters' precisions combined where both gave it, the one voter's where only one did."""
+        by_llm = any(d.type == t for d in self._llm_fileable())
+        by_emb = any(d.type == t for d in self.embedded.fileable)
+        if by_llm and by_emb:
+            return combine(self._precision(LLM, t), self._precision(EMBEDDED, t))
+        return self._precision(LLM if by_llm else EMBEDDED, t)
+
     def _sure_enough(self, est: Estimate) -> bool:
         """The LLM may decide against (or without) the embedded classifier: it stated a
         confidence of at least ``min_confidence``, or stated none it could mean but has a
@@ -384,6 +396,15 @@ class _Context:
         )
 
 
+def combine(p: float, q: float) -> float:
+    """Two independent readings of the same type, right with probabilities ``p`` and ``q``:
+    the chance both are right, odds multiplied (0.9 and 0.8 make 0.97; 0.6 and 0.5, 0.6)."""
+    if p >= 1.0 or q >= 1.0:
+        return 1.0
+    odds = (p / (1 - p)) * (q / (1 - q))
+    return odds / (1 + odds)
+
+
 def _est(el: Estimate, ee: Estimate) -> dict[str, Estimate]:
     return {"llm_estimate": el, "embedded_estimate": ee}
 
@@ -457,13 +478,17 @@ def arbitrate(
     known: list[dict[str, Any]],
     auto: float,
     minimum: float,
+    measured: dict[str, list[float]] | None = None,
 ) -> Decision:
     """Run the embedded classifier (``embedded``: an :class:`~vaultbrain.classify.embedded.
-    Embedded`, with the vault's reliability) beside the LLM's reading, and decide."""
+    Embedded`, with the vault's reliability) beside the LLM's reading, and decide.
+    ``measured``: the probe's record of the model that answered (classify/probe.py), its
+    prior; None while it is not measured."""
     from vaultbrain.classify.embedded import analyse
 
     analysis = analyse(text, today, embedded, known, 1.0, pack)
     reliability = embedded.reliability or Reliability(types=len(embedded.labels))
+    reliability = reliability.with_measured(measured)
     return decide(
         text,
         llm,

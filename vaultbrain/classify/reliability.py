@@ -9,12 +9,15 @@ confidence, see :mod:`vaultbrain.classify.arbiter`). Two kinds of evidence come 
   each type it named: how often, and how often rightly — its precision ("when the LLM says
   project, it is a project 9 times in 10"). A thought filed alone and never touched weighs
   :data:`STOOD` of one the person looked at.
-- **agreement**: a label-free measure for the first days of a vault, before the person has
-  corrected anything (counted for the thoughts the person has not decided). When the embedded classifier is right with probability ``q`` (it is
-  calibrated) and the LLM with ``r``, they agree about ``r·q + (1-r)(1-q)/(K-1)`` of the
-  time; solved for ``r``, the observed agreement gives the LLM's precision. A small model
-  that answers at random agrees rarely and is soon trusted less than the embedded
-  classifier; a strong one agrees as often as the embedded classifier is right.
+- **the probe** (:mod:`vaultbrain.classify.probe`): the LLM's precision per type measured on
+  labelled thoughts the first time vaultbrain met the model (``measured``). It is the LLM's
+  prior, worth as many outcomes as the probe had thoughts of that type (at most
+  :data:`MEASURED_WEIGHT`), so the person's own confirmations and corrections outweigh it
+  within days. Before a model is measured, the prior is its stated confidence taken with
+  salt (0.45–0.65).
+- **agreement** (how often the two read a thought alike) is counted for ``trust --summary``
+  only. It no longer scores the LLM: agreement with a voter that is itself wrong a fifth of
+  the time scores a strong model down for being right where the other is confidently wrong.
 
 Both are plain sums (additive, like the classifier's counts in ``learned.py``): a capture
 that changes is taken out with the weight it was put in with, and put in again.
@@ -32,13 +35,12 @@ LLM = "llm"
 EMBEDDED = "embedded"
 NONE = "unknown"  # a voter that filed nothing names this "type"
 STOOD = 0.25  # a thought filed alone that nobody corrected, against one the person decided
-AGREEMENT_WEIGHT = 0.5  # one agreement observation, against one outcome the person gave
 SURE_ENOUGH = 0.5  # the embedded confidence from which its reading measures the LLM's
 PRIOR_WEIGHT = 3.0  # what the prior is worth, in outcomes
 EMBEDDED_PRIOR_WEIGHT = 10.0  # the embedded classifier's calibration, in expected rights
-POOL = 15.0  # what the all-types figure is worth against a type's own observations
-MAX_AGREEMENT = 60.0  # observations of agreement counted at most: outcomes weigh more
 TRACK_RECORD = 5.0  # outcomes of a voter and type before it may file alone, unconfirmed
+MEASURED_WEIGHT = 10.0  # the probe's figure for a type, in outcomes, at most
+MEASURED_POOL = 2.0  # what the probe's all-types figure is worth against a type's own
 
 
 @valueclass(frozen=True)
@@ -61,6 +63,14 @@ class Reliability:
     # type the LLM named -> [observations, agreements, sum of the embedded's confidence]
     agreement: dict[str, list[float]] = field(default_factory=dict)
     types: int = 4  # fileable types: the chance that two wrong readings coincide
+    # the probe's record of the LLM now in use: type it named -> [named, right] (None: the
+    # model is not measured yet)
+    measured: dict[str, list[float]] | None = None
+
+    def with_measured(self, measured: dict[str, list[float]] | None) -> Reliability:
+        """These sums with the probe's record of the model in use (a new object: the sums are
+        shared by every thought of a unit of work)."""
+        return Reliability(self.outcomes, self.agreement, self.types, measured)
 
     # -- learning ------------------------------------------------------------------------
     def add(self, votes: Any, truth: tuple[str, ...] | None, weight: float, sign: int = 1) -> None:
@@ -97,20 +107,29 @@ class Reliability:
 
     # -- estimates -----------------------------------------------------------------------
     def llm(self, type_name: str, stated: float | None) -> Estimate:
-        """The LLM's precision for ``type_name``. Before this vault has measured it, what it
-        says of itself is taken with salt (a small model says 1.0 of keyboard mash): its
-        stated confidence moves the prior only between 0.45 and 0.65, so a confident
-        embedded reading wins a disagreement until the LLM has shown it is right more often."""
-        prior = 0.55 if stated is None else 0.45 + 0.2 * stated
-        num, den = PRIOR_WEIGHT * prior, PRIOR_WEIGHT
-        agreed = self._from_agreement(type_name)
-        if agreed is not None:
-            est, n = agreed
-            num += AGREEMENT_WEIGHT * n * est
-            den += AGREEMENT_WEIGHT * n
+        """The LLM's precision for ``type_name``: the probe's measure of the model as the prior
+        (:meth:`prior`), then what the person confirmed and corrected on this vault. Before
+        the model is measured, what it says of itself is taken with salt (a small model says
+        1.0 of keyboard mash): its stated confidence moves the prior only between 0.45 and
+        0.65, so a confident embedded reading wins a disagreement until the LLM has shown it
+        is right more often."""
+        prior, weight = self.prior(type_name, stated)
+        num, den = weight * prior, weight
         said, right = self.outcome(LLM, type_name)
         num, den = num + right, den + said
-        return Estimate(num / den, den - PRIOR_WEIGHT)
+        evidence = den - (PRIOR_WEIGHT if self.measured is None else 0.0)
+        return Estimate(num / den, evidence)
+
+    def prior(self, type_name: str, stated: float | None) -> tuple[float, float]:
+        """(the LLM's prior precision for ``type_name``, what it is worth in outcomes)."""
+        if self.measured:
+            named = sum(r[0] for r in self.measured.values())
+            right = sum(r[1] for r in self.measured.values())
+            overall = (right + 1.0) / (named + 2.0)
+            row = self.measured.get(type_name) or [0.0, 0.0]
+            p = (row[1] + MEASURED_POOL * overall) / (row[0] + MEASURED_POOL)
+            return p, min(row[0] + MEASURED_POOL, MEASURED_WEIGHT)
+        return (0.55 if stated is None else 0.45 + 0.2 * stated), PRIOR_WEIGHT
 
     def embedded(self, type_name: str, calibrated: float) -> Estimate:
         """The embedded classifier's chance of being right on this thought: its calibrated
@@ -130,20 +149,6 @@ class Reliability:
         """(weight of the thoughts ``voter`` named ``type_name``, weight of those it was right)."""
         row = self.outcomes.get(voter, {}).get(type_name)
         return (max(row[0], 0.0), max(row[1], 0.0)) if row else (0.0, 0.0)
-
-    def _from_agreement(self, type_name: str) -> tuple[float, float] | None:
-        """The LLM's precision for a type from how often the embedded classifier agreed when
-        it was sure enough, and the observations it rests on. A type's own figure is drawn
-        toward the figure of all types together (:data:`POOL`): ten observations of one type
-        say less about the model than fifty of all."""
-        pooled = [sum(r[i] for r in self.agreement.values()) for i in range(3)]
-        if pooled[0] < 5:
-            return None
-        overall = _solve(pooled, self.types)
-        row = self.agreement.get(type_name)
-        n = max(row[0], 0.0) if row else 0.0
-        est = (n * _solve(row, self.types) + POOL * overall) / (n + POOL) if row and n else overall
-        return est, min(pooled[0], MAX_AGREEMENT)
 
     # -- the state dir ---------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
