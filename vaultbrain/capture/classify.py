@@ -101,6 +101,7 @@ def _arbitrate(
             known,
             float(s.get("auto_confidence")),
             float(s.get("min_confidence")),
+            measured_prior(brain),
         )
     except Exception as exc:  # the LLM's reading stands if the embedded classifier fails
         log.warning("the embedded classifier failed beside the LLM: %s", exc)
@@ -108,6 +109,19 @@ def _arbitrate(
     audit[AUDIT_KEY] = decision.audit
     audit["llm_parsed"] = result.to_dict()
     return decision.classification, {"votes": decision.votes}
+
+
+def measured_prior(brain: Brain) -> dict[str, list[float]] | None:
+    """The probe's record of the model in use (classify/probe.py), the pair's LLM prior."""
+    from vaultbrain.classify.probe import prior_for
+
+    client = brain.client
+    if client is None:
+        return None
+    try:
+        return prior_for(brain.store, client.endpoint, client.pick_model())
+    except Exception:  # no model to name: no record to use
+        return None
 
 
 def correction_examples(brain: Brain, text: str) -> list[dict[str, Any]]:

@@ -35,11 +35,14 @@ __all__ = [
     "STORE_KEY",
     "Measured",
     "all_kept",
+    "describe",
     "keep",
     "kept",
     "load_probe",
     "measure",
+    "measure_once",
     "model_key",
+    "prior_for",
 ]
 
 STORE_KEY = "llm-probe.json"
@@ -195,6 +198,44 @@ def keep(store: Store, measured: Measured) -> None:
         data = {}
     data[measured.key] = measured.to_dict()
     store.write_json(STORE_KEY, data)
+
+
+def measure_once(
+    store: Store,
+    client: LLMClient,
+    pack: ResolvedPack,
+    today: dt.date,
+    stop: threading.Event | None = None,
+) -> tuple[Measured | None, bool]:
+    """The record of the model ``client`` reaches: kept from before, or measured now and
+    kept. Returns (the record or None when it could not be had, whether it was measured
+    now). Raises LLMError when the server cannot even say which model it serves."""
+    model = client.pick_model()
+    found = kept(store, client.endpoint, model)
+    if found is not None:
+        return found, False
+    measured = measure(client, pack, today, stop=stop)
+    if measured is not None:
+        keep(store, measured)
+    return measured, measured is not None
+
+
+def prior_for(store: Store, endpoint: str, model: str) -> dict[str, list[float]] | None:
+    """The probe's per-type record of a model, as the pair's prior takes it (None: the
+    model is not measured yet)."""
+    found = kept(store, endpoint, model)
+    return dict(found.per_type) if found is not None and found.asked else None
+
+
+def describe(m: Measured) -> str:
+    """One line of a model's record: ``qwen2.5-7b at …: 41 of 44 right; person 0.90 …``."""
+    precision = ", ".join(
+        f"{t} {r[1] / r[0]:.2f}" for t, r in sorted(m.per_type.items()) if r[0] > 0
+    )
+    return (
+        f"{m.model} at {m.endpoint}: {m.right} of {m.asked} probe thoughts right "
+        f"(precision when it names a type: {precision}; measured {m.at})"
+    )
 
 
 def all_kept(store: Store) -> list[Measured]:

@@ -326,6 +326,13 @@ def trust_cmd(
             )
             for b in s["calibration"]:
                 click.echo(f"  {b['band']}: {b['filed']} filed, {b['corrected']} corrected")
+            for m in s.get("llm_measured") or []:
+                per = ", ".join(f"{t} {v['p']:.2f}" for t, v in m["precision"].items())
+                acc = "–" if m["accuracy"] is None else f"{m['accuracy']:.0%}"
+                click.echo(
+                    f"  LLM measured: {m['model']} right on {acc} of {m['asked']} probe "
+                    f"thoughts; precision per type: {per}"
+                )
         return
     events = trail(brain, status, type_name, parse_since(since, brain.today()), limit)
     if as_json:
