@@ -66,6 +66,7 @@ def test_agreement_raises_the_band_above_either_alone() -> None:
     assert d.votes == {
         "llm": {"type": "project", "confidence": 0.65},
         "embedded": {"type": "project", "confidence": 0.62},
+        "decided": {"type": "project", "types": ["project"], "band": "auto"},
     }
 
 
@@ -366,3 +367,23 @@ def test_a_person_the_thought_does_not_name_is_not_filed() -> None:
     mine = Classification([Destination("admin", "Get milk and eggs", {})], 0.8, "", "heuristic")
     d = decide("get milk eggs", llm, mine, proven, AUTO, MIN, names=frozenset())
     assert d.votes["llm"]["type"] == "person"
+
+
+def test_the_persons_bar_files_a_type_they_keep_confirming_and_not_one_they_correct() -> None:
+    rel = Reliability()
+    for _ in range(6):
+        rel.add({"decided": {"type": "idea", "types": ["idea"], "band": "suggest"}}, ("idea",), 1.0)
+    d = decide(THOUGHT, None, emb("idea", conf=0.7), rel, AUTO, MIN)
+    assert d.band is Band.AUTO and "the person's bar" in d.audit["note"]
+    assert d.votes["decided"] == {"type": "idea", "types": ["idea"], "band": "auto"}
+    for _ in range(3):
+        rel.add({"decided": {"type": "project", "types": ["project"]}}, ("admin",), 1.0)
+    strong = decide(THOUGHT, c("project", conf=0.9), emb("project", conf=0.9), MEASURED, AUTO, MIN)
+    assert strong.band is Band.AUTO
+    corrected = _with_person(MEASURED, rel)
+    lost = decide(THOUGHT, c("project", conf=0.9), emb("project", conf=0.9), corrected, AUTO, MIN)
+    assert lost.band is Band.SUGGEST and lost.classification.confidence < AUTO
+
+
+def _with_person(base: Reliability, person: Reliability) -> Reliability:
+    return Reliability(base.outcomes, base.agreement, base.types, base.measured, person.person)

@@ -137,3 +137,30 @@ def test_the_summary_shows_what_each_voter_named_and_got_right() -> None:
         "project": {"named": 1.0, "right": 1.0},
     }
     assert s["agreement"]["observed"] == 0
+
+
+def decided(t: str, band: str = "suggest") -> dict:
+    return {**votes(None, t), "decided": {"type": t, "types": [t], "band": band}}
+
+
+def test_the_persons_bar_is_earned_by_confirmations_and_lost_by_corrections() -> None:
+    rel = Reliability(types=4)
+    for _ in range(4):
+        rel.add(decided("idea"), ("idea",), 1.0)
+    assert rel.bar("idea", 0.8) is None  # four: not yet
+    rel.add(decided("idea"), ("idea",), 1.0)
+    assert rel.bar("idea", 0.8) == "earned"  # 5 of 5, counted as 5 of 6: 0.83
+    assert rel.bar("idea", 0.9) is None  # a higher bar needs more
+    rel.add(decided("idea", "auto"), ("admin",), 1.0)  # a filing the person corrected
+    assert rel.bar("idea", 0.8) is None
+    rel.add(decided("idea", "auto"), (), 1.0)  # and one dismissed
+    assert rel.bar("idea", 0.8) == "lost"
+    assert rel.person_summary(0.8)["idea"] == {
+        "confirmed": 5,
+        "corrected": 2,
+        "auto_filing": "lost",
+    }
+    # a thought filed alone that stood says nothing of the person's bar
+    rel.add(decided("admin", "auto"), ("admin",), STOOD)
+    assert "admin" not in (rel.person or {})
+    assert Reliability.from_dict(rel.to_dict()).person == rel.person

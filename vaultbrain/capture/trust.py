@@ -308,9 +308,13 @@ def reliability_summary(brain: Brain) -> dict[str, Any]:
     from vaultbrain.classify.adapt import vault_learning
 
     try:  # a read: what is learnt is not written back to the state dir
-        return vault_learning(brain.store, brain.pack, save=False).reliability.summary()
+        rel = vault_learning(brain.store, brain.pack, save=False).reliability
     except OSError:
         return {}
+    out = rel.summary()
+    # the person's bar: types that earned (or lost) filing alone in this vault
+    out["person_bar"] = rel.person_summary(float(brain.settings.get("auto_confidence")))
+    return out
 
 
 def measured_summary(brain: Brain) -> list[dict[str, Any]]:

@@ -33,6 +33,7 @@ from dataclasses import field, replace
 from typing import Any
 
 from vaultbrain.classify.reliability import (
+    DECIDED,
     EMBEDDED,
     LLM,
     NONE,
@@ -146,7 +147,15 @@ def decide(
     shown = p if band is Band.AUTO else min(p, auto - 0.01)
     if band is not Band.REVIEW:
         shown = max(shown, minimum)
+    band, bar = person_bar(reliability, result, band, auto)
+    if bar == "earned":
+        shown = max(shown, auto)
+        notes.append(f"the person's bar: {primary(result)} suggestions confirmed, it files alone")
+    elif bar == "lost":
+        shown = min(shown, auto - 0.01)
+        notes.append(f"the person's bar: {primary(result)} keeps being corrected, a suggestion")
     result = replace(result, band=band.value, confidence=round(shown, 3))
+    votes[DECIDED] = decided_vote(result, band)
     if llm_type not in (None, NONE) and emb_type not in (None, NONE) and llm_type != emb_type:
         winner = {LLM: "the LLM's", EMBEDDED: "the embedded classifier's"}.get(how, "neither")
         notes.append(
@@ -394,6 +403,30 @@ class _Context:
             noise=self.embedded.noise,
             unnamed=list(self.embedded.unnamed),
         )
+
+
+def decided_vote(result: Classification, band: Band) -> dict[str, Any]:
+    """What the pair (or a voter alone) decided, kept with the votes: the person's bar
+    counts how the person took it (classify/reliability.py)."""
+    types = [d.type for d in result.destinations if d.type != UNKNOWN]
+    return {"type": types[0] if types else NONE, "types": types, "band": band.value}
+
+
+def person_bar(
+    reliability: Reliability, result: Classification, band: Band, auto: float
+) -> tuple[Band, str | None]:
+    """The band after the person's bar for the decided type (:meth:`Reliability.bar`): a
+    suggestion of a type the person keeps confirming unchanged is filed; an auto-filing of a
+    type they keep correcting is a suggestion. Noise and review are left as they are."""
+    t = primary(result)
+    if t in (None, NONE) or band is Band.REVIEW:
+        return band, None
+    bar = reliability.bar(t, auto)
+    if bar == "earned" and band is Band.SUGGEST:
+        return Band.AUTO, bar
+    if bar == "lost" and band is Band.AUTO:
+        return Band.SUGGEST, bar
+    return band, None
 
 
 def combine(p: float, q: float) -> float:

@@ -34,11 +34,13 @@ from vaultbrain.values import valueclass
 LLM = "llm"
 EMBEDDED = "embedded"
 NONE = "unknown"  # a voter that filed nothing names this "type"
+DECIDED = "decided"  # votes' key for what the pair decided: {"type", "types", "band"}
 STOOD = 0.25  # a thought filed alone that nobody corrected, against one the person decided
 SURE_ENOUGH = 0.5  # the embedded confidence from which its reading measures the LLM's
 PRIOR_WEIGHT = 3.0  # what the prior is worth, in outcomes
 EMBEDDED_PRIOR_WEIGHT = 10.0  # the embedded classifier's calibration, in expected rights
 TRACK_RECORD = 5.0  # outcomes of a voter and type before it may file alone, unconfirmed
+EARN_AFTER = 5.0  # suggestions of a type confirmed unchanged before it may earn auto-filing
 MEASURED_WEIGHT = 10.0  # the probe's figure for a type, in outcomes, at most
 MEASURED_POOL = 2.0  # what the probe's all-types figure is worth against a type's own
 
@@ -66,11 +68,44 @@ class Reliability:
     # the probe's record of the LLM now in use: type it named -> [named, right] (None: the
     # model is not measured yet)
     measured: dict[str, list[float]] | None = None
+    # the person's bar: type the pair suggested -> [confirmed unchanged, corrected or
+    # dismissed] (None: nothing yet; kept None-able for learning pickled before it)
+    person: dict[str, list[float]] | None = None
 
     def with_measured(self, measured: dict[str, list[float]] | None) -> Reliability:
         """These sums with the probe's record of the model in use (a new object: the sums are
         shared by every thought of a unit of work)."""
-        return Reliability(self.outcomes, self.agreement, self.types, measured)
+        return Reliability(self.outcomes, self.agreement, self.types, measured, self.person)
+
+    # -- the person's bar --------------------------------------------------------------------
+    def bar(self, type_name: str, auto: float) -> str | None:
+        """``earned``: the person confirmed this type's suggestions unchanged at least
+        :data:`EARN_AFTER` times and the measured precision (confirmed / (all + 1), a
+        pessimistic count) reaches ``auto``: it files alone in this vault. ``lost``: they
+        corrected it at least twice and the precision is below ``auto``: it never files
+        alone, whatever a voter says. None: neither."""
+        row = (self.person or {}).get(type_name)
+        if not row:
+            return None
+        confirmed, corrected = max(row[0], 0.0), max(row[1], 0.0)
+        p = confirmed / (confirmed + corrected + 1.0)
+        if confirmed >= EARN_AFTER and p >= auto:
+            return "earned"
+        if corrected >= 2 and p < auto:
+            return "lost"
+        return None
+
+    def person_summary(self, auto: float) -> dict[str, Any]:
+        """Per type the pair suggested: confirmed, corrected, and the bar it has."""
+        return {
+            t: {
+                "confirmed": int(r[0]),
+                "corrected": int(r[1]),
+                "auto_filing": self.bar(t, auto),
+            }
+            for t, r in sorted((self.person or {}).items())
+            if r[0] > 0 or r[1] > 0
+        }
 
     # -- learning ------------------------------------------------------------------------
     def add(self, votes: Any, truth: tuple[str, ...] | None, weight: float, sign: int = 1) -> None:
@@ -94,6 +129,9 @@ class Reliability:
                     del rows[type_name]
                 if not rows:
                     del self.outcomes[voter]
+        decided = votes.get(DECIDED)
+        if truth is not None and weight >= 1 and isinstance(decided, dict):
+            self._count_bar(decided, truth, sign)
         (llm_type, _), (emb_type, emb_conf) = said[LLM], said[EMBEDDED]
         if truth is not None and weight >= 1:
             return  # the person said which type it was: agreement would only guess at it
@@ -104,6 +142,21 @@ class Reliability:
             row[2] += sign * emb_conf
             if row[0] <= 1e-9:
                 del self.agreement[llm_type]
+
+    def _count_bar(self, decided: dict[str, Any], truth: tuple[str, ...], sign: int) -> None:
+        """A decision the person took up (confirmed, resolved, corrected, dismissed): confirmed
+        unchanged when its types are the ones filed, corrected otherwise."""
+        t = decided.get("type")
+        if not t or t == NONE:
+            return  # (a filing the person corrects counts too: that undoes an earned bar)
+        if self.person is None:
+            self.person = {}
+        row = self.person.setdefault(str(t), [0.0, 0.0])
+        types = set(decided.get("types") or (t,))
+        unchanged = bool(truth) and truth[0] == t and set(truth) == types
+        row[0 if unchanged else 1] += sign
+        if row[0] <= 1e-9 and row[1] <= 1e-9:
+            del self.person[str(t)]
 
     # -- estimates -----------------------------------------------------------------------
     def llm(self, type_name: str, stated: float | None) -> Estimate:
@@ -152,7 +205,12 @@ class Reliability:
 
     # -- the state dir ---------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        return {"outcomes": self.outcomes, "agreement": self.agreement, "types": self.types}
+        return {
+            "outcomes": self.outcomes,
+            "agreement": self.agreement,
+            "types": self.types,
+            "person": dict(self.person or {}),
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Reliability:
@@ -160,7 +218,8 @@ class Reliability:
             voter: {t: [*row, 0.0][:3] if len(row) < 3 else list(row) for t, row in rows.items()}
             for voter, rows in (d.get("outcomes") or {}).items()
         }
-        return cls(outcomes, dict(d.get("agreement") or {}), d.get("types", 4))
+        person = {str(t): list(r) for t, r in (d.get("person") or {}).items()} or None
+        return cls(outcomes, dict(d.get("agreement") or {}), d.get("types", 4), None, person)
 
     def summary(self) -> dict[str, Any]:
         """The figures per voter and type, for ``trust --summary`` and ``doctor``."""

@@ -326,6 +326,14 @@ def trust_cmd(
             )
             for b in s["calibration"]:
                 click.echo(f"  {b['band']}: {b['filed']} filed, {b['corrected']} corrected")
+            for t, b in ((s.get("reliability") or {}).get("person_bar") or {}).items():
+                state = {"earned": "files alone", "lost": "always a suggestion"}.get(
+                    str(b["auto_filing"]), "as its confidence says"
+                )
+                click.echo(
+                    f"  {t}: you confirmed {b['confirmed']} unchanged, corrected "
+                    f"{b['corrected']}: {state}"
+                )
             for m in s.get("llm_measured") or []:
                 per = ", ".join(f"{t} {v['p']:.2f}" for t, v in m["precision"].items())
                 acc = "–" if m["accuracy"] is None else f"{m['accuracy']:.0%}"
