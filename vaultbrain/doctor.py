@@ -76,6 +76,7 @@ def run_checks(app: Brain) -> list[Check]:
     checks.append(_store_read("records", _records_check, app))
     checks.append(_store_read("unreadable notes", _unreadable_check, app))
     checks.append(_llm_check(app))
+    checks.extend(_measured_checks(app))
     checks.append(_embeddings_check(app))
     checks.append(_settings_check(app))
     if app.settings.notes():  # works, but should change (vaultbrain/settings.py)
@@ -328,3 +329,17 @@ def _youtube_checks() -> list[Check]:
     except ImportError:
         return []
     return [Check(name, ok, detail, "warn") for name, ok, detail in doctor_checks()]
+
+
+def _measured_checks(app: Brain) -> list[Check]:
+    """The LLM's record on the probe (classify/probe.py), the pair's prior: one line per model
+    measured on this vault (a note only: nothing here fails doctor)."""
+    from vaultbrain.classify.probe import all_kept, describe
+
+    if str(app.settings.get("provider")) == "heuristic":
+        return []
+    found = all_kept(app.store)
+    if not found:
+        why = "not yet: the daemon measures a model on the probe the first time it meets it"
+        return [Check("llm measured", True, why, "warn")]
+    return [Check("llm measured", True, describe(m), "warn") for m in found]

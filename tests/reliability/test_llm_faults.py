@@ -344,7 +344,10 @@ def test_a_control_character_in_a_title_never_reaches_a_note(
     )
     result = run(vault, "capture", "--json", "Met Ann about the shed", ok=False)
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output)["status"] == "filed"
+    # filed or suggested (a project only the LLM named keeps the LLM's own confidence):
+    # either way its notes are written
+    assert json.loads(result.output)["status"] in ("filed", "suggested")
+    assert (vault / "People/Ann.md").exists()
     for note in vault.rglob("*.md"):
         assert bad.encode() not in note.read_bytes(), note
 

@@ -142,6 +142,9 @@ def test_lines_from_an_appender_slow_between_open_and_write_are_all_taken(
 
     lmstudio.responder = lambda body: reply([{"type": "idea", "title": "Hives"}], 0.9)
     run(vault, "settings", "set", "inbox_settle_seconds", "0")
+    run(
+        vault, "settings", "set", "second_opinion", "false"
+    )  # the LLM files: the appender is the subject
     d = daemon().start()
     d.wait_ready()
     rnd = random.Random(3)

@@ -52,10 +52,13 @@ def history(llm: dict[str, float], embedded: dict[str, float], n: int = 40) -> R
 THOUGHT = "met the builders about the kitchen and the budget for the extension"
 
 
+MEASURED = Reliability().with_measured(
+    {"project": [10.0, 9.0], "idea": [10.0, 8.0], "person": [10.0, 9.0], "admin": [10.0, 9.0]}
+)
+
+
 def test_agreement_raises_the_band_above_either_alone() -> None:
-    d = decide(
-        THOUGHT, c("project", conf=0.65), emb("project", conf=0.62), Reliability(), AUTO, MIN
-    )
+    d = decide(THOUGHT, c("project", conf=0.65), emb("project", conf=0.62), MEASURED, AUTO, MIN)
     assert d.band is Band.AUTO and d.classification.band == "auto"
     assert d.classification.confidence >= AUTO
     assert d.audit["agree"] is True and d.audit["raised_to"] == "auto"
@@ -63,6 +66,7 @@ def test_agreement_raises_the_band_above_either_alone() -> None:
     assert d.votes == {
         "llm": {"type": "project", "confidence": 0.65},
         "embedded": {"type": "project", "confidence": 0.62},
+        "decided": {"type": "project", "types": ["project"], "band": "auto"},
     }
 
 
@@ -233,9 +237,39 @@ def test_confidences_out_of_range_are_not_certainty(raw: object, read: float | N
     assert (again.confidence, again.confidence_known) == (got.confidence, got.confidence_known)
 
 
+def test_agreement_raises_confidence_by_the_voters_records_not_to_a_fixed_figure() -> None:
+    """Odds multiply: two weak voters agreeing are a suggestion, two strong ones a filing;
+    neither is 0.99 unless the records say so."""
+    weak = decide(THOUGHT, c("idea", conf=0.6), emb("idea", conf=0.55), Reliability(), AUTO, MIN)
+    assert weak.band is Band.SUGGEST
+    assert 0.55 < weak.audit["p"] < AUTO  # above either voter alone, short of filing
+    strong = decide(THOUGHT, c("project", conf=0.9), emb("project", conf=0.9), MEASURED, AUTO, MIN)
+    # 0.85 measured (9 of 10 on the probe, pooled) and 0.9 calibrated: odds 5.7 × 9
+    assert strong.audit["p"] == pytest.approx(0.98, abs=0.01)
+    assert strong.band is Band.AUTO
+
+
+def test_agreement_lifts_the_agreed_destination_only() -> None:
+    """A destination only one voter gave keeps that voter's confidence: the decision is as
+    sure as its least sure destination."""
+    llm = Classification(
+        [Destination("project", "Kitchen", {}), Destination("admin", "Call the bank", {})],
+        0.9,
+        "",
+        "llm",
+    )
+    # the model measured right about projects, half right about admin
+    halves = Reliability().with_measured({"project": [10.0, 10.0], "admin": [10.0, 5.0]})
+    d = decide(THOUGHT, llm, emb("project", conf=0.9), halves, AUTO, MIN)
+    assert [x.type for x in d.classification.destinations] == ["project", "admin"]
+    assert d.audit["p"] < 0.8 and d.band is Band.SUGGEST  # the LLM's admin alone: ~0.55
+    alone = decide(THOUGHT, c("project", conf=0.9), emb("project", conf=0.9), halves, AUTO, MIN)
+    assert alone.band is Band.AUTO and alone.audit["p"] > d.audit["p"]
+
+
 def test_the_summary_counts_agreement_and_who_decided() -> None:
     decisions = [
-        decide(THOUGHT, c("idea"), emb("idea"), Reliability(), AUTO, MIN),
+        decide(THOUGHT, c("idea"), emb("idea"), MEASURED, AUTO, MIN),
         decide(THOUGHT, c("idea", conf=0.95), emb("admin", conf=0.9), Reliability(), AUTO, MIN),
         decide(THOUGHT, c("idea"), emb("unknown", conf=0.1), Reliability(), AUTO, MIN),
     ]
@@ -263,12 +297,27 @@ def _llm(rng: random.Random, truth: str, r: float) -> str:
     return truth if rng.random() < r else rng.choice([t for t in TYPES if t != truth])
 
 
+def _probe(rng: random.Random, r: float, n: int = 44) -> dict[str, list[float]]:
+    """What a model right ``r`` of the time scores on the probe (corpus/probe.txt's size)."""
+    rec: dict[str, list[float]] = {}
+    for _ in range(n):
+        truth = rng.choice(TYPES)
+        said = _llm(rng, truth, r)
+        row = rec.setdefault(said, [0.0, 0.0])
+        row[0] += 1
+        row[1] += said == truth
+    return rec
+
+
 def _run(r: float, learn: str, seed: int) -> tuple[float, float, float]:
     """Accuracy of the LLM alone, the embedded alone and the pair on 400 held-out thoughts,
-    after 60 thoughts of history (``learn``: "agreement" — nobody corrected anything — or
-    "outcomes" — the person confirmed or corrected each)."""
+    after 60 thoughts of history (``learn``: "probe" — a fresh vault, nobody confirmed or
+    corrected anything, the model measured on the probe — or "outcomes" — the person
+    confirmed or corrected each)."""
     rng = random.Random(seed)
     rel = Reliability(types=4)
+    if learn == "probe":
+        rel = rel.with_measured(_probe(rng, r))
     for truth, q, mine, _ in _thoughts(rng, 60):
         theirs = _llm(rng, truth, r)
         votes = {
@@ -288,7 +337,7 @@ def _run(r: float, learn: str, seed: int) -> tuple[float, float, float]:
     return tuple(x / len(held_out) for x in right)  # type: ignore[return-value]
 
 
-@pytest.mark.parametrize("learn", ["agreement", "outcomes"])
+@pytest.mark.parametrize("learn", ["probe", "outcomes"])
 @pytest.mark.parametrize("r", [0.3, 0.55, 0.75, 0.95])
 def test_the_pair_is_never_worse_than_the_better_voter(r: float, learn: str) -> None:
     for seed in (1, 2, 3):
@@ -318,3 +367,23 @@ def test_a_person_the_thought_does_not_name_is_not_filed() -> None:
     mine = Classification([Destination("admin", "Get milk and eggs", {})], 0.8, "", "heuristic")
     d = decide("get milk eggs", llm, mine, proven, AUTO, MIN, names=frozenset())
     assert d.votes["llm"]["type"] == "person"
+
+
+def test_the_persons_bar_files_a_type_they_keep_confirming_and_not_one_they_correct() -> None:
+    rel = Reliability()
+    for _ in range(6):
+        rel.add({"decided": {"type": "idea", "types": ["idea"], "band": "suggest"}}, ("idea",), 1.0)
+    d = decide(THOUGHT, None, emb("idea", conf=0.7), rel, AUTO, MIN)
+    assert d.band is Band.AUTO and "the person's bar" in d.audit["note"]
+    assert d.votes["decided"] == {"type": "idea", "types": ["idea"], "band": "auto"}
+    for _ in range(3):
+        rel.add({"decided": {"type": "project", "types": ["project"]}}, ("admin",), 1.0)
+    strong = decide(THOUGHT, c("project", conf=0.9), emb("project", conf=0.9), MEASURED, AUTO, MIN)
+    assert strong.band is Band.AUTO
+    corrected = _with_person(MEASURED, rel)
+    lost = decide(THOUGHT, c("project", conf=0.9), emb("project", conf=0.9), corrected, AUTO, MIN)
+    assert lost.band is Band.SUGGEST and lost.classification.confidence < AUTO
+
+
+def _with_person(base: Reliability, person: Reliability) -> Reliability:
+    return Reliability(base.outcomes, base.agreement, base.types, base.measured, person.person)

@@ -509,3 +509,54 @@ def test_only_striking_cancelling_or_deleting_dismisses() -> None:
     dismissing = {row[0] for row in INBOX_ROWS if row[3] is Gesture.DISMISS}
     dismissing |= {row[0] for row in REVIEW_ROWS if row[4] is Gesture.DISMISS}
     assert all(any(w in name for w in ("strike", "cancel", "delete")) for name in dismissing)
+
+
+# -- a section's "confirm all N below" ----------------------------------------------------------
+SECTIONS = NOTE.replace(
+    "## Thoughts that need a decision\n",
+    "## Thoughts that need a decision\n- [ ] confirm all 1 below ^vbs-decide\n",
+).replace(
+    "## Suggestions to confirm\n",
+    "## Suggestions to confirm\n- [ ] confirm all 2 below ^vbs-suggest\n"
+    "- [ ] **kite day** — filed to idea [[Ideas/Kite day|Kite day]] ^vbr-ccc333\n"
+    "- [ ] **pots** — filed to idea [[Ideas/Pots|Pots]] ^vbr-ddd444\n",
+)
+SECTION_VIEWS = {
+    **VIEWS,
+    "ccc333": view(S.SUGGESTED, text="kite day", id="ccc333"),
+    "ddd444": view(S.SUGGESTED, text="pots", id="ddd444"),
+}
+
+
+def _acts(text: str) -> dict[str, tuple[Gesture, tuple[Source, ...]]]:
+    items = parse_items(text, THOUGHTS)
+    decision = decide_lines(None, SECTION_VIEWS, items, BASE, NAMES)
+    return {a.id: (a.gesture, a.sources) for a in decision.acts}
+
+
+def test_a_ticked_section_line_confirms_each_item_under_it_and_no_other() -> None:
+    acts = _acts(SECTIONS.replace("- [ ] confirm all 2", "- [x] confirm all 2"))
+    confirm = (Gesture.CONFIRM, (Source.SECTION,))
+    assert acts == {"abc123": confirm, "ccc333": confirm, "ddd444": confirm}
+
+
+def test_an_items_own_gesture_beats_its_sections_tick() -> None:
+    text = SECTIONS.replace("- [ ] confirm all 2", "- [x] confirm all 2")
+    text = text.replace("- [ ] **pots**", "- [-] **pots**")
+    text = text.replace(
+        "- [ ] **kite day** — filed to idea [[Ideas/Kite day|Kite day]] ^vbr-ccc333\n", ""
+    )
+    acts = _acts(text)
+    assert acts["ddd444"] == (Gesture.DISMISS, (Source.REVIEW,))
+    assert "ccc333" not in acts  # deleted (from a render that never showed it): not confirmed
+    assert acts["abc123"] == (Gesture.CONFIRM, (Source.SECTION,))
+
+
+def test_a_thought_in_review_with_nothing_to_accept_is_left_for_the_person() -> None:
+    acts = _acts(SECTIONS.replace("- [ ] confirm all 1", "- [x] confirm all 1"))
+    assert acts == {"bbb222": (Gesture.CONFIRM, (Source.SECTION,))}  # aaa111 has no guess
+
+
+def test_a_section_line_unticked_or_deleted_does_nothing() -> None:
+    assert _acts(SECTIONS) == {}
+    assert _acts(SECTIONS.replace("- [ ] confirm all 2 below ^vbs-suggest\n", "")) == {}

@@ -48,6 +48,7 @@ def test_a_minimal_note_is_type_fields_created_and_id_last_without_an_h1() -> No
         "due: 2026-12-08\n"
         "status: open\n"
         "created: 2026-12-01T19:22:27\n"
+        "suggested: true\n"
         "id: qk2uduj5s5\n"
         "---\n"
         "- [ ] Follow up with Sarah 📅 2026-12-08\n"
@@ -55,6 +56,24 @@ def test_a_minimal_note_is_type_fields_created_and_id_last_without_an_h1() -> No
         "## Log\n"
         f"{LOG}\n"
     )
+
+
+@pytest.mark.parametrize("style", ["minimal", "full"])
+def test_only_a_suggestions_note_says_suggested_in_every_style(style: str) -> None:
+    guess = parse_note(record_note(NoteStyle(style), ADMIN, CORE, FIELDS, "t", LOG)).data
+    filed = parse_note(
+        record_note(NoteStyle(style), ADMIN, CORE | {"confirmed": None}, FIELDS, "t", LOG)
+    ).data
+    assert guess["suggested"] is True
+    assert "suggested" not in filed and "confirmed" not in filed
+    rec = record_from_note(
+        "Admin/x.md",
+        parse_note(record_note(NoteStyle(style), ADMIN, CORE, FIELDS, "t", LOG)),
+        ADMIN,
+        None,
+        "h",
+    )
+    assert "suggested" not in rec["fields"]  # vaultbrain's mark, not a field of the type
 
 
 def test_a_minimal_note_has_its_h1_when_obsidian_hides_inline_titles() -> None:
@@ -67,7 +86,7 @@ def test_a_full_note_is_the_note_of_earlier_versions() -> None:
     note = parse_note(text)
     assert list(note.data) == [
         "type", "id", "title", "due", "status", "source", "confidence", "classified_by",
-        "confirmed", "created", "updated",
+        "confirmed", "created", "updated", "suggested",
     ]  # fmt: skip
     assert note.body.startswith("# Follow up with Sarah\n")
 

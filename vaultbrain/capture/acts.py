@@ -59,8 +59,8 @@ def carry_out(brain: Brain, acts: Iterable[Act]) -> Outcome:
                 resolution.confirm(brain, act.id)
                 done = "confirmed"
             elif act.gesture is Gesture.RETYPE:
-                resolution.resolve(brain, act.id, ",".join(act.types))
-                done = f"filed as {', '.join(act.types)}"
+                resolution.resolve(brain, act.id, ",".join(act.types), title=act.title or None)
+                done = f"filed as {', '.join(act.types)}" + (f" “{act.title}”" if act.title else "")
             elif act.gesture is Gesture.DISMISS:
                 resolution.dismiss(brain, act.id)
                 done = CaptureStatus.DISMISSED.value
@@ -78,7 +78,11 @@ def carry_out(brain: Brain, acts: Iterable[Act]) -> Outcome:
     return outcome
 
 
-_WHERE = {Source.INBOX: "in the inbox", Source.REVIEW: "in Needs Review"}
+_WHERE = {
+    Source.INBOX: "in the inbox",
+    Source.REVIEW: "in Needs Review",
+    Source.SECTION: "with its section's “confirm all” in Needs Review",
+}
 _VERB = {
     Gesture.CONFIRM: "ticked",
     Gesture.RETYPE: "a type written",

@@ -75,6 +75,8 @@ def classify(brain: Brain, journal: Journal, cap: Capture) -> Capture:
     band = judge(result, float(s.get("auto_confidence")), float(s.get("min_confidence")))
     elapsed = (time.perf_counter() - started) * 1000
     votes = (extra or {}).get("votes")
+    if votes is None and audit.get("provider") == "heuristic":
+        result, band, votes = _embedded_bar(brain, result, band)
     return store_classification(brain, journal, cap, result, audit, elapsed, band, votes)
 
 
@@ -101,6 +103,7 @@ def _arbitrate(
             known,
             float(s.get("auto_confidence")),
             float(s.get("min_confidence")),
+            measured_prior(brain),
         )
     except Exception as exc:  # the LLM's reading stands if the embedded classifier fails
         log.warning("the embedded classifier failed beside the LLM: %s", exc)
@@ -108,6 +111,38 @@ def _arbitrate(
     audit[AUDIT_KEY] = decision.audit
     audit["llm_parsed"] = result.to_dict()
     return decision.classification, {"votes": decision.votes}
+
+
+def _embedded_bar(
+    brain: Brain, result: Classification, band: Band
+) -> tuple[Classification, Band, dict[str, Any]]:
+    """The embedded classifier alone decided: the person's bar for its type applies (a type
+    they keep confirming files alone, one they keep correcting is a suggestion), and its
+    vote is kept so the bar learns how the person takes it (classify/reliability.py)."""
+    from vaultbrain.classify.arbiter import decided_vote, person_bar, primary
+
+    reliability = getattr(embedded_of(brain), "reliability", None)
+    if reliability is not None:
+        band, bar = person_bar(
+            reliability, result, band, float(brain.settings.get("auto_confidence"))
+        )
+        if bar is not None:
+            result.band = band.value
+    vote = {"type": primary(result), "confidence": round(result.confidence, 4)}
+    return result, band, {"embedded": vote, "decided": decided_vote(result, band)}
+
+
+def measured_prior(brain: Brain) -> dict[str, list[float]] | None:
+    """The probe's record of the model in use (classify/probe.py), the pair's LLM prior."""
+    from vaultbrain.classify.probe import prior_for
+
+    client = brain.client
+    if client is None:
+        return None
+    try:
+        return prior_for(brain.store, client.endpoint, client.pick_model())
+    except Exception:  # no model to name: no record to use
+        return None
 
 
 def correction_examples(brain: Brain, text: str) -> list[dict[str, Any]]:

@@ -8,10 +8,13 @@ the person, on a line vaultbrain wrote        what happens
 ============================================  ===============================================
 ticks it (``[x]``)                            a suggestion is confirmed; a thought in review
                                               takes the suggestion it has (none: they are told)
+ticks a section's "confirm all N below"       each item under it is confirmed as if ticked,
+(Needs Review only)                           but one with a gesture of its own or nothing
+                                              to accept
 writes ``→ type`` (or ``-> type``, several:   it is filed as those types (a filed one is
-``→ person, admin``), before or after our     re-filed); the arrow is consumed
-suffix, after the block id, with or without
-spaces
+``→ person, admin``), before or after our     re-filed); the arrow is consumed; a type and
+suffix, after the block id, with or without   a capitalised name (``→ person Sarah Chen``)
+spaces                                        names its note
 strikes it (``~~…~~``) or cancels it (``[-]``) dismissed: notes it made go to the archive
 deletes it (Needs Review only)                dismissed
 unticks a filed line                          nothing: the box stays as they left it
@@ -58,6 +61,7 @@ class Gesture(enum.StrEnum):
 class Source(enum.StrEnum):
     INBOX = "inbox"
     REVIEW = "review"
+    SECTION = "section"  # a section's "confirm all N below" ticked in Needs Review
 
 
 @dataclass(frozen=True)
@@ -112,6 +116,7 @@ class Reading:
     remark: str = ""
     after: str = ""  # what the person typed after the block id
     intact: bool = True  # our suffix is one we could have written (not edited inside)
+    title: str = ""  # RETYPE with a name: ``→ person Sarah Chen`` (the note's title)
 
 
 # An arrow and the words after it, at the end of a part of a line the person added.
@@ -119,6 +124,10 @@ _ARROW = LazyPattern(
     r"(?:^|(?<=\s)|(?<=[^\w\s]))(?:→|->)\s*(?P<types>[^\W\d_][\w-]*(?:\s*(?:,|&|\+|\s)\s*[^\W\d_][\w-]*)*)\s*$"
 )
 _STRIKE = LazyPattern(r"~~(?=\S).*?(?<=\S)~~|~~[^~]+$")
+# One type, then a name of up to four capitalised words (the arrow's words, as matched).
+_NAMED = LazyPattern(
+    r"(?P<type>[^\W\d_][\w-]*)\s+(?P<name>[^\W\d_][\w-]*(?:\s+[^\W\d_][\w-]*){0,3})"
+)
 
 
 def read_arrow(part: str, names: TypeNames, strict: bool = False) -> tuple[Reading | None, str]:
@@ -134,6 +143,10 @@ def read_arrow(part: str, names: TypeNames, strict: bool = False) -> tuple[Readi
     rest = part[: m.start()].rstrip()
     if all(found):
         return Reading(Gesture.RETYPE, tuple(dict.fromkeys(t for t in found if t))), rest
+    named = _NAMED.fullmatch(m.group("types").strip())
+    if named and found[0] and all(w[:1].isupper() for w in named.group("name").split()):
+        # ``→ person Sarah Chen``: one type and the name its note takes
+        return Reading(Gesture.RETYPE, (found[0],), title=named.group("name")), rest
     meant = [w for w in words if names.get(w) is None and (strict or names.near(w))]
     if meant and len(words) <= 4:
         listed = ", ".join(names.names)
@@ -159,7 +172,8 @@ def _combine(readings: Iterable[Reading]) -> Reading:
     kinds = {r.gesture for r in real}
     if kinds == {Gesture.RETYPE}:
         types = tuple(dict.fromkeys(t for r in real for t in r.types))
-        return Reading(Gesture.RETYPE, types)
+        title = next((r.title for r in real if r.title), "") if len(types) == 1 else ""
+        return Reading(Gesture.RETYPE, types, title=title)
     if Gesture.DISMISS in kinds and Gesture.RETYPE in kinds:
         return Reading(
             Gesture.UNCLEAR,
@@ -228,7 +242,17 @@ def read_inbox_line(line: InboxLine, view: LineView, names: TypeNames) -> Readin
     elif box in ("x", "X"):
         readings.append(Reading(Gesture.CONFIRM))
     reading = _combine(readings)
-    return Reading(reading.gesture, reading.types, reading.why, words, shown, remark, after, intact)
+    return Reading(
+        reading.gesture,
+        reading.types,
+        reading.why,
+        words,
+        shown,
+        remark,
+        after,
+        intact,
+        reading.title,
+    )
 
 
 def _complete(suffix: str) -> bool:
@@ -282,6 +306,7 @@ class ReviewItem:
     box: str
     body: str  # without our block id and our note
     after: str = ""  # what the person typed after the block id
+    section: str = ""  # the heading the line is under
 
 
 def read_review_item(item: ReviewItem, names: TypeNames) -> Reading:
@@ -322,6 +347,7 @@ class Act:
     why: str = ""
     sources: tuple[Source, ...] = ()
     kind: str = "vbr"
+    title: str = ""  # RETYPE: the name the person gave (``→ person Sarah Chen``)
 
 
 @dataclass(frozen=True)
@@ -354,6 +380,8 @@ def decide_lines(
     if review is not None:
         present = {f"{item.kind}-{item.id}" for item in review}
         for item in review:
+            if item.kind == "vbs":
+                continue  # a section's "confirm all": below, after each item's own gesture
             reading = read_review_item(item, names)
             if item.kind == "vbc":
                 if reading.gesture is Gesture.CONFIRM:
@@ -367,10 +395,13 @@ def decide_lines(
             if kind == "vbc":
                 conflicts.append(Act(rid, Gesture.CONFIRM, kind="vbc"))
                 continue
+            if kind != "vbr":
+                continue  # (a section's line deleted: nothing)
             seen = views.get(rid)
             deleted = Reading(Gesture.DISMISS)
             if seen is not None and _matters(deleted, seen):
                 by_id.setdefault(rid, {})[Source.REVIEW] = deleted
+        _confirm_sections(review, views, by_id)
     acts: list[Act] = []
     for cid, readings in by_id.items():
         reading = _combine(readings.values())
@@ -387,9 +418,41 @@ def decide_lines(
                 reading = Reading(
                     Gesture.UNCLEAR, why="there is no suggestion to accept: write → TYPE"
                 )
-        acts.append(Act(cid, reading.gesture, reading.types, reading.why, tuple(readings)))
+        acts.append(
+            Act(
+                cid,
+                reading.gesture,
+                reading.types,
+                reading.why,
+                tuple(readings),
+                title=reading.title,
+            )
+        )
     acts.extend(conflicts)
     return LinesDecision(tuple(acts), consumed)
+
+
+def _confirm_sections(
+    review: Sequence[ReviewItem],
+    views: Mapping[str, LineView],
+    by_id: dict[str, dict[Source, Reading]],
+) -> None:
+    """A ticked "confirm all N below" line: every item under its heading, as the person
+    left the note, that has a suggestion to accept and no gesture of its own is confirmed
+    (an item struck or given a type says more; one deleted is not there to confirm)."""
+    ticked = {i.section for i in review if i.kind == "vbs" and i.box in ("x", "X")}
+    if not ticked:
+        return
+    confirm = Reading(Gesture.CONFIRM)
+    for item in review:
+        if item.kind != "vbr" or item.section not in ticked or item.id in by_id:
+            continue
+        seen = views.get(item.id)
+        if seen is None or not _matters(confirm, seen):
+            continue
+        if seen.status is S.NEEDS_REVIEW and not seen.can_accept:
+            continue  # nothing to accept: it stays for the person's own decision
+        by_id[item.id] = {Source.SECTION: confirm}
 
 
 def _matters(reading: Reading, view: LineView) -> bool:

@@ -34,6 +34,7 @@ from vaultbrain.capture.lines import (
     what_line_says,
 )
 from vaultbrain.capture.model import Capture, CaptureStatus
+from vaultbrain.capture.reasons import llm_set_up
 from vaultbrain.errors import ConflictError, UserError
 from vaultbrain.filing import unreadable
 from vaultbrain.filing.inbox import parts_of, split_taken, unusable_inbox
@@ -546,7 +547,7 @@ def _view(brain: Brain, cid: str, summary: dict | None, memory: _Memory) -> Line
     record = brain.store.inbox.get(cid, include_deleted=True)
     if record is None:
         return None
-    view = view_of(Capture.from_record(record), short_lines(brain))
+    view = view_of(Capture.from_record(record), short_lines(brain), llm_set_up(brain.settings))
     memory.views[cid] = (key, view)
     return view
 

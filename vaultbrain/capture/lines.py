@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.model import Capture, CaptureStatus, Filed, OpKind
+from vaultbrain.capture.reasons import llm_set_up, why_waiting
 from vaultbrain.classify.result import UNKNOWN
 from vaultbrain.errors import UserError, VaultbrainError
 from vaultbrain.filing import inbox as inbox_note
@@ -48,11 +49,14 @@ def check_thought(text: str) -> str:
     return thought
 
 
-def line_form(cap: Capture | Mapping[str, Any], short: bool = False) -> tuple[str, bool]:
+def line_form(
+    cap: Capture | Mapping[str, Any], short: bool = False, llm: bool = True
+) -> tuple[str, bool]:
     """Our suffix for the capture's inbox line, and whether the line is ticked. ``short``
     (``note_style: minimal``): a thought that waits for the person says so in a few words
-    that link to Needs Review (``→ 2 suggestions``); the notes it became are linked once it
-    is filed."""
+    that link to Needs Review (``→ 2 suggestions``, ``needs review: noise: a log line``);
+    the notes it became are linked once it is filed. ``llm``: whether an LLM is set up
+    (capture/reasons.py), so the reason a thought waits is the real one."""
     if not isinstance(cap, Capture):
         cap = Capture.from_record(cap)
     status = cap.status
@@ -67,7 +71,7 @@ def line_form(cap: Capture | Mapping[str, Any], short: bool = False) -> tuple[st
         return f"→ {links} (suggested: confirm in {review})", False
     if status is CaptureStatus.NEEDS_REVIEW:
         if short:
-            why = _why(cap)
+            why = _why(cap, llm)
             label = f"needs review: {why}" if why else "needs review"
             return f"→ {link_to(REVIEW_NOTE, label)}", False
         return f"→ needs review in {review}", False
@@ -78,11 +82,17 @@ def line_form(cap: Capture | Mapping[str, Any], short: bool = False) -> tuple[st
     return WAITING, False
 
 
-def _why(cap: Capture) -> str:
-    """Why a thought waits for the person, short enough for its line (a failed ingest, a
-    name two notes share), or "" when nothing was said. Nothing a link label cannot hold."""
-    cls = cap.classification or {}
-    why = cap.review_reason or cap.last_error or cls.get("error") or ""
+def _why(cap: Capture, llm: bool) -> str:
+    """Why a thought waits for the person (capture/reasons.py), short enough for its line,
+    or "" when nothing can be said. Nothing a link label cannot hold."""
+    why = why_waiting(
+        {
+            "review_reason": cap.review_reason,
+            "last_error": cap.last_error,
+            "classification": cap.classification or {},
+        },
+        llm,
+    )
     why = re.sub(r"[\[\]|#^\n\r]+", " ", str(why)).split(";")[0]
     why = " ".join(why.split())
     if len(why) > 80:
@@ -102,8 +112,8 @@ def _keeps_long(cap: Capture) -> bool:
     return "(suggested" in written or written.startswith("→ needs review in ")
 
 
-def view_of(cap: Capture, short: bool = False) -> LineView:
-    """What reading and drawing the capture's line needs of it."""
+def view_of(cap: Capture, short: bool = False, llm: bool = True) -> LineView:
+    """What reading and drawing the capture's line needs of it (``llm``: line_form's)."""
     from vaultbrain.capture.gestures import LineView  # (the inbox pass's; a capture needs none)
 
     short = short and not _keeps_long(cap)
@@ -118,7 +128,7 @@ def view_of(cap: Capture, short: bool = False) -> LineView:
         text=cap.text,
         written_suffix=cap.line_suffix,
         written_done=cap.line_done,
-        form=line_form(cap, short),
+        form=line_form(cap, short, llm),
         can_accept=can_accept,
         types=tuple(dict.fromkeys(d.type for d in cap.destinations if d.type)),
     )
@@ -149,7 +159,8 @@ def finish_line(brain: Brain, journal: Journal, cap: Capture) -> Capture:
     """Rewrite the capture's line to the form its status calls for (once per form)."""
     if not cap.note:
         return cap
-    suffix, done = line_form(cap, short_lines(brain) and not _keeps_long(cap))
+    short = short_lines(brain) and not _keeps_long(cap)
+    suffix, done = line_form(cap, short, llm_set_up(brain.settings))
     if cap.line_suffix == suffix and cap.line_done == done:
         return cap
     present = inbox_note.rewrite_line(brain.vault, cap.note, cap.id, cap.line_suffix, suffix, done)

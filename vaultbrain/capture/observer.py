@@ -60,7 +60,7 @@ def shown_items(brain: Brain) -> list[Shown]:
                 section = _NEEDS.get(m.group("name"), "")
                 continue
             item = items.get(n)
-            if item is None or not section or item.box.strip():
+            if item is None or item.kind == "vbs" or not section or item.box.strip():
                 continue
             t = _THOUGHT.search(item.body)
             text = t.group("text") if t else item.body.strip()

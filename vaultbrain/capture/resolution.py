@@ -23,6 +23,7 @@ from vaultbrain.capture.journal import Journal, Step
 from vaultbrain.capture.lines import finish_line
 from vaultbrain.capture.model import Capture, CaptureStatus, Filed, OpKind
 from vaultbrain.capture.pipeline import file_capture
+from vaultbrain.capture.reasons import ask_for_name
 from vaultbrain.capture.write import unwrite, write_held
 from vaultbrain.classify.result import UNKNOWN, Classification, Destination
 from vaultbrain.errors import UserError
@@ -31,6 +32,7 @@ from vaultbrain.filing.db import coerce_fields, update_record
 from vaultbrain.filing.index import records
 from vaultbrain.filing.links import title_for_url
 from vaultbrain.filing.refile import archive, audit, fileable_type, fix
+from vaultbrain.filing.style import SUGGESTED
 from vaultbrain.filing.sync import notes_sync, restore_base
 from vaultbrain.packs import PageType
 from vaultbrain.patterns import LazyPattern
@@ -43,7 +45,8 @@ S = CaptureStatus
 
 
 def confirm(brain: Brain, capture_id: str) -> Capture:
-    """Accept the suggestion: its notes lose ``confirmed: false``, the updates it held back
+    """Accept the suggestion: its notes lose ``suggested: true`` (and ``confirmed: false``
+    where the style wrote it), the updates it held back
     are written into the existing notes now; the capture is filed. A thought waiting in
     review with a suggestion is filed as suggested."""
     journal = Journal(brain)
@@ -222,12 +225,24 @@ def _destinations(
         previous = next((d for d in suggested.destinations if d.type == name), None)
         guess = (kept_by_type[name].title if name in kept_by_type else "") or title
         guess = guess or (previous.title if previous and previous.title else "")
+        if not guess and _needs_name(ptype, suggested):
+            # a person is never named after the sentence: the person is asked for the name
+            raise UserError(
+                f"{ask_for_name(ptype.name)} (or `vaultbrain review resolve {cap.id} "
+                f"{ptype.name} --title NAME`)"
+            )
         guess = guess or next((d.title for d in suggested.destinations if d.title), "")
         fields = dict(previous.fields) if previous else {}
         fields.update(given.get(name, {}))
         from_url = _url_fields(ptype, cap.text, fields)
         dests.append(Destination(ptype.name, guess or from_url or _title_from(cap.text), fields))
     return dests
+
+
+def _needs_name(ptype: PageType, suggested: Classification) -> bool:
+    """Whether a note of ``ptype`` needs a name the thought must give: a type the classifier
+    read but could not name, or a type titled by a name (a person's ``name``)."""
+    return ptype.name in suggested.unnamed or ptype.name == "person"
 
 
 def _file_as(
@@ -371,9 +386,10 @@ _ONE_LINK = LazyPattern(r"\[\[[^\[\]\n]*\]\]")
 
 
 def _confirm_note(brain: Brain, rel: str) -> None:
-    """A suggestion's note is confirmed, whatever its style: ``confirmed`` leaves the note
-    (``updated`` moves where the note has one), compare-and-swap, and the record in the
-    store no longer says ``confirmed: false``."""
+    """A suggestion's note is confirmed, whatever its style: ``suggested`` and ``confirmed``
+    leave the note (``updated`` moves where the note has one), compare-and-swap, and the
+    record in the store no longer says ``confirmed: false``. Only vaultbrain's own
+    ``suggested: true`` line goes: a ``suggested`` the person gave another value stays."""
     now = brain.now().isoformat()
 
     def build(note: Any) -> str | None:
@@ -383,7 +399,9 @@ def _confirm_note(brain: Brain, rel: str) -> None:
         if parsed.error:
             return None
         changes = {"updated": now} if "updated" in parsed.data else {}
-        return update_frontmatter(note.text, changes, remove=("confirmed",))
+        ours = parsed.data.get(SUGGESTED) is True
+        remove = ("confirmed", SUGGESTED) if ours else ("confirmed",)
+        return update_frontmatter(note.text, changes, remove=remove)
 
     brain.vault.edit(rel, build)
     hit = records(brain).by_path(rel)

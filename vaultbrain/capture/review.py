@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.model import WAITING_FOR_PERSON, CaptureStatus
+from vaultbrain.capture.reasons import llm_set_up, why_waiting
 from vaultbrain.errors import UserError
 from vaultbrain.filing.inbox import REVIEW_NOTE
 from vaultbrain.filing.records import link_to
@@ -37,7 +38,8 @@ log = logging.getLogger("vaultbrain.review")
 STATE = "review-state.json"
 RENDERS_KEPT = 8  # the last renders whose items are known (a device may edit an older one)
 _ITEM = LazyPattern(r"^(?P<indent>\s*)[-*+] \[(?P<box>.)\] (?P<rest>.*)$")
-_ID = LazyPattern(r"(?:^|\s)\^(?P<kind>vbr|vbc)-(?P<id>[A-Za-z0-9-]+)(?=\s|$)")
+_ID = LazyPattern(r"(?:^|\s)\^(?P<kind>vbr|vbc|vbs)-(?P<id>[A-Za-z0-9-]+)(?=\s|$)")
+_HEADING = LazyPattern(r"^#{1,6}[ \t]+(?P<title>.*)$")
 _THOUGHT = LazyPattern(r"\*\*(?P<text>.+?)\*\*")
 _NOTE_MARK = " ⚠ "
 
@@ -45,7 +47,8 @@ HEADER = """\
 # Needs Review
 
 > [!info] How to resolve an item
-> - **Accept** what vaultbrain suggests: tick the box.
+> - **Accept** what vaultbrain suggests: tick the box (every item of a section at once:
+>   tick its "confirm all … below" line).
 > - **Choose the type**: write it after an arrow anywhere on the line, e.g. `→ project`
 >   (several: `→ person, admin`).
 > - **Dismiss** (not a thought): strike it through (`~~like this~~`), mark it `[-]`, or
@@ -96,7 +99,18 @@ def queue(brain: Brain) -> dict[str, list[dict[str, Any]]]:
     }
 
 
-def _describe(rec: dict[str, Any]) -> str:
+ALL_BELOW = "confirm all {n} below"
+
+
+def acceptable(rec: dict[str, Any]) -> bool:
+    """A waiting capture a tick accepts: a suggestion, or a thought in review with one."""
+    if rec.get("status") == CaptureStatus.SUGGESTED.value:
+        return True
+    dests = (rec.get("classification") or {}).get("destinations") or ()
+    return any(d.get("type") not in (None, "unknown") for d in dests)
+
+
+def _describe(rec: dict[str, Any], llm: bool = True) -> str:
     cls = rec.get("classification") or {}
     conf = cls.get("confidence")
     by = cls.get("classified_by") or "?"
@@ -119,9 +133,9 @@ def _describe(rec: dict[str, Any]) -> str:
         parts.append(f"{conf:.2f} by {by}")
     if reasoning:
         parts.append(f"“{_clip(reasoning, 200)}”")
-    err = rec.get("review_reason") or rec.get("last_error") or cls.get("error")
-    if err and not rec.get("destinations"):
-        parts.append(f"({_clip(str(err).replace(chr(10), ' '), 240)})")
+    why = why_waiting(rec, llm)  # the real reason (capture/reasons.py), as the inbox says it
+    if why:
+        parts.append(f"({_clip(why.replace(chr(10), ' '), 240)})")
     return " · ".join(parts)
 
 
@@ -157,6 +171,7 @@ def render(
         "tags:\n  - vaultbrain\n---\n"
     )
     out = [fm, HEADER]
+    llm = llm_set_up(brain.settings)
 
     def line(kind: str, rid: str, body: str) -> str:
         extra = f"{_NOTE_MARK}{notes[rid]}" if rid in notes else ""
@@ -169,8 +184,12 @@ def render(
         out.append(f"\n## {heading}\n")
         if not items[key]:
             out.append("_Nothing waiting._\n")
+        n = sum(1 for rec in items[key] if acceptable(rec))
+        if n >= 2:
+            # one tick accepts every suggestion below (capture/gestures.py, decide_lines)
+            out.append(f"- [ ] {ALL_BELOW.format(n=n)} ^vbs-{key}\n")
         for rec in items[key]:
-            body = f"**{thought_of(rec['text'])}** — {_defuse(_describe(rec))}"
+            body = f"**{thought_of(rec['text'])}** — {_defuse(_describe(rec, llm))}"
             out.append(line("vbr", rec["id"], body))
     out.append("\n## Sync conflicts\n")
     if not items["conflicts"]:
@@ -195,7 +214,12 @@ def parse_items(text: str, thoughts: dict[str, str] | None = None) -> list[Revie
 
     by_text = {v: k for k, v in (thoughts or {}).items()}
     out: list[ReviewItem] = []
+    section = ""
     for n, raw in enumerate(text.splitlines()):
+        heading = _HEADING.match(raw)
+        if heading:
+            section = heading.group("title").strip()
+            continue
         m = _ITEM.match(raw)
         if not m:
             continue
@@ -214,7 +238,7 @@ def parse_items(text: str, thoughts: dict[str, str] | None = None) -> list[Revie
         mark = body.find(_NOTE_MARK)
         if mark >= 0:
             body = body[:mark]
-        out.append(ReviewItem(kind, rid, n, m.group("box"), body.rstrip(), after))
+        out.append(ReviewItem(kind, rid, n, m.group("box"), body.rstrip(), after, section))
     return out
 
 
@@ -271,7 +295,15 @@ def note_for(brain: Brain, capture_id: str, why: str | None) -> bool:
     state["notes"] = notes
     state["hash"] = None  # drawn again, with the note
     brain.store.write_json(STATE, state)
+    notes_changed(brain)[0] += 1  # this process's review queue draws it at its next refresh
     return why is not None
+
+
+def notes_changed(brain: Brain) -> list[int]:
+    """How often this process changed the notes shown on items (a gesture on an inbox line
+    that could not be done changes no capture: the queue's versions count this too)."""
+    counter: list[int] = brain.memo("review-notes", None, lambda: [0])
+    return counter
 
 
 def resolve_conflict(brain: Brain, conflict_id: str) -> None:

@@ -10,7 +10,15 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain.capture.review import RENDERS_KEPT, STATE, queue, quiet, render, thought_of
+from vaultbrain.capture.review import (
+    RENDERS_KEPT,
+    STATE,
+    notes_changed,
+    queue,
+    quiet,
+    render,
+    thought_of,
+)
 from vaultbrain.errors import ConflictError
 from vaultbrain.filing.inbox import REVIEW_NOTE
 
@@ -118,6 +126,7 @@ class ReviewQueue:
             store.collection("conflicts").version(),
             store.collection("unreadable").version(),
             self.app.pack_problem,  # a pack this machine cannot use: listed while it lasts
+            notes_changed(self.app)[0],  # a gesture not done, said on its item
         )
 
     def apply_decisions(self, now: bool = False) -> list[str]:

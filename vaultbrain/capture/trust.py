@@ -111,6 +111,7 @@ def summary(brain: Brain) -> dict[str, Any]:
         "per_type": {t: dict(c) for t, c in sorted(per_type.items())},
         "second_opinion": second_opinion_summary(brain),
         "reliability": reliability_summary(brain),
+        "llm_measured": measured_summary(brain),
         "calibration": [
             {
                 "band": k,
@@ -281,9 +282,23 @@ def reliability_summary(brain: Brain) -> dict[str, Any]:
     from vaultbrain.classify.adapt import vault_learning
 
     try:  # a read: what is learnt is not written back to the state dir
-        return vault_learning(brain.store, brain.pack, save=False).reliability.summary()
+        rel = vault_learning(brain.store, brain.pack, save=False).reliability
     except OSError:
         return {}
+    out = rel.summary()
+    # the person's bar: types that earned (or lost) filing alone in this vault
+    out["person_bar"] = rel.person_summary(float(brain.settings.get("auto_confidence")))
+    return out
+
+
+def measured_summary(brain: Brain) -> list[dict[str, Any]]:
+    """Every model measured on the probe on this vault (classify/probe.py), newest first."""
+    from vaultbrain.classify.probe import all_kept
+
+    try:
+        return [m.summary() for m in all_kept(brain.store)]
+    except OSError:
+        return []
 
 
 def render_second_opinion(op: dict[str, Any]) -> list[str]:

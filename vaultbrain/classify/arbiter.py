@@ -6,8 +6,12 @@ says how far each can be trusted for that type on this vault. A pure function de
 - **noise**: a thought the embedded classifier calls noise (keyboard mash, a line addressed to
   the model) is not filed, whatever the LLM said;
 - **a reply that overreaches** (more destinations than the thought has words) is no vote;
-- **agreement** raises the band: two calibrated voters naming the same type are right more
-  often than either alone, ``P = pL·pE / (pL·pE + (1-pL)(1-pE)/(K-1))`` (K types and none);
+- **agreement** raises the confidence by what the two voters' records justify: their
+  precisions for the type (the LLM's measured on the probe, classify/probe.py, then on this
+  vault; the embedded classifier's calibrated) combine as independent evidence, odds
+  multiply: ``P = pL·pE / (pL·pE + (1-pL)(1-pE))``. Only the agreed type gets it: a
+  destination only one voter gave keeps that voter's precision, and the decision is as
+  sure as its least sure destination;
 - **disagreement** goes by reliability: each voter's chance of being the right one given that
   they disagree; the more likely one is filed as a suggestion if it would have been filed on
   its own, and the thought goes to review only when neither is reliable;
@@ -29,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from vaultbrain.classify.reliability import (
+    DECIDED,
     EMBEDDED,
     LLM,
     NONE,
@@ -97,7 +102,7 @@ def decide(
     notes: list[str] = []
     emb_type = primary(embedded)
     llm_dests = merge_duplicates(list(llm.destinations)) if llm is not None else []
-    if names is not None and reliability.llm("person", None).evidence < TRACK_RECORD:
+    if names is not None and reliability.outcome(LLM, "person")[0] < TRACK_RECORD:
         invented = [d for d in llm_dests if d.type == "person" and not _named(d.title, names)]
         if invented:
             notes.append(
@@ -141,7 +146,15 @@ def decide(
     shown = p if band is Band.AUTO else min(p, auto - 0.01)
     if band is not Band.REVIEW:
         shown = max(shown, minimum)
+    band, bar = person_bar(reliability, result, band, auto)
+    if bar == "earned":
+        shown = max(shown, auto)
+        notes.append(f"the person's bar: {primary(result)} suggestions confirmed, it files alone")
+    elif bar == "lost":
+        shown = min(shown, auto - 0.01)
+        notes.append(f"the person's bar: {primary(result)} keeps being corrected, a suggestion")
     result = replace(result, band=band.value, confidence=round(shown, 3))
+    votes[DECIDED] = decided_vote(result, band)
     if llm_type not in (None, NONE) and emb_type not in (None, NONE) and llm_type != emb_type:
         winner = {LLM: "the LLM's", EMBEDDED: "the embedded classifier's"}.get(how, "neither")
         notes.append(
@@ -156,6 +169,7 @@ def decide(
         "llm_confidence": stated,
         "embedded_confidence": round(embedded.confidence, 3),
         "decided_by": how,
+        "llm_measured": reliability.measured is not None,
         "p": p,  # the decided reading's chance of being right, as the pair reckons it
         "band": alone.value,  # what the LLM alone would have done
         "final_band": band.value,
@@ -223,17 +237,15 @@ class _Context:
             pl = el.p if el.evidence >= 1 else 0.5  # unknown: the embedded reading judges
         else:
             pl = el.p
-        k = max(self.reliability.types, 1)
-        both = pl * ee.p * k
-        p = both / (both + (1 - pl) * (1 - ee.p)) if both else 0.0
+        base, other = (LLM, EMBEDDED) if pl >= 0.5 else (EMBEDDED, LLM)
+        dests = self._merge(base, other)
+        p = min([combine(pl, ee.p)] + [self._extra(d.type) for d in dests if d.type != t])
         band = band_for(p, self.auto, self.minimum)
         if band is Band.REVIEW and max(ee.p, pl) >= self.minimum:
             band = Band.SUGGEST  # agreement never files less than either would alone
         # the LLM's titles and fields (a model writes them better than word patterns) unless
         # it is measured unreliable for this type; the other's extra types where it is
         # reliable for them
-        base, other = (LLM, EMBEDDED) if pl >= 0.5 else (EMBEDDED, LLM)
-        dests = self._merge(base, other)
         source = self.llm if base == LLM else self.embedded
         why = f"Both read it as {t}. " + (source.reasoning or "")
         return self._result(dests, p, why.strip(), source), band, "agreement", _est(el, ee)
@@ -277,6 +289,15 @@ class _Context:
         return self._result(dests, p, why.strip(), source), band, winner, est
 
     # -- helpers ---------------------------------------------------------------------------
+    def _extra(self, t: str) -> float:
+        """How sure the pair is of a destination of type ``t`` beside the agreed one: both
+        voters' precisions combined where both gave it, the one voter's where only one did."""
+        by_llm = any(d.type == t for d in self._llm_fileable())
+        by_emb = any(d.type == t for d in self.embedded.fileable)
+        if by_llm and by_emb:
+            return combine(self._precision(LLM, t), self._precision(EMBEDDED, t))
+        return self._precision(LLM if by_llm else EMBEDDED, t)
+
     def _sure_enough(self, est: Estimate) -> bool:
         """The LLM may decide against (or without) the embedded classifier: it stated a
         confidence of at least ``min_confidence``, or stated none it could mean but has a
@@ -376,7 +397,44 @@ class _Context:
             raw=llm.raw if llm is not None else None,
             usage=dict(llm.usage) if llm is not None else {},
             elapsed_ms=llm.elapsed_ms if llm is not None else 0.0,
+            # why the thought is noise, and the types read but not named: the front ends say
+            # so (capture/reasons.py)
+            noise=self.embedded.noise,
+            unnamed=list(self.embedded.unnamed),
         )
+
+
+def decided_vote(result: Classification, band: Band) -> dict[str, Any]:
+    """What the pair (or a voter alone) decided, kept with the votes: the person's bar
+    counts how the person took it (classify/reliability.py)."""
+    types = [d.type for d in result.destinations if d.type != UNKNOWN]
+    return {"type": types[0] if types else NONE, "types": types, "band": band.value}
+
+
+def person_bar(
+    reliability: Reliability, result: Classification, band: Band, auto: float
+) -> tuple[Band, str | None]:
+    """The band after the person's bar for the decided type (:meth:`Reliability.bar`): a
+    suggestion of a type the person keeps confirming unchanged is filed; an auto-filing of a
+    type they keep correcting is a suggestion. Noise and review are left as they are."""
+    t = primary(result)
+    if t in (None, NONE) or band is Band.REVIEW:
+        return band, None
+    bar = reliability.bar(t, auto)
+    if bar == "earned" and band is Band.SUGGEST:
+        return Band.AUTO, bar
+    if bar == "lost" and band is Band.AUTO:
+        return Band.SUGGEST, bar
+    return band, None
+
+
+def combine(p: float, q: float) -> float:
+    """Two independent readings of the same type, right with probabilities ``p`` and ``q``:
+    the chance both are right, odds multiplied (0.9 and 0.8 make 0.97; 0.6 and 0.5, 0.6)."""
+    if p >= 1.0 or q >= 1.0:
+        return 1.0
+    odds = (p / (1 - p)) * (q / (1 - q))
+    return odds / (1 + odds)
 
 
 def _est(el: Estimate, ee: Estimate) -> dict[str, Estimate]:
@@ -452,13 +510,17 @@ def arbitrate(
     known: list[dict[str, Any]],
     auto: float,
     minimum: float,
+    measured: dict[str, list[float]] | None = None,
 ) -> Decision:
     """Run the embedded classifier (``embedded``: an :class:`~vaultbrain.classify.embedded.
-    Embedded`, with the vault's reliability) beside the LLM's reading, and decide."""
+    Embedded`, with the vault's reliability) beside the LLM's reading, and decide.
+    ``measured``: the probe's record of the model that answered (classify/probe.py), its
+    prior; None while it is not measured."""
     from vaultbrain.classify.embedded import analyse
 
     analysis = analyse(text, today, embedded, known, 1.0, pack)
     reliability = embedded.reliability or Reliability(types=len(embedded.labels))
+    reliability = reliability.with_measured(measured)
     return decide(
         text,
         llm,

@@ -9,12 +9,15 @@ confidence, see :mod:`vaultbrain.classify.arbiter`). Two kinds of evidence come 
   each type it named: how often, and how often rightly — its precision ("when the LLM says
   project, it is a project 9 times in 10"). A thought filed alone and never touched weighs
   :data:`STOOD` of one the person looked at.
-- **agreement**: a label-free measure for the first days of a vault, before the person has
-  corrected anything (counted for the thoughts the person has not decided). When the embedded classifier is right with probability ``q`` (it is
-  calibrated) and the LLM with ``r``, they agree about ``r·q + (1-r)(1-q)/(K-1)`` of the
-  time; solved for ``r``, the observed agreement gives the LLM's precision. A small model
-  that answers at random agrees rarely and is soon trusted less than the embedded
-  classifier; a strong one agrees as often as the embedded classifier is right.
+- **the probe** (:mod:`vaultbrain.classify.probe`): the LLM's precision per type measured on
+  labelled thoughts the first time vaultbrain met the model (``measured``). It is the LLM's
+  prior, worth as many outcomes as the probe had thoughts of that type (at most
+  :data:`MEASURED_WEIGHT`), so the person's own confirmations and corrections outweigh it
+  within days. Before a model is measured, the prior is its stated confidence taken with
+  salt (0.45–0.65).
+- **agreement** (how often the two read a thought alike) is counted for ``trust --summary``
+  only. It no longer scores the LLM: agreement with a voter that is itself wrong a fifth of
+  the time scores a strong model down for being right where the other is confidently wrong.
 
 Both are plain sums (additive, like the classifier's counts in ``learned.py``): a capture
 that changes is taken out with the weight it was put in with, and put in again.
@@ -30,14 +33,15 @@ from vaultbrain.statuses import CaptureStatus
 LLM = "llm"
 EMBEDDED = "embedded"
 NONE = "unknown"  # a voter that filed nothing names this "type"
+DECIDED = "decided"  # votes' key for what the pair decided: {"type", "types", "band"}
 STOOD = 0.25  # a thought filed alone that nobody corrected, against one the person decided
-AGREEMENT_WEIGHT = 0.5  # one agreement observation, against one outcome the person gave
 SURE_ENOUGH = 0.5  # the embedded confidence from which its reading measures the LLM's
 PRIOR_WEIGHT = 3.0  # what the prior is worth, in outcomes
 EMBEDDED_PRIOR_WEIGHT = 10.0  # the embedded classifier's calibration, in expected rights
-POOL = 15.0  # what the all-types figure is worth against a type's own observations
-MAX_AGREEMENT = 60.0  # observations of agreement counted at most: outcomes weigh more
 TRACK_RECORD = 5.0  # outcomes of a voter and type before it may file alone, unconfirmed
+EARN_AFTER = 5.0  # suggestions of a type confirmed unchanged before it may earn auto-filing
+MEASURED_WEIGHT = 10.0  # the probe's figure for a type, in outcomes, at most
+MEASURED_POOL = 2.0  # what the probe's all-types figure is worth against a type's own
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,47 @@ class Reliability:
     # type the LLM named -> [observations, agreements, sum of the embedded's confidence]
     agreement: dict[str, list[float]] = field(default_factory=dict)
     types: int = 4  # fileable types: the chance that two wrong readings coincide
+    # the probe's record of the LLM now in use: type it named -> [named, right] (None: the
+    # model is not measured yet)
+    measured: dict[str, list[float]] | None = None
+    # the person's bar: type the pair suggested -> [confirmed unchanged, corrected or
+    # dismissed] (None: nothing yet; kept None-able for learning pickled before it)
+    person: dict[str, list[float]] | None = None
+
+    def with_measured(self, measured: dict[str, list[float]] | None) -> Reliability:
+        """These sums with the probe's record of the model in use (a new object: the sums are
+        shared by every thought of a unit of work)."""
+        return Reliability(self.outcomes, self.agreement, self.types, measured, self.person)
+
+    # -- the person's bar --------------------------------------------------------------------
+    def bar(self, type_name: str, auto: float) -> str | None:
+        """``earned``: the person confirmed this type's suggestions unchanged at least
+        :data:`EARN_AFTER` times and the measured precision (confirmed / (all + 1), a
+        pessimistic count) reaches ``auto``: it files alone in this vault. ``lost``: they
+        corrected it at least twice and the precision is below ``auto``: it never files
+        alone, whatever a voter says. None: neither."""
+        row = (self.person or {}).get(type_name)
+        if not row:
+            return None
+        confirmed, corrected = max(row[0], 0.0), max(row[1], 0.0)
+        p = confirmed / (confirmed + corrected + 1.0)
+        if confirmed >= EARN_AFTER and p >= auto:
+            return "earned"
+        if corrected >= 2 and p < auto:
+            return "lost"
+        return None
+
+    def person_summary(self, auto: float) -> dict[str, Any]:
+        """Per type the pair suggested: confirmed, corrected, and the bar it has."""
+        return {
+            t: {
+                "confirmed": int(r[0]),
+                "corrected": int(r[1]),
+                "auto_filing": self.bar(t, auto),
+            }
+            for t, r in sorted((self.person or {}).items())
+            if r[0] > 0 or r[1] > 0
+        }
 
     # -- learning ------------------------------------------------------------------------
     def add(self, votes: Any, truth: tuple[str, ...] | None, weight: float, sign: int = 1) -> None:
@@ -83,6 +128,9 @@ class Reliability:
                     del rows[type_name]
                 if not rows:
                     del self.outcomes[voter]
+        decided = votes.get(DECIDED)
+        if truth is not None and weight >= 1 and isinstance(decided, dict):
+            self._count_bar(decided, truth, sign)
         (llm_type, _), (emb_type, emb_conf) = said[LLM], said[EMBEDDED]
         if truth is not None and weight >= 1:
             return  # the person said which type it was: agreement would only guess at it
@@ -94,22 +142,46 @@ class Reliability:
             if row[0] <= 1e-9:
                 del self.agreement[llm_type]
 
+    def _count_bar(self, decided: dict[str, Any], truth: tuple[str, ...], sign: int) -> None:
+        """A decision the person took up (confirmed, resolved, corrected, dismissed): confirmed
+        unchanged when its types are the ones filed, corrected otherwise."""
+        t = decided.get("type")
+        if not t or t == NONE:
+            return  # (a filing the person corrects counts too: that undoes an earned bar)
+        if self.person is None:
+            self.person = {}
+        row = self.person.setdefault(str(t), [0.0, 0.0])
+        types = set(decided.get("types") or (t,))
+        unchanged = bool(truth) and truth[0] == t and set(truth) == types
+        row[0 if unchanged else 1] += sign
+        if row[0] <= 1e-9 and row[1] <= 1e-9:
+            del self.person[str(t)]
+
     # -- estimates -----------------------------------------------------------------------
     def llm(self, type_name: str, stated: float | None) -> Estimate:
-        """The LLM's precision for ``type_name``. Before this vault has measured it, what it
-        says of itself is taken with salt (a small model says 1.0 of keyboard mash): its
-        stated confidence moves the prior only between 0.45 and 0.65, so a confident
-        embedded reading wins a disagreement until the LLM has shown it is right more often."""
-        prior = 0.55 if stated is None else 0.45 + 0.2 * stated
-        num, den = PRIOR_WEIGHT * prior, PRIOR_WEIGHT
-        agreed = self._from_agreement(type_name)
-        if agreed is not None:
-            est, n = agreed
-            num += AGREEMENT_WEIGHT * n * est
-            den += AGREEMENT_WEIGHT * n
+        """The LLM's precision for ``type_name``: the probe's measure of the model as the prior
+        (:meth:`prior`), then what the person confirmed and corrected on this vault. Before
+        the model is measured, what it says of itself is taken with salt (a small model says
+        1.0 of keyboard mash): its stated confidence moves the prior only between 0.45 and
+        0.65, so a confident embedded reading wins a disagreement until the LLM has shown it
+        is right more often."""
+        prior, weight = self.prior(type_name, stated)
+        num, den = weight * prior, weight
         said, right = self.outcome(LLM, type_name)
         num, den = num + right, den + said
-        return Estimate(num / den, den - PRIOR_WEIGHT)
+        evidence = den - (PRIOR_WEIGHT if self.measured is None else 0.0)
+        return Estimate(num / den, evidence)
+
+    def prior(self, type_name: str, stated: float | None) -> tuple[float, float]:
+        """(the LLM's prior precision for ``type_name``, what it is worth in outcomes)."""
+        if self.measured:
+            named = sum(r[0] for r in self.measured.values())
+            right = sum(r[1] for r in self.measured.values())
+            overall = (right + 1.0) / (named + 2.0)
+            row = self.measured.get(type_name) or [0.0, 0.0]
+            p = (row[1] + MEASURED_POOL * overall) / (row[0] + MEASURED_POOL)
+            return p, min(row[0] + MEASURED_POOL, MEASURED_WEIGHT)
+        return (0.55 if stated is None else 0.45 + 0.2 * stated), PRIOR_WEIGHT
 
     def embedded(self, type_name: str, calibrated: float) -> Estimate:
         """The embedded classifier's chance of being right on this thought: its calibrated
@@ -130,23 +202,14 @@ class Reliability:
         row = self.outcomes.get(voter, {}).get(type_name)
         return (max(row[0], 0.0), max(row[1], 0.0)) if row else (0.0, 0.0)
 
-    def _from_agreement(self, type_name: str) -> tuple[float, float] | None:
-        """The LLM's precision for a type from how often the embedded classifier agreed when
-        it was sure enough, and the observations it rests on. A type's own figure is drawn
-        toward the figure of all types together (:data:`POOL`): ten observations of one type
-        say less about the model than fifty of all."""
-        pooled = [sum(r[i] for r in self.agreement.values()) for i in range(3)]
-        if pooled[0] < 5:
-            return None
-        overall = _solve(pooled, self.types)
-        row = self.agreement.get(type_name)
-        n = max(row[0], 0.0) if row else 0.0
-        est = (n * _solve(row, self.types) + POOL * overall) / (n + POOL) if row and n else overall
-        return est, min(pooled[0], MAX_AGREEMENT)
-
     # -- the state dir ---------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        return {"outcomes": self.outcomes, "agreement": self.agreement, "types": self.types}
+        return {
+            "outcomes": self.outcomes,
+            "agreement": self.agreement,
+            "types": self.types,
+            "person": dict(self.person or {}),
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Reliability:
@@ -154,7 +217,8 @@ class Reliability:
             voter: {t: [*row, 0.0][:3] if len(row) < 3 else list(row) for t, row in rows.items()}
             for voter, rows in (d.get("outcomes") or {}).items()
         }
-        return cls(outcomes, dict(d.get("agreement") or {}), d.get("types", 4))
+        person = {str(t): list(r) for t, r in (d.get("person") or {}).items()} or None
+        return cls(outcomes, dict(d.get("agreement") or {}), d.get("types", 4), None, person)
 
     def summary(self) -> dict[str, Any]:
         """The figures per voter and type, for ``trust --summary`` and ``doctor``."""

@@ -140,39 +140,106 @@ def review_resolve(
 
 
 @review.command("confirm")
-@click.argument("capture_id", metavar="ID")
+@click.argument("capture_ids", metavar="ID...", nargs=-1)
+@click.option("--all", "every", is_flag=True, help="Every suggestion waiting (with the filters).")
+@click.option("--type", "type_name", metavar="T", help="With --all: suggestions naming type T.")
+@click.option(
+    "--min-confidence",
+    type=click.FloatRange(0.0, 1.0),
+    metavar="X",
+    help="With --all: suggestions of at least this confidence.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @click.pass_obj
-def review_confirm(obj: Any, capture_id: str, as_json: bool) -> None:
-    """Accept the suggestion for thought ID."""
+def review_confirm(
+    obj: Any,
+    capture_ids: tuple[str, ...],
+    every: bool,
+    type_name: str | None,
+    min_confidence: float | None,
+    as_json: bool,
+) -> None:
+    """Accept the suggestion for each thought ID (or --all of them).
+
+    Each is its own decision, undone with `fix`; one that cannot be confirmed is said and
+    the others are confirmed.
+    """
+    if every and capture_ids:
+        raise click.UsageError("give IDs or --all, not both")
+    if not every and (type_name or min_confidence is not None):
+        raise click.UsageError("--type and --min-confidence choose among --all")
+    if not every and not capture_ids:
+        raise click.UsageError("give the IDs to confirm, or --all (see `vaultbrain review list`)")
     app = obj.app()
     if _elsewhere(app):
-        _gesture(app, capture_id, "confirm")
+        if every:
+            raise click.UsageError(
+                "--all works on the filer; here confirm by ID (`vaultbrain review list`)"
+            )
+        for cid in capture_ids:
+            _gesture(app, cid, "confirm")
         return
-    from vaultbrain.capture.resolution import confirm
+    from vaultbrain.capture.review_bulk import confirm_many, suggestions
 
-    cap = confirm(app, capture_id)
-    _after(app)
-    _show(cap.to_record(), as_json)
+    if every:
+        app_ids = suggestions(app, type_name, min_confidence)
+        if not app_ids:
+            _bulk_done(app, [], [], as_json, "no suggestion to confirm")
+            return
+        capture_ids = tuple(app_ids)
+    bulk = confirm_many(app, capture_ids)
+    _bulk_done(app, bulk.done, bulk.refused, as_json)
 
 
 @review.command("dismiss")
-@click.argument("capture_id", metavar="ID")
+@click.argument("capture_ids", metavar="ID...", nargs=-1, required=True)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @click.pass_obj
-def review_dismiss(obj: Any, capture_id: str) -> None:
-    """Dismiss ID: it was not a thought.
+def review_dismiss(obj: Any, capture_ids: tuple[str, ...], as_json: bool) -> None:
+    """Dismiss each ID: it was not a thought.
 
     Notes it created move to Brain/Archive/.
     """
     app = obj.app()
     if _elsewhere(app):
-        _gesture(app, capture_id, "dismiss")
+        for cid in capture_ids:
+            _gesture(app, cid, "dismiss")
         return
-    from vaultbrain.capture.resolution import dismiss
+    from vaultbrain.capture.review_bulk import dismiss_many
 
-    dismiss(app, capture_id)
-    _after(app)
-    click.echo(f"{capture_id}: dismissed")
+    bulk = dismiss_many(app, capture_ids)
+    _bulk_done(app, bulk.done, bulk.refused, as_json)
+
+
+def _bulk_done(
+    app: Brain,
+    done: list[Any],
+    refused: list[tuple[str, str]],
+    as_json: bool,
+    empty: str = "",
+) -> None:
+    """Bring the notes up to date once, print what each decision did; exit 1 when one was
+    refused (the others stand)."""
+    from vaultbrain.cli.core import capture_summary
+
+    if done:
+        _after(app)
+    if as_json:
+        docs = [capture_summary(c.to_record()) for c in done]
+        echo_json(
+            docs[0]
+            if len(done) == 1 and not refused
+            else {"done": docs, "refused": [{"id": i, "error": e} for i, e in refused]}
+        )
+    else:
+        if empty:
+            click.echo(empty)
+        for cap in done:
+            _show(cap.to_record(), False)
+        for cid, why in refused:
+            click.echo(f"{cid}: not done: {why}", err=True)
+    if refused:
+        raise SystemExit(1)
 
 
 def _show(rec: dict[str, Any], as_json: bool) -> None:
@@ -259,6 +326,21 @@ def trust_cmd(
             )
             for b in s["calibration"]:
                 click.echo(f"  {b['band']}: {b['filed']} filed, {b['corrected']} corrected")
+            for t, b in ((s.get("reliability") or {}).get("person_bar") or {}).items():
+                state = {"earned": "files alone", "lost": "always a suggestion"}.get(
+                    str(b["auto_filing"]), "as its confidence says"
+                )
+                click.echo(
+                    f"  {t}: you confirmed {b['confirmed']} unchanged, corrected "
+                    f"{b['corrected']}: {state}"
+                )
+            for m in s.get("llm_measured") or []:
+                per = ", ".join(f"{t} {v['p']:.2f}" for t, v in m["precision"].items())
+                acc = "–" if m["accuracy"] is None else f"{m['accuracy']:.0%}"
+                click.echo(
+                    f"  LLM measured: {m['model']} right on {acc} of {m['asked']} probe "
+                    f"thoughts; precision per type: {per}"
+                )
         return
     events = trail(brain, status, type_name, parse_since(since, brain.today()), limit)
     if as_json:

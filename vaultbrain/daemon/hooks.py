@@ -187,9 +187,83 @@ class GraphHook(Hook):
         self.builder.stop()
 
 
+class ProbeHook(Throttled):
+    """The LLM measured the first time the daemon meets it (an endpoint and a model id): the
+    probe's thoughts (classify/probe.py) asked on a thread of its own, with a client of its
+    own, so captures go on meanwhile; the record is kept in the store and is the pair's
+    prior from then on. A model met before is not asked again; a probe cut short (the
+    server went away, the daemon stopped) is tried again later."""
+
+    name = "probe"
+    every = 60.0
+
+    def __init__(self, brain: Brain) -> None:
+        super().__init__()
+        import threading
+
+        self.brain = brain
+        self.stop = threading.Event()
+        self.thread: threading.Thread | None = None
+        self.done: set[str] = set()
+
+    def step(self, once: bool) -> None:
+        s = self.brain.settings
+        if once or s.get("provider") == "heuristic" or not s.get("second_opinion"):
+            return  # (--once never waits for a probe; no pair, nothing to measure for)
+        if self.thread is not None and self.thread.is_alive():
+            return
+        wanted = f"{s.get('endpoint')}|{s.get('model') or ''}"
+        if wanted in self.done:
+            return
+        import threading
+
+        self.thread = threading.Thread(
+            target=self._run, args=(wanted,), name="vaultbrain-probe", daemon=True
+        )
+        self.thread.start()
+
+    def _run(self, wanted: str) -> None:
+        from vaultbrain.classify.llm import LLMClient
+        from vaultbrain.classify.probe import measure_once
+        from vaultbrain.errors import LLMError
+
+        client = LLMClient.from_settings(self.brain.settings, self.brain.state_dir)
+        try:
+            model = client.pick_model()
+            log.debug("probe: %s at %s", model, client.endpoint)
+            from vaultbrain.classify.probe import kept
+
+            if kept(self.brain.store, client.endpoint, model) is None:
+                log.info("measuring the model %s on the probe, in the background", model)
+            found, now = measure_once(
+                self.brain.store, client, self.brain.pack, self.brain.today(), self.stop
+            )
+            if found is not None:
+                self.done.add(wanted)
+                if now:
+                    acc = found.accuracy
+                    log.info(
+                        "model %s measured: %s of %d probe thoughts right",
+                        model,
+                        "–" if acc is None else f"{acc:.0%}",
+                        found.asked,
+                    )
+        except LLMError as exc:
+            log.debug("probe: not now (%s)", exc)
+        except Exception:
+            log.exception("the probe failed")
+        finally:
+            client.close()
+
+    def shutdown(self) -> None:
+        self.stop.set()
+        if self.thread is not None:
+            self.thread.join(10)
+
+
 def load_hooks(brain: Brain) -> list[Hook]:
     hooks: list[Hook] = []
-    for factory in (ReviewHook, SchedulerHook, IdeaLoomHook, GraphHook, EmbedHook):
+    for factory in (ReviewHook, SchedulerHook, IdeaLoomHook, GraphHook, EmbedHook, ProbeHook):
         try:
             hooks.append(factory(brain))
         except ImportError as exc:

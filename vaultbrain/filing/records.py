@@ -80,6 +80,7 @@ CORE_KEYS = (
     "confidence",
     "classified_by",
     "confirmed",
+    "suggested",
 )
 
 

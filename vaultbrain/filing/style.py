@@ -22,8 +22,9 @@ minimal. A style change rewrites nothing by itself: ``vaultbrain restyle``
 What the capture pipeline calls: :func:`style_of` once per unit of work,
 :func:`record_note` to render a new record note, :func:`machine_values` for the store,
 :func:`note_changes` on the changes it writes into an existing note (so an update never adds
-``updated`` to a minimal note); a confirmed suggestion's note loses ``confirmed`` whatever
-its style (vaultbrain/capture/resolution.py).
+``updated`` to a minimal note). A note a suggestion created carries ``suggested: true`` in
+every style (full also keeps ``confirmed: false``); a confirmed suggestion's note loses both,
+whatever its style (vaultbrain/capture/resolution.py).
 """
 
 from __future__ import annotations
@@ -100,7 +101,7 @@ def record_properties(
     the machine keys (None: none); ``fields``: the type's values; ``rel``: where the note
     is (the pack's ``subtypes:`` may give it a subtype by its path)."""
     if style.full:
-        return ordered_frontmatter(ptype, dict(core), fields, rel)
+        return _marked(ordered_frontmatter(ptype, dict(core), fields, rel), core)
     typed = typed_values(ptype, fields)
     out: dict[str, Any] = {"type": core["type"]}
     subtype = ptype.subtype_for(rel, typed) if rel is not None and ptype.subtypes else None
@@ -114,8 +115,19 @@ def record_properties(
             out[name] = value
     if core.get("created") is not None:
         out["created"] = core["created"]
-    out["id"] = core["id"]
-    return out
+    return _marked(out, core) | {"id": core["id"]}
+
+
+SUGGESTED = "suggested"
+
+
+def _marked(props: dict[str, Any], core: Mapping[str, Any]) -> dict[str, Any]:
+    """``props`` with ``suggested: true`` when the note is a suggestion's (``confirmed`` is
+    False in ``core``): in every style, so a Dataview query (``WHERE suggested``) or a
+    search tells a guess from a fact. Confirmation removes it (capture/resolution.py)."""
+    if core.get("confirmed") is False:
+        props[SUGGESTED] = True
+    return props
 
 
 def record_body(
@@ -185,6 +197,7 @@ def _heading_text(line: str) -> str:
 
 __all__ = [
     "MACHINE_KEYS",
+    "SUGGESTED",
     "NoteStyle",
     "drop_title_heading",
     "inline_title_shown",

@@ -1,0 +1,48 @@
+"""The person's bar (classify/reliability.py ``bar``): with no LLM, a type whose suggestions
+the person keeps confirming unchanged earns filing alone in this vault, shown in ``trust
+--summary``; corrections take it away again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from support.cli import run, run_json
+
+IDEAS = [
+    "idea: an app for swapping allotment produce",
+    "what if the bakery sold day-old bread boxes",
+    "idea - a podcast about old maps",
+    "maybe a board game about beekeeping",
+    "idea: a newsletter of free museum days",
+]
+
+
+def capture(vault: Path, text: str) -> dict:
+    return run_json(vault, "capture", text)
+
+
+def bar(vault: Path) -> dict:
+    return run_json(vault, "trust", "--summary")["reliability"]["person_bar"]
+
+
+def test_a_type_the_person_keeps_confirming_earns_filing_alone_and_corrections_undo_it(
+    vault: Path,
+) -> None:
+    run(vault, "init")
+    run(vault, "settings", "set", "provider", "heuristic")
+    first = [capture(vault, t) for t in IDEAS]
+    assert all(c["status"] == "suggested" for c in first)  # the embedded classifier's guess
+    assert run(vault, "review", "confirm", "--all", "--type", "idea").exit_code == 0
+    assert bar(vault)["idea"] == {"confirmed": 5, "corrected": 0, "auto_filing": "earned"}
+    assert "idea: you confirmed 5 unchanged" in run(vault, "trust", "--summary").output
+
+    earned = capture(vault, "what if bus stops had little libraries")
+    assert earned["status"] == "filed"  # the same kind of guess, filed alone now
+
+    # the person corrects two of them: the type loses filing alone
+    for c in (earned, capture(vault, "idea: a map of quiet cafes for working")):
+        record = run_json(vault, "db", "show", "idea", c["destinations"][0]["title"])
+        run(vault, "fix", record["id"], "admin")
+    assert bar(vault)["idea"]["auto_filing"] != "earned"
+    again = capture(vault, "maybe a zine about the river's herons")
+    assert again["status"] == "suggested"
