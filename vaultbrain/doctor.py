@@ -77,6 +77,9 @@ def run_checks(app: Brain) -> list[Check]:
     checks.append(_unreadable_check(app))
     checks.append(_llm_check(app))
     checks.append(_embeddings_check(app))
+    from vaultbrain.graph.embed import doctor_lines  # (notes waiting to be embedded, and why)
+
+    checks += [Check("embeddings waiting", ok, line, "warn") for ok, line in doctor_lines(app)]
     checks.append(_settings_check(app))
     if app.settings.notes():  # works, but should change (vaultbrain/settings.py)
         checks.append(Check("settings place", True, "; ".join(app.settings.notes()), "warn"))
