@@ -112,14 +112,15 @@ class BrainTools:
     ) -> dict[str, Any]:
         """The takes found so far (``vaultbrain takes --no-extract``): nothing is extracted
         and nothing written by a read."""
+        from vaultbrain.bounds import span
         from vaultbrain.graph.takes import list_takes
-        from vaultbrain.packs.usage import parse_since
 
+        back = span(since, "since") if since else None
         graph = self._graph()
         kinds = self.brain.pack.manifest.takes_kinds
         if kind and kind not in kinds:
             raise UserError(f"kind {kind!r}: the pack's takes kinds are {', '.join(kinds)}")
-        window = self.brain.today() - parse_since(since) if since else None
+        window = self.brain.today() - back if back is not None else None
         rows = list_takes(graph, self.brain.pack.identity, kind, holder, window)
         return bounded({"takes": rows[: _cap(limit)], "total": len(rows)})
 

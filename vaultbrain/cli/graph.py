@@ -250,7 +250,7 @@ def links_cmd(obj: Any, note: str, link_type: str | None, as_json: bool) -> None
 @click.command("takes")
 @click.option("--kind", metavar="K", help="Only this kind (fact, take, bet, hunch, …).")
 @click.option("--holder", metavar="NAME", help="Only takes held by NAME (name or note).")
-@click.option("--since", metavar="AGE", help="Only takes dated within AGE: 30d, 2w, 12h.")
+@click.option("--since", metavar="AGE", help="Only takes dated within AGE: 30d, 2w, 12h, 1y.")
 @click.option("--offline", is_flag=True, help="Extract with the offline fallback only.")
 @click.option("--no-extract", is_flag=True, help="List what was found before; extract nothing.")
 @click.option("--json", "as_json", is_flag=True)
@@ -269,16 +269,17 @@ def takes_cmd(
     New notes and captures are extracted first (by the LLM, else offline); a text already
     extracted is never extracted again.
     """
+    from vaultbrain.bounds import span
     from vaultbrain.graph.takes import extract, list_takes
-    from vaultbrain.packs.usage import parse_since
 
+    back = span(since) if since else None  # (a value out of range said before any work)
     brain, graph = _graph(obj, as_json)
     if kind and kind not in brain.pack.manifest.takes_kinds:
         from vaultbrain.errors import UserError
 
         kinds = ", ".join(brain.pack.manifest.takes_kinds)
         raise UserError(f"--kind {kind!r}: the pack's takes kinds are {kinds}")
-    window = brain.today() - parse_since(since) if since else None
+    window = brain.today() - back if back is not None else None
     report = None if no_extract else extract(brain, graph, use_llm=not offline)
     rows = list_takes(graph, brain.pack.identity, kind, holder, window)
     if as_json:
