@@ -195,3 +195,42 @@ def test_a_size_change_found_by_a_batch_embeds_every_note_again(
     assert doc["status"]["notes"] >= 41 and doc["status"]["refused"] == 0
     for i in (0, 17, 40):
         assert _semantic(vault, _key(i))[0]["path"] == _rel(i)
+
+
+def test_the_daemon_embeds_every_other_note_past_a_faulty_one(
+    tmp_path: Path, embedder: HashEmbedServer, daemon
+) -> None:
+    from support.daemon import wait_for
+
+    vault = tmp_path / "Vault"
+    run(vault, "init")
+    (vault / "Ideas").mkdir(exist_ok=True)
+    n = 300
+    bad = {7: "boomword", 8: "nanword", 150: "wideword", 151: "emptyword", 299: "infword"}
+    for i in range(n):
+        body = f"About {_key(i)}. {bad.get(i, '')}\n"
+        (vault / _rel(i)).write_text(f"# Note {i:04d}\n\n{body}", "utf-8")
+    embedder.faults = {word: fault for word, (fault, _n) in FAULTS.items()}
+    run(vault, "search", "bees")  # builds the graph index, which the daemon keeps in step
+    d = daemon(vault).start()
+    d.wait_ready()
+
+    def status() -> dict[str, Any]:
+        return _strict(run(vault, "embed", "--status", "--json").stdout)
+
+    wait_for(lambda: status()["notes"] >= n - len(bad), 60, d.log)
+    wait_for(lambda: status()["refused"] == len(bad), 60, d.log)
+    doc = status()
+    assert {w["path"] for w in doc["waiting"]} == {_rel(i) for i in bad}
+    for i in (0, 6, 9, 149, 152, 298):
+        assert _semantic(vault, _key(i))[0]["path"] == _rel(i)
+    # A note the person edits after the server healed is embedded at once.
+    embedder.faults = {}
+    note = vault / _rel(150)
+    note.write_text(note.read_text("utf-8") + "\nEdited.\n", "utf-8")
+    wait_for(lambda: _semantic(vault, _key(150))[0]["path"] == _rel(150), 60, d.log)
+    assert status()["refused"] == len(bad) - 1
+    assert d.alive()
+    assert d.stop() == 0
+    out = d.output()
+    assert "Traceback" not in out and "waits, tried again later" in out
