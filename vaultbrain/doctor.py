@@ -78,6 +78,17 @@ def run_checks(app: Brain) -> list[Check]:
     checks.append(_llm_check(app))
     checks.extend(_measured_checks(app))
     checks.append(_embeddings_check(app))
+    from vaultbrain.graph.embed import doctor_lines  # (notes waiting to be embedded, and why)
+
+    checks += [Check("embeddings waiting", ok, line, "warn") for ok, line in doctor_lines(app)]
+    from vaultbrain.vault.atomic import sweep_leftovers  # (temps a killed write left)
+
+    stuck = sweep_leftovers(app.vault.root, app.vault.state_dir).stuck
+    if stuck:
+        shown = "; ".join(stuck[:5]) + (f" (and {len(stuck) - 5} more)" if len(stuck) > 5 else "")
+        checks.append(
+            Check("leftovers", False, f"temp files that could not be removed: {shown}", "warn")
+        )
     checks.append(_settings_check(app))
     if app.settings.notes():  # works, but should change (vaultbrain/settings.py)
         checks.append(Check("settings place", True, "; ".join(app.settings.notes()), "warn"))

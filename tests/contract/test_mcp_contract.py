@@ -166,8 +166,10 @@ def test_tools_are_listed_with_schemas_and_each_answers(brain_vault: Path) -> No
     assert got["links"]["note"] == "Projects/Garden.md"
     assert got["takes"]["takes"] == [] or isinstance(got["takes"]["takes"], list)
     assert got["read"]["path"] == "People/Sarah Okafor.md"
-    assert "Keeps four hives" in got["read"]["text"]
-    assert got["read_path"]["truncated"] is True and len(got["read_path"]["text"]) == 10
+    assert "Keeps four hives" in got["read"]["untrusted_content"]
+    assert got["read"]["source"] == "vault", "marked as the vault's text, not the server's"
+    assert got["read_path"]["truncated"] is True
+    assert len(got["read_path"]["untrusted_content"]) == 10
     assert got["related"]["note"] == "Ideas/Honey.md" and got["related"]["results"]
     assert got["review"]["suggestions"] or got["review"]["needs_decision"]
     assert got["digest"]["path"].startswith("Brain/Digests/") and got["digest"]["text"]
@@ -311,4 +313,4 @@ def test_the_state_dir_inside_the_vault_is_never_read(tmp_path: Path) -> None:
         os.environ.pop("VAULTBRAIN_STATE_DIR", None)
     for result in (by_path, by_name):
         assert result.is_error and SECRET not in result.content[0].text
-    assert "From the hives" in _doc(fine)["text"]
+    assert "From the hives" in _doc(fine)["untrusted_content"]

@@ -9,6 +9,13 @@ around the model: what is sent, stored, updated, fused; and fast enough for 10,0
 token, as llama-cpp-python serves a chat model), ``string_only`` (refuses a list ``input``),
 ``error503`` (temporarily unavailable). ``posts`` counts requests to the embeddings route,
 ``calls`` those answered with vectors, and ``texts`` keeps every text embedded.
+
+``faults`` (a word -> a fault) makes it a server that fails on some texts only, as real
+ones do: any text holding the word gets ``error500`` (the whole request answered 500),
+``too_long`` (a 400 saying the text exceeds the context, when the text is longer than
+``context_chars``), ``nan`` / ``inf`` (a number of its vector NaN or infinity),
+``empty`` (an empty list), ``wide`` (a vector of the wrong size) or ``zeros``. ``dim`` may
+change while it runs (a model that changed size under the same name).
 """
 
 from __future__ import annotations
@@ -51,6 +58,8 @@ class HashEmbedServer:
         self.posts = 0  # every request to the embeddings route, refused or not
         self.texts: list[str] = []
         self.delay = 0.0  # seconds each embedding request takes (a slow server)
+        self.faults: dict[str, str] = {}
+        self.context_chars = 400
         self._lock = threading.Lock()
         owner = self
 
@@ -126,6 +135,23 @@ class HashEmbedServer:
             handler._send(400, {"error": {"message": "'input' must be a string"}})
             return
         texts = [raw] if isinstance(raw, str) else list(raw or [])
+        faults = [self._fault(str(t)) for t in texts]
+        if "error500" in faults:
+            handler._send(500, {"error": {"message": "internal server error"}})
+            return
+        if "too_long" in faults:
+            handler._send(
+                400,
+                {
+                    "error": {
+                        "code": 400,
+                        "message": "the request exceeds the available context size, "
+                        "try increasing it",
+                        "type": "exceed_context_size_error",
+                    }
+                },
+            )
+            return
         if self.delay:
             time.sleep(self.delay)
         with self._lock:
@@ -137,8 +163,27 @@ class HashEmbedServer:
             if mode == "per_token":
                 # what a server without pooling sends: a vector per token (the mean is vec)
                 vec = [[2 * x for x in vec], [0.0] * self.dim]
+            fault = faults[i]
+            if fault == "nan":
+                vec[0] = float("nan")
+            elif fault == "inf":
+                vec[1] = float("inf")
+            elif fault == "empty":
+                vec = []
+            elif fault == "wide":
+                vec = vec + [0.1] * 7
+            elif fault == "zeros":
+                vec = [0.0] * self.dim
             data.append({"object": "embedding", "embedding": vec, "index": i})
         handler._send(200, {"object": "list", "data": data, "model": self.model})
+
+    def _fault(self, text: str) -> str | None:
+        for word, fault in self.faults.items():
+            if word in text:
+                if fault == "too_long" and len(text) <= self.context_chars:
+                    continue
+                return fault
+        return None
 
     @property
     def url(self) -> str:

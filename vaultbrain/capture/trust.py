@@ -29,16 +29,9 @@ def parse_since(text: str | None, today: dt.date) -> str | None:
     """``2026-11-01``, or a span back from today: ``7d``, ``4w``."""
     if not text:
         return None
-    text = text.strip().lower()
-    if text[:-1].isdigit() and text[-1:] in ("d", "w"):
-        days = int(text[:-1]) * (7 if text.endswith("w") else 1)
-        return (today - dt.timedelta(days=days)).isoformat()
-    try:
-        return dt.date.fromisoformat(text).isoformat()
-    except ValueError as exc:
-        raise UserError(
-            f"--since takes a date (2026-11-01) or a span (7d, 4w), not {text!r}"
-        ) from exc
+    from vaultbrain.bounds import since_day  # (bounded: one line, never an OverflowError)
+
+    return since_day(text.strip().lower(), today).isoformat()
 
 
 def trail(

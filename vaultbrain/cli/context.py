@@ -83,6 +83,11 @@ class Context:
                 )
             self._app = Brain(root, self.state_dir, self.schema_pack)
             vault = self._app.vault
+            from vaultbrain.vault.atomic import leftovers_line  # (a killed write's temps)
+
+            swept = leftovers_line(vault.root, vault.state_dir)
+            if swept:
+                sys.stderr.write(f"{swept}\n")
             if getattr(vault, "identity_notice", None):
                 # Said to the person in one line, whatever the log level (a copied vault
                 # given its own id: vault/identity.py), as well as in the log.

@@ -19,10 +19,14 @@ class _Date(click.ParamType):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, dt.date):
             return value
+        from vaultbrain.bounds import day
+
         try:
-            return dt.date.fromisoformat(str(value))
+            dt.date.fromisoformat(str(value))
         except ValueError:
             self.fail(f"{value!r} is not a date (YYYY-MM-DD)", param, ctx)
+        # (within the calendar, with room either side; else one line, exit 1)
+        return day(str(value), "--date")
 
 
 DATE = _Date()

@@ -75,7 +75,7 @@ def search_cmd(
         limit,
     )
     if as_json:
-        echo_json(doc)
+        _echo_finite(doc)
         return
     if doc["note"] and mode is not None:
         click.echo(doc["note"], err=True)  # asked for meaning, got keywords: say so
@@ -87,6 +87,16 @@ def search_cmd(
         click.echo(f"{r['path']}  ({r['type'] or 'untyped'}, {r['score']:.3g})")
         if r["snippet"]:
             click.echo(f"    {r['snippet']}")
+
+
+def _echo_finite(doc: Any) -> None:
+    """JSON that any reader takes: a number no vector should give (NaN, infinity) is null."""
+    import json
+
+    from vaultbrain.graph.search import finite
+
+    text = json.dumps(finite(doc), ensure_ascii=False, indent=2, default=str, allow_nan=False)
+    click.echo(text)
 
 
 @click.command("related")
@@ -101,7 +111,7 @@ def related_cmd(obj: Any, note: str, limit: int, as_json: bool) -> None:
     _, graph = _graph(obj, as_json)
     doc = related(graph, note, limit)
     if as_json:
-        echo_json(doc)
+        _echo_finite(doc)
         return
     if not doc["results"]:
         click.echo("no other note is embedded yet")
@@ -153,14 +163,34 @@ def embed_cmd(obj: Any, only_status: bool, as_json: bool) -> None:
                 f"{report.pending} left, in {report.seconds:.1f}s "
                 f"({report.server_seconds:.1f}s in the server)"
             )
+            if report.model_changed:
+                click.echo(
+                    f"the server now embeds with {report.model_changed}: every note was "
+                    "embedded again",
+                    err=True,
+                )
+            if report.failed:
+                click.echo(
+                    f"{len(report.failed)} note(s) the server refused wait for a later try "
+                    "(`vaultbrain embed --status` says why)",
+                    err=True,
+                )
     doc = status(graph, client)
     if as_json:
-        echo_json(doc if report is None else {**report.as_dict(), "status": doc})
+        _echo_finite(doc if report is None else {**report.as_dict(), "status": doc})
     elif only_status:
         click.echo(
             f"model {doc['model'] or '-'}: {doc['notes']} notes ({doc['chunks']} chunks) "
             f"embedded, {doc['pending']} waiting; server: {doc['server'] or 'not asked yet'}"
         )
+        if doc["model_changed"]:
+            click.echo(doc["model_changed"])
+        if doc["refused"]:
+            click.echo(f"{doc['refused']} refused by the server, tried again later:")
+            for w in doc["waiting"]:
+                click.echo(f"  {w['path']}: {w['why']} (tries {w['tries']}, next {w['next_try']})")
+            if doc["refused"] > len(doc["waiting"]):
+                click.echo(f"  … and {doc['refused'] - len(doc['waiting'])} more (--json)")
 
 
 @click.command("whoknows")
@@ -220,7 +250,7 @@ def links_cmd(obj: Any, note: str, link_type: str | None, as_json: bool) -> None
 @click.command("takes")
 @click.option("--kind", metavar="K", help="Only this kind (fact, take, bet, hunch, …).")
 @click.option("--holder", metavar="NAME", help="Only takes held by NAME (name or note).")
-@click.option("--since", metavar="AGE", help="Only takes dated within AGE: 30d, 2w, 12h.")
+@click.option("--since", metavar="AGE", help="Only takes dated within AGE: 30d, 2w, 12h, 1y.")
 @click.option("--offline", is_flag=True, help="Extract with the offline fallback only.")
 @click.option("--no-extract", is_flag=True, help="List what was found before; extract nothing.")
 @click.option("--json", "as_json", is_flag=True)
@@ -239,16 +269,17 @@ def takes_cmd(
     New notes and captures are extracted first (by the LLM, else offline); a text already
     extracted is never extracted again.
     """
+    from vaultbrain.bounds import span
     from vaultbrain.graph.takes import extract, list_takes
-    from vaultbrain.packs.usage import parse_since
 
+    back = span(since) if since else None  # (a value out of range said before any work)
     brain, graph = _graph(obj, as_json)
     if kind and kind not in brain.pack.manifest.takes_kinds:
         from vaultbrain.errors import UserError
 
         kinds = ", ".join(brain.pack.manifest.takes_kinds)
         raise UserError(f"--kind {kind!r}: the pack's takes kinds are {kinds}")
-    window = brain.today() - parse_since(since) if since else None
+    window = brain.today() - back if back is not None else None
     report = None if no_extract else extract(brain, graph, use_llm=not offline)
     rows = list_takes(graph, brain.pack.identity, kind, holder, window)
     if as_json:

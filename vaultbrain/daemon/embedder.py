@@ -12,6 +12,9 @@ the server, its own thread, ``nice 19`` on Linux).
 With no embedding server (nothing listens, or the server will not embed) the worker says so
 once in the log, keeps search by keywords, and asks again later (:data:`RETRY_UNREACHABLE`;
 a refusal is remembered for ``RETRY_AFTER`` by the client); when it works again it says so.
+A note the server refuses alone (a 500 for its text, a vector with NaN in it, of another
+size) is marked in the index and tried again later, with backoff (``vec_failed``): the
+worker goes on with the others, and says once in the log how many wait and why.
 """
 
 from __future__ import annotations
@@ -58,6 +61,7 @@ class Embedder:
         self._said: str | None = None  # the last state logged: "ok", or why not
         self._drop_due = False
         self._idle_stamp: tuple[int, int] | None = None
+        self._idle_until: float | None = None  # time.time() a refused note is due again
 
     # -- main thread ---------------------------------------------------------------------
     def client(self) -> EmbeddingClient | None:
@@ -112,7 +116,8 @@ class Embedder:
                     graph.db.total_changes,
                     graph.db.execute("PRAGMA data_version").fetchone()[0],
                 )
-            if stamp == self._idle_stamp and self.queue.empty():
+            due = self._idle_until is not None and time.time() >= self._idle_until
+            if stamp == self._idle_stamp and self.queue.empty() and not due:
                 return
             store = VectorStore(graph)
             with self._lock:
@@ -125,6 +130,7 @@ class Embedder:
                 self._wake.set()
             elif not stale and not skip:
                 self._idle_stamp = stamp
+                self._idle_until = store.next_retry()  # (a refused note's next try)
         except sqlite3.Error as exc:
             log.debug("embedding: the index could not be read (%s)", exc)
         self._start()
@@ -207,6 +213,15 @@ class Embedder:
                 return
             report = embed_pending(graph, client, ROUND, rels=rels, stop=self._stop.is_set)
             self._say("ok", f"search by meaning: embedding with {report.model}")
+            if report.model_changed:
+                log.warning(
+                    "embedding: the server now embeds with %s; every note is embedded again",
+                    report.model_changed,
+                )
+                self._idle_stamp = None
+            for f in report.failed:
+                # (each refusal once a round, at the lowest level but the first of a kind)
+                log.info("embedding: %s waits, tried again later: %s", f["path"], f["why"])
             if report.notes or report.dropped:
                 log.debug(
                     "embedded %d notes (%d chunks, %d kept), %d dropped, %d waiting",

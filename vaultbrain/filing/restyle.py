@@ -15,7 +15,9 @@ Only notes vaultbrain made are touched: a record it created (``made`` in the sto
 notes from before the store said so, a note whose Properties carry a capture's ``source`` or
 a ``classified_by`` and whose ``id`` is the record's. Hand-made notes, adopted or not, are
 never restyled. The store takes each machine value from the note before the note loses it,
-so nothing is lost and a later ``reindex`` keeps it.
+so nothing is lost and a later ``reindex`` keeps it. A machine property the person wrote on
+(``confidence: 0.8  # I checked this``) is theirs now: its line stays as it is, remark and
+all, and ``id`` is not moved when its line carries one (every word the person typed kept).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ class Restyle:
     id_last: bool = False
     heading: str = ""  # "drop" | "add" | ""
     problem: str | None = None
+    kept: list[str] = field(default_factory=list)  # lines kept for the person's remark
 
     @property
     def changes(self) -> bool:
@@ -65,6 +68,8 @@ class Restyle:
             parts.append("id last")
         if self.heading:
             parts.append({"drop": "no H1", "add": "an H1"}[self.heading])
+        if self.kept:
+            parts.append("kept " + ", ".join(self.kept) + " (your remark on the line)")
         return f"{self.path}: " + "; ".join(parts)
 
 
@@ -114,24 +119,47 @@ def _restyle(
         return None
     title = str(record.get("title") or "")
     found = Restyle(collection, str(record["id"]), rel, title)
-    diff(found, style, parsed.data, parsed.body, record)
+    diff(found, style, parsed.data, parsed.body, record, parsed.raw)
     return found
 
 
+_REMARK = re.compile(r"(?:^|\s)#")
+_QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"")
+
+
+def remarked(raw: str, keys: Any) -> set[str]:
+    """Of ``keys``, the properties whose line in the frontmatter ``raw`` carries a remark the
+    person typed (a YAML comment after the value: ``confidence: 0.8  # I checked this``)."""
+    wanted = set(keys)
+    out: set[str] = set()
+    for line in raw.splitlines():
+        key, sep, rest = line.partition(":")
+        if sep and key in wanted and _REMARK.search(_QUOTED.sub("", rest)):
+            out.add(key)
+    return out
+
+
 def diff(
-    found: Restyle, style: NoteStyle, data: dict[str, Any], body: str, record: dict[str, Any]
+    found: Restyle,
+    style: NoteStyle,
+    data: dict[str, Any],
+    body: str,
+    record: dict[str, Any],
+    raw: str = "",
 ) -> None:
-    """Fill ``found`` with what the note (``data``, ``body``) needs to look like ``style``."""
+    """Fill ``found`` with what the note (``data``, ``body``; ``raw``: its frontmatter's
+    text) needs to look like ``style``."""
     found.remove, found.add, found.id_last, found.heading = [], {}, False, ""
+    found.kept = sorted(remarked(raw, [*MACHINE_KEYS, "id"])) if raw else []
     if style.full:
         for key in MACHINE_KEYS:
             value = record.get(key)
             if key not in data and value is not None and not (key == "confirmed" and value):
                 found.add[key] = value
     else:
-        found.remove = [k for k in MACHINE_KEYS if k in data]
+        found.remove = [k for k in MACHINE_KEYS if k in data and k not in found.kept]
         keys = [k for k in data if k not in found.remove]
-        found.id_last = "id" in keys and keys[-1] != "id"
+        found.id_last = "id" in keys and keys[-1] != "id" and "id" not in found.kept
     has_h1 = drop_title_heading(body, found.title) != body
     if has_h1 and not style.h1:
         found.heading = "drop"
@@ -164,7 +192,7 @@ def apply(brain: Brain, planned: list[Restyle]) -> tuple[list[Restyle], list[str
             parsed = parse_note(note.text)
             if parsed.error or not made_by_vaultbrain(record, parsed.data):
                 return None
-            diff(item, style, parsed.data, parsed.body, record)
+            diff(item, style, parsed.data, parsed.body, record, parsed.raw)
             return restyled(note.text, item) if item.changes else None
 
         try:

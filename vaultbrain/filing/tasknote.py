@@ -354,7 +354,14 @@ def settle_note(
                 logs.append(_completion_log(g.task, today))
                 removed.append(g.index)
         elif len(group) == 1 and task.is_done:
-            nxt = tk.next_occurrence(task, _parse_date(task.done) or today)
+            try:
+                nxt = tk.next_occurrence(task, _parse_date(task.done) or today)
+            except tk.PastTheCalendar as exc:
+                # Marked in the note's log, once; the task stays done, the rest goes on.
+                nxt = None
+                mark = f"- {_date_or_none(task.done) or today.isoformat()} {exc}"
+                if mark not in text:
+                    logs.append(mark)
             if nxt is not None:  # ticked without Tasks: write the next occurrence as Tasks does
                 logs.append(_completion_log(task, today))
                 task = nxt

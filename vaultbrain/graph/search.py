@@ -17,6 +17,7 @@ needs no calibration between bm25 and cosine, which live on unrelated scales.
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -120,7 +121,18 @@ def find(
 ) -> dict[str, Any]:
     """``vaultbrain search`` and the MCP ``search`` tool: the results of ``mode`` (None:
     hybrid when notes have vectors, else keyword), and ``note``: why a search by meaning
-    fell back to keywords, when it did."""
+    fell back to keywords, when it did. Every number in it is finite (valid JSON)."""
+    return finite(_find(index, client, query, mode, type_name, limit))
+
+
+def _find(
+    index: GraphIndex,
+    client: EmbeddingClient | None,
+    query: str,
+    mode: str | None,
+    type_name: str | None,
+    limit: int,
+) -> dict[str, Any]:
     from vaultbrain.graph.embed import query_vector, usable
     from vaultbrain.graph.vectors import VectorStore
 
@@ -130,12 +142,14 @@ def find(
     why = usable(index, client)
     doc: dict[str, Any] = {"query": query, "mode": "keyword", "note": None}
     if mode == "keyword" or (mode is None and why is not None):
+        if mode is None and why is not None and not VectorStore(index).empty():
+            doc["note"] = f"keyword results only: {why}"  # (vectors there, not usable now)
         doc["results"] = search(index, query, type_name, limit)
         return doc
     if why is None:
         assert client is not None
         try:
-            qvec = query_vector(client, query)
+            qvec = query_vector(client, query, VectorStore(index).dim)
         except LLMError as exc:
             why = f"the query could not be embedded ({exc.cause or exc})"
     if why is not None:
@@ -165,6 +179,18 @@ def find(
             if snippet:
                 by_path[ids[nid]]["snippet"] = snippet
     doc["results"] = rows
+    return doc
+
+
+def finite(doc: Any) -> Any:
+    """``doc`` with every number that is not finite (NaN, infinity) as None: what JSON can
+    say (``json.dumps(..., allow_nan=False)`` then never refuses it)."""
+    if isinstance(doc, float):
+        return doc if math.isfinite(doc) else None
+    if isinstance(doc, dict):
+        return {k: finite(v) for k, v in doc.items()}
+    if isinstance(doc, list | tuple):
+        return [finite(v) for v in doc]
     return doc
 
 

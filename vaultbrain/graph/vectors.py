@@ -20,6 +20,10 @@ Tables (all cache, rebuilt by embedding again):
   the text embedded, so a chunk whose text did not change keeps its vector (and a moved
   note's chunks are copied, not embedded again);
 - ``vec_free``: slots given back (zeroed in the file), reused first;
+- ``vec_failed``: notes the server would not embed at their present stat (a 500, a vector
+  with NaN or infinity, of the wrong size, all zeros): why, how many tries, and when the
+  next try is due (backoff doubling from :data:`RETRY_FIRST` to :data:`RETRY_MOST`); they
+  wait, listed by ``embed --status`` and ``doctor``, and never stop the other notes;
 - ``meta`` keys ``vec_model`` (the :attr:`EmbedInfo.identity` of the vectors), ``vec_dim``
   and ``vec_rows`` (slots handed out so far).
 
@@ -31,8 +35,10 @@ the rows that point at them: a reader sees either the old rows or the new ones.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -58,7 +64,18 @@ CREATE TABLE IF NOT EXISTS vec_chunks(
 CREATE INDEX IF NOT EXISTS vec_chunks_rel ON vec_chunks(rel);
 CREATE INDEX IF NOT EXISTS vec_chunks_hash ON vec_chunks(hash);
 CREATE TABLE IF NOT EXISTS vec_free(slot INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS vec_failed(
+    rel TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, why TEXT NOT NULL,
+    tries INTEGER NOT NULL, retry_at REAL NOT NULL
+);
 """
+RETRY_FIRST = 60.0  # seconds before a note the server refused is tried again; doubled each time
+RETRY_MOST = 6 * 3600.0
+# A note waits while it failed at the stat it still has and its next try is not due.
+_WAITING = (
+    "EXISTS (SELECT 1 FROM vec_failed f WHERE f.rel = n.rel AND f.mtime_ns IS n.mtime_ns "
+    "AND f.size IS n.size AND f.retry_at > ?)"
+)
 
 
 def numpy() -> Any:
@@ -129,6 +146,15 @@ class VectorStore:
         with self.index.lock:
             return int(self._meta("vec_dim") or 0)
 
+    def checked(self) -> bool:
+        """Whether every stored vector was checked (finite, not zeros) as it was written."""
+        with self.index.lock:
+            return self._meta("vec_checked") == "1"
+
+    def set_checked(self) -> None:
+        with self._write():
+            self._set_meta("vec_checked", "1")
+
     def count(self) -> tuple[int, int]:
         """(notes embedded, chunks)."""
         with self.index.lock:
@@ -167,11 +193,12 @@ class VectorStore:
     def reset(self, identity: str, dim: int) -> None:
         """Forget every vector: the model changed (vectors of two models do not compare)."""
         with self._write() as db:
-            for table in ("vec_notes", "vec_chunks", "vec_free"):
+            for table in ("vec_notes", "vec_chunks", "vec_free", "vec_failed"):
                 db.execute(f"DELETE FROM {table}")  # noqa: S608
             self._set_meta("vec_model", identity)
             self._set_meta("vec_dim", str(dim))
             self._set_meta("vec_rows", "0")
+            self._set_meta("vec_checked", "1")  # (every vector from here on is checked)
             # A new empty file in its place, inside the write lock: no slot of the old model
             # survives, and a reader still mapping the old file keeps it whole (truncating a
             # mapped file would fault that reader).
@@ -183,16 +210,17 @@ class VectorStore:
     # -- what needs embedding --------------------------------------------------------------
     def stale(self, limit: int, skip: Iterable[str] = ()) -> list[tuple[str, int, int]]:
         """Notes (rel, mtime_ns, size) the index holds at another stat than their vectors
-        were made at, or not at all; the newest first. The archive is never embedded."""
+        were made at, or not at all; the newest first. The archive is never embedded, nor a
+        note the server refused until its next try is due."""
         skipped = json.dumps(sorted(set(skip)))
         with self.index.lock:
             rows = self.index.db.execute(
                 "SELECT n.rel, n.mtime_ns, n.size FROM notes n "
                 "LEFT JOIN vec_notes v ON v.rel = n.rel "
                 "WHERE (v.rel IS NULL OR v.mtime_ns IS NOT n.mtime_ns OR v.size IS NOT n.size) "
-                "AND n.rel NOT LIKE ? AND n.rel NOT IN (SELECT value FROM json_each(?)) "
-                "ORDER BY n.mtime_ns DESC LIMIT ?",
-                (ARCHIVE_LIKE, skipped, limit),
+                f"AND n.rel NOT LIKE ? AND n.rel NOT IN (SELECT value FROM json_each(?)) "
+                f"AND NOT {_WAITING} ORDER BY n.mtime_ns DESC LIMIT ?",
+                (ARCHIVE_LIKE, skipped, time.time(), limit),
             ).fetchall()
         return [(r, m, s) for r, m, s in rows]
 
@@ -204,8 +232,9 @@ class VectorStore:
                 "SELECT n.rel, n.mtime_ns, n.size FROM notes n "
                 "LEFT JOIN vec_notes v ON v.rel = n.rel "
                 "WHERE n.rel IN (SELECT value FROM json_each(?)) AND n.rel NOT LIKE ? "
-                "AND (v.rel IS NULL OR v.mtime_ns IS NOT n.mtime_ns OR v.size IS NOT n.size)",
-                (wanted, ARCHIVE_LIKE),
+                "AND (v.rel IS NULL OR v.mtime_ns IS NOT n.mtime_ns OR v.size IS NOT n.size) "
+                f"AND NOT {_WAITING}",
+                (wanted, ARCHIVE_LIKE, time.time()),
             ).fetchall()
         return [(r, m, s) for r, m, s in rows]
 
@@ -244,6 +273,63 @@ class VectorStore:
                 (ARCHIVE_LIKE,),
             ).fetchone()[0]
         return int(n) + len(self.gone())
+
+    # -- notes the server refused ------------------------------------------------------------
+    def mark_failed(self, failed: Iterable[tuple[str, tuple[int, int], str]]) -> int:
+        """Notes (rel, the stat they were read at, why) the server would not embed: each
+        waits, its next try later each time it fails again at the same stat."""
+        now = time.time()
+        n = 0
+        with self._write() as db:
+            for rel, stamp, why in failed:
+                row = db.execute(
+                    "SELECT mtime_ns, size, tries FROM vec_failed WHERE rel=?", (rel,)
+                ).fetchone()
+                tries = int(row[2]) + 1 if row is not None and tuple(row[:2]) == stamp else 1
+                wait = min(RETRY_MOST, RETRY_FIRST * 2 ** min(tries - 1, 20))
+                db.execute(
+                    "INSERT OR REPLACE INTO vec_failed(rel, mtime_ns, size, why, tries, retry_at) "
+                    "VALUES(?,?,?,?,?,?)",
+                    (rel, *stamp, " ".join(why.split())[:300], tries, now + wait),
+                )
+                n += 1
+        return n
+
+    def failed(self, limit: int = 1000) -> list[dict[str, Any]]:
+        """The notes waiting because the server refused them, as their present stat still
+        is: path, why, tries, when the next try is due (time.time()); the soonest first."""
+        with self.index.lock:
+            rows = self.index.db.execute(
+                "SELECT f.rel, f.why, f.tries, f.retry_at FROM vec_failed f "
+                "JOIN notes n ON n.rel = f.rel AND n.mtime_ns IS f.mtime_ns AND n.size IS f.size "
+                "ORDER BY f.retry_at LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [{"path": r, "why": w, "tries": t, "retry_at": a} for r, w, t, a in rows]
+
+    def next_retry(self) -> float | None:
+        """When the soonest waiting note is due again (time.time()), or None."""
+        with self.index.lock:
+            row = self.index.db.execute("SELECT min(retry_at) FROM vec_failed").fetchone()
+        return None if row is None or row[0] is None else float(row[0])
+
+    def unsound(self) -> list[str]:
+        """Notes with a stored vector that is not finite or all zeros (written before
+        vectors were checked): their vectors are dropped, so they are embedded again."""
+        np = numpy()
+        mat = self.matrix()
+        if mat is None:
+            return []
+        # (a zero row is a free slot: those have no chunk row, and are not asked about)
+        bad = np.flatnonzero(~np.isfinite(mat).all(axis=1) | ~mat.any(axis=1))
+        if not len(bad):
+            return []
+        with self.index.lock:
+            rows = self.index.db.execute(
+                "SELECT DISTINCT rel FROM vec_chunks WHERE slot IN (SELECT value FROM json_each(?))",
+                (json.dumps([int(s) for s in bad]),),
+            ).fetchall()
+        return [r for (r,) in rows]
 
     def note_text(self, rel: str) -> tuple[tuple[int, int], str, str, str] | None:
         """(stat, title, fields, body) of a note as the index holds it."""
@@ -307,23 +393,30 @@ class VectorStore:
                     )
                 }
                 keep: set[int] = set()
-                rows: list[tuple[int, str, int, str, str, str]] = []
+                placed: list[tuple[ChunkRow, int | None, bytes | None]] = []
                 for c in nv.chunks:
                     slot = old.get(c.hash)
                     if slot is not None and slot not in keep:
                         keep.add(slot)
+                        placed.append((c, slot, None))
+                        continue
+                    vec = nv.fresh.get(c.hash)
+                    data: bytes | None
+                    if vec is not None:
+                        data = _unit(np.asarray(vec, dtype="<f4"), dim)
                     else:
-                        vec = nv.fresh.get(c.hash)
-                        data: bytes | None
-                        if vec is not None:
-                            data = _unit(np.asarray(vec, dtype="<f4"), dim)
-                        else:
-                            data = self._copy_of(db, fd, c.hash, row_bytes)
-                        if data is None:
-                            continue  # no vector to be had for it: embedded next round
-                        slot = take()
-                        os.pwrite(fd, data, slot * row_bytes)
-                    rows.append((slot, nv.rel, c.ord, c.heading, c.preview, c.hash))
+                        data = self._copy_of(db, fd, c.hash, row_bytes)
+                    if data is None:
+                        break  # no sound vector for it: the note is not written, not half
+                    placed.append((c, None, data))
+                if len(placed) != len(nv.chunks):
+                    continue  # (its old vectors stay until a whole set replaces them)
+                rows: list[tuple[int, str, int, str, str, str]] = []
+                for c, kept, data in placed:
+                    if kept is None:
+                        kept = take()
+                        os.pwrite(fd, data or b"", kept * row_bytes)
+                    rows.append((kept, nv.rel, c.ord, c.heading, c.preview, c.hash))
                 gone = [s for s in old.values() if s not in keep]
                 self._free(db, fd, gone, row_bytes)
                 db.execute("DELETE FROM vec_chunks WHERE rel=?", (nv.rel,))
@@ -336,6 +429,7 @@ class VectorStore:
                     "INSERT OR REPLACE INTO vec_notes(rel, mtime_ns, size) VALUES(?,?,?)",
                     (nv.rel, *nv.stamp),
                 )
+                db.execute("DELETE FROM vec_failed WHERE rel=?", (nv.rel,))
                 done += 1
             self._set_meta("vec_rows", str(next_slot))
             fh.flush()
@@ -356,6 +450,7 @@ class VectorStore:
                 self._free(db, fh.fileno(), slots, dim * 4)
                 db.execute("DELETE FROM vec_chunks WHERE rel=?", (rel,))
                 db.execute("DELETE FROM vec_notes WHERE rel=?", (rel,))
+                db.execute("DELETE FROM vec_failed WHERE rel=?", (rel,))
         return len(rels)
 
     @staticmethod
@@ -411,6 +506,8 @@ class VectorStore:
         if mat is None or query.shape != (mat.shape[1],):
             return []
         scores = mat @ query
+        if not np.isfinite(scores).all():  # (a row no check saw: never a neighbour)
+            scores = np.where(np.isfinite(scores), scores, -np.inf)
         # A few chunks per note, and a few archived or excluded: twice as many chunks as
         # notes asked for are looked up, and four times more while that finds too few.
         k = min(len(scores), max(limit * 2, 32))
@@ -447,7 +544,10 @@ class VectorStore:
             if row is None:
                 continue  # a free slot, or an archived note's
             _, rel, heading, preview, t, title = row
+            score = float(scores[slot])
             if rel in seen or rel == exclude or (type_name and t != type_name):
+                continue
+            if not math.isfinite(score):
                 continue
             seen.add(rel)
             out.append(
@@ -455,7 +555,7 @@ class VectorStore:
                     "path": rel,
                     "type": t,
                     "title": title,
-                    "similarity": round(float(scores[slot]), 4),
+                    "similarity": round(score, 4),
                     "heading": heading or "",
                     "preview": preview or "",
                 }
@@ -482,7 +582,7 @@ class VectorStore:
             return None
         mean = np.asarray(mat[slots], dtype="<f4").mean(axis=0)
         norm = float(np.linalg.norm(mean))
-        return mean / norm if norm > 0 else None
+        return mean / norm if norm > 0 and math.isfinite(norm) else None
 
 
 def unit(vec: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -494,6 +594,11 @@ def unit(vec: Sequence[float] | np.ndarray) -> np.ndarray:
 
 
 def _unit(arr: np.ndarray, dim: int) -> bytes | None:
-    if arr.shape != (dim,):
+    """The row stored for ``arr``; None for a vector no search could use (another size,
+    NaN or infinity, all zeros)."""
+    if arr.shape != (dim,) or not bool(numpy().isfinite(arr).all()):
         return None
-    return unit(arr).astype("<f4").tobytes()
+    norm = float(numpy().linalg.norm(arr))
+    if not math.isfinite(norm) or norm == 0.0:
+        return None
+    return (arr / norm).astype("<f4").tobytes()

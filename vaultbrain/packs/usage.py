@@ -7,12 +7,9 @@ how often each verb ran so a person (or a later release) can see which ones earn
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
-
-from vaultbrain.errors import UserError
 
 EVENTS = "schema-events.jsonl"
 EXPERIMENTAL = frozenset({"init", "fork", "edit", "diff", "graph", "explain"})
@@ -37,16 +34,13 @@ VERBS = (
     "downgrade",
     "usage",
 )
-_SINCE = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$")
-_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 
 def parse_since(text: str) -> dt.timedelta:
-    """``30d``, ``12h``, ``2w``, ``90m`` as a timedelta."""
-    match = _SINCE.match(text or "")
-    if not match:
-        raise UserError(f"--since {text!r}: write a count and a unit, e.g. 30d, 12h, 2w")
-    return dt.timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
+    """``30d``, ``12h``, ``2w``, ``90m`` as a timedelta (bounded: vaultbrain.bounds)."""
+    from vaultbrain.bounds import span
+
+    return span(text)
 
 
 def record_event(store: Any, verb: str, at: dt.datetime, ok: bool, **extra: Any) -> None:

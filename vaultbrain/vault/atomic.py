@@ -7,6 +7,12 @@ on Linux it exchanges the files and swaps back if an editor saved in between. Ev
 passes through :func:`write_all` (``_os_write``: the seam tests use to make a disk full or
 read-only). State-dir files use :func:`atomic_write_file` (no compare-and-swap: only
 vaultbrain edits them).
+
+A process killed mid-write (``kill -9``, a power cut) leaves its temp file behind. Whoever
+comes next removes it (:func:`sweep_leftovers`): every command that opens the vault, and
+the daemon as it starts. A temp file whose writer is gone, or older than
+:data:`LEFTOVER_AGE` whatever its writer, is vaultbrain's own garbage (the note it was
+for is whole: the rename never happened, or it did and the temp holds the older text).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import itertools
 import os
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -176,9 +183,110 @@ def swap_in(tmp: Path, path: Path, fd: int, seen: bytes, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+LEFTOVER_AGE = 60.0  # seconds: a temp file this old is left over, whoever wrote it
+SWEEP_ENTRIES = 200_000  # directory entries a sweep looks at, at most (10,000 notes: 5 ms)
+
+
+@dataclass
+class Swept:
+    """What a sweep for leftover temp files did: removed, and could not remove (with why)."""
+
+    removed: list[str] = field(default_factory=list)
+    stuck: list[str] = field(default_factory=list)  # "path (why)"
+
+
+def sweep_leftovers(
+    root: Path,
+    state_dir: Path | None = None,
+    older_than: float = LEFTOVER_AGE,
+    limit: int = SWEEP_ENTRIES,
+) -> Swept:
+    """Remove the temp files killed vaultbrain processes left in the vault's folders and the
+    state dir (never anything but our own names: ``TEMP_PREFIX``, a regular file): those
+    whose writer is gone, and any older than ``older_than`` seconds. One walk of the folders
+    (names only, as the directory gives them: no note is opened or stat'ed), no dot-folder
+    entered, no symlink followed; at most ``limit`` entries looked at."""
+    out = Swept()
+    cutoff = time.time() - older_than
+    seen = 0
+
+    def consider(entry: os.DirEntry[str]) -> None:
+        try:
+            if not entry.is_file(follow_symlinks=False):
+                return
+            if writer_alive(entry.name) and entry.stat(follow_symlinks=False).st_mtime > cutoff:
+                return  # (being written right now)
+            os.unlink(entry.path)
+            out.removed.append(entry.path)
+        except FileNotFoundError:
+            return  # (its writer finished it meanwhile)
+        except OSError as exc:
+            out.stuck.append(f"{entry.path} ({exc.strerror or exc})")
+
+    stack = [os.fspath(root)]
+    while stack and seen < limit:
+        try:
+            with os.scandir(stack.pop()) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        seen += len(entries)
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
+                if name.startswith(TEMP_PREFIX):
+                    consider(entry)
+                continue  # (a dot-folder: never written into, never entered)
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+            except OSError:
+                continue
+    if state_dir is not None:
+        # The state dir: its top level and each collection's folder (where records' temps go).
+        folders = [os.fspath(state_dir)]
+        try:
+            with os.scandir(state_dir) as it:
+                folders += [e.path for e in it if e.is_dir(follow_symlinks=False)]
+        except OSError:
+            folders = []
+        for folder in folders:
+            try:
+                with os.scandir(folder) as it:
+                    for entry in it:
+                        if entry.name.startswith(TEMP_PREFIX):
+                            consider(entry)
+            except OSError:
+                continue
+    return out
+
+
+def leftovers_line(root: Path, state_dir: Path | None) -> str | None:
+    """:func:`sweep_leftovers` as a command does it before its work: the one line it says
+    when it removed something, or None."""
+    swept = sweep_leftovers(root, state_dir)
+    if not swept.removed:
+        return None
+    n = len(swept.removed)
+    where = os.path.relpath(swept.removed[0], root) if n == 1 else f"{n} files"
+    return (
+        f"removed {n} temp file{'s' if n != 1 else ''} ({TEMP_PREFIX}*) an interrupted "
+        f"vaultbrain write left behind ({where}); every note is whole"
+    )
+
+
 def writer_alive(temp_name: str) -> bool:
+    """Whether the process a temp file's name names still runs (a zombie, killed and not yet
+    reaped, does not: it will never finish the write)."""
     pid_text = temp_name[len(TEMP_PREFIX) :].split("-", 1)[0]
-    return pid_text.isdigit() and pid_alive(int(pid_text))
+    if not (pid_text.isdigit() and pid_alive(int(pid_text))):
+        return False
+    try:
+        with open(f"/proc/{pid_text}/stat", "rb") as fh:
+            state = fh.read().rsplit(b")", 1)[-1].split()[:1]
+    except OSError:
+        return True  # (no /proc: macOS; alive as far as can be told)
+    return state != [b"Z"]
 
 
 # The write seam: every byte vaultbrain writes to a note or a state file goes through here.

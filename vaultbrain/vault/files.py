@@ -27,18 +27,17 @@ from vaultbrain.errors import (
     VaultbrainError,
 )
 from vaultbrain.vault.atomic import (
-    TEMP_PREFIX,
     SwapUndone,
     copy_mode,
     fsync_dir,
     read_all,
     settled,
     swap_in,
+    sweep_leftovers,
     unlink_quietly,
     write_all,
     write_new,
     write_temp,
-    writer_alive,
 )
 from vaultbrain.vault.late import Displaced, LateWrites, joined, new_lines
 from vaultbrain.vault.own import OWN_WRITES, OwnWrites  # noqa: F401 (where callers look)
@@ -182,35 +181,8 @@ class Vault:
         """Remove temp files a killed process left behind (never a note: only our own names).
 
         A temp name carries its writer's pid: one whose writer is gone is removed at once;
-        any other only once it is an hour old.
-        """
-        removed = 0
-        cutoff = time.time() - older_than
-
-        def consider(entry: os.DirEntry[str]) -> None:
-            nonlocal removed
-            if entry.name.startswith(TEMP_PREFIX) and entry.is_file(follow_symlinks=False):
-                if not writer_alive(entry.name) or entry.stat().st_mtime < cutoff:
-                    os.unlink(entry.path)
-                    removed += 1
-
-        for entry in _walk(self.root, hidden_files=True):
-            try:
-                consider(entry)
-            except OSError:
-                continue
-        # The state dir: its top level and each collection folder (where records' temps go).
-        for folder in [self.state_dir, *_subdirs(self.state_dir)]:
-            try:
-                with os.scandir(folder) as it:
-                    for entry in it:
-                        try:
-                            consider(entry)
-                        except OSError:
-                            continue
-            except OSError:
-                continue
-        return removed
+        any other only once it is ``older_than`` seconds old (:func:`sweep_leftovers`)."""
+        return len(sweep_leftovers(self.root, self.state_dir, older_than).removed)
 
     # -- reading -------------------------------------------------------------------------
     def read(self, rel: str, entry: os.DirEntry[str] | None = None) -> NoteFile:

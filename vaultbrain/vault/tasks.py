@@ -14,6 +14,9 @@ the reference date is the due date, else the scheduled date, else the start date
 occurrence is the rule's first date after it (after the completion day for ``when done``),
 a month or year that has no such day ends on its last day (31 Jan → 28 Feb), and the other
 dates keep their distance to the reference date; the new occurrence loses its 🆔 and ⛔.
+A next occurrence past the calendar's end (``🔁 every 9999 years`` from 9000-01-01,
+``every day`` from 9999-12-31) is :class:`PastTheCalendar`, a ValueError saying so in one
+line: the caller marks the task, and every other task goes on.
 This module is pure: no files, no clock.
 """
 
@@ -378,9 +381,14 @@ def next_after(rule: Rule, start: dt.date) -> dt.date:
     return monday + dt.timedelta(weeks=rule.interval, days=rule.weekdays[0])
 
 
+class PastTheCalendar(ValueError):
+    """A recurrence whose next occurrence would fall after 9999-12-31 (or before 0001-01-01)."""
+
+
 def next_occurrence(task: TaskLine, completed_on: dt.date) -> TaskLine | None:
     """The open task Tasks writes when ``task`` (recurring) is completed on ``completed_on``;
-    None when the rule is not one vaultbrain reads."""
+    None when the rule is not one vaultbrain reads. Raises :class:`PastTheCalendar` when a
+    date of the next occurrence would be past the calendar's end."""
     rule = parse_rule(task.recurrence or "")
     if rule is None:
         return None
@@ -402,10 +410,16 @@ def next_occurrence(task: TaskLine, completed_on: dt.date) -> TaskLine | None:
         # No date to recur from: Tasks writes the new task without dates.
         return new
     base = completed_on if rule.when_done else reference
-    nxt = next_after(rule, base)
-    for key, value in dates.items():
-        if value is not None:
-            setattr(new, key, (nxt + (value - reference)).isoformat())
+    try:
+        nxt = next_after(rule, base)
+        shifted = {k: nxt + (v - reference) for k, v in dates.items() if v is not None}
+    except (OverflowError, ValueError) as exc:  # (a year past 9999, a count past any date)
+        raise PastTheCalendar(
+            f"🔁 {rule_text(task.recurrence or '')} after {base.isoformat()} runs past the "
+            f"calendar's last day ({dt.date.max.isoformat()}): no next occurrence"
+        ) from exc
+    for key, value in shifted.items():
+        setattr(new, key, value.isoformat())
     return new
 
 
@@ -422,6 +436,7 @@ __all__ = [
     "PRIORITY_EMOJI",
     "SIGNIFIERS",
     "FoundTask",
+    "PastTheCalendar",
     "Rule",
     "TaskLine",
     "clean_description",
