@@ -27,6 +27,7 @@ from vaultbrain.forked import Lost, crew
 from vaultbrain.logs import get_logger
 from vaultbrain.procs import collector_paused
 from vaultbrain.vault.note import ParsedNote, parse_note, update_frontmatter
+from vaultbrain.vault.obsidian import is_template_text
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -200,6 +201,12 @@ def _decide(
     parsed = parsed or parse_note(note.text)
     if parsed.error:
         a.problem = parsed.error
+        return None
+    if is_template_text(note.text):  # (a record an older version made of a template)
+        a.problem = "a template (its text holds Templater's or Obsidian's placeholders)"
+        return None
+    if parsed.fence_problem:  # a second block would stack above the person's own
+        a.problem, a.conflict = parsed.fence_problem, True
         return None
     ptype = _type_of(brain, a.type, a.path)
     changes, actions, conflict = wanted(

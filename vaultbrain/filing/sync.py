@@ -29,6 +29,7 @@ from vaultbrain.graph import rebuild as graph_rebuild
 from vaultbrain.procs import collector_paused
 from vaultbrain.vault import NoteFile, is_ignored
 from vaultbrain.vault.note import ParsedNote, parse_note
+from vaultbrain.vault.obsidian import is_template_text
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -91,7 +92,7 @@ class NoteSync(NotesCache, Executors):
         pack = self.app.typer(rel)
         folder = pack.type_for_path(rel)
         folder_name = folder.name if folder else None
-        if self.app.templates.holds_note(rel):
+        if self.app.templates.holds_note(rel) or is_template_text(note.text):
             # A template is no record (nor a note that cannot be read: `date: {{date}}` is
             # not YAML, and need not be).
             return Facts(rel, True, note.hash, generated=True, at_path=at_path)
