@@ -85,8 +85,19 @@ def test_nothing_the_person_wrote_changes_and_a_second_pass_writes_nothing(
     assert grace and all("conflict" in line and "(add)" not in line for line in grace), said
     assert "New person" not in said and "Daily scaffold" not in said  # templates: no records
     vaultbrain(vault, env, "schema", "detect")
+    # A digest and a weekly review, made twice: the second run finds what the first found and
+    # rewrites neither (the run's time and the LLM's state live in the state dir).
+    for round_ in range(2):
+        for kind in ("digest", "weekly"):
+            made = vaultbrain(vault, env, kind, "run")
+            assert made.returncode == 0, made.stderr
+        if round_ == 0:
+            made_first = every_file(vault)
+    assert every_file(vault) == made_first
     assert vaultbrain(vault, env, "daemon", "--once").returncode == 0
     first = every_file(vault)
+    assert any(rel.startswith("Brain/Digests/") for rel in first), sorted(first)
+    assert any(rel.startswith("Brain/Reviews/") for rel in first), sorted(first)
     assert vaultbrain(vault, env, "daemon", "--once").returncode == 0
     second = every_file(vault)
     # Needs Review's own `updated:` stamp is the review branch's (issue 44 item 2 for Needs
