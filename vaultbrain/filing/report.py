@@ -59,7 +59,8 @@ class Deferred:
 
 @dataclass
 class SyncReport:
-    scanned: int = 0
+    scanned: int = 0  # every note walked (vaultbrain's own included)
+    notes: int = 0  # the person's notes, the one count (vaultbrain/filing/counted.py)
     read: int = 0
     unchanged: int = 0
     imported: int = 0
@@ -93,7 +94,7 @@ class SyncReport:
         return bool(self.moves or self.refiled or self.tombstones or self.deferred)
 
     def summary(self) -> str:
-        parts = [f"{self.scanned} notes scanned", f"{self.read} read"]
+        parts = [f"{self.notes} notes", f"{self.read} read"]
         for name in (
             "imported",
             "created",

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
 from vaultbrain.filing import unreadable
+from vaultbrain.filing.counted import index_note
 from vaultbrain.filing.index import collections_of, loaded_records, records
 from vaultbrain.filing.report import SyncReport
 
@@ -367,7 +368,12 @@ class NotesCache:
         seen: set[str] = set()
         inbox = self.app.inbox_rel
         excluded = tuple(f.lower().strip("/") + "/" for f in generated_folders(self.app.settings))
-        in_folders = untyped = 0
+        in_folders = untyped = notes = 0
+        holds = self.app.templates.holds
+
+        def counts_in(rel: str) -> bool:
+            return not holds(rel) and not index_note(rel)
+
         changed: list[str] = []
         entries: dict[str, Any] = {}
         self._inbox_stat, self._unread, self._walked = None, set(), False
@@ -429,7 +435,10 @@ class NotesCache:
                     flag = -1 if got is None else (got[6] if len(got) > 6 else -1)
                     if changed and changed[-1] == rel:
                         entries[rel] = entry
-                if "/" in rel and not rel.lower().startswith(excluded):
+                if rel.lower().startswith(excluded) or holds(rel):
+                    continue  # (not the person's notes: vaultbrain/filing/counted.py)
+                notes += 1
+                if "/" in rel and not index_note(rel):
                     in_folders += 1
                     if changed and changed[-1] == rel:
                         continue  # counted once it is synced
@@ -438,6 +447,7 @@ class NotesCache:
                     elif self._pin().by_path(rel) is None:
                         untyped += 1
             report.scanned += len(seen)
+            report.notes += notes
             report.unchanged += unchanged
             todo = self.new_paths_first(changed)
             reading = time.time_ns()
@@ -456,7 +466,7 @@ class NotesCache:
                 self.save_cache()
                 raise
             for rel in changed:
-                if "/" in rel and not rel.lower().startswith(excluded):
+                if "/" in rel and not rel.lower().startswith(excluded) and counts_in(rel):
                     untyped += self._pin().by_path(rel) is None
             known = self._columns.paths if self._columns is not None else self.cache
             stale = [rel for rel in known if rel not in seen]

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from vaultbrain.errors import UserError
 from vaultbrain.filing import unreadable
 from vaultbrain.filing.apply import Executors
+from vaultbrain.filing.counted import index_note
 from vaultbrain.filing.decide import Action, Facts, ForceImport, Known, decide
 from vaultbrain.filing.report import SyncReport
 from vaultbrain.filing.scan import CACHE_FILE, NotesCache
@@ -92,9 +93,13 @@ class NoteSync(NotesCache, Executors):
         pack = self.app.typer(rel)
         folder = pack.type_for_path(rel)
         folder_name = folder.name if folder else None
-        if self.app.templates.holds_note(rel) or is_template_text(note.text):
+        if (
+            self.app.templates.holds_note(rel)
+            or is_template_text(note.text)
+            or (at_path is None and index_note(rel))
+        ):
             # A template is no record (nor a note that cannot be read: `date: {{date}}` is
-            # not YAML, and need not be).
+            # not YAML, and need not be); nor a README, index or folder note.
             return Facts(rel, True, note.hash, generated=True, at_path=at_path)
         if parsed.error:
             return Facts(
