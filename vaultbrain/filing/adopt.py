@@ -20,6 +20,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
+from vaultbrain.filing.counted import index_note
 from vaultbrain.filing.index import records as record_index
 from vaultbrain.filing.records import record_from_note
 from vaultbrain.filing.sync import notes_sync
@@ -608,7 +609,12 @@ def _candidate_notes(brain: Brain) -> Any:
     index = record_index(brain)
     index.refresh(force=True)
     for rel, _entry in brain.vault.iter_notes():
-        if rel == brain.inbox_rel or rel.startswith("Brain/") or brain.templates.holds_note(rel):
+        if (
+            rel == brain.inbox_rel
+            or rel.startswith("Brain/")
+            or index_note(rel)  # (a README or folder note: never a record)
+            or brain.templates.holds_note(rel)
+        ):
             continue
         if index.by_path(rel) is None:
             yield rel
