@@ -62,10 +62,31 @@ def fileable_type(brain: Brain, name: str) -> PageType:
 
 
 def _find_record(brain: Brain, ref: str) -> tuple[str, dict[str, Any]]:
-    for t in brain.pack.types:
-        rec = brain.store.collection(t.store_collection).get(ref)
+    """The record ``ref`` names: its id, or its title or an alias as `db show` takes them
+    (in any type of the pack; a name two records share is refused with their ids)."""
+    from vaultbrain.filing.db import _looks_like_id
+
+    collections = list(dict.fromkeys(t.store_collection for t in brain.pack.types))
+    if _looks_like_id(ref):
+        for name in collections:
+            rec = brain.store.collection(name).get(ref)
+            if rec is not None:
+                return name, rec
+    low = ref.strip().lower()
+    found: list[tuple[str, str]] = []
+    for name in collections:
+        for summary in brain.store.collection(name).summaries():
+            names = [str(summary.get("title", "")).lower()]
+            names += [str(a).lower() for a in summary.get("aliases", []) or []]
+            if low in names:
+                found.append((name, str(summary["id"])))
+    if len(found) > 1:
+        listed = ", ".join(f"{rid} ({name})" for name, rid in found)
+        raise UserError(f"{ref!r} names {len(found)} records: {listed}; give the id of one")
+    if found:
+        rec = brain.store.collection(found[0][0]).get(found[0][1])
         if rec is not None:
-            return t.store_collection, rec
+            return found[0][0], rec
     raise UserError(f"no record {ref!r}; `vaultbrain db list TYPE` lists them")
 
 
