@@ -42,10 +42,14 @@ def test_untyped_warning_fires_at_ten_percent(vault: Path) -> None:
     warning = untyped_warning(app.vault, app.pack)
     assert warning == (
         f"[schema] 1 of the 10 notes in folders (10%) have no type of the active schema pack "
-        f"({app.pack.identity}): `vaultbrain schema review-orphans` lists them by folder; "
-        "`vaultbrain schema detect` proposes a type for each folder of 5 or more."
-    )
+        f"({app.pack.identity}): `vaultbrain schema review-orphans` lists them by folder."
+    )  # (one note: no folder `schema detect` would propose a type for)
     assert untyped_warning(app) == warning
+    for i in range(4):
+        note(vault, f"Reading/More {i}.md")
+    assert untyped_warning(app.vault, app.pack).endswith(
+        "`vaultbrain schema detect` proposes types for them."
+    )
 
 
 def test_generated_folders_and_undeclared_frontmatter_types(vault: Path) -> None:

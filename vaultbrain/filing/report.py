@@ -73,6 +73,7 @@ class SyncReport:
     untyped: int = 0
     in_folders: int = 0
     untyped_in_folders: int = 0
+    most_untyped_in_a_folder: int = 0  # (below one top folder: what `schema detect` needs)
     problems: list[str] = field(default_factory=list)
     warning: str | None = None
     seconds: float = 0.0

@@ -369,6 +369,7 @@ class NotesCache:
         inbox = self.app.inbox_rel
         excluded = tuple(f.lower().strip("/") + "/" for f in generated_folders(self.app.settings))
         in_folders = untyped = notes = 0
+        by_top: dict[str, int] = {}  # untyped notes below each top folder
         holds = self.app.templates.holds
 
         def counts_in(rel: str) -> bool:
@@ -443,9 +444,13 @@ class NotesCache:
                     if changed and changed[-1] == rel:
                         continue  # counted once it is synced
                     if self._pinned is None and flag >= 0:
-                        untyped += not flag
-                    elif self._pin().by_path(rel) is None:
+                        no_record = not flag
+                    else:
+                        no_record = self._pin().by_path(rel) is None
+                    if no_record:
                         untyped += 1
+                        top = rel.split("/", 1)[0].lower()
+                        by_top[top] = by_top.get(top, 0) + 1
             report.scanned += len(seen)
             report.notes += notes
             report.unchanged += unchanged
@@ -467,7 +472,10 @@ class NotesCache:
                 raise
             for rel in changed:
                 if "/" in rel and not rel.lower().startswith(excluded) and counts_in(rel):
-                    untyped += self._pin().by_path(rel) is None
+                    if self._pin().by_path(rel) is None:
+                        untyped += 1
+                        top = rel.split("/", 1)[0].lower()
+                        by_top[top] = by_top.get(top, 0) + 1
             known = self._columns.paths if self._columns is not None else self.cache
             stale = [rel for rel in known if rel not in seen]
             cache = self.cache if stale else {}
@@ -481,6 +489,7 @@ class NotesCache:
         self._cache_dirty |= bool(stale)
         unreadable.forget_missing(self.app, seen)
         report.in_folders, report.untyped_in_folders = in_folders, untyped
+        report.most_untyped_in_a_folder = max(by_top.values(), default=0)
         if pinned is None:  # every note unchanged, every record's note still there
             self.save_cache()
             report.seconds = time.perf_counter() - started

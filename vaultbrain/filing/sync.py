@@ -330,7 +330,12 @@ def _reindex(
     except BaseException:
         graph_abandon(app)  # what the graph index took in is kept; the rerun goes on
         raise
-    report.warning = format_untyped(report.untyped_in_folders, report.in_folders, app.pack.identity)
+    report.warning = format_untyped(
+        report.untyped_in_folders,
+        report.in_folders,
+        app.pack.identity,
+        detects=report.most_untyped_in_a_folder,
+    )
     # the graph index built or caught up (vaultbrain.graph), from the scan's walk
     graph_rebuild(app, sync.walk(), graph_progress)
     return report

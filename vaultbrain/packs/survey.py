@@ -181,20 +181,38 @@ def untyped_warning(subject: Any, pack: Any = None, settings: Any = None) -> str
     ``untyped_warning(app)`` honours per-folder packs (tier 3); ``untyped_warning(vault,
     pack, settings)`` types every note with ``pack``.
     """
-    untyped, total, identity = untyped_counts(subject, pack, settings)
-    return format_untyped(untyped, total, identity)
+    survey, identity = _survey(subject, pack, settings)
+    untyped, total = _in_folders(survey)
+    return format_untyped(untyped, total, identity, _most_in_a_folder(survey.untyped()))
 
 
-def format_untyped(untyped: int, total: int, identity: str) -> str | None:
+def format_untyped(
+    untyped: int, total: int, identity: str, detects: int | None = None
+) -> str | None:
+    """The untyped warning. ``detects``: the most untyped notes below one top folder;
+    `schema detect` is named only when that is enough for it to propose a type (None: not
+    known, it is named with what it needs)."""
     if not total or untyped / total < UNTYPED_THRESHOLD:
         return None
     pct = 100.0 * untyped / total
-    return (
+    said = (
         f"[schema] {untyped} of the {total} notes in folders ({pct:.0f}%) have no type of the "
         f"active schema pack ({identity}): `vaultbrain schema review-orphans` lists them by "
-        "folder; `vaultbrain schema detect` proposes a type for each folder of "
-        f"{_min_notes()} or more."
+        "folder"
     )
+    if detects is None:
+        return (
+            f"{said}; `vaultbrain schema detect` proposes a type for each folder of "
+            f"{_min_notes()} or more."
+        )
+    if detects >= _min_notes():
+        return f"{said}; `vaultbrain schema detect` proposes types for them."
+    return f"{said}."
+
+
+def _most_in_a_folder(notes: list[NoteTyping]) -> int:
+    tops = Counter(n.folder.split("/", 1)[0].lower() for n in notes if n.folder)
+    return max(tops.values(), default=0)
 
 
 def _min_notes() -> int:
@@ -275,7 +293,7 @@ def schema_pack_consistency(app: PackContext) -> tuple[bool, str]:
         typed = notes - len(survey.untyped(scope_only=False, own_types=True))
     except (UserError, OSError) as exc:
         return False, f"could not survey the vault: {exc}"
-    warning = format_untyped(untyped, total, identity)
+    warning = format_untyped(untyped, total, identity, _most_in_a_folder(survey.untyped()))
     if warning:
         return False, f"{warning} ({typed} of {notes} notes typed, a type: of their own included)"
     where = f"tier {active.tier}: {active.source}"
