@@ -95,3 +95,18 @@ def test_the_mcp_install_hint_fits_this_installation(tmp_path: Path, env: dict[s
         assert words[4:] == ["-e", f"{checkout}[mcp]"]
     else:
         assert words[4:] == ["vaultbrain[mcp]"]
+
+
+def test_fix_refuses_a_note_whose_frontmatter_is_not_one_block(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """Re-filing would stack a new block above the person's: refused, the note as it was."""
+    vault = tmp_path / "Vault"
+    vaultbrain_cmd(vault, env, "init")
+    note = vault / "People/Grace Hopper.md"
+    text = "---\naliases: [Grace]\n--- %% button %%\nInvented the compiler.\n"
+    note.write_text(text, "utf-8")
+    vaultbrain_cmd(vault, env, "reindex")
+    refused = vaultbrain_cmd(vault, env, "fix", "Grace Hopper", "idea", ok=False)
+    assert refused.returncode != 0 and "closing --- has text after it" in refused.stderr
+    assert note.read_text("utf-8") == text and not (vault / "Ideas/Grace Hopper.md").exists()

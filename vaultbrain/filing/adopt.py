@@ -20,13 +20,13 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
-from vaultbrain.filing.counted import index_note
 from vaultbrain.filing.index import records as record_index
 from vaultbrain.filing.records import record_from_note
 from vaultbrain.filing.sync import notes_sync
 from vaultbrain.forked import Lost, crew
 from vaultbrain.logs import get_logger
 from vaultbrain.procs import collector_paused
+from vaultbrain.vault.counted import index_note
 from vaultbrain.vault.note import ParsedNote, parse_note, update_frontmatter
 from vaultbrain.vault.obsidian import is_template_text
 

@@ -60,7 +60,7 @@ class Deferred:
 @dataclass
 class SyncReport:
     scanned: int = 0  # every note walked (vaultbrain's own included)
-    notes: int = 0  # the person's notes, the one count (vaultbrain/filing/counted.py)
+    notes: int = 0  # the person's notes, the one count (vaultbrain/vault/counted.py)
     read: int = 0
     unchanged: int = 0
     imported: int = 0

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
 from vaultbrain.filing import unreadable
-from vaultbrain.filing.counted import index_note
 from vaultbrain.filing.index import collections_of, loaded_records, records
 from vaultbrain.filing.report import SyncReport
+from vaultbrain.vault.counted import index_note
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -437,7 +437,7 @@ class NotesCache:
                     if changed and changed[-1] == rel:
                         entries[rel] = entry
                 if rel.lower().startswith(excluded) or holds(rel):
-                    continue  # (not the person's notes: vaultbrain/filing/counted.py)
+                    continue  # (not the person's notes: vaultbrain/vault/counted.py)
                 notes += 1
                 if "/" in rel and not index_note(rel):
                     in_folders += 1

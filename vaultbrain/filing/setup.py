@@ -103,10 +103,10 @@ def scanned(brain: Brain) -> bool:
 
 
 def existing_notes(brain: Brain) -> Existing:
-    """How many notes the vault holds (the one count: vaultbrain/filing/counted.py), and
+    """How many notes the vault holds (the one count: vaultbrain/vault/counted.py), and
     how many of them lie in the pack's folders (a README or folder note there aside)."""
-    from vaultbrain.filing.counted import counter, index_note
     from vaultbrain.packs.survey import generated_folders
+    from vaultbrain.vault.counted import counter, index_note
 
     counted = counter(brain.inbox_rel, generated_folders(brain.settings), brain.templates.holds)
     notes = typed = 0

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 from vaultbrain.errors import UserError
 from vaultbrain.filing import unreadable
 from vaultbrain.filing.apply import Executors
-from vaultbrain.filing.counted import index_note
 from vaultbrain.filing.decide import Action, Facts, ForceImport, Known, decide
 from vaultbrain.filing.report import SyncReport
 from vaultbrain.filing.scan import CACHE_FILE, NotesCache
@@ -29,6 +28,7 @@ from vaultbrain.graph import prepare as graph_prepare
 from vaultbrain.graph import rebuild as graph_rebuild
 from vaultbrain.procs import collector_paused
 from vaultbrain.vault import NoteFile, is_ignored
+from vaultbrain.vault.counted import index_note
 from vaultbrain.vault.note import ParsedNote, parse_note
 from vaultbrain.vault.obsidian import is_template_text
 

@@ -18,16 +18,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
-from vaultbrain.filing.counted import index_note
 from vaultbrain.packs.choice import folder_packs, typer_for
 from vaultbrain.packs.loader import home_dir, load_pack
 from vaultbrain.packs.resolved import PackError, ResolvedPack
+from vaultbrain.vault.counted import index_note
 from vaultbrain.vault.note import parse_note
 
 if TYPE_CHECKING:
     from vaultbrain.packs.context import PackContext
 
 UNTYPED_THRESHOLD = 0.10
+MIN_NOTES = 5  # the untyped notes a folder needs for `schema detect` to propose a type
 GENERATED_FOLDERS = ("Brain",)
 Typer = Callable[[str], ResolvedPack]
 
@@ -91,7 +92,7 @@ def survey_vault(
     template: Callable[[str], bool] | None = None,
 ) -> Survey:
     """Type every note of ``vault`` (not under ``exclude`` folders, not the ``skip`` notes,
-    not a ``template``): the one count of the vault (vaultbrain/filing/counted.py)."""
+    not a ``template``): the one count of the vault (vaultbrain/vault/counted.py)."""
     if isinstance(typer, ResolvedPack):
         pack = typer
         typer = lambda _rel: pack  # noqa: E731
@@ -203,9 +204,9 @@ def format_untyped(
     if detects is None:
         return (
             f"{said}; `vaultbrain schema detect` proposes a type for each folder of "
-            f"{_min_notes()} or more."
+            f"{MIN_NOTES} or more."
         )
-    if detects >= _min_notes():
+    if detects >= MIN_NOTES:
         return f"{said}; `vaultbrain schema detect` proposes types for them."
     return f"{said}."
 
@@ -213,12 +214,6 @@ def format_untyped(
 def _most_in_a_folder(notes: list[NoteTyping]) -> int:
     tops = Counter(n.folder.split("/", 1)[0].lower() for n in notes if n.folder)
     return max(tops.values(), default=0)
-
-
-def _min_notes() -> int:
-    from vaultbrain.packs.detect import MIN_NOTES
-
-    return MIN_NOTES
 
 
 @dataclass
