@@ -21,7 +21,6 @@ import click
 
 from vaultbrain import __version__
 from vaultbrain.cli.context import Context, error_line, set_up_logging
-from vaultbrain.cli.help import give_examples
 from vaultbrain.errors import VaultbrainError
 from vaultbrain.patterns import LazyPattern
 
@@ -199,6 +198,8 @@ class LazyGroup(click.Group):
         module_name, attr = entry.target.split(":")
         command: click.Command = getattr(importlib.import_module(module_name), attr)
         describe_json(command)
+        from vaultbrain.cli.help import give_examples  # (not for `vaultbrain --help`)
+
         give_examples(command, name)
         return command
 
