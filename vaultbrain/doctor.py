@@ -21,7 +21,18 @@ class Check:
 def run_checks(app: Brain) -> list[Check]:
     checks: list[Check] = []
     root = app.vault.root
-    if root.is_dir():
+    from vaultbrain.brain import looks_like_vault
+
+    if root.is_dir() and not looks_like_vault(root, app.state_dir):
+        checks.append(
+            Check(
+                "vault",
+                False,
+                f"{root} is not a vault (no .obsidian/, no Inbox.md, no vaultbrain.yml, no "
+                f"state); run `vaultbrain --vault {root} init` to make it one",
+            )
+        )
+    elif root.is_dir():
         writable = os.access(root, os.W_OK)
         checks.append(
             Check("vault", writable, f"{root}" + ("" if writable else " is not writable"))

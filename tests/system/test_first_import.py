@@ -41,15 +41,18 @@ def test_dry_run_lists_records_and_writes_nothing(vault: Path) -> None:
     assert run(vault, "reindex", "--dry-run").output.startswith("0 note(s) would become")
 
 
-def test_dry_run_names_the_id_a_copy_would_get(vault: Path) -> None:
+def test_dry_run_writes_nothing_in_a_copy(vault: Path) -> None:
     run(vault, "db", "add", "person", "--set", "name=Sarah")
     run(vault, "reindex")
     shutil.copy(vault / "People/Sarah.md", vault / "People/Sarah copy.md")
     before = tree(vault)
     doc = run_json(vault, "reindex", "--dry-run")
     assert doc["records"] == [["People/Sarah copy.md", "person"]]
-    assert [w[0] for w in doc["writes"]] == ["People/Sarah copy.md"]
+    assert doc["writes"] == []  # its `id:` (the original's) is the person's to keep
     assert tree(vault) == before
+    run(vault, "reindex")
+    notes = {k: v for k, v in before.items() if k.endswith(".md")}
+    assert {k: v for k, v in tree(vault).items() if k.endswith(".md")} == notes
 
 
 def test_ctrl_c_stops_cleanly_and_a_rerun_goes_on(vault: Path) -> None:

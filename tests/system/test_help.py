@@ -3,6 +3,8 @@ sections, one-line summaries that fit 80 columns uncut, examples, --json describ
 
 from __future__ import annotations
 
+import re
+
 import click
 import pytest
 from click.testing import CliRunner
@@ -93,7 +95,7 @@ def test_experimental_schema_verbs_stand_apart() -> None:
     every = (
         CliRunner().invoke(cli, ["schema", "--help-all"], env=NARROW, prog_name="vaultbrain").output
     )
-    trial = every.split("Experimental (may change or go):\n", 1)[1]
+    trial = every.split("Experimental (may change or go):\n", 1)[1].split("\n\n", 1)[0]
     assert [line.split()[0] for line in trial.strip().splitlines()] == [
         "diff",
         "edit",
@@ -103,3 +105,17 @@ def test_experimental_schema_verbs_stand_apart() -> None:
         "init",
     ]
     assert "(experimental)" not in trial
+
+
+def test_every_command_has_examples() -> None:
+    """Every command's --help ends with examples, each a vaultbrain command line."""
+    without = []
+    for path, _cmd in every_command():
+        out = help_of(*path)
+        m = re.search(r"^ *Examples:\n((?: +\S.*\n?)+)", out, re.M)
+        if m is None:
+            without.append(" ".join(path) or "vaultbrain")
+            continue
+        shown = m.group(1).splitlines()
+        assert shown and all("vaultbrain" in line.lower() for line in shown), (path, shown)
+    assert without == []

@@ -51,7 +51,8 @@ def test_launchd_agent(tmp_path: Path, home: Path) -> None:
     assert plist["Label"].startswith("com.vaultbrain.")
     assert plist["RunAtLoad"] is True and plist["KeepAlive"] == {"SuccessfulExit": False}
     args = plist["ProgramArguments"]
-    assert args[1:] == ["-m", "vaultbrain", "--vault", str(vault.resolve()), "daemon"]
+    assert args[-3:] == ["--vault", str(vault.resolve()), "daemon"]
+    assert Path(args[0]).name == "vaultbrain"  # this venv's script, not its python
     assert plist["StandardErrorPath"].startswith(str(home / "Library/Logs/vaultbrain"))
     run(vault, "service", "install", "--platform", "macos", "--no-start")
     assert list((home / "Library/LaunchAgents").glob("com.vaultbrain.*.plist"))
@@ -165,7 +166,7 @@ def test_launchd_plist_round_trips_with_spaces_and_the_environment(
     plist = plistlib.loads(text.encode())
     assert plistlib.loads(plistlib.dumps(plist)) == plist
     assert plist["WorkingDirectory"] == str(vault.resolve())
-    assert plist["ProgramArguments"][3:5] == ["--vault", str(vault.resolve())]
+    assert plist["ProgramArguments"][1:3] == ["--vault", str(vault.resolve())]
     assert plist["EnvironmentVariables"] == {
         "PYTHONUNBUFFERED": "1",
         "VAULTBRAIN_ENDPOINT": "http://127.0.0.1:11434/v1?a=1&b=2",
@@ -180,3 +181,31 @@ def test_status_as_json(tmp_path: Path, home: Path) -> None:
     doc = json.loads(run(vault, "service", "status", "--platform", "linux", "--json").output)
     assert doc["installed"] is False and doc["daemon_running"] is False
     assert doc["name"].startswith("vaultbrain-vault-") and doc["platform"] == "linux"
+
+
+def test_the_service_runs_a_stable_vaultbrain(tmp_path: Path, home: Path) -> None:
+    """The pipx/uv shim on PATH when it is this installation's, else this venv's own script:
+    never a checkout's python by path when a script exists; --dry-run is --print."""
+    import sys
+
+    from vaultbrain.daemon.service import runner
+
+    own = Path(sys.prefix) / "bin" / "vaultbrain"
+    assert own.is_file()
+    shims = tmp_path / "local-bin"
+    shims.mkdir()
+    assert runner(str(tmp_path / "nothing")).args == [str(own)]
+    (shims / "vaultbrain").symlink_to(own)  # what pipx and uv put in ~/.local/bin
+    got = runner(str(shims))
+    assert got.args == [str(shims / "vaultbrain")] and "on PATH" in got.why
+    other = tmp_path / "other-venv" / "bin"
+    other.mkdir(parents=True)
+    (other / "vaultbrain").write_text("#!/bin/sh\n")
+    (other / "vaultbrain").chmod(0o755)
+    assert runner(str(other)).args == [str(own)]  # another installation's: not ours to run
+    vault = tmp_path / "Vault"
+    run(vault, "init")
+    printed = run(vault, "service", "install", "--print", "--platform", "linux").output
+    assert run(vault, "service", "install", "--dry-run", "--platform", "linux").output == printed
+    assert "# runs " in printed
+    assert not list((home / ".config").glob("systemd/user/*.service"))  # nothing installed

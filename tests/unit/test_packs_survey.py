@@ -41,11 +41,15 @@ def test_untyped_warning_fires_at_ten_percent(vault: Path) -> None:
     note(vault, "Reading/Book.md")  # 1 of 10 = 10%
     warning = untyped_warning(app.vault, app.pack)
     assert warning == (
-        f"[schema] 1 of 10 pages (10%) have no type matching the active schema pack "
-        f"({app.pack.identity}). Run `vaultbrain schema detect` to propose a pack matching "
-        "your content shape."
-    )
+        f"[schema] 1 of the 10 notes in folders (10%) have no type of the active schema pack "
+        f"({app.pack.identity}): `vaultbrain schema review-orphans` lists them by folder."
+    )  # (one note: no folder `schema detect` would propose a type for)
     assert untyped_warning(app) == warning
+    for i in range(4):
+        note(vault, f"Reading/More {i}.md")
+    assert untyped_warning(app.vault, app.pack).endswith(
+        "`vaultbrain schema detect` proposes types for them."
+    )
 
 
 def test_generated_folders_and_undeclared_frontmatter_types(vault: Path) -> None:
@@ -56,7 +60,7 @@ def test_generated_folders_and_undeclared_frontmatter_types(vault: Path) -> None
     note(vault, "People/Recipe.md", {"type": "recipe"})  # a type the pack does not declare
     app = _app(vault)
     warning = untyped_warning(app)
-    assert warning and warning.startswith("[schema] 1 of 6 pages (17%)")
+    assert warning and warning.startswith("[schema] 1 of the 6 notes in folders (17%)")
 
 
 def test_untyped_warning_honours_per_folder_packs(vault: Path, env_home: Path) -> None:
@@ -65,7 +69,7 @@ def test_untyped_warning_honours_per_folder_packs(vault: Path, env_home: Path) -
         note(vault, f"Reading/B{i}.md")
         note(vault, f"People/P{i}.md")
     app = _app(vault)
-    assert untyped_warning(app).startswith("[schema] 5 of 10")
+    assert untyped_warning(app).startswith("[schema] 5 of the 10 notes")
     app.settings.set("schema_pack.source.Reading", "reading")
     assert untyped_warning(app) is None
 
@@ -77,12 +81,13 @@ def test_review_orphans_groups_by_folder(vault: Path) -> None:
     note(vault, "People/Odd.md", {"type": "recipe"})
     note(vault, "Loose.md")
     note(vault, "Inbox.md")
+    note(vault, "People/README.md")  # counted, but no record: neither typed nor an orphan
     orphans = review_orphans(_app(vault), samples=2)
-    assert orphans.total == 6 and orphans.untyped == 5
+    # A `type:` of the note's own is a type (the pack not declaring it is listed apart).
+    assert orphans.total == 7 and orphans.untyped == 4
     assert [(f.folder, f.count) for f in orphans.folders] == [
         ("Reading", 3),
         ("(vault root)", 1),
-        ("People", 1),
     ]
     assert orphans.folders[0].samples == ["Reading/B0.md", "Reading/B1.md"]
     assert orphans.undeclared_types == {"recipe": 1}
@@ -292,10 +297,10 @@ def test_consistency_ok_then_untyped_then_broken(vault: Path, env_home: Path) ->
         note(vault, f"People/P{i}.md")
     app = _app(vault)
     ok, detail = schema_pack_consistency(app)
-    assert ok and "5 of 5 notes in folders typed" in detail and app.pack.identity in detail
+    assert ok and "5 of 5 notes typed" in detail and app.pack.identity in detail
     note(vault, "Reading/B.md")
     ok, detail = schema_pack_consistency(app)
-    assert not ok and detail.startswith("[schema] 1 of 6 pages")
+    assert not ok and detail.startswith("[schema] 1 of the 6 notes in folders")
     write_pack(env_home, "linty", manifest("linty", page_types=[ptype("x", "People/")]))
     app.settings.set("schema_pack", "linty")
     ok, detail = schema_pack_consistency(app.refresh())

@@ -129,9 +129,9 @@ CASES = [
         Import(rec(), "person", moved=True),
     ),
     (
-        "copied a note vaultbrain made: the copy gets its own id",
+        "copied a note vaultbrain made: a new record, known by path, its id: untouched",
         note(rel="People/Ann copy.md", by_id=rec(), declared_id="r1", by_id_note_has_id=True),
-        Create("person", keep_id=False, write_id=True),
+        Create("person", keep_id=False, write_id=False),
     ),
     (
         "copied an adopted hand-made note: a new record, known by path",

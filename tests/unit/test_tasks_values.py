@@ -151,7 +151,6 @@ def test_generated_notes_use_property_names_no_record_type_uses() -> None:
     text = render_digest(
         facts,
         Insights(None, "no LLM"),
-        dt.datetime(2026, 12, 1, 18),
         exists=lambda t: exists(t.lower()),
     )
     data = parse_note(text).data

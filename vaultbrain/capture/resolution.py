@@ -135,8 +135,10 @@ def dismiss(brain: Brain, capture_id: str) -> Capture:
 def fix_thought(brain: Brain, ref: str, type_name: str, note: str | None = None) -> dict[str, Any]:
     """``vaultbrain fix``: re-file record ``ref`` (or a capture's only record) as
     ``type_name``; the captures filed into it follow. Returns the new record."""
+    from vaultbrain.filing.refile import is_record_id
+
     journal = Journal(brain)
-    cap = journal.get(ref)
+    cap = journal.get(ref) if is_record_id(ref) else None  # (else a record's title)
     if cap is not None:
         mine = [d for d in cap.destinations if d.record_id]
         if not mine:

@@ -28,7 +28,21 @@ def mcp_cmd(obj: Any, allow_writes: bool) -> None:
         serve(brain, allow_writes)
     except ModuleNotFoundError as exc:
         if exc.name and exc.name.split(".")[0] == "mcp":
-            raise UserError(
-                "the MCP server needs the mcp package: pip install 'vaultbrain[mcp]'"
-            ) from exc
+            raise UserError(f"the MCP server needs the mcp package: {mcp_install_hint()}") from exc
         raise
+
+
+def mcp_install_hint() -> str:
+    """The command that adds the ``mcp`` extra to the environment running vaultbrain: from
+    the checkout it runs from (an editable install), or from the package index."""
+    import shlex
+    import sys
+    from pathlib import Path
+
+    import vaultbrain
+
+    root = Path(vaultbrain.__file__).resolve().parent.parent
+    pip = f"{shlex.quote(sys.executable)} -m pip install"
+    if (root / "pyproject.toml").is_file():
+        return f"{pip} -e {shlex.quote(f'{root}[mcp]')}"
+    return f"{pip} 'vaultbrain[mcp]'"

@@ -95,7 +95,7 @@ def log_to_file(path: str) -> Callable[[], None]:
 @click.group(
     "service",
     epilog=examples(
-        "vaultbrain service install --print   # the unit or plist; nothing installed",
+        "vaultbrain service install --dry-run   # the unit or plist, not installed",
         "vaultbrain service install",
         "vaultbrain service status --json",
     ),
@@ -110,8 +110,16 @@ def _platform(value: str | None) -> str:
     return "macos" if sys.platform == "darwin" else "linux"
 
 
-@service.command("install")
-@click.option("--print", "print_only", is_flag=True, help="Show the file; install nothing.")
+@service.command(
+    "install",
+    epilog=examples(
+        "vaultbrain service install --dry-run   # show the file; install nothing",
+        "vaultbrain --vault ~/Vault service install",
+    ),
+)
+@click.option(
+    "--print", "--dry-run", "print_only", is_flag=True, help="Show the file; install nothing."
+)
 @click.option("--platform", type=click.Choice(["linux", "macos"]), help="Default: this machine's.")
 @click.option("--no-start", is_flag=True, help="Write the file but do not enable/start it.")
 @click.pass_obj
@@ -127,6 +135,7 @@ def service_install(obj: Any, print_only: bool, platform: str | None, no_start: 
         return
     messages = install_service(spec, start=not no_start)
     click.echo(f"wrote {spec.path}")
+    click.echo(f"it runs {spec.runs}")
     for m in messages:
         click.echo(m)
 

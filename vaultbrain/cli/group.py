@@ -197,6 +197,9 @@ class LazyGroup(click.Group):
         module_name, attr = entry.target.split(":")
         command: click.Command = getattr(importlib.import_module(module_name), attr)
         describe_json(command)
+        from vaultbrain.cli.help import give_examples  # (not for `vaultbrain --help`)
+
+        give_examples(command, name)
         return command
 
     def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

@@ -78,3 +78,134 @@ def examples(*lines: str) -> str:
     """A command's epilog: its examples as typed, kept as they are (click rewraps text
     that does not start with its no-rewrap mark)."""
     return "\b\nExamples:\n" + "\n".join(f"  {line}" for line in lines)
+
+
+# Examples of every command that does not give its own (a command's `epilog=examples(...)`
+# wins), by the words that reach it; given at load by :func:`give_examples`.
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "inbox": ("vaultbrain inbox", "vaultbrain inbox --status needs_review --limit 5"),
+    "digest": ("vaultbrain digest run", "vaultbrain digest latest"),
+    "digest latest": ("vaultbrain digest latest", "vaultbrain digest latest --json"),
+    "digest run": ("vaultbrain digest run", "vaultbrain digest run --date 2026-12-01"),
+    "weekly": ("vaultbrain weekly run", "vaultbrain weekly latest"),
+    "weekly latest": ("vaultbrain weekly latest", "vaultbrain weekly latest --json"),
+    "weekly run": ("vaultbrain weekly run", "vaultbrain weekly run --date 2026-12-06"),
+    "schedule": ("vaultbrain schedule", "vaultbrain settings set digest_schedule '0 7 * * *'"),
+    "review": ("vaultbrain review list", "vaultbrain review resolve k3x9q2 person"),
+    "review confirm": ("vaultbrain review list", "vaultbrain review confirm k3x9q2"),
+    "review dismiss": ("vaultbrain review dismiss k3x9q2   # not a thought: dropped",),
+    "review list": ("vaultbrain review list", "vaultbrain review list --json"),
+    "review resolve": (
+        "vaultbrain review resolve k3x9q2 person",
+        "vaultbrain review resolve k3x9q2 person,admin --title 'Call Sarah'",
+    ),
+    "fix": (
+        "vaultbrain fix Sarah idea   # a title, as db show takes",
+        "vaultbrain fix k3x9q2 admin",
+    ),
+    "trust": ("vaultbrain trust --since 1d", "vaultbrain trust --summary --write-note"),
+    "db": ("vaultbrain db list person", "vaultbrain db show person Sarah"),
+    "db add": ("vaultbrain db add person --set name=Sarah --set contact=s@example.com",),
+    "db delete": ("vaultbrain db delete person Sarah",),
+    "db list": ("vaultbrain db list person", "vaultbrain db list admin --json"),
+    "db show": ("vaultbrain db show person Sarah", "vaultbrain db show project 'Garden makeover'"),
+    "db update": ("vaultbrain db update admin 'Pay rent' --set status=done",),
+    "adopt": ("vaultbrain adopt --dry-run", "vaultbrain adopt People --apply"),
+    "restyle": ("vaultbrain restyle --dry-run", "vaultbrain restyle --apply"),
+    "classify": (
+        "vaultbrain classify 'Call Sarah about the lease'",
+        "echo 'idea: bees' | vaultbrain classify -",
+    ),
+    "search": ("vaultbrain search garden budget", "vaultbrain search --type person beekeeping"),
+    "related": (
+        "vaultbrain related 'Garden makeover'",
+        "vaultbrain related People/Sarah.md --limit 5",
+    ),
+    "embed": ("vaultbrain embed", "vaultbrain embed --status"),
+    "whoknows": ("vaultbrain whoknows beekeeping", "vaultbrain whoknows garden design --limit 3"),
+    "links": ("vaultbrain links Sarah", "vaultbrain links 'Garden makeover' --type people"),
+    "takes": ("vaultbrain takes --since 7d", "vaultbrain takes --kind bet --holder Sarah"),
+    "enrich": ("vaultbrain enrich --dry-run", "vaultbrain enrich person Sarah"),
+    "youtube": ("vaultbrain youtube ingest https://youtu.be/VIDEO_ID", "vaultbrain youtube list"),
+    "youtube cancel": ("vaultbrain youtube list", "vaultbrain youtube cancel JOB_ID"),
+    "youtube forget": ("vaultbrain youtube forget VIDEO_ID",),
+    "youtube ingest": (
+        "vaultbrain youtube ingest https://youtu.be/VIDEO_ID",
+        "vaultbrain youtube ingest https://youtu.be/VIDEO_ID --audio --tag talks",
+    ),
+    "youtube list": ("vaultbrain youtube list", "vaultbrain youtube list --json"),
+    "youtube settings": (
+        "vaultbrain youtube settings",
+        "vaultbrain youtube settings --folder Talks",
+    ),
+    "youtube show": ("vaultbrain youtube show VIDEO_ID",),
+    "youtube transcript": ("vaultbrain youtube transcript VIDEO_ID > talk.md",),
+    "youtube vtt": ("vaultbrain youtube vtt captions.vtt",),
+    "idealoom": ("vaultbrain idealoom create 'Names for the shop'", "vaultbrain idealoom list"),
+    "idealoom add-idea": ("vaultbrain idealoom add-idea LIST_ID 'Bee & Bloom'",),
+    "idealoom create": ("vaultbrain idealoom create 'Names for the shop' --idea 'Hive'",),
+    "idealoom delete": ("vaultbrain idealoom delete LIST_ID",),
+    "idealoom edit": ("vaultbrain idealoom edit LIST_ID --title 'Shop names'",),
+    "idealoom export": ("vaultbrain idealoom export", "vaultbrain idealoom export LIST_ID"),
+    "idealoom import": ("vaultbrain idealoom import",),
+    "idealoom list": ("vaultbrain idealoom list", "vaultbrain idealoom list --json"),
+    "idealoom move-idea": ("vaultbrain idealoom move-idea LIST_ID 3 1   # third becomes first",),
+    "idealoom remove-idea": ("vaultbrain idealoom remove-idea LIST_ID 2",),
+    "idealoom settings": (
+        "vaultbrain idealoom settings",
+        "vaultbrain idealoom settings --folder Lists",
+    ),
+    "idealoom show": ("vaultbrain idealoom show LIST_ID",),
+    "schema": ("vaultbrain schema active", "vaultbrain schema detect"),
+    "schema active": ("vaultbrain schema active", "vaultbrain schema active --path"),
+    "schema detect": ("vaultbrain schema detect", "vaultbrain schema detect --min-notes 3"),
+    "schema diff": ("vaultbrain schema diff vaultbrain-base vaultbrain-recommended",),
+    "schema downgrade": ("vaultbrain schema downgrade",),
+    "schema edit": ("vaultbrain schema edit my-pack",),
+    "schema explain": ("vaultbrain schema explain person",),
+    "schema fork": ("vaultbrain schema fork vaultbrain-base my-pack",),
+    "schema graph": ("vaultbrain schema graph", "vaultbrain schema graph vaultbrain-recommended"),
+    "schema init": ("vaultbrain schema init my-pack --extends vaultbrain-base",),
+    "schema install": (
+        "vaultbrain schema install ./my-pack",
+        "vaultbrain schema install pack.tar.gz",
+    ),
+    "schema lint": ("vaultbrain schema lint", "vaultbrain schema lint my-pack"),
+    "schema list": ("vaultbrain schema list",),
+    "schema review-candidates": (
+        "vaultbrain schema review-candidates",
+        "vaultbrain schema review-candidates --apply Reading/",
+    ),
+    "schema review-orphans": (
+        "vaultbrain schema review-orphans",
+        "vaultbrain schema review-orphans --samples 2",
+    ),
+    "schema show": ("vaultbrain schema show", "vaultbrain schema show vaultbrain-recommended"),
+    "schema suggest": ("vaultbrain schema suggest",),
+    "schema usage": ("vaultbrain schema usage --since 30d",),
+    "schema use": ("vaultbrain schema use vaultbrain-recommended",),
+    "schema validate": ("vaultbrain schema validate my-pack",),
+    "settings get": ("vaultbrain settings get", "vaultbrain settings get inbox_note --where"),
+    "settings migrate": ("vaultbrain settings migrate",),
+    "settings set": ("vaultbrain settings set inbox_idle_seconds 300",),
+    "settings unset": ("vaultbrain settings unset inbox_idle_seconds",),
+    "service status": ("vaultbrain service status", "vaultbrain service status --json"),
+    "service uninstall": ("vaultbrain service uninstall",),
+    "filer": ("vaultbrain filer show", "vaultbrain filer claim"),
+    "filer claim": ("vaultbrain filer claim   # this machine files from now on",),
+    "filer show": ("vaultbrain filer show", "vaultbrain filer show --json"),
+    "statedir": ("vaultbrain statedir show", "vaultbrain statedir move"),
+    "statedir move": ("vaultbrain statedir move",),
+    "statedir show": ("vaultbrain statedir show", "vaultbrain statedir show --json"),
+    "mcp": ("vaultbrain --vault ~/Vault mcp", "vaultbrain --vault ~/Vault mcp --allow-writes"),
+}
+
+
+def give_examples(command: click.Command, path: str) -> None:
+    """Set the examples of ``command`` (reached by ``path``, ``"db show"``) and of every
+    command below it, where it has none of its own."""
+    if not command.epilog and path in EXAMPLES:
+        command.epilog = examples(*EXAMPLES[path])
+    if isinstance(command, click.Group):
+        for name, sub in command.commands.items():
+            give_examples(sub, f"{path} {name}")

@@ -31,6 +31,7 @@ class ServiceSpec:
     name: str
     path: Path
     text: str
+    runs: str = ""  # which vaultbrain the service starts, and why that one
 
 
 def _slug(vault: Path) -> str:
@@ -77,8 +78,37 @@ def _check_path(what: str, path: str) -> None:
         raise UserError(f"the {what} path {path!r} holds a control character; rename it first")
 
 
+@dataclass(frozen=True)
+class Runner:
+    """What the service runs: the arguments that start vaultbrain, and why those."""
+
+    args: list[str]
+    why: str
+
+
+def runner(path_env: str | None = None) -> Runner:
+    """The most stable way to start this installation of vaultbrain: the ``vaultbrain`` on
+    PATH when it is this installation's (pipx's or uv's shim in ``~/.local/bin``, which
+    outlives a reinstall), else this environment's own ``vaultbrain`` script (a venv's
+    ``bin/``), else this Python with ``-m vaultbrain``."""
+    here = Path(sys.prefix).resolve()
+    own = Path(sys.prefix) / ("Scripts/vaultbrain.exe" if os.name == "nt" else "bin/vaultbrain")
+    found = shutil.which("vaultbrain", path=path_env if path_env is not None else None)
+    if found:
+        shim = Path(found)
+        try:
+            target = shim.resolve()
+        except OSError:
+            target = shim
+        if target.parent.parent == here and shim.parent.resolve() != own.parent.resolve():
+            return Runner([str(shim)], f"the vaultbrain on PATH ({shim.parent}), a link to {here}")
+    if own.is_file() and os.access(own, os.X_OK):
+        return Runner([str(own)], f"this environment's own script ({own.parent})")
+    return Runner([sys.executable, "-m", "vaultbrain"], f"this Python ({sys.executable})")
+
+
 def _command(vault: Path, state_dir: Path | None) -> list[str]:
-    args = [sys.executable, "-m", "vaultbrain", "--vault", str(vault)]
+    args = [*runner().args, "--vault", str(vault)]
     if state_dir is not None:
         args += ["--state-dir", str(Path(state_dir).resolve())]
     return [*args, "daemon"]
@@ -95,6 +125,7 @@ def render_service(
     slug = _slug(vault)
     home = Path.home()
     cmd = _command(vault, state_dir)
+    why = runner().why
     for arg in cmd:
         _check_path("vault" if arg == str(vault) else "command", arg)
     env = {"PYTHONUNBUFFERED": "1", **passed_environment(environ)}
@@ -109,6 +140,7 @@ def render_service(
                 "",
                 "[Service]",
                 "Type=simple",
+                f"# runs {_systemd_escape(why)}",
                 "ExecStart=" + " ".join(_systemd_quote(a) for a in cmd),
                 # A path setting takes the rest of the line as the path, spaces included;
                 # quotes would become part of it ("path is not absolute").
@@ -123,7 +155,7 @@ def render_service(
                 "",
             ]
         )
-        return ServiceSpec(platform, name, unit_dir / name, text)
+        return ServiceSpec(platform, name, unit_dir / name, text, why)
     label = f"com.vaultbrain.{slug}"
     logs = home / "Library" / "Logs" / "vaultbrain"
     plist = {
@@ -140,7 +172,8 @@ def render_service(
         "EnvironmentVariables": {**env, "PATH": os.environ.get("PATH") or os.defpath},
     }
     text = plistlib.dumps(plist).decode()
-    return ServiceSpec(platform, label, home / "Library" / "LaunchAgents" / f"{label}.plist", text)
+    path = home / "Library" / "LaunchAgents" / f"{label}.plist"
+    return ServiceSpec(platform, label, path, text, why)
 
 
 @dataclass(frozen=True)

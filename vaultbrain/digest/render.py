@@ -115,10 +115,13 @@ def _quote(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-def count_properties(counts: dict[str, int]) -> dict[str, int]:
+def count_properties(counts: dict[str, int], always: Iterable[str] = ()) -> dict[str, int]:
     """Counts as properties named ``…_count``: Obsidian gives a property name one type in
-    the whole vault, and ``people`` or ``projects`` are lists of links in record notes."""
-    return {f"{name}_count": n for name, n in counts.items()}
+    the whole vault, and ``people`` or ``projects`` are lists of links in record notes. A
+    count of nothing is left out (the note reads as hand-written), but for the ``always``
+    ones a query sorts by."""
+    keep = set(always)
+    return {f"{name}_count": n for name, n in counts.items() if n or name in keep}
 
 
 def _frontmatter_links(mentions: Iterable[Ref]) -> list[str]:
@@ -142,7 +145,9 @@ def _finish(data: dict[str, Any], body: _Body, old_text: str | None) -> str:
     if kept:
         text = text + "\n" + (kept if kept.endswith("\n") else kept + "\n")
     tags = data.pop("tags", [])
-    data["mentions"] = _frontmatter_links(body.mentions)
+    mentions = _frontmatter_links(body.mentions)
+    if mentions:  # (no empty property: a note without links has none)
+        data["mentions"] = mentions
     data["tags"] = tags
     return render_note(data, text)
 
@@ -161,18 +166,9 @@ def _waiting(body: _Body, needs_review: int, pending: int) -> None:
     body.add()
 
 
-def _common(insights: Insights) -> dict[str, Any]:
-    return {
-        "llm": "ok" if insights.available else "unavailable",
-        "model": insights.model or "",
-        "summary": insights.data.summary if insights.data is not None else "",
-    }
-
-
 def render_digest(
     facts: DailyFacts,
     insights: Insights,
-    generated: dt.datetime,
     old_text: str | None = None,
     exists: Callable[[str], bool] | None = None,
 ) -> str:
@@ -229,13 +225,11 @@ def render_digest(
     body.add()
     _waiting(body, facts.needs_review, facts.pending)
 
-    fm: dict[str, Any] = {
-        "type": "digest",
-        "date": day.isoformat(),
-        "generated": generated.strftime("%Y-%m-%dT%H:%M:%S"),
-    }
-    fm.update(count_properties(facts.counts()))
-    fm.update(_common(insights))
+    # Only what a person queries: the kind, the day, the counts of something. When it was
+    # made, by which model, whether the LLM answered: the run's history in the state dir
+    # (`vaultbrain digest show --json`), so a run that finds nothing new rewrites nothing.
+    fm: dict[str, Any] = {"type": "digest", "date": day.isoformat()}
+    fm.update(count_properties(facts.counts(), always=("captures",)))
     fm["tags"] = ["vaultbrain/digest"]
     return _finish(fm, body, old_text)
 
@@ -243,7 +237,6 @@ def render_digest(
 def render_review(
     facts: WeeklyFacts,
     insights: Insights,
-    generated: dt.datetime,
     old_text: str | None = None,
     exists: Callable[[str], bool] | None = None,
 ) -> str:
@@ -314,11 +307,7 @@ def render_review(
         "type": "weekly-review",
         "week": facts.week,
         "date": facts.day.isoformat(),
-        "period_start": facts.start.isoformat(),
-        "period_end": facts.day.isoformat(),
-        "generated": generated.strftime("%Y-%m-%dT%H:%M:%S"),
     }
-    fm.update(count_properties(facts.counts()))
-    fm.update(_common(insights))
+    fm.update(count_properties(facts.counts(), always=("captures", "open_loops")))
     fm["tags"] = ["vaultbrain/weekly-review"]
     return _finish(fm, body, old_text)

@@ -49,7 +49,7 @@ def run_digest(
         insights = ask_daily(app, facts)
         rel = digest_path(day)
         replaced = _write_note(
-            app.vault, rel, lambda old: render_digest(facts, insights, now, old, exists)
+            app.vault, rel, lambda old: render_digest(facts, insights, old, exists)
         )
         linked = _link_daily_note(app, day, rel)
         entry = {
@@ -85,7 +85,7 @@ def run_review(
         insights = ask_weekly(app, facts)
         rel = review_path(iso_week(day))
         replaced = _write_note(
-            app.vault, rel, lambda old: render_review(facts, insights, now, old, exists)
+            app.vault, rel, lambda old: render_review(facts, insights, old, exists)
         )
         entry = {
             "kind": "weekly-review",
@@ -135,7 +135,9 @@ def _naive(when: dt.datetime) -> dt.datetime:
 
 
 def _write_note(vault: Vault, rel: str, build: Callable[[str | None], str]) -> bool:
-    """Create or replace ``rel`` with compare-and-swap; True when a note was replaced."""
+    """Create or replace ``rel`` with compare-and-swap; True when a note was there before.
+    The note carries no stamp of the run, so a run that finds what the last one found
+    leaves the file as it is (``Vault.edit`` writes nothing for the same text)."""
     edit = vault.edit(rel, lambda note: build(note.text if note is not None else None))
     return edit.before is not None
 

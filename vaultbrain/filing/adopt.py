@@ -26,7 +26,9 @@ from vaultbrain.filing.index import records as record_index
 from vaultbrain.filing.records import record_from_note
 from vaultbrain.filing.sync import notes_sync
 from vaultbrain.procs import collector_paused
+from vaultbrain.vault.counted import index_note
 from vaultbrain.vault.note import ParsedNote, parse_note, update_frontmatter
+from vaultbrain.vault.obsidian import is_template_text
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -200,6 +202,12 @@ def _decide(
     parsed = parsed or parse_note(note.text)
     if parsed.error:
         a.problem = parsed.error
+        return None
+    if is_template_text(note.text):  # (a record an older version made of a template)
+        a.problem = "a template (its text holds Templater's or Obsidian's placeholders)"
+        return None
+    if parsed.fence_problem:  # a second block would stack above the person's own
+        a.problem, a.conflict = parsed.fence_problem, True
         return None
     ptype = _type_of(brain, a.type, a.path)
     changes, actions, conflict = wanted(
@@ -600,7 +608,12 @@ def _candidate_notes(brain: Brain) -> Any:
     index = record_index(brain)
     index.refresh(force=True)
     for rel, _entry in brain.vault.iter_notes():
-        if rel == brain.inbox_rel or rel.startswith("Brain/") or brain.templates.holds_note(rel):
+        if (
+            rel == brain.inbox_rel
+            or rel.startswith("Brain/")
+            or index_note(rel)  # (a README or folder note: never a record)
+            or brain.templates.holds_note(rel)
+        ):
             continue
         if index.by_path(rel) is None:
             yield rel

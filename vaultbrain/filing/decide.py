@@ -195,10 +195,11 @@ def decide(f: Facts) -> Action:
         at_path = None  # a different note now stands where a renamed one was: its own id wins
     by_id = f.by_id
     if by_id is not None and by_id.path != f.rel and at_path is None and f.by_id_note_has_id:
-        # The same id at two paths: the person copied a note. The copy is a new record. (A
-        # note with another id, or none, where the record was is not its copy: the record's
-        # note moved and a new note took its old name.)
-        return Create(f.note_type, keep_id=False, write_id=by_id.made_by_us)
+        # The same id at two paths: the person copied a note, or gave two notes one id on
+        # purpose. The second is a new record known by path; its `id:` is the person's and
+        # stays as they wrote it. (A note with another id, or none, where the record was is
+        # not its copy: the record's note moved and a new note took its old name.)
+        return Create(f.note_type, keep_id=False)
     if by_id is not None and at_path is not None and by_id.id != at_path.id:
         by_id = None  # a copy already known at this path: it stays the record it became
     target = by_id or at_path or f.moved_from

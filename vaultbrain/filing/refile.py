@@ -61,11 +61,41 @@ def fileable_type(brain: Brain, name: str) -> PageType:
 # -- fix: re-file a record as another type -------------------------------------------------
 
 
+def is_record_id(ref: str) -> bool:
+    """Whether ``ref`` has the form of a record's (or a capture's) id, not a title."""
+    from vaultbrain.store import validate_id
+
+    try:
+        validate_id(ref)
+    except UserError:
+        return False
+    return True
+
+
 def _find_record(brain: Brain, ref: str) -> tuple[str, dict[str, Any]]:
-    for t in brain.pack.types:
-        rec = brain.store.collection(t.store_collection).get(ref)
+    """The record ``ref`` names: its id, or its title or an alias as `db show` takes them
+    (in any type of the pack; a name two records share is refused with their ids)."""
+    collections = list(dict.fromkeys(t.store_collection for t in brain.pack.types))
+    if is_record_id(ref):
+        for name in collections:
+            rec = brain.store.collection(name).get(ref)
+            if rec is not None:
+                return name, rec
+    low = ref.strip().lower()
+    found: list[tuple[str, str]] = []
+    for name in collections:
+        for summary in brain.store.collection(name).summaries():
+            names = [str(summary.get("title", "")).lower()]
+            names += [str(a).lower() for a in summary.get("aliases", []) or []]
+            if low in names:
+                found.append((name, str(summary["id"])))
+    if len(found) > 1:
+        listed = ", ".join(f"{rid} ({name})" for name, rid in found)
+        raise UserError(f"{ref!r} names {len(found)} records: {listed}; give the id of one")
+    if found:
+        rec = brain.store.collection(found[0][0]).get(found[0][1])
         if rec is not None:
-            return t.store_collection, rec
+            return found[0][0], rec
     raise UserError(f"no record {ref!r}; `vaultbrain db list TYPE` lists them")
 
 
@@ -109,8 +139,8 @@ def refile(
     if old_note is None:
         raise UserError(f"{old_path} is gone; nothing to re-file")
     parsed = parse_note(old_note.text)
-    if parsed.error:
-        raise UserError(f"{old_path}: {parsed.error}; fix the note first")
+    if parsed.error or parsed.fence_problem:  # (never a second block above the person's)
+        raise UserError(f"{old_path}: {parsed.error or parsed.fence_problem}; fix the note first")
     now = brain.now().isoformat()
     index = records(brain)
     if keep_path:

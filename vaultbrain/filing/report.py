@@ -59,7 +59,8 @@ class Deferred:
 
 @dataclass
 class SyncReport:
-    scanned: int = 0
+    scanned: int = 0  # every note walked (vaultbrain's own included)
+    notes: int = 0  # the person's notes, the one count (vaultbrain/vault/counted.py)
     read: int = 0
     unchanged: int = 0
     imported: int = 0
@@ -72,6 +73,7 @@ class SyncReport:
     untyped: int = 0
     in_folders: int = 0
     untyped_in_folders: int = 0
+    most_untyped_in_a_folder: int = 0  # (below one top folder: what `schema detect` needs)
     problems: list[str] = field(default_factory=list)
     warning: str | None = None
     seconds: float = 0.0
@@ -93,7 +95,7 @@ class SyncReport:
         return bool(self.moves or self.refiled or self.tombstones or self.deferred)
 
     def summary(self) -> str:
-        parts = [f"{self.scanned} notes scanned", f"{self.read} read"]
+        parts = [f"{self.notes} notes", f"{self.read} read"]
         for name in (
             "imported",
             "created",

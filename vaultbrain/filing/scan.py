@@ -20,6 +20,7 @@ from vaultbrain.errors import UserError
 from vaultbrain.filing import unreadable
 from vaultbrain.filing.index import collections_of, loaded_records, records
 from vaultbrain.filing.report import SyncReport
+from vaultbrain.vault.counted import index_note
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -365,7 +366,13 @@ class NotesCache:
         seen: set[str] = set()
         inbox = self.app.inbox_rel
         excluded = tuple(f.lower().strip("/") + "/" for f in generated_folders(self.app.settings))
-        in_folders = untyped = 0
+        in_folders = untyped = notes = 0
+        by_top: dict[str, int] = {}  # untyped notes below each top folder
+        holds = self.app.templates.holds
+
+        def counts_in(rel: str) -> bool:
+            return not holds(rel) and not index_note(rel)
+
         changed: list[str] = []
         entries: dict[str, Any] = {}
         self._inbox_stat, self._unread, self._walked = None, set(), False
@@ -427,15 +434,23 @@ class NotesCache:
                     flag = -1 if got is None else (got[6] if len(got) > 6 else -1)
                     if changed and changed[-1] == rel:
                         entries[rel] = entry
-                if "/" in rel and not rel.lower().startswith(excluded):
+                if rel.lower().startswith(excluded) or holds(rel):
+                    continue  # (not the person's notes: vaultbrain/vault/counted.py)
+                notes += 1
+                if "/" in rel and not index_note(rel):
                     in_folders += 1
                     if changed and changed[-1] == rel:
                         continue  # counted once it is synced
                     if self._pinned is None and flag >= 0:
-                        untyped += not flag
-                    elif self._pin().by_path(rel) is None:
+                        no_record = not flag
+                    else:
+                        no_record = self._pin().by_path(rel) is None
+                    if no_record:
                         untyped += 1
+                        top = rel.split("/", 1)[0].lower()
+                        by_top[top] = by_top.get(top, 0) + 1
             report.scanned += len(seen)
+            report.notes += notes
             report.unchanged += unchanged
             todo = self.new_paths_first(changed)
             reading = time.time_ns()
@@ -454,8 +469,11 @@ class NotesCache:
                 self.save_cache()
                 raise
             for rel in changed:
-                if "/" in rel and not rel.lower().startswith(excluded):
-                    untyped += self._pin().by_path(rel) is None
+                if "/" in rel and not rel.lower().startswith(excluded) and counts_in(rel):
+                    if self._pin().by_path(rel) is None:
+                        untyped += 1
+                        top = rel.split("/", 1)[0].lower()
+                        by_top[top] = by_top.get(top, 0) + 1
             known = self._columns.paths if self._columns is not None else self.cache
             stale = [rel for rel in known if rel not in seen]
             cache = self.cache if stale else {}
@@ -469,6 +487,7 @@ class NotesCache:
         self._cache_dirty |= bool(stale)
         unreadable.forget_missing(self.app, seen)
         report.in_folders, report.untyped_in_folders = in_folders, untyped
+        report.most_untyped_in_a_folder = max(by_top.values(), default=0)
         if pinned is None:  # every note unchanged, every record's note still there
             self.save_cache()
             report.seconds = time.perf_counter() - started

@@ -103,11 +103,16 @@ def scanned(brain: Brain) -> bool:
 
 
 def existing_notes(brain: Brain) -> Existing:
-    """How many notes the vault holds, and how many of them lie in the pack's folders."""
+    """How many notes the vault holds (the one count: vaultbrain/vault/counted.py), and
+    how many of them lie in the pack's folders (a README or folder note there aside)."""
+    from vaultbrain.packs.survey import generated_folders
+    from vaultbrain.vault.counted import counter, index_note
+
+    counted = counter(brain.inbox_rel, generated_folders(brain.settings), brain.templates.holds)
     notes = typed = 0
     for rel, _entry in brain.vault.iter_notes():
-        if rel == brain.inbox_rel or rel.startswith("Brain/"):
+        if not counted(rel):
             continue
         notes += 1
-        typed += brain.pack.type_for_path(rel) is not None
+        typed += not index_note(rel) and brain.pack.type_for_path(rel) is not None
     return Existing(notes, typed, scanned(brain))

@@ -28,7 +28,9 @@ from vaultbrain.graph import prepare as graph_prepare
 from vaultbrain.graph import rebuild as graph_rebuild
 from vaultbrain.procs import collector_paused
 from vaultbrain.vault import NoteFile, is_ignored
+from vaultbrain.vault.counted import index_note
 from vaultbrain.vault.note import ParsedNote, parse_note
+from vaultbrain.vault.obsidian import is_template_text
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -91,9 +93,13 @@ class NoteSync(NotesCache, Executors):
         pack = self.app.typer(rel)
         folder = pack.type_for_path(rel)
         folder_name = folder.name if folder else None
-        if self.app.templates.holds_note(rel):
+        if (
+            self.app.templates.holds_note(rel)
+            or is_template_text(note.text)
+            or (at_path is None and index_note(rel))
+        ):
             # A template is no record (nor a note that cannot be read: `date: {{date}}` is
-            # not YAML, and need not be).
+            # not YAML, and need not be); nor a README, index or folder note.
             return Facts(rel, True, note.hash, generated=True, at_path=at_path)
         if parsed.error:
             return Facts(
@@ -324,7 +330,12 @@ def _reindex(
     except BaseException:
         graph_abandon(app)  # what the graph index took in is kept; the rerun goes on
         raise
-    report.warning = format_untyped(report.untyped_in_folders, report.in_folders, app.pack.identity)
+    report.warning = format_untyped(
+        report.untyped_in_folders,
+        report.in_folders,
+        app.pack.identity,
+        detects=report.most_untyped_in_a_folder,
+    )
     # the graph index built or caught up (vaultbrain.graph), from the scan's walk
     graph_rebuild(app, sync.walk(), graph_progress)
     return report

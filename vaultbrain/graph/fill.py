@@ -67,7 +67,7 @@ def start_filler(brain: Brain, graph: GraphIndex) -> bool:
                 except OSError:
                     pass  # nobody listens: the build goes on
 
-            child = GraphIndex(brain.state_dir, graph.typer, graph.identity)
+            child = GraphIndex(brain.state_dir, graph.typer, graph.identity, graph.inbox)
             child.db.execute("PRAGMA cache_size=-131072")  # the whole build in memory
             child.rebuild(brain.vault, tell)
             child.close()
@@ -190,7 +190,7 @@ class Builder:
                 log.info("building the search index: %d of %d notes", done, total)
 
         main = graph_of(self.brain)
-        own = GraphIndex(self.brain.state_dir, main.typer, main.identity)
+        own = GraphIndex(self.brain.state_dir, main.typer, main.identity, main.inbox)
         try:
             self.indexed = own.rebuild(self.brain.vault, progress)
         except _Stopped:

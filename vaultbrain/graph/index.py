@@ -86,7 +86,11 @@ def read_text(vault: Any, rel: str, entry: Any) -> tuple[str, int, int] | None:
         return None
 
 
-SCHEMA_VERSION = "1"
+# 2: the inbox and Brain/ hold names only (no words, no links); an index of 1 is rebuilt.
+SCHEMA_VERSION = "2"
+# vaultbrain's own notes (Needs Review, digests, reviews, Trust, the archive): a [[link]] to
+# one resolves, but their words and links are no evidence of anything.
+OWN_FOLDER = "Brain/"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -140,8 +144,10 @@ class GraphIndex:
         state_dir: Path,
         typer: Callable[[str], ResolvedPack],
         identity: str,
+        inbox: str = "Inbox.md",
     ) -> None:
         self.path = index_path(state_dir, identity)
+        self.inbox = inbox  # the capture note: its lines are thoughts, not yet notes
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.typer = typer
         self.identity = identity
@@ -239,10 +245,18 @@ class GraphIndex:
     def _doc(self, rel: str, text: str, mtime_ns: int | None, parsed: Any = None) -> NoteDoc:
         return read_note(rel, text, self.typer(rel), mtime_ns, parsed)
 
+    def reads(self, rel: str) -> bool:
+        """Whether a note's words and links are the graph's: not the inbox (thoughts waiting
+        to be filed, with our links on their lines) nor anything under ``Brain/``. Those
+        are indexed by name only, so search, whoknows, related, links and takes never rank
+        through them, and a link to one still resolves."""
+        return rel != self.inbox and not rel.startswith(OWN_FOLDER)
+
     def _put(self, doc: NoteDoc, mtime_ns: int, size: int, fresh: bool = False) -> None:
         """Write one note's rows. ``fresh``: the caller knows the index has no row for it
         (a build), so there is nothing to look up or delete."""
         db = self.db
+        reads = self.reads(doc.rel)
         row = (
             None if fresh else db.execute("SELECT id FROM notes WHERE rel=?", (doc.rel,)).fetchone()
         )
@@ -264,9 +278,11 @@ class GraphIndex:
             db.execute("DELETE FROM notes_fts WHERE rowid=?", (nid,))
             db.execute("DELETE FROM names WHERE note=?", (nid,))
             db.execute("DELETE FROM links WHERE src=?", (nid,))
+        # (a note the graph does not read gets an empty text row, not none: the embedder
+        # knows it as done with it)
         db.execute(
             "INSERT INTO notes_fts(rowid, title, fields, body) VALUES(?,?,?,?)",
-            (nid, doc.title, doc.fields_text, doc.body),
+            (nid, doc.title, doc.fields_text, doc.body) if reads else (nid, "", "", ""),
         )
         names = [(note_key(doc.rel), 0, nid), (base_key(doc.rel), 1, nid)]
         names += [(link_key(a), 2, nid) for a in doc.aliases if link_key(a)]
@@ -276,7 +292,7 @@ class GraphIndex:
             "VALUES(?,?,?,?,?,?,?)",
             [
                 (nid, r.link_type, r.key, r.line, r.origin, r.need_type, r.display)
-                for r in doc.links
+                for r in (doc.links if reads else ())
             ],
         )
 

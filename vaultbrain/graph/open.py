@@ -15,10 +15,13 @@ def graph_of(brain: Brain) -> GraphIndex:
     typed under change (the one it replaces is closed)."""
     key = brain.pack_key  # the identity the index is typed under
     current = brain.kept("graph")
-    graph = brain.memo("graph", key, lambda: GraphIndex(brain.state_dir, brain.typer, key))
+    graph = brain.memo(
+        "graph", key, lambda: GraphIndex(brain.state_dir, brain.typer, key, brain.inbox_rel)
+    )
     if current is not None and current is not graph:
         current.close()
     graph.typer = brain.typer
+    graph.inbox = brain.inbox_rel
     return graph
 
 

@@ -24,13 +24,12 @@ from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
 from vaultbrain.packs.model import ResolvedPack
-from vaultbrain.packs.survey import NoteTyping, _typer_and_scope, survey_vault
+from vaultbrain.packs.survey import MIN_NOTES, NoteTyping, _typer_and_scope, survey_vault
 
 if TYPE_CHECKING:
     from vaultbrain.packs.context import PackContext
 
 CANDIDATES = "schema-candidates.json"
-MIN_NOTES = 5
 # Frontmatter keys that are vaultbrain's or Obsidian's own, never a proposed type's field.
 RESERVED_KEYS = {
     "type",

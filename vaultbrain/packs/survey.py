@@ -21,12 +21,14 @@ from vaultbrain.errors import UserError
 from vaultbrain.packs.choice import folder_packs, typer_for
 from vaultbrain.packs.loader import home_dir, load_pack
 from vaultbrain.packs.resolved import PackError, ResolvedPack
+from vaultbrain.vault.counted import index_note
 from vaultbrain.vault.note import parse_note
 
 if TYPE_CHECKING:
     from vaultbrain.packs.context import PackContext
 
 UNTYPED_THRESHOLD = 0.10
+MIN_NOTES = 5  # the untyped notes a folder needs for `schema detect` to propose a type
 GENERATED_FOLDERS = ("Brain",)
 Typer = Callable[[str], ResolvedPack]
 
@@ -52,9 +54,16 @@ class Survey:
     def in_scope(self) -> list[NoteTyping]:
         return [n for n in self.notes if n.folder]
 
-    def untyped(self, scope_only: bool = True) -> list[NoteTyping]:
+    def untyped(self, scope_only: bool = True, own_types: bool = False) -> list[NoteTyping]:
+        """Notes no type of the pack reaches (by folder or a ``type:`` it declares); with
+        ``own_types``, nor a ``type:`` of the note's own. A README, index or folder note is
+        none of them: it is no record of any type."""
         pool = self.in_scope() if scope_only else self.notes
-        return [n for n in pool if n.type is None]
+        return [
+            n
+            for n in pool
+            if n.type is None and not (own_types and n.declared) and not index_note(n.rel)
+        ]
 
 
 def generated_folders(settings: Any | None) -> list[str]:
@@ -80,8 +89,10 @@ def survey_vault(
     exclude: Iterable[str] = (),
     skip: Iterable[str] = (),
     with_data: bool = False,
+    template: Callable[[str], bool] | None = None,
 ) -> Survey:
-    """Type every note of ``vault`` (not under ``exclude`` folders, not the ``skip`` notes)."""
+    """Type every note of ``vault`` (not under ``exclude`` folders, not the ``skip`` notes,
+    not a ``template``): the one count of the vault (vaultbrain/vault/counted.py)."""
     if isinstance(typer, ResolvedPack):
         pack = typer
         typer = lambda _rel: pack  # noqa: E731
@@ -90,7 +101,7 @@ def survey_vault(
     out: list[NoteTyping] = []
     for rel, _ in vault.iter_notes():
         low = rel.lower()
-        if low in skip_low or _under(low, exclude):
+        if low in skip_low or _under(low, exclude) or (template is not None and template(rel)):
             continue
         try:
             note = vault.read(rel)
@@ -104,7 +115,8 @@ def survey_vault(
             if isinstance(declared, str | int) and str(declared).strip()
             else None
         )
-        ptype = typer(rel).infer_type(rel, data)
+        # A README, index or folder note is counted but is no record of any type.
+        ptype = None if index_note(rel) else typer(rel).infer_type(rel, data)
         folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
         out.append(
             NoteTyping(
@@ -142,10 +154,26 @@ def _typer_and_scope(
     return vault, typer, generated_folders(settings), skip, identity
 
 
-def untyped_counts(subject: Any, pack: Any = None, settings: Any = None) -> tuple[int, int, str]:
+def _templates_of(subject: Any) -> Callable[[str], bool] | None:
+    templates = getattr(subject, "templates", None)
+    return templates.holds if templates is not None else None
+
+
+def _survey(subject: Any, pack: Any = None, settings: Any = None) -> tuple[Survey, str]:
     vault, typer, exclude, skip, identity = _typer_and_scope(subject, pack, settings)
-    survey = survey_vault(vault, typer, exclude, skip)
-    return len(survey.untyped()), len(survey.in_scope()), identity
+    return survey_vault(vault, typer, exclude, skip, template=_templates_of(subject)), identity
+
+
+def _in_folders(survey: Survey) -> tuple[int, int]:
+    """(untyped notes in folders, notes in folders): the untyped warning's."""
+    scope = [n for n in survey.in_scope() if not index_note(n.rel)]
+    return len(survey.untyped()), len(scope)
+
+
+def untyped_counts(subject: Any, pack: Any = None, settings: Any = None) -> tuple[int, int, str]:
+    """(untyped notes in folders, notes in folders, pack identity): the untyped warning's."""
+    survey, identity = _survey(subject, pack, settings)
+    return (*_in_folders(survey), identity)
 
 
 def untyped_warning(subject: Any, pack: Any = None, settings: Any = None) -> str | None:
@@ -154,19 +182,38 @@ def untyped_warning(subject: Any, pack: Any = None, settings: Any = None) -> str
     ``untyped_warning(app)`` honours per-folder packs (tier 3); ``untyped_warning(vault,
     pack, settings)`` types every note with ``pack``.
     """
-    untyped, total, identity = untyped_counts(subject, pack, settings)
-    return format_untyped(untyped, total, identity)
+    survey, identity = _survey(subject, pack, settings)
+    untyped, total = _in_folders(survey)
+    return format_untyped(untyped, total, identity, _most_in_a_folder(survey.untyped()))
 
 
-def format_untyped(untyped: int, total: int, identity: str) -> str | None:
+def format_untyped(
+    untyped: int, total: int, identity: str, detects: int | None = None
+) -> str | None:
+    """The untyped warning. ``detects``: the most untyped notes below one top folder;
+    `schema detect` is named only when that is enough for it to propose a type (None: not
+    known, it is named with what it needs)."""
     if not total or untyped / total < UNTYPED_THRESHOLD:
         return None
     pct = 100.0 * untyped / total
-    return (
-        f"[schema] {untyped} of {total} pages ({pct:.0f}%) have no type matching the active "
-        f"schema pack ({identity}). Run `vaultbrain schema detect` to propose a pack matching "
-        "your content shape."
+    said = (
+        f"[schema] {untyped} of the {total} notes in folders ({pct:.0f}%) have no type of the "
+        f"active schema pack ({identity}): `vaultbrain schema review-orphans` lists them by "
+        "folder"
     )
+    if detects is None:
+        return (
+            f"{said}; `vaultbrain schema detect` proposes a type for each folder of "
+            f"{MIN_NOTES} or more."
+        )
+    if detects >= MIN_NOTES:
+        return f"{said}; `vaultbrain schema detect` proposes types for them."
+    return f"{said}."
+
+
+def _most_in_a_folder(notes: list[NoteTyping]) -> int:
+    tops = Counter(n.folder.split("/", 1)[0].lower() for n in notes if n.folder)
+    return max(tops.values(), default=0)
 
 
 @dataclass
@@ -197,8 +244,8 @@ class Orphans:
 def review_orphans(app: PackContext, samples: int = 5) -> Orphans:
     """Notes no type of the pack reaches, grouped by folder (the vault root included)."""
     vault, typer, exclude, skip, identity = _typer_and_scope(app)
-    survey = survey_vault(vault, typer, exclude, skip)
-    orphans = survey.untyped(scope_only=False)
+    survey = survey_vault(vault, typer, exclude, skip, template=_templates_of(app))
+    orphans = survey.untyped(scope_only=False, own_types=True)  # a `type:` of its own: typed
     groups: dict[str, list[NoteTyping]] = {}
     for n in orphans:
         groups.setdefault(n.folder or "(vault root)", []).append(n)
@@ -206,7 +253,8 @@ def review_orphans(app: PackContext, samples: int = 5) -> Orphans:
         OrphanFolder(folder, len(notes), [n.rel for n in notes[:samples]])
         for folder, notes in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0].lower()))
     ]
-    undeclared = Counter(n.declared for n in orphans if n.declared)
+    # (typed by a `type:` of their own, which the pack does not declare: listed apart)
+    undeclared = Counter(n.declared for n in survey.notes if n.declared and n.type is None)
     return Orphans(identity, len(survey.notes), len(orphans), folders, dict(undeclared))
 
 
@@ -233,11 +281,15 @@ def schema_pack_consistency(app: PackContext) -> tuple[bool, str]:
             "(`vaultbrain schema lint`)"
         )
     try:
-        untyped, total, identity = untyped_counts(app)
+        survey, identity = _survey(app)
+        untyped, total = _in_folders(survey)
+        # the one count, as `schema review-orphans` says it
+        notes = len(survey.notes)
+        typed = notes - len(survey.untyped(scope_only=False, own_types=True))
     except (UserError, OSError) as exc:
         return False, f"could not survey the vault: {exc}"
-    warning = format_untyped(untyped, total, identity)
+    warning = format_untyped(untyped, total, identity, _most_in_a_folder(survey.untyped()))
     if warning:
-        return False, warning
+        return False, f"{warning} ({typed} of {notes} notes typed, a type: of their own included)"
     where = f"tier {active.tier}: {active.source}"
-    return True, f"{pack.identity} ({where}); {total - untyped} of {total} notes in folders typed"
+    return True, f"{pack.identity} ({where}); {typed} of {notes} notes typed"

@@ -395,8 +395,16 @@ def render_taken_line(
 
 
 def append_line(text: str, new_raw: str) -> str:
-    """``text`` with ``new_raw`` added as a new last line."""
+    """``text`` with ``new_raw`` added as a new line at its end. A last line without a
+    newline is the person's, still being typed: the new line goes above it and it stays
+    last and unfinished (ending it would hand a half-typed thought to the daemon). A last
+    line that carries one of our anchors is finished whatever its ending: the new line
+    follows it."""
     nl = "\r\n" if "\r\n" in text else "\n"
-    if text and not text.endswith("\n"):
-        text += nl
-    return f"{text}{new_raw}{nl}"
+    if not text or text.endswith("\n"):
+        return f"{text}{new_raw}{nl}"
+    start = text.rfind("\n") + 1
+    last = text[start:]
+    if "^vb-" in last:
+        return f"{text}{nl}{new_raw}{nl}"
+    return f"{text[:start]}{new_raw}{nl}{last}"

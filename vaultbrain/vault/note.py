@@ -164,6 +164,10 @@ class ParsedNote:
     raw_start: int = 0
     body_start: int = 0
     newline: str = "\n"
+    # A note that opens a frontmatter fence it never closes as one (a closing ``---`` with
+    # text after it on its line, or none): read as having no Properties, as Obsidian reads
+    # it, but never given a block of ours, which would stack a second one above its own.
+    fence_problem: str | None = None
 
 
 def parse_note(text: str) -> ParsedNote:
@@ -191,7 +195,10 @@ def parse_note(text: str) -> ParsedNote:
             break
         cursor = nl + 1
     if close_at is None:
-        return note  # an unclosed fence is not Properties in Obsidian either
+        # An unclosed fence is not Properties in Obsidian either, but it is the person's
+        # block: it is reported, never written above.
+        note.fence_problem = _unclosed(text, pos)
+        return note
     raw = text[pos:close_at]
     note.has_frontmatter = True
     note.raw, note.raw_start, note.body_start, note.newline = raw, pos, body_start, newline
@@ -235,6 +242,17 @@ def parse_note(text: str) -> ParsedNote:
     except (ValueError, TypeError, OverflowError) as exc:  # e.g. a date 2026-13-45
         note.error = f"the frontmatter has a value YAML cannot read: {exc}"
     return note
+
+
+def _unclosed(text: str, pos: int) -> str:
+    """What is wrong with a frontmatter fence opened at the top and never closed."""
+    for line in text[pos:].splitlines():
+        if line.startswith("---") and line[3:].strip() and not line.startswith("----"):
+            return (
+                "its frontmatter's closing --- has text after it on the same line "
+                f"({line.strip()[:40]!r}); move that text to the next line"
+            )
+    return "its frontmatter opens with --- and never closes"
 
 
 def normalize(value: Any) -> Any:
@@ -441,6 +459,8 @@ def update_frontmatter(
     if note.error:
         raise NoteFormatError(note.error)
     removals = [k for k in remove if k not in changes]
+    if note.fence_problem:
+        raise NoteFormatError(note.fence_problem)
     if not note.has_frontmatter:
         additions = {k: v for k, v in changes.items() if v is not None or k in changes}
         if not additions:

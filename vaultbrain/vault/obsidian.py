@@ -9,6 +9,8 @@ never proposes them as a type, and never writes them. They are:
   Templater's (``.obsidian/plugins/templater-obsidian/data.json``, ``templates_folder``),
   read from the vault's config folder (``.obsidian`` or a renamed one);
 - any folder named ``Templates``, ``Template`` or ``_templates``;
+- a note whose own text is a template (:func:`is_template_text`: Templater's tags, the core
+  plugin's ``{{date}}``, ``{{time}}``, ``{{title}}``), wherever it is;
 - a folder whose notes are mostly placeholders: more than half of them hold ``{{date}}``,
   ``{{title}}`` (Obsidian's, QuickAdd's, Periodic Notes') or ``<% tp.… %>`` (Templater's).
   That one needs the notes' heads read: :meth:`TemplateFolders.holds_note` looks (once per
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 from pathlib import Path
 
@@ -105,6 +108,24 @@ class TemplateFolders:
     @property
     def configured(self) -> tuple[str, ...]:
         return self._configured
+
+
+# A template wherever it lives: Templater's tags (``<% tp.file.title %>``, ``<%* … %>``) or
+# the core Templates plugin's own placeholders (``{{date}}``, ``{{time:HH:mm}}``,
+# ``{{title}}``). Stricter than PLACEHOLDER: one note is judged alone, and a note about
+# Mustache or Jinja (``{{ user.name }}``) is not a template of Obsidian's.
+TEMPLATE_TEXT = re.compile(
+    r"<%[-_*+]?[^%\n]{1,200}%>|<%\*|\{\{(?:date|time|title)(?::[^{}\n]{1,40})?\}\}"
+)
+
+
+def is_template_text(text: str) -> bool:
+    """Whether a note's text is an Obsidian template by its content alone (Templater's
+    ``<% … %>`` or ``<%* … %>``, core ``{{date}}``/``{{time}}``/``{{title}}``), wherever
+    the note lives. Such a note is never a record and never written."""
+    if "<%" not in text and "{{" not in text:
+        return False
+    return TEMPLATE_TEXT.search(text) is not None
 
 
 def has_placeholders(text: str) -> bool:
