@@ -39,7 +39,9 @@ def clock() -> Clock:
 
 @pytest.fixture
 def brain(vault: Path, clock: Clock) -> Brain:
-    new_brain(vault)
+    # Every thought waits as a suggestion: its line carries the suffix nobody types (a filed
+    # line's "→ [[Note]]" with no id is a person's own link, never taken for ours).
+    new_brain(vault).settings.set("auto_confidence", "1.0")
     return Brain(vault, clock=clock)
 
 
