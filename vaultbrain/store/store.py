@@ -145,6 +145,13 @@ class Store:
         store_id, seq = conn.execute("SELECT store_id, seq FROM counter").fetchone()
         return store_id, seq
 
+    def identity(self) -> str | None:
+        """The database's id (made with it, never reused); None when its file is gone (a
+        state dir deleted under the process: nothing is made again by asking)."""
+        if self.path is not None and not self.path.exists():
+            return None
+        return self.head(self.conn())[0]
+
     def reading(self, conn: sqlite3.Connection, fn: Callable[[], T]) -> T:
         """``fn`` inside one read transaction (one view of the database), unless ``conn``
         is already in one (bulk mode's; in memory, one connection serves every thread)."""
