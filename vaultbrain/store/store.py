@@ -388,6 +388,23 @@ class Store:
         row = conn.execute("SELECT seq FROM kv WHERE name = ?", (name,)).fetchone()
         return None if row is None else [self.head(conn)[0], row[0]]
 
+    def read_blob(self, name: str) -> bytes | None:
+        """The bytes kept under ``name`` (a cache a part of vaultbrain keeps in the
+        database: a trained classifier, a pack's parsed form), or None."""
+        row = self.conn().execute("SELECT data FROM blobs WHERE name = ?", (name,)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def write_blob(self, name: str, data: bytes) -> None:
+        """Keep ``data`` under ``name`` (a cache: committed without waiting for the disk,
+        which a power cut may cost, never a torn value)."""
+        self.write(
+            lambda conn, seq: conn.execute(
+                "INSERT OR REPLACE INTO blobs VALUES (?, ?, ?)", (name, data, seq)
+            ),
+            durable=False,
+            size=len(data),
+        )
+
     # -- export --------------------------------------------------------------------------
     def collections(self) -> list[str]:
         """The names of the collections that hold a record."""
