@@ -75,7 +75,7 @@ class Brain:
         self.client: LLMClient | None = None
         from vaultbrain.packs.loader import keep_on_disk
 
-        keep_on_disk(self.vault.state_dir)  # resolved packs kept for the next command
+        keep_on_disk(self.store)  # resolved packs kept for the next command
         self.refresh()
 
     # -- the one explicit refresh --------------------------------------------------------
