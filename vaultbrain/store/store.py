@@ -368,14 +368,18 @@ class Store:
         row = self.conn().execute("SELECT value FROM kv WHERE name = ?", (name,)).fetchone()
         return default if row is None else json.loads(row[0])
 
-    def write_json(self, name: str, data: Any, compact: bool = False) -> None:
+    def write_json(
+        self, name: str, data: Any, compact: bool = False, *, durable: bool = True
+    ) -> None:
         """The document ``name`` made ``data`` (``compact``: kept for the callers of the
-        file store; every document is stored compact)."""
+        file store; every document is stored compact). ``durable=False``: a cache's, not
+        waited for on the disk."""
         text = to_json(data)
         self.write(
             lambda conn, seq: conn.execute(
                 "INSERT OR REPLACE INTO kv VALUES (?, ?, ?)", (name, text, seq)
             ),
+            durable=durable,
             size=len(text),
         )
 
