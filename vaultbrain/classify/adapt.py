@@ -234,10 +234,6 @@ def _vault_name(pack: Any) -> str:
     return f"classifier/vault-{pack.name}"
 
 
-def _stamp_name(pack: Any) -> str:
-    return f"classifier/vault-{pack.name}.stamp"
-
-
 @dataclass
 class _Followed:
     """What this process holds of one database's learning for one pack: the learning, when
@@ -297,7 +293,7 @@ def _stamp(store: Store, pack: Any, learning: VaultLearning) -> None:
         "corrections_at": learning.corrections_at,
     }
     try:
-        store.write_json(_stamp_name(pack), stamp)
+        store.write_json(_vault_name(pack) + ".stamp", stamp)
     except Exception as exc:  # without a stamp the state is only unpickled to be checked
         log.info("could not write the classifier cache's stamp: %s", exc)
 
@@ -321,7 +317,7 @@ def saved_learning_current(store: Store, pack: Any) -> bool:
     import json
 
     try:
-        stamp = store.read_json(_stamp_name(pack))
+        stamp = store.read_json(_vault_name(pack) + ".stamp")
     except VaultbrainError:
         return False
     size = store.log_head(CORRECTIONS)
