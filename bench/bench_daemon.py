@@ -14,7 +14,7 @@ In the order they run (each on the same daemon process, so the idle figure is a 
 - idle again, for half as long, with every capture of the runs above in the store.
 - restart: SIGTERM, start again on the unchanged vault: the time from spawning the process
   to its "watching … ready" log line. Targets: under 1 s, and under 0.2 of a cold
-  ``vaultbrain reindex`` process (no notes-cache.json) on the same vault.
+  ``vaultbrain reindex`` process (no notes cache in state.db) on the same vault.
 
     python bench/bench_daemon.py [--notes 10000] [--idle 60] [--probes 30] [--burst 1000]
 """
@@ -228,10 +228,13 @@ def main() -> int:
         assert d.stop() == 0
 
         cold = []
-        cache = vault / ".vaultbrain" / "notes-cache.json"
-        saved = cache.read_bytes()
+        from vaultbrain.filing.sync import CACHE_FILE
+        from vaultbrain.store import Store
+
+        kept = Store(vault / ".vaultbrain")  # (the notes cache is a state.db document)
+        saved = kept.read_json(CACHE_FILE)
         for _ in range(3):
-            cache.unlink()
+            kept.remove_json(CACHE_FILE)
             start = time.perf_counter()
             done = subprocess.run(
                 [sys.executable, "-m", "vaultbrain", "--vault", str(vault), "reindex"],
@@ -243,12 +246,12 @@ def main() -> int:
         from vaultbrain.filing.sync import reindex
 
         for _ in range(3):
-            cache.unlink()
+            kept.remove_json(CACHE_FILE)
             start = time.perf_counter()
             reindex(Brain(vault))
             cold_in.append(time.perf_counter() - start)
         cold_in_med = sorted(cold_in)[len(cold_in) // 2]
-        cache.write_bytes(saved)
+        kept.write_json(CACHE_FILE, saved)
         cold_med = sorted(cold)[len(cold) // 2]
         ready = []
         reported = []

@@ -3,7 +3,7 @@
 Every plan that meets a name no record has walks the vault
 (:func:`vaultbrain.filing.names.note_names`). Reported, on a generated vault: the first build
 (every note with frontmatter read for its aliases), a rebuild in the same process, a new
-process (the index kept in ``names.snap``, brought up to date: its folders' mtimes, a ``stat``
+process (the index kept in ``state.db``, brought up to date: its folders' mtimes, a ``stat``
 of each note that is no record), beside a bare ``os.walk`` + ``stat`` of the same notes as the
 baseline a walk cannot beat.
 
@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from vaultbrain.brain import Brain
-from vaultbrain.filing import names, namesnap
+from vaultbrain.filing import names
 
 
 def make_vault(root: Path, n: int) -> None:
@@ -72,18 +72,13 @@ def main() -> None:
         base = timed(lambda: walk(root), args.runs)
         brain = Brain(root)
         brain.refresh()
-        cache = brain.state_dir / names.CACHE_FILE
-        snap = brain.state_dir / namesnap.SNAP_FILE
 
         def cold() -> None:
-            cache.unlink(missing_ok=True)
-            snap.unlink(missing_ok=True)
-            names._built.pop(brain, None)
-            names.note_names(brain)
+            brain.store.remove_json(names.CACHE_FILE)  # (the kept names, a state.db document)
+            names.note_names(Brain(root))
 
         def new_process() -> None:
-            names._built.pop(brain, None)
-            names.note_names(brain)
+            names.note_names(Brain(root))
 
         cold_ms = timed(cold, args.runs)
         reload_ms = timed(new_process, args.runs)
@@ -92,7 +87,7 @@ def main() -> None:
         print(f"{args.notes} notes, half with aliases")
         print(line("walk+stat (baseline)", base))
         print(line("name index, first build", cold_ms, b))
-        print(line("name index, a new process (the kept names.snap)", reload_ms, b))
+        print(line("name index, a new process (the names kept in state.db)", reload_ms, b))
         print(line("name index, rebuild in process", warm_ms, b))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -48,6 +48,7 @@ class Brain:
         self.vault = Vault(vault_dir, state_dir)
         self.settings = Settings(self.vault.state_dir, self.env, self.vault)
         self.store = Store(self.vault.state_dir)
+        self.vault.own.store = self.store  # (what vaultbrain last wrote, shared by processes)
         self.schema_override = schema_pack
         self._clock = clock
         self.templates = TemplateFolders(self.vault.root)  # never records, never written
@@ -75,7 +76,7 @@ class Brain:
         self.client: LLMClient | None = None
         from vaultbrain.packs.loader import keep_on_disk
 
-        keep_on_disk(self.vault.state_dir)  # resolved packs kept for the next command
+        keep_on_disk(self.store)  # resolved packs kept for the next command
         self.refresh()
 
     # -- the one explicit refresh --------------------------------------------------------

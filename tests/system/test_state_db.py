@@ -38,9 +38,7 @@ def test_a_fresh_vault_s_state_dir_after_two_captures(vault: Path) -> None:
     assert others <= {
         "graph",
         "vectors",
-        "classifier",
         "vault.json",
-        "own-writes.json",
         "machine.json",
         "logs",
         "classify-cache.sqlite",
@@ -48,6 +46,8 @@ def test_a_fresh_vault_s_state_dir_after_two_captures(vault: Path) -> None:
         "llm-forms.json",
         "patterns-cache",
     }, others
+    # Caches of bytes and the shared own writes are in the database (migration m003_blobs).
+    assert not {"classifier", "packs-cache", "own-writes.json", "store.token"} & others, others
     assert stat.S_IMODE(os.stat(state).st_mode) == 0o700
     assert stat.S_IMODE(os.stat(state / "state.db").st_mode) == 0o600
 

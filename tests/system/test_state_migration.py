@@ -63,7 +63,7 @@ def test_each_fixture_is_imported_whole_then_set_aside(tmp_path: Path, name: str
     again = Store(state)
     assert list(again.read_jsonl("audit.jsonl")) == expected["logs"]["audit.jsonl"]
     rows = again.conn().execute("SELECT name FROM _migrations ORDER BY name").fetchall()
-    assert [r[0] for r in rows] == ["m001_initial", "m002_import_files"]
+    assert [r[0] for r in rows] == ["m001_initial", "m002_import_files", "m003_blobs"]
 
 
 def test_a_torn_line_of_the_old_store_is_skipped_and_the_rest_imported(tmp_path: Path) -> None:
@@ -103,6 +103,7 @@ def test_a_migrated_vault_lists_its_captures(tmp_path: Path) -> None:
     assert "state database" in out and "sound" in out
 
 
+@pytest.mark.timeout(900)
 def test_a_migrated_state_dir_used_by_the_daemon_loses_and_duplicates_nothing(
     tmp_path: Path, daemon, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -112,7 +113,7 @@ def test_a_migrated_state_dir_used_by_the_daemon_loses_and_duplicates_nothing(
         run(vault, "settings", "set", key, value)
     d = daemon(vault).start()
     d.wait_ready(60)
-    count = 300
+    count = 1000
     inbox = vault / "Inbox.md"
     with open(inbox, "a", encoding="utf-8") as fh:
         for i in range(count):
@@ -129,7 +130,7 @@ def test_a_migrated_state_dir_used_by_the_daemon_loses_and_duplicates_nothing(
             if "burst thought number" in line and (m := re.search(r"\^vb-([a-z0-9]+)$", line))
         ]
 
-    wait_for(lambda: len(taken()) == count, 240, d.log)
+    wait_for(lambda: len(taken()) == count, 720, d.log)
     time.sleep(0.5)
     assert d.stop() == 0
     ids = taken()

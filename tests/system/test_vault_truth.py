@@ -152,7 +152,8 @@ def test_a_lost_state_dir_is_rebuilt_from_the_vault(vault: Path, daemon) -> None
     assert re.search(r"- \[x\] Idea: a podcast about bees → \[\[", inbox(vault)), inbox(vault)
 
 
-def test_the_state_dir_deleted_while_running(vault: Path, daemon) -> None:
+@pytest.mark.parametrize("lost", ["the state dir", "only state.db"])
+def test_the_state_dir_deleted_while_running(vault: Path, daemon, lost: str) -> None:
     run(vault, "settings", "set", "inbox_idle_seconds", "0.5")
     d = daemon(vault).start()
     d.wait_ready()
@@ -160,7 +161,11 @@ def test_the_state_dir_deleted_while_running(vault: Path, daemon) -> None:
         fh.write(f"- {THOUGHT}\n")
     wait_for(lambda: "(suggested: confirm in" in inbox(vault), 30, d.log)
     first = line_of(vault, "Met with Sarah")
-    shutil.rmtree(vault / ".vaultbrain", ignore_errors=True)
+    if lost == "the state dir":
+        shutil.rmtree(vault / ".vaultbrain", ignore_errors=True)
+    else:
+        for name in ("state.db", "state.db-wal", "state.db-shm"):
+            (vault / ".vaultbrain" / name).unlink(missing_ok=True)
     with open(vault / "Inbox.md", "a") as fh:
         fh.write("- Idea: a podcast about bees\n")
     wait_for(lambda: re.search(r"podcast about bees → .*\^vb-", inbox(vault)), 30, d.log)
@@ -169,6 +174,7 @@ def test_the_state_dir_deleted_while_running(vault: Path, daemon) -> None:
     assert not list(vault.rglob("* (2).md")), sorted(vault.rglob("*.md"))
     assert d.alive() and "Traceback" not in d.output(), d.output()
     assert "is an observer" not in d.output()
+    assert "was deleted while running" in d.output(), d.output()
     assert d.stop() == 0
     # The same machine after the restart: it still files.
     out = once(daemon, vault)

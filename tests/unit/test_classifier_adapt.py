@@ -179,10 +179,9 @@ def test_learning_follows_records_another_process_changed(store: Store, tmp_path
 
 def _forget_memory() -> None:
     """What a process keeps of the learning in memory, gone: as in a new process."""
-    import vaultbrain.classify.adapt as adapt
+    from vaultbrain.classify.adapt import forget_learning
 
-    for memo in (adapt._LEARNING, adapt._SEEN, adapt._MARKS):
-        memo.clear()
+    forget_learning()
 
 
 def _new_process(tmp_path: Path) -> tuple[Store, list[str]]:
@@ -227,12 +226,12 @@ def test_a_process_that_does_not_save_as_it_learns_keeps_its_learning_when_asked
     from vaultbrain.classify.adapt import keep_learning
 
     rebuild(store, PACK)
-    saved = adapt._vault_path(store, PACK)
-    before = saved.stat().st_mtime_ns
+    before = store.read_blob("classifier/vault-vaultbrain-base")
+    assert before is not None
     for i in range(adapt.SAVE_EVERY + 5):
         put(store, f"q{i}", "person", f"Person Number {i}")
         vault_learning(store, PACK, save=False)
-    assert saved.stat().st_mtime_ns == before  # learnt, not written
+    assert store.read_blob("classifier/vault-vaultbrain-base") == before  # learnt, not written
     assert keep_learning(store, PACK) is True
     assert keep_learning(store, PACK) is False  # nothing new since
     fresh, looked = _new_process(tmp_path)
@@ -278,17 +277,17 @@ def test_a_warm_reindex_does_not_unpickle_a_current_learning(
     (root / ".obsidian").mkdir()
     (root / "People/Ada.md").write_text("---\ntype: person\nname: Ada\n---\nbees\n")
     reindex(new_brain(root))  # learnt afresh and saved
-    adapt._stamp_path(new_brain(root).store, PACK).unlink()  # a state saved before stamps
+    new_brain(root).store.remove_json("classifier/vault-vaultbrain-base.stamp")  # (no stamp)
     loads: list[str] = []
     real = adapt._load
-    monkeypatch.setattr(adapt, "_load", lambda path: loads.append(path.name) or real(path))
+    monkeypatch.setattr(adapt, "_load", lambda store, name: loads.append(name) or real(store, name))
     _forget_memory()  # a new process, as each `vaultbrain reindex` is
     reindex(new_brain(root))
-    assert "vault-vaultbrain-base.pickle" in loads
+    assert "classifier/vault-vaultbrain-base" in loads
     loads.clear()
     _forget_memory()
     reindex(new_brain(root))
-    assert "vault-vaultbrain-base.pickle" not in loads
+    assert "classifier/vault-vaultbrain-base" not in loads
 
 
 def test_a_correction_to_two_types_is_one_thought_of_both(tmp_path: Path) -> None:
@@ -305,3 +304,21 @@ def test_a_correction_to_two_types_is_one_thought_of_both(tmp_path: Path) -> Non
     assert docs["1:person"] > 0 and docs["1:admin"] == 0
     assert docs["person"] == docs["admin"] == docs["1:person"]
     assert learning.corrections == {"person": 1, "admin": 1}
+
+
+def test_a_state_dir_lost_under_a_long_running_process_is_learnt_afresh(tmp_path: Path) -> None:
+    """A daemon's state dir deleted and made again at the same path is another database:
+    what the process learnt from the old one (its corrections) is not carried into it."""
+    import shutil
+
+    store = Store(tmp_path / "state")
+    put(store, "p1", "person", "Priya Shah")
+    record_correction(store, "sort the carpool with phoebe", "idea", "person", "2026-11-01T10:00")
+    assert vault_learning(store, PACK).corrections == {"person": 1}
+    shutil.rmtree(tmp_path / "state")
+    put(store, "g1", "project", "Garden shed")
+    for i, text in enumerate(("pitch deck for the bakery", "a zine about moss")):
+        record_correction(store, text, "admin", "idea", f"2026-11-0{i + 2}T10:00")
+    learnt = vault_learning(store, PACK)
+    assert learnt.corrections == {"idea": 2}
+    assert set(learnt.records) == {"projects/g1"}

@@ -28,7 +28,7 @@ def watching(vault: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Daemon, list
     # What ``Daemon.run`` sets up before its loop (the lock and the watcher aside).
     d.filer = FilerWatch(brain.vault, brain.state_dir)
     d.sync.scan()
-    trust_state(brain.state_dir)
+    trust_state(brain.store)
     inbox_known(brain)
     # No time-dependent choice in these turns: a turn waits 1 ms, looks at the displaced
     # files every time, and (after the first) a whole turn is due only after an hour.

@@ -219,14 +219,16 @@ def test_a_resolved_pack_is_kept_in_the_state_dir_for_the_next_process(
     """The next command finds the resolved pack in the state dir (no manifest validated
     again); a pack edit since is seen there too; a state dir that does not exist gets none."""
     import vaultbrain.packs.loader as loader
+    from vaultbrain.store import Store
 
-    state = tmp_path / "state"
-    state.mkdir()
+    state = Store(tmp_path / "state")
+    state.write_json("made", True)  # (a state dir whose database exists)
     write_pack(env_home, "kept", manifest("kept", extends=None, page_types=[ptype("a", "A/")]))
     try:
         loader.keep_on_disk(state)
         first = load_pack("kept")
-        assert list((state / "packs-cache").glob("*.pickle"))
+        kept = state.conn().execute("SELECT name FROM blobs WHERE name LIKE 'packs-cache/%'")
+        assert kept.fetchall()
         loader._cache.clear()  # a new process
         validated: list[object] = []
         real = loader.read_manifest
@@ -243,7 +245,7 @@ def test_a_resolved_pack_is_kept_in_the_state_dir_for_the_next_process(
             assert validated and edited.get_type("b") and not edited.get_type("a")
         finally:
             loader.read_manifest = real  # type: ignore[assignment]
-        loader.keep_on_disk(tmp_path / "no-such-state-dir")
+        loader.keep_on_disk(Store(tmp_path / "no-such-state-dir"))
         assert loader._disk is None
     finally:
         loader.keep_on_disk(None)

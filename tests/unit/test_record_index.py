@@ -200,3 +200,19 @@ def test_refresh_looks_at_the_records_another_process_changed_only(
     assert index.get("people", "p4") is None
     assert index.find("person", "newcomer")["id"] == "p901"
     assert len(index) == 300
+
+
+def test_what_one_process_wrote_to_the_inbox_another_knows_from_the_store(
+    tmp_path: Path,
+) -> None:
+    """The inbox's last writer is shared through the store (no file of its own): another
+    process sees the note is as vaultbrain left it, and an edit since makes it the person's."""
+    root = tmp_path / "Vault"
+    one = new_brain(root)
+    one.vault.edit(one.inbox_rel, lambda note: (note.text if note else "") + "- a thought\n")
+    other = Brain(root)
+    assert other.vault.last_written_by_vaultbrain(other.inbox_rel)
+    assert not (other.state_dir / "own-writes.json").exists()
+    with open(root / other.inbox_rel, "a", encoding="utf-8") as fh:
+        fh.write("- the person's own line\n")
+    assert not Brain(root).vault.last_written_by_vaultbrain(other.inbox_rel)

@@ -113,3 +113,19 @@ def test_the_connections_of_threads_that_ended_are_closed(tmp_path: Path) -> Non
     # (SQLite keeps a few descriptors of closed connections for reuse while another
     # connection of the process holds a lock on the file: far fewer than 3 per thread)
     assert open_files() - before < 100
+
+
+def test_the_blobs_migration_drops_the_cache_folders_of_before(tmp_path: Path) -> None:
+    """A state dir with the classifier's and the packs' pickles as files of their own: the
+    migration drops those folders (caches, made again in the database on first use)."""
+    state = tmp_path / "state"
+    for name in ("classifier/vault-vaultbrain-base.pickle", "packs-cache/0ff50fa3cfb74c5b.pickle"):
+        (state / name).parent.mkdir(parents=True, exist_ok=True)
+        (state / name).write_bytes(b"\x80\x05N.")
+    store = Store(state)
+    store.write_blob("classifier/x", b"\x00bytes\xff")
+    assert store.read_blob("classifier/x") == b"\x00bytes\xff"
+    assert store.read_blob("classifier/none") is None
+    assert not (state / "classifier").exists() and not (state / "packs-cache").exists()
+    applied = [r[0] for r in store.conn().execute("SELECT name FROM _migrations")]
+    assert "m003_blobs" in applied

@@ -3,24 +3,20 @@ still holds the filer role. Asked under the store's lock, just before a plan is 
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
+import weakref
 from typing import TYPE_CHECKING
 
 from vaultbrain.errors import UserError, VaultbrainError
 from vaultbrain.machine import still_filer
-from vaultbrain.vault.atomic import atomic_write_file
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
+    from vaultbrain.store import Store
 
-# The token the daemon wrote into its state dir when it last knew the store whole: a state
-# dir deleted while running (and made again by the next write) has none, or another one.
-STATE_TOKEN = "store.token"
-_KNOWN_STATE: dict[str, str] = {}
-# The token file's stat when it last read as ours: the daemon asks at every turn, and a stat
-# is all it needs while nothing touched the file (a file written anew has another ctime).
-_KNOWN_STAT: dict[str, tuple[int, int, int, int]] = {}
+# The id of the database a process trusted (each ``state.db`` gets its own when it is
+# made): a state dir deleted while running, or only its ``state.db``, and made again by
+# the next write has another one. Kept with the store object, so it goes with it.
+_TRUSTED: weakref.WeakKeyDictionary[Store, str] = weakref.WeakKeyDictionary()
 
 
 class StateLost(VaultbrainError):
@@ -34,40 +30,30 @@ class NotFiler(UserError):
     role a moment ago leaves its waiting lines to the new filer)."""
 
 
-def trust_state(state_dir: Path) -> None:
-    """The store in ``state_dir`` is whole as of now (the daemon's startup scan, or the
-    rebuild after a loss): from here on, :func:`state_lost` notices if it is replaced."""
-    token = os.urandom(8).hex()
+def trust_state(store: Store) -> None:
+    """The store is whole as of now (the daemon's startup scan, or the rebuild after a
+    loss): from here on, :func:`state_lost` notices if its database is deleted or replaced."""
     try:
-        atomic_write_file(Path(state_dir) / STATE_TOKEN, token + "\n")
-    except (OSError, VaultbrainError):
-        _KNOWN_STATE.pop(str(state_dir), None)  # a full disk: nothing to compare with
-        return
-    _KNOWN_STATE[str(state_dir)] = token
-    _KNOWN_STAT.pop(str(state_dir), None)
+        ident = store.identity()
+    except VaultbrainError:  # (a full disk or an unreadable file: nothing to compare with)
+        ident = None
+    if ident is None:
+        _TRUSTED.pop(store, None)
+    else:
+        _TRUSTED[store] = ident
 
 
-def state_lost(state_dir: Path) -> bool:
-    """Whether the state dir trusted by :func:`trust_state` was deleted (or replaced) since.
-    Never true in a process that trusted none (a CLI command works on what it finds).
-    An inode would not do: a folder made again at once often gets the same one."""
-    key = str(state_dir)
-    known = _KNOWN_STATE.get(key)
+def state_lost(store: Store) -> bool:
+    """Whether the database trusted by :func:`trust_state` was deleted (or replaced) since.
+    Never true for a store no one trusted (a CLI command works on what it finds). An inode
+    would not do: a file made again at once often gets the same one; the id inside does."""
+    known = _TRUSTED.get(store)
     if known is None:
         return False
-    path = os.path.join(key, STATE_TOKEN)
     try:
-        st = os.stat(path)
-        stamp = (st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size)
-        if _KNOWN_STAT.get(key) == stamp:
-            return False
-        with open(path, encoding="utf-8") as fh:
-            lost = fh.read().strip() != known
-    except OSError:
+        return store.identity() != known
+    except VaultbrainError:
         return True
-    if not lost:
-        _KNOWN_STAT[key] = stamp
-    return lost
 
 
 def check_may_file(brain: Brain) -> None:
@@ -75,7 +61,7 @@ def check_may_file(brain: Brain) -> None:
     state dir was deleted under it (:class:`StateLost`), nor when this machine is no
     longer the filer (:class:`NotFiler`; the capture stays pending, its line waiting,
     and the filer takes it)."""
-    if state_lost(brain.state_dir):
+    if state_lost(brain.store):
         raise StateLost(
             f"the state dir {brain.state_dir} was deleted while running: "
             "filing waits until the store is rebuilt from the vault"

@@ -12,7 +12,7 @@ What it learns, each weighted above the shipped corpus:
   with the type it was corrected to (weight :data:`W_CORRECTION`).
 
 Counts are additive (``learned.py``), so learning is incremental: a cold process loads the
-state it cached (``<state dir>/classifier/``), reads only corrections appended since, and
+state it cached (in ``state.db``'s blobs), reads only corrections appended since, and
 relearns only records and captures whose store summary changed. ``rebuild`` starts from
 scratch (``reindex`` calls it). The corpus model is cached there too, keyed by a hash of the
 corpus, so a cold ``capture`` loads it instead of training it.
@@ -23,9 +23,9 @@ from __future__ import annotations
 import logging
 import pickle
 import time
+import weakref
 from collections.abc import Container, MutableMapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from vaultbrain.classify.embedded import (
@@ -60,9 +60,7 @@ READ = frozenset(CaptureStatus) - {CaptureStatus.PENDING}
 SAVE_EVERY = 25  # records relearned before the state is written back to the state dir
 SAVE_SECONDS = 30.0
 URGENT = 1_000_000  # unsaved count that means: write now (a correction)
-_SAVED_AT: dict[Any, float] = {}
-_LOADED: dict[str, Embedded] = {}  # corpus models read from a state dir, by path (immutable)
-_LEARNING: dict[tuple[str, str], VaultLearning] = {}  # (state dir, pack identity) -> learning
+_LOADED: dict[str, Embedded] = {}  # corpus models read from a store, by name (a content hash)
 
 
 @dataclass
@@ -208,60 +206,94 @@ def _capture_marker(summary: dict[str, Any]) -> Any:
     return (summary.get("status"), summary.get("updated"), summary.get("rev"))
 
 
-def _cache_dir(store: Store) -> Path:
-    return store.root / "classifier"
-
-
-def _load(path: Path) -> Any:
+def _load(store: Store, name: str) -> Any:
     try:
-        with open(path, "rb") as fh, collector_paused():  # (10,000 records' worth)
-            data = pickle.load(fh)  # our own cache in this machine's state dir
-    except FileNotFoundError:
+        data = store.read_blob(name)
+    except VaultbrainError as exc:
+        log.info("could not read the classifier cache %s: %s", name, exc)
         return None
+    if data is None:
+        return None
+    try:
+        with collector_paused():  # (10,000 records' worth)
+            value = pickle.loads(data)  # our own cache in this machine's state.db
     except Exception as exc:  # a torn or foreign cache is relearnt, never fatal
-        log.info("ignoring the classifier cache %s: %s", path, exc)
+        log.info("ignoring the classifier cache %s: %s", name, exc)
         return None
-    return data if isinstance(data, dict) and data.get("version") == CACHE_VERSION else None
+    return value if isinstance(value, dict) and value.get("version") == CACHE_VERSION else None
 
 
-def _save(path: Path, data: dict[str, Any]) -> None:
-    from vaultbrain.vault.atomic import atomic_write_file
-
+def _save(store: Store, name: str, data: dict[str, Any]) -> None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_file(path, pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL), durable=False)
+        store.write_blob(name, pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))
     except Exception as exc:  # a cache that cannot be written is rebuilt next time
-        log.info("could not write the classifier cache %s: %s", path, exc)
+        log.info("could not write the classifier cache %s: %s", name, exc)
 
 
-def _stamp_path(store: Store, pack: Any) -> Path:
-    return _cache_dir(store) / f"vault-{pack.name}.stamp.json"
+def _vault_name(pack: Any) -> str:
+    return f"classifier/vault-{pack.name}"
+
+
+@dataclass
+class _Followed:
+    """What this process holds of one database's learning for one pack: the learning, when
+    it was last written, and how far it followed each collection (the summary objects last
+    learnt from, by record key; the change feed's mark at the last look)."""
+
+    learning: VaultLearning | None = None
+    saved_at: float = 0.0
+    seen: dict[str, dict[str, Any]] = field(default_factory=dict)
+    marks: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+
+# Kept with the store object (and gone with it), by the database's own id: a state dir lost
+# and made again under a long-running daemon is another database, learnt afresh, not a
+# continuation of the one at the same path.
+_FOLLOWED: weakref.WeakKeyDictionary[Store, dict[tuple[str, str], _Followed]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _followed(store: Store, pack: Any) -> _Followed:
+    ident = store.head(store.conn())[0]
+    held = _FOLLOWED.get(store)
+    if held is None:
+        held = _FOLLOWED[store] = {}
+    key = (ident, pack.identity)
+    followed = held.get(key)
+    if followed is None:
+        for old in [k for k in held if k[0] != ident]:
+            del held[old]
+        followed = held[key] = _Followed()
+    return followed
+
+
+def forget_learning() -> None:
+    """Drop what this process holds of every store's learning (a benchmark's cold start)."""
+    _FOLLOWED.clear()
+    _LOADED.clear()
 
 
 def _keep(store: Store, pack: Any, learning: VaultLearning) -> None:
     """Write the learning (nothing unsaved from here on), then a small stamp of what it was
     learnt from (the collections' versions, how far into the corrections), so a process can
     tell the saved state is current without unpickling it (55 ms at 10,000 records)."""
-    _SAVED_AT[(str(store.root), pack.identity)] = time.monotonic()
+    _followed(store, pack).saved_at = time.monotonic()
     learning.unsaved = 0
-    _save(_vault_path(store, pack), {"version": CACHE_VERSION, "learning": learning})
+    _save(store, _vault_name(pack), {"version": CACHE_VERSION, "learning": learning})
     _stamp(store, pack, learning)
 
 
 def _stamp(store: Store, pack: Any, learning: VaultLearning) -> None:
     """Write the stamp of ``learning``, which must be the state saved (as it is after a save,
     or when it was loaded and had nothing to learn: ``unsaved`` is 0)."""
-    import json
-
-    from vaultbrain.vault.atomic import atomic_write_file
-
     stamp = {
         "pack": learning.pack,
         "versions": learning.versions,
         "corrections_at": learning.corrections_at,
     }
     try:
-        atomic_write_file(_stamp_path(store, pack), json.dumps(stamp), durable=False)
+        store.write_json(_vault_name(pack) + ".stamp", stamp)
     except Exception as exc:  # without a stamp the state is only unpickled to be checked
         log.info("could not write the classifier cache's stamp: %s", exc)
 
@@ -285,8 +317,8 @@ def saved_learning_current(store: Store, pack: Any) -> bool:
     import json
 
     try:
-        stamp = json.loads(_stamp_path(store, pack).read_text("utf-8"))
-    except (OSError, ValueError):
+        stamp = store.read_json(_vault_name(pack) + ".stamp")
+    except VaultbrainError:
         return False
     size = store.log_head(CORRECTIONS)
     if not isinstance(stamp, dict) or stamp.get("pack") != pack.identity:
@@ -304,23 +336,18 @@ def corpus_model(store: Store | None, pack: Any, save: bool = True) -> Embedded:
     types = _types(pack)
     if store is None:
         return corpus_embedded(tuple(types), pack.name)
-    key = corpus_key(types, pack.name)
-    path = _cache_dir(store) / f"corpus-{key}.pickle"
-    hit = _LOADED.get(str(path))
+    name = f"classifier/corpus-{corpus_key(types, pack.name)}"
+    hit = _LOADED.get(name)
     if hit is not None:
         return hit
-    data = _load(path)
+    data = _load(store, name)
     if data is not None and isinstance(data.get("embedded"), Embedded):
-        _LOADED[str(path)] = data["embedded"]
+        _LOADED[name] = data["embedded"]
         return data["embedded"]
     emb = corpus_embedded(tuple(types), pack.name)
     if save:
-        _save(path, {"version": CACHE_VERSION, "embedded": emb})
+        _save(store, name, {"version": CACHE_VERSION, "embedded": emb})
     return emb
-
-
-def _vault_path(store: Store, pack: Any) -> Path:
-    return _cache_dir(store) / f"vault-{pack.name}.pickle"
 
 
 def rebuild(store: Store, pack: Any, save: bool = True) -> VaultLearning:
@@ -345,7 +372,7 @@ def rebuild(store: Store, pack: Any, save: bool = True) -> VaultLearning:
     _read_corrections(store, learning, common)
     if save:
         _keep(store, pack, learning)
-        _LEARNING[(str(store.root), pack.identity)] = learning
+        _followed(store, pack).learning = learning
     return learning
 
 
@@ -373,27 +400,21 @@ def _read_corrections(store: Store, learning: VaultLearning, common: frozenset[s
     return bool(rows)
 
 
-# (store, pack, collection) -> record key -> the summary object last learnt from it
-_SEEN: dict[tuple[Any, str], dict[str, dict[str, Any]]] = {}
-# (memo key, collection) -> the collection's change-feed mark at this process's last look
-_MARKS: dict[tuple[Any, str], tuple[int, int]] = {}
-
-
 def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
     """What the vault taught, brought up to date incrementally (a correction counts at once).
     ``save``: keep the updated state in the state dir (``vaultbrain classify`` writes nothing)."""
-    memo_key = (str(store.root), pack.identity)
-    learning = _LEARNING.get(memo_key)  # a long-running daemon keeps it in memory
+    memo = _followed(store, pack)
+    learning = memo.learning  # a long-running daemon keeps it in memory
     if learning is None:
-        data = _load(_vault_path(store, pack))
+        data = _load(store, _vault_name(pack))
         learning = data.get("learning") if data else None
     if not isinstance(learning, VaultLearning) or learning.pack != pack.identity:
         learning = rebuild(store, pack, save)
-        _LEARNING[memo_key] = learning
-        for seen_key in [k for k in _SEEN if k[0] == memo_key]:
-            del _SEEN[seen_key]
+        memo.learning = learning
+        memo.seen.clear()
         return learning
-    _LEARNING[memo_key] = learning
+    memo.learning = learning
+    seen_of, marks = memo.seen, memo.marks
     common = corpus_model(store, pack, save).common
     if _read_corrections(store, learning, common):
         learning.unsaved += URGENT  # a correction is worth keeping at once
@@ -403,22 +424,20 @@ def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
         if learning.versions.get(name) == version:
             continue
         prefix = f"{name}/"
-        mark, changed = col.changes_since(_MARKS.get((memo_key, name)))
-        _MARKS[(memo_key, name)] = mark
-        if (memo_key, name) not in _SEEN and name in learning.versions:
+        mark, changed = col.changes_since(marks.get(name))
+        marks[name] = mark
+        if name not in seen_of and name in learning.versions:
             # A state saved by a look a little while ago (this process's first look): what
             # changed since is in the index log's tail.
             changed = col.ids_changed_since(learning.versions[name])
             if changed is not None:
-                _SEEN[(memo_key, name)] = {}
-        if changed is not None and (memo_key, name) in _SEEN:
+                seen_of[name] = {}
+        if changed is not None and name in seen_of:
             # In step with this process's last look: only the records that changed since.
-            learning.unsaved += _learn_changed(
-                learning, col, prefix, changed, _SEEN[(memo_key, name)]
-            )
+            learning.unsaved += _learn_changed(learning, col, prefix, changed, seen_of[name])
             learning.versions[name] = version
             continue
-        seen = _SEEN.setdefault((memo_key, name), {})
+        seen = seen_of.setdefault(name, {})
         first = not seen
         present: set[str] = set()
         for summary in col.summaries():
@@ -441,13 +460,13 @@ def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
     inbox = store.inbox
     version = inbox.disk_version()
     if learning.versions.get(INBOX) != version:
-        mark, changed = inbox.changes_since(_MARKS.get((memo_key, INBOX)))
-        _MARKS[(memo_key, INBOX)] = mark
-        if (memo_key, INBOX) not in _SEEN and INBOX in learning.versions:
+        mark, changed = inbox.changes_since(marks.get(INBOX))
+        marks[INBOX] = mark
+        if INBOX not in seen_of and INBOX in learning.versions:
             changed = inbox.ids_changed_since(learning.versions[INBOX])  # as above
             if changed is not None:
-                _SEEN[(memo_key, INBOX)] = {}
-        if changed is not None and (memo_key, INBOX) in _SEEN:
+                seen_of[INBOX] = {}
+        if changed is not None and INBOX in seen_of:
             current = {}
             for cid in dict.fromkeys(changed):
                 now = inbox.summary(cid)
@@ -461,7 +480,7 @@ def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
             for cid in [c for c in learning.captures if c not in current]:
                 learning.set_capture(cid, None, None, common)
                 learning.unsaved += 1
-        seen = _SEEN.setdefault((memo_key, INBOX), {})
+        seen = seen_of.setdefault(INBOX, {})
         for cid, summary in current.items():
             if seen.get(cid) is summary:
                 continue
@@ -479,7 +498,7 @@ def vault_learning(store: Store, pack: Any, save: bool = True) -> VaultLearning:
     # writing the whole state after every capture.
     # ...and at most every SAVE_SECONDS: a burst of captures relearns each in memory, and a
     # 10,000-record state is not pickled again every 25 of them. A correction is kept at once.
-    due = time.monotonic() - _SAVED_AT.get(memo_key, 0.0) >= SAVE_SECONDS
+    due = time.monotonic() - memo.saved_at >= SAVE_SECONDS
     if save and learning.unsaved >= SAVE_EVERY and (due or learning.unsaved >= URGENT):
         _keep(store, pack, learning)
     return learning
@@ -489,8 +508,7 @@ def keep_learning(store: Store, pack: Any) -> bool:
     """Write back the learning this process holds, if it learnt anything since its last
     write: the daemon's own time for it (its periodic save and its stop), so no capture waits
     for a 10,000-record state to be pickled. True when it was written."""
-    memo_key = (str(store.root), pack.identity)
-    learning = _LEARNING.get(memo_key)
+    learning = _followed(store, pack).learning
     if learning is None or learning.unsaved <= 0:
         return False
     _keep(store, pack, learning)

@@ -124,7 +124,7 @@ def reindex_cmd(obj: Any, as_json: bool, dry_run: bool) -> None:
 
     app = obj.app()
     if dry_run:
-        from vaultbrain.filing.adopt import dry_run as preview
+        from vaultbrain.filing.preview import dry_run as preview
 
         found = preview(app)
         if as_json:

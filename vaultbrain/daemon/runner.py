@@ -140,7 +140,7 @@ class Daemon:
                 names.follow(self.app)  # the name index kept by events, not walked per pass
             started = time.perf_counter()
             report = self.sync.scan()
-            trust_state(self.app.state_dir)  # its loss from here on is noticed (_check_state)
+            trust_state(self.app.store)  # its loss from here on is noticed (_check_state)
             inbox_known(self.app)  # and the inbox's
             self._log_report("startup scan", report)
             if not self.once:
@@ -329,7 +329,7 @@ class Daemon:
         """A state dir deleted while running: filing stops (workers wait on the filing lock,
         and a plan refuses a store it does not trust), the store is rebuilt from the notes,
         then filing goes on; the inbox pass rebuilds the captures from their lines."""
-        if not state_lost(self.app.state_dir):
+        if not state_lost(self.app.store):
             return
         log.warning(
             "the state dir %s was deleted while running: filing waits while the store is "
@@ -341,7 +341,7 @@ class Daemon:
             self.sync = notes_sync(self.app)
             report = self.sync.scan()
             self.filer.is_filer()  # the machine id written back before filing goes on
-            trust_state(self.app.state_dir)
+            trust_state(self.app.store)
         self._log_report("rebuilt from the vault", report)
         self._inbox_dirty = True  # every waiting line is journaled again, and filed
         self._due.forget()

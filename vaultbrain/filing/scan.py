@@ -368,7 +368,15 @@ class NotesCache:
         excluded = tuple(f.lower().strip("/") + "/" for f in generated_folders(self.app.settings))
         in_folders = untyped = notes = 0
         by_top: dict[str, int] = {}  # untyped notes below each top folder
-        holds = self.app.templates.holds
+        template = self.app.templates.holds
+        folders: dict[str, bool] = {}  # a template or not: told by the folder alone
+
+        def holds(rel: str) -> bool:
+            folder = rel.rpartition("/")[0]
+            held = folders.get(folder)
+            if held is None:
+                held = folders[folder] = template(rel)
+            return held
 
         def counts_in(rel: str) -> bool:
             return not holds(rel) and not index_note(rel)

@@ -45,15 +45,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vaultbrain.graph.hits import ARCHIVE_LIKE, notes_of
 from vaultbrain.graph.index import GraphIndex
 
 if TYPE_CHECKING:
     import numpy as np
 
-# Notes the graph keeps but search, related and whoknows leave out: vaultbrain's own notes
-# under Brain/ (the archive of dismissed and re-filed notes, Needs Review, Trust, digests and
-# reviews), copies and queues of what the person's notes say, never knowledge of their own.
-ARCHIVE_LIKE = "Brain/%"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS vec_notes(rel TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER);
@@ -514,55 +511,10 @@ class VectorStore:
         while True:
             top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
             top = top[np.argsort(-scores[top], kind="stable")]
-            out = self._notes_of(top, scores, limit, type_name, exclude)
+            out = notes_of(self.index, top, scores, limit, type_name, exclude)
             if len(out) >= limit or k >= len(scores):
                 return out
             k = min(len(scores), k * 4)
-
-    def _notes_of(
-        self,
-        top: np.ndarray,
-        scores: np.ndarray,
-        limit: int,
-        type_name: str | None,
-        exclude: str | None,
-    ) -> list[dict[str, Any]]:
-        """The notes of the chunks in ``top`` (best first), each once, with its best chunk."""
-        slots = json.dumps([int(s) for s in top])
-        with self.index.lock:
-            rows = self.index.db.execute(
-                "SELECT c.slot, c.rel, c.heading, c.preview, n.type, n.title FROM vec_chunks c "
-                "JOIN notes n ON n.rel = c.rel "
-                "WHERE c.slot IN (SELECT value FROM json_each(?)) AND c.rel NOT LIKE ?",
-                (slots, ARCHIVE_LIKE),
-            ).fetchall()
-        by_slot = {r[0]: r for r in rows}
-        out: list[dict[str, Any]] = []
-        seen: set[str] = set()
-        for slot in top:
-            row = by_slot.get(int(slot))
-            if row is None:
-                continue  # a free slot, or an archived note's
-            _, rel, heading, preview, t, title = row
-            score = float(scores[slot])
-            if rel in seen or rel == exclude or (type_name and t != type_name):
-                continue
-            if not math.isfinite(score):
-                continue
-            seen.add(rel)
-            out.append(
-                {
-                    "path": rel,
-                    "type": t,
-                    "title": title,
-                    "similarity": round(score, 4),
-                    "heading": heading or "",
-                    "preview": preview or "",
-                }
-            )
-            if len(out) >= limit:
-                break
-        return out
 
     def note_vector(self, rel: str) -> np.ndarray | None:
         """The unit mean of a note's chunk vectors: what the note is about as a whole."""

@@ -24,6 +24,7 @@ import logging
 import os
 import pickle
 import time
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,7 @@ from vaultbrain.resources import data_dir
 if TYPE_CHECKING:
     from vaultbrain.packs.merge import Layer
     from vaultbrain.packs.model import Manifest
+    from vaultbrain.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -394,13 +396,21 @@ def _fresh(fed: list[_Fed], home: Path | None, shared: Path | None = None) -> bo
     return True
 
 
-_disk: Path | None = None  # where resolved packs are kept between processes (a state dir)
+# Where resolved packs are kept between processes: the blobs of the store of the vault this
+# process opened last (weakly: the cache goes with the store).
+_disk: weakref.ref[Store] | None = None
 
 
-def keep_on_disk(state_dir: Path | None) -> None:
-    """Keep resolved packs in ``state_dir`` (one that exists: nothing is made for a cache)."""
+def keep_on_disk(store: Store | None) -> None:
+    """Keep resolved packs in ``store``'s database (one that exists: nothing is made for a
+    cache)."""
     global _disk
-    _disk = Path(state_dir) if state_dir is not None and Path(state_dir).is_dir() else None
+    exists = store is not None and store.path is not None and store.path.exists()
+    _disk = weakref.ref(store) if store is not None and exists else None
+
+
+def _kept_in() -> Store | None:
+    return _disk() if _disk is not None else None
 
 
 @functools.cache
@@ -411,26 +421,25 @@ def _code_stamp() -> tuple[Any, ...]:
     return tuple(_stat(here / f) for f in made_of)
 
 
-def _disk_path(key: tuple[str, ...]) -> Path | None:
-    if _disk is None:
-        return None
+def _blob_name(key: tuple[str, ...]) -> str:
     digest = hashlib.sha256(repr((key, _code_stamp())).encode()).hexdigest()[:16]
-    return _disk / "packs-cache" / f"{digest}.pickle"
+    return f"packs-cache/{digest}"
 
 
 def _from_disk(
     key: tuple[str, ...], home: Path, shared: Path | None = None
 ) -> tuple[list[_Fed], ResolvedPack] | None:
-    path = _disk_path(key)
-    if path is None:
+    store = _kept_in()
+    if store is None:
         return None
+    name = _blob_name(key)
     try:
-        with open(path, "rb") as fh:
-            hit = pickle.load(fh)  # our own file in this machine's state dir
-    except FileNotFoundError:
-        return None
+        data = store.read_blob(name)
+        if data is None:
+            return None
+        hit = pickle.loads(data)  # our own cache in this machine's state.db
     except Exception as exc:  # torn or from another version: resolved again, never fatal
-        log.debug("ignoring the pack cache %s: %s", path, exc)
+        log.debug("ignoring the pack cache %s: %s", name, exc)
         return None
     if not (isinstance(hit, tuple) and len(hit) == 2 and isinstance(hit[1], ResolvedPack)):
         return None
@@ -438,18 +447,15 @@ def _from_disk(
 
 
 def _to_disk(key: tuple[str, ...], fed: list[_Fed], resolved: ResolvedPack) -> None:
-    path = _disk_path(key)
-    if path is None:
+    store = _kept_in()
+    if store is None:
         return
-    from vaultbrain.vault.atomic import atomic_write_file
-
     try:
         resolved.identity  # noqa: B018 (computed now, kept with it: a load needs no dump)
         data = pickle.dumps((fed, resolved), protocol=pickle.HIGHEST_PROTOCOL)
-        path.parent.mkdir(exist_ok=True)
-        atomic_write_file(path, data, durable=False)
+        store.write_blob(_blob_name(key), data)
     except Exception as exc:  # a cache that cannot be written is resolved again next time
-        log.debug("could not keep the pack cache %s: %s", path, exc)
+        log.debug("could not keep the pack cache %s: %s", _blob_name(key), exc)
 
 
 def load_pack(name: str, home: Path | None = None, shared: Path | None = None) -> ResolvedPack:

@@ -114,3 +114,19 @@ def m002_import_files(conn: sqlite3.Connection, root: Path | None) -> None:
     from vaultbrain.store import legacy
 
     legacy.import_state_dir(conn, root)
+
+
+@migration
+def m003_blobs(conn: sqlite3.Connection, root: Path | None) -> None:
+    """Caches kept as bytes (the classifier's learning, a pack's parsed form) move into
+    the database: the folders of files they had before are dropped (each is rebuilt on
+    first use: nothing in them was the person's)."""
+    conn.execute(
+        "CREATE TABLE blobs (name TEXT PRIMARY KEY, data BLOB NOT NULL, seq INTEGER NOT NULL)"
+    )
+    if root is None:
+        return
+    import shutil
+
+    for folder in ("classifier", "packs-cache"):
+        shutil.rmtree(root / folder, ignore_errors=True)

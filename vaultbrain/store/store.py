@@ -145,6 +145,13 @@ class Store:
         store_id, seq = conn.execute("SELECT store_id, seq FROM counter").fetchone()
         return store_id, seq
 
+    def identity(self) -> str | None:
+        """The database's id (made with it, never reused); None when its file is gone (a
+        state dir deleted under the process: nothing is made again by asking)."""
+        if self.path is not None and not self.path.exists():
+            return None
+        return self.head(self.conn())[0]
+
     def reading(self, conn: sqlite3.Connection, fn: Callable[[], T]) -> T:
         """``fn`` inside one read transaction (one view of the database), unless ``conn``
         is already in one (bulk mode's; in memory, one connection serves every thread)."""
@@ -361,14 +368,18 @@ class Store:
         row = self.conn().execute("SELECT value FROM kv WHERE name = ?", (name,)).fetchone()
         return default if row is None else json.loads(row[0])
 
-    def write_json(self, name: str, data: Any, compact: bool = False) -> None:
+    def write_json(
+        self, name: str, data: Any, compact: bool = False, *, durable: bool = True
+    ) -> None:
         """The document ``name`` made ``data`` (``compact``: kept for the callers of the
-        file store; every document is stored compact)."""
+        file store; every document is stored compact). ``durable=False``: a cache's, not
+        waited for on the disk."""
         text = to_json(data)
         self.write(
             lambda conn, seq: conn.execute(
                 "INSERT OR REPLACE INTO kv VALUES (?, ?, ?)", (name, text, seq)
             ),
+            durable=durable,
             size=len(text),
         )
 
@@ -380,6 +391,23 @@ class Store:
         conn = self.conn()
         row = conn.execute("SELECT seq FROM kv WHERE name = ?", (name,)).fetchone()
         return None if row is None else [self.head(conn)[0], row[0]]
+
+    def read_blob(self, name: str) -> bytes | None:
+        """The bytes kept under ``name`` (a cache a part of vaultbrain keeps in the
+        database: a trained classifier, a pack's parsed form), or None."""
+        row = self.conn().execute("SELECT data FROM blobs WHERE name = ?", (name,)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def write_blob(self, name: str, data: bytes) -> None:
+        """Keep ``data`` under ``name`` (a cache: committed without waiting for the disk,
+        which a power cut may cost, never a torn value)."""
+        self.write(
+            lambda conn, seq: conn.execute(
+                "INSERT OR REPLACE INTO blobs VALUES (?, ?, ?)", (name, data, seq)
+            ),
+            durable=False,
+            size=len(data),
+        )
 
     # -- export --------------------------------------------------------------------------
     def collections(self) -> list[str]:

@@ -117,7 +117,6 @@ class Vault:
 
         self.state_dir = resolve_state_dir(self.root, state_dir)
         self.own = OwnWrites()  # what vaultbrain last wrote to a note (vault/own.py)
-        self.own.state_dir = self.state_dir
         # Notes whose last vaultbrain write every vaultbrain process should know of (the
         # inbox: a note nobody but vaultbrain touched since needs no settle time).
         self.shared_own: set[str] = set()
@@ -133,7 +132,6 @@ class Vault:
 
         identity = settle(self, state_dir or os.environ.get("VAULTBRAIN_STATE_DIR"))
         self.vault_id, self.state_dir = identity.id, identity.state_dir
-        self.own.state_dir = self.state_dir
         self.identity_notice = identity.notice
 
     # -- paths ---------------------------------------------------------------------------
@@ -572,4 +570,4 @@ class Vault:
     def last_written_by_vaultbrain(self, rel: str) -> bool:
         """True when the note is as a vaultbrain process (this or another) last wrote it:
         nobody has edited it since. Only for the notes in :attr:`shared_own`."""
-        return self.own.last_written(rel, self.current_hash(rel), self.state_dir)
+        return self.own.last_written(rel, self.current_hash(rel))

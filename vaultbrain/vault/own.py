@@ -5,25 +5,26 @@ from the person's, and every vaultbrain process knows which notes nobody touched
 
 from __future__ import annotations
 
-import json
 import threading
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from vaultbrain.errors import StorageError
-from vaultbrain.vault.atomic import atomic_write_file
+from vaultbrain.errors import VaultbrainError
 
-OWN_WRITES = "own-writes.json"  # in the state dir: see OwnWrites.last_written
+if TYPE_CHECKING:
+    from vaultbrain.store import Store
+
+OWN_WRITES = "own-writes.json"  # a document in the state dir's store: see OwnWrites.last_written
 KEEP = 4096  # hashes remembered in memory
 
 
 class OwnWrites:
     """The hashes this process last wrote, and (for notes shared with other processes) the
-    state dir's record of them."""
+    store's record of them (``store``: set by whoever opened the vault's store)."""
 
     def __init__(self) -> None:
         self._own: dict[str, str] = {}
         self._lock = threading.Lock()
-        self.state_dir: Path | None = None
+        self.store: Store | None = None
 
     def remember(self, rel: str, digest: str, shared: bool = False) -> None:
         with self._lock:
@@ -43,31 +44,30 @@ class OwnWrites:
         with self._lock:
             return digest is not None and self._own.get(rel) == digest
 
-    def last_written(self, rel: str, digest: str | None, state_dir: Path) -> bool:
+    def last_written(self, rel: str, digest: str | None) -> bool:
         """Whether ``digest`` (the note's hash now) is what a vaultbrain process last wrote."""
         if digest is None:
             return False
         if self.is_own(rel, digest):
             return True
+        if self.store is None:
+            return False
         try:
-            doc = json.loads((state_dir / OWN_WRITES).read_text("utf-8"))
-        except (OSError, ValueError):
+            doc = self.store.read_json(OWN_WRITES)
+        except VaultbrainError:
             return False
         return isinstance(doc, dict) and doc.get(rel) == digest
 
     def _share(self, rel: str, digest: str) -> None:
-        if self.state_dir is None:
+        store = self.store
+        if store is None:
             return
-        path = self.state_dir / OWN_WRITES
         try:
-            doc = json.loads(path.read_text("utf-8"))
-        except (OSError, ValueError):
-            doc = {}
-        if not isinstance(doc, dict):
-            doc = {}
-        doc[rel] = digest
-        try:
-            # Not fsynced: if it is lost, the note just waits out its settle time.
-            atomic_write_file(path, json.dumps(doc), durable=False)
-        except StorageError:
+            with store.locked():  # (read, changed and written whole: no other process between)
+                doc = store.read_json(OWN_WRITES)
+                doc = doc if isinstance(doc, dict) else {}
+                doc[rel] = digest
+                # Not waiting for the disk: if it is lost, the note waits out its settle time.
+                store.write_json(OWN_WRITES, doc, durable=False)
+        except VaultbrainError:
             pass

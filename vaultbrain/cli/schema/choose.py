@@ -48,7 +48,7 @@ def _now(obj: Any) -> Any:
 
 def _switch_preview(brain: Brain, pack: ResolvedPack) -> None:
     """What the vault's notes become under ``pack``: records, and nothing written in them."""
-    from vaultbrain.filing.adopt import preview_switch
+    from vaultbrain.filing.preview import preview_switch
 
     for line in preview_switch(brain, pack).lines():
         click.echo(line)

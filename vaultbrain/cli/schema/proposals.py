@@ -112,7 +112,7 @@ def review_candidates_cmd(
 
     --apply writes a pack delta; no pack is edited.
     """
-    from vaultbrain.filing.adopt import preview_folders
+    from vaultbrain.filing.preview import preview_folders
     from vaultbrain.packs.delta import review_candidates
 
     brain = obj.app()
