@@ -146,6 +146,7 @@ def dev_cases() -> list[tuple[str, tuple[str, ...], tuple[str, ...]]]:
 DATA = Path(__file__).resolve().parent / "data"
 DEV2 = DATA / "classifier-dev2.txt"
 DEV3 = DATA / "classifier-dev3.txt"
+DEV4 = DATA / "classifier-dev4.txt"  # written before the judge round: never tuned on
 
 
 def held_out_cases(
@@ -443,10 +444,12 @@ def main() -> int:
 
     cases2, noise2 = held_out_cases(DEV2)
     cases3, noise3 = held_out_cases(DEV3)
+    cases4, noise4 = held_out_cases(DEV4)
     held = {}
     for label, (cs, noise) in (
         ("second dev set", (cases2, noise2)),
         ("third dev set", (cases3, noise3)),
+        ("fourth dev set", (cases4, noise4)),
     ):
         got = held[label] = evaluate(cs, no_llm, noise)
         ref = evaluate(cs, lambda t: classify_heuristic(t, TODAY, [], 0.79), noise)
@@ -670,7 +673,12 @@ def main() -> int:
             )
         )
     if not args.no_llm:
-        sets = {"dev set": cases, "second dev set": cases2, "third dev set": cases3}
+        sets = {
+            "dev set": cases,
+            "second dev set": cases2,
+            "third dev set": cases3,
+            "fourth dev set": cases4,
+        }
         rows += pairbench.pair_rows(args, work, pack, emb, sets, TODAY, MIN_CONFIDENCE)
     emit(rows)
     print(
