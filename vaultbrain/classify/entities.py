@@ -321,11 +321,22 @@ def find_people(
     # the words of another language the thought has ("pracuje", "teraz"): in an English
     # thought a word only another language writes, after a contact verb, is a name ("ring
     # gaz", "msg jas"); in a Polish one it is a word ("w Krakowie": in Kraków)
-    foreign = [t.lower() for t in toks if len(t) > 2 and foreign_word(t.lower())]
+    # (counted only when a word after a contact verb asks: the lists load on first use)
+    foreign: list[str] = []
+    counted: list[bool] = []
+
+    def foreign_words() -> list[str]:
+        if not counted:
+            foreign.extend(t.lower() for t in toks if len(t) > 2 and foreign_word(t.lower()))
+            counted.append(True)
+        return foreign
 
     def stray(low: str) -> bool:
         """A word only another language writes, in a thought of no other language."""
-        return low not in common and low in foreign and len(foreign) - foreign.count(low) < 2
+        if low in common or not foreign_word(low):
+            return False
+        words = foreign_words()
+        return len(words) - words.count(low) < 2
 
     def ordinary(word: str, context: int = 0) -> bool:
         """A word, not a name: the corpus's or an everyday one, or a frequent word in one of
@@ -433,7 +444,7 @@ def find_people(
             and is_cue(toks[k - 1])
             and low not in common
             and low not in COMMON
-            and not (low in foreign and not stray(low))  # "w Krakowie" in a Polish thought
+            and not (foreign_word(low) and not stray(low))  # "w Krakowie" in a Polish thought
         )
 
     def pair(k: int) -> bool:
