@@ -463,7 +463,7 @@ def _names_people(reliability: Reliability) -> bool:
     if reliability.outcome(LLM, "person")[0] >= TRACK_RECORD:
         return True
     row = (reliability.measured or {}).get("person")
-    return bool(row) and row[0] >= TRACK_RECORD and row[1] / row[0] >= NAMES_PEOPLE
+    return row is not None and row[0] >= TRACK_RECORD and row[1] / row[0] >= NAMES_PEOPLE
 
 
 def _named(title: str, names: frozenset[str]) -> bool:
