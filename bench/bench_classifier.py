@@ -10,7 +10,10 @@ generated vault.
   thoughts that name them: accuracy on 150 other thoughts naming them, before and after
   learning (primary type, and whether each named record is linked by its own title).
 - A second dev set in other voices (bench/data/classifier-dev2.txt: phone typing, jargon,
-  four languages, names that are words, questions…), never trained on: the same figures.
+  four languages, names that are words, questions…), never trained on: the same figures;
+  a third (classifier-dev3.txt, issue 42's voices) and a fourth (classifier-dev4.txt,
+  written before the judge round changed the classifier and never tuned on: the guard
+  against fitting the third), with issue 42's targets.
 - How many examples per type the embedded classifier needs to learn a person's own way of
   writing (four families of thoughts the corpus reads otherwise, taught as corrected
   captures): the share of the family's other thoughts it then files rightly.
