@@ -13,7 +13,8 @@ A strong model is simulated by a stub server on 127.0.0.1 (``tests/support/lmstu
 that answers right 95% of the time, the probe's thoughts included; the pair on a fresh vault
 should be at least as accurate as that model alone.
 
-    python bench/pairbench.py [--sample 30] [--endpoint URL] [--no-llm] [--llm-cache DIR]
+    python bench/pairbench.py [--llm-sample 30] [--endpoint URL] [--no-llm] [--llm-cache DIR]
+        [--port N]
 
 The LLM's answers are kept in a state dir (``--llm-cache``), with the seconds each took when
 it was asked, so a second run asks nothing again.
@@ -228,6 +229,9 @@ def pair_rows(
         answers = ask_all(args.endpoint, args.model, texts, cache, today, pack)
         label = args.endpoint
     else:
+        if getattr(args, "port", None):  # the same endpoint each run: the answers' cache
+            port = args.port  # keys include it (classify/cache.py), so nothing is asked again
+            llama.free_port = lambda: port
         with llama.llama_server(work / "llama-server.log", n_threads=env_threads()) as url:
             record = probe_record(url, "", cache, today, pack)
             answers = ask_all(url, "", texts, cache, today, pack)
@@ -399,6 +403,9 @@ def main() -> int:
     parser.add_argument("--endpoint", help="a running server's /v1 URL (default: start one)")
     parser.add_argument("--model", default="", help="the model id (default: the first listed)")
     parser.add_argument("--no-llm", action="store_true", help="the simulated strong model only")
+    parser.add_argument(
+        "--port", type=int, help="the port to start the server on (the same each run: cached)"
+    )
     args = parser.parse_args()
     work = vaultgen.workdir_from_env()
     vaultgen.isolate_home(work)
