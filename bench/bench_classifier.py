@@ -10,7 +10,10 @@ generated vault.
   thoughts that name them: accuracy on 150 other thoughts naming them, before and after
   learning (primary type, and whether each named record is linked by its own title).
 - A second dev set in other voices (bench/data/classifier-dev2.txt: phone typing, jargon,
-  four languages, names that are words, questions…), never trained on: the same figures.
+  four languages, names that are words, questions…), never trained on: the same figures;
+  a third (classifier-dev3.txt, issue 42's voices) and a fourth (classifier-dev4.txt,
+  written before the judge round changed the classifier and never tuned on: the guard
+  against fitting the third), with issue 42's targets.
 - How many examples per type the embedded classifier needs to learn a person's own way of
   writing (four families of thoughts the corpus reads otherwise, taught as corrected
   captures): the share of the family's other thoughts it then files rightly.
@@ -146,6 +149,7 @@ def dev_cases() -> list[tuple[str, tuple[str, ...], tuple[str, ...]]]:
 DATA = Path(__file__).resolve().parent / "data"
 DEV2 = DATA / "classifier-dev2.txt"
 DEV3 = DATA / "classifier-dev3.txt"
+DEV4 = DATA / "classifier-dev4.txt"  # written before the judge round: never tuned on
 
 
 def held_out_cases(
@@ -443,10 +447,12 @@ def main() -> int:
 
     cases2, noise2 = held_out_cases(DEV2)
     cases3, noise3 = held_out_cases(DEV3)
+    cases4, noise4 = held_out_cases(DEV4)
     held = {}
     for label, (cs, noise) in (
         ("second dev set", (cases2, noise2)),
         ("third dev set", (cases3, noise3)),
+        ("fourth dev set", (cases4, noise4)),
     ):
         got = held[label] = evaluate(cs, no_llm, noise)
         ref = evaluate(cs, lambda t: classify_heuristic(t, TODAY, [], 0.79), noise)
@@ -669,7 +675,12 @@ def main() -> int:
             )
         )
     if not args.no_llm:
-        sets = {"dev set": cases, "second dev set": cases2, "third dev set": cases3}
+        sets = {
+            "dev set": cases,
+            "second dev set": cases2,
+            "third dev set": cases3,
+            "fourth dev set": cases4,
+        }
         rows += pairbench.pair_rows(args, work, pack, emb, sets, TODAY, MIN_CONFIDENCE)
     emit(rows)
     print(

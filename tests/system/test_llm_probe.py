@@ -163,7 +163,8 @@ def test_the_daemon_measures_a_new_model_in_the_background_and_says_so(
         # a thought captured now: the pair weighs the model by its measure
         with (vault / "Inbox.md").open("a", encoding="utf-8") as fh:
             fh.write(f"- {dev2()[0].text}\n")
-        wait_for(lambda: "^vb-" in (vault / "Inbox.md").read_text("utf-8").split("\n")[-2], 30)
+        # decided, not only taken: a taken line has its id while it waits for the classifier
+        wait_for(lambda: "- [x]" in (vault / "Inbox.md").read_text("utf-8").split("\n")[-2], 30)
     finally:
         assert proc.stop() == 0
     assert "Traceback" not in proc.output()

@@ -195,7 +195,8 @@ def test_the_reason_a_thought_waits_with_no_llm(vault: Path, started: Callable[[
     run(vault, "settings", "set", "inbox_settle_seconds", "0")
     run(vault, "settings", "set", "provider", "heuristic")
     v = started()
-    mash, vague = "asdfgh jkl qwerty uiop", "call him back tomorrow about the fence"
+    # (a vague thought with no one in it: "call him back…" reads as a person with no name)
+    mash, vague = "asdfgh jkl qwerty uiop", "the fence thing again"
     v.write(mash, vague)
     ids = v.waiting(mash, vague)
     assert "needs review: noise: keyboard mash" in v.line(ids[0])
@@ -226,7 +227,7 @@ def test_an_llm_set_up_and_down_is_said_to_be_unreachable(
     run(vault, "settings", "set", "inbox_settle_seconds", "0")
     run(vault, "settings", "set", "endpoint", "http://127.0.0.1:9/v1")  # nothing listens
     v = started()
-    vague = "call him back tomorrow about the fence"
+    vague = "the fence thing again"
     v.write(vague)
     (cid,) = v.waiting(vague)
     assert "needs review: model unreachable" in v.line(cid)

@@ -102,3 +102,28 @@ def test_the_third_dev_set_is_never_trained_on_and_has_every_voice() -> None:
     text = " ".join(ex.text for ex in held_out)
     for mark in ("[[", "📅", "- [ ]", "#project", "Traceback", "lorem ipsum"):
         assert mark in text
+
+
+def test_the_fourth_dev_set_is_held_out_from_the_corpus_and_the_other_sets() -> None:
+    """bench/data/classifier-dev4.txt, written before the judge round changed the classifier,
+    guards against fitting the third set: no thought of it is in the corpus or the other dev
+    sets, and it has every voice of issue 42 (a lawyer's and German and Spanish too)."""
+    data = Path(__file__).resolve().parents[2] / "bench" / "data"
+    with open(data / "classifier-dev4.txt", encoding="utf-8") as fh:
+        lines = fh.readlines()
+    held_out = [ex for ex in map(parse_line, lines) if ex is not None]
+    assert len(held_out) >= 120
+    seen = {" ".join(ex.text.lower().split()) for ex in load_corpus("vaultbrain-base")}
+    for other in ("classifier-dev2.txt", "classifier-dev3.txt"):
+        with open(data / other, encoding="utf-8") as fh:
+            seen |= {" ".join(ex.text.lower().split()) for ex in map(parse_line, fh) if ex}
+    assert not [ex.text for ex in held_out if " ".join(ex.text.lower().split()) in seen]
+    firsts = [ex.labels[0] if ex.labels else "x" for ex in held_out]
+    assert all(firsts.count(t) >= 15 for t in ("person", "project", "idea", "admin"))
+    sections = {line[4:].split(",")[0].strip() for line in lines if line.startswith("# -- ")}
+    for voice in ("dictation", "phone shorthand", "nursing", "shop owner", "lawyer", "developer"):
+        assert voice in sections
+    for language in ("German", "Spanish", "Dutch", "Polish", "Italian"):
+        assert f"{language} with English" in sections
+    assert {"Obsidian syntax", "names that are words", "full names"} <= sections
+    assert sum(1 for s in sections if s.startswith("noise")) >= 4

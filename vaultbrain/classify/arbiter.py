@@ -102,7 +102,7 @@ def decide(
     notes: list[str] = []
     emb_type = primary(embedded)
     llm_dests = merge_duplicates(list(llm.destinations)) if llm is not None else []
-    if names is not None and reliability.outcome(LLM, "person")[0] < TRACK_RECORD:
+    if names is not None and not _names_people(reliability):
         invented = [d for d in llm_dests if d.type == "person" and not _named(d.title, names)]
         if invented:
             notes.append(
@@ -448,6 +448,22 @@ def _first(llm: Classification, dests: list[Destination]) -> str | None:
     for d in dests:
         return d.type if d.type != UNKNOWN else NONE
     return NONE
+
+
+# the LLM's people are taken as named when its record for people, measured on the probe
+# (the primary type of thoughts that name someone), is at least this good
+NAMES_PEOPLE = 0.9
+
+
+def _names_people(reliability: Reliability) -> bool:
+    """The LLM's people stand without a name the embedded classifier found ("bex", "ed"): it
+    has a track record for people on this vault, or the probe measured it naming people
+    rightly (``NAMES_PEOPLE``, on at least ``TRACK_RECORD`` thoughts). A small model that
+    makes people of words ("Milk") has neither."""
+    if reliability.outcome(LLM, "person")[0] >= TRACK_RECORD:
+        return True
+    row = (reliability.measured or {}).get("person")
+    return row is not None and row[0] >= TRACK_RECORD and row[1] / row[0] >= NAMES_PEOPLE
 
 
 def _named(title: str, names: frozenset[str]) -> bool:

@@ -22,13 +22,17 @@ from vaultbrain.classify.namewords import (
     GERMAN_NOUN_ENDINGS,
     MONTH_NAMES,
     NAME_WORDS,
+    NICKNAMES,
     NOT_BEFORE_NAME,
+    OTHERS,
     PERSON_VERBS,
+    TITLE_MODIFIERS,
     TITLES,
     WEAK_VERBS,
     compound,
     ends_in_place_cue,
     everyday_word,
+    foreign_word,
     given_name,
     is_german,
     one_vowel_more,
@@ -308,11 +312,31 @@ def find_people(
     "moved to" or "lives in" is a place, and in a German thought a capitalised noun ("der
     Steuerberater") is no one."""
     known = known or KnownNames()
+    text = _unlink(text, known)
     spans = list(_TOKEN.finditer(text))
     toks = [m.group(0) for m in spans]
     out: list[PersonMention] = []
     seen: set[str] = set()
     german = is_german(toks)
+    # the words of another language the thought has ("pracuje", "teraz"): in an English
+    # thought a word only another language writes, after a contact verb, is a name ("ring
+    # gaz", "msg jas"); in a Polish one it is a word ("w Krakowie": in Kraków)
+    # (counted only when a word after a contact verb asks: the lists load on first use)
+    foreign: list[str] = []
+    counted: list[bool] = []
+
+    def foreign_words() -> list[str]:
+        if not counted:
+            foreign.extend(t.lower() for t in toks if len(t) > 2 and foreign_word(t.lower()))
+            counted.append(True)
+        return foreign
+
+    def stray(low: str) -> bool:
+        """A word only another language writes, in a thought of no other language."""
+        if low in common or not foreign_word(low):
+            return False
+        words = foreign_words()
+        return len(words) - words.count(low) < 2
 
     def ordinary(word: str, context: int = 0) -> bool:
         """A word, not a name: the corpus's or an everyday one, or a frequent word in one of
@@ -393,6 +417,8 @@ def find_people(
             return False
         if k and toks[k - 1].lower() in NOT_BEFORE_NAME:
             return False
+        if german and not sentence_start(k) and not is_cue(toks[k - 1]):
+            return False  # "einen neuen Job": in German every noun has a capital
         if low in MONTH_NAMES and re.compile(r"\s*\d").match(text[spans[k].end() :]):
             return False  # "June 3": a date
         if sentence_start(k):
@@ -413,7 +439,13 @@ def find_people(
         said = 2 if subject(k) else 1 if not sentence_start(k) else 0
         if not ordinary(_bare(toks[k]), said) and not noun(k):
             return True
-        return k > 0 and is_cue(toks[k - 1]) and low not in common and low not in COMMON
+        return (
+            k > 0
+            and is_cue(toks[k - 1])
+            and low not in common
+            and low not in COMMON
+            and not (foreign_word(low) and not stray(low))  # "w Krakowie" in a Polish thought
+        )
 
     def pair(k: int) -> bool:
         """Token ``k`` and the next are a given name and a surname, or a surname and a given
@@ -424,6 +456,11 @@ def find_people(
         if {a, b} & (COMMON | CUES | HONORIFICS) or identifier(toks[k]) or identifier(toks[k + 1]):
             return False
         return (given_name(a) or surname(a)) and (given_name(b) or surname(b))
+
+    def shop(k: int) -> bool:
+        """A possessive after an article or someone else's ("a McDonald's", "at the
+        tailor's", "her nonna's ragù"): a shop, a trade or another person's relative."""
+        return bool(_POSSESSIVE.search(toks[k])) and k > 0 and toks[k - 1].lower() in OTHERS
 
     def place(k: int) -> bool:
         """ "moved to Busan", "lives in Leeds", "back from Lagos": a place, not a person."""
@@ -478,6 +515,7 @@ def find_people(
             and not (low in FAMILY and low not in common)  # "papa anrufen"
             # after a cue, or said of ("sanjay's", "bex has"), a rare word may be a name
             and ordinary(low, 2 if _POSSESSIVE.search(tok) or subject(i) else int(is_cue(prev)))
+            and not (is_cue(prev) and stray(low))
             and not (i == 0 and given_name(low) and subject(i))  # "raj wants in"
         ):
             prev = tok  # an ordinary word (most of them): no name starts here
@@ -487,7 +525,14 @@ def find_people(
         start = i
         words: list[str] = []
         evidence = "capitalised"
-        if low in HONORIFICS and i + 1 < len(toks) and toks[i + 1] not in _JOIN:
+        opens = low in HONORIFICS or (
+            low in TITLE_MODIFIERS  # "Charge Nurse Kowalski", "Head Chef Rossi"
+            and _is_cap(tok)
+            and i + 1 < len(toks)
+            and _is_cap(toks[i + 1])
+            and _bare(toks[i + 1]).lower() in TITLES
+        )
+        if opens and i + 1 < len(toks) and toks[i + 1] not in _JOIN:
             j = i + 1
             while j + 1 < len(toks) and _bare(toks[j]).lower() in HONORIFICS and _is_cap(toks[j]):
                 j += 1  # "Staff Nurse", "Frau Dr."
@@ -521,24 +566,42 @@ def find_people(
             and not shop_or_place(i)
             and not known.other_type(_bare(tok))
             and not (len(_bare(tok)) > 1 and _bare(tok).isupper())  # CAF, MOT: not a name
+            and not (shop(i) and not known.person(_bare(tok)))  # "a McDonald's": a shop
             and not place(i)
             # "my mum's Toyota Corolla", "Sarah's Kindle": what someone has, not someone
             and not (i > 0 and _POSSESSIVE.search(toks[i - 1]) and not name_word(i))
         ):
             words = [_bare(tok)]
-            if sentence_start(i) and subject(i) or ambiguous(low):
+            # "Teodora leads the rollout", "ask Will", "review Marek's PR"
+            said = sentence_start(i) or _POSSESSIVE.search(tok) and given_name(low)
+            if said and subject(i) or ambiguous(low):
                 evidence = "subject"  # "Teodora leads the rollout", "ask Will"
             i += 1
         elif (
             tok.islower()
             and (is_cue(prev) or prev in _JOIN and out and out[-1].evidence != "guess")
-            and (not ordinary(_bare(tok), 1) or _bare(tok) in NAME_WORDS and prev != "and")
+            and (
+                not ordinary(_bare(tok), 1)
+                # after "and" or a comma, a word is one of a list of names only right after
+                # a name ("Priya, marco and sam", but "anrufen, sie hat Geburtstag")
+                and (is_cue(prev) or taken == i - 1 or only_a_name(_bare(tok).lower()))
+                or _bare(tok) in NAME_WORDS
+                and prev != "and"
+                or is_cue(prev)
+                and stray(_bare(tok).lower())
+            )
             and len(_bare(tok)) > 2
         ):
             words = [_bare(tok)]
             # "coffee w priya": a name if the model agrees; a given name that is no word
             # ("txt wendell") is one on this evidence alone
-            evidence = "cue" if only_a_name(_bare(tok).lower()) else "cue-lower"
+            # ("txt wendell"), or a given name no everyday word is after a contact verb
+            # ("txt wendy") is one on this evidence alone
+            bare = _bare(tok).lower()
+            named = (
+                only_a_name(bare) or is_cue(prev) and given_name(bare) and not everyday_word(bare)
+            )
+            evidence = "cue" if named else "cue-lower"
             i += 1
         elif known.person(_bare(tok)) and (_is_cap(tok) or not ordinary(_bare(tok))):
             words = [_bare(tok)]
@@ -568,6 +631,7 @@ def find_people(
             tok.islower()
             and _POSSESSIVE.search(tok)
             and not ordinary(_bare(tok), 2)
+            and not shop(i)  # "the tailor's", "her nonna's ragù": no one of the person's own
             and len(_bare(tok)) > 2
             and _bare(tok).isalpha()
         ):
@@ -595,6 +659,16 @@ def find_people(
             words.insert(0, _bare(toks[start]))
             if evidence in ("capitalised", "guess"):
                 evidence = "fullname"
+        if (
+            words
+            and _is_cap(words[0])
+            and start > taken
+            and _bare(toks[start - 1]).lower() in NICKNAMES
+            and _is_cap(toks[start - 1])
+            and given_name(words[0].lower())
+        ):
+            start -= 1  # "Big Steve at the scrapyard": his nickname, whole
+            words.insert(0, _bare(toks[start]))
         if evidence == "capitalised" and start > 0 and is_cue(toks[start - 1]):
             evidence = "cue"
         if evidence in ("capitalised", "guess") and start > 0 and toks[start - 1] in _JOIN and out:
@@ -605,6 +679,43 @@ def find_people(
         taken = i
         prev = ""
     return out
+
+
+_WIKILINK = LazyPattern(r"\[\[([^\[\]|#]+)([^\[\]]*)\]\]")
+
+
+def _unlink(text: str, known: KnownNames) -> str:
+    """``text`` with the words of each ``[[link]]`` that names no person lowercased: a link
+    names a note, and "[[Council Tax]]" or "[[Crafts]]" is no one. A link is a person's when
+    the vault knows it as one or it has a person's shape (a given name and a surname, or a
+    given name that is no word: "[[Rohan Mehta]]", "[[Thandiwe]]")."""
+    if "[[" not in text:
+        return text
+
+    def sub(m: re.Match[str]) -> str:
+        return m.group(0) if _person_shaped(m.group(1).strip(), known) else m.group(0).lower()
+
+    return _WIKILINK.sub(sub, text)
+
+
+def _person_shaped(target: str, known: KnownNames) -> bool:
+    if known.person(target):
+        return True
+    if known.other_type(target):
+        return False
+    words = target.split()
+    if not 1 <= len(words) <= 5 or not _is_cap(words[0]) or not _is_cap(words[-1]):
+        return False
+    lows = [w.lower() for w in words]
+    if len(words) == 1:
+        return given_name(lows[0]) and not everyday_word(lows[0])
+    if any(w in COMMON or w in HONORIFICS for w in lows[1:]):
+        return False
+    first = lows[0]
+    if first in HONORIFICS:  # "[[Dr Mensah]]"
+        return True
+    last = lows[-1]
+    return given_name(first) and (surname(last) or given_name(last) or not everyday_word(last))
 
 
 _PARTICLE_JOINED = LazyPattern(r"^(?:al|el|ul|ad|ud|bin|ibn|abu|d|de|di|da|du|van|von)[-'’][A-Z]")

@@ -25,6 +25,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
+import unicodedata
 from array import array
 
 from vaultbrain.resources import data_dir
@@ -81,6 +82,19 @@ TITLES = frozenset(
     uncle aunt auntie cousin onkel tante oncle zio zia
     """.split()
 )
+
+# words that open a title as "Charge" opens "Charge Nurse Kowalski" ("Senior Partner",
+# "Head Chef", "Detective Sergeant")
+TITLE_MODIFIERS = frozenset(
+    """
+    charge senior junior head chief deputy staff district practice police detective ward
+    lance petty vice assistant associate managing principal executive sous master
+    """.split()
+)
+# a nickname's first word, part of the name it opens ("Big Steve", "Little Jo", "Wee Davie")
+NICKNAMES = frozenset("big little lil wee young old auld".split())
+# the relatives of someone else ("her nonna's ragù", "his gran"): no one of the person's own
+OTHERS = frozenset("his her their your its the a an".split())
 
 # family words that are someone on their own ("ring mum", "get gran a charger")
 FAMILY = frozenset(
@@ -225,13 +239,33 @@ def word_list(name: str) -> SortedWords:
         return SortedWords(b"")
 
 
+# letters NFKD does not split into a base letter and a mark ("ł" is no "l" with an accent)
+_UNSPLIT = str.maketrans({"ł": "l", "ø": "o", "đ": "d", "ı": "i", "ß": "ss", "æ": "ae", "œ": "oe"})
+
+
+def folded(word: str) -> str:
+    """``word`` without its accents, as the lists' romanised names are written
+    ("małgorzata" → "malgorzata", "yılmaz" → "yilmaz", "oisín" → "oisin")."""
+    bare = unicodedata.normalize("NFKD", word.translate(_UNSPLIT))
+    return "".join(ch for ch in bare if not unicodedata.combining(ch))
+
+
 def given_name(word: str) -> bool:
-    """A given name in some locale (``word`` lowercase)."""
-    return word in word_list("given-names")
+    """A given name in some locale (``word`` lowercase; with or without its accents, as
+    Faker's romanised lists write many: "Małgorzata" is there as "malgorzata")."""
+    names = word_list("given-names")
+    return word in names or not word.isascii() and folded(word) in names
 
 
 def surname(word: str) -> bool:
-    return word in word_list("surnames")
+    names = word_list("surnames")
+    return word in names or not word.isascii() and folded(word) in names
+
+
+def foreign_word(word: str) -> bool:
+    """A frequent word of one of the lists' other languages that English writes rarely if at
+    all ("pracuje", "teraz", "gaz", "jas")."""
+    return word in word_list("common-words") and word not in word_list("common-words-en")
 
 
 def everyday_word(word: str) -> bool:

@@ -46,6 +46,10 @@ def letter_pairs(words: Iterable[str]) -> frozenset[str]:
     return frozenset(p for p, n in seen.items() if n >= RARE)
 
 
+def _run3(word: str) -> bool:
+    return any(word in row or word in row[::-1] for row in _ROWS)
+
+
 def _mash(word: str, pairs: frozenset[str]) -> bool:
     """A word no language of the corpus would spell: keyboard rows, or too many letter pairs
     no ordinary word has, or one letter over and over."""
@@ -79,6 +83,9 @@ def mash_reason(text: str, known: Container[str], pairs: frozenset[str]) -> str 
     )
     if mash and (not ordinary or mash * 2 >= len(words) and ordinary * 3 <= len(words)):
         return "keyboard mash"
+    # a line of three keys in a row and nothing else: "qwe qwe", "asd jkl"
+    if all(len(w) == 3 and w not in known and _run3(w) for w in words):
+        return "keyboard mash"
     return None
 
 
@@ -88,7 +95,7 @@ _CUE_WORDS = frozenset(
     "vergiss oublie oubliez olvida esqueça esqueca override bypass instructions instruction "
     "anweisungen anweisung instrucciones instruções instrucoes consignes prompt prompts system "
     "json confidence assistant classifier destinations jailbreak inst im_start llm chatgpt gpt "
-    "ai model modell modèle modelo".split()
+    "ai model modell modèle modelo classify categorise categorize label".split()
 )
 _INJECTION = [
     r"\b(?:ignore|disregard|forget|override|bypass|skip)\b[^.!?\n]{0,30}?\b(?:"
@@ -108,6 +115,10 @@ _INJECTION = [
     r"\bconfidence\b[^.!?\n]{0,20}?(?:\b1(?:\.0+)?\b|\b100\s*%|\bmax(?:imum)?\b)",
     r"\"?(?:destinations|confidence)\"?\s*:\s*[\[{\d]",
     r"<\|im_start\|>|\[/?INST\]|</?(?:system|assistant)>|###\s*(?:instruction|system)",
+    # "disregard the above", "ignore everything before this", "classify this as admin"
+    r"\b(?:ignore|disregard)\s+(?:all\s+)?(?:of\s+)?(?:the\s+|what(?:'s|\s+is)\s+)?"
+    r"(?:above|previous|prior|earlier|preceding)\b",
+    r"\b(?:classify|categori[sz]e|label)\s+(?:this|it|me)\s+as\b",
     r"\b(?:antworte|réponds|responde)\b[^.!?\n]{0,30}?\bjson\b",
 ]
 
@@ -137,14 +148,21 @@ _TRACEBACK = (
     r"^\s*Exception in thread \"[^\"]*\"",
     r"^\s*(?:panic: |goroutine \d+ \[)|\bthread '[^']+' panicked at\b",  # Go, Rust
     # an exception as a program prints it: "ValueError: …", "java.lang.NullPointerException"
-    r"^\s*(?:[a-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Warning|Fault|Interrupt|Exit)"
+    r"^\s*(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Warning|Fault|Interrupt|Exit)"
     r"(?::\s|\s*$|\s+at\b)",
+    # one behind a runtime's prefix: "Caused by: java.io.IOException: …", "Unhandled
+    # Promise Rejection: SyntaxError: …", "Uncaught (in promise) TypeError: …"
+    r"(?::|\))\s+(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception):\s",
+    # what a runtime, a compiler or a package manager prints: "fatal error: …",
+    # "Segmentation fault (core dumped)", "error[E0382]: …", "npm ERR! …"
+    r"^\s*(?:fatal\s+error:\s|(?:error|warning)\[[A-Z]?\d+\]:|npm\s+(?:ERR!|WARN)\s)",
+    r"\bSegmentation fault(?: \(core dumped\))?\s*$|^\s*Killed\s*$",
     r"^\s*(?:Uncaught\s+)?(?:[a-z_]\w*\.)+[A-Z]\w*(?:Error|Exception)\b",
     r"\bline \d+, in [<\w>]+",
 )
 _LEVEL = r"(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|CRITICAL|CRIT|FATAL|SEVERE|PANIC)"
 _STAMP = (
-    r"(?:\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?"
+    r"(?:\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?"
     r"|\d\d:\d\d:\d\d(?:[.,]\d+)?)"
 )
 _LOG = (
@@ -152,6 +170,17 @@ _LOG = (
     rf"^\W{{0,2}}{_STAMP}\W{{1,3}}(?:\S+\W{{1,3}}){{0,2}}{_LEVEL}\b",
     rf"^\W{{0,2}}{_LEVEL}\W{{1,3}}(?:\S+\W{{1,3}}){{0,1}}\[?{_STAMP}",
     r"^\W{0,2}\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?\s+\w",
+    # a level in brackets, as nginx writes it: "2024/09/18 22:10:05 [error] 31#31: …"
+    rf"^\W{{0,2}}{_STAMP}\s+\[(?:emerg|alert|crit|error|warn|notice|info|debug)\]",
+    # a level alone with a colon, in capitals: "WARNING: apt does not have …"
+    r"^\W{0,2}(?:WARNING|ERROR|FATAL|CRITICAL|DEBUG|TRACE):\s",
+    # glog (Kubernetes, Go): "W1103 09:12:44.556677 4412 client.go:88] …"
+    r"^[IWEF]\d{4}\s+\d\d:\d\d:\d\d\.\d+\s+\d+\s+[\w./-]+:\d+\]",
+    # a web server's access log: 'host - - [12/Mar/2025:07:44:10 +0100] "GET / HTTP/1.1" 200'
+    r"^\S+\s+\S+\s+\S+\s+\[\d\d/\w{3}/\d{4}:\d\d:\d\d:\d\d\s+[+-]\d{4}\]\s+\"[A-Z]+\s",
+    # structured logs: JSON with a level or a message first, logfmt
+    r'^\s*\{\s*"(?:level|lvl|severity|ts|time|timestamp|msg|message|@timestamp)"\s*:',
+    r"^(?:level|lvl|ts|time|t)=\S+(?:\s+\w+=(?:\"[^\"]*\"|\S+)){2,}",
     # syslog: "Dec 03 10:14:22 host process[123]: …"
     r"^[A-Z][a-z]{2}\s+\d{1,2}\s+\d\d:\d\d:\d\d\s+\S+\s+[\w./-]+(?:\[\d+\])?:",
 )
@@ -168,7 +197,7 @@ def _program() -> tuple[re.Pattern[str], re.Pattern[str]]:
 def program_reason(text: str) -> str | None:
     """``"a traceback"`` (a stack frame or an exception included) or ``"a log line"`` for
     text a program printed, pasted into the inbox."""
-    if not any(c in text for c in ':()[]"'):
+    if not any(c in text for c in ':()[]"=!'):
         return None  # every form below has one: most thoughts are done here
     traceback, log = _program()
     if log.search(text):
@@ -192,6 +221,15 @@ _ASSISTANT = (
     r"|the\s+above|this\s+text|in\s+(?:\w+\s+)?bullet\s+points|in\s+\d+\s+words|in\s+a\s+table"
     r"|step\s+by\s+step)\b",
     r"^\W*(?:please\s+)?(?:act|pretend|behave)\s+(?:as|like)\s+(?:an?\s+)?\w+",
+    # "tell me a joke", "give me ten names for…", "write me…": what the person asks of a
+    # chat assistant, not what they note for themselves
+    rf"^\W*(?:please\s+)?{_MAKE}\s+(?:me|us)\s+(?:a|an|some|\d+|ten|five|three|\w+\s+(?:ideas|names))\b",
+    r"^\W*(?:please\s+)?(?:translate|summari[sz]e|rephrase|paraphrase|proofread|reword)"
+    r"\s+(?:this|these|that|the\s+following|the\s+(?:\w+\s+)?below)\b",
+    r"\b(?:explain|describe)\b[^.!?\n]{0,60}\blike\s+i'?m\s+(?:five|5|a\s+child)\b|\beli5\b",
+    # a wake word: "hey siri …", "ok google …", "alexa, …"
+    r"^\W*(?:(?:hey|ok|okay|hi)\s+(?:siri|google|alexa|cortana|chatgpt|claude|gemini|copilot)\b"
+    r"|(?:siri|alexa|cortana|chatgpt|claude|gemini|copilot)\s*,)",
     r"\bas\s+an?\s+(?:ai|assistant|(?:large\s+)?language\s+model)\b",
     r"^\W*you\s+are\s+(?:now\s+)?(?:chatgpt|claude|gemini|copilot|an?\s+(?:ai|assistant|\w+\s+assistant))\b",
 )
@@ -211,7 +249,13 @@ def assistant_reason(text: str) -> str | None:
 _PLACEHOLDER_WORDS = frozenset(
     "test tests testing tester asdf asdfasdf asdfgh qwerty qwertz azerty todo tbd tba xxx xx "
     "foo bar baz qux foobar placeholder dummy sample lorem ipsum blah bla hello world "
-    "abc abcd abcdef xyz 1 12 123 1234 12345 one two three check ping".split()
+    "abc abcd abcdef xyz 1 2 3 4 12 123 1234 12345 one two three check ping".split()
+)
+# lorem ipsum's own words (not "sit", "et", "ut", which other languages write)
+_LOREM = frozenset(
+    "lorem ipsum dolor amet consectetur consectetuer adipiscing adipisicing elit eiusmod "
+    "tempor incididunt labore dolore aliqua veniam nostrud exercitation ullamco laboris "
+    "nisi aliquip commodo consequat".split()
 )
 _FILLER = re.compile(r"^\W*lorem\s+ipsum\b", re.I)
 _TOKENS = re.compile(r"[^\W_]+")
@@ -223,7 +267,9 @@ def placeholder_reason(text: str) -> str | None:
     if _FILLER.search(text):
         return "placeholder text"
     words = _TOKENS.findall(text.lower())
-    if words and len(words) <= 4 and all(w in _PLACEHOLDER_WORDS for w in words):
+    if len(_LOREM.intersection(words)) >= 2:  # "dolor sit amet…" cut from the middle
+        return "placeholder text"
+    if words and len(words) <= 6 and all(w in _PLACEHOLDER_WORDS for w in words):
         # "one two three", "hello world": a microphone check is placeholder only with a test
         plain = ("one", "two", "three", "hello", "world", "check", "ping")
         if any(w.isalpha() and w not in plain for w in words):
