@@ -17,6 +17,7 @@ it. A gesture that cannot be carried out stays, with a short note why.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -42,6 +43,7 @@ _ID = LazyPattern(r"(?:^|\s)\^(?P<kind>vbr|vbc|vbs)-(?P<id>[A-Za-z0-9-]+)(?=\s|$
 _HEADING = LazyPattern(r"^#{1,6}[ \t]+(?P<title>.*)$")
 _THOUGHT = LazyPattern(r"\*\*(?P<text>.+?)\*\*")
 _NOTE_MARK = " ⚠ "
+_STAMP = LazyPattern(r"^updated: [^\n]*$", re.MULTILINE)
 
 HEADER = """\
 # Needs Review
@@ -205,6 +207,12 @@ def render(
             target = link_to(u["path"], u["path"])
             out.append(f"- {target}: {_defuse(str(u.get('problem')))}\n")
     return "".join(out)
+
+
+def unstamped(text: str) -> str:
+    """The note's text without its ``updated:`` stamp: what says whether a drawing changes
+    anything (a stamp alone is no change)."""
+    return _STAMP.sub("", text, count=1)
 
 
 def parse_items(text: str, thoughts: dict[str, str] | None = None) -> list[ReviewItem]:

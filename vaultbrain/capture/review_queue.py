@@ -18,9 +18,11 @@ from vaultbrain.capture.review import (
     quiet,
     render,
     thought_of,
+    unstamped,
 )
 from vaultbrain.errors import ConflictError
 from vaultbrain.filing.inbox import REVIEW_NOTE
+from vaultbrain.vault.note import parse_note
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -88,6 +90,15 @@ class ReviewQueue:
             return False  # made by init; drawn again when it has something to show
         now = _stamp(self.app.now(), state.get("renders") or {})
         text = render(self.app, items, notes, now)
+        rendered = [f"vbr-{r['id']}" for r in items["decide"] + items["suggest"]]
+        rendered += [f"vbc-{c['id']}" for c in items["conflicts"]]
+        thoughts = {r["id"]: thought_of(r["text"]) for r in items["decide"] + items["suggest"]}
+        if current is not None and unstamped(current.text) == unstamped(text):
+            # What it shows is what the note shows already: its stamp alone is no change
+            # (a synced or git vault would see a write at every `daemon --once`).
+            self._keep_as_drawn(state, current, signature, rendered, thoughts, notes)
+            self._versions = versions
+            return False
         try:
             if current is None:
                 digest = self.app.vault.create(self.note_rel, text)
@@ -95,12 +106,9 @@ class ReviewQueue:
                 digest = self.app.vault.replace(self.note_rel, text, current.hash)
         except (ConflictError, FileExistsError):
             return False  # the person is editing it: next time
-        rendered = [f"vbr-{r['id']}" for r in items["decide"] + items["suggest"]]
-        rendered += [f"vbc-{c['id']}" for c in items["conflicts"]]
         renders = dict(state.get("renders") or {})
         renders[now] = rendered
         renders = dict(sorted(renders.items())[-RENDERS_KEPT:])
-        thoughts = {r["id"]: thought_of(r["text"]) for r in items["decide"] + items["suggest"]}
         self.app.store.write_json(
             STATE,
             {
@@ -114,6 +122,40 @@ class ReviewQueue:
         )
         self._versions = self._versions_now()
         return True
+
+    def _keep_as_drawn(
+        self,
+        state: dict[str, Any],
+        current: Any,
+        signature: str,
+        rendered: list[str],
+        thoughts: dict[str, str],
+        notes: dict[str, str],
+    ) -> None:
+        """The note already shows the queue: the state names it as vaultbrain's drawing (its
+        hash, and the items its stamp stands for), written only when that is news."""
+        stamp = str(parse_note(current.text).data.get("updated") or "")
+        renders = dict(state.get("renders") or {})
+        if (
+            state.get("signature") == signature
+            and state.get("hash") == current.hash
+            and (not stamp or renders.get(stamp) == rendered)
+        ):
+            return
+        if stamp:
+            renders[stamp] = rendered
+            renders = dict(sorted(renders.items())[-RENDERS_KEPT:])
+        self.app.store.write_json(
+            STATE,
+            {
+                "signature": signature,
+                "hash": current.hash,
+                "rendered": rendered,
+                "renders": renders,
+                "thoughts": thoughts,
+                "notes": notes,
+            },
+        )
 
     def changed(self) -> None:
         """The person changed the note: read it again at the next refresh."""

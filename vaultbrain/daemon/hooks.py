@@ -99,7 +99,8 @@ class ReviewHook(Throttled):
         self.queue = ReviewQueue(brain)
 
     def step(self, once: bool) -> None:
-        if self.queue.refresh(force=once):
+        # (--once: Trust looked at whether or not the queue changed; it writes only news)
+        if self.queue.refresh(force=once) or once:
             from vaultbrain.capture.trust import write_trust_note
 
             now = time.monotonic()
