@@ -45,9 +45,8 @@ _THOUGHT = LazyPattern(r"\*\*(?P<text>.+?)\*\*")
 _NOTE_MARK = " ⚠ "
 _STAMP = LazyPattern(r"^updated: [^\n]*$", re.MULTILINE)
 
+TITLE = "# Needs Review\n\n"
 HEADER = """\
-# Needs Review
-
 > [!info] How to resolve an item
 > - **Accept** what vaultbrain suggests: tick the box (every item of a section at once:
 >   tick its "confirm all … below" line).
@@ -172,7 +171,10 @@ def render(
         f"suggestions_count: {len(items['suggest'])}\nconflicts_count: {len(items['conflicts'])}\n"
         "tags:\n  - vaultbrain\n---\n"
     )
-    out = [fm, HEADER]
+    from vaultbrain.capture.review_status import read_status, status_line
+
+    # Which machine files and whether its LLM answers (capture/review_status.py), first.
+    out = [fm, TITLE, status_line(read_status(brain)), "\n", HEADER]
     llm = llm_set_up(brain.settings)
 
     def line(kind: str, rid: str, body: str) -> str:

@@ -5,6 +5,7 @@ The CLI's review commands and the daemon's review hook use it."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import json
@@ -20,6 +21,7 @@ from vaultbrain.capture.review import (
     thought_of,
     unstamped,
 )
+from vaultbrain.capture.review_status import read_status, status_changed
 from vaultbrain.errors import ConflictError
 from vaultbrain.filing.inbox import REVIEW_NOTE
 from vaultbrain.vault.note import parse_note
@@ -45,7 +47,9 @@ class ReviewQueue:
             for k, v in items.items()
             for r in v
         ]
-        raw = json.dumps([parts, sorted(notes.items())], default=str)
+        status = read_status(self.app)  # the header's line: the filer and its LLM
+        said = None if status is None else dataclasses.astuple(status)
+        raw = json.dumps([parts, sorted(notes.items()), said], default=str)
         return hashlib.sha256(raw.encode()).hexdigest()
 
     def refresh(self, force: bool = False) -> bool:
@@ -157,6 +161,15 @@ class ReviewQueue:
             },
         )
 
+    def redraw_if_ours(self) -> bool:
+        """Draw the note again if it is as vaultbrain last drew it (the person's edits are
+        never drawn over unread: they wait for the next refresh). True if written."""
+        with self.app.store.locked():
+            current = self.app.vault.try_read(self.note_rel)
+            if current is None or current.hash != self._state().get("hash"):
+                return False
+            return self._write(False)
+
     def changed(self) -> None:
         """The person changed the note: read it again at the next refresh."""
         self._versions = None
@@ -169,6 +182,7 @@ class ReviewQueue:
             store.collection("unreadable").version(),
             self.app.pack_problem,  # a pack this machine cannot use: listed while it lasts
             notes_changed(self.app)[0],  # a gesture not done, said on its item
+            status_changed(self.app)[0],  # the daemon started, stopped, its LLM came or went
         )
 
     def apply_decisions(self, now: bool = False) -> list[str]:
