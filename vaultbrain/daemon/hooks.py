@@ -156,6 +156,15 @@ class StatusHook(Hook):
     kept: Any = None
     host: str | None = None
 
+    def _still_filer(self) -> bool:
+        from vaultbrain.errors import VaultbrainError
+        from vaultbrain.machine import named_filer, this_machine
+
+        try:
+            return named_filer(self.brain.vault) == this_machine(self.brain.state_dir).id
+        except VaultbrainError:
+            return False
+
     def _host(self) -> str:
         from vaultbrain.machine import this_machine
 
@@ -202,8 +211,8 @@ class StatusHook(Hook):
             client.close()
 
     def shutdown(self) -> None:
-        if not self.started:
-            return
+        if not self.started or not self._still_filer():
+            return  # (a role claimed by another machine meanwhile: its daemon says it runs)
         from vaultbrain.capture.review_queue import ReviewQueue
         from vaultbrain.capture.review_status import FilerStatus, keep_status, read_status
 
