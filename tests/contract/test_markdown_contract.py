@@ -496,3 +496,42 @@ def test_no_line_of_vaultbrain_carries_a_field_tasks_reads(
     assert all(p.startswith("Admin/") or p == OWN_NOTE for p in dated), dated
     inbox = (vault / "Inbox.md").read_text("utf-8")
     assert "📅 2026-12-05" in inbox  # the person's words stay as typed
+
+
+def test_a_dataview_task_query_as_documented_lists_only_the_real_open_tasks(
+    fresh: tuple[Path, list[str]], node: tuple[str, Path]
+) -> None:
+    """Dataview has no global setting: the documented query leaves the inbox and ``Brain/``
+    out (``TASK FROM -"Inbox" AND -"Brain" WHERE !completed``); read by Dataview's own code,
+    it lists each real open task once, with its due date."""
+    vault, _ = fresh
+    exe, modules = node
+    notes = []
+    for path in sorted(vault.rglob("*.md")):
+        rel = path.relative_to(vault).as_posix()
+        if not any(part.startswith(".") for part in rel.split("/")):
+            notes.append(_shape(rel, path.read_text("utf-8")))
+    done = subprocess.run(
+        [exe, str(READER)],
+        input=json.dumps({"notes": notes}),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "VAULTBRAIN_NODE_MODULES": str(modules)},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    listed = sorted(
+        (
+            (n["path"], item)
+            for n in json.loads(done.stdout)["notes"]
+            for item in n["items"]
+            if item["task"] == " "
+            and n["path"] != "Inbox.md"
+            and not n["path"].startswith("Brain/")
+        ),
+        key=lambda found: found[0],
+    )
+    assert [p for p, _ in listed] == [p for p, _ in _real(vault)]
+    for rel, item in listed:
+        due = frontmatter(vault / rel).get("due") if rel.startswith("Admin/") else "2026-12-07"
+        assert item["fields"].get("due", {}).get("value") == due, (rel, item)
