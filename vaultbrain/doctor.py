@@ -65,6 +65,9 @@ def run_checks(app: Brain) -> list[Check]:
 
     checks.append(Check("filer", True, doctor_line(app.vault, app.state_dir), "warn"))
     checks.append(_daemon_check(app))
+    tasks = _tasks_plugin_check(app)
+    if tasks is not None:
+        checks.append(tasks)
     synced = synced_state_dir(app.vault, app.state_dir)
     if synced:
         checks.append(Check("state dir sync", False, synced, "warn"))
@@ -105,6 +108,19 @@ def run_checks(app: Brain) -> list[Check]:
         checks.append(Check("settings place", True, "; ".join(app.settings.notes()), "warn"))
     checks.extend(_youtube_checks())
     return checks
+
+
+def _tasks_plugin_check(app: Brain) -> Check | None:
+    """Whether Obsidian Tasks keeps vaultbrain's own checkboxes out of its queries, and the
+    one Global Query line to add when it does not (vaultbrain/vault/tasks_plugin.py); None
+    when the plugin is not installed."""
+    from vaultbrain.vault.obsidian import config_folder
+    from vaultbrain.vault.tasks_plugin import own_checkboxes_finding
+
+    found = own_checkboxes_finding(config_folder(app.vault.root), app.inbox_rel)
+    if found is None:
+        return None
+    return Check("obsidian tasks", found[0], found[1], "warn")
 
 
 def _daemon_check(app: Brain) -> Check:

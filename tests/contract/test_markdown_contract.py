@@ -352,3 +352,186 @@ def test_typed_tasks_syntax_became_fields(vault: Path) -> None:
     assert (rent["due"], rent["recurrence"]) == ("2026-12-01", "every month on the 1st")
     car = (vault / "Admin/Book the car service.md").read_text("utf-8")
     assert "- [ ] Book the car service #car ⏳ 2026-12-10 📅 2026-12-12" in car
+
+
+# -- Obsidian Tasks: vaultbrain's own checkboxes stay out of the person's task lists -------------
+
+TASKS_READER = Path(__file__).with_name("tasks_reader.js")
+TEN = [
+    "water plants 🔁 every week 📅 2026-12-05",
+    "call the dentist ⏫ 📅 2026-12-09",
+    "Renew the domain 🔺",
+    "pay rent [due:: 2026-12-01] (repeat:: every month on the 1st)",
+    "book the car service ⏳ 2026-12-10 📅 2026-12-12 #car",
+    "Met with Sarah about the garden project, follow up next week",
+    "Idea: a podcast about bees",
+    "buy milk",
+    "ask Tom about the budget for the kitchen project 📅 2026-12-20",
+    "something about the thing",
+]
+# The person's own tasks, in a note of their own: real, whatever vaultbrain does.
+OWN_NOTE = "Projects/Allotment.md"
+OWN = "# Allotment\n\n- [ ] order seeds 📅 2026-12-07\n- [x] dig the bed ✅ 2026-12-01\n"
+
+
+@pytest.fixture(scope="module")
+def node_exe() -> str:
+    exe = shutil.which("node")
+    if exe is None:
+        unavailable("node is not installed (the Obsidian Tasks contract needs node 18+)")
+    assert exe is not None
+    return exe
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, list[str]]]:
+    """A fresh vault with Obsidian Tasks installed (never configured), after ten captures
+    (some filed, some waiting as suggestions, one needing a decision) and a daemon pass; and
+    what `doctor` said of Tasks before and after its line was put in Tasks' Global Query."""
+    base = tmp_path_factory.mktemp("tasks-contract")
+    root = base / "Vault"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("VAULTBRAIN_HOME", str(base / "home"))
+        mp.setenv("XDG_STATE_HOME", str(base / "home" / "state"))
+        mp.setenv("VAULTBRAIN_STATE_DIR", str(base / "state"))
+        mp.setenv("VAULTBRAIN_PROVIDER", "heuristic")
+        for var in ("VAULTBRAIN_VAULT", "VAULTBRAIN_MODEL", "VAULTBRAIN_ENDPOINT"):
+            mp.delenv(var, raising=False)
+        mp.delenv("VAULTBRAIN_SCHEMA_PACK", raising=False)
+        run(root, "init")
+        (root / ".obsidian" / "plugins" / "obsidian-tasks-plugin").mkdir(parents=True)
+        run(root, "settings", "set", "auto_confidence", "0.95")  # some wait as suggestions
+        (root / OWN_NOTE).parent.mkdir(parents=True, exist_ok=True)
+        (root / OWN_NOTE).write_text(OWN, "utf-8")
+        for text in TEN:
+            run(root, "capture", text)
+        run(root, "daemon", "--once")
+        said = [run(root, "doctor", ok=False).output]
+        line = re.search(r"\"Global Query\": (.+)$", said[0], re.M)
+        assert line is not None, said[0]
+        data = root / ".obsidian" / "plugins" / "obsidian-tasks-plugin" / "data.json"
+        data.write_text(json.dumps({"globalQuery": line.group(1).strip()}), "utf-8")
+        said.append(run(root, "doctor", ok=False).output)
+        yield root, said
+
+
+def _tasks(vault: Path, node_exe: str, global_query: str = "") -> list[dict[str, Any]]:
+    """Every task Tasks makes of the vault: the lines Obsidian's cache flags as tasks."""
+    notes = []
+    for path in sorted(vault.rglob("*.md")):
+        rel = path.relative_to(vault).as_posix()
+        if any(part.startswith(".") for part in rel.split("/")):
+            continue
+        text = path.read_text("utf-8")
+        lines = text.split("\n")
+        items = [
+            {"line": i["line"], "raw": lines[i["line"]], "task": i["task"]}
+            for i in _shape(rel, text)["items"]
+            if i["task"] is not None
+        ]
+        notes.append({"path": rel, "items": items})
+    done = subprocess.run(
+        [node_exe, str(TASKS_READER)],
+        input=json.dumps({"notes": notes, "globalFilter": "", "globalQuery": global_query}),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    tasks: list[dict[str, Any]] = json.loads(done.stdout)["tasks"]
+    return tasks
+
+
+def _real(vault: Path) -> list[tuple[str, str]]:
+    """The real open tasks: each admin note's one Tasks line, and the person's own."""
+    out = [(OWN_NOTE, "order seeds")]
+    for path in sorted((vault / "Admin").glob("*.md")):
+        if frontmatter(path).get("status") in (None, "open", "waiting"):
+            out.append((path.relative_to(vault).as_posix(), str(frontmatter(path)["title"])))
+    return sorted(out)
+
+
+def test_tasks_lists_only_the_real_open_tasks(fresh: tuple[Path, list[str]], node_exe: str) -> None:
+    vault, said = fresh
+    assert "[warn] obsidian tasks: Tasks lists vaultbrain's own checkboxes" in said[0]
+    assert "[ok  ] obsidian tasks:" in said[1] and "Global Query leaves" in said[1]
+    query = json.loads(
+        (vault / ".obsidian/plugins/obsidian-tasks-plugin/data.json").read_text("utf-8")
+    )["globalQuery"]
+    everything = _tasks(vault, node_exe)
+    open_ = [t for t in everything if t["statusType"] in ("TODO", "IN_PROGRESS")]
+    # The premise: vaultbrain's own open checkboxes are there (waiting inbox lines, Needs
+    # Review items), and Tasks without the line lists them with the person's tasks.
+    assert any(t["path"] == "Inbox.md" for t in open_), open_
+    assert any(t["path"] == "Brain/Needs Review.md" for t in open_), open_
+    listed = _tasks(vault, node_exe, query)
+    seen = sorted(
+        (t["path"], t["description"])
+        for t in listed
+        if t["listed"] and t["statusType"] in ("TODO", "IN_PROGRESS")
+    )
+    real = _real(vault)
+    assert [p for p, _ in seen] == [p for p, _ in real]  # each real task once, nothing else
+    for (_, description), (path, title) in zip(seen, real, strict=True):
+        assert description.startswith(title) or path == OWN_NOTE, (description, title)
+    # Done tasks are theirs too: the inbox's ticked lines are not listed as done tasks.
+    done = [t["path"] for t in listed if t["listed"] and t["statusType"] == "DONE"]
+    assert OWN_NOTE in done
+    assert all(p.startswith("Admin/") or p == OWN_NOTE for p in done), done
+
+
+def test_no_line_of_vaultbrain_carries_a_field_tasks_reads(
+    fresh: tuple[Path, list[str]], node_exe: str
+) -> None:
+    """Even without the Global Query line, a date or recurrence query lists only real tasks:
+    the 📅 🔁 ⏫ typed on an inbox line are words to Tasks (vaultbrain's suffix and block id
+    end the line), and a tick on it with Tasks makes no next occurrence."""
+    vault, _ = fresh
+    dated = sorted(
+        t["path"]
+        for t in _tasks(vault, node_exe)
+        if t["due"] or t["recurrence"] or t["priority"] or t["scheduled"]
+    )
+    assert dated, "the premise: the admin notes carry their fields"
+    assert all(p.startswith("Admin/") or p == OWN_NOTE for p in dated), dated
+    inbox = (vault / "Inbox.md").read_text("utf-8")
+    assert "📅 2026-12-05" in inbox  # the person's words stay as typed
+
+
+def test_a_dataview_task_query_as_documented_lists_only_the_real_open_tasks(
+    fresh: tuple[Path, list[str]], node: tuple[str, Path]
+) -> None:
+    """Dataview has no global setting: the documented query leaves the inbox and ``Brain/``
+    out (``TASK FROM -"Inbox" AND -"Brain" WHERE !completed``); read by Dataview's own code,
+    it lists each real open task once, with its due date."""
+    vault, _ = fresh
+    exe, modules = node
+    notes = []
+    for path in sorted(vault.rglob("*.md")):
+        rel = path.relative_to(vault).as_posix()
+        if not any(part.startswith(".") for part in rel.split("/")):
+            notes.append(_shape(rel, path.read_text("utf-8")))
+    done = subprocess.run(
+        [exe, str(READER)],
+        input=json.dumps({"notes": notes}),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "VAULTBRAIN_NODE_MODULES": str(modules)},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    listed = sorted(
+        (
+            (n["path"], item)
+            for n in json.loads(done.stdout)["notes"]
+            for item in n["items"]
+            if item["task"] == " "
+            and n["path"] != "Inbox.md"
+            and not n["path"].startswith("Brain/")
+        ),
+        key=lambda found: found[0],
+    )
+    assert [p for p, _ in listed] == [p for p, _ in _real(vault)]
+    for rel, item in listed:
+        due = frontmatter(vault / rel).get("due") if rel.startswith("Admin/") else "2026-12-07"
+        assert item["fields"].get("due", {}).get("value") == due, (rel, item)

@@ -16,6 +16,7 @@ from support.state import entries as state_entries
 from vaultbrain.brain import Brain
 from vaultbrain.capture import resolution
 from vaultbrain.capture.inbox_pass import apply_gestures
+from vaultbrain.capture.review import STATE
 from vaultbrain.capture.review_queue import ReviewQueue
 from vaultbrain.capture.trust import summary
 
@@ -151,19 +152,22 @@ def test_two_drawings_in_one_second_are_never_read_as_a_deletion(vault: Path, qu
     queue = ReviewQueue(brain)
     queue.write(force=True)  # drawn with the suggestion
     first = str(frontmatter(vault / NOTE)["updated"])
-    state = brain.store.root / "review-state.json"
-    kept = state.read_bytes()
+    kept = brain.store.read_json(STATE)
     resolution.confirm(brain, cid)  # filed: the next drawing leaves it out
     assert queue.write(force=True)  # the same second by the clock
     second = str(frontmatter(vault / NOTE)["updated"])
     assert f"^vbr-{cid}" not in review_text(vault) and second > first
-    state.write_bytes(kept)  # the second drawing's state not kept (yet)
+    brain.store.write_json(STATE, kept)  # the second drawing's state not kept (yet)
     assert apply_gestures(brain, now=True) == []
     assert {c["id"]: c["status"] for c in run_json(vault, "inbox")}[cid] == "filed"
     assert (vault / "Ideas/Bee hotel.md").is_file()
-    # A drawing in a later second takes that second, as ever.
+    # A drawing in a later second that changes nothing is no write (issue 44 item 2); one
+    # that changes something takes that second, as ever.
     later = Brain(vault, clock=lambda: dt.datetime(2031, 1, 2, 3, 4, 9))
-    ReviewQueue(later).write(force=True)
+    assert not ReviewQueue(later).write(force=True)
+    assert str(frontmatter(vault / NOTE)["updated"]) == second
+    resolution.dismiss(later, queued["low"]["id"])
+    assert ReviewQueue(later).write(force=True)
     assert str(frontmatter(vault / NOTE)["updated"]) == "2031-01-02T03:04:09"
 
 

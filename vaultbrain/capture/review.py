@@ -17,6 +17,7 @@ it. A gesture that cannot be carried out stays, with a short note why.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -42,10 +43,10 @@ _ID = LazyPattern(r"(?:^|\s)\^(?P<kind>vbr|vbc|vbs)-(?P<id>[A-Za-z0-9-]+)(?=\s|$
 _HEADING = LazyPattern(r"^#{1,6}[ \t]+(?P<title>.*)$")
 _THOUGHT = LazyPattern(r"\*\*(?P<text>.+?)\*\*")
 _NOTE_MARK = " ⚠ "
+_STAMP = LazyPattern(r"^updated: [^\n]*$", re.MULTILINE)
 
+TITLE = "# Needs Review\n\n"
 HEADER = """\
-# Needs Review
-
 > [!info] How to resolve an item
 > - **Accept** what vaultbrain suggests: tick the box (every item of a section at once:
 >   tick its "confirm all … below" line).
@@ -170,7 +171,10 @@ def render(
         f"suggestions_count: {len(items['suggest'])}\nconflicts_count: {len(items['conflicts'])}\n"
         "tags:\n  - vaultbrain\n---\n"
     )
-    out = [fm, HEADER]
+    from vaultbrain.capture.review_status import read_status, status_line
+
+    # Which machine files and whether its LLM answers (capture/review_status.py), first.
+    out = [fm, TITLE, status_line(read_status(brain)), "\n", HEADER]
     llm = llm_set_up(brain.settings)
 
     def line(kind: str, rid: str, body: str) -> str:
@@ -205,6 +209,12 @@ def render(
             target = link_to(u["path"], u["path"])
             out.append(f"- {target}: {_defuse(str(u.get('problem')))}\n")
     return "".join(out)
+
+
+def unstamped(text: str) -> str:
+    """The note's text without its ``updated:`` stamp: what says whether a drawing changes
+    anything (a stamp alone is no change)."""
+    return _STAMP.sub("", text, count=1)
 
 
 def parse_items(text: str, thoughts: dict[str, str] | None = None) -> list[ReviewItem]:

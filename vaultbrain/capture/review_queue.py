@@ -5,6 +5,7 @@ The CLI's review commands and the daemon's review hook use it."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import json
@@ -18,9 +19,12 @@ from vaultbrain.capture.review import (
     quiet,
     render,
     thought_of,
+    unstamped,
 )
+from vaultbrain.capture.review_status import read_status, status_changed
 from vaultbrain.errors import ConflictError
 from vaultbrain.filing.inbox import REVIEW_NOTE
+from vaultbrain.vault.note import parse_note
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -43,7 +47,9 @@ class ReviewQueue:
             for k, v in items.items()
             for r in v
         ]
-        raw = json.dumps([parts, sorted(notes.items())], default=str)
+        status = read_status(self.app)  # the header's line: the filer and its LLM
+        said = None if status is None else dataclasses.astuple(status)
+        raw = json.dumps([parts, sorted(notes.items()), said], default=str)
         return hashlib.sha256(raw.encode()).hexdigest()
 
     def refresh(self, force: bool = False) -> bool:
@@ -88,6 +94,15 @@ class ReviewQueue:
             return False  # made by init; drawn again when it has something to show
         now = _stamp(self.app.now(), state.get("renders") or {})
         text = render(self.app, items, notes, now)
+        rendered = [f"vbr-{r['id']}" for r in items["decide"] + items["suggest"]]
+        rendered += [f"vbc-{c['id']}" for c in items["conflicts"]]
+        thoughts = {r["id"]: thought_of(r["text"]) for r in items["decide"] + items["suggest"]}
+        if current is not None and unstamped(current.text) == unstamped(text):
+            # What it shows is what the note shows already: its stamp alone is no change
+            # (a synced or git vault would see a write at every `daemon --once`).
+            self._keep_as_drawn(state, current, signature, rendered, thoughts, notes)
+            self._versions = versions
+            return False
         try:
             if current is None:
                 digest = self.app.vault.create(self.note_rel, text)
@@ -95,12 +110,9 @@ class ReviewQueue:
                 digest = self.app.vault.replace(self.note_rel, text, current.hash)
         except (ConflictError, FileExistsError):
             return False  # the person is editing it: next time
-        rendered = [f"vbr-{r['id']}" for r in items["decide"] + items["suggest"]]
-        rendered += [f"vbc-{c['id']}" for c in items["conflicts"]]
         renders = dict(state.get("renders") or {})
         renders[now] = rendered
         renders = dict(sorted(renders.items())[-RENDERS_KEPT:])
-        thoughts = {r["id"]: thought_of(r["text"]) for r in items["decide"] + items["suggest"]}
         self.app.store.write_json(
             STATE,
             {
@@ -115,6 +127,49 @@ class ReviewQueue:
         self._versions = self._versions_now()
         return True
 
+    def _keep_as_drawn(
+        self,
+        state: dict[str, Any],
+        current: Any,
+        signature: str,
+        rendered: list[str],
+        thoughts: dict[str, str],
+        notes: dict[str, str],
+    ) -> None:
+        """The note already shows the queue: the state names it as vaultbrain's drawing (its
+        hash, and the items its stamp stands for), written only when that is news."""
+        stamp = str(parse_note(current.text).data.get("updated") or "")
+        renders = dict(state.get("renders") or {})
+        if (
+            state.get("signature") == signature
+            and state.get("hash") == current.hash
+            and (not stamp or renders.get(stamp) == rendered)
+        ):
+            return
+        if stamp:
+            renders[stamp] = rendered
+            renders = dict(sorted(renders.items())[-RENDERS_KEPT:])
+        self.app.store.write_json(
+            STATE,
+            {
+                "signature": signature,
+                "hash": current.hash,
+                "rendered": rendered,
+                "renders": renders,
+                "thoughts": thoughts,
+                "notes": notes,
+            },
+        )
+
+    def redraw_if_ours(self) -> bool:
+        """Draw the note again if it is as vaultbrain last drew it (the person's edits are
+        never drawn over unread: they wait for the next refresh). True if written."""
+        with self.app.store.locked():
+            current = self.app.vault.try_read(self.note_rel)
+            if current is None or current.hash != self._state().get("hash"):
+                return False
+            return self._write(False)
+
     def changed(self) -> None:
         """The person changed the note: read it again at the next refresh."""
         self._versions = None
@@ -127,6 +182,7 @@ class ReviewQueue:
             store.collection("unreadable").version(),
             self.app.pack_problem,  # a pack this machine cannot use: listed while it lasts
             notes_changed(self.app)[0],  # a gesture not done, said on its item
+            status_changed(self.app)[0],  # the daemon started, stopped, its LLM came or went
         )
 
     def apply_decisions(self, now: bool = False) -> list[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -88,6 +88,140 @@ class IdeaLoomHook(Throttled):
         self.exporter.tick()
 
 
+class StatusHook(Hook):
+    """The filer's status in Needs Review's header (capture/review_status.py): running from
+    the first turn, stopped when the daemon stops, and whether its LLM answers: looked at
+    every ``every`` seconds, and at once when a capture found it gone or back, on a thread
+    of its own (a server that hangs never holds the loop). Kept, and the note drawn again,
+    only when one of those changes. ``--once`` is not a running daemon: it only puts right
+    a "running" that a killed daemon left."""
+
+    name = "status"
+    every = 30.0
+    LOOK_TIMEOUT = 5.0
+
+    def __init__(self, brain: Brain) -> None:
+        import threading
+
+        self.brain = brain
+        self.started = ""  # the start's time once "running" is kept
+        self.thread: threading.Thread | None = None
+        self.found: tuple[str, str] | None = None  # (LLMState, model) of the last look
+        self.looked_at = float("-inf")
+        self.failing: bool | None = None  # what the captures' client last said
+
+    def tick(self, once: bool = False) -> None:
+        if once:
+            self._once()
+            return
+        client = self.brain.client
+        failing = bool(client.health.failing) if client is not None else None
+        now = time.monotonic()
+        due = failing != self.failing or now - self.looked_at >= self.every
+        self.failing = failing
+        if due and (self.thread is None or not self.thread.is_alive()):
+            self.looked_at = now
+            self._look()
+        if self.found is not None:
+            self._keep_running(*self.found)
+
+    def _once(self) -> None:
+        from vaultbrain.capture.review_status import FilerStatus, keep_status, read_status
+
+        kept = read_status(self.brain)
+        if kept is not None and kept.running:
+            keep_status(self.brain, FilerStatus(host=kept.host, running=False, since=""))
+
+    def _keep_running(self, llm: str, model: str) -> None:
+        from vaultbrain.capture.reasons import llm_set_up
+        from vaultbrain.capture.review_status import FilerStatus, LLMState, keep_status
+
+        s = self.brain.settings
+        if not self.started:
+            self.started = self._when()
+        status = FilerStatus(
+            host=self._host(),
+            running=True,
+            since=self.started,
+            llm=llm,
+            model=model,
+            endpoint=str(s.get("endpoint")) if llm != LLMState.NONE else "",
+            set_up=llm_set_up(s),
+            fallback=str(s.get("fallback")),
+        )
+        if status != self.kept:  # (each turn: the store is asked only about news)
+            keep_status(self.brain, status)
+            self.kept = status
+
+    kept: Any = None
+    host: str | None = None
+
+    def _still_filer(self) -> bool:
+        from vaultbrain.errors import VaultbrainError
+        from vaultbrain.machine import named_filer, this_machine
+
+        try:
+            return named_filer(self.brain.vault) == this_machine(self.brain.state_dir).id
+        except VaultbrainError:
+            return False
+
+    def _host(self) -> str:
+        from vaultbrain.machine import this_machine
+
+        if self.host is None:
+            self.host = this_machine(self.brain.state_dir).host
+        return self.host
+
+    def _when(self) -> str:
+        return self.brain.now().strftime("%Y-%m-%d %H:%M")
+
+    def _look(self) -> None:
+        """Whether the LLM answers (its model list), on a thread; what it finds is kept at
+        the next turn. The first look is waited for a moment, so the start says it."""
+        from vaultbrain.capture.review_status import LLMState
+
+        if str(self.brain.settings.get("provider")) == "heuristic":
+            self.found = (LLMState.NONE.value, "")
+            return
+        import threading
+
+        self.thread = threading.Thread(target=self._ask, name="vaultbrain-status", daemon=True)
+        self.thread.start()
+        if self.found is None:
+            self.thread.join(2.0)
+
+    def _ask(self) -> None:
+        from vaultbrain.capture.review_status import LLMState
+        from vaultbrain.classify.llm import LLMClient
+        from vaultbrain.errors import LLMError
+
+        s = self.brain.settings
+        client = LLMClient.from_settings(s, self.brain.state_dir)
+        client.timeout = min(client.timeout, self.LOOK_TIMEOUT)
+        client.retries = 0
+        try:
+            models = client.models()
+            model = str(s.get("model") or "") or (models[0] if models else "")
+            self.found = (LLMState.ANSWERS.value if model else LLMState.SILENT.value, model)
+        except LLMError:
+            self.found = (LLMState.SILENT.value, "")
+        except Exception:
+            log.debug("the LLM was not looked at", exc_info=True)
+        finally:
+            client.close()
+
+    def shutdown(self) -> None:
+        if not self.started or not self._still_filer():
+            return  # (a role claimed by another machine meanwhile: its daemon says it runs)
+        from vaultbrain.capture.review_queue import ReviewQueue
+        from vaultbrain.capture.review_status import FilerStatus, keep_status, read_status
+
+        kept = read_status(self.brain)
+        host = kept.host if kept is not None else self._host()
+        if keep_status(self.brain, FilerStatus(host=host, running=False, since=self._when())):
+            ReviewQueue(self.brain).redraw_if_ours()  # the person reads that it stopped
+
+
 class ReviewHook(Throttled):
     name = "review"
     every = 1.0
@@ -99,7 +233,8 @@ class ReviewHook(Throttled):
         self.queue = ReviewQueue(brain)
 
     def step(self, once: bool) -> None:
-        if self.queue.refresh(force=once):
+        # (--once: Trust looked at whether or not the queue changed; it writes only news)
+        if self.queue.refresh(force=once) or once:
             from vaultbrain.capture.trust import write_trust_note
 
             now = time.monotonic()
@@ -263,7 +398,15 @@ class ProbeHook(Throttled):
 
 def load_hooks(brain: Brain) -> list[Hook]:
     hooks: list[Hook] = []
-    for factory in (ReviewHook, SchedulerHook, IdeaLoomHook, GraphHook, EmbedHook, ProbeHook):
+    for factory in (
+        StatusHook,
+        ReviewHook,
+        SchedulerHook,
+        IdeaLoomHook,
+        GraphHook,
+        EmbedHook,
+        ProbeHook,
+    ):
         try:
             hooks.append(factory(brain))
         except ImportError as exc:

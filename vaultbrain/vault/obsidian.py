@@ -159,6 +159,11 @@ def _mostly_placeholders(folder: Path) -> bool:
     return hits * 2 > len(names)
 
 
+def config_folder(root: Path) -> Path:
+    """The vault's config folder (``.obsidian`` or a renamed one), for other readers of it."""
+    return _config_folder(root)
+
+
 def _config_folder(root: Path) -> Path:
     """The vault's config folder: ``.obsidian``, or the one a renamed config folder is (the
     dot-folder that holds Obsidian's ``app.json``)."""
