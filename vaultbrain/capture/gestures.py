@@ -156,8 +156,20 @@ def read_arrow(part: str, names: TypeNames, strict: bool = False) -> tuple[Readi
     return None, part  # "→ ask mom later": the person's words
 
 
-def _struck(text: str, baseline: str) -> bool:
-    """More struck spans on the line than the thought itself had."""
+# Stands for a part of the line that is no strike of the person's: our suffix (its links
+# show titles, which may be anything a classifier named), and the thought as it was taken
+# (its own ``~~Monday~~`` is its words). One mark, not a space, so a strike across it counts.
+_OURS = "\ufffc"
+
+
+def _struck(words: str, shown: str | None, remark: str, after: str, baseline: str) -> bool:
+    """The person struck the line: a strike-through in the parts they typed that the
+    thought itself did not have. Our suffix is never read for one."""
+    text = f"{words} {_OURS if shown is not None else ''}{remark}{after}"
+    if "~~" not in text:
+        return False
+    if baseline and baseline in text:
+        return bool(_STRIKE.search(text.replace(baseline, _OURS, 1)))
     return len(_STRIKE.findall(text)) > len(_STRIKE.findall(baseline))
 
 
@@ -234,7 +246,7 @@ def read_inbox_line(line: InboxLine, view: LineView, names: TypeNames) -> Readin
         if arrow is not None:
             readings.append(arrow)
             words = (base + added).rstrip() if base else added
-    if _struck(f"{words} {shown or ''}{remark}{after}", base):
+    if _struck(words, shown, remark, after, base):
         readings.append(Reading(Gesture.DISMISS))
     box = line.box if line.box is not None else ("x" if line.checked else " ")
     if box == "-":

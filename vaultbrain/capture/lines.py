@@ -163,7 +163,9 @@ def finish_line(brain: Brain, journal: Journal, cap: Capture) -> Capture:
     suffix, done = line_form(cap, short, llm_set_up(brain.settings))
     if cap.line_suffix == suffix and cap.line_done == done:
         return cap
-    present = inbox_note.rewrite_line(brain.vault, cap.note, cap.id, cap.line_suffix, suffix, done)
+    present = inbox_note.rewrite_line(
+        brain.vault, cap.note, cap.id, cap.line_suffix, suffix, done, cap.text or None
+    )
     return journal.line_shown(cap.id, suffix, done, present)
 
 
