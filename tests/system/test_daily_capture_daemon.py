@@ -1,0 +1,173 @@
+"""Capture from the daily note (issue 45, item 1), on a real vault with the daemon as a
+subprocess: the lines under ``daily_capture_heading`` in the recent daily notes, found from
+Obsidian's own configuration, are thoughts exactly as ``Inbox.md`` lines are (anchored,
+filed, drawn with links, gestures read); every other line of the note stays byte for byte."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from support.cli import run
+from support.daemon import DaemonProcess, wait_for
+from support.lmstudio import FakeLMStudio, reply
+
+
+def _answer(body: dict) -> str:
+    said = json.dumps(body["messages"][-1], ensure_ascii=False).lower()
+    if "plumber" in said:
+        return reply([{"type": "admin", "title": "Call the plumber", "fields": {}}], 0.95, "a task")
+    if "kiln" in said:
+        return reply([{"type": "project", "title": "Kiln", "fields": {}}], 0.6, "a project")
+    return reply([{"type": "idea", "title": "Something", "fields": {}}], 0.95, "an idea")
+
+
+def _setup(vault: Path, lmstudio: FakeLMStudio) -> None:
+    run(vault, "init")
+    run(vault, "settings", "set", "inbox_settle_seconds", "0")
+    run(vault, "settings", "set", "second_opinion", "false")
+    run(vault, "settings", "set", "daily_capture_heading", "## Inbox")
+    lmstudio.responder = _answer
+
+
+def _config(vault: Path, rel: str, data: object) -> None:
+    path = vault / ".obsidian" / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data), "utf-8")
+
+
+def _captures(vault: Path) -> dict[str, dict]:
+    return {c["text"]: c for c in json.loads(run(vault, "inbox", "--json").output)}
+
+
+DAILY = """\
+---
+tags: [daily]
+---
+# {day}
+Slept badly; the kiln is on my mind.
+- a list item of my day, not a thought
+
+## Inbox
+- call the plumber about the leak
+- the Kiln firing schedule
+
+## Log
+- 09:00 coffee, not a thought
+"""
+
+
+def _section_is_taken(vault: Path, rel: str, proc: DaemonProcess, day: str) -> None:
+    path = vault / rel
+    wait_for(
+        lambda: (
+            _captures(vault).get("call the plumber about the leak", {}).get("status") == "filed"
+        ),
+        30,
+        proc.log,
+    )
+    wait_for(lambda: "suggestion" in path.read_text("utf-8"), 30, proc.log)
+    wait_for(lambda: "⏳" not in path.read_text("utf-8"), 30, proc.log)
+    text = path.read_text("utf-8")
+    before = DAILY.format(day=day).splitlines()
+    after = text.splitlines()
+    # Only the two lines under the heading changed; every other line is as the person wrote it.
+    changed = [(a, b) for a, b in zip(before, after, strict=True) if a != b]
+    assert [a for a, _ in changed] == [
+        "- call the plumber about the leak",
+        "- the Kiln firing schedule",
+    ]
+    plumber = changed[0][1]
+    assert re.fullmatch(
+        r"- \[x\] call the plumber about the leak → \[\[Admin/Call the plumber\|Call the plumber\]\] \^vb-[a-z0-9]+",
+        plumber,
+    )
+    assert (vault / "Admin/Call the plumber.md").exists()
+    # The note's source links back to the line in the daily note, not to Inbox.md.
+    admin = (vault / "Admin/Call the plumber.md").read_text("utf-8")
+    assert f"[[{rel[:-3]}#^vb-" in admin
+    caps = _captures(vault)
+    assert "Slept badly; the kiln is on my mind." not in caps
+    assert "a list item of my day, not a thought" not in caps
+    assert "09:00 coffee, not a thought" not in caps
+    assert caps["the Kiln firing schedule"]["status"] == "suggested"
+
+
+def test_the_core_plugins_daily_note(
+    vault: Path, lmstudio: FakeLMStudio, daemon: Callable[..., DaemonProcess]
+) -> None:
+    _setup(vault, lmstudio)
+    _config(vault, "daily-notes.json", {"folder": "Daily", "format": "YYYY-MM-DD"})
+    day = dt.date.today().isoformat()
+    rel = f"Daily/{day}.md"
+    (vault / "Daily").mkdir()
+    (vault / rel).write_text(DAILY.format(day=day), "utf-8")
+    proc = daemon()
+    proc.start()
+    proc.wait_ready()
+    _section_is_taken(vault, rel, proc, day)
+    # A gesture on a daily line means what it means in the inbox: ticking confirms.
+    path = vault / rel
+    text = path.read_text("utf-8")
+    path.write_text(text.replace("- [ ] the Kiln firing", "- [x] the Kiln firing"), "utf-8")
+    wait_for(
+        lambda: _captures(vault)["the Kiln firing schedule"]["status"] == "filed", 30, proc.log
+    )
+    doctor = run(vault, "doctor", ok=False).output
+    assert f"lines under “## Inbox” in {rel}" in doctor
+    assert proc.stop() == 0
+    assert "Traceback" not in proc.output()
+
+
+def test_periodic_notes_with_its_own_format_and_a_note_made_while_running(
+    vault: Path, lmstudio: FakeLMStudio, daemon: Callable[..., DaemonProcess]
+) -> None:
+    _setup(vault, lmstudio)
+    # The core plugin says one thing, Periodic Notes (enabled) another: Periodic Notes wins.
+    _config(vault, "daily-notes.json", {"folder": "Daily", "format": "YYYY-MM-DD"})
+    _config(
+        vault,
+        "plugins/periodic-notes/data.json",
+        {"daily": {"enabled": True, "folder": "Journal", "format": "YYYY/DD.MM.YYYY dddd"}},
+    )
+    today = dt.date.today()
+    rel = f"Journal/{today:%Y}/{today:%d.%m.%Y} {today:%A}.md"
+    proc = daemon()
+    proc.start()
+    proc.wait_ready()
+    # A Templater-made daily note appears while the daemon runs (written in place).
+    (vault / rel).parent.mkdir(parents=True)
+    (vault / rel).write_text(DAILY.format(day=today.isoformat()), "utf-8")
+    _section_is_taken(vault, rel, proc, today.isoformat())
+    # A daily note at the core plugin's place is not one: nothing there is read.
+    other = vault / f"Daily/{today.isoformat()}.md"
+    other.parent.mkdir()
+    other.write_text("## Inbox\n- not read: Periodic Notes names the daily notes\n", "utf-8")
+    (vault / "Inbox.md").open("a", encoding="utf-8").write("- a thought in the inbox proper\n")
+    wait_for(lambda: "a thought in the inbox proper" in _captures(vault), 30, proc.log)
+    wait_for(lambda: "⏳" not in (vault / "Inbox.md").read_text("utf-8"), 30, proc.log)
+    assert "^vb-" not in other.read_text("utf-8")
+    assert proc.stop() == 0
+    assert "Traceback" not in proc.output()
+
+
+def test_daily_capture_is_off_until_set(
+    vault: Path, lmstudio: FakeLMStudio, daemon: Callable[..., DaemonProcess]
+) -> None:
+    run(vault, "init")
+    run(vault, "settings", "set", "inbox_settle_seconds", "0")
+    lmstudio.responder = _answer
+    _config(vault, "daily-notes.json", {"folder": "", "format": "YYYY-MM-DD"})
+    rel = f"{dt.date.today().isoformat()}.md"
+    (vault / rel).write_text("## Inbox\n- call the plumber about the leak\n", "utf-8")
+    proc = daemon()
+    proc.start()
+    proc.wait_ready()
+    (vault / "Inbox.md").open("a", encoding="utf-8").write("- the Kiln firing schedule\n")
+    wait_for(lambda: "the Kiln firing schedule" in _captures(vault), 30, proc.log)
+    wait_for(lambda: "⏳" not in (vault / "Inbox.md").read_text("utf-8"), 30, proc.log)
+    assert (vault / rel).read_text("utf-8") == "## Inbox\n- call the plumber about the leak\n"
+    assert proc.stop() == 0
