@@ -171,3 +171,10 @@ def test_daily_capture_is_off_until_set(
     wait_for(lambda: "⏳" not in (vault / "Inbox.md").read_text("utf-8"), 30, proc.log)
     assert (vault / rel).read_text("utf-8") == "## Inbox\n- call the plumber about the leak\n"
     assert proc.stop() == 0
+
+
+def test_init_turns_daily_capture_on_and_says_where(vault: Path) -> None:
+    _config(vault, "daily-notes.json", {"folder": "Daily", "format": "YYYY-MM-DD"})
+    out = run(vault, "init", "--daily-capture", "## Inbox").output
+    assert "daily notes: under “## Inbox” in Daily/YYYY-MM-DD.md" in out
+    assert run(vault, "settings", "get", "daily_capture_heading").output.strip() == "## Inbox"

@@ -132,3 +132,30 @@ def test_a_typed_wikilink_files_into_the_note_it_links(
     line = _line(vault, ARROW)
     assert line.startswith(f"- [x] {ARROW} → ")
     assert "[[People/Bob" in line.split(ARROW, 1)[1]
+
+
+def test_a_link_to_a_note_not_made_yet_names_the_new_note(
+    vault: Path, lmstudio: FakeLMStudio
+) -> None:
+    """``[[Zed Quinn|Zed]]``: the new person note is the link's, so the person's own link
+    resolves to it; a link to a heading of a known person is that person."""
+    run(vault, "init")
+    run(vault, "settings", "set", "second_opinion", "false")
+    _note(vault / "People/Sarah Connor.md", "person", "Sarah Connor")
+
+    def answer(body: dict) -> str:
+        said = json.dumps(body["messages"][-1], ensure_ascii=False)
+        name = "Zed" if "Zed" in said else "Sarah"
+        return reply([{"type": "person", "title": name, "fields": {}}], 0.95, "a person")
+
+    lmstudio.responder = answer
+    out = run(vault, "capture", "Coffee with [[Zed Quinn|Zed]] on Monday").output
+    assert "People/Zed Quinn.md" in out
+    out = run(vault, "capture", "Ask [[People/Sarah Connor#Follow-ups|Sarah]] about glazes").output
+    assert "People/Sarah Connor.md" in out
+    assert sorted(p.name for p in (vault / "People").glob("*.md")) == [
+        "Sarah Connor.md",
+        "Zed Quinn.md",
+    ]
+    inbox = (vault / "Inbox.md").read_text("utf-8")
+    assert "- [x] Coffee with [[Zed Quinn|Zed]] on Monday → [[People/Zed Quinn|Zed Quinn]]" in inbox
