@@ -178,3 +178,58 @@ def test_init_turns_daily_capture_on_and_says_where(vault: Path) -> None:
     out = run(vault, "init", "--daily-capture", "## Inbox").output
     assert "daily notes: under “## Inbox” in Daily/YYYY-MM-DD.md" in out
     assert run(vault, "settings", "get", "daily_capture_heading").output.strip() == "## Inbox"
+
+
+def _once(
+    daemon: Callable[..., DaemonProcess], vault: Path, env: dict[str, str] | None = None
+) -> str:
+    d = daemon(vault, env=env).start("--once")
+    assert d.proc.wait(90) == 0, d.output()
+    assert "Traceback" not in d.output(), d.output()
+    return d.output()
+
+
+def _notes(vault: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(vault)): p.read_text("utf-8")
+        for folder in ("People", "Projects", "Ideas", "Admin")
+        for p in (vault / folder).glob("*.md")
+    }
+
+
+def test_a_daily_note_edited_on_two_machines_is_filed_once(
+    vault: Path, lmstudio: FakeLMStudio, daemon: Callable[..., DaemonProcess], tmp_path: Path
+) -> None:
+    """Machine A files the daily note's lines. Machine B (its own state dir, the same synced
+    vault) observes and takes nothing; once it claims the filer role it knows A's lines from
+    the lines themselves and files only the line typed since, once."""
+    _setup(vault, lmstudio)
+    run(vault, "settings", "set", "note_style", "full")
+    _config(vault, "daily-notes.json", {"folder": "Daily", "format": "YYYY-MM-DD"})
+    day = dt.date.today().isoformat()
+    rel = f"Daily/{day}.md"
+    (vault / "Daily").mkdir()
+    (vault / rel).write_text(DAILY.format(day=day), "utf-8")
+    _once(daemon, vault)
+    taken = (vault / rel).read_text("utf-8")
+    assert taken.count("^vb-") == 2 and "⏳" not in taken
+    before = _notes(vault)
+    other = {"VAULTBRAIN_STATE_DIR": str(tmp_path / "machine-b")}
+    out = _once(daemon, vault, other)
+    assert "observer" in out, out
+    assert (vault / rel).read_text("utf-8") == taken  # an observer takes and rewrites nothing
+    # The person, on machine B, adds a thought under the heading; B becomes the filer.
+    added = taken.replace("\n\n## Log", "\n- an idea for a glaze test tile\n\n## Log")
+    (vault / rel).write_text(added, "utf-8")
+    assert (
+        "is now the filer"
+        in run(vault, "--state-dir", str(tmp_path / "machine-b"), "filer", "claim").output
+    )
+    _once(daemon, vault, other)
+    after = (vault / rel).read_text("utf-8")
+    assert after.count("^vb-") == 3 and "⏳" not in after
+    for line in taken.splitlines():
+        assert line in after.splitlines()  # A's lines as A left them
+    now = _notes(vault)
+    assert {k: v for k, v in now.items() if k in before} == before  # nothing filed twice
+    assert sorted(set(now) - set(before)) == ["Ideas/Something.md"]

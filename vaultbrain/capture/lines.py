@@ -226,12 +226,28 @@ def rebuild(
 
 def _unstruck(words: str) -> str:
     """The thought without a strike the person put around it (their gesture, read from the
-    line against this text, is not part of the thought)."""
-    if words.startswith("~~"):
-        words = words[2:]
-        if words.endswith("~~"):
-            words = words[:-2]
-    return words
+    line against this text, is not part of the thought). A thought's own strikes stay:
+    ``~~Tuesday~~ the kiln opens`` starts with one of its words struck, not with a gesture."""
+    if not words.startswith("~~"):
+        return words
+    inner = words[2:-2] if words.endswith("~~") and len(words) > 4 else words[2:]
+    return inner if _paired(inner) else words
+
+
+def _paired(text: str) -> bool:
+    """Whether every ``~~`` in ``text`` opens (before a non-space) then closes (after
+    one) a strike, in turn: the text holds whole strikes only."""
+    opened = False
+    for m in re.finditer("~~", text):
+        before = text[m.start() - 1 : m.start()]
+        after = text[m.end() : m.end() + 1]
+        if not opened and after.strip():
+            opened = True
+        elif opened and before.strip():
+            opened = False
+        else:
+            return False
+    return not opened
 
 
 def rebuild_captures(brain: Brain) -> int:
