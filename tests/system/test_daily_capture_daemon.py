@@ -116,6 +116,27 @@ def test_the_core_plugins_daily_note(
     wait_for(
         lambda: _captures(vault)["the Kiln firing schedule"]["status"] == "filed", 30, proc.log
     )
+    wait_for(
+        lambda: (
+            "- [x] the Kiln firing schedule → [[Projects/Kiln|Kiln]] ^vb-"
+            in path.read_text("utf-8")
+        ),
+        30,
+        proc.log,
+    )
+    # Confirmed from the command line (through Needs Review): its daily line says so too.
+    text = path.read_text("utf-8")
+    path.write_text(text.replace("\n\n## Log", "\n- more Kiln glaze tests\n\n## Log"), "utf-8")
+    glaze = "more Kiln glaze tests"
+    wait_for(lambda: _captures(vault).get(glaze, {}).get("status") == "suggested", 30, proc.log)
+    run(vault, "review", "confirm", _captures(vault)[glaze]["id"])
+    wait_for(lambda: _captures(vault)[glaze]["status"] == "filed", 30, proc.log)
+    wait_for(
+        lambda: f"- [x] {glaze} → [[Projects/Kiln|Kiln]] ^vb-" in path.read_text("utf-8"),
+        30,
+        proc.log,
+    )
+    assert path.read_text("utf-8").endswith("## Log\n- 09:00 coffee, not a thought\n")
     doctor = run(vault, "doctor", ok=False).output
     assert f"lines under “## Inbox” in {rel}" in doctor
     assert proc.stop() == 0

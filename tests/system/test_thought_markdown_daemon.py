@@ -159,3 +159,23 @@ def test_a_link_to_a_note_not_made_yet_names_the_new_note(
     ]
     inbox = (vault / "Inbox.md").read_text("utf-8")
     assert "- [x] Coffee with [[Zed Quinn|Zed]] on Monday → [[People/Zed Quinn|Zed Quinn]]" in inbox
+
+
+def test_a_captured_thought_keeps_its_arrow_and_link(vault: Path, lmstudio: FakeLMStudio) -> None:
+    """``vaultbrain capture`` draws the finished line around the thought as typed: its own
+    ``→ [[Projects/Kiln]]`` is not taken for vaultbrain's suffix (which would drop the link and
+    leave the line waiting for ever)."""
+    run(vault, "init")
+    run(vault, "settings", "set", "second_opinion", "false")
+    _note(vault / "Projects/Kiln.md", "project", "Kiln")
+    lmstudio.responder = _answer
+    run(vault, "capture", ARROW)
+    run(vault, "capture", "meeting moved → Friday")
+    line = _line(vault, ARROW)
+    assert re.fullmatch(
+        re.escape(f"- [x] {ARROW} → [[People/Bob|Bob]] · [[Projects/Kiln|Kiln]] ^vb-")
+        + "[a-z0-9]+",
+        line,
+    ), line
+    other = _line(vault, "meeting moved")
+    assert other.startswith("- [x] meeting moved → Friday → [[") and "⏳" not in other, other
