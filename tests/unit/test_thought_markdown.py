@@ -65,3 +65,53 @@ def test_a_thoughts_own_arrow_and_link_stay_its_words() -> None:
         words, suffix, remark = split_taken(line, original)
         assert words == "ping Bob → [[Projects/Kiln]]"
         assert suffix == "→ [[People/Bob|Bob]] · [[Projects/Kiln|Kiln]]" and remark == ""
+
+
+# -- a typed wikilink names its note (vaultbrain/filing/linked.py) ----------------------------
+def _linked(target: str, alias: str = "", kind: str = "", title: str = "", rel: str | None = ""):
+    from vaultbrain.filing.linked import Linked
+    from vaultbrain.vault.inline import parse_wikilink
+
+    link = parse_wikilink(f"{target}|{alias}" if alias else target)
+    where = f"{target}.md" if rel == "" else rel
+    return Linked(link, where, kind, title or link.name)
+
+
+def _follow(dests: list[tuple[str, str]], *linked):  # type: ignore[no-untyped-def]
+    from vaultbrain.classify.result import Classification, Destination
+    from vaultbrain.filing.linked import follow_links
+    from vaultbrain.packs import load_pack
+
+    result = Classification([Destination(t, n, {}) for t, n in dests], 0.9, "", "test")
+    out = follow_links(result, list(linked), load_pack("vaultbrain-base"))
+    return [(d.type, d.title) for d in out.destinations]
+
+
+def test_a_link_with_an_alias_is_the_person_it_links() -> None:
+    sarah = _linked("People/Sarah Connor", "Sarah", "person", "Sarah Connor")
+    for named in ("Sarah", "Sarah Connor Sarah", "Connor", "sarah connor"):
+        assert _follow([("person", named)], sarah) == [("person", "Sarah Connor")]
+    assert _follow([("person", "Sarah"), ("person", "Tom")], sarah) == [
+        ("person", "Sarah Connor"),
+        ("person", "Tom"),
+    ]
+
+
+def test_a_link_to_a_project_is_never_a_person() -> None:
+    kiln = _linked("Projects/Kiln", kind="project", title="Kiln")
+    assert _follow([("person", "Kiln"), ("person", "Tom")], kiln) == [
+        ("project", "Kiln"),
+        ("person", "Tom"),
+    ]
+    assert _follow([("project", "Kiln budget")], kiln) == [("project", "Kiln")]
+    # An admin task that mentions the project stays a task, and the project is added.
+    assert _follow([("admin", "Order Kiln shelves")], kiln) == [
+        ("admin", "Order Kiln shelves"),
+        ("project", "Kiln"),
+    ]
+
+
+def test_a_link_to_a_note_not_made_yet_gives_the_new_note_its_name() -> None:
+    zed = _linked("Zed Quinn", "Zed", rel=None)
+    assert _follow([("person", "Zed")], zed) == [("person", "Zed Quinn")]
+    assert _follow([("idea", "Pottery")], zed) == [("idea", "Pottery")]  # not added

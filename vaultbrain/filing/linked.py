@@ -136,13 +136,15 @@ def follow_links(
 def _stands_for(d: Destination, lk: Linked, names: set[str]) -> bool:
     """Whether destination ``d`` is the linked note: it has one of the link's names, or,
     being of the linked record's type, its title holds one (``Kiln budget`` for a link to
-    the project Kiln)."""
+    the project Kiln) or is part of one (``Connor`` for a link to Sarah Connor)."""
     key = fold(d.title)
     if key in names:
         return True
-    if lk.type and d.type == lk.type:
+    if lk.type and d.type == lk.type and key:
         words = f" {key} "
-        return any(f" {n} " in words for n in names)
+        if any(f" {n} " in words for n in names):
+            return True
+        return any(set(key.split()) <= set(n.split()) for n in names)
     return False
 
 
