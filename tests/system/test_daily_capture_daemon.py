@@ -236,6 +236,9 @@ def test_a_daily_note_edited_on_two_machines_is_filed_once(
     assert taken.count("^vb-") == 2 and "⏳" not in taken
     before = _notes(vault)
     other = {"VAULTBRAIN_STATE_DIR": str(tmp_path / "machine-b")}
+    # Machine B's store is rebuilt from the vault: the daily lines say what they became.
+    said = run(vault, "--state-dir", str(tmp_path / "machine-b"), "reindex").output
+    assert "2 capture(s) rebuilt" in said, said
     out = _once(daemon, vault, other)
     assert "observer" in out, out
     assert (vault / rel).read_text("utf-8") == taken  # an observer takes and rewrites nothing

@@ -23,6 +23,11 @@ moves the line, swaps two, pastes one twice   nothing (a second copy is left alo
 removes or moves the block id                 the line is matched again; the id goes back
 ============================================  ===============================================
 
+Gestures are read only from the parts of a line the person typed: never from our suffix
+(its links show titles, which may hold anything a classifier named), and never from the
+thought's own Markdown (``the call moved from ~~Monday~~ to Friday`` is words, and so are
+an arrow and a link typed in it: ``ping Bob → [[Projects/Kiln]]``).
+
 Only striking, cancelling or deleting dismisses. Two gestures that contradict each other (a
 strike and an arrow; a tick in the inbox and a strike in Needs Review) do nothing and are
 said, on the item in Needs Review and in the daemon's log, until the person settles them.
