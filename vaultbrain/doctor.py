@@ -60,7 +60,7 @@ def run_checks(app: Brain) -> list[Check]:
             "warn",
         )
     )
-    from vaultbrain.capture.daily_pass import capture_heading, daily_status
+    from vaultbrain.capture.daily import capture_heading, daily_status
 
     if capture_heading(app):  # which daily notes are read as inboxes (issue 45)
         checks.append(Check("daily notes", True, daily_status(app), "warn"))

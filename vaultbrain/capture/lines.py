@@ -256,7 +256,7 @@ def rebuild_captures(brain: Brain) -> int:
     note. Lines still waiting are left to the filer's next pass (journaled here, a machine
     that later takes the role could file a thought the old filer is filing). How many.
     The daily notes' capture sections (vaultbrain/capture/daily_pass.py) are inboxes too."""
-    from vaultbrain.capture.daily_pass import capture_heading, watched_daily_notes
+    from vaultbrain.capture.daily import capture_heading, watched_daily_notes
     from vaultbrain.capture.journal import Journal
 
     journal = Journal(brain)

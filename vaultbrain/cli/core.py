@@ -58,7 +58,7 @@ def init_cmd(
     for rel in made:
         click.echo(f"created {rel}")
     if daily_heading:
-        from vaultbrain.capture.daily_pass import daily_status
+        from vaultbrain.capture.daily import daily_status
 
         app.settings.set("daily_capture_heading", daily_heading)  # (a bad one: one line)
         click.echo(f"daily notes: {daily_status(app)}")

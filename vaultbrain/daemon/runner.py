@@ -19,7 +19,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain.capture.daily_pass import reconcile_daily, watched_daily_notes
+from vaultbrain.capture.daily import watched_daily_notes
+from vaultbrain.capture.daily_pass import reconcile_daily
 from vaultbrain.capture.follow import follow
 from vaultbrain.capture.guard import NotFiler, state_lost, trust_state
 from vaultbrain.capture.inbox_pass import inbox_known, reconcile_inbox
