@@ -670,3 +670,17 @@ def test_a_thought_with_markdown_in_needs_review_is_read_as_words(name, thought)
         items = parse_items(note.replace(old, new) if old else note, thoughts)
         acts = decide_lines(None, views, items, BASE, NAMES).acts
         assert [a.gesture for a in acts if a.kind == "vbr"] == expected, (old, new)
+
+
+def test_a_link_we_drew_in_needs_review_is_never_a_strike() -> None:
+    """A note whose name holds tildes (made before titles lost the syntax, or by the
+    person) is linked on a conflict and on a filed item: as written, nothing happens."""
+    odd = "[[Admin/moved from ~~Monday~~ to Friday|moved from Monday to Friday]]"
+    note = NOTE.replace("[[People/Ann|Ann]]", odd).replace(
+        "filed to person", f"filed to admin {odd}, person"
+    )
+    items = parse_items(note, THOUGHTS)
+    assert decide_lines(None, VIEWS, items, BASE, NAMES).acts == ()
+    ticked = parse_items(note.replace("- [ ] [[Admin/moved", "- [x] [[Admin/moved"), THOUGHTS)
+    (act,) = decide_lines(None, VIEWS, ticked, BASE, NAMES).acts
+    assert (act.kind, act.gesture) == ("vbc", Gesture.CONFIRM)

@@ -278,6 +278,7 @@ def _complete(suffix: str) -> bool:
 
 
 _LINK = r"\[\[[^\[\]\n]*\]\]"
+_LINKS = LazyPattern(_LINK)
 _WHOLE = LazyPattern(
     r"→ (?:filed|dismissed|needs review in "
     + _LINK
@@ -332,7 +333,9 @@ def read_review_item(item: ReviewItem, names: TypeNames) -> Reading:
         arrow, _ = read_arrow(part, names, strict=True)
         if arrow is not None:
             readings.append(arrow)
-    if _STRIKE.search(f"{item.body} {item.after}"):  # nothing we write is struck
+    # Nothing we write is struck: the thought and our words are drawn with their tildes
+    # defused, and a link we drew (a note's path may hold "~~") stands as one mark.
+    if _STRIKE.search(_LINKS.sub(_OURS, f"{item.body} {item.after}")):
         readings.append(Reading(Gesture.DISMISS))
     if item.box == "-":
         readings.append(Reading(Gesture.DISMISS))
