@@ -24,7 +24,7 @@ if TYPE_CHECKING:
         "vaultbrain --vault ~/Vault init",
         "vaultbrain --vault ~/Notes init   # your own vault: notes stay as they are",
         "vaultbrain init --file-existing   # also file the lines in Inbox.md",
-        "vaultbrain init --daily-capture '## Inbox'   # and the daily note's Inbox section",
+        "vaultbrain init --daily-capture '## Inbox'   # and daily notes",
     ),
 )
 @click.argument("directory", required=False, type=click.Path(file_okay=False))
