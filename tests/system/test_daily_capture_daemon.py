@@ -159,8 +159,15 @@ def test_periodic_notes_with_its_own_format_and_a_note_made_while_running(
     proc = daemon()
     proc.start()
     proc.wait_ready()
-    # A Templater-made daily note appears while the daemon runs (written in place).
+    # A Templater-made daily note appears while the daemon runs: first with the template's
+    # tags (never read as thoughts), then filled in.
     (vault / rel).parent.mkdir(parents=True)
+    template = "## Inbox\n- <% tp.file.cursor() %>\n- call the plumber about the leak\n"
+    (vault / rel).write_text(template, "utf-8")
+    (vault / "Inbox.md").open("a", encoding="utf-8").write("- a first thought in the inbox\n")
+    wait_for(lambda: "a first thought in the inbox" in _captures(vault), 30, proc.log)
+    wait_for(lambda: "⏳" not in (vault / "Inbox.md").read_text("utf-8"), 30, proc.log)
+    assert (vault / rel).read_text("utf-8") == template
     (vault / rel).write_text(DAILY.format(day=today.isoformat()), "utf-8")
     _section_is_taken(vault, rel, proc, today.isoformat())
     # A daily note at the core plugin's place is not one: nothing there is read.

@@ -169,7 +169,12 @@ def _read(
     lines = scan_inbox(note.text, with_undecodable=True)
     if heading:
         # A daily note: only its capture section is an inbox; the rest is never read as one.
+        # One still holding a template's tags (Templater has not filled it in yet) is not.
         from vaultbrain.vault.daily import section_lines
+        from vaultbrain.vault.obsidian import is_template_text
+
+        if is_template_text(note.text):
+            return note, []
 
         section = section_lines(note.text, heading)
         return note, [line for line in lines if line.number in section]
