@@ -60,6 +60,10 @@ def run_checks(app: Brain) -> list[Check]:
             "warn",
         )
     )
+    from vaultbrain.capture.daily import capture_heading, daily_status
+
+    if capture_heading(app):  # which daily notes are read as inboxes (issue 45)
+        checks.append(Check("daily notes", True, daily_status(app), "warn"))
     checks.append(_state_check(app.state_dir))
     from vaultbrain.machine import doctor_line, state_dir_note, synced_state_dir
 

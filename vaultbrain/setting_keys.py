@@ -105,6 +105,14 @@ def _text(v: str) -> str:
     return str(v)
 
 
+def _heading(v: str) -> str:
+    """A Markdown heading's text (``## Inbox`` or ``Inbox``: any level), or "" for off."""
+    text = " ".join(str(v).split())
+    if "\n" in str(v) or len(text) > 200:
+        raise ValueError(f"{v!r} must be one heading, such as `## Inbox`")
+    return text
+
+
 def _note_path(v: str) -> str:
     """A path inside the vault, never in a dot-folder (``.obsidian/app.json`` is Obsidian's
     own configuration: vaultbrain never writes there)."""
@@ -268,6 +276,13 @@ KEYS: dict[str, Key] = {
             _cron_or_off,
             "the daemon's `enrich` of records from the vault, standard cron; empty: off",
         ),
+        Key(
+            "daily_capture_heading",
+            "",
+            _heading,
+            "the daily note's section taken as thoughts, e.g. `## Inbox`; empty: off",
+        ),
+        Key("daily_capture_days", 3, _pos_int, "the daily notes of this many days are read"),
     ]
 }
 _PREFIX_KEYS = ("schema_pack.source.",)  # vault keys: a pack per folder

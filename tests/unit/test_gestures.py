@@ -560,3 +560,127 @@ def test_a_thought_in_review_with_nothing_to_accept_is_left_for_the_person() -> 
 def test_a_section_line_unticked_or_deleted_does_nothing() -> None:
     assert _acts(SECTIONS) == {}
     assert _acts(SECTIONS.replace("- [ ] confirm all 2 below ^vbs-suggest\n", "")) == {}
+
+
+# -- the person's Markdown in a thought ------------------------------------------------------
+# A thought may hold any Markdown a person types in Obsidian. It is their words: never read as
+# a gesture, whatever our suffix shows of it (the title a note got, in the worst case with the
+# thought's syntax still in it, as earlier versions wrote), and the gestures around it still
+# mean what they mean. (name, the thought)
+MARKDOWN = [
+    ("strike-through", "the call moved from ~~Monday~~ to Friday"),
+    ("two strikes", "~~Tuesday~~ ~~Wednesday~~ the kiln opens Friday"),
+    ("wikilink", "Lunch with [[Sarah Connor]] next week"),
+    ("wikilink with alias", "Lunch with [[People/Sarah Connor|Sarah]] next week"),
+    ("wikilink with heading", "Read [[Books/Dune#Chapter 3]] tonight"),
+    ("wikilink with heading and alias", "Read [[Books/Dune#Chapter 3|the third chapter]] tonight"),
+    ("link to a block", "See [[Meeting notes#^ab12cd]] again"),
+    ("embed of an image", "Sketch ![[kiln-plan.png]] for the shed"),
+    ("embed of a note", "Recap ![[Weekly review]] with Tom"),
+    ("tags", "Buy #groceries for the #party/kids tonight"),
+    ("inline code", "Rotate the `api_key` in `~/.ssh/config`"),
+    ("code holding a strike", "Document the `~~x~~` syntax for the team"),
+    ("math", "Poster for $E=mc^2$ and $\\sum_i x_i$"),
+    ("footnote reference", "Pottery course next spring[^1]"),
+    ("inline footnote", "Pottery course ^[ask Dana] next spring"),
+    ("emphasis", "Call **the plumber** _today_ about *the leak*"),
+    ("highlight", "Pay ==rent== early"),
+    ("Markdown link", "Read [the guide](https://example.com/guide) tonight"),
+    ("HTML", "Fix <kbd>Ctrl</kbd>+<kbd>S</kbd> saving"),
+    ("comment", "Plan the garden %%not this year%% layout"),
+    ("arrow and words", "meeting moved → Friday"),
+    ("arrow and a type word", "swap -> project b"),
+    ("arrow and a link", "ping Bob → [[Projects/Kiln]]"),
+    ("arrow, a link and words", "call Dana → [[Projects/Kiln|Kiln]] budget"),
+]
+
+
+def _suffixes(thought: str) -> dict[str, str]:
+    """Our filed suffix for ``thought``: with the title as vaultbrain makes it now, and with
+    the thought's own text as the title (what a classifier may name, or an older version
+    wrote)."""
+    from vaultbrain.filing.records import link_to
+    from vaultbrain.vault.names import sanitize_filename
+    from vaultbrain.vault.typed import title_text
+
+    out = {}
+    for kind, title in (("now", title_text(thought)), ("raw", thought)):
+        out[kind] = f"→ {link_to(f'Ideas/{sanitize_filename(title)}.md', title)}"
+    return out
+
+
+def _markdown_rows() -> list[tuple[str, CaptureStatus, str, str, str, Gesture, tuple[str, ...]]]:
+    rows = []
+    for name, thought in MARKDOWN:
+        for kind, filed in _suffixes(thought).items():
+            suggested = f"{filed} {REVIEW}"
+            for label, status, suffix, raw, gesture, types in (
+                ("filed, as written", S.FILED, filed, "- [x] {t} {s} ^vb-abc123", Gesture.NONE, ()),
+                ("suggested, as written", S.SUGGESTED, suggested, "- [ ] {t} {s} ^vb-abc123", Gesture.NONE, ()),
+                ("ticked", S.SUGGESTED, suggested, "- [x] {t} {s} ^vb-abc123", Gesture.CONFIRM, ()),
+                ("struck words", S.SUGGESTED, suggested, "- [ ] ~~{t}~~ {s} ^vb-abc123", Gesture.DISMISS, ()),
+                ("struck line", S.FILED, filed, "- [x] ~~{t} {s}~~ ^vb-abc123", Gesture.DISMISS, ()),
+                ("struck across the id", S.SUGGESTED, suggested, "- [ ] ~~{t} {s} ^vb-abc123~~", Gesture.DISMISS, ()),
+                ("cancelled", S.FILED, filed, "- [-] {t} {s} ^vb-abc123", Gesture.DISMISS, ()),
+                ("→ type after the id", S.SUGGESTED, suggested, "- [ ] {t} {s} ^vb-abc123 → admin", Gesture.RETYPE, ("admin",)),
+                ("→ type after our suffix", S.FILED, filed, "- [x] {t} {s} → project ^vb-abc123", Gesture.RETYPE, ("project",)),
+                ("a remark after the id", S.FILED, filed, "- [x] {t} {s} ^vb-abc123 → later", Gesture.NONE, ()),
+            ):  # fmt: skip
+                line = raw.format(t=thought, s=suffix)
+                rows.append(
+                    (f"{name} | {kind} title | {label}", status, thought, line, gesture, types)
+                )
+    return rows
+
+
+MARKDOWN_ROWS = _markdown_rows()
+
+
+@pytest.mark.parametrize(
+    ("status", "thought", "raw", "gesture", "types"),
+    [row[1:] for row in MARKDOWN_ROWS],
+    ids=[row[0] for row in MARKDOWN_ROWS],
+)
+def test_markdown_in_a_thought_is_words_not_a_gesture(status, thought, raw, gesture, types) -> None:
+    v = view(status, text=thought, types=("idea",) if status is S.FILED else ())
+    line = line_of(raw)
+    decision = decide_lines([(line, v)], {v.id: v}, None, None, NAMES)
+    got = [(a.gesture, a.types) for a in decision.acts]
+    assert got == ([] if gesture is Gesture.NONE else [(gesture, types)])
+    reading = read_inbox_line(line, v, NAMES)
+    if gesture is not Gesture.DISMISS:
+        assert reading.words == thought  # the thought's own syntax stays, byte for byte
+
+
+@pytest.mark.parametrize(("name", "thought"), MARKDOWN, ids=[m[0] for m in MARKDOWN])
+def test_a_thought_with_markdown_in_needs_review_is_read_as_words(name, thought) -> None:
+    """The item shows the thought as written (its syntax defused): as written it is no
+    gesture, ticked it confirms, struck it dismisses."""
+    from vaultbrain.capture.review import thought_of
+
+    shown = thought_of(thought)
+    note = NOTE.replace("**Met Sarah about the kiln**", f"**{shown}**")
+    thoughts = {**THOUGHTS, "abc123": shown}
+    views = {**VIEWS, "abc123": view(S.SUGGESTED, text=thought)}
+    for old, new, expected in (
+        ("", "", []),
+        (f"- [ ] **{shown}", f"- [x] **{shown}", [Gesture.CONFIRM]),
+        (f"- [ ] **{shown}**", f"- [ ] ~~**{shown}**~~", [Gesture.DISMISS]),
+    ):
+        items = parse_items(note.replace(old, new) if old else note, thoughts)
+        acts = decide_lines(None, views, items, BASE, NAMES).acts
+        assert [a.gesture for a in acts if a.kind == "vbr"] == expected, (old, new)
+
+
+def test_a_link_we_drew_in_needs_review_is_never_a_strike() -> None:
+    """A note whose name holds tildes (made before titles lost the syntax, or by the
+    person) is linked on a conflict and on a filed item: as written, nothing happens."""
+    odd = "[[Admin/moved from ~~Monday~~ to Friday|moved from Monday to Friday]]"
+    note = NOTE.replace("[[People/Ann|Ann]]", odd).replace(
+        "filed to person", f"filed to admin {odd}, person"
+    )
+    items = parse_items(note, THOUGHTS)
+    assert decide_lines(None, VIEWS, items, BASE, NAMES).acts == ()
+    ticked = parse_items(note.replace("- [ ] [[Admin/moved", "- [x] [[Admin/moved"), THOUGHTS)
+    (act,) = decide_lines(None, VIEWS, ticked, BASE, NAMES).acts
+    assert (act.kind, act.gesture) == ("vbc", Gesture.CONFIRM)

@@ -16,7 +16,9 @@ from vaultbrain.classify.classifier import classify_with_fallback
 from vaultbrain.classify.result import Band, Classification, judge
 from vaultbrain.errors import LLMError
 from vaultbrain.filing.index import records
+from vaultbrain.filing.linked import follow_links, known_of, typed_links
 from vaultbrain.filing.typed import apply_typed
+from vaultbrain.vault.inline import plain_words
 from vaultbrain.vault.typed import parse_typed
 
 if TYPE_CHECKING:
@@ -40,11 +42,15 @@ def classify(brain: Brain, journal: Journal, cap: Capture) -> Capture:
     # Tasks' and Dataview's syntax is meaning, not words: the classifiers read the words,
     # the typed fields are given to their answer (vault/typed.py, filing/typed.py).
     typed = parse_typed(cap.text)
-    text = typed.words or cap.text
+    # The person's Markdown is how the words look: the classifiers read what Obsidian shows
+    # (``~~Monday~~`` is "Monday", a wikilink its alias), and a typed link names its note.
+    text = plain_words(typed.words or cap.text) or typed.words or cap.text
+    linked = typed_links(brain, cap.text)
     known = [
         {"type": k["type"], "title": k["title"], "aliases": k.get("aliases", [])}
         for k in index.mentioned(text)
     ]
+    known += [k for k in known_of(linked) if k not in known]
     examples = correction_examples(brain, text)
     started = time.perf_counter()
     try:
@@ -69,7 +75,7 @@ def classify(brain: Brain, journal: Journal, cap: Capture) -> Capture:
     answered = bool(result.destinations) or not result.error
     if audit.get("provider") != "heuristic" and s.get("second_opinion") and answered:
         result, extra = _arbitrate(brain, text, result, known, audit)
-    result = apply_typed(result, typed, brain.pack)
+    result = follow_links(apply_typed(result, typed, brain.pack), linked, brain.pack)
     # The one judgement, stored with the classification: filing (and a rerun after a crash)
     # never judges it again. A result the arbiter decided carries its band (judge keeps it).
     band = judge(result, float(s.get("auto_confidence")), float(s.get("min_confidence")))

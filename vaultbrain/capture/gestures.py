@@ -23,6 +23,11 @@ moves the line, swaps two, pastes one twice   nothing (a second copy is left alo
 removes or moves the block id                 the line is matched again; the id goes back
 ============================================  ===============================================
 
+Gestures are read only from the parts of a line the person typed: never from our suffix
+(its links show titles, which may hold anything a classifier named), and never from the
+thought's own Markdown (``the call moved from ~~Monday~~ to Friday`` is words, and so are
+an arrow and a link typed in it: ``ping Bob → [[Projects/Kiln]]``).
+
 Only striking, cancelling or deleting dismisses. Two gestures that contradict each other (a
 strike and an arrow; a tick in the inbox and a strike in Needs Review) do nothing and are
 said, on the item in Needs Review and in the daemon's log, until the person settles them.
@@ -156,8 +161,20 @@ def read_arrow(part: str, names: TypeNames, strict: bool = False) -> tuple[Readi
     return None, part  # "→ ask mom later": the person's words
 
 
-def _struck(text: str, baseline: str) -> bool:
-    """More struck spans on the line than the thought itself had."""
+# Stands for a part of the line that is no strike of the person's: our suffix (its links
+# show titles, which may be anything a classifier named), and the thought as it was taken
+# (its own ``~~Monday~~`` is its words). One mark, not a space, so a strike across it counts.
+_OURS = "\ufffc"
+
+
+def _struck(words: str, shown: str | None, remark: str, after: str, baseline: str) -> bool:
+    """The person struck the line: a strike-through in the parts they typed that the
+    thought itself did not have. Our suffix is never read for one."""
+    text = f"{words} {_OURS if shown is not None else ''}{remark}{after}"
+    if "~~" not in text:
+        return False
+    if baseline and baseline in text:
+        return bool(_STRIKE.search(text.replace(baseline, _OURS, 1)))
     return len(_STRIKE.findall(text)) > len(_STRIKE.findall(baseline))
 
 
@@ -234,7 +251,7 @@ def read_inbox_line(line: InboxLine, view: LineView, names: TypeNames) -> Readin
         if arrow is not None:
             readings.append(arrow)
             words = (base + added).rstrip() if base else added
-    if _struck(f"{words} {shown or ''}{remark}{after}", base):
+    if _struck(words, shown, remark, after, base):
         readings.append(Reading(Gesture.DISMISS))
     box = line.box if line.box is not None else ("x" if line.checked else " ")
     if box == "-":
@@ -261,6 +278,7 @@ def _complete(suffix: str) -> bool:
 
 
 _LINK = r"\[\[[^\[\]\n]*\]\]"
+_LINKS = LazyPattern(_LINK)
 _WHOLE = LazyPattern(
     r"→ (?:filed|dismissed|needs review in "
     + _LINK
@@ -315,7 +333,9 @@ def read_review_item(item: ReviewItem, names: TypeNames) -> Reading:
         arrow, _ = read_arrow(part, names, strict=True)
         if arrow is not None:
             readings.append(arrow)
-    if _STRIKE.search(f"{item.body} {item.after}"):  # nothing we write is struck
+    # Nothing we write is struck: the thought and our words are drawn with their tildes
+    # defused, and a link we drew (a note's path may hold "~~") stands as one mark.
+    if _STRIKE.search(_LINKS.sub(_OURS, f"{item.body} {item.after}")):
         readings.append(Reading(Gesture.DISMISS))
     if item.box == "-":
         readings.append(Reading(Gesture.DISMISS))

@@ -103,36 +103,48 @@ def inbox_known(brain: Brain) -> None:
 
 
 def reconcile_inbox(
-    brain: Brain, journal: Journal, idle: bool, take_new: bool = True, gestures: bool = True
+    brain: Brain,
+    journal: Journal,
+    idle: bool,
+    take_new: bool = True,
+    gestures: bool = True,
+    note: str | None = None,
+    heading: str | None = None,
 ) -> InboxPass:
     """One pass over the inbox note.
 
     ``idle``: the note has been quiet for ``inbox_idle_seconds`` (take unterminated lines too).
     ``gestures``: carry out what the person did to the lines vaultbrain wrote (the filer's
     daemon does; a pass that only redraws lines does not).
+    ``note`` and ``heading``: another note read as an inbox, only its lines under
+    ``heading`` (a daily note's capture section: vaultbrain/vault/daily.py); its gestures
+    are its lines' own (Needs Review's are read with the inbox's).
     """
     result = InboxPass()
-    found = _read(brain, result)
+    rel = note or brain.inbox_rel
+    found = _read(brain, result, rel, heading)
     if found is None:
         return result
-    note, lines = found
+    lines = found[1]
     memory = _memory(brain)
     summaries = brain.store.inbox.snapshot() if any(line.block_id for line in lines) else {}
-    if _rebuilt(brain, journal, lines, summaries):
+    if _rebuilt(brain, journal, lines, summaries, rel):
         summaries = brain.store.inbox.snapshot()
     if gestures:
-        applied = _gestures(brain, lines, summaries, memory, result)
+        applied = _gestures(brain, lines, summaries, memory, result, review=note is None)
         if applied:
             result.applied = applied
-            again = reconcile_inbox(brain, journal, idle, take_new, gestures=False)
+            again = reconcile_inbox(brain, journal, idle, take_new, False, note, heading)
             again.skipped[:0] = result.skipped
             again.applied = applied
             return again
-    return _draw(brain, journal, note, lines, summaries, memory, idle, take_new, result)
+    return _draw(brain, journal, found[0], lines, summaries, memory, idle, take_new, result, rel)
 
 
-def _read(brain: Brain, result: InboxPass) -> tuple[Any, list[InboxLine]] | None:
-    rel = brain.inbox_rel
+def _read(
+    brain: Brain, result: InboxPass, rel: str | None = None, heading: str | None = None
+) -> tuple[Any, list[InboxLine]] | None:
+    rel = rel or brain.inbox_rel
     problem, news = unusable_inbox(brain.vault, rel)  # a symlink, a folder: said once, not taken
     if problem:
         result.skipped += [problem] if news else []
@@ -154,8 +166,20 @@ def _read(brain: Brain, result: InboxPass) -> tuple[Any, list[InboxLine]] | None
             )
         return None
     memory.missing_said[rel] = f"seen:{rel}"
+    lines = scan_inbox(note.text, with_undecodable=True)
+    if heading:
+        # A daily note: only its capture section is an inbox; the rest is never read as one.
+        # One still holding a template's tags (Templater has not filled it in yet) is not.
+        from vaultbrain.vault.daily import section_lines
+        from vaultbrain.vault.obsidian import is_template_text
+
+        if is_template_text(note.text):
+            return note, []
+
+        section = section_lines(note.text, heading)
+        return note, [line for line in lines if line.number in section]
     unreadable.note_inbox(brain, rel, note.text)  # lines that are not UTF-8: listed, marked
-    return note, scan_inbox(note.text, with_undecodable=True)
+    return note, lines
 
 
 def apply_gestures(brain: Brain, now: bool = False) -> list[str]:
@@ -194,9 +218,10 @@ def _gestures(
     memory: _Memory,
     result: InboxPass,
     now: bool = False,
+    review: bool = True,
 ) -> list[str]:
-    """The person's gestures on the inbox's taken lines and in Needs Review, carried out;
-    what was done (one line each, for the log)."""
+    """The person's gestures on the inbox's taken lines and in Needs Review (``review``),
+    carried out; what was done (one line each, for the log)."""
     from vaultbrain.capture.review import read_review
 
     anchored = [
@@ -205,15 +230,15 @@ def _gestures(
         if line.block_id
         and (view := _view(brain, line.block_id, summaries.get(line.block_id), memory)) is not None
     ]
-    review = read_review(brain, now)
+    queue = read_review(brain, now) if review else None
     views = {view.id: view for _, view in anchored}
-    if review is not None:
-        for item in review.items:
+    if queue is not None:
+        for item in queue.items:
             if item.kind == "vbr" and item.id not in views:
                 view = _view(brain, item.id, brain.store.inbox.summary(item.id), memory)
                 if view is not None:
                     views[item.id] = view
-        for key in review.base or ():
+        for key in queue.base or ():
             rid = key.split("-", 1)[1]
             if key.startswith("vbr-") and rid not in views:
                 view = _view(brain, rid, brain.store.inbox.summary(rid), memory)
@@ -222,21 +247,25 @@ def _gestures(
     decision = decide_lines(
         _first_copies(anchored),
         views,
-        review.items if review is not None else None,
-        review.base if review is not None else None,
+        queue.items if queue is not None else None,
+        queue.base if queue is not None else None,
         acts.type_names(brain),
     )
     if not decision.acts:
         return []
     outcome = acts.carry_out(brain, decision.acts)
     result.skipped += outcome.said
-    if review is not None and outcome.done:
-        review.forget_base()  # the note is drawn again: its deleted lines are accounted for
+    if queue is not None and outcome.done:
+        queue.forget_base()  # the note is drawn again: its deleted lines are accounted for
     return outcome.done
 
 
 def _rebuilt(
-    brain: Brain, journal: Journal, lines: list[InboxLine], summaries: dict[str, Any]
+    brain: Brain,
+    journal: Journal,
+    lines: list[InboxLine],
+    summaries: dict[str, Any],
+    rel: str | None = None,
 ) -> bool:
     """The captures of anchored lines this store does not know (a lost state dir, a new
     machine), rebuilt from what their lines say before anything else: a gesture the person
@@ -250,7 +279,7 @@ def _rebuilt(
         words, shown, _ = parts_of(line, None)
         if shown is not None and not shown.startswith("⏳"):
             done |= (
-                rebuild(brain, journal, cid, words, shown, line.checked, brain.inbox_rel)
+                rebuild(brain, journal, cid, words, shown, line.checked, rel or brain.inbox_rel)
                 is not None
             )
     return done
@@ -276,9 +305,10 @@ def _draw(
     idle: bool,
     take_new: bool,
     result: InboxPass,
+    rel: str | None = None,
 ) -> InboxPass:
     """Anchor and journal new lines, bring taken ones to their forms: one rewrite."""
-    rel = brain.inbox_rel
+    rel = rel or brain.inbox_rel
     text = note.text
     replacements: dict[int, str] = {}
     forms: dict[str, tuple[str, bool]] = {}

@@ -163,7 +163,9 @@ def finish_line(brain: Brain, journal: Journal, cap: Capture) -> Capture:
     suffix, done = line_form(cap, short, llm_set_up(brain.settings))
     if cap.line_suffix == suffix and cap.line_done == done:
         return cap
-    present = inbox_note.rewrite_line(brain.vault, cap.note, cap.id, cap.line_suffix, suffix, done)
+    present = inbox_note.rewrite_line(
+        brain.vault, cap.note, cap.id, cap.line_suffix, suffix, done, cap.text or None
+    )
     return journal.line_shown(cap.id, suffix, done, present)
 
 
@@ -224,22 +226,63 @@ def rebuild(
 
 def _unstruck(words: str) -> str:
     """The thought without a strike the person put around it (their gesture, read from the
-    line against this text, is not part of the thought)."""
-    if words.startswith("~~"):
-        words = words[2:]
-        if words.endswith("~~"):
-            words = words[:-2]
-    return words
+    line against this text, is not part of the thought). A thought's own strikes stay:
+    ``~~Tuesday~~ the kiln opens`` starts with one of its words struck, not with a gesture."""
+    if not words.startswith("~~"):
+        return words
+    inner = words[2:-2] if words.endswith("~~") and len(words) > 4 else words[2:]
+    return inner if _paired(inner) else words
+
+
+def _paired(text: str) -> bool:
+    """Whether every ``~~`` in ``text`` opens (before a non-space) then closes (after
+    one) a strike, in turn: the text holds whole strikes only."""
+    opened = False
+    for m in re.finditer("~~", text):
+        before = text[m.start() - 1 : m.start()]
+        after = text[m.end() : m.end() + 1]
+        if not opened and after.strip():
+            opened = True
+        elif opened and before.strip():
+            opened = False
+        else:
+            return False
+    return not opened
 
 
 def rebuild_captures(brain: Brain) -> int:
     """``reindex``'s part of the inbox: the capture of every anchored line this store does
     not know, rebuilt from the line (what its suffix says it became), without writing the
     note. Lines still waiting are left to the filer's next pass (journaled here, a machine
-    that later takes the role could file a thought the old filer is filing). How many."""
+    that later takes the role could file a thought the old filer is filing). How many.
+    The daily notes' capture sections (vaultbrain/capture/daily_pass.py) are inboxes too."""
+    from vaultbrain.capture.daily import capture_heading, watched_daily_notes
     from vaultbrain.capture.journal import Journal
 
-    rel = brain.inbox_rel
+    journal = Journal(brain)
+    summaries = brain.store.inbox.snapshot()
+    seen: set[str] = set()
+    done = 0
+    heading = capture_heading(brain)
+    for rel, section in [
+        (brain.inbox_rel, ""),
+        *((r, heading) for r in watched_daily_notes(brain)),
+    ]:
+        try:
+            done += _rebuild_note(brain, journal, rel, section, summaries, seen)
+        except VaultbrainError:
+            break  # a state dir that cannot be written: the filer's next pass does it
+    return done
+
+
+def _rebuild_note(
+    brain: Brain,
+    journal: Journal,
+    rel: str,
+    heading: str,
+    summaries: Mapping[str, Any],
+    seen: set[str],
+) -> int:
     if unusable_inbox(brain.vault, rel)[0]:
         return 0
     try:
@@ -248,19 +291,19 @@ def rebuild_captures(brain: Brain) -> int:
         return 0
     if note is None:
         return 0
-    journal = Journal(brain)
-    summaries = brain.store.inbox.snapshot()
+    lines = scan_inbox(note.text)
+    if heading:
+        from vaultbrain.vault.daily import section_lines
+
+        section = section_lines(note.text, heading)
+        lines = [line for line in lines if line.number in section]
     done = 0
-    seen: set[str] = set()
-    for line in scan_inbox(note.text):
+    for line in lines:
         cid = line.block_id
         if not cid or cid in seen or cid in summaries:
             continue
         seen.add(cid)
         words, suffix, _remark = split_taken(line.text)
-        try:
-            if rebuild(brain, journal, cid, words, suffix, line.checked, rel) is not None:
-                done += 1
-        except VaultbrainError:
-            break  # a state dir that cannot be written: the filer's next pass does it
+        if rebuild(brain, journal, cid, words, suffix, line.checked, rel) is not None:
+            done += 1
     return done

@@ -193,7 +193,8 @@ def log_line(brain: Brain, cap: Capture, others: list[str]) -> str:
     text = text.replace("\n", " ")
     tail = f" → {' · '.join(others)}" if others else ""
     when = str(cap.created)[:10]
-    return f"- {when} {text}{tail} ({block_link(brain.inbox_rel, cap.id, 'capture')})"
+    # (the note it was typed in: the inbox, or a daily note's capture section)
+    return f"- {when} {text}{tail} ({block_link(cap.note or brain.inbox_rel, cap.id, 'capture')})"
 
 
 def fields_for(
@@ -245,7 +246,7 @@ def _create(
     core = {
         "type": ptype.name,
         "id": op.record_id,
-        "source": block_link(brain.inbox_rel, cap.id),
+        "source": block_link(cap.note or brain.inbox_rel, cap.id),
         "confidence": round(result.confidence, 2),
         "classified_by": result.classified_by,
         "confirmed": None if confirmed else False,

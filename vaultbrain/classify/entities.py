@@ -642,7 +642,9 @@ def find_people(
             prev = tok.lower()
             i += 1
             continue
-        i = _extend(toks, i, words, evidence, ordinary, known)
+        # A name does not run on across an arrow ("ping Bob → Kiln": Bob, then a project).
+        stop = next((k for k in range(i, len(toks)) if _ARROW_GAP.search(before(k))), len(toks))
+        i = _extend(toks[:stop], i, words, evidence, ordinary, known)
         # "Dinner with Ada Lovelace": a given name before the name is its first name, even a
         # given name that is also a word ("with Rosa Parks", "Will Byers")
         if (
@@ -718,6 +720,7 @@ def _person_shaped(target: str, known: KnownNames) -> bool:
     return given_name(first) and (surname(last) or given_name(last) or not everyday_word(last))
 
 
+_ARROW_GAP = LazyPattern(r"→|->|=>")
 _PARTICLE_JOINED = LazyPattern(r"^(?:al|el|ul|ad|ud|bin|ibn|abu|d|de|di|da|du|van|von)[-'’][A-Z]")
 
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         "vaultbrain --vault ~/Vault init",
         "vaultbrain --vault ~/Notes init   # your own vault: notes stay as they are",
         "vaultbrain init --file-existing   # also file the lines in Inbox.md",
+        "vaultbrain init --daily-capture '## Inbox'   # and daily notes",
     ),
 )
 @click.argument("directory", required=False, type=click.Path(file_okay=False))
@@ -32,8 +33,16 @@ if TYPE_CHECKING:
     is_flag=True,
     help="File the thoughts already in the inbox note (they are held back otherwise).",
 )
+@click.option(
+    "--daily-capture",
+    "daily_heading",
+    metavar="HEADING",
+    help="Also take the lines under this heading of your daily notes (e.g. '## Inbox').",
+)
 @click.pass_obj
-def init_cmd(obj: Any, directory: str | None, file_existing: bool) -> None:
+def init_cmd(
+    obj: Any, directory: str | None, file_existing: bool, daily_heading: str | None = None
+) -> None:
     """Make a vault skeleton (pack folders, Inbox.md). Never overwrites anything.
 
     In a vault that already has notes, nothing in them is written: it says how many there
@@ -48,6 +57,11 @@ def init_cmd(obj: Any, directory: str | None, file_existing: bool) -> None:
     made += _review_note(app)
     for rel in made:
         click.echo(f"created {rel}")
+    if daily_heading:
+        from vaultbrain.capture.daily import daily_status
+
+        app.settings.set("daily_capture_heading", daily_heading)  # (a bad one: one line)
+        click.echo(f"daily notes: {daily_status(app)}")
     click.echo(f"vault ready at {app.vault.root}" + ("" if made else " (nothing to create)"))
     if held:
         click.echo(

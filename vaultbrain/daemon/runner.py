@@ -19,6 +19,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from vaultbrain.capture.daily import watched_daily_notes
+from vaultbrain.capture.daily_pass import reconcile_daily
 from vaultbrain.capture.follow import follow
 from vaultbrain.capture.guard import NotFiler, state_lost, trust_state
 from vaultbrain.capture.inbox_pass import inbox_known, reconcile_inbox
@@ -359,12 +361,28 @@ class Daemon:
             except Exception:
                 break
         inbox = self.app.inbox_rel
+        daily: set[str] | None = None  # the daily notes read as inboxes, looked up once
         for when, rel in batch:
             if rel == RESCAN:
                 self._rescan_requested = True
                 names.walk_again(self.app)
                 continue
             names.touched(self.app, rel)
+            if rel != inbox and rel.lower().endswith(".md"):
+                if daily is None:
+                    daily = set(watched_daily_notes(self.app))
+                if rel in daily:
+                    # Its capture section is an inbox: the inbox pass reads it (its other
+                    # lines are the person's note, never read as thoughts).
+                    try:
+                        digest = self.app.vault.current_hash(rel)
+                    except VaultbrainError:
+                        digest = None
+                    if self.app.vault.is_own_write(rel, digest):
+                        continue
+                    self._inbox_changed_at = when
+                    self._inbox_dirty = True
+                    continue
             if rel == inbox:
                 try:
                     digest = self.app.vault.current_hash(rel)
@@ -454,6 +472,11 @@ class Daemon:
         started = time.monotonic()
         try:
             result = reconcile_inbox(self.app, self.journal, idle=idle, take_new=take_new)
+            daily = reconcile_daily(self.app, self.journal, idle=idle, take_new=take_new)
+            result.new += daily.new
+            result.skipped += daily.skipped
+            result.conflict |= daily.conflict
+            result.unfinished |= daily.unfinished
         except VaultbrainError as exc:
             # A full disk or a read-only vault: say so once per pause, not ten times a second.
             log.warning("inbox: %s", exc)

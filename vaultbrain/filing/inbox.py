@@ -132,7 +132,8 @@ def split_taken(text: str, original: str | None = None) -> tuple[str, str | None
     text. The remark keeps its leading space, so the line renders back byte for byte.
 
     ``original``: the capture's words, when known; our suffix is looked for right after them
-    first, then at the first place one of our forms starts.
+    first, then at the last place one of our forms starts: the person's thought may hold an
+    arrow and a link of its own (``ping Bob → [[Projects/Kiln]]``), and ours comes after it.
     """
     if original and text.startswith(original):
         at = len(original)
@@ -142,9 +143,10 @@ def split_taken(text: str, original: str | None = None) -> tuple[str, str | None
                 return original, m.group(0), text[m.end() :]
         elif at == len(text):
             return original, None, ""
-    for start in (i + 1 for i, ch in enumerate(text) if ch == " "):
-        if text[start] not in "→⏳":
-            continue
+    starts = [
+        i + 1 for i, ch in enumerate(text) if ch == " " and text[i + 1 : i + 2] in ("→", "⏳")
+    ]
+    for start in reversed(starts):
         m = SUFFIX.match(text, start)
         if m:
             return text[: start - 1].rstrip(), m.group(0), text[m.end() :]
@@ -160,10 +162,17 @@ def person_text(line: InboxLine, previous_suffix: str | None) -> str:
 
 
 def rewrite_line(
-    vault: Vault, rel: str, capture_id: str, previous_suffix: str | None, suffix: str, done: bool
+    vault: Vault,
+    rel: str,
+    capture_id: str,
+    previous_suffix: str | None,
+    suffix: str,
+    done: bool,
+    original: str | None = None,
 ) -> bool:
     """Rewrite the taken line of ``capture_id``; False when the person removed it (or the
-    inbox is no longer a note vaultbrain may write: a symlink's swap would replace the link)."""
+    inbox is no longer a note vaultbrain may write: a symlink's swap would replace the link).
+    ``original``: the thought as taken, so an arrow and a link in it stay its words."""
     if inbox_problem(vault, rel):
         return False
     for _ in range(MAX_CAS_RETRIES):
@@ -173,7 +182,7 @@ def rewrite_line(
         line = find_line(note.text, capture_id)
         if line is None:
             return False
-        words, _, remark = split_taken(line.text)
+        words, _, remark = split_taken(line.text, original)
         new_raw = render_taken_line(line, words, suffix, capture_id, done, remark)
         if new_raw == line.raw:
             return True

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vaultbrain.patterns import LazyPattern
+from vaultbrain.vault.inline import plain_words
 from vaultbrain.vault.tasks import PRIORITY_EMOJI, read_fields, rule_text
 
 # Tasks' Dataview-format keys (DataviewTaskSerializer's DATAVIEW_SYMBOLS) -> Tasks' names.
@@ -287,6 +288,9 @@ DANGLING = frozenset(
 _ANSI = LazyPattern(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
 
 
+_END_ARROW = LazyPattern(r"^(?:(?:→|->|=>)\s*)+|(?:\s*(?:→|->|=>))+$")
+
+
 def drop_dangling(text: str) -> str:
     """``text`` without the function words left at its end (``Book the car service for``
     -> ``Book the car service``), as long as a word stays."""
@@ -304,7 +308,9 @@ def title_text(text: str, max_chars: int = 120) -> str:
     ESC is an escape: ``[Urgent] Renew`` keeps its brackets); Tasks' fields and Dataview's
     inline fields out (``Renew the domain ⏫`` is titled ``Renew the domain``: the priority
     is a field), and ``#tags`` at its end; at most ``max_chars``, cut at a word boundary,
-    never on a dangling word."""
+    never on a dangling word. The person's Markdown goes and its words stay
+    (:func:`vaultbrain.vault.inline.plain_words`: ``~~Monday~~`` -> ``Monday``, a wikilink
+    -> what it shows)."""
     if not isinstance(text, str):
         return ""
     cleaned = _ANSI.sub("", text) if "\x1b" in text else text
@@ -315,6 +321,11 @@ def title_text(text: str, max_chars: int = 120) -> str:
         cleaned = _SIGNIFIER.sub(" ", parse_typed(cleaned).words)
     # Tags at the end tag the thought; they are not its name (the Tasks line keeps them).
     cleaned = trailing_tags(" ".join(cleaned.split()))[0]
+    # The person's Markdown is how the words look: left in a title, it would be read again
+    # in vaultbrain's own links (a ``~~`` as a strike) and in Obsidian's (``#`` a heading).
+    cleaned = plain_words(cleaned)
+    # An arrow left at either end pointed at words the classifier took out (a date, a type).
+    cleaned = _END_ARROW.sub("", cleaned)
     if len(cleaned) > max_chars:
         cut = cleaned[: max_chars + 1]
         cut = cut[: cut.rfind(" ")] if " " in cut else cut[:max_chars]

@@ -1,0 +1,165 @@
+"""The inline Markdown a person types in a thought: the words it shows, and the notes it links.
+
+A thought is one line, and a person writes Markdown in it as they do anywhere in Obsidian:
+``the call moved from ~~Monday~~ to Friday``, ``Lunch with [[People/Sarah Connor|Sarah]]``,
+``renew the `ssl` cert``, ``$E=mc^2$``, a footnote reference, an embed, a ``#tag``. The
+syntax is how the words look, not the words: a note's title made from the thought keeps
+what Obsidian shows (:func:`plain_words`), because syntax left in a title is read again
+where the title is written, in vaultbrain's own links on the inbox line (a ``~~`` there
+would read as the person striking the line) and in the person's Obsidian (a ``#`` or ``^``
+in a link is a heading or a block). A typed wikilink names a note (:func:`wikilinks`): the
+thought is about that note, never a new one with the link's words as its name.
+
+The line is read by markdown-it-py's inline rules (CommonMark, with GFM strike-through,
+Obsidian's ``$`` math and footnotes), with one rule of our own for Obsidian's wikilinks and
+embeds, which CommonMark does not know; its precedence is Obsidian's: a code span holds a
+``[[`` as text, a wikilink holds a ``*`` or a ``~~`` as part of a name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from vaultbrain.patterns import LazyPattern
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.rules_inline import StateInline
+    from markdown_it.token import Token
+
+# Anything that may make a line more than its words; a line with none of it is its words.
+_SYNTAX = LazyPattern(r"[\\`*_~=\[\]!$#%<&^]")
+_WIKILINK = LazyPattern(r"(!?)\[\[([^\[\]\n]+?)\]\]")
+_COMMENT = LazyPattern(r"%%.*?(?:%%|$)")  # Obsidian's comment: never shown
+_HIGHLIGHT = LazyPattern(r"==(?=\S)(.+?)(?<=\S)==")
+_FOOTNOTE_REF = LazyPattern(r"\[\^[^\[\]\s]+\]|\^\[[^\[\]]*\]")
+# A tag in the words (``buy #groceries``): the word stays, its ``#`` goes (a ``#`` in a link
+# is a heading). Obsidian's tags: after a space or at the start, not only digits.
+_TAG = LazyPattern(r"(?:(?<=\s)|^)#(?=[\w/-]*[^\W\d_])([\w/-]+)")
+# What reads as syntax in a link or a line when left over (an unpaired ``~~``, an empty
+# ``** **``): removed from the words once the real syntax is read.
+_LEFTOVER = LazyPattern(r"~~|==|\*\*|__|`+")
+_MD: MarkdownIt | None = None
+
+
+@dataclass(frozen=True)
+class WikiLink:
+    """A ``[[target#heading|alias]]`` (or an ``![[embed]]``) typed in a thought."""
+
+    target: str  # the note as linked: a path or a name, without ``.md``, heading or block
+    heading: str = ""  # ``#Heading`` or ``#^block`` after the target, without the ``#``
+    alias: str = ""
+    embed: bool = False
+
+    @property
+    def name(self) -> str:
+        """The linked note's name: the target's last part."""
+        return self.target.rsplit("/", 1)[-1]
+
+    @property
+    def shown(self) -> str:
+        """What Obsidian shows for the link: its alias, or the note's name (and heading)."""
+        if self.alias:
+            return self.alias
+        if self.heading and not self.heading.startswith("^"):  # (a block: not shown)
+            return f"{self.name} {self.heading}"
+        return self.name
+
+
+def parse_wikilink(inner: str, embed: bool = False) -> WikiLink:
+    """The parts of the text between ``[[`` and ``]]``."""
+    target, _, alias = inner.partition("|")
+    target, _, heading = target.partition("#")
+    target = target.strip()
+    if target.lower().endswith(".md"):
+        target = target[:-3]
+    return WikiLink(target, heading.strip(), alias.strip(), embed)
+
+
+def wikilinks(text: str) -> list[WikiLink]:
+    """The wikilinks and embeds typed in ``text``, in order (none inside a code span)."""
+    if "[[" not in text:
+        return []
+    found: list[WikiLink] = []
+    for token in _inline(text):
+        if token.type == "wikilink":
+            found.append(token.meta["link"])
+    return [link for link in found if link.target]
+
+
+def plain_words(text: str) -> str:
+    """``text`` as Obsidian shows it, one line of words: strike-through, emphasis,
+    highlights, code spans and math lose their marks and keep their text; a wikilink or an
+    embed becomes what it shows (its alias, or the note's name); a Markdown link its text;
+    footnote references, comments and HTML tags go; a ``#tag`` keeps its word. Spaces are
+    collapsed. Idempotent."""
+    if not _SYNTAX.search(text):
+        return " ".join(text.split())
+    text = _COMMENT.sub(" ", text) if "%%" in text else text
+    text = _FOOTNOTE_REF.sub("", text) if "^" in text else text
+    parts: list[str] = []
+    for token in _inline(text):
+        parts.append(_shown(token))
+    out = "".join(parts)
+    out = _HIGHLIGHT.sub(r"\1", out) if "==" in out else out
+    out = _TAG.sub(r"\1", out) if "#" in out else out
+    out = _LEFTOVER.sub(" ", out)
+    return " ".join(out.split())
+
+
+def _shown(token: Token) -> str:
+    kind = token.type
+    if kind in ("text", "code_inline", "math_inline", "math_inline_double"):
+        return token.content
+    if kind == "wikilink":
+        link: WikiLink = token.meta["link"]
+        return link.shown
+    if kind in ("softbreak", "hardbreak"):
+        return " "
+    if kind == "image":
+        return "".join(_shown(child) for child in token.children or ())
+    return ""  # marks (s_open, em_close, link_open…), html, footnote references
+
+
+def _inline(text: str) -> list[Token]:
+    """The inline tokens of one line, flattened (a link's text is among them)."""
+    md = _markdown()
+    out: list[Token] = []
+    for block in md.parseInline(text.replace("\n", " ")):
+        out.extend(block.children or ())
+    return out
+
+
+def _markdown() -> MarkdownIt:
+    global _MD
+    if _MD is None:
+        # Imported here: markdown-it costs a noticeable part of a command's start-up.
+        from markdown_it import MarkdownIt
+        from mdit_py_plugins.dollarmath import dollarmath_plugin
+        from mdit_py_plugins.footnote import footnote_plugin
+
+        md = MarkdownIt("commonmark").enable("strikethrough")
+        # Obsidian's inline math: no space inside the dollars, no digit after the closing
+        # one, so ``$50 and $60`` stays money.
+        md.use(dollarmath_plugin, allow_space=False, allow_digits=False, double_inline=True)
+        md.use(footnote_plugin)
+        md.inline.ruler.before("link", "wikilink", _wikilink_rule)
+        _MD = md
+    return _MD
+
+
+def _wikilink_rule(state: StateInline, silent: bool) -> bool:
+    """Obsidian's ``[[…]]`` and ``![[…]]``, read before CommonMark's links and images."""
+    m = _WIKILINK.match(state.src, state.pos, state.posMax)
+    if m is None:
+        return False
+    if not silent:
+        token = state.push("wikilink", "", 0)
+        token.content = m.group(0)
+        token.meta = {"link": parse_wikilink(m.group(2), bool(m.group(1)))}
+    state.pos = m.end()
+    return True
+
+
+__all__ = ["WikiLink", "parse_wikilink", "plain_words", "wikilinks"]
