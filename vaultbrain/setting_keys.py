@@ -268,6 +268,15 @@ KEYS: dict[str, Key] = {
             _cron_or_off,
             "the daemon's `enrich` of records from the vault, standard cron; empty: off",
         ),
+        Key(
+            "tend_schedule",
+            "0 3 * * *",
+            _cron_or_off,
+            "the nightly `tend` cycle and its morning report, standard cron; empty: off",
+        ),
+        Key(
+            "stale_days", 30, _pos_int, "days without activity before `tend` calls a project quiet"
+        ),
     ]
 }
 _PREFIX_KEYS = ("schema_pack.source.",)  # vault keys: a pack per folder

@@ -51,6 +51,16 @@ def carry_out(brain: Brain, acts: Iterable[Act]) -> Outcome:
                 resolve_conflict(brain, act.id)
                 outcome.done.append(f"conflict {act.id}: the note's version kept ({where})")
                 continue
+            if act.kind == "vbm":  # a merge proposal of `tend` (vaultbrain/tend/merge.py)
+                from vaultbrain.tend import merge
+
+                if act.gesture is Gesture.CONFIRM:
+                    merge.accept(brain, act.id)
+                    outcome.done.append(f"merge {act.id}: accepted ({where})")
+                else:
+                    merge.reject(brain, act.id)
+                    outcome.done.append(f"merge {act.id}: rejected ({where})")
+                continue
             if act.gesture is Gesture.UNCLEAR:
                 if note_for(brain, act.id, act.why):
                     outcome.said.append(f"^vb-{act.id}: nothing done: {act.why}")

@@ -300,7 +300,7 @@ def _theirs(segment: str, ours: str) -> str:
 class ReviewItem:
     """One item line of ``Brain/Needs Review.md`` as the person left it."""
 
-    kind: str  # "vbr" (a thought) | "vbc" (a sync conflict)
+    kind: str  # "vbr" (a thought) | "vbc" (a sync conflict) | "vbm" (a merge proposal)
     id: str
     number: int
     box: str
@@ -386,6 +386,10 @@ def decide_lines(
             if item.kind == "vbc":
                 if reading.gesture is Gesture.CONFIRM:
                     conflicts.append(Act(item.id, Gesture.CONFIRM, kind="vbc"))
+                continue
+            if item.kind == "vbm":  # a merge: a tick accepts, a strike or [-] rejects
+                if reading.gesture in (Gesture.CONFIRM, Gesture.DISMISS):
+                    conflicts.append(Act(item.id, reading.gesture, kind="vbm"))
                 continue
             seen = views.get(item.id)
             if seen is not None and _matters(reading, seen):

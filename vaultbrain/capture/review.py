@@ -38,7 +38,7 @@ log = logging.getLogger("vaultbrain.review")
 STATE = "review-state.json"
 RENDERS_KEPT = 8  # the last renders whose items are known (a device may edit an older one)
 _ITEM = LazyPattern(r"^(?P<indent>\s*)[-*+] \[(?P<box>.)\] (?P<rest>.*)$")
-_ID = LazyPattern(r"(?:^|\s)\^(?P<kind>vbr|vbc|vbs)-(?P<id>[A-Za-z0-9-]+)(?=\s|$)")
+_ID = LazyPattern(r"(?:^|\s)\^(?P<kind>vbr|vbc|vbs|vbm)-(?P<id>[A-Za-z0-9-]+)(?=\s|$)")
 _HEADING = LazyPattern(r"^#{1,6}[ \t]+(?P<title>.*)$")
 _THOUGHT = LazyPattern(r"\*\*(?P<text>.+?)\*\*")
 _NOTE_MARK = " ⚠ "
@@ -90,12 +90,14 @@ def queue(brain: Brain) -> dict[str, list[dict[str, Any]]]:
     for items in (decide, suggest, conflicts):
         items.sort(key=lambda r: str(r.get("created") or r.get("at") or ""), reverse=True)
     from vaultbrain.filing.unreadable import listed
+    from vaultbrain.tend.consolidate import proposals  # (the nightly `tend`'s merges)
 
     return {
         "decide": decide,
         "suggest": suggest,
         "conflicts": conflicts,
         "unreadable": listed(brain),
+        "merges": proposals(brain),
     }
 
 
@@ -198,6 +200,16 @@ def render(
         target = link_to(c["path"], c.get("title") or c["path"])
         detail = _defuse(str(c.get("detail") or c["kind"]))
         out.append(line("vbc", c["id"], f"{target}: {detail} (since {str(c.get('at'))[:16]})"))
+    if items.get("merges"):
+        out.append("\n## Possible duplicates\n")
+        out.append(MERGE_HOWTO)
+        for m in items["merges"]:
+            other, keep = (
+                link_to(m["other"], _stem(m["other"])),
+                link_to(m["keep"], _stem(m["keep"])),
+            )
+            why = _defuse(str(m.get("why") or ""))
+            out.append(line("vbm", m["id"], f"Merge {other} into {keep} — {why}"))
     if items.get("unreadable"):
         # Nothing to tick: fixing the note is the gesture, and the line leaves by itself.
         out.append("\n## Can't read\n")
@@ -205,6 +217,18 @@ def render(
             target = link_to(u["path"], u["path"])
             out.append(f"- {target}: {_defuse(str(u.get('problem')))}\n")
     return "".join(out)
+
+
+MERGE_HOWTO = (
+    "_Tick to merge (the first note's properties, text and links go into the second; the first"
+    " moves to Brain/Archive/, `vaultbrain tend undo ID` puts it back); strike it or mark it"
+    " `[-]` to keep both for good._\n"
+)
+
+
+def _stem(rel: str) -> str:
+    name = rel.rsplit("/", 1)[-1]
+    return name[:-3] if name.lower().endswith(".md") else name
 
 
 def parse_items(text: str, thoughts: dict[str, str] | None = None) -> list[ReviewItem]:

@@ -97,6 +97,7 @@ class ReviewQueue:
             return False  # the person is editing it: next time
         rendered = [f"vbr-{r['id']}" for r in items["decide"] + items["suggest"]]
         rendered += [f"vbc-{c['id']}" for c in items["conflicts"]]
+        rendered += [f"vbm-{m['id']}" for m in items.get("merges", ())]
         renders = dict(state.get("renders") or {})
         renders[now] = rendered
         renders = dict(sorted(renders.items())[-RENDERS_KEPT:])
@@ -125,6 +126,7 @@ class ReviewQueue:
             store.inbox.version(),
             store.collection("conflicts").version(),
             store.collection("unreadable").version(),
+            store.collection("merges").version(),  # the nightly `tend`'s merge proposals
             self.app.pack_problem,  # a pack this machine cannot use: listed while it lasts
             notes_changed(self.app)[0],  # a gesture not done, said on its item
         )
