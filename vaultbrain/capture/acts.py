@@ -51,8 +51,8 @@ def carry_out(brain: Brain, acts: Iterable[Act]) -> Outcome:
                 resolve_conflict(brain, act.id)
                 outcome.done.append(f"conflict {act.id}: the note's version kept ({where})")
                 continue
-            if act.kind == "vbm":  # a merge proposal of `tend` (vaultbrain/tend/merge.py)
-                from vaultbrain.tend import merge
+            if act.kind == "vbm":  # a merge proposal of `tend` (vaultbrain/capture/merge.py)
+                from vaultbrain.capture import merge
 
                 if act.gesture is Gesture.CONFIRM:
                     merge.accept(brain, act.id)

@@ -90,7 +90,7 @@ def queue(brain: Brain) -> dict[str, list[dict[str, Any]]]:
     for items in (decide, suggest, conflicts):
         items.sort(key=lambda r: str(r.get("created") or r.get("at") or ""), reverse=True)
     from vaultbrain.filing.unreadable import listed
-    from vaultbrain.tend.consolidate import proposals  # (the nightly `tend`'s merges)
+    from vaultbrain.capture.merge import proposals  # (the nightly `tend`'s merges)
 
     return {
         "decide": decide,

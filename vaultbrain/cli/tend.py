@@ -39,7 +39,7 @@ def tend(ctx: click.Context, dry_run: bool, phases: tuple[str, ...], as_json: bo
     embeddings, orphans and new kinds of notes; the morning report in Brain/Tending/."""
     if ctx.invoked_subcommand is not None:
         return
-    from vaultbrain.tend.cycle import PHASES, run_tend
+    from vaultbrain.tend.cycle import DEFAULT_WAIT, PHASES, run_tend
 
     brain = ctx.obj.app()
     shown = sys.stderr.isatty() and not as_json
@@ -48,9 +48,12 @@ def tend(ctx: click.Context, dry_run: bool, phases: tuple[str, ...], as_json: bo
         if shown:
             click.echo(f"\rtend [{done}/{total}] {phase:<12}", nl=False, err=True)
 
-    entry = run_tend(
-        brain, trigger="cli", dry_run=dry_run, phases=phases or PHASES, progress=progress
-    )
+    from vaultbrain.digest.lock import run_lock
+
+    with run_lock(brain.state_dir, DEFAULT_WAIT):  # never beside a scheduled run or a digest
+        entry = run_tend(
+            brain, trigger="cli", dry_run=dry_run, phases=phases or PHASES, progress=progress
+        )
     if shown:
         click.echo("", err=True)
     if as_json:
@@ -89,14 +92,14 @@ def _summary(name: str, r: dict[str, Any]) -> str:
     return "done"
 
 
-@tend.command("list")
+@tend.command("list", epilog=examples("vaultbrain tend list", "vaultbrain tend list --all --json"))
 @click.option("--all", "show_all", is_flag=True, help="Decided proposals too.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of text.")
 @click.pass_obj
 def list_cmd(obj: Any, show_all: bool, as_json: bool) -> None:
-    """The merge proposals waiting (also in Brain/Needs Review.md)."""
+    """The merge proposals waiting (also in Needs Review)."""
     from vaultbrain.capture.review_queue import ReviewQueue
-    from vaultbrain.tend.consolidate import proposals
+    from vaultbrain.capture.merge import proposals
 
     brain = obj.app()
     ReviewQueue(brain).refresh(force=True)  # a tick or strike in Needs Review counts first
@@ -112,7 +115,7 @@ def list_cmd(obj: Any, show_all: bool, as_json: bool) -> None:
 
 def _decide(obj: Any, verb: str, ids: tuple[str, ...], as_json: bool) -> None:
     from vaultbrain.capture.review_queue import ReviewQueue
-    from vaultbrain.tend import merge
+    from vaultbrain.capture import merge
 
     brain = obj.app()
     done = [getattr(merge, verb)(brain, i) for i in ids]
@@ -124,29 +127,35 @@ def _decide(obj: Any, verb: str, ids: tuple[str, ...], as_json: bool) -> None:
         click.echo(f"{rec['id']}: {rec['status']} ({rec['other']} → {rec['keep']})")
 
 
-@tend.command("accept")
+@tend.command("accept", epilog=examples("vaultbrain tend accept 3f2a9c01b4"))
 @click.argument("ids", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of text.")
 @click.pass_obj
 def accept_cmd(obj: Any, ids: tuple[str, ...], as_json: bool) -> None:
-    """Merge: the other note's properties, text and links go into the kept one; the other
-    moves to Brain/Archive/."""
+    """Merge two notes into the kept one.
+
+    The other note's properties, text and links go into the kept one; the other moves to
+    Brain/Archive/."""
     _decide(obj, "accept", ids, as_json)
 
 
-@tend.command("reject")
+@tend.command("reject", epilog=examples("vaultbrain tend reject 3f2a9c01b4"))
 @click.argument("ids", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of text.")
 @click.pass_obj
 def reject_cmd(obj: Any, ids: tuple[str, ...], as_json: bool) -> None:
-    """Keep both notes apart for good: the pair is never proposed again."""
+    """Keep both notes apart for good.
+
+    The pair is never proposed again."""
     _decide(obj, "reject", ids, as_json)
 
 
-@tend.command("undo")
+@tend.command("undo", epilog=examples("vaultbrain tend undo 3f2a9c01b4"))
 @click.argument("ids", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of text.")
 @click.pass_obj
 def undo_cmd(obj: Any, ids: tuple[str, ...], as_json: bool) -> None:
-    """Put a merged note back from Brain/Archive/ (the kept note too, if unchanged since)."""
+    """Put a merged note back from Brain/Archive/.
+
+    The kept note gets its text from before the merge too, if unchanged since."""
     _decide(obj, "undo", ids, as_json)

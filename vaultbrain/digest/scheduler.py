@@ -71,7 +71,8 @@ def _run_enrich(brain: Brain, day: dt.date, **kw: Any) -> dict[str, Any]:
 def _run_tend(brain: Brain, day: dt.date, **kw: Any) -> dict[str, Any]:
     from vaultbrain.tend.cycle import run_tend  # (the tending cycle: only when scheduled)
 
-    return run_tend(brain, day, **kw)
+    # (run_due holds the run lock: the cycle needs no wait of its own)
+    return run_tend(brain, day, now=kw.get("now"), trigger=kw.get("trigger", "schedule"))
 
 
 JOBS: tuple[JobSpec, ...] = (

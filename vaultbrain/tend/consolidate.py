@@ -4,7 +4,7 @@ Pure matching over :class:`~vaultbrain.tend.cards.Card` lists, then one proposal
 that would go into another, kept in the state store's ``merges`` collection (so a merge the
 person rejected is never proposed again, and a second run proposes nothing new) and listed
 in ``Brain/Needs Review.md`` (vaultbrain/capture/review.py) where a tick accepts it and a
-strike rejects it (vaultbrain/tend/merge.py carries them out).
+strike rejects it (vaultbrain/capture/merge.py carries them out).
 
 People are the same when they share an e-mail address, when one's name is the other's
 alias, when one is a short form of exactly one full name ("Sam" and "Sam Ortiz", while no
@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from vaultbrain.capture.merge import COLLECTION, GONE, OPEN, proposals
 from vaultbrain.graph.extract import note_key
 from vaultbrain.tend.cards import Card, resolver
 from vaultbrain.vault.names import PERSON_WORDS, fold
@@ -32,8 +33,6 @@ from vaultbrain.vault.names import PERSON_WORDS, fold
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
-COLLECTION = "merges"
-OPEN, ACCEPTED, REJECTED, GONE = "open", "accepted", "rejected", "gone"
 _WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
 _HONORIFICS = frozenset({"dr", "mr", "mrs", "ms", "mx", "prof", "sir", "dame"})
 _TITLE_NOISE = frozenset(
@@ -293,13 +292,6 @@ def find_pairs(brain: Brain, cards: list[Card]) -> list[Pair]:
 
 
 # -- the proposals -----------------------------------------------------------------------------
-def proposals(brain: Brain, status: str | None = OPEN) -> list[dict[str, Any]]:
-    col = brain.store.collection(COLLECTION)
-    out = [r for r in col.all() if status is None or r.get("status") == status]
-    out.sort(key=lambda r: (str(r.get("created") or ""), r["id"]))
-    return out
-
-
 def propose(brain: Brain, pairs: Iterable[Pair], dry_run: bool = False) -> list[dict[str, Any]]:
     """The pairs not proposed before (open, accepted or rejected), stored as open proposals
     (unless ``dry_run``); returns them. A proposal whose notes are gone is closed."""
@@ -340,3 +332,6 @@ def pairs_by_id(brain: Brain) -> dict[str, dict[str, Any]]:
 
 def note_key_of(rel: str) -> str:
     return note_key(rel)
+
+
+__all__ = ["Pair", "find_pairs", "proposals", "propose"]

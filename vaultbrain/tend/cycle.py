@@ -3,9 +3,9 @@ report ``Brain/Tending/YYYY-MM-DD.md``.
 
 A phase writes freely only into ``Brain/`` (the report, Needs Review); anything it would
 change in a note of the person's is a proposal (a merge in Needs Review) or a line in the
-report. A phase that fails is reported with its error and the others still run. The run
-holds the digest's run lock, so the scheduler, ``daemon --once`` and the command never run
-two cycles (or a cycle and a digest) at once; notes are written through ``Vault.edit``
+report. A phase that fails is reported with its error and the others still run. Its callers
+(the scheduler, ``daemon --once``, the command) hold the digest's run lock, so two cycles (or
+a cycle and a digest) never run at once; notes are written through ``Vault.edit``
 (compare-and-swap), so a capture filed meanwhile is never lost.
 """
 
@@ -248,45 +248,42 @@ def run_tend(
     *,
     now: dt.datetime | None = None,
     trigger: str = "manual",
-    wait: float = DEFAULT_WAIT,
     dry_run: bool = False,
     phases: tuple[str, ...] = PHASES,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> dict[str, Any]:
     """One tending cycle; returns what each phase found and did (and the report's path).
     The scheduler's job signature (vaultbrain/digest/scheduler.py)."""
-    from vaultbrain.digest.lock import run_lock
-
     for p in phases:
         if p not in PHASES:
             raise UserError(f"no phase {p!r}; the phases are {', '.join(PHASES)}")
     stamp = now or brain.now()
     day = day or stamp.date()
     results: dict[str, dict[str, Any]] = {}
-    with run_lock(brain.state_dir, wait):
-        cycle = Cycle(brain, day, dry_run)
-        for i, phase in enumerate(phases):
-            if progress is not None:
-                progress(phase, i, len(phases))
-            results[phase] = cycle.run(phase)
+    # (the caller holds the digest's run lock: the scheduler, the command)
+    cycle = Cycle(brain, day, dry_run)
+    for i, phase in enumerate(phases):
         if progress is not None:
-            progress("report", len(phases), len(phases))
-        rel = report_path(day)
-        entry: dict[str, Any] = {
-            "kind": "tend",
-            "date": day.isoformat(),
-            "generated": stamp.strftime("%Y-%m-%dT%H:%M:%S"),
-            "trigger": trigger,
-            "dry_run": dry_run,
-            "path": None if dry_run else rel,
-            "phases": results,
-        }
-        if not dry_run:
-            written = brain.vault.edit(rel, lambda note: render_report(day, results, note))
-            entry["written"] = written.written
-            brain.store.append_jsonl(HISTORY, entry)
-            if "consolidate" in results:
-                _redraw_review(brain)
+            progress(phase, i, len(phases))
+        results[phase] = cycle.run(phase)
+    if progress is not None:
+        progress("report", len(phases), len(phases))
+    rel = report_path(day)
+    entry: dict[str, Any] = {
+        "kind": "tend",
+        "date": day.isoformat(),
+        "generated": stamp.strftime("%Y-%m-%dT%H:%M:%S"),
+        "trigger": trigger,
+        "dry_run": dry_run,
+        "path": None if dry_run else rel,
+        "phases": results,
+    }
+    if not dry_run:
+        written = brain.vault.edit(rel, lambda note: render_report(day, results, note))
+        entry["written"] = written.written
+        brain.store.append_jsonl(HISTORY, entry)
+        if "consolidate" in results:
+            _redraw_review(brain)
     return entry
 
 

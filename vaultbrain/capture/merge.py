@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 from vaultbrain.errors import UserError
 from vaultbrain.graph.extract import base_key, link_key, note_key
 from vaultbrain.graph.index import ARCHIVE
-from vaultbrain.tend.consolidate import ACCEPTED, COLLECTION, GONE, OPEN, REJECTED
 from vaultbrain.vault.note import parse_note, update_frontmatter
 
 if TYPE_CHECKING:
@@ -26,6 +25,21 @@ if TYPE_CHECKING:
     from vaultbrain.vault.files import NoteFile
 
 log = logging.getLogger("vaultbrain.tend")
+
+# The merge proposals of ``vaultbrain tend`` (vaultbrain/tend/consolidate.py makes them),
+# kept here with the person's decisions on them: Needs Review lists them and its gestures
+# carry them out, as for the other items a person decides (capture/ is below tend/).
+COLLECTION = "merges"
+OPEN, ACCEPTED, REJECTED, GONE = "open", "accepted", "rejected", "gone"
+
+
+def proposals(brain: Brain, status: str | None = OPEN) -> list[dict[str, Any]]:
+    """The merge proposals (of ``status``; None: all), oldest first."""
+    col = brain.store.collection(COLLECTION)
+    out = [r for r in col.all() if status is None or r.get("status") == status]
+    out.sort(key=lambda r: (str(r.get("created") or ""), r["id"]))
+    return out
+
 
 # A wiki link whole: embed mark, target, #heading or ^block, |display.
 LINK = re.compile(r"(!?)\[\[([^\]\|#\^\n]*)([#\^][^\]\|\n]*)?(?:\|([^\]\n]*))?\]\]")
