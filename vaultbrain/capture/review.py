@@ -89,8 +89,8 @@ def queue(brain: Brain) -> dict[str, list[dict[str, Any]]]:
     conflicts = [c for c in brain.store.collection("conflicts").all() if not c.get("resolved")]
     for items in (decide, suggest, conflicts):
         items.sort(key=lambda r: str(r.get("created") or r.get("at") or ""), reverse=True)
-    from vaultbrain.filing.unreadable import listed
     from vaultbrain.capture.merge import proposals  # (the nightly `tend`'s merges)
+    from vaultbrain.filing.unreadable import listed
 
     return {
         "decide": decide,

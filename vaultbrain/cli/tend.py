@@ -98,8 +98,8 @@ def _summary(name: str, r: dict[str, Any]) -> str:
 @click.pass_obj
 def list_cmd(obj: Any, show_all: bool, as_json: bool) -> None:
     """The merge proposals waiting (also in Needs Review)."""
-    from vaultbrain.capture.review_queue import ReviewQueue
     from vaultbrain.capture.merge import proposals
+    from vaultbrain.capture.review_queue import ReviewQueue
 
     brain = obj.app()
     ReviewQueue(brain).refresh(force=True)  # a tick or strike in Needs Review counts first
@@ -114,8 +114,8 @@ def list_cmd(obj: Any, show_all: bool, as_json: bool) -> None:
 
 
 def _decide(obj: Any, verb: str, ids: tuple[str, ...], as_json: bool) -> None:
-    from vaultbrain.capture.review_queue import ReviewQueue
     from vaultbrain.capture import merge
+    from vaultbrain.capture.review_queue import ReviewQueue
 
     brain = obj.app()
     done = [getattr(merge, verb)(brain, i) for i in ids]
