@@ -264,3 +264,20 @@ def test_unknown_phase_is_a_usage_error(tmp_path: Path) -> None:
     new_brain(vault)
     result = run(vault, "tend", "--phase", "nope", ok=False)
     assert result.exit_code == 2
+
+
+def test_the_digest_links_the_morning_report_and_the_follow_ups_due(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    new_brain(vault)
+    _note(
+        vault,
+        "People/Ann Lee.md",
+        {"type": "person", "name": "Ann Lee", "follow_ups": ["Send the deck 2020-03-01"]},
+    )
+    out = run_json(vault, "tend", "--phase", "drift")
+    run(vault, "digest", "run", "--date", out["date"])
+    digest = (vault / f"Brain/Digests/{out['date']}.md").read_text("utf-8")
+    assert f"[[Brain/Tending/{out['date']}|morning report]]" in digest
+    assert "[[People/Ann Lee|Ann Lee]]: Send the deck 2020-03-01" in digest
+    assert digest.index("## Tending") < digest.index("## Needs review")

@@ -9,6 +9,7 @@ import datetime as dt
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
     from vaultbrain.vault.files import NoteFile
 
 FOLDER = "Brain/Tending"
@@ -145,3 +146,21 @@ def render_report(day: dt.date, results: dict[str, dict[str, Any]], old: NoteFil
         mine = old.text[old.text.index(NOTES_HEADING) :]
         text += "\n" + mine.rstrip("\n") + "\n"
     return text
+
+
+def for_digest(brain: Brain, day: dt.date) -> str:
+    """The daily digest's lines about the day's tending: a link to the morning report and
+    the follow-ups due (empty when no cycle wrote a report that day)."""
+    last = None
+    for entry in brain.store.read_jsonl("tend.jsonl"):
+        if entry.get("date") == day.isoformat() and entry.get("path"):
+            last = entry
+    if last is None or not brain.vault.exists(last["path"]):
+        return ""
+    lines = ["## Tending", "", f"Last night's {link(last['path'], 'morning report')}."]
+    drift = (last.get("phases") or {}).get("drift") or {}
+    due = drift.get("follow_ups") or []
+    if due:
+        lines += ["", "Follow-ups due:"]
+        _list(lines, [f"{link(r['note'], r['title'])}: {r['text']}" for r in due])
+    return "\n".join(lines) + "\n\n"
