@@ -52,7 +52,9 @@ def plant(vault: Path, per_kind: int = 25) -> set[tuple[str, str]]:
         n += 1
         mail = f"planted{i}@mail.test"
         _write(people / f"{full}.md", ["type: person", f"name: {full}", f"contact: {mail}"])
-        _write(people / f"{other}.md", ["type: person", f"name: {other}", f"contact: {mail.upper()}"])
+        _write(
+            people / f"{other}.md", ["type: person", f"name: {other}", f"contact: {mail.upper()}"]
+        )
         want.add((f"People/{other}.md", f"People/{full}.md"))
     for i in range(per_kind):  # first name + surname, the first name shortened
         long_first = UNIQUE_FIRST[n] + "ina"
