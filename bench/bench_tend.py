@@ -35,7 +35,7 @@ def plant(vault: Path, per_kind: int = 25) -> set[tuple[str, str]]:
     want: set[tuple[str, str]] = set()
     people = vault / "People"
     n = 0
-    for i in range(per_kind):  # full and short name
+    for _ in range(per_kind):  # full and short name
         full, short = f"{UNIQUE_FIRST[n]} {SURNAMES[n]}", UNIQUE_FIRST[n]
         n += 1
         _write(people / f"{full}.md", ["type: person", f"name: {full}"], "Met at work.\n")
@@ -56,7 +56,7 @@ def plant(vault: Path, per_kind: int = 25) -> set[tuple[str, str]]:
             people / f"{other}.md", ["type: person", f"name: {other}", f"contact: {mail.upper()}"]
         )
         want.add((f"People/{other}.md", f"People/{full}.md"))
-    for i in range(per_kind):  # first name + surname, the first name shortened
+    for _ in range(per_kind):  # first name + surname, the first name shortened
         long_first = UNIQUE_FIRST[n] + "ina"
         full, short = f"{long_first} {SURNAMES[n]}", f"{UNIQUE_FIRST[n]} {SURNAMES[n]}"
         n += 1
