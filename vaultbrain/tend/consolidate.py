@@ -174,7 +174,12 @@ def person_pairs(cards: list[Card]) -> list[Pair]:
         members = [cards[i] for i in group]
         if any(_people_apart(a, b) for x, a in enumerate(members) for b in members[x + 1 :]):
             continue  # a chain through aliases joined two people who cannot be one
-        keep_i = max(group, key=lambda i: _keep_rank(cards[i], len(_person_full(cards[i]))))
+        keep_i = max(
+            group,
+            key=lambda i: _keep_rank(
+                cards[i], (len(_person_full(cards[i])), len("".join(_person_full(cards[i]))))
+            ),
+        )
         for i in group:
             if i != keep_i:
                 out.append(Pair(cards[i].type, cards[keep_i].rel, cards[i].rel, _why(u, i, group)))
@@ -189,7 +194,7 @@ def _why(u: _Union, i: int, group: list[int]) -> str:
     return next((u.why[k] for k in u.why if i in k), "the same record")
 
 
-def _keep_rank(card: Card, name_words: int) -> tuple[Any, ...]:
+def _keep_rank(card: Card, name_words: Any) -> tuple[Any, ...]:
     """The note kept: the fuller name, then an e-mail, then the longer note, then the path."""
     size = len(card.body) + len(card.data)
     return (name_words, bool(card.emails), size, -len(card.rel), card.rel)
