@@ -8,6 +8,7 @@ note written by hand, on another machine or before vaultbrain knew the vault cou
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from vaultbrain.errors import UserError
 from vaultbrain.graph.extract import WIKILINK, base_key, link_key, note_key
 from vaultbrain.graph.index import ARCHIVE
 from vaultbrain.vault.names import fold
-from vaultbrain.vault.note import parse_note
+from vaultbrain.vault.note import parse_note, simple_frontmatter
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -95,18 +96,37 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(item)
 
 
-def card_of(brain: Brain, rel: str) -> Card | None:
+_FENCE_END = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.M)
+
+
+def _read(text: str) -> tuple[dict[str, Any] | None, str]:
+    """(properties, body); the plain forms read directly (as the graph index reads them),
+    anything else through :func:`parse_note`. None: properties that cannot be read."""
+    if text.startswith("---\n"):
+        m = _FENCE_END.search(text, 4)
+        if m is not None:
+            block = text[4 : m.start()]
+            data = simple_frontmatter(block[:-1] if block.endswith("\n") else block)
+            if data is not None:
+                end = text.find("\n", m.end())
+                return data, "" if end < 0 else text[end + 1 :]
+    parsed = parse_note(text)
+    if parsed.error or parsed.fence_problem:
+        return None, text
+    return parsed.data, parsed.body
+
+
+def card_of(brain: Brain, rel: str, entry: os.DirEntry[str] | None = None) -> Card | None:
     """The card of one note (None: not a record note of the pack, or unreadable)."""
     if rel.startswith(ARCHIVE):
         return None
     try:
-        note = brain.vault.read(rel)
+        note = brain.vault.read(rel, entry)  # (a walk's entry: the path needs no resolving)
     except (UserError, OSError):
         return None
-    parsed = parse_note(note.text)
-    if parsed.error or parsed.fence_problem:
+    data, body = _read(note.text)
+    if data is None:
         return None
-    data = parsed.data
     if data.get("archived") is True:
         return None
     ptype = brain.pack.infer_type(rel, data)
@@ -123,7 +143,7 @@ def card_of(brain: Brain, rel: str) -> Card | None:
         ptype.name,
         title.strip(),
         data,
-        parsed.body,
+        body,
         note.hash,
         note.mtime_ns / 1e9,
         [a.strip() for a in aliases if isinstance(a, str) and a.strip()],
@@ -131,7 +151,7 @@ def card_of(brain: Brain, rel: str) -> Card | None:
     for text in _strings(data):
         card.emails.update(e.lower() for e in EMAIL.findall(text))
         card.links.update(link_key(t) for t, _ in WIKILINK.findall(text) if t.strip())
-    card.links.update(link_key(t) for t, _ in WIKILINK.findall(parsed.body) if t.strip())
+    card.links.update(link_key(t) for t, _ in WIKILINK.findall(body) if t.strip())
     return card
 
 
@@ -146,11 +166,11 @@ def read_cards(brain: Brain, types: set[str] | None = None) -> list[Card]:
             folder = prefix.replace("\\", "/").strip("/")
             if not folder or not brain.vault.resolve(folder).is_dir():
                 continue
-            for rel, _entry in brain.vault.iter_notes(folder):
+            for rel, entry in brain.vault.iter_notes(folder):
                 if rel in seen:
                     continue
                 seen.add(rel)
-                card = card_of(brain, rel)
+                card = card_of(brain, rel, entry)
                 if card is not None and (types is None or card.type in types):
                     cards.append(card)
     return cards
