@@ -281,3 +281,32 @@ def test_the_digest_links_the_morning_report_and_the_follow_ups_due(tmp_path: Pa
     assert f"[[Brain/Tending/{out['date']}|morning report]]" in digest
     assert "[[People/Ann Lee|Ann Lee]]: Send the deck 2020-03-01" in digest
     assert digest.index("## Tending") < digest.index("## Needs review")
+
+
+def test_takes_whose_date_has_come_are_graded_in_needs_review(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    new_brain(vault)
+    run(vault, "capture", "Sam bets the bakery opens by 2020-05-01")
+    run(vault, "capture", "Sam suspects the rent goes up by 2020-06-01")
+    out = run_json(vault, "tend", "--phase", "takes")
+    takes = out["phases"]["takes"]
+    assert takes["status"] == "ok", takes
+    assert takes["due_count"] == 2
+    note = vault / "Brain/Needs Review.md"
+    text = note.read_text("utf-8")
+    assert "## Takes to grade" in text and text.count("^vbg-") == 2
+    lines = [ln for ln in text.splitlines() if "^vbg-" in ln]
+    bakery = next(ln for ln in lines if "bakery" in ln)
+    rent = next(ln for ln in lines if "rent" in ln)
+    text = text.replace(bakery, bakery.replace("- [ ]", "- [x]", 1))
+    text = text.replace(rent, rent.replace(" ^vbg-", " → unclear ^vbg-", 1))
+    note.write_text(text, "utf-8")
+    run(vault, "tend", "list")  # reads the gestures
+    after = note.read_text("utf-8")
+    assert "^vbg-" not in after
+    card = (vault / "Brain/Scorecards/Sam.md").read_text("utf-8")
+    assert "1 right, 0 wrong, 1 unclear (100% came true)" in card
+    assert "| bet | 1 | 0 | 0 | 100% |" in card
+    again = run_json(vault, "tend", "--phase", "takes")
+    assert again["phases"]["takes"]["due_count"] == 0  # asked once

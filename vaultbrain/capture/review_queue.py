@@ -98,6 +98,7 @@ class ReviewQueue:
         rendered = [f"vbr-{r['id']}" for r in items["decide"] + items["suggest"]]
         rendered += [f"vbc-{c['id']}" for c in items["conflicts"]]
         rendered += [f"vbm-{m['id']}" for m in items.get("merges", ())]
+        rendered += [f"vbg-{g['id']}" for g in items.get("grades", ())]
         renders = dict(state.get("renders") or {})
         renders[now] = rendered
         renders = dict(sorted(renders.items())[-RENDERS_KEPT:])
@@ -127,6 +128,7 @@ class ReviewQueue:
             store.collection("conflicts").version(),
             store.collection("unreadable").version(),
             store.collection("merges").version(),  # the nightly `tend`'s merge proposals
+            store.collection("take_grades").version(),  # and its takes to grade
             self.app.pack_problem,  # a pack this machine cannot use: listed while it lasts
             notes_changed(self.app)[0],  # a gesture not done, said on its item
         )

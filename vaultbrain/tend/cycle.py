@@ -105,23 +105,28 @@ class Cycle:
         return {"declared": len(inv), "missing": missing[:200], "missing_count": len(missing)}
 
     def takes(self) -> dict[str, Any]:
-        """Bets and hunches whose date has come: to be graded. A scorecard needs grades,
-        which the person gives; here, what is waiting."""
+        """New takes from the notes (offline), and those whose date has come asked to be
+        graded in Needs Review (capture/grades.py keeps the grades and the scorecards)."""
+        from vaultbrain.capture.grades import ask
         from vaultbrain.graph.open import graph_of
-        from vaultbrain.graph.takes import list_takes
+        from vaultbrain.graph.takes import extract, list_takes
 
-        rows = list_takes(graph_of(self.brain), self.brain.pack_key)
-        due = [
-            r
-            for r in rows
-            if r.get("kind") in ("bet", "hunch")
-            and r.get("date")
-            and str(r["date"]) <= self.day.isoformat()
-        ]
-        holders: dict[str, int] = {}
-        for r in rows:
-            holders[str(r.get("holder") or "?")] = holders.get(str(r.get("holder") or "?"), 0) + 1
-        return {"takes": len(rows), "due": due[:50], "due_count": len(due), "holders": holders}
+        graph = graph_of(self.brain)
+        found = 0
+        if not self.dry_run:
+            found = int(extract(self.brain, graph, use_llm=False).get("takes") or 0)
+        rows = list_takes(graph, self.brain.pack.identity)
+        stale_days = int(self.brain.settings.get("stale_days") or 30)
+        due = [r for r in rows if _take_due(r, self.day, stale_days)]
+        new = ask(self.brain, due, dry_run=self.dry_run)
+        return {
+            "takes": len(rows),
+            "found": found,
+            "due": [{k: r.get(k) for k in ("id", "holder", "text", "date", "source")} for r in new][
+                :50
+            ],
+            "due_count": len(new),
+        }
 
     def enrich(self) -> dict[str, Any]:
         from vaultbrain.filing.index import made_by_vaultbrain
@@ -238,6 +243,25 @@ class Cycle:
         return out
 
 
+def _take_due(take: dict[str, Any], day: dt.date, stale_days: int) -> bool:
+    """A bet, hunch or take whose date has come: the day it names has passed, or it names
+    none and is older than ``stale_days``."""
+    from vaultbrain.tend.cards import DATE
+
+    if take.get("kind") not in ("bet", "hunch", "take"):
+        return False
+    named = [m.group(0) for m in DATE.finditer(str(take.get("text") or ""))]
+    if named:
+        return max(named) <= day.isoformat()
+    said = str(take.get("date") or "")
+    if not said:
+        return False
+    try:
+        return (day - dt.date.fromisoformat(said[:10])).days >= stale_days
+    except ValueError:
+        return False
+
+
 def _merge_row(p: dict[str, Any]) -> dict[str, Any]:
     return {k: p.get(k) for k in ("id", "type", "keep", "other", "why", "status")}
 
@@ -282,7 +306,7 @@ def run_tend(
         written = brain.vault.edit(rel, lambda note: render_report(day, results, note))
         entry["written"] = written.written
         brain.store.append_jsonl(HISTORY, entry)
-        if "consolidate" in results:
+        if {"consolidate", "takes"} & set(results):
             _redraw_review(brain)
     return entry
 
