@@ -310,3 +310,23 @@ def test_takes_whose_date_has_come_are_graded_in_needs_review(tmp_path: Path) ->
     assert "| bet | 1 | 0 | 0 | 100% |" in card
     again = run_json(vault, "tend", "--phase", "takes")
     assert again["phases"]["takes"]["due_count"] == 0  # asked once
+
+
+def test_schema_suggestions_when_a_folder_grew_a_new_kind(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    new_brain(vault)
+    for i in range(6):
+        _note(
+            vault,
+            f"Recipes/Soup {i}.md",
+            {"type": "recipe", "cuisine": "thai", "serves": i + 2},
+            "Boil.\n",
+        )
+    first = run_json(vault, "tend", "--phase", "schema")["phases"]["schema"]
+    assert [c["folder"] for c in first["candidates"]] == ["Recipes"]
+    again = run_json(vault, "tend", "--phase", "schema")["phases"]["schema"]
+    assert again["candidates"] == [] and "grew" in again["skipped"]
+    _note(vault, "Recipes/Soup 9.md", {"type": "recipe", "cuisine": "lao", "serves": 2})
+    grown = run_json(vault, "tend", "--phase", "schema")["phases"]["schema"]
+    assert "skipped" not in grown

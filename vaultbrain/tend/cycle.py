@@ -31,6 +31,7 @@ log = logging.getLogger("vaultbrain.tend")
 
 PHASES = ("consolidate", "drift", "backlinks", "takes", "enrich", "embed", "orphans", "schema")
 HISTORY = "tend.jsonl"
+FOLDERS_SEEN = "tend-folders.json"  # notes per folder outside the pack's, as last surveyed
 DEFAULT_WAIT = 180.0
 Progress = Callable[[int, int], None]
 
@@ -42,6 +43,7 @@ class Cycle:
         self.dry_run = dry_run
         self._cards: list[Card] | None = None
         self.drift: Drift | None = None
+        self._folder_counts: dict[str, int] = {}
 
     @property
     def cards(self) -> list[Card]:
@@ -212,7 +214,12 @@ class Cycle:
     def schema(self) -> dict[str, Any]:
         from vaultbrain.packs.detect import detect
 
+        grown = self._folders_grown()
+        if not grown:
+            return {"candidates": [], "skipped": "no folder outside the pack's grew"}
         found = detect(self.brain, save=not self.dry_run)  # type: ignore[arg-type]
+        if not self.dry_run:
+            self.brain.store.write_json(FOLDERS_SEEN, self._folder_counts)
         return {
             "candidates": [
                 {"folder": c.folder, "name": c.name, "notes": c.notes, "action": c.action}
@@ -220,6 +227,20 @@ class Cycle:
                 if c.status == "proposed"
             ]
         }
+
+    def _folders_grown(self) -> list[str]:
+        """The folders outside the pack's whose notes grew in number since the last cycle
+        that looked (``schema detect`` surveys the whole vault: only when one did)."""
+        typed = {c.rel for c in self.cards}
+        counts: dict[str, int] = {}
+        for rel, _ in self.brain.vault.iter_notes():
+            if rel in typed or rel.startswith("Brain/") or "/" not in rel:
+                continue
+            folder = rel.rsplit("/", 1)[0]
+            counts[folder] = counts.get(folder, 0) + 1
+        self._folder_counts = counts
+        seen = self.brain.store.read_json(FOLDERS_SEEN, {}) or {}
+        return sorted(f for f, n in counts.items() if n > int(seen.get(f, 0)))
 
     def run(self, phase: str) -> dict[str, Any]:
         fn = {
