@@ -283,6 +283,15 @@ KEYS: dict[str, Key] = {
             "the daily note's section taken as thoughts, e.g. `## Inbox`; empty: off",
         ),
         Key("daily_capture_days", 3, _pos_int, "the daily notes of this many days are read"),
+        Key(
+            "tend_schedule",
+            "0 3 * * *",
+            _cron_or_off,
+            "the nightly `tend` cycle and its morning report, standard cron; empty: off",
+        ),
+        Key(
+            "stale_days", 30, _pos_int, "days without activity before `tend` calls a project quiet"
+        ),
     ]
 }
 _PREFIX_KEYS = ("schema_pack.source.",)  # vault keys: a pack per folder

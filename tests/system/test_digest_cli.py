@@ -326,7 +326,7 @@ def test_schedule_json_lists_the_jobs(seeded: Path) -> None:
     result = run(seeded, "schedule", "--json")
     assert result.exit_code == 0, result.output
     jobs = json.loads(result.output)
-    assert [j["name"] for j in jobs] == ["digest", "review"]
+    assert [j["name"] for j in jobs] == ["digest", "review", "tend"]
     for job in jobs:
         assert {"name", "cron", "last_run", "next_run"} <= set(job)
         assert job["last_run"] is None

@@ -67,7 +67,7 @@ def test_missed_runs_are_caught_up_once_on_start(app: Brain, clock: Clock) -> No
     Scheduler(app, clock).run_due()  # the daemon ran on Monday morning, then the laptop slept
     clock.set(2026, 12, 3, 8, 0)  # Thursday morning: 18:00 on Mon, Tue and Wed were missed
     sched = Scheduler(app, clock)  # a new process: everything it knows is in meta.json
-    assert sched.run_due() == ["digest"]
+    assert sched.run_due() == ["digest", "tend"]  # tend's 03:00 was missed too: once
     runs = history(app)
     assert [r["date"] for r in runs] == ["2026-12-02"]  # coalesced: the latest missed day
     assert runs[0]["trigger"] == "schedule"
@@ -82,7 +82,7 @@ def test_weekly_review_fires_on_sunday_and_names_the_iso_week(app: Brain, clock:
     sched = Scheduler(app, clock)
     sched.run_due()
     clock.set(2026, 12, 6, 9, 0)  # Sunday 09:00 (the Saturday and Sunday digests are due too)
-    assert sched.run_due() == ["digest", "review"]
+    assert sched.run_due() == ["digest", "review", "tend"]
     reviews = history(app, "reviews.jsonl")
     assert [(r["week"], r["date"]) for r in reviews] == [("2026-W49", "2026-12-06")]
     assert (app.vault.root / "Brain/Reviews/2026-W49.md").is_file()
@@ -91,7 +91,7 @@ def test_weekly_review_fires_on_sunday_and_names_the_iso_week(app: Brain, clock:
 def test_jobs_lists_name_cron_last_and_next_run_in_local_time(app: Brain, clock: Clock) -> None:
     sched = Scheduler(app, clock)
     jobs = {j["name"]: j for j in sched.jobs()}
-    assert set(jobs) == {"digest", "review"}
+    assert set(jobs) == {"digest", "review", "tend"}
     assert jobs["digest"]["cron"] == "0 18 * * *" and jobs["digest"]["last_run"] is None
     nxt = dt.datetime.fromisoformat(jobs["review"]["next_run"])
     assert nxt.tzinfo is not None  # ISO 8601 with the local offset
@@ -174,7 +174,11 @@ def test_meta_json_keeps_other_keys(app: Brain, clock: Clock) -> None:
     app.store.write_json("meta.json", {"daemon": {"pid": 1}})
     Scheduler(app, clock).run_due()
     meta = app.store.read_json("meta.json")
-    assert meta["daemon"] == {"pid": 1} and set(meta["scheduler"]) == {"digest", "review"}
+    assert meta["daemon"] == {"pid": 1} and set(meta["scheduler"]) == {
+        "digest",
+        "review",
+        "tend",
+    }
 
 
 def test_no_run_while_another_thread_holds_the_lock(app: Brain, clock: Clock) -> None:
@@ -275,3 +279,18 @@ def test_background_scheduler_catches_up_and_follows_settings(app: Brain, clock:
     finally:
         sched.shutdown()
     assert not sched.running
+
+
+def test_a_missed_night_runs_tend_once_for_its_day(app: Brain, clock: Clock) -> None:
+    sched = Scheduler(app, clock)
+    sched.run_due()
+    clock.set(2026, 12, 3, 8, 0)  # three nights at 03:00 missed while the laptop slept
+    assert "tend" in sched.run_due()
+    runs = history(app, "tend.jsonl")
+    assert [(r["date"], r["trigger"]) for r in runs] == [("2026-12-03", "schedule")]
+    assert (app.vault.root / "Brain/Tending/2026-12-03.md").is_file()
+    clock.set(2026, 12, 3, 18, 0)
+    assert "tend" not in sched.run_due()
+    clock.set(2026, 12, 4, 3, 0)
+    assert sched.run_due() == ["tend"]
+    assert [r["date"] for r in history(app, "tend.jsonl")] == ["2026-12-03", "2026-12-04"]

@@ -70,7 +70,10 @@ def test_aliases_another_device_edited_are_seen(root: Path) -> None:
 def test_records_the_store_changed_since_are_looked_up_again(root: Path) -> None:
     from vaultbrain.capture.pipeline import capture
 
-    done = capture(Brain(root), "Had coffee with Grace Hopper (aka Amazing Grace) today, she fixed the compiler")
+    done = capture(
+        Brain(root),
+        "Had coffee with Grace Hopper (aka Amazing Grace) today, she fixed the compiler",
+    )
     rel = next(d.path for d in done.destinations if d.path.startswith("People/"))
     index = _next_process(root)
     assert index.lookup(rel.rsplit("/", 1)[-1][:-3]) == [rel]

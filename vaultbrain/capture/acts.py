@@ -51,6 +51,22 @@ def carry_out(brain: Brain, acts: Iterable[Act]) -> Outcome:
                 resolve_conflict(brain, act.id)
                 outcome.done.append(f"conflict {act.id}: the note's version kept ({where})")
                 continue
+            if act.kind == "vbg":  # a take graded (vaultbrain/capture/grades.py)
+                from vaultbrain.capture.grades import grade
+
+                grade(brain, act.id, act.types[0])
+                outcome.done.append(f"take {act.id}: {act.types[0]} ({where})")
+                continue
+            if act.kind == "vbm":  # a merge proposal of `tend` (vaultbrain/capture/merge.py)
+                from vaultbrain.capture import merge
+
+                if act.gesture is Gesture.CONFIRM:
+                    merge.accept(brain, act.id)
+                    outcome.done.append(f"merge {act.id}: accepted ({where})")
+                else:
+                    merge.reject(brain, act.id)
+                    outcome.done.append(f"merge {act.id}: rejected ({where})")
+                continue
             if act.gesture is Gesture.UNCLEAR:
                 if note_for(brain, act.id, act.why):
                     outcome.said.append(f"^vb-{act.id}: nothing done: {act.why}")

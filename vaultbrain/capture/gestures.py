@@ -318,7 +318,7 @@ def _theirs(segment: str, ours: str) -> str:
 class ReviewItem:
     """One item line of ``Brain/Needs Review.md`` as the person left it."""
 
-    kind: str  # "vbr" (a thought) | "vbc" (a sync conflict)
+    kind: str  # "vbr" (a thought) | "vbc" (a sync conflict) | "vbm" (a merge proposal)
     id: str
     number: int
     box: str
@@ -407,6 +407,15 @@ def decide_lines(
                 if reading.gesture is Gesture.CONFIRM:
                     conflicts.append(Act(item.id, Gesture.CONFIRM, kind="vbc"))
                 continue
+            if item.kind == "vbg":  # a take graded: → right|wrong|unclear, a tick, a strike
+                verdict = _grade_of(item)
+                if verdict is not None:
+                    conflicts.append(Act(item.id, Gesture.CONFIRM, (verdict,), kind="vbg"))
+                continue
+            if item.kind == "vbm":  # a merge: a tick accepts, a strike or [-] rejects
+                if reading.gesture in (Gesture.CONFIRM, Gesture.DISMISS):
+                    conflicts.append(Act(item.id, reading.gesture, kind="vbm"))
+                continue
             seen = views.get(item.id)
             if seen is not None and _matters(reading, seen):
                 by_id.setdefault(item.id, {})[Source.REVIEW] = reading
@@ -450,6 +459,20 @@ def decide_lines(
         )
     acts.extend(conflicts)
     return LinesDecision(tuple(acts), consumed)
+
+
+def _grade_of(item: ReviewItem) -> str | None:
+    """A verdict on a take to grade (vaultbrain/capture/grades.py), or None."""
+    from vaultbrain.capture.grades import verdict_of
+
+    said = verdict_of(f"{item.body} {item.after}")
+    if said is not None:
+        return said
+    if item.box == "-" or _STRIKE.search(f"{item.body} {item.after}"):
+        return "wrong"
+    if item.box in ("x", "X"):
+        return "right"
+    return None
 
 
 def _confirm_sections(

@@ -39,7 +39,7 @@ log = logging.getLogger("vaultbrain.review")
 STATE = "review-state.json"
 RENDERS_KEPT = 8  # the last renders whose items are known (a device may edit an older one)
 _ITEM = LazyPattern(r"^(?P<indent>\s*)[-*+] \[(?P<box>.)\] (?P<rest>.*)$")
-_ID = LazyPattern(r"(?:^|\s)\^(?P<kind>vbr|vbc|vbs)-(?P<id>[A-Za-z0-9-]+)(?=\s|$)")
+_ID = LazyPattern(r"(?:^|\s)\^(?P<kind>vbr|vbc|vbs|vbm|vbg)-(?P<id>[A-Za-z0-9-]+)(?=\s|$)")
 _HEADING = LazyPattern(r"^#{1,6}[ \t]+(?P<title>.*)$")
 _THOUGHT = LazyPattern(r"\*\*(?P<text>.+?)\*\*")
 _NOTE_MARK = " ⚠ "
@@ -90,6 +90,8 @@ def queue(brain: Brain) -> dict[str, list[dict[str, Any]]]:
     conflicts = [c for c in brain.store.collection("conflicts").all() if not c.get("resolved")]
     for items in (decide, suggest, conflicts):
         items.sort(key=lambda r: str(r.get("created") or r.get("at") or ""), reverse=True)
+    from vaultbrain.capture.grades import asked  # (the nightly `tend`'s takes to grade)
+    from vaultbrain.capture.merge import proposals  # (the nightly `tend`'s merges)
     from vaultbrain.filing.unreadable import listed
 
     return {
@@ -97,6 +99,8 @@ def queue(brain: Brain) -> dict[str, list[dict[str, Any]]]:
         "suggest": suggest,
         "conflicts": conflicts,
         "unreadable": listed(brain),
+        "merges": proposals(brain),
+        "grades": asked(brain),
     }
 
 
@@ -202,6 +206,24 @@ def render(
         target = link_to(c["path"], c.get("title") or c["path"])
         detail = _defuse(str(c.get("detail") or c["kind"]))
         out.append(line("vbc", c["id"], f"{target}: {detail} (since {str(c.get('at'))[:16]})"))
+    if items.get("merges"):
+        out.append("\n## Possible duplicates\n")
+        out.append(MERGE_HOWTO)
+        for m in items["merges"]:
+            other, keep = (
+                link_to(m["other"], _stem(m["other"])),
+                link_to(m["keep"], _stem(m["keep"])),
+            )
+            why = _defuse(str(m.get("why") or ""))
+            out.append(line("vbm", m["id"], f"Merge {other} into {keep} — {why}"))
+    if items.get("grades"):
+        out.append("\n## Takes to grade\n")
+        out.append(GRADE_HOWTO)
+        for g in items["grades"]:
+            who = _defuse(str(g.get("holder") or "someone"))
+            said = _defuse(_clip(str(g.get("text") or ""), 200))
+            when = f", {g['date']}" if g.get("date") else ""
+            out.append(line("vbg", g["id"], f"{who}: “{said}” ({g.get('kind')}{when})"))
     if items.get("unreadable"):
         # Nothing to tick: fixing the note is the gesture, and the line leaves by itself.
         out.append("\n## Can't read\n")
@@ -215,6 +237,24 @@ def unstamped(text: str) -> str:
     """The note's text without its ``updated:`` stamp: what says whether a drawing changes
     anything (a stamp alone is no change)."""
     return _STAMP.sub("", text, count=1)
+
+
+MERGE_HOWTO = (
+    "_Tick to merge (the first note's properties, text and links go into the second; the first"
+    " moves to Brain/Archive/, `vaultbrain tend undo ID` puts it back); strike it or mark it"
+    " `[-]` to keep both for good._\n"
+)
+
+
+GRADE_HOWTO = (
+    "_Tick if it came true, strike it or mark it `[-]` if not, or write `unclear` after an"
+    " arrow; each holder's scorecard is in Brain/Scorecards/._\n"
+)
+
+
+def _stem(rel: str) -> str:
+    name = rel.rsplit("/", 1)[-1]
+    return name[:-3] if name.lower().endswith(".md") else name
 
 
 def parse_items(text: str, thoughts: dict[str, str] | None = None) -> list[ReviewItem]:

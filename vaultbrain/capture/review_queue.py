@@ -96,6 +96,8 @@ class ReviewQueue:
         text = render(self.app, items, notes, now)
         rendered = [f"vbr-{r['id']}" for r in items["decide"] + items["suggest"]]
         rendered += [f"vbc-{c['id']}" for c in items["conflicts"]]
+        rendered += [f"vbm-{m['id']}" for m in items.get("merges", ())]
+        rendered += [f"vbg-{g['id']}" for g in items.get("grades", ())]
         thoughts = {r["id"]: thought_of(r["text"]) for r in items["decide"] + items["suggest"]}
         if current is not None and unstamped(current.text) == unstamped(text):
             # What it shows is what the note shows already: its stamp alone is no change
@@ -180,6 +182,8 @@ class ReviewQueue:
             store.inbox.version(),
             store.collection("conflicts").version(),
             store.collection("unreadable").version(),
+            store.collection("merges").version(),  # the nightly `tend`'s merge proposals
+            store.collection("take_grades").version(),  # and its takes to grade
             self.app.pack_problem,  # a pack this machine cannot use: listed while it lasts
             notes_changed(self.app)[0],  # a gesture not done, said on its item
             status_changed(self.app)[0],  # the daemon started, stopped, its LLM came or went

@@ -45,6 +45,7 @@ COMMANDS: dict[str, Cmd] = {
     "digest": Cmd("vaultbrain.cli.digest:digest", EVERYDAY, "The daily digest: write it now, or print the latest"),
     "weekly": Cmd("vaultbrain.cli.digest:weekly", EVERYDAY, "The weekly review: write it now, or print the latest"),
     "schedule": Cmd("vaultbrain.cli.digest:schedule_cmd", EVERYDAY, "When digests and reviews last ran and run next"),
+    "tend": Cmd("vaultbrain.cli.tend:tend", EVERYDAY, "The nightly maintenance cycle now, and its merge proposals"),
     "review": Cmd("vaultbrain.cli.review:review", REVIEW, "Decide on the thoughts waiting in Needs Review"),
     "fix": Cmd("vaultbrain.cli.review:fix_cmd", REVIEW, "Re-file a record as another type"),
     "trust": Cmd("vaultbrain.cli.review:trust_cmd", REVIEW, "The audit trail: classifications, corrections, syncs"),

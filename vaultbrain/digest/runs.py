@@ -48,8 +48,11 @@ def run_digest(
         exists = note_exists(app.vault)
         insights = ask_daily(app, facts)
         rel = digest_path(day)
+        tending = _tending(app, day)
         replaced = _write_note(
-            app.vault, rel, lambda old: render_digest(facts, insights, old, exists)
+            app.vault,
+            rel,
+            lambda old: _with_tending(render_digest(facts, insights, old, exists), tending),
         )
         linked = _link_daily_note(app, day, rel)
         entry = {
@@ -125,6 +128,22 @@ def _latest(app: Brain, history: str, missing: str) -> dict[str, Any]:
     out = dict(last)
     out["text"] = note.text if note is not None else None
     return out
+
+
+def _tending(app: Brain, day: dt.date) -> str:
+    """The night's tending, as the digest shows it (vaultbrain/tend/report.py)."""
+    from vaultbrain.tend.report import for_digest
+
+    return for_digest(app, day)
+
+
+def _with_tending(text: str, tending: str) -> str:
+    """The digest with its tending section before "Needs review" (nothing when none)."""
+    mark = "\n## Needs review\n"
+    if not tending or mark not in text:
+        return text
+    at = text.index(mark) + 1
+    return text[:at] + tending + text[at:]
 
 
 def _naive(when: dt.datetime) -> dt.datetime:

@@ -68,10 +68,18 @@ def _run_enrich(brain: Brain, day: dt.date, **kw: Any) -> dict[str, Any]:
     return done
 
 
+def _run_tend(brain: Brain, day: dt.date, **kw: Any) -> dict[str, Any]:
+    from vaultbrain.tend.cycle import run_tend  # (the tending cycle: only when scheduled)
+
+    # (run_due holds the run lock: the cycle needs no wait of its own)
+    return run_tend(brain, day, now=kw.get("now"), trigger=kw.get("trigger", "schedule"))
+
+
 JOBS: tuple[JobSpec, ...] = (
     JobSpec("digest", "digest_schedule", run_digest),
     JobSpec("review", "review_schedule", run_review),
     JobSpec("enrich", "enrich_schedule", _run_enrich, optional=True),
+    JobSpec("tend", "tend_schedule", _run_tend, optional=True),
 )
 
 

@@ -199,8 +199,3 @@ def _mtime(path: Path) -> int | None:
         return os.stat(path).st_mtime_ns
     except OSError:
         return None
-
-
-def config_folder(root: Path) -> Path:
-    """The vault's config folder (``.obsidian`` or a renamed one)."""
-    return _config_folder(root)

@@ -1,0 +1,342 @@
+"""Consolidate: near-duplicate records of a type, found and proposed as merges.
+
+Pure matching over :class:`~vaultbrain.tend.cards.Card` lists, then one proposal per note
+that would go into another, kept in the state store's ``merges`` collection (so a merge the
+person rejected is never proposed again, and a second run proposes nothing new) and listed
+in ``Brain/Needs Review.md`` (vaultbrain/capture/review.py) where a tick accepts it and a
+strike rejects it (vaultbrain/capture/merge.py carries them out).
+
+People are the same when they share an e-mail address, when one's name is the other's
+alias, when one is a short form of exactly one full name ("Sam" and "Sam Ortiz", while no
+other Sam has a surname), or when first name and surname agree ("Sam J. Ortiz", "Samuel
+Ortiz"). Two people whose surnames differ, or who each have an e-mail address and share
+none, are never the same: many distinct people share a first name. Projects (and the
+pack's other entity types) are the same when their titles are near-identical (the same
+words, or one letter apart) and the people they link agree.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from vaultbrain.capture.merge import COLLECTION, GONE, OPEN, proposals
+from vaultbrain.graph.extract import note_key
+from vaultbrain.tend.cards import Card, resolver
+from vaultbrain.vault.names import PERSON_WORDS, fold
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
+
+_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
+_HONORIFICS = frozenset({"dr", "mr", "mrs", "ms", "mx", "prof", "sir", "dame"})
+_TITLE_NOISE = frozenset(
+    {"the", "a", "an", "project", "of", "for", "and", "new", "our", "my", "to", "on", "in"}
+)
+_TITLE_RATIO = 0.9
+_BLOCK_LIMIT = 200  # a word more titles share than this is no evidence of sameness
+
+
+@dataclass(frozen=True)
+class Pair:
+    """``other`` would be merged into ``keep`` (both note paths), because of ``why``."""
+
+    type: str
+    keep: str
+    other: str
+    why: str
+
+    @property
+    def key(self) -> str:
+        a, b = sorted((note_key(self.keep), note_key(self.other)))
+        return f"{self.type}:{a}|{b}"
+
+    @property
+    def id(self) -> str:
+        return hashlib.sha1(self.key.encode()).hexdigest()[:10]
+
+
+# -- people ------------------------------------------------------------------------------------
+def name_tokens(name: str) -> list[str]:
+    """A person's name as words: folded, without honorifics, initials or punctuation."""
+    words = [w for w in _WORD.findall(fold(name).replace(".", " "))]
+    return [w for w in words if w not in _HONORIFICS and len(w) > 1]
+
+
+def _first_last(tokens: list[str]) -> tuple[str, str] | None:
+    return (tokens[0], tokens[-1]) if len(tokens) >= 2 else None
+
+
+def _same_first(a: str, b: str) -> bool:
+    """The same first name, or one a short form of the other (Sam, Samuel)."""
+    if a == b:
+        return True
+    short, long = sorted((a, b), key=len)
+    return len(short) >= 3 and long.startswith(short)
+
+
+class _Union:
+    def __init__(self) -> None:
+        self.up: dict[int, int] = {}
+        self.why: dict[frozenset[int], str] = {}
+
+    def find(self, x: int) -> int:
+        self.up.setdefault(x, x)
+        while self.up[x] != x:
+            self.up[x] = self.up[self.up[x]]
+            x = self.up[x]
+        return x
+
+    def join(self, a: int, b: int, why: str) -> None:
+        self.why.setdefault(frozenset((a, b)), why)
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.up[rb] = ra
+
+    def groups(self) -> list[list[int]]:
+        out: dict[int, list[int]] = defaultdict(list)
+        for x in self.up:
+            out[self.find(x)].append(x)
+        return [sorted(g) for g in out.values() if len(g) > 1]
+
+
+def _person_full(card: Card) -> list[str]:
+    """The longest name a person card gives (title, file name or alias), as words."""
+    best: list[str] = []
+    for n in (card.title, card.stem, *card.aliases):
+        t = name_tokens(n)
+        if len(t) > len(best):
+            best = t
+    return best
+
+
+def _people_apart(a: Card, b: Card) -> bool:
+    """Two people who cannot be one: different surnames, or e-mail addresses and none shared."""
+    if a.emails and b.emails and not (a.emails & b.emails):
+        return True
+    fa, fb = _first_last(_person_full(a)), _first_last(_person_full(b))
+    if fa is not None and fb is not None:
+        return fa[1] != fb[1] or not _same_first(fa[0], fb[0])
+    return False
+
+
+def person_pairs(cards: list[Card]) -> list[Pair]:
+    """The merges among person cards (one type)."""
+    u = _Union()
+    by_email: dict[str, list[int]] = defaultdict(list)
+    by_name: dict[str, list[int]] = defaultdict(list)
+    by_first_last: dict[tuple[str, str], list[int]] = defaultdict(list)
+    by_first_full: dict[str, list[int]] = defaultdict(list)
+    singles: list[tuple[int, str]] = []
+    for i, c in enumerate(cards):
+        for e in c.emails:
+            by_email[e].append(i)
+        for n in c.names():
+            by_name[n].append(i)
+        full = _person_full(c)
+        fl = _first_last(full)
+        if fl is not None:
+            by_first_last[(fl[0][:3], fl[1])].append(i)
+            by_first_full[fl[0]].append(i)
+        elif len(full) == 1:
+            singles.append((i, full[0]))
+
+    def edge(a: int, b: int, why: str) -> None:
+        if a != b and not _people_apart(cards[a], cards[b]):
+            u.join(a, b, why)
+
+    for e, ids in by_email.items():
+        for b in ids[1:]:
+            edge(ids[0], b, f"the same e-mail {e}")
+    for n, ids in by_name.items():
+        if len(set(ids)) == 2:  # a name three notes give is nobody's in particular
+            a, b = sorted(set(ids))
+            edge(a, b, f"the name “{n}” is the other's alias")
+    for ids in by_first_last.values():
+        for x, a in enumerate(ids):
+            for b in ids[x + 1 :]:
+                fa, fb = _first_last(_person_full(cards[a])), _first_last(_person_full(cards[b]))
+                if fa and fb and fa[1] == fb[1] and _same_first(fa[0], fb[0]):
+                    edge(a, b, "the same first name and surname")
+    for i, first in singles:
+        if len(by_name.get(first, ())) > 1 and any(j != i for j in by_name[first]):
+            continue  # "Sam" is also someone's alias: the alias rule said it, or it is unclear
+        fulls = [j for j in by_first_full.get(first, ()) if j != i]
+        if len(fulls) == 1:  # one Sam with a surname: "Sam" is short for that Sam
+            edge(i, fulls[0], f"“{cards[i].title}” is the short form of “{cards[fulls[0]].title}”")
+    out: list[Pair] = []
+    for group in u.groups():
+        members = [cards[i] for i in group]
+        if any(_people_apart(a, b) for x, a in enumerate(members) for b in members[x + 1 :]):
+            continue  # a chain through aliases joined two people who cannot be one
+        keep_i = max(
+            group,
+            key=lambda i: _keep_rank(
+                cards[i], (len(_person_full(cards[i])), len("".join(_person_full(cards[i]))))
+            ),
+        )
+        for i in group:
+            if i != keep_i:
+                out.append(Pair(cards[i].type, cards[keep_i].rel, cards[i].rel, _why(u, i, group)))
+    return out
+
+
+def _why(u: _Union, i: int, group: list[int]) -> str:
+    for j in group:
+        why = u.why.get(frozenset((i, j)))
+        if why:
+            return why
+    return next((u.why[k] for k in u.why if i in k), "the same record")
+
+
+def _keep_rank(card: Card, name_words: Any) -> tuple[Any, ...]:
+    """The note kept: the fuller name, then an e-mail, then the longer note, then the path."""
+    size = len(card.body) + len(card.data)
+    return (name_words, bool(card.emails), size, -len(card.rel), card.rel)
+
+
+# -- projects and other entities ---------------------------------------------------------------
+def title_tokens(title: str) -> list[str]:
+    words = [w for w in _WORD.findall(fold(title)) if w not in _TITLE_NOISE]
+    return [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words]
+
+
+def _people_of(card: Card, people: dict[str, Card]) -> set[str]:
+    return {people[k].rel for k in card.links if k in people}
+
+
+def entity_pairs(cards: list[Card], people: dict[str, Card]) -> list[Pair]:
+    """The merges among cards of one non-person type: near-identical titles, same people."""
+    toks = [title_tokens(c.title) for c in cards]
+    linked = [_people_of(c, people) for c in cards]
+    u = _Union()
+
+    def consider(a: int, b: int) -> None:
+        ta, tb = toks[a], toks[b]
+        if not ta or not tb:
+            return
+        if {t for t in ta if t.isdigit()} != {t for t in tb if t.isdigit()}:
+            return  # "Launch 2026" and "Launch 2027" are two projects
+        same_words = sorted(ta) == sorted(tb)
+        if not same_words:
+            ratio = difflib.SequenceMatcher(a=" ".join(ta), b=" ".join(tb)).ratio()
+            if ratio < _TITLE_RATIO:
+                return
+        pa, pb = linked[a], linked[b]
+        if pa and pb:
+            if not (pa & pb):
+                return  # the same title, other people: another project
+        elif not same_words:
+            return  # nothing but a near title: not enough
+        why = "the same words in the title" if same_words else "nearly the same title"
+        if pa & pb:
+            why += " and the same people"
+        u.join(a, b, why)
+
+    by_words: dict[tuple[str, ...], list[int]] = defaultdict(list)
+    by_token: dict[str, list[int]] = defaultdict(list)
+    for i, t in enumerate(toks):
+        by_words[tuple(sorted(t))].append(i)
+        for w in set(t):
+            by_token[w].append(i)
+    seen: set[tuple[int, int]] = set()
+    for ids in by_words.values():
+        for x, a in enumerate(ids):
+            for b in ids[x + 1 :]:
+                seen.add((a, b))
+                consider(a, b)
+    for ids in by_token.values():
+        if len(ids) > _BLOCK_LIMIT:
+            continue
+        for x, a in enumerate(ids):
+            for b in ids[x + 1 :]:
+                if (a, b) not in seen and abs(len(toks[a]) - len(toks[b])) <= 1:
+                    seen.add((a, b))
+                    consider(a, b)
+    out: list[Pair] = []
+    for group in u.groups():
+        keep_i = max(group, key=lambda i: _keep_rank(cards[i], len(linked[i])))
+        for i in group:
+            if i != keep_i:
+                out.append(Pair(cards[i].type, cards[keep_i].rel, cards[i].rel, _why(u, i, group)))
+    return out
+
+
+def is_person_type(brain: Brain, name: str) -> bool:
+    ptype = brain.pack.get_type(name)
+    if ptype is None:
+        return False
+    return name in PERSON_WORDS or any(a in PERSON_WORDS for a in ptype.aliases)
+
+
+def merge_types(brain: Brain) -> list[str]:
+    """The types consolidated: the pack's entity types (people, projects, companies…)."""
+    return [t.name for t in brain.pack.types if t.primitive == "entity"]
+
+
+def find_pairs(brain: Brain, cards: list[Card]) -> list[Pair]:
+    """Every merge the cards call for, person types and others alike."""
+    wanted = set(merge_types(brain))
+    by_type: dict[str, list[Card]] = defaultdict(list)
+    for c in cards:
+        if c.type in wanted:
+            by_type[c.type].append(c)
+    people = resolver([c for t, cs in by_type.items() if is_person_type(brain, t) for c in cs])
+    out: list[Pair] = []
+    for name, group in sorted(by_type.items()):
+        if is_person_type(brain, name):
+            out.extend(person_pairs(group))
+        else:
+            out.extend(entity_pairs(group, people))
+    return out
+
+
+# -- the proposals -----------------------------------------------------------------------------
+def propose(brain: Brain, pairs: Iterable[Pair], dry_run: bool = False) -> list[dict[str, Any]]:
+    """The pairs not proposed before (open, accepted or rejected), stored as open proposals
+    (unless ``dry_run``); returns them. A proposal whose notes are gone is closed."""
+    col = brain.store.collection(COLLECTION)
+    known = {r.get("key"): r for r in col.all()}
+    new: list[dict[str, Any]] = []
+    now = brain.now().isoformat()
+    for pair in pairs:
+        if pair.key in known:
+            continue
+        rec = {
+            "id": pair.id,
+            "key": pair.key,
+            "type": pair.type,
+            "keep": pair.keep,
+            "other": pair.other,
+            "why": pair.why,
+            "status": OPEN,
+            "created": now,
+        }
+        known[pair.key] = rec
+        new.append(rec)
+        if not dry_run:
+            col.put(rec)
+    if not dry_run:
+        for rec in list(known.values()):
+            if rec.get("status") != OPEN:
+                continue
+            if not (brain.vault.exists(rec["keep"]) and brain.vault.exists(rec["other"])):
+                rec = dict(rec, status=GONE, decided=now)
+                col.put(rec)
+    return new
+
+
+def pairs_by_id(brain: Brain) -> dict[str, dict[str, Any]]:
+    return {r["id"]: r for r in brain.store.collection(COLLECTION).all()}
+
+
+def note_key_of(rel: str) -> str:
+    return note_key(rel)
+
+
+__all__ = ["Pair", "find_pairs", "proposals", "propose"]

@@ -1,0 +1,349 @@
+"""One tending cycle: the phases in order, each idempotent and each reported, then the morning
+report ``Brain/Tending/YYYY-MM-DD.md``.
+
+A phase writes freely only into ``Brain/`` (the report, Needs Review); anything it would
+change in a note of the person's is a proposal (a merge in Needs Review) or a line in the
+report. A phase that fails is reported with its error and the others still run. Its callers
+(the scheduler, ``daemon --once``, the command) hold the digest's run lock, so two cycles (or
+a cycle and a digest) never run at once; notes are written through ``Vault.edit``
+(compare-and-swap), so a capture filed meanwhile is never lost.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from vaultbrain.errors import UserError
+from vaultbrain.graph.extract import base_key, note_key
+from vaultbrain.tend import consolidate as cons
+from vaultbrain.tend.cards import Card, read_cards
+from vaultbrain.tend.drift import Drift, find_drift
+from vaultbrain.tend.report import render_report, report_path
+
+if TYPE_CHECKING:
+    from vaultbrain.brain import Brain
+
+log = logging.getLogger("vaultbrain.tend")
+
+PHASES = ("consolidate", "drift", "backlinks", "takes", "enrich", "embed", "orphans", "schema")
+HISTORY = "tend.jsonl"
+FOLDERS_SEEN = "tend-folders.json"  # notes per folder outside the pack's, as last surveyed
+DEFAULT_WAIT = 180.0
+Progress = Callable[[int, int], None]
+
+
+class Cycle:
+    def __init__(self, brain: Brain, day: dt.date, dry_run: bool) -> None:
+        self.brain = brain
+        self.day = day
+        self.dry_run = dry_run
+        self._cards: list[Card] | None = None
+        self.drift: Drift | None = None
+        self._folder_counts: dict[str, int] = {}
+
+    @property
+    def cards(self) -> list[Card]:
+        if self._cards is None:
+            self._cards = read_cards(self.brain)
+        return self._cards
+
+    # -- phases ---------------------------------------------------------------------------
+    def consolidate(self) -> dict[str, Any]:
+        pairs = cons.find_pairs(self.brain, self.cards)
+        new = cons.propose(self.brain, pairs, dry_run=self.dry_run)
+        still = [p for p in cons.proposals(self.brain) if p["id"] not in {n["id"] for n in new}]
+        return {
+            "found": len(pairs),
+            "proposed": [_merge_row(p) for p in new],
+            "waiting": [_merge_row(p) for p in still],
+        }
+
+    def drift_phase(self) -> dict[str, Any]:
+        stale_days = int(self.brain.settings.get("stale_days") or 30)
+        self.drift = d = find_drift(self.cards, self.day, stale_days)
+        return {
+            "stale_days": stale_days,
+            "overdue": [
+                {"note": c.rel, "title": c.title, "due": due.isoformat()} for c, due in d.overdue
+            ],
+            "stale": [
+                {"note": c.rel, "title": c.title, "last": last.isoformat() if last else None}
+                for c, last in d.stale
+            ],
+            "follow_ups": [{"note": c.rel, "title": c.title, "text": t} for c, t in d.follow_ups],
+        }
+
+    def backlinks(self) -> dict[str, Any]:
+        """The inverse of each typed link the pack declares, where the target lacks it:
+        proposed (listed), never written into a note of the person's."""
+        from vaultbrain.graph.links import inverses
+
+        inv = inverses(self.brain.pack)
+        if not inv:
+            return {"declared": 0, "missing": []}
+        by_key = {note_key(c.rel): c for c in self.cards}
+        by_base: dict[str, Card] = {}
+        for c in self.cards:
+            by_base.setdefault(base_key(c.rel), c)
+        missing: list[dict[str, str]] = []
+        for c in self.cards:
+            for field, back in inv.items():
+                value = c.data.get(field)
+                targets = value if isinstance(value, list) else [value]
+                for t in targets:
+                    if not isinstance(t, str) or "[[" not in t:
+                        continue
+                    key = t.strip('"[]').split("|")[0].strip().lower().removesuffix(".md")
+                    target = by_key.get(key) or by_base.get(key.rsplit("/", 1)[-1])
+                    if target is None:
+                        continue
+                    if note_key(c.rel) in target.links or base_key(c.rel) in target.links:
+                        continue
+                    missing.append({"note": target.rel, "field": back, "link": c.rel})
+        return {"declared": len(inv), "missing": missing[:200], "missing_count": len(missing)}
+
+    def takes(self) -> dict[str, Any]:
+        """New takes from the notes (offline), and those whose date has come asked to be
+        graded in Needs Review (capture/grades.py keeps the grades and the scorecards)."""
+        from vaultbrain.capture.grades import ask
+        from vaultbrain.graph.open import graph_of
+        from vaultbrain.graph.takes import extract, list_takes
+
+        graph = graph_of(self.brain)
+        found = 0
+        if not self.dry_run:
+            found = int(extract(self.brain, graph, use_llm=False).get("takes") or 0)
+        rows = list_takes(graph, self.brain.pack.identity)
+        stale_days = int(self.brain.settings.get("stale_days") or 30)
+        due = [r for r in rows if _take_due(r, self.day, stale_days)]
+        new = ask(self.brain, due, dry_run=self.dry_run)
+        return {
+            "takes": len(rows),
+            "found": found,
+            "due": [{k: r.get(k) for k in ("id", "holder", "text", "date", "source")} for r in new][
+                :50
+            ],
+            "due_count": len(new),
+        }
+
+    def enrich(self) -> dict[str, Any]:
+        from vaultbrain.filing.index import made_by_vaultbrain
+        from vaultbrain.graph.enrich import enrich
+        from vaultbrain.graph.open import graph_of
+
+        rows = enrich(
+            self.brain,
+            graph_of(self.brain),
+            dry_run=self.dry_run,
+            use_llm=False,
+            ours=made_by_vaultbrain(self.brain),
+        )
+        filled = [r for r in rows if r.get("written") or (self.dry_run and r.get("fields"))]
+        if not self.dry_run:
+            from vaultbrain.filing.sync import notes_sync
+
+            for r in filled:
+                notes_sync(self.brain).sync_path(r["path"])
+        return {
+            "notes": [r["path"] for r in filled],
+            "fields": sum(len(r["fields"]) for r in filled),
+        }
+
+    def embed(self) -> dict[str, Any]:
+        """The notes whose text changed since they were embedded (when a server embeds)."""
+        from vaultbrain.classify.embeddings import EmbeddingClient
+        from vaultbrain.errors import LLMError
+        from vaultbrain.graph.embed import embed_all
+        from vaultbrain.graph.open import graph_of
+
+        client = EmbeddingClient.from_settings(self.brain.settings, self.brain.state_dir)
+        if client is None:
+            return {"skipped": "search by meaning is off"}
+        if self.dry_run:
+            return {"skipped": "a dry run asks no server"}
+        try:
+            report = embed_all(graph_of(self.brain), client)
+        except LLMError as exc:
+            return {"skipped": f"the embedding server did not answer: {exc}"}
+        return {"notes": report.notes, "calls": report.calls, "pending": report.pending}
+
+    def orphans(self) -> dict[str, Any]:
+        """Record notes no other note links to and that link to nothing."""
+        linked: set[str] = set()
+        for c in self.cards:
+            linked |= c.links
+        lonely = [
+            c
+            for c in self.cards
+            if not c.links and note_key(c.rel) not in linked and base_key(c.rel) not in linked
+        ]
+        lonely = [c for c in lonely if not self._linked_from_elsewhere(c)]
+        return {
+            "orphans": [{"note": c.rel, "title": c.title} for c in lonely[:100]],
+            "count": len(lonely),
+        }
+
+    def _linked_from_elsewhere(self, card: Card) -> bool:
+        return note_key(card.rel) in self._other_links or base_key(card.rel) in self._other_links
+
+    @property
+    def _other_links(self) -> set[str]:
+        """Links from notes that are no records (daily notes, the inbox, notes of the person)."""
+        cached: set[str] | None = getattr(self, "_other", None)
+        if cached is not None:
+            return cached
+        from vaultbrain.graph.extract import WIKILINK, link_key
+
+        records = {c.rel for c in self.cards}
+        out: set[str] = set()
+        for rel, _ in self.brain.vault.iter_notes():
+            if rel in records or rel.startswith("Brain/"):
+                continue
+            try:
+                text = self.brain.vault.read(rel).text
+            except (UserError, OSError):
+                continue
+            out.update(link_key(t) for t, _ in WIKILINK.findall(text) if t.strip())
+        self._other = out
+        return out
+
+    def schema(self) -> dict[str, Any]:
+        from vaultbrain.packs.detect import detect
+
+        grown = self._folders_grown()
+        if not grown:
+            return {"candidates": [], "skipped": "no folder outside the pack's grew"}
+        found = detect(self.brain, save=not self.dry_run)  # type: ignore[arg-type]
+        if not self.dry_run:
+            self.brain.store.write_json(FOLDERS_SEEN, self._folder_counts)
+        return {
+            "candidates": [
+                {"folder": c.folder, "name": c.name, "notes": c.notes, "action": c.action}
+                for c in found.candidates
+                if c.status == "proposed"
+            ]
+        }
+
+    def _folders_grown(self) -> list[str]:
+        """The folders outside the pack's whose notes grew in number since the last cycle
+        that looked (``schema detect`` surveys the whole vault: only when one did)."""
+        typed = {c.rel for c in self.cards}
+        counts: dict[str, int] = {}
+        for rel, _ in self.brain.vault.iter_notes():
+            if rel in typed or rel.startswith("Brain/") or "/" not in rel:
+                continue
+            folder = rel.rsplit("/", 1)[0]
+            counts[folder] = counts.get(folder, 0) + 1
+        self._folder_counts = counts
+        seen = self.brain.store.read_json(FOLDERS_SEEN, {}) or {}
+        return sorted(f for f, n in counts.items() if n > int(seen.get(f, 0)))
+
+    def run(self, phase: str) -> dict[str, Any]:
+        fn = {
+            "consolidate": self.consolidate,
+            "drift": self.drift_phase,
+            "backlinks": self.backlinks,
+            "takes": self.takes,
+            "enrich": self.enrich,
+            "embed": self.embed,
+            "orphans": self.orphans,
+            "schema": self.schema,
+        }[phase]
+        started = time.perf_counter()
+        try:
+            out = fn()
+            out["status"] = "ok"
+        except Exception as exc:  # one phase failing never stops the others
+            log.warning("tend: %s failed: %s", phase, exc, exc_info=not isinstance(exc, UserError))
+            out = {"status": "failed", "error": str(exc) or type(exc).__name__}
+        out["seconds"] = round(time.perf_counter() - started, 3)
+        return out
+
+
+def _take_due(take: dict[str, Any], day: dt.date, stale_days: int) -> bool:
+    """A bet, hunch or take whose date has come: the day it names has passed, or it names
+    none and is older than ``stale_days``."""
+    from vaultbrain.tend.cards import DATE
+
+    if take.get("kind") not in ("bet", "hunch", "take"):
+        return False
+    named = [m.group(0) for m in DATE.finditer(str(take.get("text") or ""))]
+    if named:
+        return max(named) <= day.isoformat()
+    said = str(take.get("date") or "")
+    if not said:
+        return False
+    try:
+        return (day - dt.date.fromisoformat(said[:10])).days >= stale_days
+    except ValueError:
+        return False
+
+
+def _merge_row(p: dict[str, Any]) -> dict[str, Any]:
+    return {k: p.get(k) for k in ("id", "type", "keep", "other", "why", "status")}
+
+
+def run_tend(
+    brain: Brain,
+    day: dt.date | None = None,
+    *,
+    now: dt.datetime | None = None,
+    trigger: str = "manual",
+    dry_run: bool = False,
+    phases: tuple[str, ...] = PHASES,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> dict[str, Any]:
+    """One tending cycle; returns what each phase found and did (and the report's path).
+    The scheduler's job signature (vaultbrain/digest/scheduler.py)."""
+    for p in phases:
+        if p not in PHASES:
+            raise UserError(f"no phase {p!r}; the phases are {', '.join(PHASES)}")
+    stamp = now or brain.now()
+    day = day or stamp.date()
+    results: dict[str, dict[str, Any]] = {}
+    # (the caller holds the digest's run lock: the scheduler, the command)
+    cycle = Cycle(brain, day, dry_run)
+    for i, phase in enumerate(phases):
+        if progress is not None:
+            progress(phase, i, len(phases))
+        results[phase] = cycle.run(phase)
+    if progress is not None:
+        progress("report", len(phases), len(phases))
+    rel = report_path(day)
+    entry: dict[str, Any] = {
+        "kind": "tend",
+        "date": day.isoformat(),
+        "generated": stamp.strftime("%Y-%m-%dT%H:%M:%S"),
+        "trigger": trigger,
+        "dry_run": dry_run,
+        "path": None if dry_run else rel,
+        "phases": results,
+    }
+    if not dry_run:
+        written = brain.vault.edit(rel, lambda note: render_report(day, results, note))
+        entry["written"] = written.written
+        brain.store.append_jsonl(HISTORY, entry)
+        if {"consolidate", "takes"} & set(results):
+            _redraw_review(brain)
+    return entry
+
+
+def _redraw_review(brain: Brain) -> None:
+    """Needs Review shows the new merge proposals (when nobody is editing it)."""
+    from vaultbrain.capture.review_queue import ReviewQueue
+
+    try:
+        ReviewQueue(brain).write()
+    except UserError as exc:
+        log.info("Needs Review not redrawn now: %s", exc)
+
+
+def latest_tend(brain: Brain) -> dict[str, Any] | None:
+    last = None
+    for entry in brain.store.read_jsonl(HISTORY):
+        last = entry
+    return last
