@@ -275,3 +275,44 @@ def log_cmd(obj: Any, limit: int, as_json: bool) -> None:
             f"unfinished: {job.get('verb')} {a.get('type')} {a.get('old')} {a.get('new')} "
             f"(started {job.get('at')}); run it again to finish it"
         )
+
+
+@schema.command("stats")
+@_JSON
+@click.pass_obj
+@tracked("stats")
+def stats_cmd(obj: Any, as_json: bool) -> None:
+    """Notes per type, fields filled per type and links per link type, on this vault."""
+    from vaultbrain.cli.schema.authoring import _link_counts
+    from vaultbrain.packs.stats import vault_stats
+
+    brain = obj.app()
+    stats = vault_stats(brain, _link_counts(obj, brain.pack))
+    if as_json:
+        echo_json(stats.as_dict())
+        return
+    click.echo(stats.pack)
+    click.echo(
+        f"  {stats.total} notes, {stats.typed} of them typed ({100 * stats.coverage:.0f}%), "
+        f"{stats.total - stats.typed} untyped"
+    )
+    click.echo("  by type:")
+    for t in stats.types:
+        own = f" ({t.by_frontmatter} by their type:)" if t.by_frontmatter else ""
+        click.echo(f"    {t.name:<16} {t.notes:>5}{own}")
+        if t.notes:
+            filled = ", ".join(f"{k} {n}" for k, n in t.fields.items())
+            click.echo(f"        fields filled: {filled or '-'}")
+    click.echo("  links by link type:")
+    for name, n in stats.links.items():
+        click.echo(f"    {name:<16} {n:>5}")
+    if stats.undeclared:
+        click.echo(
+            "  type: values the pack does not declare: "
+            + ", ".join(f"{k} ({v})" for k, v in stats.undeclared.items())
+        )
+    if stats.dead_prefixes:
+        click.echo(
+            "  declared folders with no note: "
+            + ", ".join(f"{f} ({t})" for t, f in stats.dead_prefixes)
+        )
