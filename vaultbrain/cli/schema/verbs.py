@@ -194,7 +194,10 @@ def add_link_type_cmd(
 @click.pass_obj
 @tracked("add-alias")
 def add_alias_cmd(obj: Any, type_name: str, alias: str, dry_run: bool, as_json: bool) -> None:
-    """Let ALIAS name TYPE (a note's `type: ALIAS` makes it a TYPE record)."""
+    """Let ALIAS name TYPE.
+
+    A note whose `type:` is ALIAS becomes a TYPE record; nothing is written in it.
+    """
     from vaultbrain.packs import verbs
 
     args = {"type": type_name, "alias": alias}
@@ -212,7 +215,9 @@ def add_alias_cmd(obj: Any, type_name: str, alias: str, dry_run: bool, as_json: 
 def rename_field_cmd(
     obj: Any, type_name: str, old: str, new: str, dry_run: bool, as_json: bool
 ) -> None:
-    """Rename TYPE's field OLD to NEW, in the pack and in every note of TYPE that has it.
+    """Rename TYPE's field OLD to NEW, in the pack and its notes.
+
+    Every note of TYPE that has the property OLD gets NEW instead.
 
     Only the property's name changes in each note; its value and every other line stay as
     they are. Interrupted, it is finished by running it again.
@@ -230,7 +235,10 @@ def rename_field_cmd(
 @click.pass_obj
 @tracked("retire-type")
 def retire_type_cmd(obj: Any, type_name: str, dry_run: bool, as_json: bool) -> None:
-    """Stop filing thoughts to TYPE; its notes stay records of it, unchanged."""
+    """Stop filing thoughts to TYPE.
+
+    Its notes stay records of it, unchanged.
+    """
     from vaultbrain.packs import verbs
 
     args = {"type": type_name}
@@ -243,7 +251,10 @@ def retire_type_cmd(obj: Any, type_name: str, dry_run: bool, as_json: bool) -> N
 @click.pass_obj
 @tracked("log")
 def log_cmd(obj: Any, limit: int, as_json: bool) -> None:
-    """The changes the schema verbs made to this vault's pack: who, where, when, what."""
+    """The changes schema verbs made to this vault's pack.
+
+    Who, on which machine, when, what, and the pack before and after.
+    """
     from vaultbrain.packs import verbs
 
     brain = obj.app()
@@ -282,7 +293,10 @@ def log_cmd(obj: Any, limit: int, as_json: bool) -> None:
 @click.pass_obj
 @tracked("stats")
 def stats_cmd(obj: Any, as_json: bool) -> None:
-    """Notes per type, fields filled per type and links per link type, on this vault."""
+    """Notes per type, fields filled and links per link type.
+
+    Counted on this vault's notes, under the active pack.
+    """
     from vaultbrain.cli.schema.authoring import _link_counts
     from vaultbrain.packs.stats import vault_stats
 
