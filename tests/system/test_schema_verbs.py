@@ -272,7 +272,12 @@ def test_rename_field_interrupted_by_a_full_disk_resumes(
         assert half[rel].decode() == _renamed(before[rel].decode())
     assert not (home / PACK).exists()  # the pack is written last, after every note
     log = verb(home, "log")
-    assert log["changes"] == [] and log["unfinished"]["verb"] == "rename-field"
+    assert log["unfinished"]["verb"] == "rename-field"
+    [failure] = log["changes"]
+    assert failure["ok"] is False and "no space left" in failure["reason"]
+    assert "5 of 14 notes renamed" in failed.output and "run the same command again" in (
+        failed.output
+    )
     refused = vb(home, "schema", "add-alias", "person", "pal", code=1)
     assert "is not finished; run it again" in refused.output
 
@@ -285,8 +290,14 @@ def test_rename_field_interrupted_by_a_full_disk_resumes(
     assert after["Projects/Both.md"] == before["Projects/Both.md"]
     assert "state" in own_type(pack_doc(home), "project")["fields"]
     log = verb(home, "log")
-    assert log["unfinished"] is None and [e["verb"] for e in log["changes"]] == ["rename-field"]
-    assert log["changes"][0]["after"] == dry["after"]
+    assert log["unfinished"] is None
+    assert [(e["verb"], e["ok"]) for e in log["changes"]] == [
+        ("rename-field", False),
+        ("add-alias", False),  # refused while the rename was unfinished
+        ("rename-field", True),
+    ]
+    assert log["changes"][2]["after"] == dry["after"]
+    assert log["changes"][2]["notes_written"] == len(planned) - 5
 
 
 def test_rename_field_killed_mid_way_resumes(home: Path) -> None:
@@ -383,7 +394,27 @@ def test_bad_requests_are_one_line_errors_and_write_nothing(home: Path) -> None:
         assert words in out, (args, out)
         assert [ln for ln in out.splitlines() if ln.startswith("error: ")], out
     assert notes(home) == before and not (home / "Brain/Packs").exists()
-    assert verb(home, "log")["changes"] == []
+    # each refusal is recorded, with its reason, as gbrain records failed mutations
+    log = verb(home, "log")["changes"]
+    assert len(log) == 8 and all(e["ok"] is False and e["reason"] for e in log)
+    assert "refused, nothing changed: type project has a field 'status' already" in (
+        vb(home, "schema", "log").output
+    )
+
+
+def test_one_verb_at_a_time(home: Path) -> None:
+    import fcntl
+
+    state = home / ".vaultbrain"
+    fd = os.open(state / "schema-verb.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        out = vb(home, "schema", "add-alias", "person", "pal", code=1).output
+        assert "another schema verb is changing this vault's pack" in out
+        assert verb(home, "add-alias", "person", "pal", "--dry-run")["notes"] == []
+    finally:
+        os.close(fd)
+    assert verb(home, "add-alias", "person", "pal")["version"]["after"] == "1.1.0"
 
 
 def test_stats_and_explain_on_the_vault(home: Path) -> None:

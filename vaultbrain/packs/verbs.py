@@ -30,13 +30,16 @@ YAML comments of the vault's copy are not kept when it is rewritten.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import datetime as dt
 import getpass
 import hashlib
+import os
 import re
+import sqlite3
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -71,6 +74,7 @@ if TYPE_CHECKING:
 
 CHANGES = "schema-changes.jsonl"  # the audit trail of pack changes (a log of state.db)
 JOB = "schema-job"  # a rename-field under way (a document of state.db)
+LOCK = "schema-verb.lock"  # in the state dir: one verb at a time
 VERBS = ("add-type", "add-field", "add-link-type", "add-alias", "rename-field", "retire-type")
 BREAKING = frozenset({"rename-field", "retire-type"})
 _NAME = re.compile(r"[a-z][a-z0-9_-]*")
@@ -656,13 +660,44 @@ class Applied:
 
 
 def run(brain: Brain, verb: str, args: dict[str, Any], change: Change, dry_run: bool) -> Any:
-    """Plan ``verb``; unless ``dry_run``, apply it. A Plan (dry run) or an Applied."""
-    if not dry_run:
-        _refuse_other_job(brain, verb, args)
-    p = plan(brain, verb, args, change)
+    """Plan ``verb``; unless ``dry_run``, apply it. A Plan (dry run) or an Applied.
+
+    Applying holds this vault's schema-verb lock (one verb at a time; the kernel lets it go
+    when the process ends, however it ends). A refused or failed change is recorded too,
+    with its reason, as gbrain records its failed mutations."""
     if dry_run:
-        return p
-    return apply(brain, p)
+        return plan(brain, verb, args, change)
+    with _verb_lock(brain):
+        try:
+            _refuse_other_job(brain, verb, args)
+            return apply(brain, plan(brain, verb, args, change))
+        except UserError as exc:
+            job = pending_job(brain) if verb == "rename-field" else None
+            if job is not None and job.get("args") == args:
+                done, total = len(job.get("done", [])), len(job.get("notes", []))
+                exc = UserError(
+                    f"{exc} ({done} of {total} notes renamed; the pack is changed last: run "
+                    "the same command again to finish)"
+                )
+            _audit_failure(brain, verb, args, exc)
+            raise exc from None
+
+
+@contextlib.contextmanager
+def _verb_lock(brain: Brain) -> Iterator[None]:
+    import fcntl
+
+    brain.state_dir.mkdir(parents=True, exist_ok=True)
+    path = brain.state_dir / LOCK
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            raise UserError("another schema verb is changing this vault's pack; try again") from exc
+        yield
+    finally:
+        os.close(fd)  # (closing lets the lock go)
 
 
 def apply(brain: Brain, p: Plan) -> Applied:
@@ -759,7 +794,8 @@ def _write_pack(brain: Brain, p: Plan, expected: str | None) -> None:
         set_vault_pack(root, t.name, verb="fork", at=brain.now(), home=home_dir(brain.env))
 
 
-def _audit(brain: Brain, p: Plan, out: Applied, at: dt.datetime) -> dict[str, Any]:
+def _who(brain: Brain) -> tuple[str, str]:
+    """(the user, this machine: its host and id) for an audit line."""
     from vaultbrain.machine import this_machine
 
     try:
@@ -771,6 +807,28 @@ def _audit(brain: Brain, p: Plan, out: Applied, at: dt.datetime) -> dict[str, An
         machine = f"{m.host} ({m.id})"
     except UserError:
         machine = "?"
+    return who, machine
+
+
+def _audit_failure(brain: Brain, verb: str, args: dict[str, Any], exc: Exception) -> None:
+    who, machine = _who(brain)
+    entry = {
+        "at": brain.now().isoformat(timespec="seconds"),
+        "verb": verb,
+        "args": args,
+        "who": who,
+        "machine": machine,
+        "ok": False,
+        "reason": str(exc),
+    }
+    try:
+        brain.store.append_jsonl(CHANGES, entry)
+    except (UserError, OSError, sqlite3.Error):
+        pass  # (a full disk that failed the verb may fail its line too: the error is shown)
+
+
+def _audit(brain: Brain, p: Plan, out: Applied, at: dt.datetime) -> dict[str, Any]:
+    who, machine = _who(brain)
     t = p.target
     entry = {
         "at": at.isoformat(timespec="seconds"),
@@ -778,6 +836,7 @@ def _audit(brain: Brain, p: Plan, out: Applied, at: dt.datetime) -> dict[str, An
         "args": p.args,
         "who": who,
         "machine": machine,
+        "ok": True,
         "pack": t.name,
         "manifest": t.path.relative_to(brain.vault.root).as_posix(),
         "before": p.before,

@@ -67,6 +67,10 @@ def _go(
         click.echo("dry run: nothing written")
     else:
         click.echo("recorded (`vaultbrain schema log`)")
+        click.echo(
+            "  the store follows at the daemon's next scan (or `vaultbrain reindex`); "
+            "`vaultbrain schema stats` counts the notes now"
+        )
 
 
 @schema.command("add-type")
@@ -272,6 +276,9 @@ def log_cmd(obj: Any, limit: int, as_json: bool) -> None:
             f"{k}={v}" for k, v in (e.get("args") or {}).items() if v not in (None, [], False)
         )
         click.echo(f"{e.get('at')}  {e.get('who')}@{e.get('machine')}  {e.get('verb')} {args}")
+        if e.get("ok") is False:
+            click.echo(f"    refused, nothing changed: {e.get('reason')}")
+            continue
         click.echo(f"    {e.get('before')} -> {e.get('after')}")
         if e.get("forked_from"):
             click.echo(f"    forked from {e['forked_from']} into {e.get('manifest')}")
