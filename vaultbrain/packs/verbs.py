@@ -213,6 +213,7 @@ class Plan:
     notes: list[NoteChange] = field(default_factory=list)
     skipped: list[NoteChange] = field(default_factory=list)
     pack_done: bool = False  # (a resumed rename whose manifest is written already)
+    warnings: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         t = self.target
@@ -232,6 +233,7 @@ class Plan:
                 for n in self.notes
             ],
             "skipped": [{"path": n.path, "reason": n.change} for n in self.skipped],
+            "warnings": self.warnings,
         }
 
 
@@ -463,8 +465,24 @@ def _bump(version: str, breaking: bool) -> str:
     return f"{major + 1}.0.0" if breaking else f"{major}.{minor + 1}.0"
 
 
+class _Dumper(yaml.SafeDumper):
+    """Safe YAML, with a multi-line text (a description) as a ``|`` block, as people write
+    it in a pack."""
+
+
+def _text(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    lines = value.splitlines()
+    if len(lines) > 1 and all(line == line.rstrip() for line in lines):
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value)
+
+
+_Dumper.add_representer(str, _text)
+
+
 def dump(data: dict[str, Any]) -> str:
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+    """A manifest as YAML, keys in their order (its comments are not kept)."""
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
 
 
 def _resolve_text(brain: Brain, name: str, text: str) -> ResolvedPack:
@@ -521,6 +539,12 @@ def plan(brain: Brain, verb: str, args: dict[str, Any], change: Change) -> Plan:
             f"{errors[0]['message']}"
         )
     _notes(brain, p, target.pack, new_pack)
+    active = brain.active
+    if not target.exists and target.source == "bundled" and active.tier < 5:
+        p.warnings.append(
+            f"the vault's pack becomes {target.name} (vaultbrain.yml), but here "
+            f"{active.source} (tier {active.tier}) still chooses {active.pack.name}"
+        )
     return p
 
 

@@ -49,6 +49,8 @@ def _go(
     else:
         click.echo(f"  the vault's copy: {t.path}")
     click.echo(f"  before {p.before}\n  after  {p.after}")
+    for warning in p.warnings:
+        click.echo(f"  note: {warning}")
     for issue in p.lint:
         click.echo(f"  lint {issue['severity']}: {issue['message']}")
     writes = [n for n in p.notes if n.after is not None]
