@@ -436,3 +436,15 @@ def test_stats_and_explain_on_the_vault(home: Path) -> None:
     why = json.loads(vb(home, "schema", "explain", "Recipes/Soup.md", "--json").stdout)
     assert why["type"] is None and "no folder of the pack holds it" in why["reasons"][0]
     assert "person: A person" in vb(home, "schema", "explain", "person").output
+
+
+def test_add_type_extends_a_type_and_checks_its_folder(home: Path) -> None:
+    done = verb(home, "add-type", "chore", "--folder", "Chores", "--extends", "admin", "--fileable")
+    chore = own_type(pack_doc(home), "chore")
+    base = own_type(pack_doc(home), "admin")  # (in the fork: the whole base pack)
+    assert list(chore["fields"]) == list(base["fields"])  # admin's fields, in admin's order
+    assert chore["primitive"] == "temporal" and chore["fileable"] is True
+    assert "tasks" in chore and done["lint"] == []
+    out = vb(home, "schema", "add-type", "x", "--folder", "../out", code=1).output
+    assert "Brain/Packs/my-vaultbrain-base/pack.yaml" in out and "from the vault root" in out
+    assert ".vaultbrain" not in out

@@ -528,6 +528,9 @@ def plan(brain: Brain, verb: str, args: dict[str, Any], change: Change) -> Plan:
         p.text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     else:
         p.text = dump(data)
+    # (validated first where it will live, so an error names that file, not a scratch one)
+    rel = target.path.relative_to(brain.vault.root).as_posix()
+    manifest_from_data(parse_manifest_text(p.text, rel, target.path.suffix == ".json"), rel)
     new_pack = _resolve_text(brain, target.name, p.text)
     p.version = (before_version, str(data["version"]))
     p.before, p.after = target.pack.identity, new_pack.identity
