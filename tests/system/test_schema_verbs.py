@@ -448,3 +448,34 @@ def test_add_type_extends_a_type_and_checks_its_folder(home: Path) -> None:
     out = vb(home, "schema", "add-type", "x", "--folder", "../out", code=1).output
     assert "Brain/Packs/my-vaultbrain-base/pack.yaml" in out and "from the vault root" in out
     assert ".vaultbrain" not in out
+
+
+def test_a_resumed_rename_keeps_an_edit_made_to_the_pack_meanwhile(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    verb(home, "add-alias", "idea", "notion")  # the vault has its own copy from here
+    real = atomic._os_write
+    calls = {"n": 0}
+
+    def full_after_one(fd: int, data: Any) -> int:
+        if b"\nstate:" in bytes(data):
+            calls["n"] += 1
+            if calls["n"] > 1:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(fd, data)
+
+    monkeypatch.setattr(atomic, "_os_write", full_after_one)
+    vb(home, "schema", "rename-field", "project", "status", "state", code=1)
+    monkeypatch.setattr(atomic, "_os_write", real)
+    # meanwhile, another machine adds an alias to the synced copy, by hand
+    path = home / PACK
+    text = path.read_text("utf-8").replace("- notion\n", "- notion\n  - thought\n", 1)
+    path.write_text(text, "utf-8")
+    done = verb(home, "rename-field", "project", "status", "state")
+    assert done["written"] == ["Projects/Shed.md"] and done["version"]["after"] == "2.0.0"
+    doc = pack_doc(home)
+    assert own_type(doc, "idea")["aliases"] == ["ideas", "notion", "thought"]  # kept
+    assert "state" in own_type(doc, "project")["fields"]
+    entry = verb(home, "log")["changes"][-1]
+    assert entry["ok"] and entry["notes_skipped"] == 1  # Both.md, from the first run
+    assert verb(home, "log")["unfinished"] is None

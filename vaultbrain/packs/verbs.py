@@ -514,8 +514,14 @@ def plan(brain: Brain, verb: str, args: dict[str, Any], change: Change) -> Plan:
     """What ``verb`` would do: the new manifest, linted, and the notes it concerns."""
     target = locate(brain)
     p = Plan(verb, args, target)
-    job = brain.store.read_json(JOB)
-    if job and job.get("verb") == verb and job.get("args") == args and verb == "rename-field":
+    job = pending_job(brain)
+    resuming = job is not None and job.get("verb") == verb and job.get("args") == args
+    if resuming and _renamed_already(target.pack, args):
+        # interrupted after its manifest was written: the notes left, and the audit line
+        assert job is not None
+        p.pack_done = True
+        p.version = (str(job.get("version_before", "")), str(job.get("version_after", "")))
+        p.before, p.after = str(job.get("before", "")), target.pack.identity
         return _resumed(brain, p, job)
     data = copy.deepcopy(target.data)
     change(data, target.pack)
@@ -541,7 +547,12 @@ def plan(brain: Brain, verb: str, args: dict[str, Any], change: Change) -> Plan:
             f"{verb} would leave the pack with a lint error, so nothing was changed: "
             f"{errors[0]['message']}"
         )
-    _notes(brain, p, target.pack, new_pack)
+    if resuming:
+        assert job is not None
+        p.before = str(job.get("before") or p.before)
+        _resumed(brain, p, job)
+    else:
+        _notes(brain, p, target.pack, new_pack)
     active = brain.active
     if not target.exists and target.source == "bundled" and active.tier < 5:
         p.warnings.append(
@@ -599,16 +610,18 @@ def _notes(brain: Brain, p: Plan, old: ResolvedPack, new: ResolvedPack) -> None:
             )
 
 
+def _renamed_already(pack: ResolvedPack, args: dict[str, Any]) -> bool:
+    t = pack.get_type(str(args.get("type")))
+    return t is not None and args.get("new") in t.fields and args.get("old") not in t.fields
+
+
 def _resumed(brain: Brain, p: Plan, job: dict[str, Any]) -> Plan:
-    """A rename-field that was interrupted: the notes it has not done yet, and whether its
-    manifest is written already."""
+    """A rename-field that was interrupted: the notes of its list it has not done yet (the
+    manifest is planned afresh from the file as it is now, unless it is renamed already)."""
     a = p.args
-    t = p.target
-    p.text = str(job.get("text", ""))
-    p.version = (str(job.get("version_before", "")), str(job.get("version_after", "")))
-    p.before, p.after = str(job.get("before", "")), str(job.get("after", ""))
-    p.pack_done = t.exists and t.digest == job.get("text_sha")
     done = set(job.get("done", []))
+    for rel, why in job.get("skipped", []):
+        p.skipped.append(NoteChange(rel, why))
     for rel in job.get("notes", []):
         if rel in done:
             continue
@@ -740,13 +753,10 @@ def apply(brain: Brain, p: Plan) -> Applied:
                 "at": now.isoformat(timespec="seconds"),
                 "notes": [n.path for n in p.notes],
                 "done": [],
-                "text": p.text,
-                "text_sha": hashlib.sha256(p.text.encode("utf-8")).hexdigest(),
+                "skipped": [[n.path, n.change] for n in p.skipped],
                 "before": p.before,
-                "after": p.after,
                 "version_before": p.version[0],
                 "version_after": p.version[1],
-                "target_sha": t.digest if t.exists else None,
             }
             brain.store.write_json(JOB, job)
         done = list(job.get("done", []))
@@ -772,7 +782,7 @@ def apply(brain: Brain, p: Plan) -> Applied:
             job["done"] = done
             brain.store.write_json(JOB, job)
         if not p.pack_done:
-            _write_pack(brain, p, job.get("target_sha"))
+            _write_pack(brain, p, t.digest if t.exists else None)
     else:
         _write_pack(brain, p, t.digest if t.exists else None)
     out.entry = _audit(brain, p, out, now)
