@@ -75,6 +75,7 @@ if TYPE_CHECKING:
 CHANGES = "schema-changes.jsonl"  # the audit trail of pack changes (a log of state.db)
 JOB = "schema-job"  # a rename-field under way (a document of state.db)
 LOCK = "schema-verb.lock"  # in the state dir: one verb at a time
+BATCH = 64  # notes renamed per flush to disk (and per progress record)
 VERBS = ("add-type", "add-field", "add-link-type", "add-alias", "rename-field", "retire-type")
 BREAKING = frozenset({"rename-field", "retire-type"})
 _NAME = re.compile(r"[a-z][a-z0-9_-]*")
@@ -759,28 +760,7 @@ def apply(brain: Brain, p: Plan) -> Applied:
                 "version_after": p.version[1],
             }
             brain.store.write_json(JOB, job)
-        done = list(job.get("done", []))
-        old, new = p.args["old"], p.args["new"]
-        for n in p.notes:
-            problem: list[str] = []
-
-            def build(note: Any, problem: list[str] = problem) -> str | None:
-                if note is None:
-                    problem.append("the note is gone")
-                    return None
-                text, why = rename_key(note.text, old, new)
-                if why:
-                    problem.append(why)
-                return text
-
-            edit = brain.vault.edit(n.path, build)
-            if edit.written:
-                out.written.append(n.path)
-            elif problem:
-                out.skipped.append(NoteChange(n.path, problem[0]))
-            done.append(n.path)
-            job["done"] = done
-            brain.store.write_json(JOB, job)
+        _rename_in_notes(brain, p, job, out)
         if not p.pack_done:
             _write_pack(brain, p, t.digest if t.exists else None)
     else:
@@ -791,6 +771,45 @@ def apply(brain: Brain, p: Plan) -> Applied:
     clear_cache()
     brain.refresh()
     return out
+
+
+def _rename_in_notes(brain: Brain, p: Plan, job: dict[str, Any], out: Applied) -> None:
+    """Rename the property in the plan's notes, a batch at a time (one flush to disk for a
+    batch, as ``adopt`` writes), the progress kept in the state store after each batch. A
+    note renamed but not yet counted when the process stops is found renamed on the rerun
+    (it has no old property left) and left as it is."""
+    done = list(job.get("done", []))
+    old, new = p.args["old"], p.args["new"]
+    problems: dict[str, str] = {}
+
+    def build(rel: str, note: Any) -> str | None:
+        if note is None:
+            problems[rel] = "the note is gone"
+            return None
+        text, why = rename_key(note.text, old, new)
+        if why:
+            problems[rel] = why
+        return text
+
+    rels = [n.path for n in p.notes]
+    for i in range(0, len(rels), BATCH):
+        batch = rels[i : i + BATCH]
+        results = brain.vault.edit_many(batch, build)
+        failed: UserError | None = None
+        for rel in batch:
+            result = results.get(rel)
+            if isinstance(result, UserError):
+                failed = failed or result
+                continue
+            if result is not None and result.written:
+                out.written.append(rel)
+            elif rel in problems:
+                out.skipped.append(NoteChange(rel, problems[rel]))
+            done.append(rel)
+        job["done"] = done
+        brain.store.write_json(JOB, job)
+        if failed is not None:
+            raise failed
 
 
 def _write_pack(brain: Brain, p: Plan, expected: str | None) -> None:
