@@ -278,6 +278,8 @@ def test_rename_field_interrupted_by_a_full_disk_resumes(
     assert "5 of 14 notes renamed" in failed.output and "run the same command again" in (
         failed.output
     )
+    doctor = CliRunner().invoke(cli, ["--vault", str(home), "doctor"]).output
+    assert "stopped after 5 of 14 notes" in doctor and "run it again to finish it" in doctor
     refused = vb(home, "schema", "add-alias", "person", "pal", code=1)
     assert "is not finished; run it again" in refused.output
 

@@ -681,6 +681,22 @@ def pending_job(brain: Brain) -> dict[str, Any] | None:
     return job if isinstance(job, dict) else None
 
 
+def unfinished_line(brain: Brain) -> str | None:
+    """``doctor``'s line for a rename-field cut short, or None."""
+    try:
+        job = pending_job(brain)
+    except (UserError, OSError, sqlite3.Error):
+        return None
+    if job is None:
+        return None
+    a = job.get("args", {})
+    done, total = len(job.get("done", [])), len(job.get("notes", []))
+    return (
+        f"`schema rename-field {a.get('type')} {a.get('old')} {a.get('new')}` stopped after "
+        f"{done} of {total} notes (started {job.get('at')}); run it again to finish it"
+    )
+
+
 def _refuse_other_job(brain: Brain, verb: str, args: dict[str, Any]) -> None:
     job = pending_job(brain)
     if job is None or (job.get("verb") == verb and job.get("args") == args):
