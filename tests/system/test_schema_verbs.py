@@ -481,3 +481,22 @@ def test_a_resumed_rename_keeps_an_edit_made_to_the_pack_meanwhile(
     entry = verb(home, "log")["changes"][-1]
     assert entry["ok"] and entry["notes_skipped"] == 1  # Both.md, from the first run
     assert verb(home, "log")["unfinished"] is None
+
+
+def test_a_pack_whose_parent_only_the_vault_keeps(home: Path, env_home: Path) -> None:
+    import shutil
+
+    vb(home, "schema", "init", "family")
+    vb(home, "schema", "init", "kid", "--extends", "family")
+    vb(home, "schema", "use", "kid", "--in-vault")
+    shutil.rmtree(env_home / "schema-packs")  # this machine has them only through the vault
+    done = verb(home, "add-field", "note", "mood", "--kind", "text")
+    assert done["pack"] == "kid" and done["copied_into_vault"] is False
+    assert own_type(pack_doc(home, "Brain/Packs/kid/pack.yaml"), "note")["fields"]["mood"] == {
+        "type": "text"
+    }
+    assert json.loads(vb(home, "schema", "active", "--json").stdout)["chain"] == [
+        "kid",
+        "family",
+        "vaultbrain-base",
+    ]

@@ -38,7 +38,6 @@ import hashlib
 import os
 import re
 import sqlite3
-import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,9 +58,9 @@ from vaultbrain.packs.loader import (
     find_pack,
     home_dir,
     installed_dir,
-    load_pack_path,
     manifest_from_data,
     parse_manifest_text,
+    resolve,
 )
 from vaultbrain.packs.model import PRIMITIVES
 from vaultbrain.packs.resolved import PackError, Part, ResolvedPack
@@ -486,18 +485,11 @@ def dump(data: dict[str, Any]) -> str:
     return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
 
 
-def _resolve_text(brain: Brain, name: str, text: str) -> ResolvedPack:
-    """The pack ``text`` would be, resolved against its parents (nothing written in the
-    vault: it is read from a scratch folder of the state dir)."""
-    brain.state_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".schema-verb-", dir=brain.state_dir) as tmp:
-        path = Path(tmp) / name / "pack.yaml"
-        path.parent.mkdir()
-        path.write_text(text, "utf-8")
-        try:
-            return load_pack_path(path, home_dir(brain.env))
-        finally:
-            clear_cache()
+def _resolve_text(brain: Brain, name: str, text: str, where: str, as_json: bool) -> ResolvedPack:
+    """The pack ``text`` would be, merged with its parents (those kept in the vault's packs
+    folder included); nothing is written anywhere. ``where`` names it in an error."""
+    manifest = manifest_from_data(parse_manifest_text(text, where, as_json), where)
+    return resolve(manifest, home=home_dir(brain.env), shared=vault_packs_dir(brain.vault.root))
 
 
 def _lint(brain: Brain, pack: ResolvedPack, text: str) -> list[dict[str, Any]]:
@@ -535,10 +527,8 @@ def plan(brain: Brain, verb: str, args: dict[str, Any], change: Change) -> Plan:
         p.text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     else:
         p.text = dump(data)
-    # (validated first where it will live, so an error names that file, not a scratch one)
     rel = target.path.relative_to(brain.vault.root).as_posix()
-    manifest_from_data(parse_manifest_text(p.text, rel, target.path.suffix == ".json"), rel)
-    new_pack = _resolve_text(brain, target.name, p.text)
+    new_pack = _resolve_text(brain, target.name, p.text, rel, target.path.suffix == ".json")
     p.version = (before_version, str(data["version"]))
     p.before, p.after = target.pack.identity, new_pack.identity
     p.lint = _lint(brain, new_pack, p.text)
