@@ -500,3 +500,24 @@ def test_a_pack_whose_parent_only_the_vault_keeps(home: Path, env_home: Path) ->
         "family",
         "vaultbrain-base",
     ]
+
+
+def test_a_running_daemon_takes_up_the_changed_pack(home: Path, daemon) -> None:
+    from support.daemon import wait_for
+
+    def records(type_name: str) -> set[str]:
+        found = json.loads(vb(home, "db", "list", type_name, "--json").stdout)
+        return {r["path"] for r in found}
+
+    verb(home, "add-alias", "person", "friend")  # the vault's copy exists from here
+    proc = daemon()
+    proc.start()
+    proc.wait_ready()
+    try:
+        wait_for(lambda: "People/Sam.md" in records("person"), 30, proc.log)
+        verb(home, "add-type", "recipe", "--folder", "Recipes")  # changed under the daemon
+        write(home, "Recipes/Stew.md", "Beans.\n")
+        wait_for(lambda: "Recipes/Stew.md" in records("recipe"), 30, proc.log)
+    finally:
+        assert proc.stop() == 0
+    assert "Traceback" not in proc.output()
