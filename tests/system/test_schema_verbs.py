@@ -506,8 +506,9 @@ def test_a_running_daemon_takes_up_the_changed_pack(home: Path, daemon) -> None:
     from support.daemon import wait_for
 
     def records(type_name: str) -> set[str]:
-        found = json.loads(vb(home, "db", "list", type_name, "--json").stdout)
-        return {r["path"] for r in found}
+        cmd = [sys.executable, "-m", "vaultbrain", "--vault", str(home), "db", "list"]
+        out = subprocess.run([*cmd, type_name, "--json"], capture_output=True, text=True)
+        return {r["path"] for r in json.loads(out.stdout)} if out.returncode == 0 else set()
 
     verb(home, "add-alias", "person", "friend")  # the vault's copy exists from here
     proc = daemon()
@@ -518,6 +519,33 @@ def test_a_running_daemon_takes_up_the_changed_pack(home: Path, daemon) -> None:
         verb(home, "add-type", "recipe", "--folder", "Recipes")  # changed under the daemon
         write(home, "Recipes/Stew.md", "Beans.\n")
         wait_for(lambda: "Recipes/Stew.md" in records("recipe"), 30, proc.log)
+        # and the notes that were there before: read again under the changed pack
+        wait_for(lambda: {"Recipes/Soup.md", "Recipes/Bread.md"} <= records("recipe"), 60)
     finally:
         assert proc.stop() == 0
     assert "Traceback" not in proc.output()
+
+
+def test_a_rename_whose_field_left_the_pack_meanwhile_still_finishes(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    verb(home, "add-field", "project", "budget", "--kind", "number")  # the vault's copy
+    real = atomic._os_write
+
+    def full(fd: int, data: Any) -> int:
+        if b"\nstate:" in bytes(data):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(fd, data)
+
+    monkeypatch.setattr(atomic, "_os_write", full)
+    vb(home, "schema", "rename-field", "project", "status", "state", code=1)
+    monkeypatch.setattr(atomic, "_os_write", real)
+    path = home / PACK
+    doc = pack_doc(home)
+    del own_type(doc, "project")["fields"]["status"]  # removed by hand on another machine
+    path.write_text(yaml.safe_dump(doc, sort_keys=False), "utf-8")
+    done = verb(home, "rename-field", "project", "status", "state")
+    assert done["written"] == ["Projects/Garden.md", "Projects/Shed.md"]
+    assert any("no longer has project.status" in w for w in done["warnings"])
+    assert pack_doc(home) == doc  # the pack is as the person left it
+    assert verb(home, "log")["unfinished"] is None

@@ -510,9 +510,16 @@ def plan(brain: Brain, verb: str, args: dict[str, Any], change: Change) -> Plan:
     job = pending_job(brain)
     resuming = job is not None and job.get("verb") == verb and job.get("args") == args
     if resuming and _renamed_already(target.pack, args):
-        # interrupted after its manifest was written: the notes left, and the audit line
+        # interrupted after its manifest was written (or the pack, synced from elsewhere,
+        # no longer has the old field): the notes left, and the audit line
         assert job is not None
         p.pack_done = True
+        t = target.pack.get_type(str(args.get("type")))
+        if t is None or args.get("new") not in t.fields:
+            p.warnings.append(
+                f"the pack no longer has {args.get('type')}.{args.get('old')}; only the notes "
+                "are finished"
+            )
         p.version = (str(job.get("version_before", "")), str(job.get("version_after", "")))
         p.before, p.after = str(job.get("before", "")), target.pack.identity
         return _resumed(brain, p, job)
@@ -603,7 +610,7 @@ def _notes(brain: Brain, p: Plan, old: ResolvedPack, new: ResolvedPack) -> None:
 
 def _renamed_already(pack: ResolvedPack, args: dict[str, Any]) -> bool:
     t = pack.get_type(str(args.get("type")))
-    return t is not None and args.get("new") in t.fields and args.get("old") not in t.fields
+    return t is None or args.get("old") not in t.fields
 
 
 def _resumed(brain: Brain, p: Plan, job: dict[str, Any]) -> Plan:
