@@ -549,3 +549,19 @@ def test_a_rename_whose_field_left_the_pack_meanwhile_still_finishes(
     assert any("no longer has project.status" in w for w in done["warnings"])
     assert pack_doc(home) == doc  # the pack is as the person left it
     assert verb(home, "log")["unfinished"] is None
+
+
+def test_a_type_for_a_folder_inside_another_types(home: Path) -> None:
+    write(home, "Projects/Archive/Old.md", "---\nstatus: completed\n---\nDone.\n")
+    dry = verb(home, "add-type", "archived", "--folder", "Projects/Archive", "--dry-run")
+    assert [(n["path"], n["change"]) for n in dry["notes"]] == [
+        ("Projects/Archive/Old.md", "project -> archived (nothing written)")
+    ]
+    done = verb(home, "add-type", "archived", "--folder", "Projects/Archive")
+    assert done["notes"] == dry["notes"]
+    why = json.loads(vb(home, "schema", "explain", "Projects/Archive/Old.md", "--json").stdout)
+    assert why["type"] == "archived"
+    assert (
+        json.loads(vb(home, "schema", "explain", "Projects/Garden.md", "--json").stdout)["type"]
+        == "project"
+    )

@@ -63,7 +63,7 @@ from vaultbrain.packs.loader import (
     resolve,
 )
 from vaultbrain.packs.model import PRIMITIVES
-from vaultbrain.packs.resolved import PackError, Part, ResolvedPack
+from vaultbrain.packs.resolved import PackError, Part, ResolvedPack, normalize_prefix
 from vaultbrain.packs.survey import NoteTyping, generated_folders, survey_vault
 from vaultbrain.vault.atomic import atomic_write_file
 from vaultbrain.vault.note import parse_note, render_key
@@ -277,8 +277,15 @@ def add_type(
         if not prefix:
             raise UserError("--folder names a folder of the vault, e.g. Recipes")
         prefix += "/"
-        owner = pack.type_for_path(prefix + "x.md")
-        if owner is not None:
+        owner = next(
+            (
+                t
+                for t in pack.types
+                if normalize_prefix(prefix) in map(normalize_prefix, t.path_prefixes)
+            ),
+            None,
+        )
+        if owner is not None:  # (a folder inside another type's is fine: the new type wins)
             raise UserError(f"{prefix} is already the folder of type {owner.name}")
         entry: dict[str, Any] = {"name": name}
         base = pack.get_type(extends) if extends else None
