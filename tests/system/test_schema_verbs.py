@@ -565,3 +565,12 @@ def test_a_type_for_a_folder_inside_another_types(home: Path) -> None:
         json.loads(vb(home, "schema", "explain", "Projects/Garden.md", "--json").stdout)["type"]
         == "project"
     )
+
+
+def test_verbs_take_a_type_by_its_alias(home: Path) -> None:
+    dry = verb(home, "retire-type", "projects", "--dry-run")  # (an alias of project)
+    assert len(dry["notes"]) == 4
+    dry = verb(home, "add-field", "projects", "owner", "--kind", "link", "--dry-run")
+    assert [n["path"] for n in dry["notes"]] == ["Projects/Garden.md"]
+    done = verb(home, "rename-field", "projects", "status", "state")
+    assert done["written"] == ["Projects/Garden.md", "Projects/Shed.md"]

@@ -586,6 +586,11 @@ def _notes(brain: Brain, p: Plan, old: ResolvedPack, new: ResolvedPack) -> None:
                 p.notes.append(NoteChange(n.rel, f"property {a['old']} -> {a['new']}", after))
         return
     retyped = {n.rel: n for n in _survey(brain, new, with_data=False)}
+
+    def canon(name: Any) -> str | None:
+        t = new.get_type(str(name)) if name else None
+        return t.name if t is not None else None
+
     for n in notes:
         now = retyped.get(n.rel)
         then_type, now_type = n.type, now.type if now is not None else None
@@ -595,21 +600,21 @@ def _notes(brain: Brain, p: Plan, old: ResolvedPack, new: ResolvedPack) -> None:
                     n.rel, f"{then_type or 'untyped'} -> {now_type or 'untyped'} (nothing written)"
                 )
             )
-        elif p.verb == "add-field" and n.type == new.get_type(a["type"]).name:  # type: ignore[union-attr]
+        elif p.verb == "add-field" and n.type == canon(a["type"]):
             if a["field"] in n.data:
                 p.notes.append(
                     NoteChange(
                         n.rel, f"its {a['field']} is now a field of {n.type} (nothing written)"
                     )
                 )
-        elif p.verb == "add-link-type" and a.get("field") and n.type == a["from"]:
+        elif p.verb == "add-link-type" and a.get("field") and n.type == canon(a["from"]):
             if a["field"] in n.data:
                 p.notes.append(
                     NoteChange(
                         n.rel, f"its {a['field']} links are now {a['name']} links (nothing written)"
                     )
                 )
-        elif p.verb == "retire-type" and n.type == a["type"]:
+        elif p.verb == "retire-type" and n.type == canon(a["type"]):
             p.notes.append(
                 NoteChange(n.rel, f"stays a {n.type} record; no thought is filed to its type")
             )
