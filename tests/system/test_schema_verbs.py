@@ -303,7 +303,7 @@ def test_rename_field_interrupted_by_a_full_disk_resumes(
 
 
 def test_rename_field_killed_mid_way_resumes(home: Path) -> None:
-    count = 400
+    count = 640  # ten batches of 64: killed after the first shows
     for i in range(count):
         write(home, f"Projects/K{i:03}.md", f"---\nstatus: planned\n---\nbody {i}\n")
     before = notes(home)
