@@ -92,6 +92,7 @@ class Brain:
                 _mtime(self.vault.root / "vaultbrain.yml"),
                 _mtime(home_dir(self.env) / "config.json"),
                 self.env.get("VAULTBRAIN_SCHEMA_PACK"),
+                self._pack_files(),
             )
             if stamp != self._stamp or self.pack_problem:
                 # (a pack this machine lacks is looked for again: it may arrive any moment)
@@ -107,6 +108,25 @@ class Brain:
         for follow in followers:
             follow()  # (the record index takes in other processes' writes)
         return self
+
+    def _pack_files(self) -> tuple[Any, ...]:
+        """The active pack's chain of manifests as they are on disk: one a schema verb
+        changed (the vault's copy) or a person edited makes the next refresh resolve again."""
+        active = getattr(self, "_active", None)
+        if active is None:
+            return ()
+        from vaultbrain.packs.loader import find_pack
+
+        home = home_dir(self.env)
+        out: list[Any] = []
+        for name in active.pack.chain:
+            path = find_pack(name, home, active.shared)
+            try:
+                st = os.stat(path) if path is not None else None
+            except OSError:
+                st = None
+            out.append((st.st_mtime_ns, st.st_size) if st is not None else None)
+        return tuple(out)
 
     def _resolve_packs(self) -> None:
         self._pack_key = None

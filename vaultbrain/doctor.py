@@ -88,6 +88,11 @@ def run_checks(app: Brain) -> list[Check]:
         consistency = _pack_consistency(app)
         if consistency is not None:
             checks.append(consistency)
+        from vaultbrain.packs.verbs import unfinished_line  # (a rename-field cut short)
+
+        unfinished = unfinished_line(app)
+        if unfinished:
+            checks.append(Check("schema verb", False, unfinished, "warn"))
     except Exception as exc:  # any pack failure is a finding, not a crash
         checks.append(Check("schema pack", False, str(exc)))
     checks.append(_damaged_state_check(app))

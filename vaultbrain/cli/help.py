@@ -185,6 +185,22 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "schema usage": ("vaultbrain schema usage --since 30d",),
     "schema use": ("vaultbrain schema use vaultbrain-recommended",),
     "schema validate": ("vaultbrain schema validate my-pack",),
+    "schema add-type": (
+        "vaultbrain schema add-type recipe --folder Recipes --fields cuisine:text --dry-run",
+        "vaultbrain schema add-type recipe --folder Recipes --fields cuisine:text",
+    ),
+    "schema add-field": ("vaultbrain schema add-field project budget --kind number",),
+    "schema add-link-type": (
+        "vaultbrain schema add-link-type owned_by --from project --to person --field owner",
+    ),
+    "schema add-alias": ("vaultbrain schema add-alias person contact",),
+    "schema rename-field": (
+        "vaultbrain schema rename-field project status state --dry-run",
+        "vaultbrain schema rename-field project status state",
+    ),
+    "schema retire-type": ("vaultbrain schema retire-type idea --dry-run",),
+    "schema log": ("vaultbrain schema log", "vaultbrain schema log --json"),
+    "schema stats": ("vaultbrain schema stats", "vaultbrain schema stats --json"),
     "settings get": ("vaultbrain settings get", "vaultbrain settings get inbox_note --where"),
     "settings migrate": ("vaultbrain settings migrate",),
     "settings set": ("vaultbrain settings set inbox_idle_seconds 300",),

@@ -141,6 +141,7 @@ class Daemon:
                 watcher.start()
                 names.follow(self.app)  # the name index kept by events, not walked per pass
             started = time.perf_counter()
+            self._pack_changed()  # (the pack the startup scan reads the notes under)
             report = self.sync.scan()
             trust_state(self.app.store)  # its loss from here on is noticed (_check_state)
             inbox_known(self.app)  # and the inbox's
@@ -278,6 +279,7 @@ class Daemon:
         if now - self._refreshed >= REFRESH_EVERY:
             self.app.refresh()  # `settings set`, a pack switch, another process's records
             self._refreshed = now
+            self._pack_changed()
         self._check_state()
         self._look_late(now)
         self._reap_workers()
@@ -293,6 +295,17 @@ class Daemon:
             self._keep_learning()
             last_save = now
         return last_save
+
+    def _pack_changed(self) -> None:
+        """A pack switch or a schema verb changed the pack: every note is read again under
+        it (a note synced just before was typed by the old one), at this turn's rescan."""
+        try:
+            key = self.app.pack_key
+        except VaultbrainError:
+            return
+        seen, self._seen_pack_key = getattr(self, "_seen_pack_key", None), key
+        if seen is not None and seen != key:
+            self._rescan_requested = True
 
     def _keep_learning(self) -> None:
         """The embedded classifier's learning written back (only a cache: relearnt if lost)."""

@@ -157,6 +157,11 @@ class NotesCache:
     # cache: then, while the store is still at that version, a scan whose notes are all
     # unchanged needs no record index at all (a restart reads two files and stats the notes).
     def load_cache(self) -> None:
+        if self._cache_loaded and self._cache_pack != self.app.pack.identity:
+            # The pack changed under this process (`schema use`, a schema verb): every note
+            # is read again under it, as a process started now would.
+            self.cache, self._cache_store, self._cache_dirty = {}, None, True
+        self._cache_pack = self.app.pack.identity
         if not self._cache_loaded:
             doc = self.app.store.read_json(CACHE_FILE, {}) or {}
             if doc.get("pack") == self.app.pack.identity:
@@ -170,6 +175,7 @@ class NotesCache:
             self._cache_loaded = True
 
     _cache_store: dict[str, Any] | None = None
+    _cache_pack: str | None = None  # the pack identity the cache was loaded under
 
     def save_cache(self) -> None:
         if not self._cache_dirty:

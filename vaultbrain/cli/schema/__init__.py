@@ -6,7 +6,13 @@ The group is ``vaultbrain/cli/schema/common.py``; its verbs register themselves 
 
 from __future__ import annotations
 
-from vaultbrain.cli.schema import authoring, choose, inspection, proposals  # noqa: F401 (verbs)
+from vaultbrain.cli.schema import (  # noqa: F401 (verbs)
+    authoring,
+    choose,
+    inspection,
+    proposals,
+    verbs,
+)
 from vaultbrain.cli.schema.common import schema
 
 __all__ = ["schema"]

@@ -14,7 +14,9 @@ from vaultbrain.cli.schema.common import (
     pack_of,
     schema,
     tracked,
+    vault_brain,
 )
+from vaultbrain.errors import UserError
 from vaultbrain.graph import graph_of
 
 
@@ -103,38 +105,97 @@ def diff_cmd(obj: Any, a: str, b: str, as_json: bool) -> None:
         click.echo("the order of shared types differs (prefix priority)")
 
 
-@schema.command("graph", short_help=EXPERIMENTAL + "ASCII listing of a pack's types.")
+@schema.command("graph", short_help=EXPERIMENTAL + "The types and the link types between them.")
 @click.argument("pack_ref", metavar="[PACK]", required=False)
+@click.option(
+    "--mermaid",
+    "as_mermaid",
+    is_flag=True,
+    help="A Mermaid block (paste it in a note: Obsidian draws it).",
+)
 @click.pass_obj
 @tracked("graph")
-def graph_cmd(obj: Any, pack_ref: str | None) -> None:
+def graph_cmd(obj: Any, pack_ref: str | None, as_mermaid: bool) -> None:
     """(experimental) The types of the active pack (or PACK), their folders and link verbs."""
     from vaultbrain.packs.describe import graph_lines
 
     pack = pack_of(obj, pack_ref)
+    if as_mermaid:
+        from vaultbrain.packs.stats import mermaid
+
+        click.echo(mermaid(pack))
+        return
     for line in graph_lines(pack):
         click.echo(line)
     if obj.vault_dir.is_dir() and pack.identity == active_of(obj).pack.identity:
         # The vault's typed links under the active pack, counted per link type.
-        from vaultbrain.graph.links import counts
-
-        brain = obj.app()
-        graph = graph_of(brain)
-        graph.catch_up(brain.vault)
-        found = counts(graph)
-        declared = [lt.name for lt in pack.manifest.link_types]
         click.echo("  links in this vault:")
-        for name in [*declared, *(n for n in found if n not in declared)]:
-            click.echo(f"    {name}: {found.get(name, 0)}")
+        for name, n in _link_counts(obj, pack).items():
+            click.echo(f"    {name}: {n}")
 
 
-@schema.command("explain", short_help=EXPERIMENTAL + "Describe a type in plain English.")
-@click.argument("type_name", metavar="TYPE")
+def _link_counts(obj: Any, pack: Any) -> dict[str, int]:
+    """Typed links per link type in this vault (the declared ones first, zeros included)."""
+    from vaultbrain.graph.links import counts
+
+    brain = obj.app()
+    graph = graph_of(brain)
+    graph.catch_up(brain.vault)
+    found = counts(graph)
+    declared = [lt.name for lt in pack.manifest.link_types]
+    return {
+        name: found.get(name, 0) for name in [*declared, *(n for n in found if n not in declared)]
+    }
+
+
+@schema.command("explain", short_help=EXPERIMENTAL + "Describe a type, or why a note has its type.")
+@click.argument("type_name", metavar="TYPE|NOTE")
 @click.option("--pack", "pack_ref", metavar="PACK", help="Another pack than the active one.")
+@click.option("--json", "as_json", is_flag=True, help="A note's explanation as JSON.")
 @click.pass_obj
 @tracked("explain")
-def explain_cmd(obj: Any, type_name: str, pack_ref: str | None) -> None:
-    """(experimental) What TYPE is, where its notes live, its fields and who declared it."""
+def explain_cmd(obj: Any, type_name: str, pack_ref: str | None, as_json: bool) -> None:
+    """(experimental) What TYPE is, where its notes live, its fields and who declared it.
+
+    Given a note's path instead (Projects/Shed.md), why that note is of the type it is.
+    """
     from vaultbrain.packs.describe import explain_type
 
-    click.echo(explain_type(pack_of(obj, pack_ref), type_name))
+    pack = pack_of(obj, pack_ref)
+    if not pack_ref and _is_note(obj, pack, type_name):
+        from vaultbrain.packs.stats import explain_note
+
+        doc = explain_note(obj.app(), _note_rel(type_name))
+        if as_json:
+            echo_json(doc)
+            return
+        sub = f" (subtype {doc['subtype']})" if doc.get("subtype") else ""
+        click.echo(f"{doc['path']}: {doc['type'] or 'no type'}{sub}  [{doc['pack']}]")
+        for reason in doc["reasons"]:
+            click.echo(f"  because {reason}")
+        if doc["type"]:
+            click.echo("  fields filled: " + (", ".join(doc["fields_filled"]) or "-"))
+            click.echo("  fields empty: " + (", ".join(doc["fields_missing"]) or "-"))
+            if doc["other_properties"]:
+                click.echo("  other properties: " + ", ".join(doc["other_properties"]))
+        return
+    click.echo(explain_type(pack, type_name))
+
+
+def _note_rel(arg: str) -> str:
+    rel = arg.replace("\\", "/").strip().lstrip("./")
+    return rel if rel.lower().endswith(".md") else rel + ".md"
+
+
+def _is_note(obj: Any, pack: Any, arg: str) -> bool:
+    """A note path rather than a type: it names a note of the vault (a type the pack
+    declares wins over a note at the vault root of the same name)."""
+    if pack.get_type(arg) is not None and "/" not in arg and not arg.lower().endswith(".md"):
+        return False
+    brain = vault_brain(obj)
+    if brain is None:
+        return False
+    try:
+        return brain.vault.try_read(_note_rel(arg)) is not None
+    except UserError:
+        return False
