@@ -15,13 +15,12 @@ from vaultbrain.packs.detect import (
     FIELD_KEY,
     MIN_NOTES,
     RESERVED_KEYS,
-    TYPE_NAME,
     Detection,
     detect,
     remember_candidates,
 )
 from vaultbrain.packs.fields import FIELD_TYPES
-from vaultbrain.packs.model import PRIMITIVES, ResolvedPack
+from vaultbrain.packs.model import PRIMITIVES, ResolvedPack, is_type_name
 
 if TYPE_CHECKING:
     from vaultbrain.packs.context import PackContext
@@ -146,7 +145,7 @@ def apply_refinements(detection: Detection, data: Any, pack: ResolvedPack) -> in
         if c is None or c.status == "ignored":
             continue
         name = str(item.get("name", "")).strip().lower().replace(" ", "-")
-        if TYPE_NAME.match(name) and name not in names and (name == c.name or name not in used):
+        if is_type_name(name) and name not in names and (name == c.name or name not in used):
             used.discard(c.name)
             c.name = name
             used.add(name)
