@@ -177,6 +177,12 @@ def test_slugs_for_folders() -> None:
     assert slug_for("Boxes") == "box"
     assert slug_for("2024") == "t-2024"
     assert slug_for("Status") == "status"
+    assert slug_for("Physics") == "physics" and slug_for("Windows") == "windows"
+    assert slug_for("Files and folders") == "files-and-folders"
+    assert slug_for("00 Home") == "home" and slug_for("1 LifeOS") == "lifeos"
+    # the vault's own words, in its letters: no English singular of another language
+    assert slug_for("Bücher") == "bücher" and slug_for("Книги") == "книги"
+    assert slug_for("02 Café Notes") == "café-note"
 
 
 def test_infer_fields_types_by_value() -> None:

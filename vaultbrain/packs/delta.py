@@ -124,7 +124,8 @@ def review_candidates(
         review.delta = write_delta(app, pack, accepted)
         for c in accepted:
             c.status = "applied"
-            review.accepted[c.folder] = c.name
+            for prefix in c.path_prefixes:  # (a kind no folder holds types no path)
+                review.accepted[prefix.strip("/")] = c.name
             review.changed.append(f"{c.prefix} applied to {review.delta.name}")
     save_candidates(app, detection)
     return review

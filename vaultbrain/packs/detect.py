@@ -97,7 +97,7 @@ _ANY_KIND_KEYS = RESERVED_KEYS | {
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$")
 _LINK = re.compile(r"^\[\[[^\]]+\]\]$")
-FIELD_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_ -]{0,63}$")
+FIELD_KEY = re.compile(r"^[^\W\d_][\w -]{0,63}$")  # (any script: `autor`, `автор`)
 MIN_EVIDENCE = 2  # notes that must say a `type:` (or carry a type tag) for it to be proposed
 _SHARED = 0.6  # share of a group's notes that must have a property for it to be the kind's
 _ELSEWHERE = 0.5  # ... while fewer than this share of the other notes have it
@@ -319,7 +319,7 @@ def propose(
         groups = _evidence_groups(left, evidence, min_notes)
         claimed: set[str] = set()
         for label, members in groups:
-            owned = _owned_folders(members, left, claimed)
+            owned = _owned_folders(members, left)
             owned_low = tuple(f.lower() + "/" for f in owned)
             mine = {n.rel for n in members}
             # the folders' other notes the type reaches by path (a `type:` of their own wins)
@@ -458,9 +458,7 @@ def _kind_key(word: str) -> str:
     return " ".join(unicodedata.normalize("NFC", word).lower().split())
 
 
-def _owned_folders(
-    members: list[NoteTyping], notes: list[NoteTyping], claimed: set[str]
-) -> list[str]:
+def _owned_folders(members: list[NoteTyping], notes: list[NoteTyping]) -> list[str]:
     """The folders a kind owns: it holds most of what their notes say of their kinds (80%),
     and half their notes or more."""
     mine = {n.rel for n in members}
@@ -469,7 +467,7 @@ def _owned_folders(
     for folder, count in counts.items():
         if count < MIN_EVIDENCE:
             continue
-        there = [n for n in notes if n.folder == folder and n.rel not in claimed]
+        there = [n for n in notes if n.folder == folder]  # (other kinds' notes included)
         saying = [n for n in there if n.rel in mine or _says_a_kind(n)]
         if count < _DOMINANT * len(saying):
             continue
