@@ -332,3 +332,19 @@ def test_consistency_ok_then_untyped_then_broken(vault: Path, env_home: Path) ->
     shutil.rmtree(ghost.parent)
     ok, detail = schema_pack_consistency(app.refresh())
     assert not ok and "Reading/" in detail
+
+
+def test_llm_keeps_the_names_the_vault_gives_its_kinds(vault: Path) -> None:
+    _reading_vault(vault)
+    app = _app(vault)
+    d = detect(app, save=False)
+    answer = [
+        {"folder": f, "name": n, "primitive": "media", "description": "d", "fileable": False}
+        | {"fields": []}
+        for f, n in (("Reading", "volume"), ("Meetings", "standup"))
+    ]
+    assert apply_refinements(d, {"types": answer}, app.pack) == 2
+    by = {c.folder: c for c in d.candidates}
+    assert by["Reading"].name == "book"  # two of its notes say `type: book`
+    assert by["Meetings"].name == "standup"  # a folder's name is the heuristic's guess
+    assert by["Reading"].description == "d"
