@@ -442,12 +442,14 @@ def _tag_kinds(
             spelled.setdefault(key, tag)
     kinds: list[tuple[tuple[str, str], list[NoteTyping]]] = []
     claimed: set[str] = set()
+    signs = Signs(pool)
     for key in sorted(by_tag, key=lambda k: (-len(by_tag[k]), k)):
         members = [n for n in by_tag[key] if n.rel not in claimed]
         if len(members) < min_notes or len(members) < len(by_tag[key]) / 2:
             continue
-        others = [n for n in pool if key not in {_kind_key(t) for t in _plain_tags(n)}]
-        if not others or _kind_signs(members, others, dated=False)[0] is None:
+        if len(by_tag[key]) == len(pool):
+            continue  # on every note: says nothing of a kind
+        if _kind_signs(members, signs, dated=False, rest_without=by_tag[key])[0] is None:
             continue  # a topic tag: its notes share nothing the others lack
         kinds.append((("tag", spelled[key]), members))
         claimed.update(n.rel for n in members)
@@ -480,7 +482,8 @@ def _owned_folders(members: list[NoteTyping], notes: list[NoteTyping]) -> list[s
 def _alike(rest: list[NoteTyping], members: list[NoteTyping]) -> bool:
     """Whether most of ``rest`` carry the properties most ``members`` share (the rest of a
     folder is of the kind its notes that say one are)."""
-    signs = _shared(members, [], _kind_keys)
+    inside = Counter(k for n in members for k in _kind_keys(n))
+    signs = _shared(inside, Counter(), len(members), 0)
     if not signs:
         return False
     half = (len(signs) + 1) // 2
@@ -569,7 +572,7 @@ def cluster(
     """Candidates for the folders of ``notes`` (untyped) whose notes are of one kind,
     deepest folders first. ``everyone``: the notes a kind's signs are compared with."""
     taken = {t.name for t in pack.types} if taken is None else taken
-    compare = everyone if everyone is not None else notes
+    every = Signs(everyone if everyone is not None else notes)
     places_low = {p.lower().strip("/") for p in places if p.strip("/")}
     below: dict[str, list[NoteTyping]] = {}
     display: dict[str, str] = {}
@@ -584,17 +587,16 @@ def cluster(
     out: list[Candidate] = []
     by_name: dict[str, Candidate] = {}
 
+    kids: dict[str, list[str]] = {}
+    for k in below:
+        if "/" in k:
+            kids.setdefault(k.rsplit("/", 1)[0], []).append(k)
+
     def children(key: str) -> list[str]:
-        depth = key.count("/") + 1
-        return sorted(
-            k
-            for k in below
-            if k.startswith(key + "/") and k.count("/") == depth and len(below[k]) >= min_notes
-        )
+        return sorted(k for k in kids.get(key, []) if len(below[k]) >= min_notes)
 
     def kind(key: str, group: list[NoteTyping]) -> tuple[list[str] | None, str]:
-        rels = {n.rel for n in group}
-        signs, why = _kind_signs(group, [n for n in compare if n.rel not in rels], dated=True)
+        signs, why = _kind_signs(group, every, dated=True)
         if signs is None and not why:
             named = pack.get_type(slug_for(display[key]))
             if named is not None:  # the folder is named as the pack names a kind
@@ -637,21 +639,61 @@ def cluster(
     return out
 
 
+class Signs:
+    """The signs of a kind each note of a set shows (the properties no kind has in common,
+    its sections), and how many notes of the set show each: a group of the set is compared
+    with the rest of it without counting the rest again."""
+
+    def __init__(self, notes: Iterable[NoteTyping]) -> None:
+        self.keys: dict[str, frozenset[str]] = {}
+        self.heads: dict[str, frozenset[str]] = {}
+        for n in notes:
+            self.keys[n.rel] = frozenset(_kind_keys(n))
+            self.heads[n.rel] = frozenset(n.headings)
+        self.key_total = Counter(k for ks in self.keys.values() for k in ks)
+        self.head_total = Counter(h for hs in self.heads.values() for h in hs)
+
+    def of(
+        self, group: list[NoteTyping], rest_without: list[NoteTyping] | None = None
+    ) -> tuple[Counter[str], Counter[str], Counter[str], Counter[str], int]:
+        """(keys in ``group``, keys in the rest, sections in ``group``, in the rest, how
+        many notes the rest holds). The rest: the set without ``rest_without`` (``group``)."""
+        away = group if rest_without is None else rest_without
+        keys_in = Counter(k for n in group for k in self.keys[n.rel])
+        heads_in = Counter(h for n in group for h in self.heads[n.rel])
+        keys_away = keys_in if away is group else Counter(k for n in away for k in self.keys[n.rel])
+        heads_away = (
+            heads_in if away is group else Counter(h for n in away for h in self.heads[n.rel])
+        )
+        return (
+            keys_in,
+            self.key_total - keys_away,
+            heads_in,
+            self.head_total - heads_away,
+            len(self.keys) - len(away),
+        )
+
+
 def _kind_signs(
-    group: list[NoteTyping], others: list[NoteTyping], dated: bool
+    group: list[NoteTyping],
+    signs: Signs,
+    dated: bool,
+    rest_without: list[NoteTyping] | None = None,
 ) -> tuple[list[str] | None, str]:
-    """What makes ``group`` one kind, against ``others``: properties most of its notes have
-    and most others lack, sections (headings) likewise, or names of a date and a title. None:
+    """What makes ``group`` (notes of ``signs``' set) one kind, against the rest of the set
+    (without ``rest_without``, by default the group): properties most of its notes have and
+    most others lack, sections (headings) likewise, or names of a date and a title. None:
     nothing (a topic or area folder, a daily-notes folder)."""
     if len(group) < 2:
         return None, ""
     if dated and _daily_names(group):
         return None, "its notes are named by a date alone (daily notes)"
-    keys = _shared(group, others, _kind_keys)
+    keys_in, keys_out, heads_in, heads_out, others = signs.of(group, rest_without)
+    keys = _shared(keys_in, keys_out, len(group), others)
     if keys:
         return keys, "its notes share " + ", ".join(keys[:4])
-    heads = _shared(group, others, lambda n: set(n.headings))
-    strong = _shared(group, others, lambda n: set(n.headings), share=0.8)
+    heads = _shared(heads_in, heads_out, len(group), others)
+    strong = _shared(heads_in, heads_out, len(group), others, share=0.8)
     if len(heads) >= 2 or strong:
         heads = heads if len(heads) >= 2 else strong
         return [], "its notes share the sections " + ", ".join(f"## {h}" for h in heads[:4])
@@ -671,23 +713,20 @@ def _kind_keys(n: NoteTyping) -> set[str]:
 
 
 def _shared(
-    group: list[NoteTyping],
-    others: list[NoteTyping],
-    signs_of: Any,
+    inside: Counter[str],
+    outside: Counter[str],
+    size: int,
+    others: int,
     share: float = _SHARED,
 ) -> list[str]:
-    inside: Counter[str] = Counter()
-    for n in group:
-        inside.update(signs_of(n))
-    outside: Counter[str] = Counter()
-    for n in others:
-        outside.update(signs_of(n))
-    need = max(2, share * len(group))
+    """The signs at least ``share`` of a group of ``size`` show (two notes at least) that
+    fewer than half of the ``others`` notes show."""
+    need = max(2, share * size)
     return sorted(
         (
             k
             for k, c in inside.items()
-            if c >= need and (not others or outside[k] < _ELSEWHERE * len(others))
+            if c >= need and (not others or outside[k] < _ELSEWHERE * others)
         ),
         key=lambda k: (-inside[k], k),
     )
