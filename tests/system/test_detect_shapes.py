@@ -220,3 +220,18 @@ def test_a_vault_in_another_language_keeps_its_words(vault: Path) -> None:
     assert not any(n.startswith(("eingang", "themen", "t-", "tip")) for n in by_name)
     assert by_name["книги"]["fields"]["автор"] == {"type": "text"}
     assert type_conflicts(accept_all(vault)) == []
+
+
+def test_folders_of_one_name_and_kind_are_one_type_never_numbered(vault: Path) -> None:
+    for where in ("Work", "Personal", "Side"):
+        for i in range(5):
+            note(vault, f"{where}/Clients/Client {where} {i}.md", {"rate": i, "since": 2020})
+        for i in range(2):
+            note(vault, f"{where}/Idea {i}.md")
+    found = detected(vault)
+    assert [c["name"] for c in found.values()] == ["client"]
+    (client,) = found.values()
+    assert sorted(client["folders"]) == ["Personal/Clients", "Side/Clients", "Work/Clients"]
+    assert client["notes"] == 15
+    plan = accept_all(vault)
+    assert type_conflicts(plan) == [] and len(plan) == 15

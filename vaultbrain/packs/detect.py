@@ -595,8 +595,16 @@ def cluster(
     def children(key: str) -> list[str]:
         return sorted(k for k in kids.get(key, []) if len(below[k]) >= min_notes)
 
+    namesakes: dict[str, dict[str, NoteTyping]] = {}  # a folder name's slug -> its notes
+    for k, ns in below.items():
+        namesakes.setdefault(slug_for(display[k]), {}).update((n.rel, n) for n in ns)
+
     def kind(key: str, group: list[NoteTyping]) -> tuple[list[str] | None, str]:
-        signs, why = _kind_signs(group, every, dated=True)
+        # Compared with the notes outside every folder of its name: `Work/Clients/` and
+        # `Personal/Clients/` are one kind, not two folders whose signs are everywhere.
+        away = dict(namesakes.get(slug_for(display[key]), {}))
+        away.update((n.rel, n) for n in group)
+        signs, why = _kind_signs(group, every, dated=True, rest_without=list(away.values()))
         if signs is None and not why:
             named = pack.get_type(slug_for(display[key]))
             if named is not None:  # the folder is named as the pack names a kind
@@ -624,9 +632,13 @@ def cluster(
             return  # (nothing below an inbox, archive or attachments folder either)
         subs = children(key) if level < 3 else []
         whole = below[key]
-        if len(subs) < 2 and kind(key, whole)[0] is not None:
-            consider(key, whole)
-            return
+        if not subs or (len(subs) == 1 and kind(key, whole)[0] is not None):
+            # one folder of them below: the whole is one kind only when the notes beside
+            # that folder are of its kind too (an area with a folder of workouts is not)
+            rest = [n for n in whole if not subs or not n.rel.lower().startswith(subs[0] + "/")]
+            if not subs or len(rest) < 2 or _alike(rest, whole):
+                consider(key, whole)
+                return
         inside: set[str] = set()
         for sub in subs:
             visit(sub, level + 1)
@@ -929,9 +941,8 @@ def _propose(
         action, extends_type = "extend", existing.name
         reason = f"{name!r} is already {existing.name!r} in the pack: add {folder}/ to it"
     else:
-        base, n = name, 2
-        while name in taken:
-            name, n = f"{base}-{n}", n + 1
+        # (a name another proposal has is the same type: one type, both folders, never
+        # `workout-2`; see _one_per_name)
         taken.add(name)
         reason = f"named after the folder {folder}/; {why}"
     if kind_why:
