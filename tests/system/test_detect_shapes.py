@@ -235,3 +235,12 @@ def test_folders_of_one_name_and_kind_are_one_type_never_numbered(vault: Path) -
     assert client["notes"] == 15
     plan = accept_all(vault)
     assert type_conflicts(plan) == [] and len(plan) == 15
+
+
+def test_a_type_tag_outweighs_a_category_and_two_kinds_say_none(vault: Path) -> None:
+    for i in range(3):
+        note(vault, f"Notes/B{i}.md", {"tags": ["type/book"], "categories": ["[[Reading]]"]})
+        note(vault, f"Notes/P{i}.md", {"categories": ["[[People]]", "[[Authors]]"]})
+    found = detected(vault)
+    assert [c["name"] for c in found.values()] == ["book"]
+    assert found["tag:book"]["notes"] == 3

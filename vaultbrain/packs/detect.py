@@ -409,11 +409,18 @@ def _evidence_groups(
     notes: list[NoteTyping], evidence: str, min_notes: int
 ) -> list[tuple[tuple[str, str], list[NoteTyping]]]:
     """((evidence, word), notes) per kind the notes name, most notes first. A note naming
-    two kinds of one evidence (two type tags) counts for neither."""
+    two kinds of one evidence (two type tags) counts for neither; a type tag outweighs a
+    category."""
     groups: dict[str, list[NoteTyping]] = {}
     label: dict[str, tuple[str, str]] = {}
     for n in notes:
-        words = {_kind_key(w): (e, w) for e, w in _type_words(n, evidence)}
+        # (a type tag first, then a category: the first that names one kind)
+        said = _type_words(n, evidence)
+        words: dict[str, tuple[str, str]] = {}
+        for how in ("type", "tag", "category"):
+            words = {_kind_key(w): (e, w) for e, w in said if e == how}
+            if words:
+                break
         if len(words) != 1:
             continue
         key, ew = next(iter(words.items()))
