@@ -441,7 +441,9 @@ def test_detect_proposes_and_remembers(vault: Path) -> None:
     assert "new type recipe" in out
     doc = json.loads(schema(vault, "detect", "--json", "--min-notes", "6").stdout)
     assert [c["folder"] for c in doc["candidates"]] == ["Reading"]
-    assert (vault / ".vaultbrain" / "schema-candidates.json").is_file()
+    # remembered (in the state dir): review lists the last detect's, not a fresh one's
+    doc = json.loads(schema(vault, "review-candidates", "--json").stdout)
+    assert [c["folder"] for c in doc["candidates"]] == ["Reading"]
 
 
 def test_suggest_offline_says_so_and_falls_back(vault: Path) -> None:

@@ -56,10 +56,22 @@ def test_duplicate_type_in_an_inherited_layer_is_found(env_home: Path) -> None:
     assert "duplicate_type" in _rules(r, "error")
 
 
-def test_type_without_prefix_warns(env_home: Path) -> None:
+def test_type_without_prefix_warns_when_it_files_or_routes_experts(env_home: Path) -> None:
+    # gbrain: a type only a `type:` names is legitimate ("concept-only"); an expert-routed
+    # one without a prefix warns; vaultbrain also warns for a fileable one (where it files)
     r = _lint(env_home, "nopath", page_types=[ptype("a", "A/"), ptype("floating")])
+    assert _rules(r) == [] and r.ok
+    r = _lint(env_home, "nopath2", page_types=[ptype("floating", fileable=True)])
     assert _rules(r) == ["unreachable_type"]
     assert r.ok and r.warnings[0].type == "floating"
+    r = _lint(env_home, "nopath3", page_types=[ptype("expert", expert_routing=True)])
+    assert _rules(r) == ["expert_routing_without_prefix"] and r.ok
+    assert r.warnings[0].as_dict()["gbrain_rule"] == "expert_routing_without_prefix"
+
+
+def test_an_empty_pack_warns(env_home: Path) -> None:
+    r = _lint(env_home, "hollow", page_types=[])
+    assert _rules(r) == ["empty_pack"] and r.ok
 
 
 def test_type_whose_prefixes_are_all_claimed_first_is_unreachable(env_home: Path) -> None:

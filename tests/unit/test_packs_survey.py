@@ -109,8 +109,10 @@ def _reading_vault(vault: Path) -> None:
                 "type": "book" if i < 2 else None,
             },
         )
-    for i in range(7):
+    for i in range(7):  # daily notes: named by a date alone, never a type
         note(vault, f"Journal/2026-11-{i + 10:02d}.md", {"mood": "good"})
+    for i in range(5):  # named by a date and a title: a time-based kind
+        note(vault, f"Meetings/2026-11-{i + 10:02d} Standup {i}.md")
     for i in range(5):
         note(vault, f"Work/Clients/Client {i}.md", {"website": "https://x"})
         note(vault, f"Work/Vendors/Vendor {i}.md", {"contract": "[[Contracts/C]]"})
@@ -124,17 +126,21 @@ def _reading_vault(vault: Path) -> None:
 def test_detect_clusters_folders_and_infers_fields(vault: Path) -> None:
     _reading_vault(vault)
     d = detect(_app(vault))
-    assert (d.total, d.untyped) == (38, 32)
+    assert (d.total, d.untyped) == (43, 37)
     by = {c.folder: c for c in d.candidates}
-    assert set(by) == {"Reading", "Journal", "Work/Clients", "Work/Vendors", "Contacts"}
+    # (Journal: daily notes; Misc: too few)
+    assert set(by) == {"Reading", "Meetings", "Work/Clients", "Work/Vendors", "Contacts"}
     assert [c.folder for c in d.candidates][:2] == ["Work/Clients", "Work/Vendors"]  # deepest first
     reading = by["Reading"]
+    # Two of its notes say `type: book`: the vault's own name wins over the folder's, and
+    # the folder is the type's (its other notes are alike).
     assert (reading.name, reading.primitive, reading.notes, reading.action) == (
-        "reading",
+        "book",
         "media",
         6,
         "new",
     )
+    assert (reading.evidence, reading.path_prefixes) == ("type", ["Reading/"])
     assert reading.fields == {
         "title": {"type": "text", "required": True},
         "author": {"type": "text"},
@@ -145,8 +151,9 @@ def test_detect_clusters_folders_and_infers_fields(vault: Path) -> None:
         "tags": {"type": "list"},
     }
     assert reading.frontmatter_types == {"book": 2}
-    journal = by["Journal"]
-    assert journal.primitive == "temporal" and "named by date" in journal.reason
+    meetings = by["Meetings"]
+    assert (meetings.name, meetings.primitive) == ("meeting", "temporal")
+    assert "named by date" in meetings.reason
     assert by["Work/Clients"].name == "client" and by["Work/Vendors"].name == "vendor"
     assert by["Work/Vendors"].fields["contract"] == {"type": "link"}
     contacts = by["Contacts"]
@@ -157,9 +164,10 @@ def test_detect_clusters_folders_and_infers_fields(vault: Path) -> None:
 def test_detect_min_notes(vault: Path) -> None:
     _reading_vault(vault)
     folders = {c.folder for c in detect(_app(vault), min_notes=3).candidates}
-    assert "Misc" in folders
+    assert "Misc" not in folders  # three notes with nothing in common: no kind at any size
     folders = {c.folder for c in detect(_app(vault), min_notes=7).candidates}
-    assert folders == {"Journal", "Work"}  # Work's 10 notes stay one cluster at this size
+    # Work's 10 notes are two kinds half each: no one type; `type: book` needs two notes
+    assert folders == {"Reading"}
 
 
 def test_slugs_for_folders() -> None:
@@ -169,6 +177,12 @@ def test_slugs_for_folders() -> None:
     assert slug_for("Boxes") == "box"
     assert slug_for("2024") == "t-2024"
     assert slug_for("Status") == "status"
+    assert slug_for("Physics") == "physics" and slug_for("Windows") == "windows"
+    assert slug_for("Files and folders") == "files-and-folders"
+    assert slug_for("00 Home") == "home" and slug_for("1 LifeOS") == "lifeos"
+    # the vault's own words, in its letters: no English singular of another language
+    assert slug_for("Bücher") == "bücher" and slug_for("Книги") == "книги"
+    assert slug_for("02 Café Notes") == "café-note"
 
 
 def test_infer_fields_types_by_value() -> None:
@@ -195,29 +209,29 @@ def test_review_candidates_writes_a_delta_and_edits_no_pack(vault: Path, env_hom
     review = review_candidates(
         app,
         apply=["reading/", "Contacts"],
-        rename=[("Journal", "journal-entry")],
+        rename=[("Meetings", "standup")],
         ignore=["Work/Vendors"],
     )
     delta = review.delta
     assert delta is not None and delta.name == "vaultbrain-base-local"
     assert delta.path == app.state_dir / "schema-deltas" / "vaultbrain-base-local" / "pack.yaml"
-    assert (delta.added, delta.extended) == (["reading"], ["person"])
+    assert (delta.added, delta.extended) == (["book"], ["person"])
     assert delta.lint.ok
     assert not (env_home / "schema-packs").exists()  # nothing installed or edited
     assert app.pack.name == "vaultbrain-base"
     pack = load_pack_path(delta.path)
     assert pack.chain == ["vaultbrain-base-local", "vaultbrain-base"]
-    assert pack.type_for_path("Reading/Book 1.md").name == "reading"
+    assert pack.type_for_path("Reading/Book 1.md").name == "book"
     assert pack.type_for_path("Contacts/C1.md").name == "person"
     assert pack.get_type("person").path_prefixes == ["People/", "Contacts/"]
     assert pack.types[-6].name == "person"  # the override kept the base position
     stored = {c.folder: c for c in load_candidates(app).candidates}
     assert stored["Reading"].status == "applied"
     assert stored["Work/Vendors"].status == "ignored"
-    assert stored["Journal"].name == "journal-entry"
+    assert stored["Meetings"].name == "standup"
     # Decisions survive a fresh detect.
     again = {c.folder: c for c in detect(app).candidates}
-    assert again["Work/Vendors"].status == "ignored" and again["Journal"].name == "journal-entry"
+    assert again["Work/Vendors"].status == "ignored" and again["Meetings"].name == "standup"
 
 
 def test_a_second_apply_builds_on_the_installed_delta(vault: Path, env_home: Path) -> None:
@@ -230,11 +244,11 @@ def test_a_second_apply_builds_on_the_installed_delta(vault: Path, env_home: Pat
     install_pack(first.path.parent)
     use_pack(first.name, at=app.now())
     assert app.refresh().pack.name == "vaultbrain-base-local"  # the next unit of work
-    second = review_candidates(app, apply=["Journal"]).delta
+    second = review_candidates(app, apply=["Meetings"]).delta
     assert second.name == "vaultbrain-base-local" and second.replaces_installed
     pack = load_pack_path(second.path)
     assert pack.version == "0.1.1" and pack.chain[1] == "vaultbrain-base"
-    assert pack.get_type("reading") and pack.get_type("journal")
+    assert pack.get_type("book") and pack.get_type("meeting")
 
 
 def test_llm_refinements_are_validated(vault: Path) -> None:
@@ -259,7 +273,7 @@ def test_llm_refinements_are_validated(vault: Path) -> None:
                     ],
                 },
                 {
-                    "folder": "Journal",
+                    "folder": "Meetings",
                     "name": "person",
                     "primitive": "weird",
                     "description": "",
@@ -287,8 +301,8 @@ def test_llm_refinements_are_validated(vault: Path) -> None:
         "author": {"type": "text"},
         "shelf": {"type": "text"},
     }
-    assert by["Journal"].name == "journal"  # 'person' is taken; primitive stays valid
-    assert by["Journal"].primitive == "temporal"
+    assert by["Meetings"].name == "meeting"  # 'person' is taken; primitive stays valid
+    assert by["Meetings"].primitive == "temporal"
     assert apply_refinements(d, "not a dict", app.pack) == 0
 
 
@@ -318,3 +332,19 @@ def test_consistency_ok_then_untyped_then_broken(vault: Path, env_home: Path) ->
     shutil.rmtree(ghost.parent)
     ok, detail = schema_pack_consistency(app.refresh())
     assert not ok and "Reading/" in detail
+
+
+def test_llm_keeps_the_names_the_vault_gives_its_kinds(vault: Path) -> None:
+    _reading_vault(vault)
+    app = _app(vault)
+    d = detect(app, save=False)
+    answer = [
+        {"folder": f, "name": n, "primitive": "media", "description": "d", "fileable": False}
+        | {"fields": []}
+        for f, n in (("Reading", "volume"), ("Meetings", "standup"))
+    ]
+    assert apply_refinements(d, {"types": answer}, app.pack) == 2
+    by = {c.folder: c for c in d.candidates}
+    assert by["Reading"].name == "book"  # two of its notes say `type: book`
+    assert by["Meetings"].name == "standup"  # a folder's name is the heuristic's guess
+    assert by["Reading"].description == "d"

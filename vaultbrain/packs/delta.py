@@ -15,7 +15,6 @@ import yaml
 
 from vaultbrain.errors import UserError
 from vaultbrain.packs.detect import (
-    TYPE_NAME,
     Candidate,
     Detection,
     detect,
@@ -24,6 +23,7 @@ from vaultbrain.packs.detect import (
 )
 from vaultbrain.packs.lint import LintReport, chain_layers, lint_pack
 from vaultbrain.packs.loader import find_pack, installed_dir, load_pack_path
+from vaultbrain.packs.model import is_type_name
 from vaultbrain.packs.resolved import PackError, ResolvedPack, as_data
 from vaultbrain.vault.atomic import atomic_write_file
 
@@ -103,7 +103,7 @@ def review_candidates(
     for folder, new_name in rename:
         c = _find(detection, folder)
         new_name = new_name.strip().lower()
-        if not TYPE_NAME.match(new_name):
+        if not is_type_name(new_name):
             raise UserError(f"{new_name!r} is not a type name; use a lowercase slug")
         if new_name in names:
             raise UserError(f"{new_name!r} is already a type or alias of {pack.name}")
@@ -124,7 +124,8 @@ def review_candidates(
         review.delta = write_delta(app, pack, accepted)
         for c in accepted:
             c.status = "applied"
-            review.accepted[c.folder] = c.name
+            for prefix in c.path_prefixes:  # (a kind no folder holds types no path)
+                review.accepted[prefix.strip("/")] = c.name
             review.changed.append(f"{c.prefix} applied to {review.delta.name}")
     save_candidates(app, detection)
     return review
@@ -166,15 +167,20 @@ def write_delta(app: PackContext, pack: ResolvedPack, accepted: list[Candidate])
                 types.append(entry)
                 index[c.extends_type] = len(types) - 1
             prefixes = entry.setdefault("path_prefixes", [])
-            if c.prefix.lower() not in [p.lower() for p in prefixes]:
-                prefixes.append(c.prefix)
+            for prefix in c.path_prefixes:
+                if prefix.lower() not in [p.lower() for p in prefixes]:
+                    prefixes.append(prefix)
+            aliases = entry.setdefault("aliases", [])
+            for alias in c.aliases:
+                if alias.lower() not in [a.lower() for a in aliases]:
+                    aliases.append(alias)
             extended.append(c.extends_type)
             continue
         entry = {
             "name": c.name,
             "primitive": c.primitive,
-            "path_prefixes": [c.prefix],
-            "aliases": [],
+            "path_prefixes": c.path_prefixes,
+            "aliases": list(c.aliases),
             "fileable": False,
             "title_field": "title",
             "description": c.description,

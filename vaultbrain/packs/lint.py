@@ -4,8 +4,13 @@ Each rule is a pure function of the resolved pack returning issues; an issue of 
 ``error`` fails the lint. Rules and what they catch:
 
 - ``duplicate_type`` / ``duplicate_link_type``: one pack declares a name twice.
-- ``unreachable_type``: a type no path reaches (no prefix: warning, typed by frontmatter
-  only; every prefix already claimed by an earlier type: error).
+- ``unreachable_type``: a type no path reaches: every prefix already claimed by an earlier
+  type (error), or no prefix on a fileable type (warning: its new notes go to a folder no
+  prefix types). A type with no prefix that is neither fileable nor expert-routed is a
+  type a ``type:`` property names (as gbrain's "concept-only" types): no issue.
+- ``expert_routing_without_prefix`` (gbrain's rule): an expert-routed type with no prefix.
+- ``empty_pack``: the merged pack declares no type: it types no note (gbrain types by
+  gbrain-base's folders then; vaultbrain does not, README's pack section says why).
 - ``alias_shadows_type``: an alias that is another type's name (it never reaches the type
   that declares it).
 - ``alias_declared_by_two_types``: the alias means two things.
@@ -49,7 +54,28 @@ class LintIssue:
     hint: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v is not None}
+        doc = {k: v for k, v in asdict(self).items() if v is not None}
+        if self.rule in GBRAIN_RULES:
+            doc["gbrain_rule"] = GBRAIN_RULES[self.rule]
+        return doc
+
+
+# gbrain's name for each rule both run (src/core/schema-pack/lint-rules.ts), in a report's
+# JSON beside vaultbrain's, so a gbrain pack's author finds the rule they know. The others
+# are vaultbrain's own (its prefixes, patterns, fields and tasks).
+GBRAIN_RULES = {
+    "alias_shadows_type": "alias_shadows_type",
+    "alias_declared_by_two_types": "alias_declared_by_two_types",
+    "alias_to_undeclared_type": "alias_references_undeclared_type",
+    "enrichable_type_undeclared": "enrichable_types_undeclared",
+    "link_type_undeclared_type": "link_types_undeclared",
+    "frontmatter_link_undeclared_type": "frontmatter_links_undeclared_page_type",
+    "frontmatter_link_undeclared_link": "frontmatter_links_undeclared_link_type",
+    "expert_routing_without_prefix": "expert_routing_without_prefix",
+    "prefix_collision": "prefix_collision",
+    "prefix_nested": "prefix_strict_subset_overlap",
+    "link_regex_unsupported": "link_regex_catastrophic_backtrack",
+}
 
 
 @dataclass
@@ -89,6 +115,17 @@ def lint_pack(
     report = LintReport(pack.identity)
     add = report.issues.extend
     add(_duplicates(layers))
+    if not m.page_types:
+        add(
+            [
+                LintIssue(
+                    "empty_pack",
+                    "warning",
+                    "the pack declares no type (its own or inherited): it types no note",
+                    hint="add a type, or extend vaultbrain-base (`extends: vaultbrain-base`)",
+                )
+            ]
+        )
     add(_unreachable(m))
     add(_aliases(m, set(known_types)))
     add(_references(m))
@@ -150,18 +187,29 @@ def _unreachable(m: Manifest) -> list[LintIssue]:
     claimed: dict[str, str] = {}
     for t in m.page_types:
         mine = [normalize_prefix(p) for p in t.path_prefixes]
-        if not mine:
+        if not mine and t.expert_routing:
             out.append(
                 LintIssue(
-                    "unreachable_type",
+                    "expert_routing_without_prefix",
                     "warning",
-                    f"type {t.name!r} has no path_prefixes: no path reaches it, only a frontmatter "
-                    "`type:` does",
+                    f"type {t.name!r} routes experts but has no path_prefixes: only notes whose "
+                    "`type:` names it are its experts",
                     type=t.name,
                     hint=f"add a folder, e.g. path_prefixes: [{t.name.capitalize()}/]",
                 )
             )
-        elif all(_claimed_by(p, claimed) for p in mine):
+        elif not mine and t.fileable:
+            out.append(
+                LintIssue(
+                    "unreachable_type",
+                    "warning",
+                    f"type {t.name!r} has no path_prefixes: its new notes go to "
+                    f"{t.folder}/, which no prefix types; a frontmatter `type:` does",
+                    type=t.name,
+                    hint=f"add a folder, e.g. path_prefixes: [{t.name.capitalize()}/]",
+                )
+            )
+        elif mine and all(_claimed_by(p, claimed) for p in mine):
             owners = sorted({_claimed_by(p, claimed) or "" for p in mine})
             out.append(
                 LintIssue(

@@ -59,6 +59,21 @@ def yaml_loader() -> type:
         return yaml.SafeLoader
 
 
+@functools.cache
+def manifest_loader() -> type:
+    """The loader of a pack manifest: :func:`yaml_loader` with a date read as the text it
+    is (``frontmatter_value: 2026-01-05``), as gbrain's loader and JSON read it, never a
+    date object that no manifest field takes. (Booleans stay YAML's, ``yes`` included, as
+    vaultbrain reads the notes a subtype's value is compared with.)"""
+    base: Any = yaml_loader()
+    dropped = "tag:yaml.org,2002:timestamp"
+    resolvers = {
+        first: [(tag, rx) for tag, rx in pairs if tag != dropped]
+        for first, pairs in base.yaml_implicit_resolvers.items()
+    }
+    return type("ManifestLoader", (base,), {"yaml_implicit_resolvers": resolvers})
+
+
 def home_dir(env: Mapping[str, str] | None = None) -> Path:
     """``$VAULTBRAIN_HOME``, else ``~/.vaultbrain``: installed packs, config, history."""
     env = os.environ if env is None else env
@@ -112,7 +127,7 @@ def parse_manifest_text(text: str, where: str, json_only: bool = False) -> dict[
     import yaml
 
     try:
-        data = json.loads(text) if json_only else yaml.load(text, Loader=yaml_loader())
+        data = json.loads(text) if json_only else yaml.load(text, Loader=manifest_loader())
     except (yaml.YAMLError, ValueError) as exc:
         raise PackError("PARSE_ERROR", f"{where}: {one_line(str(exc))}") from exc
     if not isinstance(data, dict):

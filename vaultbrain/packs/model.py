@@ -27,6 +27,7 @@ methods with those objects (the rule mixins there); ``resolved.freeze`` makes on
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -51,9 +52,23 @@ Primitive = Literal["entity", "media", "temporal", "annotation", "concept"]
 PRIMITIVES: tuple[str, ...] = ("entity", "media", "temporal", "annotation", "concept")
 API_VERSIONS = ("vaultbrain-schema-pack-v1", "gbrain-schema-pack-v1")
 SKILLPACK_API_VERSIONS = ("vaultbrain-skillpack-v1", "gbrain-skillpack-v1")
-_TYPE_NAME = re.compile(r"[a-z][a-z0-9_-]*")
 PACK_NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
 _SEMVER = re.compile(r"\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?")
+
+
+def is_type_name(name: str) -> bool:
+    """A type name: a lowercase slug in the vault's own letters, any script (``book``,
+    ``bücher``, ``книга``): letters, digits, a script's marks, ``-`` and ``_``, a letter
+    first. (gbrain takes any non-empty name; vaultbrain keeps names a person can type in a
+    ``→ type`` gesture and a folder can be named after.)"""
+    return (
+        bool(name)
+        and name[0].isalpha()
+        and name == name.lower()
+        and all(
+            ch.isalnum() or ch in "-_" or unicodedata.category(ch).startswith("M") for ch in name
+        )
+    )
 
 
 class SubtypeWhen(StrictModel):
@@ -119,7 +134,7 @@ class PageType(StrictModel, TypeRules):
     @field_validator("name")
     @classmethod
     def _slug(cls, v: str) -> str:
-        if not _TYPE_NAME.fullmatch(v):
+        if not is_type_name(v):
             raise ValueError(f"{v!r}: a type name is a lowercase slug (letters, digits, - or _)")
         return v
 

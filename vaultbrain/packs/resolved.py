@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import unicodedata
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -58,6 +59,20 @@ def plural(name: str) -> str:
     if name.endswith(("s", "x", "ch", "sh")):
         return name + "es"
     return name + "s"
+
+
+def collection_for(name: str) -> str:
+    """The store collection of a type named ``name``: its plural; a name in another script
+    (``bücher``, ``книга``) takes an ASCII form, since a collection names a folder of
+    ``db export``: its letters without accents, or else its punycode (``xn--80afd5a``)."""
+    if name.isascii():
+        return plural(name)
+    folded = "".join(
+        ch for ch in unicodedata.normalize("NFKD", name) if not unicodedata.combining(ch)
+    )
+    if folded.isascii():
+        return plural(folded)
+    return "xn--" + name.encode("punycode").decode("ascii").strip("-")
 
 
 # -- what page types, fields and subtypes do (shared by the pydantic models and the parts) --
@@ -132,7 +147,7 @@ class TypeRules:
 
     @property
     def store_collection(self) -> str:
-        return self.collection or plural(self.name)
+        return self.collection or collection_for(self.name)
 
     @property
     def title_key(self) -> str:

@@ -15,13 +15,12 @@ from vaultbrain.packs.detect import (
     FIELD_KEY,
     MIN_NOTES,
     RESERVED_KEYS,
-    TYPE_NAME,
     Detection,
     detect,
     remember_candidates,
 )
 from vaultbrain.packs.fields import FIELD_TYPES
-from vaultbrain.packs.model import PRIMITIVES, ResolvedPack
+from vaultbrain.packs.model import PRIMITIVES, ResolvedPack, is_type_name
 
 if TYPE_CHECKING:
     from vaultbrain.packs.context import PackContext
@@ -68,8 +67,9 @@ person, company or thing with identity; media: something to read, watch or liste
 temporal: tied to a date; annotation: a note about something else; concept: an idea or topic), \
 a one-sentence description an assistant can use to decide whether a thought belongs there, and \
 the frontmatter fields its notes use, in Obsidian property types (text, list, number, checkbox, \
-date, datetime, link, links, enum with values). Answer with JSON only: one entry per folder you \
-were given, with the folder exactly as given. Do not reuse an existing type name."""
+date, datetime, link, links, enum with values). Name a type in the vault's own language, as its \
+folder or notes name it. Answer with JSON only: one entry per folder you were given, with the \
+folder exactly as given. Do not reuse an existing type name."""
 
 
 def suggest(app: PackContext, min_notes: int = MIN_NOTES) -> Detection:
@@ -146,7 +146,13 @@ def apply_refinements(detection: Detection, data: Any, pack: ResolvedPack) -> in
         if c is None or c.status == "ignored":
             continue
         name = str(item.get("name", "")).strip().lower().replace(" ", "-")
-        if TYPE_NAME.match(name) and name not in names and (name == c.name or name not in used):
+        # A kind the vault names itself (its `type:` values, a type tag) keeps its name.
+        if (
+            c.evidence == "folder"
+            and is_type_name(name)
+            and name not in names
+            and (name == c.name or name not in used)
+        ):
             used.discard(c.name)
             c.name = name
             used.add(name)

@@ -11,6 +11,7 @@ session that caused it.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -40,6 +41,8 @@ class NoteTyping:
     type: str | None
     declared: str | None  # the frontmatter `type`, as written
     data: dict[str, Any] = field(default_factory=dict, repr=False)
+    # (with_data only) the body's section headings, lower case: a kind's structure
+    headings: tuple[str, ...] = field(default=(), repr=False)
 
     @property
     def title(self) -> str:
@@ -120,11 +123,29 @@ def survey_vault(
         folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
         out.append(
             NoteTyping(
-                rel, folder, ptype.name if ptype else None, declared, data if with_data else {}
+                rel,
+                folder,
+                ptype.name if ptype else None,
+                declared,
+                data if with_data else {},
+                _headings(parsed.body) if with_data else (),
             )
         )
     out.sort(key=lambda n: n.rel.lower())
     return Survey(out, exclude)
+
+
+_HEADING = re.compile(r"^#{2,4}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_FENCE = re.compile(r"^(`{3,}|~{3,}).*?^\1", re.MULTILINE | re.DOTALL)
+
+
+def _headings(body: str) -> tuple[str, ...]:
+    """The section headings (``##`` to ``####``) of a note's body, outside code fences,
+    lower case and without duplicates, in order: the structure notes of one kind share."""
+    seen: dict[str, None] = {}
+    for m in _HEADING.finditer(_FENCE.sub("", body)):
+        seen.setdefault(" ".join(m.group(1).lower().split()), None)
+    return tuple(seen)
 
 
 def _typer_and_scope(

@@ -1,0 +1,246 @@
+"""``schema detect`` on generated vaults of each shape a person's vault takes: the types it
+proposes are the ones the person would name, topic and area folders get none, and accepting
+every proposal (install the delta, use it, reindex, adopt) leaves no note whose own ``type:``
+disagrees with its record's type."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+from click.testing import CliRunner, Result
+
+from vaultbrain.cli.group import cli
+
+TOPICS = ["entropy", "gradient descent", "the printing press", "Rome", "tea", "sleep"]
+
+
+def run(vault: Path, *args: str, code: int = 0) -> Result:
+    result = CliRunner().invoke(cli, ["--vault", str(vault), *args])
+    if result.exit_code != code:
+        raise AssertionError(
+            f"exit {result.exit_code} (wanted {code}) for {args}:\n{result.output}\n"
+            f"{result.exception!r}"
+        )
+    return result
+
+
+def note(vault: Path, rel: str, front: dict[str, Any] | None = None, body: str = "") -> None:
+    path = vault / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    head = "---\n" + yaml.safe_dump(front, allow_unicode=True, sort_keys=False) + "---\n"
+    path.write_text((head if front else "") + (body or "Some words of my own.\n"), "utf-8")
+
+
+def detected(vault: Path) -> dict[str, dict[str, Any]]:
+    """The proposals of `schema detect --json`, by how they are named (folder or evidence)."""
+    doc = json.loads(run(vault, "schema", "detect", "--json").stdout)
+    return {c["prefix"]: c for c in doc["candidates"]}
+
+
+def accept_all(vault: Path) -> list[dict[str, Any]]:
+    """Accept every proposal, install and use the delta, reindex; adopt's dry-run plan."""
+    keys = list(detected(vault))
+    args = [a for k in keys for a in ("--apply", k)]
+    doc = json.loads(run(vault, "schema", "review-candidates", *args, "--json").stdout)
+    delta = Path(doc["delta"]["path"])
+    assert doc["delta"]["lint"]["ok"], doc["delta"]["lint"]
+    run(vault, "schema", "install", str(delta.parent))
+    run(vault, "schema", "use", doc["delta"]["name"])
+    run(vault, "reindex")
+    return json.loads(run(vault, "adopt", "--dry-run", "--json").stdout)
+
+
+def type_conflicts(plan: list[dict[str, Any]]) -> list[str]:
+    return [f"{a['path']}: {a['problem']}" for a in plan if "type:" in str(a.get("problem"))]
+
+
+# -- typed notes: the vault's own `type:` values are the types ----------------------------
+
+
+def test_typed_notes_keep_their_names_and_adopt_without_conflict(vault: Path) -> None:
+    for i, topic in enumerate(TOPICS):
+        note(vault, f"Slip box/On {topic}.md", {"type": "permanent", "links_out": i})
+    for i in range(4):
+        note(vault, f"Slip box/Notes from book {i}.md", {"type": "literature", "author": "X"})
+    for i in range(5):
+        note(vault, f"Recipes/Dish {i}.md", {"type": "Recipe", "servings": i + 1})
+    found = detected(vault)
+    # Slip box/ holds two kinds: no folder type; each kind keeps the vault's name
+    assert set(found) == {"type:permanent", "type:literature", "Recipes/"}
+    assert found["type:permanent"]["name"] == "permanent"  # never "permanent-note"
+    assert found["type:permanent"]["folders"] == []
+    assert found["type:literature"]["primitive"] == "media"
+    recipe = found["Recipes/"]
+    assert (recipe["name"], recipe["evidence"], recipe["notes"]) == ("recipe", "type", 5)
+    assert recipe["aliases"] == []  # (`Recipe` is `recipe`: a type matches in any case)
+    assert recipe["fields"]["servings"] == {"type": "number"}
+    plan = accept_all(vault)
+    assert type_conflicts(plan) == []
+    # Records come from the pack's folders: the Recipes/ notes, adopted by an id alone
+    assert {a["type"] for a in plan} == {"recipe"} and len(plan) == 5
+    assert all(set(a["changes"]) == {"id"} for a in plan)
+    # and every note has a type of the pack now, the Slip box ones by their own `type:`
+    assert untyped(vault) == 0
+
+
+def untyped(vault: Path) -> int:
+    return int(json.loads(run(vault, "schema", "review-orphans", "--json").stdout)["untyped"])
+
+
+def test_a_type_that_names_a_pack_type_otherwise_becomes_its_alias(vault: Path) -> None:
+    for i in range(3):  # `task` is an alias of admin in vaultbrain-base
+        note(vault, f"Work/Thing {i}.md", {"type": "tasks", "status": "open"})
+    found = detected(vault)
+    tasks = found["Work/"]  # the folder all its notes are in
+    assert (tasks["action"], tasks["extends_type"]) == ("extend", "admin")
+    assert tasks["aliases"] == ["tasks"]
+    plan = accept_all(vault)
+    assert type_conflicts(plan) == [] and {a["type"] for a in plan} == {"admin"}
+    assert untyped(vault) == 0
+
+
+# -- tag-typed notes ------------------------------------------------------------------------
+
+
+def test_tags_and_categories_used_as_types(vault: Path) -> None:
+    for i in range(4):
+        note(vault, f"Notes/Book {i}.md", {"tags": ["type/book", "fiction"], "author": "A"})
+    for i in range(3):
+        note(vault, f"Notes/Film {i}.md", {"categories": ["[[Movies]]"], "year": 1990 + i})
+    for i in range(6):  # a plain tag on notes of one shape the others lack
+        note(vault, f"Kitchen/Dish {i}.md", {"tags": ["recipe"], "servings": 2, "time": "1h"})
+    for i, topic in enumerate(TOPICS):  # topic tags: notes with nothing in common
+        note(vault, f"Notes/About {topic}.md", {"tags": ["ideas", "misc"][i % 2 :]})
+    found = detected(vault)
+    assert found["tag:book"]["name"] == "book" and found["tag:book"]["evidence"] == "tag"
+    assert found["category:Movies"]["evidence"] == "category"
+    assert found["category:Movies"]["name"] == "movies"
+    assert found["Kitchen/"]["name"] == "recipe"  # its tag's name, its folder
+    assert found["Kitchen/"]["folders"] == ["Kitchen"]
+    assert not any(c["name"] in ("idea", "ideas", "misc", "note") for c in found.values())
+    assert type_conflicts(accept_all(vault)) == []
+
+
+# -- topic and area folders: no types ------------------------------------------------------
+
+
+def test_topic_folders_are_not_types(vault: Path) -> None:
+    for folder in ("Machine Learning", "History", "Cooking", "Philosophy"):
+        for i, topic in enumerate(TOPICS):
+            front = {"tags": [folder.lower().replace(" ", "-")]} if i % 2 else None
+            if i == 3:
+                front = {"source": "https://example.org", "created": "2026-01-02"}
+            note(vault, f"{folder}/{topic} {i}.md", front, f"# {topic}\n\nThoughts.\n")
+    assert detected(vault) == {}
+
+
+def test_area_folders_are_not_types_but_a_kind_inside_one_is(vault: Path) -> None:
+    for area in ("Areas/Health", "Areas/Finance", "Areas/Home"):
+        for i in range(3):
+            note(vault, f"{area}/Plan {i}.md", {"review": "monthly"} if i == 0 else None)
+            note(vault, f"{area}/Thought {i}.md")
+            note(vault, f"{area}/Log {i}.md", {"mood": "ok"} if i == 1 else None)
+    for i in range(5):  # one folder below an area of notes of one kind
+        note(vault, f"Areas/Health/Workouts/Session {i}.md", {"sets": 3, "reps": 10})
+    found = detected(vault)
+    assert set(found) == {"Areas/Health/Workouts/"}
+    assert found["Areas/Health/Workouts/"]["name"] == "workout"
+    assert found["Areas/Health/Workouts/"]["primitive"] != "temporal"
+
+
+# -- places, never kinds --------------------------------------------------------------------
+
+
+def test_inbox_archive_attachment_and_template_folders_are_not_types(vault: Path) -> None:
+    for i in range(6):
+        note(vault, f"Inbox/Capture {i}.md", {"status": "new"})
+        note(vault, f"00 Archive/Old {i}.md", {"status": "done"})
+        note(vault, f"Attachments/Drawing {i}.md", {"excalidraw-plugin": "parsed"})
+        note(vault, f"Templates/T{i}.md", {"status": "{{status}}"})
+    assert detected(vault) == {}
+
+
+def test_daily_notes_are_no_type_and_a_word_is_no_time(vault: Path) -> None:
+    for i in range(8):
+        note(vault, f"Daily/2026-11-{i + 1:02d}.md", {"mood": "fine"}, "## Log\n- woke up\n")
+        note(vault, f"Journal/2026/2026-10-{i + 1:02d} Thursday.md", {"sleep": 7})
+    for i in range(6):  # Obsidian's Daily Notes folder, named without a date
+        note(vault, f"Days/Entry {i}.md", {"mood": "fine"})
+    (vault / ".obsidian" / "daily-notes.json").write_text('{"folder": "Days"}')
+    for i in range(5):  # dated names with a title: a time-based kind
+        note(vault, f"Meetings/2026-11-{i + 1:02d} Sync with team {i}.md")
+    for i in range(5):  # "log" in the name, notes of one kind, no dates: not temporal
+        note(vault, f"Catalog/Item {i}.md", {"price": i, "sku": f"S{i}"})
+    found = detected(vault)
+    assert set(found) == {"Meetings/", "Catalog/"}
+    assert (found["Meetings/"]["name"], found["Meetings/"]["primitive"]) == (
+        "meeting",
+        "temporal",
+    )
+    assert found["Catalog/"]["primitive"] != "temporal"
+
+
+# -- a Zettelkasten of mixed kinds -----------------------------------------------------------
+
+
+def test_a_zettelkasten_of_mixed_kinds(vault: Path) -> None:
+    kinds = ["fleeting", "literature", "permanent", "permanent", "hub"]
+    for i in range(20):
+        kind = kinds[i % 5]
+        front = {"type": kind, "tags": ["zettel"]} if i % 7 else {"tags": ["zettel"]}
+        note(vault, f"Zettelkasten/2026{i:02d}01{i:02d}00 Thought {i}.md", front)
+    found = detected(vault)
+    names = {c["name"]: c for c in found.values()}
+    assert set(names) == {"fleeting", "literature", "permanent", "hub"}
+    assert all(c["folders"] == [] for c in names.values())  # the folder holds them all
+    assert type_conflicts(accept_all(vault)) == []
+
+
+# -- a vault in another language ------------------------------------------------------------
+
+
+def test_a_vault_in_another_language_keeps_its_words(vault: Path) -> None:
+    for i in range(5):
+        note(vault, f"Bücher/Buch {i}.md", {"autor": f"A{i}", "gelesen": True})
+        note(vault, f"Книги/Книга {i}.md", {"автор": f"Б{i}", "прочитано": True})
+        note(vault, f"Eingang/Gedanke {i}.md", {"status": "neu"})
+        note(vault, f"Themen/Philosophie {i}.md")
+    for i in range(5):
+        note(vault, f"Rezepte/Kuchen {i}.md", {"typ": "x", "portionen": i + 1})
+    for i in range(4):
+        note(vault, f"Notizen/Idee {i}.md", {"type": "Idee", "reife": "roh"})
+    found = detected(vault)
+    by_name = {c["name"]: c for c in found.values()}
+    assert "bücher" in by_name and by_name["bücher"]["folders"] == ["Bücher"]
+    assert "rezepte" in by_name  # no English singular made of a German plural
+    assert by_name["idee"]["folders"] == ["Notizen"]
+    assert not any(n.startswith(("eingang", "themen", "t-", "tip")) for n in by_name)
+    assert by_name["книги"]["fields"]["автор"] == {"type": "text"}
+    assert type_conflicts(accept_all(vault)) == []
+
+
+def test_folders_of_one_name_and_kind_are_one_type_never_numbered(vault: Path) -> None:
+    for where in ("Work", "Personal", "Side"):
+        for i in range(5):
+            note(vault, f"{where}/Clients/Client {where} {i}.md", {"rate": i, "since": 2020})
+        for i in range(2):
+            note(vault, f"{where}/Idea {i}.md")
+    found = detected(vault)
+    assert [c["name"] for c in found.values()] == ["client"]
+    (client,) = found.values()
+    assert sorted(client["folders"]) == ["Personal/Clients", "Side/Clients", "Work/Clients"]
+    assert client["notes"] == 15
+    plan = accept_all(vault)
+    assert type_conflicts(plan) == [] and len(plan) == 15
+
+
+def test_a_type_tag_outweighs_a_category_and_two_kinds_say_none(vault: Path) -> None:
+    for i in range(3):
+        note(vault, f"Notes/B{i}.md", {"tags": ["type/book"], "categories": ["[[Reading]]"]})
+        note(vault, f"Notes/P{i}.md", {"categories": ["[[People]]", "[[Authors]]"]})
+    found = detected(vault)
+    assert [c["name"] for c in found.values()] == ["book"]
+    assert found["tag:book"]["notes"] == 3
