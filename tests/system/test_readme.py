@@ -212,3 +212,62 @@ def test_readme_first_hour_is_the_second_section_after_the_two_commands() -> Non
     assert sections.index("User guide") < sections.index("Reference"), sections
     head = readme.split("\n## Contents\n", 1)[0]
     assert len(code_blocks(head)) == 2  # the two commands, and nothing else above the contents
+
+
+GLOBAL_WITH_VALUE = {"--vault", "--state-dir", "--schema-pack"}
+GLOBAL_FLAGS = {"-v", "--verbose", "-q", "--quiet", "--version", "-h", "--help"}
+
+
+def shown_commands(text: str) -> list[str]:
+    """Every vaultbrain command README shows: the lines of its shell blocks and the inline
+    code spans that start with ``vaultbrain ``."""
+    lines = [line for block in code_blocks(text) for line in block.splitlines()]
+    lines += re.findall(r"`(vaultbrain [^`]+)`", text)
+    shown = []
+    for line in lines:
+        line = line.split("  #")[0].strip()
+        if line.startswith("vaultbrain ") and "…" not in line and "|" not in line:
+            shown.append(line)
+    return shown
+
+
+def test_every_command_readme_shows_exists_with_its_options() -> None:
+    """Each `vaultbrain …` README shows names a command of the installed tool, and each
+    `--option` on it is one that command (or the group) takes: checked against click's own
+    command table, so a renamed option (`--print` → `--dry-run`) fails here."""
+    import click
+
+    from vaultbrain.cli.group import cli
+
+    readme = (ROOT / "README.md").read_text("utf-8")
+    checked = 0
+    wrong = []
+    for line in shown_commands(readme):
+        words = shlex.split(line.replace("~", "HOME"))[1:]
+        command: click.Command = cli
+        ctx = click.Context(cli)
+        names = ["vaultbrain"]
+        options: list[str] = []
+        i = 0
+        while i < len(words):
+            word = words[i]
+            if word in GLOBAL_WITH_VALUE:
+                i += 2
+                continue
+            if word.startswith("-"):
+                options.append(word.split("=")[0])
+            elif isinstance(command, click.Group) and not options and not word.isupper():
+                sub = command.get_command(ctx, word)
+                if sub is None:
+                    wrong.append(f"{line}: no command {' '.join([*names, word])}")
+                    break
+                command, names = sub, [*names, word]
+            i += 1
+        else:
+            known = {o for p in command.params for o in (*p.opts, *p.secondary_opts)}
+            for option in options:
+                if option not in known | GLOBAL_FLAGS | GLOBAL_WITH_VALUE:
+                    wrong.append(f"{line}: {' '.join(names)} takes no {option}")
+            checked += 1
+    assert not wrong, "\n".join(wrong)
+    assert checked >= 60, checked
