@@ -219,14 +219,16 @@ GLOBAL_FLAGS = {"-v", "--verbose", "-q", "--quiet", "--version", "-h", "--help"}
 
 
 def shown_commands(text: str) -> list[str]:
-    """Every vaultbrain command README shows: the lines of its shell blocks and the inline
+    """Every vaultbrain command README shows: the lines of its code blocks and the inline
     code spans that start with ``vaultbrain ``."""
-    lines = [line for block in code_blocks(text) for line in block.splitlines()]
+    blocks = re.findall(r"^```\w*\n(.*?)^```", text, flags=re.S | re.M)
+    lines = [line for block in blocks for line in block.splitlines()]
     lines += re.findall(r"`(vaultbrain [^`]+)`", text)
     shown = []
     for line in lines:
-        line = line.split("  #")[0].strip()
-        if line.startswith("vaultbrain ") and "…" not in line and "|" not in line:
+        line = re.split(r"\s#(?:\s|$)", line)[0].strip()  # a shell comment, not a #tag
+        synopsis = "…" in line or "|" in line or " [" in line  # options shown as a pattern
+        if line.startswith("vaultbrain ") and not synopsis:
             shown.append(line)
     return shown
 
