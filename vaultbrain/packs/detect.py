@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import re
 import unicodedata
 from collections import Counter
@@ -49,6 +48,7 @@ from vaultbrain.errors import UserError
 from vaultbrain.packs.model import ResolvedPack
 from vaultbrain.packs.survey import MIN_NOTES, NoteTyping, _typer_and_scope, survey_vault
 from vaultbrain.vault.counted import index_note
+from vaultbrain.vault.obsidian import config_folder
 
 if TYPE_CHECKING:
     from vaultbrain.packs.context import PackContext
@@ -786,7 +786,7 @@ def _configured_places(root: Path, settings: Any) -> list[str]:
     """Folders Obsidian writes daily and periodic notes to, its attachments folder, and the
     ``daily_notes_folder`` setting."""
     found: list[str] = []
-    config = _config_folder(root)
+    config = config_folder(root)
     reads = [
         ("daily-notes.json", ("folder",)),
         ("app.json", ("attachmentFolderPath",)),
@@ -810,20 +810,6 @@ def _configured_places(root: Path, settings: Any) -> list[str]:
         if value:
             found.append(str(value).strip().strip("/"))
     return found
-
-
-def _config_folder(root: Path) -> Path:
-    default = root / ".obsidian"
-    if default.is_dir():
-        return default
-    try:
-        with os.scandir(root) as it:
-            for entry in it:
-                if entry.name.startswith(".") and (Path(entry.path) / "app.json").is_file():
-                    return Path(entry.path)
-    except OSError:
-        pass
-    return default
 
 
 def _json_at(path: Path, keys: tuple[str, ...]) -> Any:
