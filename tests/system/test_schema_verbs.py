@@ -364,7 +364,7 @@ def test_an_installed_pack_is_copied_into_the_vault(home: Path, env_home: Path) 
 def test_the_pack_changed_meanwhile_is_not_overwritten(home: Path) -> None:
     from vaultbrain.brain import Brain
     from vaultbrain.errors import UserError
-    from vaultbrain.packs import verbs
+    from vaultbrain.schema import verbs
 
     verb(home, "add-alias", "person", "pal")  # the vault has its copy now
     brain = Brain(home)

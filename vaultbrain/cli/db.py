@@ -118,7 +118,11 @@ def db_delete(obj: Any, type_name: str, ref: str) -> None:
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 def db_export(obj: Any, directory: Path, as_json: bool) -> None:
-    """Write every record of the state database as DIRECTORY/<collection>/<id>/index.json."""
+    """Write every record as JSON files, one per record.
+
+    DIRECTORY/<collection>/<id>/index.json, outside the vault: the state database's records
+    in a form any tool can read.
+    """
     app = obj.app()
     target = directory.expanduser().resolve()
     vault_root = app.vault.root.resolve()

@@ -107,6 +107,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "db": ("vaultbrain db list person", "vaultbrain db show person Sarah"),
     "db add": ("vaultbrain db add person --set name=Sarah --set contact=s@example.com",),
     "db delete": ("vaultbrain db delete person Sarah",),
+    "db export": ("vaultbrain db export ~/vaultbrain-records", "vaultbrain db export /tmp/r --json"),
     "db list": ("vaultbrain db list person", "vaultbrain db list admin --json"),
     "db show": ("vaultbrain db show person Sarah", "vaultbrain db show project 'Garden makeover'"),
     "db update": ("vaultbrain db update admin 'Pay rent' --set status=done",),
@@ -186,12 +187,12 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "schema use": ("vaultbrain schema use vaultbrain-recommended",),
     "schema validate": ("vaultbrain schema validate my-pack",),
     "schema add-type": (
-        "vaultbrain schema add-type recipe --folder Recipes --fields cuisine:text --dry-run",
+        "vaultbrain schema add-type recipe --folder Recipes --dry-run",
         "vaultbrain schema add-type recipe --folder Recipes --fields cuisine:text",
     ),
     "schema add-field": ("vaultbrain schema add-field project budget --kind number",),
     "schema add-link-type": (
-        "vaultbrain schema add-link-type owned_by --from project --to person --field owner",
+        "vaultbrain schema add-link-type lead --from project --to person",
     ),
     "schema add-alias": ("vaultbrain schema add-alias person contact",),
     "schema rename-field": (

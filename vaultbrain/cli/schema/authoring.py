@@ -121,7 +121,7 @@ def graph_cmd(obj: Any, pack_ref: str | None, as_mermaid: bool) -> None:
 
     pack = pack_of(obj, pack_ref)
     if as_mermaid:
-        from vaultbrain.packs.stats import mermaid
+        from vaultbrain.schema.stats import mermaid
 
         click.echo(mermaid(pack))
         return
@@ -163,7 +163,7 @@ def explain_cmd(obj: Any, type_name: str, pack_ref: str | None, as_json: bool) -
 
     pack = pack_of(obj, pack_ref)
     if not pack_ref and _is_note(obj, pack, type_name):
-        from vaultbrain.packs.stats import explain_note
+        from vaultbrain.schema.stats import explain_note
 
         doc = explain_note(obj.app(), _note_rel(type_name))
         if as_json:

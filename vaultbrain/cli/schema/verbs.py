@@ -1,6 +1,6 @@
 """``schema add-type/add-field/add-link-type/add-alias/rename-field/retire-type`` and
 ``schema log``: change the vault's pack one recorded step at a time
-(``vaultbrain/packs/verbs.py``)."""
+(``vaultbrain/schema/verbs.py``)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def _split(values: tuple[str, ...]) -> list[str]:
 def _go(
     obj: Any, verb: str, args: dict[str, Any], change: Any, dry_run: bool, as_json: bool
 ) -> None:
-    from vaultbrain.packs import verbs
+    from vaultbrain.schema import verbs
 
     brain = obj.app()
     result = verbs.run(brain, verb, args, change, dry_run)
@@ -109,7 +109,7 @@ def add_type_cmd(
     as_json: bool,
 ) -> None:
     """Add type NAME whose notes live in --folder."""
-    from vaultbrain.packs import verbs
+    from vaultbrain.schema import verbs
 
     parsed = verbs.parse_fields(",".join(fields))
     args = {
@@ -151,7 +151,7 @@ def add_field_cmd(
     as_json: bool,
 ) -> None:
     """Add FIELD (a property) to TYPE."""
-    from vaultbrain.packs import verbs
+    from vaultbrain.schema import verbs
 
     vals = _split(values) or None
     args = {"type": type_name, "field": field_name, "kind": kind, "values": vals}
@@ -185,7 +185,7 @@ def add_link_type_cmd(
     as_json: bool,
 ) -> None:
     """Add link type NAME, from one type's notes to another's."""
-    from vaultbrain.packs import verbs
+    from vaultbrain.schema import verbs
 
     args = {"name": name, "from": src, "to": dst, "inverse": inverse, "field": via}
     change = verbs.add_link_type(name, src, dst, inverse, via, description)
@@ -204,7 +204,7 @@ def add_alias_cmd(obj: Any, type_name: str, alias: str, dry_run: bool, as_json: 
 
     A note whose `type:` is ALIAS becomes a TYPE record; nothing is written in it.
     """
-    from vaultbrain.packs import verbs
+    from vaultbrain.schema import verbs
 
     args = {"type": type_name, "alias": alias}
     _go(obj, "add-alias", args, verbs.add_alias(type_name, alias), dry_run, as_json)
@@ -221,14 +221,14 @@ def add_alias_cmd(obj: Any, type_name: str, alias: str, dry_run: bool, as_json: 
 def rename_field_cmd(
     obj: Any, type_name: str, old: str, new: str, dry_run: bool, as_json: bool
 ) -> None:
-    """Rename TYPE's field OLD to NEW, in the pack and its notes.
+    """Rename TYPE's field OLD to NEW everywhere.
 
-    Every note of TYPE that has the property OLD gets NEW instead.
+    In the pack, and in every note of TYPE that has the property OLD.
 
     Only the property's name changes in each note; its value and every other line stay as
     they are. Interrupted, it is finished by running it again.
     """
-    from vaultbrain.packs import verbs
+    from vaultbrain.schema import verbs
 
     args = {"type": type_name, "old": old, "new": new}
     _go(obj, "rename-field", args, verbs.rename_field(type_name, old, new), dry_run, as_json)
@@ -245,7 +245,7 @@ def retire_type_cmd(obj: Any, type_name: str, dry_run: bool, as_json: bool) -> N
 
     Its notes stay records of it, unchanged.
     """
-    from vaultbrain.packs import verbs
+    from vaultbrain.schema import verbs
 
     args = {"type": type_name}
     _go(obj, "retire-type", args, verbs.retire_type(type_name), dry_run, as_json)
@@ -261,7 +261,7 @@ def log_cmd(obj: Any, limit: int, as_json: bool) -> None:
 
     Who, on which machine, when, what, and the pack before and after.
     """
-    from vaultbrain.packs import verbs
+    from vaultbrain.schema import verbs
 
     brain = obj.app()
     entries = verbs.log_entries(brain)[-limit:] if limit > 0 else []
@@ -307,7 +307,7 @@ def stats_cmd(obj: Any, as_json: bool) -> None:
     Counted on this vault's notes, under the active pack.
     """
     from vaultbrain.cli.schema.authoring import _link_counts
-    from vaultbrain.packs.stats import vault_stats
+    from vaultbrain.schema.stats import vault_stats
 
     brain = obj.app()
     stats = vault_stats(brain, _link_counts(obj, brain.pack))
