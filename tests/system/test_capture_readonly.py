@@ -1,14 +1,16 @@
 """`capture` when the state dir cannot be written: say exactly what was and was not done.
 
-The state dir is made read-only at the write seam every vaultbrain write goes through
-(``vaultbrain.vault.atomic._os_write``): a write to a file under it fails with EROFS, as on
-a read-only mount, without root or a mount.
+The state dir is made read-only at its two write seams: the one every file write goes through
+(``vaultbrain.vault.atomic._os_write``: a write to a file under it fails with EROFS, as on a
+read-only mount) and SQLite's (state.db is opened read-only, as SQLite opens a file it may
+not write), without root or a mount.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import sqlite3
 import time
 from pathlib import Path
 
@@ -36,6 +38,15 @@ def read_only_state(monkeypatch: pytest.MonkeyPatch, state: Path) -> None:
         return real(fd, data)
 
     monkeypatch.setattr(atomic, "_os_write", write)
+    connect = sqlite3.connect
+
+    def read_only_connect(target: str, *args: object, **kwargs: object) -> sqlite3.Connection:
+        if str(target).startswith(prefix):
+            kwargs["uri"] = True
+            return connect(f"file:{target}?mode=ro", *args, **kwargs)  # type: ignore[arg-type]
+        return connect(target, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sqlite3, "connect", read_only_connect)
 
 
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -39,7 +38,7 @@ def test_daemon_once_runs_the_missed_digest_once(vault: Path) -> None:
         fired -= dt.timedelta(days=1)
     assert runs[0]["date"] == fired.date().isoformat()  # the latest missed 18:00's day
     assert (vault / runs[0]["path"]).is_file()
-    state = json.loads((app.state_dir / "meta.json").read_text("utf-8"))["scheduler"]["digest"]
+    state = app.store.read_json("meta.json")["scheduler"]["digest"]
     assert state["last_status"] == "ok"
     last_fire = dt.datetime.fromisoformat(state["last_fire"]).astimezone().replace(tzinfo=None)
     assert last_fire == fired

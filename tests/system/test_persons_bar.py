@@ -8,12 +8,14 @@ from pathlib import Path
 
 from support.cli import run, run_json
 
+# Ideas the embedded classifier, on a fresh vault, reads as ideas below the bar (0.5-0.8): it
+# is deterministic, so these stay suggestions from one run to the next.
 IDEAS = [
-    "idea: an app for swapping allotment produce",
-    "what if the bakery sold day-old bread boxes",
-    "idea - a podcast about old maps",
-    "maybe a board game about beekeeping",
-    "idea: a newsletter of free museum days",
+    "repair workshop for old radios",
+    "perhaps a street piano",
+    "free museum days newsletter",
+    "maybe learn the cello",
+    "beekeeping board game",
 ]
 
 
@@ -31,12 +33,12 @@ def test_a_type_the_person_keeps_confirming_earns_filing_alone_and_corrections_u
     run(vault, "init")
     run(vault, "settings", "set", "provider", "heuristic")
     first = [capture(vault, t) for t in IDEAS]
-    assert all(c["status"] == "suggested" for c in first)  # the embedded classifier's guess
+    assert [c["status"] for c in first] == ["suggested"] * 5  # the embedded guess
     assert run(vault, "review", "confirm", "--all", "--type", "idea").exit_code == 0
     assert bar(vault)["idea"] == {"confirmed": 5, "corrected": 0, "auto_filing": "earned"}
     assert "idea: you confirmed 5 unchanged" in run(vault, "trust", "--summary").output
 
-    earned = capture(vault, "what if bus stops had little libraries")
+    earned = capture(vault, "repair evening for old lamps")  # a suggestion on a fresh vault
     assert earned["status"] == "filed"  # the same kind of guess, filed alone now
 
     # the person corrects two of them: the type loses filing alone
@@ -44,5 +46,6 @@ def test_a_type_the_person_keeps_confirming_earns_filing_alone_and_corrections_u
         record = run_json(vault, "db", "show", "idea", c["destinations"][0]["title"])
         run(vault, "fix", record["id"], "admin")
     assert bar(vault)["idea"]["auto_filing"] != "earned"
-    again = capture(vault, "maybe a zine about the river's herons")
+    again = capture(vault, "maybe a pottery evening class")  # filed alone before
     assert again["status"] == "suggested"
+    assert "the person's bar: idea keeps being corrected" in again["reasoning"]  # said why

@@ -95,7 +95,7 @@ def test_not_a_vault_and_a_state_dir_given(tmp_path: Path) -> None:
     assert vaultbrain(["--vault", str(root), "--state-dir", str(state), "init"])[0] == 0
     code, out, err = vaultbrain([f"--vault={root}", "--state-dir", str(state), "capture", "hmm"])
     assert code == 0, err
-    assert (state / "inbox").is_dir() and not (root / ".vaultbrain").exists()
+    assert (state / "state.db").is_file() and not (root / ".vaultbrain").exists()
     assert f"`vaultbrain --vault {root} --state-dir {state} review list`" in out
 
 

@@ -134,6 +134,10 @@ def _embedded_bar(
         )
         if bar is not None:
             result.band = band.value
+            why = {"earned": "suggestions confirmed, it files alone"}.get(
+                bar, "keeps being corrected, a suggestion"
+            )
+            result.reasoning = f"{result.reasoning}; the person's bar: {primary(result)} {why}"
     vote = {"type": primary(result), "confidence": round(result.confidence, 4)}
     return result, band, {"embedded": vote, "decided": decided_vote(result, band)}
 
