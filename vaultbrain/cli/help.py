@@ -107,7 +107,10 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "db": ("vaultbrain db list person", "vaultbrain db show person Sarah"),
     "db add": ("vaultbrain db add person --set name=Sarah --set contact=s@example.com",),
     "db delete": ("vaultbrain db delete person Sarah",),
-    "db export": ("vaultbrain db export ~/vaultbrain-records", "vaultbrain db export /tmp/r --json"),
+    "db export": (
+        "vaultbrain db export ~/vaultbrain-records",
+        "vaultbrain db export /tmp/r --json",
+    ),
     "db list": ("vaultbrain db list person", "vaultbrain db list admin --json"),
     "db show": ("vaultbrain db show person Sarah", "vaultbrain db show project 'Garden makeover'"),
     "db update": ("vaultbrain db update admin 'Pay rent' --set status=done",),
@@ -191,9 +194,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "vaultbrain schema add-type recipe --folder Recipes --fields cuisine:text",
     ),
     "schema add-field": ("vaultbrain schema add-field project budget --kind number",),
-    "schema add-link-type": (
-        "vaultbrain schema add-link-type lead --from project --to person",
-    ),
+    "schema add-link-type": ("vaultbrain schema add-link-type lead --from project --to person",),
     "schema add-alias": ("vaultbrain schema add-alias person contact",),
     "schema rename-field": (
         "vaultbrain schema rename-field project status state --dry-run",
