@@ -24,7 +24,7 @@ import pytest
 from faults import temp_leftovers
 from support.cli import run, run_json
 from support.daemon import wait_for
-from support.lmstudio import FakeLMStudio, reply
+from support.lmstudio import FakeLMStudio, probe_answer, reply
 
 from vaultbrain.vault.note import parse_note
 
@@ -55,6 +55,9 @@ class Trigger:
 
     def __call__(self, body: dict) -> str:
         thought = json.loads(body["messages"][1]["content"].split("\n", 1)[1])
+        probed = probe_answer(thought)  # the daemon measuring the model it meets
+        if probed is not None:
+            return probed
         number = re.search(r"thought (\d+)", thought)
         title = f"Kill idea {number.group(1) if number else thought[:20]}"
         answer = reply(
@@ -83,6 +86,10 @@ def trigger(lmstudio: FakeLMStudio) -> Trigger:
 @pytest.fixture
 def sarah(vault: Path) -> Path:
     run(vault, "db", "add", "person", "--set", "name=Sarah")
+    # The pair files the idea beside Sarah only as sure as it is of an extra destination the
+    # embedded classifier does not read (0.63 while the model is not yet measured): a bar
+    # below it, so every thought is filed and the test counts filings.
+    run(vault, "settings", "set", "auto_confidence", "0.6")
     return vault / "People/Sarah.md"
 
 

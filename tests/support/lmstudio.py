@@ -319,3 +319,30 @@ def reply(
     return json.dumps(
         {"destinations": destinations, "confidence": confidence, "reasoning": reasoning}
     )
+
+
+_PROBE: dict[str, Any] | None = None
+
+
+def probe_answer(thought: str) -> str | None:
+    """A capable model's answer to one of the thoughts vaultbrain's probe asks a model it meets
+    (``corpus/probe.txt``, vaultbrain/classify/probe.py): right every time. None for any other
+    thought. A responder made for one test's thoughts answers the probe with this, so the
+    model it stands for is measured as good as it is meant to be, not as a model that calls
+    every thought the same thing."""
+    global _PROBE
+    if _PROBE is None:
+        from vaultbrain.classify.probe import load_probe
+
+        _PROBE = {ex.text: ex for ex in load_probe()}
+    ex = _PROBE.get(thought)
+    if ex is None:
+        return None
+    if not ex.labels:
+        return reply([{"type": "unknown", "title": "", "fields": {}}], 0.9, "probe")
+    names = iter(ex.people)
+    dests = [
+        {"type": t, "title": next(names, "") if t == "person" else thought[:40], "fields": {}}
+        for t in ex.labels
+    ]
+    return reply([d for d in dests if d["title"]] or [{**dests[0], "title": thought[:40]}], 0.9)
