@@ -19,7 +19,7 @@ import pytest
 from faults import temp_leftovers
 from support.cli import run, run_json
 from support.daemon import wait_for
-from support.lmstudio import FakeLMStudio, reply
+from support.lmstudio import FakeLMStudio, probe_answer, reply, thought_of
 
 from vaultbrain.vault.note import parse_note
 
@@ -61,9 +61,10 @@ def test_the_person_and_the_daemon_write_the_same_note(
 ) -> None:
     run(vault, "db", "add", "person", "--set", "name=Sarah")
     sarah = vault / "People/Sarah.md"
-    lmstudio.responder = lambda body: reply(
-        [{"type": "person", "title": "Sarah", "fields": {"topics": ["race"]}}], 0.9
-    )
+    sarah_reply = reply([{"type": "person", "title": "Sarah", "fields": {"topics": ["race"]}}], 0.9)
+    # a capable model: the daemon's probe of it is answered right (else a model that calls
+    # every thought Sarah is measured as poor, and its readings are only suggestions)
+    lmstudio.responder = lambda body: probe_answer(thought_of(body)) or sarah_reply
     run(vault, "settings", "set", "inbox_settle_seconds", "0")
     d = daemon().start()
     d.wait_ready()

@@ -324,6 +324,12 @@ def reply(
 _PROBE: dict[str, Any] | None = None
 
 
+def thought_of(body: dict[str, Any]) -> str:
+    """The thought a classification request asks about (the user message's JSON string)."""
+    content = body["messages"][-1]["content"]
+    return str(json.loads(content.split("\n", 1)[1]))
+
+
 def probe_answer(thought: str) -> str | None:
     """A capable model's answer to one of the thoughts vaultbrain's probe asks a model it meets
     (``corpus/probe.txt``, vaultbrain/classify/probe.py): right every time. None for any other
