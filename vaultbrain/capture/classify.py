@@ -19,7 +19,7 @@ from vaultbrain.filing.index import records
 from vaultbrain.filing.linked import follow_links, known_of, typed_links
 from vaultbrain.filing.typed import apply_typed
 from vaultbrain.vault.inline import plain_words
-from vaultbrain.vault.typed import parse_typed
+from vaultbrain.vault.typed import parse_typed, trailing_tags
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -44,7 +44,10 @@ def classify(brain: Brain, journal: Journal, cap: Capture) -> Capture:
     typed = parse_typed(cap.text)
     # The person's Markdown is how the words look: the classifiers read what Obsidian shows
     # (``~~Monday~~`` is "Monday", a wikilink its alias), and a typed link names its note.
-    text = plain_words(typed.words or cap.text) or typed.words or cap.text
+    # Tags at the end tag the thought (the Tasks line keeps them), they are not its words:
+    # ``book the car service #car`` is about booking the car service, titled so.
+    words = trailing_tags(typed.words or cap.text)[0] or typed.words or cap.text
+    text = plain_words(words) or words
     linked = typed_links(brain, cap.text)
     known = [
         {"type": k["type"], "title": k["title"], "aliases": k.get("aliases", [])}
