@@ -310,10 +310,11 @@ def _ask(
         try:
             reply = client.chat_json(messages=messages, schema=schema, name=name)
         except LLMError as exc:
-            if exc.kind != "invalid_json":
+            if exc.kind not in ("invalid_json", "length"):
                 raise
-            # A small model's answer that is not JSON is often a one-off: asked once more,
-            # a little less cautiously, before the digest goes without its summary.
+            # A small model's answer that is not JSON, or that ran on past the token limit (a
+            # list repeated until cut off), is often a one-off: asked once more, a little less
+            # cautiously, before the digest goes without its summary.
             reply = client.chat_json(messages=messages, schema=schema, name=name, temperature=0.6)
     except LLMError as exc:
         app.store.audit(
