@@ -54,8 +54,10 @@ class LLMError(VaultbrainError):
         kind: str = "error",
         retryable: bool = False,
         cause: str | None = None,
+        partial: str | None = None,
     ) -> None:
         super().__init__(message)
         self.kind = kind
         self.retryable = retryable
         self.cause = cause or message.split("; ", 1)[0][:160]
+        self.partial = partial  # what the model had said when it was cut off (kind "length")

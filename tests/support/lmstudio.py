@@ -104,6 +104,7 @@ class FakeLMStudio:
         self.mode = "ok"
         self.refuse_formats: set[str] = set()
         self.responder: Callable[[dict[str, Any]], str] | None = None
+        self.cut_answer: str | None = None  # what mode "length" answers before the cut
         self.requests: list[dict[str, Any]] = []
         self.paths: list[str] = []
         self.in_flight = 0
@@ -213,7 +214,10 @@ class FakeLMStudio:
                     content = json.dumps({"destinations": "person", "confidence": "high"})
                 elif mode == "length":
                     # A small model looping on a list until max_tokens: cut mid-answer.
-                    content = '{"destinations": [{"type": "person", "title": "Person", "fields": {"topics": ["Person", "Person", "Per'
+                    content = outer.cut_answer or (
+                        '{"destinations": [{"type": "person", "title": "Person", '
+                        '"fields": {"topics": ["Person", "Person", "Per'
+                    )
                     finish = "length"
                 elif outer.responder is not None:
                     content = outer.responder(body)

@@ -222,6 +222,33 @@ def test_an_answer_that_does_not_fit_leaves_the_summary_unavailable(
     assert "Summary unavailable" in note(seeded, entry["path"]).body
 
 
+@pytest.mark.parametrize(
+    ("cut", "summary"),
+    [
+        ('{"summary": "A quiet day in the garden.", "top_actions": ["Water the', True),
+        ('{"summary": "A quiet day in the gar', False),
+        ("Sure! Here is", False),
+    ],
+)
+def test_an_answer_cut_at_the_token_limit_keeps_the_fields_it_finished(
+    seeded: Path, lmstudio: Any, cut: str, summary: bool
+) -> None:
+    """A small model that lists until its token limit, asked twice: a whole summary before
+    the cut is used (the list it was cut off in is left out); a summary cut itself is not."""
+    lmstudio.mode, lmstudio.cut_answer = "length", cut
+    result = run(seeded, "digest", "run", "--date", DAY, "--json")
+    assert result.exit_code == 0, result.output
+    entry = json.loads(result.output)
+    assert len(lmstudio.requests) == 2  # asked once more before the cut answer is used
+    body = note(seeded, entry["path"]).body
+    if summary:
+        assert entry["llm"]["status"] == "ok" and entry["llm"]["model"] == "test-model"
+        assert "A quiet day in the garden." in body and "Water the" not in body
+    else:
+        assert entry["llm"]["status"] == "unavailable" and entry["llm"]["kind"] == "length"
+        assert "Summary unavailable" in body and "cut off at" in body
+
+
 @pytest.mark.parametrize("mode", ["invalid_json", "error500", "no_models"])
 def test_server_failures_leave_the_summary_unavailable(
     seeded: Path, lmstudio: Any, mode: str

@@ -432,6 +432,7 @@ class LLMClient:
                 f"(raise the *_max_tokens setting, or use a model that stops sooner)",
                 kind="length",
                 cause=f"the model's answer was cut off at {max_tokens} tokens",
+                partial=content,
             )
         reply.data = extract_json(content)
         return reply

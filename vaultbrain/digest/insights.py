@@ -9,6 +9,7 @@ note can show; anything that does not fit, and any failure of the server, makes 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -279,6 +280,34 @@ def _plain(text: str) -> str:
 # -- asking -------------------------------------------------------------------------------------
 
 
+def complete_fields(text: str) -> dict[str, Any]:
+    """The key-value pairs of a JSON object cut off part way (a model stopped at its token
+    limit) that are whole: ``{"summary": "A quiet day.", "top_actions": ["Call`` gives
+    ``{"summary": "A quiet day."}``. Empty when not even the first pair is whole."""
+    decoder = json.JSONDecoder()
+    at = text.find("{")
+    out: dict[str, Any] = {}
+    if at < 0:
+        return out
+    at += 1
+    while True:
+        while at < len(text) and text[at] in " \t\r\n,":
+            at += 1
+        try:
+            key, at = decoder.raw_decode(text, at)
+            while at < len(text) and text[at] in " \t\r\n":
+                at += 1
+            if not isinstance(key, str) or text[at : at + 1] != ":":
+                return out
+            at += 1
+            while at < len(text) and text[at] in " \t\r\n":
+                at += 1
+            value, at = decoder.raw_decode(text, at)
+        except (ValueError, IndexError):
+            return out
+        out[key] = value
+
+
 def _client(app: Brain, purpose: str) -> Any:
     from vaultbrain.classify.llm import LLMClient
 
@@ -317,6 +346,16 @@ def _ask(
             # cautiously, before the digest goes without its summary.
             reply = client.chat_json(messages=messages, schema=schema, name=name, temperature=0.6)
     except LLMError as exc:
+        kept = complete_fields(exc.partial) if exc.kind == "length" and exc.partial else {}
+        if kept.get("summary"):
+            # Cut off again, but after a whole summary (the runaway is a list after it): the
+            # fields the model finished are used, the one it was cut off in is left out.
+            try:
+                data = model_cls.model_validate(kept)
+            except ValidationError:
+                data = None
+            if data is not None:
+                return Insights(data, model=client.pick_model(), template_hash=template.hash)
         app.store.audit(
             {
                 "at": app.now().isoformat(),
