@@ -35,8 +35,9 @@ from vaultbrain.classify.embedded import (
     model_labels,
     training_labels,
 )
-from vaultbrain.classify.entities import KnownNames, find_people
+from vaultbrain.classify.entities import find_people
 from vaultbrain.classify.learned import Counts, features
+from vaultbrain.classify.mentions import KnownNames
 from vaultbrain.classify.reliability import Reliability, vote_evidence
 from vaultbrain.errors import VaultbrainError
 from vaultbrain.procs import collector_paused

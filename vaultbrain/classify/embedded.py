@@ -21,15 +21,7 @@ from typing import Any
 from vaultbrain.classify import heuristic as rules
 from vaultbrain.classify.corpus import Example, corpus_path, corpus_vocabulary, load_corpus, split
 from vaultbrain.classify.dates import find_date, mentions_date
-from vaultbrain.classify.entities import COMMON as ENTITY_COMMON
-from vaultbrain.classify.entities import (
-    KnownNames,
-    PersonMention,
-    find_people,
-    phrase,
-    protect,
-    unprotect,
-)
+from vaultbrain.classify.entities import find_people
 from vaultbrain.classify.learned import (
     DEFAULT_PLATT,
     Counts,
@@ -42,7 +34,10 @@ from vaultbrain.classify.learned import (
     platt_from,
     sigmoid,
 )
+from vaultbrain.classify.mentions import COMMON as ENTITY_COMMON
+from vaultbrain.classify.mentions import KnownNames, PersonMention
 from vaultbrain.classify.noise import letter_pairs, noise_reason
+from vaultbrain.classify.phrases import phrase, protect, unprotect
 from vaultbrain.classify.reliability import Reliability
 from vaultbrain.classify.result import UNKNOWN, Classification, Destination
 from vaultbrain.patterns import LazyPattern
