@@ -373,32 +373,28 @@ class Daemon:
                 names.walk_again(self.app)
                 continue
             names.touched(self.app, rel)
-            if rel != inbox and rel.lower().endswith(".md"):
+            an_inbox = rel == inbox
+            if not an_inbox and rel.lower().endswith(".md"):
                 if daily is None:
                     daily = set(watched_daily_notes(self.app))
-                if rel in daily:
-                    # Its capture section is an inbox: the inbox pass reads it (its other
-                    # lines are the person's note, never read as thoughts).
-                    try:
-                        digest = self.app.vault.current_hash(rel)
-                    except VaultbrainError:
-                        digest = None
-                    if self.app.vault.is_own_write(rel, digest):
-                        continue
-                    self._inbox_changed_at = when
-                    self._inbox_dirty = True
-                    continue
-            if rel == inbox:
-                try:
-                    digest = self.app.vault.current_hash(rel)
-                except VaultbrainError:
-                    digest = None  # a folder or a link out: the inbox pass says so, once
-                if self.app.vault.is_own_write(rel, digest):
-                    continue
-                self._inbox_changed_at = when
-                self._inbox_dirty = True
+                # A daily note's capture section is an inbox: the inbox pass reads it (its
+                # other lines are the person's note, never read as thoughts).
+                an_inbox = rel in daily
+            if an_inbox:
+                self._inbox_touched(rel, when)
                 continue
             self._pending_paths[rel] = when
+
+    def _inbox_touched(self, rel: str, when: float) -> None:
+        """An inbox note changed: unless it was our own write, the inbox pass is due once
+        the note is quiet."""
+        try:
+            digest = self.app.vault.current_hash(rel)
+        except VaultbrainError:
+            digest = None  # a folder or a link out: the inbox pass says so, once
+        if not self.app.vault.is_own_write(rel, digest):
+            self._inbox_changed_at = when
+            self._inbox_dirty = True
 
     def _sync_settled(self, now: float) -> None:
         due = [rel for rel, when in self._pending_paths.items() if now - when >= NOTE_DEBOUNCE]

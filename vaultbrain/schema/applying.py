@@ -61,7 +61,7 @@ def apply(brain: Brain, p: Plan) -> Applied:
             _write_pack(brain, p, t.digest if t.exists else None)
     else:
         _write_pack(brain, p, t.digest if t.exists else None)
-    out.entry = record_change(brain, p, out, now)
+    out.entry = record_change(brain, p, len(out.written), len(out.skipped), now)
     if p.verb == "rename-field":
         brain.store.remove_json(JOB)
     clear_cache()

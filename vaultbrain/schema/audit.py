@@ -12,7 +12,6 @@ from vaultbrain.errors import UserError
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
-    from vaultbrain.schema.applying import Applied
     from vaultbrain.schema.planning import Plan
 
 
@@ -52,7 +51,10 @@ def record_failure(brain: Brain, verb: str, args: dict[str, Any], exc: Exception
         pass  # (a full disk that failed the verb may fail its line too: the error is shown)
 
 
-def record_change(brain: Brain, p: Plan, out: Applied, at: dt.datetime) -> dict[str, Any]:
+def record_change(
+    brain: Brain, p: Plan, written: int, skipped: int, at: dt.datetime
+) -> dict[str, Any]:
+    """The audit line of an applied plan (``written`` and ``skipped``: its notes)."""
     who, machine = _who(brain)
     t = p.target
     entry = {
@@ -67,8 +69,8 @@ def record_change(brain: Brain, p: Plan, out: Applied, at: dt.datetime) -> dict[
         "before": p.before,
         "after": p.after,
         "forked_from": t.source_name if t.source == "bundled" and not t.exists else None,
-        "notes_written": len(out.written),
-        "notes_skipped": len(out.skipped),
+        "notes_written": written,
+        "notes_skipped": skipped,
     }
     brain.store.append_jsonl(CHANGES, {k: v for k, v in entry.items() if v is not None})
     return entry

@@ -23,7 +23,7 @@ from vaultbrain.packs.loader import (
     resolve,
 )
 from vaultbrain.packs.resolved import ResolvedPack
-from vaultbrain.packs.survey import NoteTyping, generated_folders, survey_vault
+from vaultbrain.schema.notes import survey_notes
 from vaultbrain.schema.rename import pending_job, renamed_text
 from vaultbrain.schema.target import Target, locate
 
@@ -79,23 +79,6 @@ class Plan:
 
 
 Change = Callable[[dict[str, Any], ResolvedPack], None]
-
-
-def survey_notes(brain: Brain, pack: ResolvedPack, with_data: bool = True) -> list[NoteTyping]:
-    skip = []
-    try:
-        skip.append(str(brain.settings.get("inbox_note")))
-    except UserError:
-        pass
-    survey = survey_vault(
-        brain.vault,
-        pack,
-        generated_folders(brain.settings),
-        skip,
-        with_data=with_data,
-        template=brain.templates.holds,
-    )
-    return survey.notes
 
 
 def _bump(version: str, breaking: bool) -> str:
