@@ -1,8 +1,10 @@
-"""The embedded classifier: the learned model (``classify/learned.py``) decides the types,
-``classify/entities.py`` finds the people and the titles, ``classify/dates.py`` the due date.
+"""The embedded classifier: the learned model (``classify/learned.py``) decides the types
+(``classify/reading.py``), ``classify/entities.py`` finds the people, ``classify/dates.py``
+the due date, and ``classify/destinations.py`` titles what it files.
 
 It answers when no LLM does. What it learnt: the shipped corpus (``corpus/<pack>.txt``, its
-training split) and, through ``classify/adapt.py``, the vault it lives in. Its confidence is
+training split: ``classify/training.py``) and, through ``classify/adapt.py``, the vault it
+lives in. Its confidence is
 the calibrated probability of the primary type, capped below ``auto_confidence``: what it
 files is a suggestion for the person to confirm.
 """
