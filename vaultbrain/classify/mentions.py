@@ -32,74 +32,13 @@ JOINS = {"and", "&", "+", ",", "und", "et", "y", "e"}
 WEAK_CUES = {"get", "for", "to", "from", "sign", "buy", "by"}
 WEAK_CUES |= {"and", "&", "+", "envoyer", "mandar", "preguntar", "demander", "rappeler", "a", "à"}
 # Capitalised words that open sentences and name no one, beyond what the corpus shows.
-COMMON = {
-    "i",
-    "the",
-    "a",
-    "an",
-    "this",
-    "that",
-    "my",
-    "our",
-    "we",
-    "you",
-    "he",
-    "she",
-    "they",
-    "it",
-    "me",
-    "him",
-    "her",
-    "them",
-    "is",
-    "are",
-    "re",
-    "fwd",
-    "fw",
-    "todo",
-    "ok",
-    "okay",
-    "hi",
-    "hey",
-    "yes",
-    "no",
-    "thanks",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-    "today",
-    "tomorrow",
-    "tonight",
-    "next",
-    "project",
-    "team",
-    "everyone",
-    "google",
-    "zoom",
-    "slack",
-    "obsidian",
-    "idea",
-    "note",
-    "urgent",
-    "asap",
-    "important",
-}
+COMMON = set(
+    "i the a an this that my our we you he she they it me him her them is are re fwd fw todo "
+    "ok okay hi hey yes no thanks monday tuesday wednesday thursday friday saturday sunday "
+    "january february march april may june july august september october november december "
+    "today tomorrow tonight next project team everyone google zoom slack obsidian idea note "
+    "urgent asap important".split()
+)
 
 
 def titlecase_name(name: str) -> str:

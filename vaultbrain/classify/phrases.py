@@ -10,41 +10,10 @@ from vaultbrain.classify.mentions import PARTICLES, capitalised
 from vaultbrain.patterns import LazyPattern
 
 # A period inside one of these, or between two digits, does not end a sentence.
-ABBREVIATIONS = {
-    "dr",
-    "mr",
-    "mrs",
-    "ms",
-    "mx",
-    "prof",
-    "st",
-    "jr",
-    "sr",
-    "sra",
-    "mme",
-    "mlle",
-    "e.g",
-    "i.e",
-    "eg",
-    "ie",
-    "etc",
-    "vs",
-    "approx",
-    "no",
-    "nr",
-    "ca",
-    "incl",
-    "mt",
-    "dept",
-    "min",
-    "max",
-    "tel",
-    "str",
-    "bzw",
-    "usw",
-    "z.b",
-    "ggf",
-}
+ABBREVIATIONS = set(
+    "dr mr mrs ms mx prof st jr sr sra mme mlle e.g i.e eg ie etc vs approx no nr ca incl mt "
+    "dept min max tel str bzw usw z.b ggf".split()
+)
 DOT = "\u2024"  # ONE DOT LEADER: stands in for a period that must not split a sentence
 
 

@@ -15,47 +15,15 @@ _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$")
 _LINK = re.compile(r"^\[\[[^\]]+\]\]$")
 _KEYWORDS: dict[str, tuple[str, ...]] = {
-    "entity": (
-        "people",
-        "person",
-        "contact",
-        "compan",
-        "org",
-        "client",
-        "customer",
-        "place",
-        "team",
-        "author",
-        "vendor",
-        "investor",
+    "entity": tuple(
+        "people person contact compan org client customer place team author vendor investor".split()
     ),
-    "media": (
-        "reading",
-        "book",
-        "article",
-        "clipping",
-        "paper",
-        "podcast",
-        "video",
-        "movie",
-        "film",
-        "music",
-        "readwise",
-        "bookmark",
-        "course",
-        "literature",
+    "media": tuple(
+        "reading book article clipping paper podcast video movie film music readwise bookmark "
+        "course literature".split()
     ),
-    "annotation": ("review", "comment", "annotation", "highlight", "feedback"),
-    "concept": (
-        "idea",
-        "concept",
-        "topic",
-        "note",
-        "zettel",
-        "permanent",
-        "wiki",
-        "knowledge",
-    ),
+    "annotation": tuple("review comment annotation highlight feedback".split()),
+    "concept": tuple("idea concept topic note zettel permanent wiki knowledge".split()),
 }
 
 

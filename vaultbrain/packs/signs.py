@@ -18,45 +18,19 @@ from vaultbrain.packs.survey import NoteTyping
 from vaultbrain.vault.obsidian import config_folder
 
 # Frontmatter keys that are vaultbrain's or Obsidian's own, never a proposed type's field.
-RESERVED_KEYS = {
-    "type",
-    "id",
-    "created",
-    "updated",
-    "source",
-    "confidence",
-    "classified_by",
-    "confirmed",
-    "aliases",
-    "cssclasses",
-    "cssclass",
-    "publish",
-    "position",
-    "title",
-}
+RESERVED_KEYS = set(
+    "type id created updated source confidence classified_by confirmed aliases cssclasses "
+    "cssclass publish position title".split()
+)
 # Keys notes of every kind carry (dates of the file, navigation, tags): no sign of a kind.
-_ANY_KIND_KEYS = RESERVED_KEYS | {
-    "tags",
-    "tag",
-    "alias",
-    "date",
-    "modified",
-    "date created",
-    "date modified",
-    "created_at",
-    "updated_at",
-    "up",
-    "parent",
-    "related",
-    "links",
-    "banner",
-    "cover",
-    "icon",
-    "permalink",
-    "subtype",
-    "categories",
-    "category",
-}
+_ANY_KIND_KEYS = (
+    RESERVED_KEYS
+    | set(
+        "tags tag alias date modified created_at updated_at up parent related links banner "
+        "cover icon permalink subtype categories category".split()
+    )
+    | {"date created", "date modified"}
+)
 FIELD_KEY = re.compile(r"^[^\W\d_][\w -]{0,63}$")  # (any script: `autor`, `автор`)
 SHARED = 0.6  # share of a group's notes that must have a property for it to be the kind's
 _ELSEWHERE = 0.5  # ... while fewer than this share of the other notes have it
@@ -73,61 +47,20 @@ _WEEKDAYS = frozenset(
 )
 # Folders that are places, never kinds (their whole name, number prefixes and marks dropped).
 _PLACE_NAMES = frozenset(
-    {
+    (
         # inboxes
-        "inbox",
-        "in",
-        "inbox notes",
-        "eingang",
-        "posteingang",
-        "eingangskorb",
-        "boîte de réception",
-        "bandeja de entrada",
-        "caixa de entrada",
-        "entrada",
-        "входящие",
-        "收件箱",
-        "受信箱",
-        "unsorted",
-        "unprocessed",
-        "to sort",
-        "to process",
-        "triage",
+        "inbox, in, inbox notes, eingang, posteingang, eingangskorb, boîte de réception, "
+        "bandeja de entrada, caixa de entrada, entrada, входящие, 收件箱, 受信箱, unsorted, "
+        "unprocessed, to sort, to process, triage, "
         # archives
-        "archive",
-        "archives",
-        "archiv",
-        "archivo",
-        "archives personnelles",
-        "архив",
-        "attic",
+        "archive, archives, archiv, archivo, archives personnelles, архив, attic, "
         # attachments and drawings
-        "attachments",
-        "attachment",
-        "assets",
-        "files",
-        "images",
-        "img",
-        "pictures",
-        "resources attachments",
-        "excalidraw",
-        "anhänge",
-        "anlagen",
-        "bilder",
-        "pièces jointes",
-        "adjuntos",
-        "anexos",
-        "вложения",
-        "附件",
-        "添付ファイル",
+        "attachments, attachment, assets, files, images, img, pictures, resources attachments, "
+        "excalidraw, anhänge, anlagen, bilder, pièces jointes, adjuntos, anexos, вложения, 附件, "
+        "添付ファイル, "
         # templates (also found by vault/obsidian.py, by settings and content)
-        "templates",
-        "template",
-        "vorlagen",
-        "modèles",
-        "plantillas",
-        "шаблоны",
-    }
+        "templates, template, vorlagen, modèles, plantillas, шаблоны"
+    ).split(", ")
 )
 
 
