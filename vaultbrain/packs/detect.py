@@ -30,6 +30,10 @@ descriptions and fields, and falls back to the heuristic ones when the LLM is of
 (``vaultbrain/packs/delta.py``), which the person installs and uses explicitly: no pack is
 ever edited behind their back. A proposal is named by its folder (``Reading/``), or, when it
 has none, by its evidence (``type:permanent``, ``tag:book``).
+
+Here: the proposals from evidence and from folders. Beside it: ``signs.py`` (what makes notes
+one kind, and the folders that are places), ``naming.py``, ``inference.py`` (fields and
+primitive) and ``candidates.py`` (the proposals and their file).
 """
 
 from __future__ import annotations

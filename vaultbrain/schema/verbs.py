@@ -26,6 +26,10 @@ again; until then every other verb refuses to start.
 A type inherited from a pack the vault's copy extends is copied into the copy before it is
 changed (a child's declaration of a type replaces the parent's whole, see packs/merge.py).
 YAML comments of the vault's copy are not kept when it is rewritten.
+
+Here: the six verbs (each a change to the manifest's data) and :func:`run`. Beside it:
+``target.py`` (the vault's copy), ``planning.py``, ``applying.py``, ``rename.py`` (a note's
+property renamed, and the rename job) and ``audit.py`` (``schema log``).
 """
 
 from __future__ import annotations
