@@ -368,8 +368,9 @@ def main() -> int:
     work = vaultgen.workdir_from_env()
     vaultgen.isolate_home(work)
     from vaultbrain.classify import adapt
-    from vaultbrain.classify.embedded import classify_embedded, corpus_embedded, train_corpus
+    from vaultbrain.classify.embedded import classify_embedded
     from vaultbrain.classify.heuristic import classify_heuristic
+    from vaultbrain.classify.training import corpus_embedded, train_corpus
     from vaultbrain.filing.corrections import record_correction
     from vaultbrain.packs import load_pack
     from vaultbrain.store import Store

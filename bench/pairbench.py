@@ -409,7 +409,7 @@ def main() -> int:
     args = parser.parse_args()
     work = vaultgen.workdir_from_env()
     vaultgen.isolate_home(work)
-    from vaultbrain.classify.embedded import corpus_embedded
+    from vaultbrain.classify.training import corpus_embedded
     from vaultbrain.packs import load_pack
 
     pack = load_pack("vaultbrain-base")

@@ -88,7 +88,7 @@ def run_checks(app: Brain) -> list[Check]:
         consistency = _pack_consistency(app)
         if consistency is not None:
             checks.append(consistency)
-        from vaultbrain.schema.verbs import unfinished_line  # (a rename-field cut short)
+        from vaultbrain.schema.rename import unfinished_line  # (a rename-field cut short)
 
         unfinished = unfinished_line(app)
         if unfinished:

@@ -364,20 +364,21 @@ def test_an_installed_pack_is_copied_into_the_vault(home: Path, env_home: Path) 
 def test_the_pack_changed_meanwhile_is_not_overwritten(home: Path) -> None:
     from vaultbrain.brain import Brain
     from vaultbrain.errors import UserError
-    from vaultbrain.schema import verbs
+    from vaultbrain.schema.applying import apply
+    from vaultbrain.schema.audit import log_entries
+    from vaultbrain.schema.planning import plan
+    from vaultbrain.schema.verbs import add_alias
 
     verb(home, "add-alias", "person", "pal")  # the vault has its copy now
     brain = Brain(home)
-    p = verbs.plan(
-        brain, "add-alias", {"type": "idea", "alias": "notion"}, verbs.add_alias("idea", "notion")
-    )
+    p = plan(brain, "add-alias", {"type": "idea", "alias": "notion"}, add_alias("idea", "notion"))
     path = home / PACK
     theirs = path.read_text("utf-8") + "# edited on another machine\n"
     path.write_text(theirs, "utf-8")
     with pytest.raises(UserError, match="changed while the verb ran"):
-        verbs.apply(brain, p)
+        apply(brain, p)
     assert path.read_text("utf-8") == theirs
-    assert [e["verb"] for e in verbs.log_entries(brain)] == ["add-alias"]
+    assert [e["verb"] for e in log_entries(brain)] == ["add-alias"]
 
 
 def test_bad_requests_are_one_line_errors_and_write_nothing(home: Path) -> None:

@@ -11,9 +11,10 @@ import pytest
 
 from vaultbrain.classify.classifier import classify_with_fallback
 from vaultbrain.classify.corpus import load_corpus, split
-from vaultbrain.classify.embedded import analyse, classify_embedded, corpus_embedded
+from vaultbrain.classify.embedded import analyse, classify_embedded
 from vaultbrain.classify.learned import fit_steps, wilson_low
 from vaultbrain.classify.result import Band, judge
+from vaultbrain.classify.training import corpus_embedded
 from vaultbrain.packs import load_pack
 
 TODAY = dt.date(2026, 12, 1)

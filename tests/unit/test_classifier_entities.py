@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from vaultbrain.classify.corpus import corpus_vocabulary, load_corpus
-from vaultbrain.classify.entities import KnownNames, find_people, phrase, protect, unprotect
+from vaultbrain.classify.entities import find_people
+from vaultbrain.classify.mentions import KnownNames
+from vaultbrain.classify.phrases import phrase, protect, unprotect
 
 COMMON = corpus_vocabulary(load_corpus("vaultbrain-base"))
 

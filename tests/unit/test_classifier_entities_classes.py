@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from vaultbrain.classify.corpus import corpus_vocabulary, load_corpus
-from vaultbrain.classify.entities import KnownNames, find_people
+from vaultbrain.classify.entities import find_people
+from vaultbrain.classify.mentions import KnownNames
 from vaultbrain.classify.namewords import folded, foreign_word, given_name
 
 COMMON = corpus_vocabulary(load_corpus("vaultbrain-base"))

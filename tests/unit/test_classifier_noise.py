@@ -7,8 +7,9 @@ import datetime as dt
 
 import pytest
 
-from vaultbrain.classify.embedded import analyse, corpus_embedded
+from vaultbrain.classify.embedded import analyse
 from vaultbrain.classify.noise import injection_reason
+from vaultbrain.classify.training import corpus_embedded
 
 NOISE = [
     ("asdfghjkl", "keyboard mash"),

@@ -10,7 +10,8 @@ import datetime as dt
 
 import pytest
 
-from vaultbrain.classify.embedded import analyse, corpus_embedded
+from vaultbrain.classify.embedded import analyse
+from vaultbrain.classify.training import corpus_embedded
 
 NOISE = [
     ("Caused by: java.io.IOException: Broken pipe", "a traceback"),

@@ -11,9 +11,12 @@ from fixtures.packs.packkit import manifest, ptype, write_pack
 
 from vaultbrain.brain import Brain
 from vaultbrain.packs import schema_pack_consistency, untyped_warning
+from vaultbrain.packs.candidates import load_candidates
 from vaultbrain.packs.delta import review_candidates
-from vaultbrain.packs.detect import detect, infer_fields, load_candidates, slug_for
+from vaultbrain.packs.detect import detect
+from vaultbrain.packs.inference import infer_fields
 from vaultbrain.packs.loader import load_pack_path
+from vaultbrain.packs.naming import slug_for
 from vaultbrain.packs.suggest import apply_refinements
 from vaultbrain.packs.survey import NoteTyping, review_orphans
 

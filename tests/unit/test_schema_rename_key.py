@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from vaultbrain.schema.verbs import rename_key
+from vaultbrain.schema.rename import rename_key
 from vaultbrain.vault.note import parse_note
 
 

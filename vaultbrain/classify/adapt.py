@@ -28,16 +28,12 @@ from collections.abc import Container, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from vaultbrain.classify.embedded import (
-    Embedded,
-    corpus_embedded,
-    corpus_key,
-    model_labels,
-    training_labels,
-)
-from vaultbrain.classify.entities import KnownNames, find_people
+from vaultbrain.classify.entities import find_people
 from vaultbrain.classify.learned import Counts, features
+from vaultbrain.classify.mentions import KnownNames
+from vaultbrain.classify.reading import Embedded, model_labels, training_labels
 from vaultbrain.classify.reliability import Reliability, vote_evidence
+from vaultbrain.classify.training import corpus_embedded, corpus_key
 from vaultbrain.errors import VaultbrainError
 from vaultbrain.procs import collector_paused
 from vaultbrain.statuses import STOOD, CaptureStatus
@@ -85,7 +81,7 @@ class VaultLearning:
 
     # -- what each source contributes ------------------------------------------------------
     def _hints(self, text: str, common: Container[str]) -> tuple[str, ...]:
-        from vaultbrain.classify.embedded import hints
+        from vaultbrain.classify.reading import hints
 
         return tuple(sorted(hints(text, find_people(text, common, self.names), self.names)))
 

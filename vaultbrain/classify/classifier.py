@@ -20,7 +20,7 @@ from vaultbrain.packs import ResolvedPack
 from vaultbrain.store import Store
 
 if TYPE_CHECKING:
-    from vaultbrain.classify.embedded import Embedded
+    from vaultbrain.classify.reading import Embedded
 
 
 class LLMClassifier:

@@ -1,4 +1,4 @@
-"""People and titles in a thought, for the embedded classifier (``classify/embedded.py``).
+"""People in a thought, for the embedded classifier (``classify/embedded.py``).
 
 People: whole names (``Liam O'Brien``, ``José Álvarez``, ``Anneke van der Berg``,
 ``Jean-Luc``, ``Dr. Okafor``), every one a thought names ("Priya and Marco"), lowercase ones
@@ -6,17 +6,28 @@ where a cue says a person follows ("lunch w priya"), and the vault's own records
 named by full name, alias or (when exactly one fits) first name links to that record, and a
 name the vault knows as something else (a game, a place, a project) is not a person.
 
-Titles: a short whole phrase of the thought, never cut mid-word, inside a name, or at a period
-that is not a sentence end (``Dr. Müller``, ``€84.20``, ``v2.1``, ``e.g.``).
+The titles are cut by ``classify/phrases.py``; the record names and the words around a name
+are in ``classify/mentions.py``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Container, Iterable, MutableMapping
-from dataclasses import dataclass, field
+from collections.abc import Container
 from typing import Any
 
+from vaultbrain.classify.mentions import (
+    COMMON,
+    CUES,
+    HONORIFICS,
+    JOINS,
+    PARTICLES,
+    WEAK_CUES,
+    KnownNames,
+    PersonMention,
+    capitalised,
+    titlecase_name,
+)
 from vaultbrain.classify.namewords import (
     FAMILY,
     GERMAN_NOUN_ENDINGS,
@@ -42,130 +53,6 @@ from vaultbrain.classify.namewords import (
 )
 from vaultbrain.patterns import LazyPattern
 
-# A period inside one of these, or between two digits, does not end a sentence.
-ABBREVIATIONS = {
-    "dr",
-    "mr",
-    "mrs",
-    "ms",
-    "mx",
-    "prof",
-    "st",
-    "jr",
-    "sr",
-    "sra",
-    "mme",
-    "mlle",
-    "e.g",
-    "i.e",
-    "eg",
-    "ie",
-    "etc",
-    "vs",
-    "approx",
-    "no",
-    "nr",
-    "ca",
-    "incl",
-    "mt",
-    "dept",
-    "min",
-    "max",
-    "tel",
-    "str",
-    "bzw",
-    "usw",
-    "z.b",
-    "ggf",
-}
-DOT = "\u2024"  # ONE DOT LEADER: stands in for a period that must not split a sentence
-HONORIFICS = {"dr", "mr", "mrs", "ms", "mx", "prof", "st", "herr", "frau", "mme", "sra", "señora"}
-HONORIFICS |= {"señor", "sr", "dott", "doktor", "madame", "monsieur"}
-# family words that open a name as a title does ("uncle ray", "tante Inge")
-HONORIFICS |= {"uncle", "aunt", "auntie", "cousin", "onkel", "tante", "tío", "tía", "oncle"}
-PARTICLES = {"van", "der", "den", "de", "la", "le", "du", "del", "della", "da", "di", "von"}
-PARTICLES |= {"zu", "ter", "ten", "bin", "ibn", "al", "el", "dos", "das", "des", "y", "st"}
-PARTICLES |= {"los", "las", "do", "ní", "nic", "ap", "af", "av", "op", "degli", "dei", "vom"}
-HONORIFICS |= TITLES
-# Words after which a lowercase word is someone's name ("coffee w priya", "call marco").
-CUES = {"with", "w", "w/", "met", "meet", "call", "called", "ring", "text", "texted", "email"}
-CUES |= {"txt", "msg", "tel", "rang", "phoned", "whatsapp", "send", "give", "pay", "help"}
-CUES |= {"emailed", "ask", "asked", "tell", "told", "ping", "pinged", "remind", "thank"}
-CUES |= {"invite", "visit", "visited", "saw", "see", "dm", "message", "messaged", "phone"}
-CUES |= {"mit", "avec", "con", "llamar", "appeler", "anrufen", "fragen"}
-_JOIN = {"and", "&", "+", ",", "und", "et", "y", "e"}
-# Words after which a lowercase unknown word may be a name, if the model thinks so.
-WEAK_CUES = {"get", "for", "to", "from", "sign", "buy", "by"}
-WEAK_CUES |= {"and", "&", "+", "envoyer", "mandar", "preguntar", "demander", "rappeler", "a", "à"}
-# Capitalised words that open sentences and name no one, beyond what the corpus shows.
-COMMON = {
-    "i",
-    "the",
-    "a",
-    "an",
-    "this",
-    "that",
-    "my",
-    "our",
-    "we",
-    "you",
-    "he",
-    "she",
-    "they",
-    "it",
-    "me",
-    "him",
-    "her",
-    "them",
-    "is",
-    "are",
-    "re",
-    "fwd",
-    "fw",
-    "todo",
-    "ok",
-    "okay",
-    "hi",
-    "hey",
-    "yes",
-    "no",
-    "thanks",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-    "today",
-    "tomorrow",
-    "tonight",
-    "next",
-    "project",
-    "team",
-    "everyone",
-    "google",
-    "zoom",
-    "slack",
-    "obsidian",
-    "idea",
-    "note",
-    "urgent",
-    "asap",
-    "important",
-}
 _HUMPS = re.compile(r"[a-z\u00df-\u00ff][A-Z\u00c0-\u00de]")  # a capital inside a word: "KeyError"
 # names with a capital inside: McDonald, MacAllister, DeShawn, LaToya, DiCaprio, VanDyke
 _NAME_PREFIX = re.compile(r"^(?:Mc|Mac|De|Di|Da|Du|La|Le|Van|Von|Fitz|St|O'|D')[A-Z][a-z]")
@@ -176,131 +63,8 @@ _TOKEN = LazyPattern(r"[^\W\d_](?:[\w'’\-]*[^\W_])?\.?|[,&+]|w/")
 _POSSESSIVE = LazyPattern(r"['’]s$")
 
 
-def protect(text: str) -> str:
-    """``text`` with every period that does not end a sentence replaced by :data:`DOT`."""
-
-    def abbrev(m: re.Match[str]) -> str:
-        word = m.group(1)
-        return word + DOT if word.lower().replace(DOT, ".") in ABBREVIATIONS else m.group(0)
-
-    text = re.compile(r"(?<=\d)\.(?=\d)").sub(DOT, text)  # 84.20, v2.1
-    text = re.compile(r"\b([A-Za-z])\.(?=[A-Za-z]\.)").sub(r"\1" + DOT, text)  # e.g. / i.e. / z.B.
-    text = re.compile(r"(?<![\w.])((?:[A-Za-z]" + DOT + r")*[A-Za-z]+)\.").sub(abbrev, text)
-    text = re.compile(r"\b(\w)\.(?=\s+[A-Z])").sub(r"\1" + DOT, text)  # an initial: "J. Smith"
-    return text
-
-
-def unprotect(text: str) -> str:
-    return text.replace(DOT, ".")
-
-
-def titlecase_name(name: str) -> str:
-    """A lowercase-typed name as a record title: ``liam o'brien`` → ``Liam O'Brien``."""
-    parts = []
-    for i, word in enumerate(name.split()):
-        if i and word.lower() in PARTICLES:
-            parts.append(word.lower())
-            continue
-        word = re.compile(r"(^|[-])(\w)").sub(lambda m: m.group(1) + m.group(2).upper(), word)
-        word = re.compile(r"^(\w['’])(\w)").sub(lambda m: m.group(1) + m.group(2).upper(), word)
-        parts.append(word)
-    return " ".join(parts)
-
-
-@dataclass
-class PersonMention:
-    """A person a thought names: as written, and the vault record it links to, if any."""
-
-    name: str
-    record: str | None = None
-    evidence: str = "capitalised"  # known | honorific | cue | cue-lower | capitalised | guess
-
-    @property
-    def title(self) -> str:
-        return self.record or self.name
-
-    @property
-    def strong(self) -> bool:
-        return self.evidence not in ("capitalised", "guess", "cue-lower")
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "record": self.record, "evidence": self.evidence}
-
-
-@dataclass
-class KnownNames:
-    """What the vault calls its records: full names and aliases by type, and first names of
-    people (to link "priya" to ``Priya Shah`` when she is the only Priya)."""
-
-    names: MutableMapping[str, set[tuple[str, str]]] = field(
-        default_factory=dict
-    )  # lower -> {(type, title)}
-    first: MutableMapping[str, set[str]] = field(
-        default_factory=dict
-    )  # lower first name -> {title}
-
-    def add(self, type_name: str, title: str, aliases: Iterable[str] = ()) -> None:
-        for key in [title, *aliases]:
-            key = str(key).strip()
-            if key:
-                self.names.setdefault(key.lower(), set()).add((type_name, title))
-        if type_name == "person" and title.split():
-            first = title.split()[0].lower().rstrip(".")
-            if first not in HONORIFICS:
-                self.first.setdefault(first, set()).add(title)
-
-    def remove(self, type_name: str, title: str, aliases: Iterable[str] = ()) -> None:
-        for key in [title, *aliases]:
-            bucket = self.names.get(str(key).strip().lower())
-            if bucket:
-                bucket.discard((type_name, title))
-                if not bucket:
-                    del self.names[str(key).strip().lower()]
-        if type_name == "person" and title.split():
-            bucket2 = self.first.get(title.split()[0].lower().rstrip("."))
-            if bucket2:
-                bucket2.discard(title)
-
-    @classmethod
-    def from_known(cls, known: Iterable[dict[str, Any]]) -> KnownNames:
-        out = cls()
-        for k in known:
-            out.add(str(k.get("type", "")), str(k.get("title", "")), k.get("aliases") or [])
-        return out
-
-    def person(self, name: str) -> str | None:
-        """The person record this name (full, alias, or a first name only one person has)
-        stands for."""
-        low = name.lower()
-        found = self.names.get(low)
-        if found is None and low.rstrip(".") not in self.first:
-            return None  # the usual case, kept cheap: most words name nobody
-        hits = {t for ty, t in found or () if ty == "person"}
-        if len(hits) == 1:
-            return next(iter(hits))
-        if not hits and len(name.split()) == 1:
-            firsts = self.first.get(name.lower().rstrip("."), set())
-            if len(firsts) == 1:
-                return next(iter(firsts))
-        return None
-
-    def other_type(self, name: str) -> str | None:
-        """The type of a non-person record with this name (``Catan`` the game), if any."""
-        found = self.names.get(name.lower())
-        if not found:
-            return None
-        types = {ty for ty, _ in found}
-        if types and "person" not in types:
-            return sorted(types)[0]
-        return None
-
-
 def _bare(tok: str) -> str:
     return _POSSESSIVE.sub("", tok.rstrip(".")).rstrip(".")
-
-
-def _is_cap(tok: str) -> bool:
-    return tok[:1].isupper()
 
 
 def find_people(
@@ -344,7 +108,7 @@ def find_people(
         never a given name that is no everyday word ("tomasz"). ``context``: how strongly
         the words around say a person is meant (:func:`~.namewords.only_a_word`)."""
         w = word.lower()
-        if w in COMMON or w in CUES or w in _JOIN:
+        if w in COMMON or w in CUES or w in JOINS:
             return True
         if w in common:  # but a given name no English word is ("tomasz"): a name
             return w in NAME_WORDS or not given_name(w) or everyday_word(w)
@@ -376,7 +140,7 @@ def find_people(
         if (
             not sentence_start(k - 1)
             and not sentence_start(k)
-            and _is_cap(toks[k - 1])
+            and capitalised(toks[k - 1])
             and only_a_word(_bare(toks[k - 1]).lower())
         ):
             return True
@@ -407,7 +171,7 @@ def find_people(
         return (
             nxt in ("and", "&", "und", "et", "y", "e")
             and k + 2 < len(toks)
-            and (toks[k + 2] in ("I", "me") or _is_cap(toks[k + 2]))
+            and (toks[k + 2] in ("I", "me") or capitalised(toks[k + 2]))
         )
 
     def name_word(k: int) -> bool:
@@ -450,7 +214,7 @@ def find_people(
     def pair(k: int) -> bool:
         """Token ``k`` and the next are a given name and a surname, or a surname and a given
         name ("Mei Lin", "Chen Jia", "Grace Hopper"): a full name, wherever it stands."""
-        if k + 1 >= len(toks) or not _is_cap(toks[k + 1]) or _POSSESSIVE.search(toks[k]):
+        if k + 1 >= len(toks) or not capitalised(toks[k + 1]) or _POSSESSIVE.search(toks[k]):
             return False
         a, b = _bare(toks[k]).lower(), _bare(toks[k + 1]).lower()
         if {a, b} & (COMMON | CUES | HONORIFICS) or identifier(toks[k]) or identifier(toks[k + 1]):
@@ -495,7 +259,7 @@ def find_people(
             )
         if record is not None:
             evidence = "known"
-        elif not any(_is_cap(w) for w in words):
+        elif not any(capitalised(w) for w in words):
             name = titlecase_name(name)
         key = (record or name).lower()
         if key not in seen:
@@ -527,20 +291,22 @@ def find_people(
         evidence = "capitalised"
         opens = low in HONORIFICS or (
             low in TITLE_MODIFIERS  # "Charge Nurse Kowalski", "Head Chef Rossi"
-            and _is_cap(tok)
+            and capitalised(tok)
             and i + 1 < len(toks)
-            and _is_cap(toks[i + 1])
+            and capitalised(toks[i + 1])
             and _bare(toks[i + 1]).lower() in TITLES
         )
-        if opens and i + 1 < len(toks) and toks[i + 1] not in _JOIN:
+        if opens and i + 1 < len(toks) and toks[i + 1] not in JOINS:
             j = i + 1
-            while j + 1 < len(toks) and _bare(toks[j]).lower() in HONORIFICS and _is_cap(toks[j]):
+            while (
+                j + 1 < len(toks) and _bare(toks[j]).lower() in HONORIFICS and capitalised(toks[j])
+            ):
                 j += 1  # "Staff Nurse", "Frau Dr."
             nxt = _bare(toks[j])
             after = nxt.lower()  # "frau koch", "mrs chen": a surname after a title
             if (
-                _is_cap(nxt) or not ordinary(nxt) or surname(after) or given_name(after)
-            ) and after not in _JOIN | COMMON | CUES:
+                capitalised(nxt) or not ordinary(nxt) or surname(after) or given_name(after)
+            ) and after not in JOINS | COMMON | CUES:
                 words = [t.rstrip(".") + ("." if t.endswith(".") else "") for t in toks[i:j]]
                 words.append(nxt)
                 evidence = "honorific"
@@ -549,14 +315,14 @@ def find_people(
             pass
         elif (
             low in FAMILY
-            and (i == 0 or is_cue(prev) or prev in WEAK_CUES or prev in _JOIN)
-            and not (i + 1 < len(toks) and _is_cap(toks[i + 1]))
+            and (i == 0 or is_cue(prev) or prev in WEAK_CUES or prev in JOINS)
+            and not (i + 1 < len(toks) and capitalised(toks[i + 1]))
         ):
             words = [_bare(tok)]  # "ring mum", "get gran a charger": someone, not a word
             evidence = "family"
             i += 1
         elif (
-            _is_cap(tok)
+            capitalised(tok)
             and could_be_named(i)
             # "Recycle the old laptops", "Bake a cake": a sentence's first word before "the"
             # is its verb, unless it is someone's name
@@ -579,7 +345,7 @@ def find_people(
             i += 1
         elif (
             tok.islower()
-            and (is_cue(prev) or prev in _JOIN and out and out[-1].evidence != "guess")
+            and (is_cue(prev) or prev in JOINS and out and out[-1].evidence != "guess")
             and (
                 not ordinary(_bare(tok), 1)
                 # after "and" or a comma, a word is one of a list of names only right after
@@ -603,7 +369,7 @@ def find_people(
             )
             evidence = "cue" if named else "cue-lower"
             i += 1
-        elif known.person(_bare(tok)) and (_is_cap(tok) or not ordinary(_bare(tok))):
+        elif known.person(_bare(tok)) and (capitalised(tok) or not ordinary(_bare(tok))):
             words = [_bare(tok)]
             i += 1
         elif (
@@ -649,9 +415,9 @@ def find_people(
         # given name that is also a word ("with Rosa Parks", "Will Byers")
         if (
             words
-            and _is_cap(words[0])
+            and capitalised(words[0])
             and start > taken
-            and _is_cap(toks[start - 1])
+            and capitalised(toks[start - 1])
             and given_name(_bare(toks[start - 1]).lower())
             and _bare(toks[start - 1]).lower() not in COMMON | CUES | HONORIFICS
             and not _POSSESSIVE.search(toks[start - 1])
@@ -663,19 +429,19 @@ def find_people(
                 evidence = "fullname"
         if (
             words
-            and _is_cap(words[0])
+            and capitalised(words[0])
             and start > taken
             and _bare(toks[start - 1]).lower() in NICKNAMES
-            and _is_cap(toks[start - 1])
+            and capitalised(toks[start - 1])
             and given_name(words[0].lower())
         ):
             start -= 1  # "Big Steve at the scrapyard": his nickname, whole
             words.insert(0, _bare(toks[start]))
         if evidence == "capitalised" and start > 0 and is_cue(toks[start - 1]):
             evidence = "cue"
-        if evidence in ("capitalised", "guess") and start > 0 and toks[start - 1] in _JOIN and out:
+        if evidence in ("capitalised", "guess") and start > 0 and toks[start - 1] in JOINS and out:
             evidence = "cue" if out[-1].strong else evidence
-        if evidence == "capitalised" and sum(1 for w in words if _is_cap(w)) >= 2:
+        if evidence == "capitalised" and sum(1 for w in words if capitalised(w)) >= 2:
             evidence = "fullname"  # "Kalani Kahale": two names together are someone
         emit(words, evidence)
         taken = i
@@ -706,7 +472,7 @@ def _person_shaped(target: str, known: KnownNames) -> bool:
     if known.other_type(target):
         return False
     words = target.split()
-    if not 1 <= len(words) <= 5 or not _is_cap(words[0]) or not _is_cap(words[-1]):
+    if not 1 <= len(words) <= 5 or not capitalised(words[0]) or not capitalised(words[-1]):
         return False
     lows = [w.lower() for w in words]
     if len(words) == 1:
@@ -741,7 +507,7 @@ def _extend(
             j = i
             while j < len(toks) and toks[j].lower() in PARTICLES:
                 j += 1
-            if j < len(toks) and _is_cap(toks[j]) and not ordinary(_bare(toks[j])):
+            if j < len(toks) and capitalised(toks[j]) and not ordinary(_bare(toks[j])):
                 words += [*toks[i:j], _bare(toks[j])]
                 i = j + 1
                 continue
@@ -752,16 +518,19 @@ def _extend(
             i += 1
             continue
         if nxt[:1].isalpha() and (
-            _is_cap(nxt) and not ordinary(bare) or evidence == "cue-lower" and not ordinary(bare)
+            capitalised(nxt)
+            and not ordinary(bare)
+            or evidence == "cue-lower"
+            and not ordinary(bare)
         ):
-            if evidence == "cue-lower" and not _is_cap(nxt) and known.person(" ".join(words)):
+            if evidence == "cue-lower" and not capitalised(nxt) and known.person(" ".join(words)):
                 break
             words.append(bare)
             i += 1
             continue
         if (
-            _is_cap(nxt)
-            and _is_cap(words[-1])
+            capitalised(nxt)
+            and capitalised(words[-1])
             and (surname(bare.lower()) or given_name(bare.lower()))
             and bare.lower() not in COMMON | CUES | HONORIFICS
             and not _POSSESSIVE.search(words[-1])
@@ -770,84 +539,16 @@ def _extend(
             i += 1
             continue
         if (
-            _is_cap(nxt)
-            and _is_cap(words[-1])
+            capitalised(nxt)
+            and capitalised(words[-1])
             and bare.lower() not in COMMON
             and bare.lower() not in CUES
             and bare.lower() not in HONORIFICS
             and not bare.isupper()
-            and not (i + 1 < len(toks) and _is_cap(toks[i + 1]))
+            and not (i + 1 < len(toks) and capitalised(toks[i + 1]))
             and not ordinary(words[-1])
         ):
             words.append(bare)  # a surname that is also a word
             i += 1
         break
     return i
-
-
-# Clause boundaries; "re:" ("lunch with Priya re: the podcast") names the subject, not one.
-_CUT_BEFORE = LazyPattern(r"\s+(?:[-–—:;|]|→|=>)\s+|(?<!\b[Rr]e)[:;]\s+|,\s+|\s*[.!?]+(?:\s+|$)")
-_TRAILING = {"the", "a", "an", "to", "and", "or", "of", "for", "with", "about", "in", "on"}
-_TRAILING |= {"at", "by", "from", "my", "our", "re", "w", "&", "+", "is", "are", "be"}
-_TRAILING |= {"before", "after", "until", "till", "due", "via"}
-
-
-def phrase(text: str, max_words: int = 10, min_words: int = 2) -> str:
-    """A short whole phrase from the start of ``text``: up to its first clause boundary if that
-    comes soon enough, else ``max_words`` words and then the rest of a name it is inside."""
-    guarded = protect(" ".join(text.split()))
-    for m in _CUT_BEFORE.finditer(guarded):
-        head = guarded[: m.start()]
-        n = len(head.split())
-        if n >= min_words and n <= max_words:
-            return _tidy(head)
-        if n > max_words:
-            break
-    words = guarded.split()
-    if len(words) <= max_words:
-        return _tidy(guarded)
-    cut = max_words
-
-    # never end inside a name ("the Council of Nicaea", "Anneke van der Berg"): take the whole
-    # name if it is short, else stop before it
-    def joins(k: int) -> bool:
-        if k >= len(words):
-            return False
-        w = words[k]
-        if _is_cap(w):
-            return True
-        return w.lower() in PARTICLES | {"of"} and k + 1 < len(words) and _is_cap(words[k + 1])
-
-    if joins(cut) and (_is_cap(words[cut - 1]) or _is_cap(words[cut])):
-        start = cut
-        while (
-            start > 0
-            and _is_cap(words[start - 1])
-            or (
-                start > 1
-                and words[start - 1].lower() in PARTICLES | {"of"}
-                and _is_cap(words[start - 2])
-            )
-        ):
-            start -= 1
-        end = cut
-        while joins(end):
-            end += 1
-        if end - cut <= 4:
-            cut = end
-        elif start > min_words:
-            cut = start
-    kept = words[:cut]
-    while len(kept) > min_words and kept[-1].lower().strip(",") in _TRAILING:
-        kept.pop()
-    return _tidy(" ".join(kept))
-
-
-def _tidy(text: str) -> str:
-    text = unprotect(text).strip(" ,;:-–—|")
-    text = (
-        text.rstrip(".!?")
-        if not re.compile(r"\b(?:e\.g|i\.e|etc|[A-Z][a-z]?)\.$").search(text)
-        else text
-    )
-    return text[:1].upper() + text[1:] if text else text

@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from vaultbrain.classify.dates import find_date
-from vaultbrain.classify.entities import protect, unprotect
+from vaultbrain.classify.phrases import protect, unprotect
 from vaultbrain.classify.result import UNKNOWN, Classification, Destination
 from vaultbrain.patterns import LazyPattern
 from vaultbrain.vault.typed import drop_dangling

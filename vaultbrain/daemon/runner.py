@@ -15,22 +15,20 @@ import signal
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.daily import watched_daily_notes
 from vaultbrain.capture.daily_pass import reconcile_daily
 from vaultbrain.capture.follow import follow
-from vaultbrain.capture.guard import NotFiler, state_lost, trust_state
+from vaultbrain.capture.guard import state_lost, trust_state
 from vaultbrain.capture.inbox_pass import inbox_known, reconcile_inbox
 from vaultbrain.capture.journal import Journal
-from vaultbrain.capture.model import CaptureStatus
-from vaultbrain.capture.pipeline import process
 from vaultbrain.daemon.door import Door
 from vaultbrain.daemon.due import DueCaptures
 from vaultbrain.daemon.lock import DaemonLock
 from vaultbrain.daemon.watcher import RESCAN, VaultWatcher
+from vaultbrain.daemon.workers import Workers
 from vaultbrain.errors import VaultbrainError
 from vaultbrain.filing import names
 from vaultbrain.filing.sync import SyncReport, notes_sync
@@ -87,14 +85,12 @@ class Daemon:
         self._lines_read = True
         self._inbox_changed_at = time.monotonic() - self._inbox_quiet_seconds()
         self._inbox_dirty = True
-        self._futures: dict[str, Future[Any]] = {}
-        self._pool: ThreadPoolExecutor | None = None
+        self.workers = Workers(app)
         self._last_rescan = time.monotonic()
         self._rescan_requested = False
         self._inbox_retry_at = 0.0
         self._last_pass: tuple[float, float, float] = (0.0, 0.0, 0.0)  # start, end, seconds
         self._due = DueCaptures(app.store, lambda: float(self._setting("retry_seconds")))
-        self._said_pending: set[str] = set()  # captures whose `pending` was logged
         # The last pass left a line without a newline: the idle pass is still to come.
         self._unfinished_line = False
         self._hooks: list[Any] = []
@@ -132,8 +128,7 @@ class Daemon:
         lock = DaemonLock(self.app.state_dir)
         lock.acquire()
         watcher = VaultWatcher(self.app.vault.root) if self.watch else None
-        workers = int(self._setting("llm_concurrency"))
-        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="vb-llm")
+        self.workers.start(int(self._setting("llm_concurrency")))
         try:
             self.filer = FilerWatch(self.app.vault, self.app.state_dir)  # one filer per vault
             log.info("%s", self.filer.role.describe())
@@ -176,10 +171,7 @@ class Daemon:
                     self.door.close()  # (the captures it took are finished first)
                 if watcher is not None:
                     watcher.stop()
-                # Work not started stays pending (journaled); only what is mid-write finishes.
-                self._pool.shutdown(wait=True, cancel_futures=True)
-                self._pool = None  # nothing more is submitted
-                self._futures.clear()
+                self.workers.shutdown()
                 if not self.once:
                     self._final_lines()
                 self.app.vault.catch_late_writes(final=True)
@@ -331,7 +323,7 @@ class Daemon:
         worker running, a capture due."""
         if (
             self._pending_paths
-            or self._futures
+            or self.workers
             or self._inbox_dirty
             or self._unfinished_line
             or self._rescan_requested
@@ -381,32 +373,28 @@ class Daemon:
                 names.walk_again(self.app)
                 continue
             names.touched(self.app, rel)
-            if rel != inbox and rel.lower().endswith(".md"):
+            an_inbox = rel == inbox
+            if not an_inbox and rel.lower().endswith(".md"):
                 if daily is None:
                     daily = set(watched_daily_notes(self.app))
-                if rel in daily:
-                    # Its capture section is an inbox: the inbox pass reads it (its other
-                    # lines are the person's note, never read as thoughts).
-                    try:
-                        digest = self.app.vault.current_hash(rel)
-                    except VaultbrainError:
-                        digest = None
-                    if self.app.vault.is_own_write(rel, digest):
-                        continue
-                    self._inbox_changed_at = when
-                    self._inbox_dirty = True
-                    continue
-            if rel == inbox:
-                try:
-                    digest = self.app.vault.current_hash(rel)
-                except VaultbrainError:
-                    digest = None  # a folder or a link out: the inbox pass says so, once
-                if self.app.vault.is_own_write(rel, digest):
-                    continue
-                self._inbox_changed_at = when
-                self._inbox_dirty = True
+                # A daily note's capture section is an inbox: the inbox pass reads it (its
+                # other lines are the person's note, never read as thoughts).
+                an_inbox = rel in daily
+            if an_inbox:
+                self._inbox_touched(rel, when)
                 continue
             self._pending_paths[rel] = when
+
+    def _inbox_touched(self, rel: str, when: float) -> None:
+        """An inbox note changed: unless it was our own write, the inbox pass is due once
+        the note is quiet."""
+        try:
+            digest = self.app.vault.current_hash(rel)
+        except VaultbrainError:
+            digest = None  # a folder or a link out: the inbox pass says so, once
+        if not self.app.vault.is_own_write(rel, digest):
+            self._inbox_changed_at = when
+            self._inbox_dirty = True
 
     def _sync_settled(self, now: float) -> None:
         due = [rel for rel, when in self._pending_paths.items() if now - when >= NOTE_DEBOUNCE]
@@ -472,7 +460,7 @@ class Daemon:
             return
         started, ended, cost = self._last_pass
         if (
-            self._futures
+            self.workers
             and self._inbox_changed_at < started
             and now - ended < max(FORMS_PACE, 4 * cost)
         ):
@@ -505,66 +493,31 @@ class Daemon:
             return
         self._lines_read = True
         self._unfinished_line = result.unfinished
-        self._inbox_dirty = bool(self._futures) and not idle
+        self._inbox_dirty = bool(self.workers) and not idle
         if result.new:
             self.stats.taken += len(result.new)
             log.info("took %d new line(s) from %s", len(result.new), self.app.inbox_rel)
             for cid in result.new:
                 self._submit(cid)
-        if not idle and not result.new and not self._futures:
+        if not idle and not result.new and not self.workers:
             self._inbox_dirty = False
 
     # -- workers -------------------------------------------------------------------------
     def _submit(self, cid: str) -> None:
-        if cid in self._futures or self._pool is None:
-            return
         if self.door is not None and cid in self.door.busy:
             return  # being made for a `vaultbrain capture` that handed it over
-        self._futures[cid] = self._pool.submit(self._work, cid)
-
-    def _work(self, cid: str) -> Any:
-        try:
-            cap = process(self.app, cid, rewrite_line=False)
-        except NotFiler as exc:
-            log.info("capture %s: %s", cid, exc)  # the filer role moved a moment ago
-            return None
-        except VaultbrainError as exc:
-            if self.app.store.inbox.summary(cid, include_deleted=True) is None:
-                # Its record went with a deleted state dir: the inbox pass journals its
-                # waiting line again (under the same id) once the store is rebuilt.
-                log.info("capture %s: its record is gone with the state dir; taken again", cid)
-            else:
-                log.warning("capture %s: %s", cid, exc)
-            return None
-        except Exception:
-            log.exception("capture %s failed", cid)
-            return None
-        # Once per capture while it waits: each retry of an offline capture is not news.
-        if cap.status is not CaptureStatus.PENDING:
-            self._said_pending.discard(cid)
-            log.info("capture %s: %s", cid, cap.status)
-        elif cid not in self._said_pending:
-            self._said_pending.add(cid)
-            log.info("capture %s: %s", cid, cap.status)
-        else:
-            log.debug("capture %s: still pending", cid)
-        return cap
+        self.workers.submit(cid)
 
     def _reap_workers(self) -> None:
-        done = [cid for cid, fut in self._futures.items() if fut.done()]
+        done = self.workers.reap()
         for cid in done:
-            self._futures.pop(cid)
             self.stats.processed += 1
             self._due.worked(cid)
         if done:
             self._inbox_dirty = True
 
     def _wait_workers(self) -> None:
-        while self._futures:
-            for cid, fut in list(self._futures.items()):
-                fut.result()
-                self._futures.pop(cid, None)
-                self.stats.processed += 1
+        self.stats.processed += self.workers.wait()
 
     def _submit_due(self, force: bool = False) -> None:
         """Captures left pending (offline LLM, a crash): retry those whose time has come
@@ -579,7 +532,7 @@ class Daemon:
             if not self._lines_read:
                 return
         for cid in self._due.ready(force):
-            if cid not in self._futures:
+            if cid not in self.workers:
                 self._submit(cid)
 
     # -- hooks: scheduled jobs and other integrations -----------------------------------

@@ -14,13 +14,8 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from vaultbrain.errors import UserError
-from vaultbrain.packs.detect import (
-    Candidate,
-    Detection,
-    detect,
-    load_candidates,
-    save_candidates,
-)
+from vaultbrain.packs.candidates import Candidate, Detection, load_candidates, save_candidates
+from vaultbrain.packs.detect import detect
 from vaultbrain.packs.lint import LintReport, chain_layers, lint_pack
 from vaultbrain.packs.loader import find_pack, installed_dir, load_pack_path
 from vaultbrain.packs.model import is_type_name

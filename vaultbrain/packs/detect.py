@@ -30,255 +30,43 @@ descriptions and fields, and falls back to the heuristic ones when the LLM is of
 (``vaultbrain/packs/delta.py``), which the person installs and uses explicitly: no pack is
 ever edited behind their back. A proposal is named by its folder (``Reading/``), or, when it
 has none, by its evidence (``type:permanent``, ``tag:book``).
+
+Here: the proposals from evidence and from folders. Beside it: ``signs.py`` (what makes notes
+one kind, and the folders that are places), ``naming.py``, ``inference.py`` (fields and
+primitive) and ``candidates.py`` (the proposals and their file).
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import json
 import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
+from vaultbrain.packs.candidates import Candidate, Detection, remember_candidates
+from vaultbrain.packs.inference import guess_primitive, infer_fields
 from vaultbrain.packs.model import ResolvedPack
+from vaultbrain.packs.naming import singular_name, slug_for, type_slug
+from vaultbrain.packs.signs import (
+    SHARED,
+    Signs,
+    a_place,
+    configured_places,
+    kind_keys,
+    kind_signs,
+    shared_signs,
+)
 from vaultbrain.packs.survey import MIN_NOTES, NoteTyping, _typer_and_scope, survey_vault
 from vaultbrain.vault.counted import index_note
-from vaultbrain.vault.obsidian import config_folder
 
 if TYPE_CHECKING:
     from vaultbrain.packs.context import PackContext
 
-CANDIDATES = "schema-candidates.json"
-# Frontmatter keys that are vaultbrain's or Obsidian's own, never a proposed type's field.
-RESERVED_KEYS = {
-    "type",
-    "id",
-    "created",
-    "updated",
-    "source",
-    "confidence",
-    "classified_by",
-    "confirmed",
-    "aliases",
-    "cssclasses",
-    "cssclass",
-    "publish",
-    "position",
-    "title",
-}
-# Keys notes of every kind carry (dates of the file, navigation, tags): no sign of a kind.
-_ANY_KIND_KEYS = RESERVED_KEYS | {
-    "tags",
-    "tag",
-    "alias",
-    "date",
-    "modified",
-    "date created",
-    "date modified",
-    "created_at",
-    "updated_at",
-    "up",
-    "parent",
-    "related",
-    "links",
-    "banner",
-    "cover",
-    "icon",
-    "permalink",
-    "subtype",
-    "categories",
-    "category",
-}
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$")
-_LINK = re.compile(r"^\[\[[^\]]+\]\]$")
-FIELD_KEY = re.compile(r"^[^\W\d_][\w -]{0,63}$")  # (any script: `autor`, `автор`)
 MIN_EVIDENCE = 2  # notes that must say a `type:` (or carry a type tag) for it to be proposed
-_SHARED = 0.6  # share of a group's notes that must have a property for it to be the kind's
-_ELSEWHERE = 0.5  # ... while fewer than this share of the other notes have it
 _DOMINANT = 0.8  # share of a folder's kind-saying notes that must say one kind for it to own it
-# A date in a note's name: 2026-11-10, 2026.11.10, 2026_11_10, 20261110, 10.11.2026,
-# 10-11-2026, 2026-W46, 2026-11, 2026-Q4.
-_NAME_DATE = re.compile(
-    r"(?<!\d)(?:\d{4}[-._]\d{2}[-._]\d{2}|\d{8}|\d{2}[-.]\d{2}[-.]\d{4}|\d{4}-W\d{2}"
-    r"|\d{4}-\d{2}|\d{4}-Q[1-4])(?!\d)"
-)
-_WEEKDAYS = frozenset(
-    "monday tuesday wednesday thursday friday saturday sunday mon tue wed thu fri sat sun "
-    "montag dienstag mittwoch donnerstag freitag samstag sonntag lundi mardi mercredi jeudi "
-    "vendredi samedi dimanche lunes martes miércoles jueves viernes sábado domingo".split()
-)
-# Folders that are places, never kinds (their whole name, number prefixes and marks dropped).
-_PLACE_NAMES = frozenset(
-    {
-        # inboxes
-        "inbox",
-        "in",
-        "inbox notes",
-        "eingang",
-        "posteingang",
-        "eingangskorb",
-        "boîte de réception",
-        "bandeja de entrada",
-        "caixa de entrada",
-        "entrada",
-        "входящие",
-        "收件箱",
-        "受信箱",
-        "unsorted",
-        "unprocessed",
-        "to sort",
-        "to process",
-        "triage",
-        # archives
-        "archive",
-        "archives",
-        "archiv",
-        "archivo",
-        "archives personnelles",
-        "архив",
-        "attic",
-        # attachments and drawings
-        "attachments",
-        "attachment",
-        "assets",
-        "files",
-        "images",
-        "img",
-        "pictures",
-        "resources attachments",
-        "excalidraw",
-        "anhänge",
-        "anlagen",
-        "bilder",
-        "pièces jointes",
-        "adjuntos",
-        "anexos",
-        "вложения",
-        "附件",
-        "添付ファイル",
-        # templates (also found by vault/obsidian.py, by settings and content)
-        "templates",
-        "template",
-        "vorlagen",
-        "modèles",
-        "plantillas",
-        "шаблоны",
-    }
-)
 _TYPE_TAG_HEADS = frozenset({"type", "types", "kind", "class", "category", "is", "typ", "tipo"})
-_KEYWORDS: dict[str, tuple[str, ...]] = {
-    "entity": (
-        "people",
-        "person",
-        "contact",
-        "compan",
-        "org",
-        "client",
-        "customer",
-        "place",
-        "team",
-        "author",
-        "vendor",
-        "investor",
-    ),
-    "media": (
-        "reading",
-        "book",
-        "article",
-        "clipping",
-        "paper",
-        "podcast",
-        "video",
-        "movie",
-        "film",
-        "music",
-        "readwise",
-        "bookmark",
-        "course",
-        "literature",
-    ),
-    "annotation": ("review", "comment", "annotation", "highlight", "feedback"),
-    "concept": (
-        "idea",
-        "concept",
-        "topic",
-        "note",
-        "zettel",
-        "permanent",
-        "wiki",
-        "knowledge",
-    ),
-}
-
-
-@dataclass
-class Candidate:
-    folder: str  # the folder it types, or its evidence (`type:X`, `tag:X`) when it has none
-    notes: int
-    name: str
-    primitive: str
-    fields: dict[str, dict[str, Any]]
-    description: str
-    samples: list[str] = field(default_factory=list)
-    frontmatter_types: dict[str, int] = field(default_factory=dict)
-    action: str = "new"  # new: a type of its own | extend: add the folder to `extends_type`
-    extends_type: str | None = None
-    status: str = "proposed"  # proposed | ignored | applied
-    source: str = "heuristic"  # heuristic | llm
-    reason: str = ""
-    evidence: str = "folder"  # folder | type | tag | category: what says these notes are a kind
-    folders: list[str] = field(default_factory=list)  # its path prefixes (folders) in the pack
-    aliases: list[str] = field(default_factory=list)  # the vault's own spellings of its name
-
-    @property
-    def prefix(self) -> str:
-        """How the proposal is named: its folder with a slash, or its evidence."""
-        if self.evidence != "folder" and not self.folders:
-            return self.folder
-        return self.folder.strip("/") + "/"
-
-    @property
-    def path_prefixes(self) -> list[str]:
-        if self.evidence == "folder" and not self.folders:  # (a proposals file of before)
-            return [self.folder.strip("/") + "/"]
-        return [f.strip("/") + "/" for f in self.folders]
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self) | {"prefix": self.prefix}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Candidate:
-        keys = cls.__dataclass_fields__
-        return cls(**{k: v for k, v in data.items() if k in keys})
-
-
-@dataclass
-class Detection:
-    pack: str
-    total: int
-    untyped: int
-    candidates: list[Candidate]
-    source: str = "heuristic"
-    note: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "pack": self.pack,
-            "total": self.total,
-            "untyped": self.untyped,
-            "source": self.source,
-            "note": self.note,
-            "candidates": [c.as_dict() for c in self.candidates],
-        }
-
-
-# -- detect --------------------------------------------------------------------------------
 
 
 def detect(app: PackContext, min_notes: int = MIN_NOTES, save: bool = True) -> Detection:
@@ -293,7 +81,7 @@ def detect(app: PackContext, min_notes: int = MIN_NOTES, save: bool = True) -> D
     ]
     in_scope = [n for n in notes if n.folder]
     untyped = [n for n in notes if n.type is None]
-    places = _configured_places(vault.root, app.settings)
+    places = configured_places(vault.root, app.settings)
     candidates = propose(untyped, app.pack, min_notes, places)
     detection = Detection(
         identity, len(in_scope), sum(1 for n in in_scope if n.type is None), candidates
@@ -456,7 +244,7 @@ def _tag_kinds(
             continue
         if len(by_tag[key]) == len(pool):
             continue  # on every note: says nothing of a kind
-        if _kind_signs(members, signs, dated=False, rest_without=by_tag[key])[0] is None:
+        if kind_signs(members, signs, dated=False, rest_without=by_tag[key])[0] is None:
             continue  # a topic tag: its notes share nothing the others lack
         kinds.append((("tag", spelled[key]), members))
         claimed.update(n.rel for n in members)
@@ -489,13 +277,13 @@ def _owned_folders(members: list[NoteTyping], notes: list[NoteTyping]) -> list[s
 def _alike(rest: list[NoteTyping], members: list[NoteTyping]) -> bool:
     """Whether most of ``rest`` carry the properties most ``members`` share (the rest of a
     folder is of the kind its notes that say one are)."""
-    inside = Counter(k for n in members for k in _kind_keys(n))
-    signs = _shared(inside, Counter(), len(members), 0)
+    inside = Counter(k for n in members for k in kind_keys(n))
+    signs = shared_signs(inside, Counter(), len(members), 0)
     if not signs:
         return False
     half = (len(signs) + 1) // 2
-    like = sum(1 for n in rest if len(_kind_keys(n) & set(signs)) >= half)
-    return like >= _SHARED * len(rest)
+    like = sum(1 for n in rest if len(kind_keys(n) & set(signs)) >= half)
+    return like >= SHARED * len(rest)
 
 
 def _says_a_kind(n: NoteTyping) -> bool:
@@ -530,7 +318,7 @@ def _from_evidence(
         where = "; no folder is theirs alone, so a `type:` property types a note"
     reach = members + rest
     fields = infer_fields(reach)
-    existing = pack.get_type(name) or pack.get_type(_singular_name(name))
+    existing = pack.get_type(name) or pack.get_type(singular_name(name))
     declared = Counter(n.declared for n in members if n.declared)
     common: dict[str, Any] = {
         "folder": key,
@@ -611,7 +399,7 @@ def cluster(
         # `Personal/Clients/` are one kind, not two folders whose signs are everywhere.
         away = dict(namesakes.get(slug_for(display[key]), {}))
         away.update((n.rel, n) for n in group)
-        signs, why = _kind_signs(group, every, dated=True, rest_without=list(away.values()))
+        signs, why = kind_signs(group, every, dated=True, rest_without=list(away.values()))
         if signs is None and not why:
             named = pack.get_type(slug_for(display[key]))
             if named is not None:  # the folder is named as the pack names a kind
@@ -619,7 +407,7 @@ def cluster(
         return signs, why
 
     def consider(key: str, group: list[NoteTyping]) -> None:
-        if len(group) < min_notes or _a_place(display[key], places_low):
+        if len(group) < min_notes or a_place(display[key], places_low):
             return
         signs, why = kind(key, group)
         if signs is None:
@@ -635,7 +423,7 @@ def cluster(
         out.append(c)
 
     def visit(key: str, level: int) -> None:
-        if _a_place(display[key], places_low):
+        if a_place(display[key], places_low):
             return  # (nothing below an inbox, archive or attachments folder either)
         subs = children(key) if level < 3 else []
         whole = below[key]
@@ -656,265 +444,6 @@ def cluster(
         visit(top, 1)
     out.sort(key=lambda c: (-c.folder.count("/"), c.folder.lower()))
     return out
-
-
-class Signs:
-    """The signs of a kind each note of a set shows (the properties no kind has in common,
-    its sections), and how many notes of the set show each: a group of the set is compared
-    with the rest of it without counting the rest again."""
-
-    def __init__(self, notes: Iterable[NoteTyping]) -> None:
-        self.keys: dict[str, frozenset[str]] = {}
-        self.heads: dict[str, frozenset[str]] = {}
-        for n in notes:
-            self.keys[n.rel] = frozenset(_kind_keys(n))
-            self.heads[n.rel] = frozenset(n.headings)
-        self.key_total = Counter(k for ks in self.keys.values() for k in ks)
-        self.head_total = Counter(h for hs in self.heads.values() for h in hs)
-
-    def of(
-        self, group: list[NoteTyping], rest_without: list[NoteTyping] | None = None
-    ) -> tuple[Counter[str], Counter[str], Counter[str], Counter[str], int]:
-        """(keys in ``group``, keys in the rest, sections in ``group``, in the rest, how
-        many notes the rest holds). The rest: the set without ``rest_without`` (``group``)."""
-        away = group if rest_without is None else rest_without
-        keys_in = Counter(k for n in group for k in self.keys[n.rel])
-        heads_in = Counter(h for n in group for h in self.heads[n.rel])
-        keys_away = keys_in if away is group else Counter(k for n in away for k in self.keys[n.rel])
-        heads_away = (
-            heads_in if away is group else Counter(h for n in away for h in self.heads[n.rel])
-        )
-        return (
-            keys_in,
-            self.key_total - keys_away,
-            heads_in,
-            self.head_total - heads_away,
-            len(self.keys) - len(away),
-        )
-
-
-def _kind_signs(
-    group: list[NoteTyping],
-    signs: Signs,
-    dated: bool,
-    rest_without: list[NoteTyping] | None = None,
-) -> tuple[list[str] | None, str]:
-    """What makes ``group`` (notes of ``signs``' set) one kind, against the rest of the set
-    (without ``rest_without``, by default the group): properties most of its notes have and
-    most others lack, sections (headings) likewise, or names of a date and a title. None:
-    nothing (a topic or area folder, a daily-notes folder)."""
-    if len(group) < 2:
-        return None, ""
-    if dated and _daily_names(group):
-        return None, "its notes are named by a date alone (daily notes)"
-    keys_in, keys_out, heads_in, heads_out, others = signs.of(group, rest_without)
-    keys = _shared(keys_in, keys_out, len(group), others)
-    if keys:
-        return keys, "its notes share " + ", ".join(keys[:4])
-    heads = _shared(heads_in, heads_out, len(group), others)
-    strong = _shared(heads_in, heads_out, len(group), others, share=0.8)
-    if len(heads) >= 2 or strong:
-        heads = heads if len(heads) >= 2 else strong
-        return [], "its notes share the sections " + ", ".join(f"## {h}" for h in heads[:4])
-    if dated:
-        with_title = sum(1 for n in group if _dated_title(n.title))
-        if with_title >= _SHARED * len(group):
-            return [], f"{with_title} of {len(group)} notes are named by a date and a title"
-    return None, ""
-
-
-def _kind_keys(n: NoteTyping) -> set[str]:
-    return {
-        k
-        for k in n.data
-        if isinstance(k, str) and FIELD_KEY.match(k) and k.lower() not in _ANY_KIND_KEYS
-    }
-
-
-def _shared(
-    inside: Counter[str],
-    outside: Counter[str],
-    size: int,
-    others: int,
-    share: float = _SHARED,
-) -> list[str]:
-    """The signs at least ``share`` of a group of ``size`` show (two notes at least) that
-    fewer than half of the ``others`` notes show."""
-    need = max(2, share * size)
-    return sorted(
-        (
-            k
-            for k, c in inside.items()
-            if c >= need and (not others or outside[k] < _ELSEWHERE * others)
-        ),
-        key=lambda k: (-inside[k], k),
-    )
-
-
-def _daily_names(group: list[NoteTyping]) -> bool:
-    bare = sum(1 for n in group if _bare_date(n.title))
-    return bare >= _SHARED * len(group)
-
-
-def _bare_date(title: str) -> bool:
-    m = _NAME_DATE.search(title)
-    if m is None:
-        return False
-    rest = _words(title[: m.start()] + " " + title[m.end() :])
-    return all(w in _WEEKDAYS or w.isdigit() for w in rest) and len(rest) <= 2
-
-
-def _dated_title(title: str) -> bool:
-    m = _NAME_DATE.search(title)
-    return m is not None and not _bare_date(title)
-
-
-def _a_place(folder: str, places_low: set[str]) -> bool:
-    """An inbox, archive, attachments or templates folder, or one Obsidian writes daily
-    notes to: a place, never a kind."""
-    if folder.lower().strip("/") in places_low:
-        return True
-    last = folder.strip("/").rsplit("/", 1)[-1]
-    words = _words(last)
-    while words and words[0].isdigit():
-        words = words[1:]
-    name = " ".join(words)
-    return name in _PLACE_NAMES or (len(words) > 1 and words[-1] in {"inbox", "archive"})
-
-
-def _configured_places(root: Path, settings: Any) -> list[str]:
-    """Folders Obsidian writes daily and periodic notes to, its attachments folder, and the
-    ``daily_notes_folder`` setting."""
-    found: list[str] = []
-    config = config_folder(root)
-    reads = [
-        ("daily-notes.json", ("folder",)),
-        ("app.json", ("attachmentFolderPath",)),
-        ("plugins/periodic-notes/data.json", ("daily", "folder")),
-        ("plugins/periodic-notes/data.json", ("weekly", "folder")),
-        ("plugins/periodic-notes/data.json", ("monthly", "folder")),
-        ("plugins/periodic-notes/data.json", ("quarterly", "folder")),
-        ("plugins/periodic-notes/data.json", ("yearly", "folder")),
-    ]
-    for rel, path in reads:
-        value = _json_at(config / rel, path)
-        if isinstance(value, str):
-            folder = value.replace("\\", "/").strip().strip("/")
-            if folder and folder not in (".", "./") and not folder.startswith("./"):
-                found.append(folder)
-    if settings is not None:
-        try:
-            value = settings.get("daily_notes_folder")
-        except UserError:
-            value = None
-        if value:
-            found.append(str(value).strip().strip("/"))
-    return found
-
-
-def _json_at(path: Path, keys: tuple[str, ...]) -> Any:
-    try:
-        if path.stat().st_size > 1_000_000:
-            return None
-        value: Any = json.loads(path.read_text("utf-8"))
-    except (OSError, ValueError):
-        return None
-    for key in keys:
-        if not isinstance(value, dict):
-            return None
-        value = value.get(key)
-    return value
-
-
-# -- names ----------------------------------------------------------------------------------
-
-
-def slug_for(folder: str) -> str:
-    """A type name for a folder, as a person would write it: its last part, lower case,
-    hyphenated, in the vault's own letters (``Bücher`` -> ``bücher``, ``Книги`` ->
-    ``книги``), a leading number (``00 Home``, ``1-Projects``, ``01.2 Reading``) dropped, and
-    an English plural last word made singular where that is a word (``Books`` -> ``book``,
-    ``Daily Notes`` -> ``daily-note``; ``Physics``, ``Windows``, ``LifeOS`` stay as they
-    are; two things named together stay plural: ``Files and folders`` ->
-    ``files-and-folders``). A name of digits alone (``2024``) takes its parent folder's name
-    before it."""
-    parts = [p for p in folder.strip("/").split("/") if p]
-    last = parts[-1] if parts else ""
-    words = _words(last)
-    while words and words[0].isdigit():
-        words = words[1:]  # a number prefix orders folders; it is no part of a name
-    if not words:
-        parent = slug_for("/".join(parts[:-1])) if len(parts) > 1 else ""
-        digits = "-".join(_words(last))
-        name = f"{parent}-{digits}" if parent and parent != "note" and digits else parent
-        if not name:
-            return f"t-{digits}"[:64] if digits else "note"
-        return name[:64]
-    if not _CONJUNCTIONS.intersection(words):  # "files and folders" names two things
-        words[-1] = _singular(words[-1])
-    name = "-".join(words)
-    if not name[0].isalpha():
-        name = "t-" + name
-    return name[:64]
-
-
-def type_slug(word: str) -> str:
-    """A type name for a kind the vault names itself (``type: Permanent Note`` ->
-    ``permanent-note``): its words, lower case, hyphenated, never made singular."""
-    words = _words(word)
-    name = "-".join(words) or "note"
-    if not name[0].isalpha():
-        name = "t-" + name
-    return name[:64]
-
-
-def _singular_name(name: str) -> str:
-    head, _, last = name.rpartition("-")
-    return (head + "-" if head else "") + _singular(last)
-
-
-def _words(text: str) -> list[str]:
-    """The words of a name, lower case, in its own letters (marks of a script kept)."""
-    text = unicodedata.normalize("NFC", text).lower()
-    out, word = [], []
-    for ch in text:
-        if ch.isalnum() or unicodedata.category(ch).startswith("M"):
-            word.append(ch)
-        elif word:
-            out.append("".join(word))
-            word = []
-    if word:
-        out.append("".join(word))
-    return out
-
-
-def _ascii_fold(word: str) -> str:
-    folded = unicodedata.normalize("NFKD", word)
-    return "".join(ch for ch in folded if not unicodedata.combining(ch))
-
-
-_CONJUNCTIONS = frozenset({"and", "or", "und", "et", "y", "e", "n"})
-# Words ending in s that are not plurals (or whose singular is not what the folder means).
-_NOT_PLURAL = frozenset(
-    "news series species means windows canvas atlas alias bias chaos kudos lens "
-    "analytics ethics mathematics maths physics economics politics statistics logistics "
-    "graphics linguistics robotics genetics electronics athletics dynamics metrics "
-    "ops devops macos ios lifeos os sas aws dns gps css js ts api apis".split()
-)
-
-
-def _singular(word: str) -> str:
-    if not word.isascii():
-        return word  # (English plurals only: another language's word stays as it is)
-    if word in _NOT_PLURAL or word.endswith(("ics", "ss", "us", "is", "os", "as")):
-        return word
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 4 and word.endswith(("sses", "ches", "shes", "xes", "zzes")):
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s"):
-        return word[:-1]
-    return word
 
 
 def _propose(
@@ -955,110 +484,3 @@ def _propose(
         reason=reason,
         folders=[folder],
     )
-
-
-def guess_primitive(name: str, notes: list[NoteTyping], fields: dict[str, Any]) -> tuple[str, str]:
-    """A primitive from the notes (named by date: temporal), their properties, or the words
-    of ``name`` (a folder or the vault's own name of the kind). A time-based type needs dated
-    names or date properties: a word such as "log" or "journal" alone is no evidence."""
-    dated = sum(1 for n in notes if _NAME_DATE.search(n.title))
-    if notes and dated / len(notes) >= _SHARED:
-        return "temporal", f"{dated} of {len(notes)} notes are named by date"
-    words = [_ascii_fold(w) for w in _words(name.replace("/", " "))]
-    for primitive, stems in _KEYWORDS.items():
-        for stem in stems:
-            if any(w.startswith(stem) for w in words):
-                return primitive, f"the name suggests {primitive} ({stem!r})"
-    keys = set(fields)
-    if keys & {"url", "author", "isbn", "link"}:
-        return "media", "its notes carry url/author properties"
-    if keys & {"start", "due", "when", "date"}:
-        return "temporal", "its notes carry dates"
-    return "concept", "no stronger signal; concept is the neutral choice"
-
-
-def infer_fields(notes: list[NoteTyping], share: float = 0.5) -> dict[str, dict[str, Any]]:
-    """Fields from the frontmatter keys at least ``share`` of the notes have, typed by value."""
-    values: dict[str, list[Any]] = {}
-    for n in notes:
-        for key, value in n.data.items():
-            if isinstance(key, str) and key not in RESERVED_KEYS and FIELD_KEY.match(key):
-                values.setdefault(key, []).append(value)
-    out: dict[str, dict[str, Any]] = {"title": {"type": "text", "required": True}}
-    need = max(1, int(len(notes) * share + 0.999))
-    for key in sorted(values, key=lambda k: (-len(values[k]), k)):
-        if len(values[key]) >= need:
-            out[key] = _field_type(values[key])
-    return out
-
-
-def _field_type(vals: list[Any]) -> dict[str, Any]:
-    present = [v for v in vals if v is not None and v != ""]
-    if not present:
-        return {"type": "text"}
-    if all(isinstance(v, bool) for v in present):
-        return {"type": "checkbox"}
-    if all(isinstance(v, int | float) and not isinstance(v, bool) for v in present):
-        return {"type": "number"}
-    if all(
-        isinstance(v, dt.datetime) or (isinstance(v, str) and _DATETIME.match(v)) for v in present
-    ):
-        return {"type": "datetime"}
-    if all(isinstance(v, dt.date) or (isinstance(v, str) and _DATE.match(v)) for v in present):
-        return {"type": "date"}
-    if all(isinstance(v, list) for v in present):
-        items = [i for v in present for i in v]
-        if items and all(isinstance(i, str) and _LINK.match(i.strip()) for i in items):
-            return {"type": "links"}
-        return {"type": "list"}
-    if all(isinstance(v, str) for v in present):
-        if all(_LINK.match(v.strip()) for v in present):
-            return {"type": "link"}
-        distinct = sorted({v.strip() for v in present})
-        if (
-            1 < len(distinct) <= 6
-            and len(present) >= 2 * len(distinct)
-            and all(len(v) <= 30 for v in distinct)
-        ):
-            return {"type": "enum", "values": distinct}
-    return {"type": "text"}
-
-
-# -- the candidates file -------------------------------------------------------------------
-
-
-def load_candidates(app: PackContext) -> Detection | None:
-    doc = app.store.read_json(CANDIDATES, None)
-    if not isinstance(doc, dict) or not isinstance(doc.get("candidates"), list):
-        return None
-    return Detection(
-        str(doc.get("pack", "")),
-        int(doc.get("total", 0)),
-        int(doc.get("untyped", 0)),
-        [Candidate.from_dict(c) for c in doc["candidates"] if isinstance(c, dict)],
-        str(doc.get("source", "heuristic")),
-        doc.get("note"),
-    )
-
-
-def remember_candidates(app: PackContext, detection: Detection) -> None:
-    """Save proposals, keeping the person's decisions (ignore, rename, apply) per folder."""
-    previous = load_candidates(app)
-    if previous is not None:
-        before = {c.folder.lower(): c for c in previous.candidates}
-        for c in detection.candidates:
-            old = before.get(c.folder.lower())
-            if old is None:
-                continue
-            if old.status in ("ignored", "applied"):
-                c.status = old.status
-            if old.reason.startswith("renamed"):
-                c.name, c.reason, c.action, c.extends_type = old.name, old.reason, "new", None
-    save_candidates(app, detection)
-
-
-def save_candidates(app: PackContext, detection: Detection) -> None:
-    doc = detection.as_dict() | {"generated": app.now().isoformat(timespec="seconds")}
-    for c in doc["candidates"]:
-        c.pop("prefix", None)
-    app.store.write_json(CANDIDATES, doc)

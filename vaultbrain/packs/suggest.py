@@ -11,16 +11,12 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from vaultbrain.errors import LLMError
-from vaultbrain.packs.detect import (
-    FIELD_KEY,
-    MIN_NOTES,
-    RESERVED_KEYS,
-    Detection,
-    detect,
-    remember_candidates,
-)
+from vaultbrain.packs.candidates import Detection, remember_candidates
+from vaultbrain.packs.detect import detect
 from vaultbrain.packs.fields import FIELD_TYPES
 from vaultbrain.packs.model import PRIMITIVES, ResolvedPack, is_type_name
+from vaultbrain.packs.signs import FIELD_KEY, RESERVED_KEYS
+from vaultbrain.packs.survey import MIN_NOTES
 
 if TYPE_CHECKING:
     from vaultbrain.packs.context import PackContext

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
 from vaultbrain.packs.resolved import ResolvedPack, normalize_prefix
-from vaultbrain.packs.survey import generated_folders, survey_vault
+from vaultbrain.schema.notes import survey_notes
 from vaultbrain.vault.counted import index_note
 from vaultbrain.vault.note import parse_note
 
@@ -78,27 +78,11 @@ class Stats:
         }
 
 
-def _notes(brain: Brain, pack: ResolvedPack) -> Any:
-    skip = []
-    try:
-        skip.append(str(brain.settings.get("inbox_note")))
-    except UserError:
-        pass
-    return survey_vault(
-        brain.vault,
-        pack,
-        generated_folders(brain.settings),
-        skip,
-        with_data=True,
-        template=brain.templates.holds,
-    ).notes
-
-
 def vault_stats(brain: Brain, links: dict[str, int] | None = None) -> Stats:
     """The active pack's types, fields and link types counted on this vault's notes
     (``links``: typed links per link type, when the caller has the graph)."""
     pack = brain.refresh().pack
-    notes = [n for n in _notes(brain, pack) if not index_note(n.rel)]
+    notes = [n for n in survey_notes(brain, pack) if not index_note(n.rel)]
     per_type: dict[str, TypeStats] = {
         t.name: TypeStats(t.name, 0, 0, {k: 0 for k in t.fields}) for t in pack.types
     }

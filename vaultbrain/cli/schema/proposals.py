@@ -175,7 +175,7 @@ def review_orphans_cmd(obj: Any, samples: int, as_json: bool) -> None:
             "frontmatter types the pack does not declare: "
             + ", ".join(f"{k} ({v})" for k, v in sorted(orphans.undeclared_types.items()))
         )
-    from vaultbrain.packs.detect import MIN_NOTES
+    from vaultbrain.packs.survey import MIN_NOTES
 
     if any(f.count >= MIN_NOTES and f.folder != "(vault root)" for f in orphans.folders):
         click.echo(hint("propose types for them with `vaultbrain schema detect`"))

@@ -261,11 +261,12 @@ def log_cmd(obj: Any, limit: int, as_json: bool) -> None:
 
     Who, on which machine, when, what, and the pack before and after.
     """
-    from vaultbrain.schema import verbs
+    from vaultbrain.schema.audit import log_entries
+    from vaultbrain.schema.rename import pending_job
 
     brain = obj.app()
-    entries = verbs.log_entries(brain)[-limit:] if limit > 0 else []
-    job = verbs.pending_job(brain)
+    entries = log_entries(brain)[-limit:] if limit > 0 else []
+    job = pending_job(brain)
     if as_json:
         echo_json(
             {"changes": entries, "unfinished": job and {k: job[k] for k in ("verb", "args", "at")}}
