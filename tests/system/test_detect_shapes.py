@@ -199,6 +199,23 @@ def test_a_zettelkasten_of_mixed_kinds(vault: Path) -> None:
     assert type_conflicts(accept_all(vault)) == []
 
 
+def test_a_folder_of_notes_whose_type_links_their_kinds(vault: Path) -> None:
+    """kepano's vault: `References/` holds notes of many kinds, each saying its own with a
+    link (`type: ["[[Authors]]"]`), and some with none. The linked kinds are the evidence
+    (named as linked); the folder is no type, since each of its notes typed by path would be
+    an adopt conflict with the vault's own words."""
+    kinds = ["[[Authors]]", "[[Cities]]", "[[Apps]]", "[[Authors]]", "[[Musicians]]"]
+    for i in range(15):
+        front: dict[str, Any] = {"categories": ["[[References]]"], "rating": i % 5 + 1}
+        if i % 3:
+            front["type"] = [kinds[i % 5]] if i % 4 else kinds[i % 5]
+        note(vault, f"References/Thing {i}.md", front)
+    found = detected(vault)
+    assert "References/" not in found and all(c["folders"] == [] for c in found.values())
+    assert {c["name"] for c in found.values() if c["evidence"] == "type"} >= {"authors"}
+    assert type_conflicts(accept_all(vault)) == []
+
+
 # -- a vault in another language ------------------------------------------------------------
 
 

@@ -103,11 +103,17 @@ def propose(
     taken = {t.name for t in pack.types}
     left = list(untyped)
     out: list[Candidate] = []
+    saying = _saying_below(untyped)
     for evidence in ("type", "tag"):
         groups = _evidence_groups(left, evidence, min_notes)
         claimed: set[str] = set()
         for label, members in groups:
-            owned = _owned_folders(members, left)
+            name = type_slug(label[1])
+            owned = [
+                f
+                for f in _owned_folders(members, left)
+                if not _says_another(saying, f.lower(), name)
+            ]
             owned_low = tuple(f.lower() + "/" for f in owned)
             mine = {n.rel for n in members}
             # the folders' other notes the type reaches by path (a `type:` of their own wins)
@@ -117,12 +123,15 @@ def propose(
                 if n.rel.lower().startswith(owned_low)
                 and n.rel not in mine
                 and n.rel not in claimed
-                and not n.declared
+                and not own_types(n)
             ]
             out.append(_from_evidence(evidence, label, members, rest, owned, pack, taken))
             claimed.update(mine)
             claimed.update(n.rel for n in left if n.rel.lower().startswith(owned_low))
         left = [n for n in left if n.rel not in claimed]
+        # A note whose own `type:` names a kind no proposal took (one of many in a mixed
+        # folder) keeps it: its tags, categories and folder say nothing over it.
+        left = [n for n in left if not own_types(n)]
     out.extend(cluster(left, pack, min_notes, places, taken, everyone=untyped))
     out = _one_per_name(out)
     # (a kind no folder holds first, then folders, deepest first)
@@ -160,7 +169,7 @@ def _one_per_name(candidates: list[Candidate]) -> list[Candidate]:
 def _type_words(n: NoteTyping, evidence: str) -> list[tuple[str, str]]:
     """(evidence, word) pairs a note gives for its kind."""
     if evidence == "type":
-        return [("type", n.declared)] if n.declared else []
+        return [("type", w) for w in own_types(n)]
     out: list[tuple[str, str]] = []
     for tag in _as_list(n.data.get("tags")):
         tag = tag.lstrip("#").strip()
@@ -174,6 +183,38 @@ def _type_words(n: NoteTyping, evidence: str) -> list[tuple[str, str]]:
                 word = word[2:-2].split("|", 1)[0].rsplit("/", 1)[-1]
             if word:
                 out.append(("category", word))
+    return out
+
+
+def _saying_below(notes: Iterable[NoteTyping]) -> dict[str, list[NoteTyping]]:
+    """The notes that say a kind of their own (``type:``) below each folder, by its lower-case
+    path: a folder holding any that say another kind is no type (typed by path, each would be
+    an adopt conflict with the vault's own words)."""
+    below: dict[str, list[NoteTyping]] = {}
+    for n in notes:
+        if n.folder and own_types(n):
+            parts = n.folder.split("/")
+            for depth in range(1, len(parts) + 1):
+                below.setdefault("/".join(parts[:depth]).lower(), []).append(n)
+    return below
+
+
+def _says_another(below: dict[str, list[NoteTyping]], folder: str, name: str) -> bool:
+    return any(all(type_slug(w) != name for w in own_types(n)) for n in below.get(folder, ()))
+
+
+def own_types(n: NoteTyping) -> list[str]:
+    """The kinds a note's own ``type:`` names: its text, or the notes it links
+    (``type: "[[Books]]"``, ``type: [[[Dessert]], [[Recipes]]]``, as kepano's vault has them)."""
+    if n.declared:
+        return [n.declared]
+    out = []
+    for value in _as_list(n.data.get("type")):
+        word = value.strip()
+        if word.startswith("[[") and word.endswith("]]"):
+            word = word[2:-2].split("|", 1)[0].rsplit("/", 1)[-1]
+        if word:
+            out.append(word)
     return out
 
 
@@ -287,7 +328,7 @@ def _alike(rest: list[NoteTyping], members: list[NoteTyping]) -> bool:
 
 
 def _says_a_kind(n: NoteTyping) -> bool:
-    return bool(n.declared) or bool(_type_words(n, "tag"))
+    return bool(own_types(n)) or bool(_type_words(n, "tag"))
 
 
 def _from_evidence(
@@ -368,6 +409,7 @@ def cluster(
     deepest folders first. ``everyone``: the notes a kind's signs are compared with."""
     taken = {t.name for t in pack.types} if taken is None else taken
     every = Signs(everyone if everyone is not None else notes)
+    saying = _saying_below(everyone if everyone is not None else notes)
     places_low = {p.lower().strip("/") for p in places if p.strip("/")}
     below: dict[str, list[NoteTyping]] = {}
     display: dict[str, str] = {}
@@ -413,6 +455,8 @@ def cluster(
         if signs is None:
             return  # a topic or area folder: its notes share nothing the others lack
         c = _propose(display[key], group, pack, taken, signs, why)
+        if _says_another(saying, key, c.name):
+            return  # notes in it say other kinds themselves: typed by path, each a conflict
         same = by_name.get(c.name) if c.action == "new" else None
         if same is not None:  # two folders of one name and kind: one type, both folders
             same.folders.append(c.folder)
