@@ -137,9 +137,7 @@ class Settings:
             except FileNotFoundError:
                 pass
             except ValueError as exc:
-                raise UserError(
-                    f"{self.path} is not valid JSON; fix or delete it ({exc})"
-                ) from exc
+                raise UserError(f"{self.path} is not valid JSON; fix or delete it ({exc})") from exc
             self._store().take_file(SETTINGS_DOC)
         data = self._store().read_json(SETTINGS_DOC)
         return data if isinstance(data, dict) else {}

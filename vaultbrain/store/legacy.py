@@ -240,8 +240,8 @@ def take_side_files(conn: sqlite3.Connection, root: Path, only: str | None = Non
     """Each file of :data:`SIDE_FILES` in ``root`` (``only``: that one) taken into the
     database in one transaction, then removed; the names taken. What the database already
     holds wins where the two differ on one thing (a machine id stays the one it has), except
-    settings, where the file's keys are the later word (one written by hand, or by an earlier
-    version still running). A settings file that is not JSON is left where it is (reading
+    settings, where the file is the later word (written by hand, or by an earlier version
+    still running) and replaces them whole, as it did when it was where they were kept. A settings file that is not JSON is left where it is (reading
     settings says so); a cache file that cannot be read is only removed: it was a cache."""
     names = [n for n in SIDE_FILES if (only is None or n == only) and os.path.lexists(root / n)]
     if not names or conn.in_transaction:
@@ -286,7 +286,8 @@ def _take_doc(conn: sqlite3.Connection, name: str, value: Any) -> None:
     if name == SETTINGS:
         if not isinstance(value, dict):
             return
-        merged: Any = {**(stored if isinstance(stored, dict) else {}), **value}
+        merged: Any = value  # (the file is the later word: one written by hand or by an
+        # earlier version still running; the whole of this machine's settings, as before)
     elif name == MACHINE:
         if stored is not None or not isinstance(value, dict) or not value.get("id"):
             return
