@@ -36,7 +36,7 @@ def test_a_fresh_vault_s_state_dir_after_two_captures(vault: Path) -> None:
     # What is not the store's (named in README): the vault it serves, the graph and vector
     # indexes, logs; the machine's id, settings and LLM caches are in the database.
     others = {n.split("/")[0] for n in files} - store_files
-    assert others <= {"graph", "vectors", "vault.json", "logs", "patterns-cache"}, others
+    assert others <= {"graph", "vectors", "vault.json", "logs"}, others
     # Caches of bytes and the shared own writes are in the database (migration m003_blobs).
     assert not {"classifier", "packs-cache", "own-writes.json", "store.token"} & others, others
     assert stat.S_IMODE(os.stat(state).st_mode) == 0o700
