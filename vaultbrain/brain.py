@@ -46,8 +46,8 @@ class Brain:
     ) -> None:
         self.env = dict(os.environ) if env is None else env
         self.vault = Vault(vault_dir, state_dir)
+        self.store = Store(self.vault.state_dir)  # (first: the settings are read from it)
         self.settings = Settings(self.vault.state_dir, self.env, self.vault)
-        self.store = Store(self.vault.state_dir)
         self.vault.own.store = self.store  # (what vaultbrain last wrote, shared by processes)
         self.schema_override = schema_pack
         self._clock = clock

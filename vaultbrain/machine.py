@@ -1,7 +1,7 @@
 """Which machine files this vault's inbox lines: one filer per vault (issue 15).
 
-A machine is its state dir: ``<state dir>/machine.json`` holds an id made once with the
-state dir, and the host's name to show with it (two state dirs on one host are two
+A machine is its state dir: its database's document ``machine.json`` holds an id made once
+with the state dir, and the host's name to show with it (two state dirs on one host are two
 machines). ``vaultbrain.yml`` at the vault root, synced with the notes, names the filer
 (``filer: <machine id>``). Only the filer takes inbox lines and files captures; a daemon on
 any other machine is an observer: it follows notes ↔ store and never takes a line, so two
@@ -14,7 +14,6 @@ vaultbrain/vault/yml.py, so what else the person or ``init`` wrote in ``vaultbra
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
@@ -26,14 +25,14 @@ from typing import TYPE_CHECKING
 
 from vaultbrain.errors import UserError, VaultbrainError
 from vaultbrain.patterns import LazyPattern
+from vaultbrain.store import Store
 from vaultbrain.vault import yml
-from vaultbrain.vault.atomic import atomic_write_file
 from vaultbrain.vault.statedir import legacy_note, vault_id, written_vault_id
 
 if TYPE_CHECKING:
     from vaultbrain.vault.files import NoteFile, Vault
 
-MACHINE_FILE = "machine.json"
+MACHINE_FILE = "machine.json"  # a document of the state dir's database
 VAULT_YML = "vaultbrain.yml"
 _ID = LazyPattern(r"^[a-z0-9]{6,32}$")
 log = logging.getLogger("vaultbrain.daemon")
@@ -69,21 +68,28 @@ class Role:
         )
 
 
+def stored_machine(state_dir: Path) -> Machine | None:
+    """The machine this state dir's database names, or None (none made yet, or damaged).
+    Makes nothing but the database itself."""
+    doc = Store.of(state_dir).read_json(MACHINE_FILE)
+    if isinstance(doc, dict) and _ID.match(str(doc.get("id", ""))):
+        return Machine(str(doc["id"]), str(doc.get("host") or "?"))
+    if doc is not None:
+        log.warning("the machine id in %s is damaged (%.60s); a new one is made", state_dir, doc)
+    return None
+
+
 def this_machine(state_dir: Path) -> Machine:
     """This state dir's machine, made (and kept) on first use."""
-    path = Path(state_dir) / MACHINE_FILE
-    try:
-        doc = json.loads(path.read_text("utf-8"))
-        if isinstance(doc, dict) and _ID.match(str(doc.get("id", ""))):
-            return Machine(str(doc["id"]), str(doc.get("host") or "?"))
-    except FileNotFoundError:
-        pass
-    except (OSError, ValueError) as exc:
-        raise UserError(
-            f"{path} cannot be read ({exc}); remove it to make a new machine id"
-        ) from exc
-    machine = Machine(os.urandom(6).hex(), socket.gethostname() or "?")
-    keep(state_dir, machine)
+    machine = stored_machine(state_dir)
+    if machine is not None:
+        return machine
+    store = Store.of(state_dir)
+    with store.locked():  # (two processes starting at once make one id)
+        machine = stored_machine(state_dir)
+        if machine is None:
+            machine = Machine(os.urandom(6).hex(), socket.gethostname() or "?")
+            keep(state_dir, machine)
     return machine
 
 
@@ -95,10 +101,12 @@ def _unsaved_machine(state_dir: Path) -> Machine:
 
 
 def keep(state_dir: Path, machine: Machine) -> None:
-    """Write the machine's id into its state dir."""
-    path = Path(state_dir) / MACHINE_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_file(path, json.dumps({"id": machine.id, "host": machine.host}) + "\n")
+    """Write the machine's id into its state dir's database."""
+    Store.of(state_dir).write_json(MACHINE_FILE, {"id": machine.id, "host": machine.host})
+
+
+def _has_machine(state_dir: Path) -> bool:
+    return stored_machine(state_dir) is not None
 
 
 def named_filer(vault: Vault) -> str | None:
@@ -175,7 +183,7 @@ class FilerWatch:
         # This process stays the machine it started as, even if its state dir is deleted
         # while it runs (the id is written back, not made anew).
         known = getattr(self, "role", None)
-        if known is not None and not (self.state_dir / MACHINE_FILE).is_file():
+        if known is not None and not _has_machine(self.state_dir):
             keep(self.state_dir, known.machine)
         try:
             return role(self.vault, self.state_dir, claim_if_none=True)
@@ -187,11 +195,11 @@ class FilerWatch:
             return Role(machine, named_filer_or_none(self.vault) or machine.id)
 
     def is_filer(self) -> bool:
-        if not (self.state_dir / MACHINE_FILE).is_file():
-            try:
+        try:
+            if not _has_machine(self.state_dir):
                 keep(self.state_dir, self.role.machine)  # the state dir was deleted under us
-            except VaultbrainError as exc:
-                log.warning("the machine id could not be written back: %s", exc)
+        except VaultbrainError as exc:
+            log.warning("the machine id could not be written back: %s", exc)
         stamp = self._mtime()
         if stamp != self._stamp:
             self._stamp = stamp
@@ -211,21 +219,20 @@ def named_filer_or_none(vault: Vault) -> str | None:
 
 def doctor_line(vault: Vault, state_dir: Path) -> str:
     """What ``doctor`` says of the filer role, without making anything (doctor only looks)."""
-    path = Path(state_dir) / MACHINE_FILE
     try:
         filer = named_filer(vault)
+        known = stored_machine(state_dir)
     except VaultbrainError as exc:
         return str(exc)
-    if not path.is_file():
+    if known is None:
         return (
             f"this state dir has no machine id yet; the filer is {filer or 'not named yet'}"
             if filer
             else "no filer named yet: the first daemon to start takes the role"
         )
-    machine = this_machine(state_dir)
     if filer is None:
-        return f"no filer named yet; this machine is {machine}"
-    return Role(machine, filer).describe()
+        return f"no filer named yet; this machine is {known}"
+    return Role(known, filer).describe()
 
 
 def filed_elsewhere(vault: Vault, state_dir: Path) -> str | None:
@@ -243,10 +250,10 @@ def still_filer(vault: Vault, state_dir: Path) -> bool:
     elsewhere) files nothing more; its waiting lines are the new filer's. Makes nothing: a
     machine id that cannot be read (a state dir deleted under the daemon) decides nothing."""
     try:
-        doc = json.loads((Path(state_dir) / MACHINE_FILE).read_text("utf-8"))
-        mine = str(doc["id"]) if isinstance(doc, dict) else None
-    except (OSError, ValueError, KeyError):
-        mine = None
+        known = stored_machine(state_dir)
+    except VaultbrainError:
+        known = None
+    mine = known.id if known is not None else None
     filer = named_filer_or_none(vault)
     return mine is None or filer is None or filer == mine
 

@@ -4,7 +4,9 @@ Every key is declared once here, with its type, default, help text and scope, so
 ``settings get``, ``settings set`` and the code agree. A vault key (the pack, the inbox, the
 bands, schedules, folders) lives in ``vaultbrain.yml`` at the vault root, synced with the
 notes, so every machine files alike; a machine key (the LLM server, model, concurrency,
-timeouts) lives in the state dir's ``settings.json``. ``MACHINE_KEYS`` says which and why.
+timeouts) lives in the state dir's database, as its document ``settings.json`` (a
+``settings.json`` file found beside ``state.db``, an earlier version's or one written by
+hand, is taken into it and removed: vaultbrain/store/legacy.py). ``MACHINE_KEYS`` says which and why.
 vaultbrain/vault/yml.py is the one writer of ``vaultbrain.yml``. Environment variables
 override the LLM keys.
 """
@@ -19,10 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
 from vaultbrain.vault import yml
-from vaultbrain.vault.atomic import atomic_write_file
 from vaultbrain.vault.yml import VAULT_YML
 
 if TYPE_CHECKING:
+    from vaultbrain.store import Store
     from vaultbrain.vault.files import Vault
 
 import logging
@@ -40,12 +42,14 @@ from vaultbrain.setting_keys import (  # noqa: F401 (the keys, where callers loo
 )
 
 log = logging.getLogger("vaultbrain.settings")
+SETTINGS_DOC = "settings.json"  # this machine's settings: a document of the state dir's store
 _LOGGED: set[str] = set()  # problems already logged by this process
 
 
 class Settings:
     """The settings a vault has on this machine: the vault's keys from ``vaultbrain.yml``,
-    this machine's from the state dir's ``settings.json``, environment overrides on read.
+    this machine's from the state dir's database (its document ``settings.json``),
+    environment overrides on read.
 
     Where a value comes from, first match wins: the environment (the LLM keys), then
     ``settings.json`` (machine keys; and a vault key an earlier version stored there, which
@@ -58,12 +62,13 @@ class Settings:
     def __init__(
         self, state_dir: Path, env: Mapping[str, str] | None = None, vault: Vault | None = None
     ) -> None:
-        self.path = Path(state_dir) / "settings.json"
+        self.state_dir = Path(state_dir)
+        self.path = self.state_dir / SETTINGS_DOC  # (a file there is taken into the store)
         self.vault = vault
         self.yml_path = Path(vault.root) / VAULT_YML if vault is not None else None
         self.env = os.environ if env is None else env
         self._json: dict[str, Any] = {}
-        self._json_stamp: tuple[int, int] | None = None
+        self._json_stamp: tuple[object, ...] | None = None
         self._yml: dict[str, Any] = {}
         self._yml_broken: dict[str, str] = {}
         self._yml_stamp: tuple[int, int] | None = None
@@ -77,7 +82,8 @@ class Settings:
 
     @property
     def version(self) -> tuple[object, object] | None:
-        """Changes whenever either file does (None: neither exists)."""
+        """Changes whenever either the stored settings or vaultbrain.yml do (None: neither
+        exists)."""
         if self._json_stamp is None and self._yml_stamp is None:
             return None
         return (self._json_stamp, self._yml_stamp)
@@ -93,8 +99,23 @@ class Settings:
             return None
         return (st.st_mtime_ns, st.st_size)
 
+    def _store(self) -> Store:
+        from vaultbrain.store import Store
+
+        return Store.of(self.state_dir)
+
+    def _doc_stamp(self) -> tuple[object, ...] | None:
+        """The stored settings' version (None: none stored); a ``settings.json`` file beside
+        the database taken in first."""
+        store = self._store()
+        store.take_file(SETTINGS_DOC)
+        stamp = store.json_stamp(SETTINGS_DOC)
+        if self.path.exists():  # (not taken: not JSON)
+            return ("file", self._stamp(self.path))
+        return tuple(stamp) if stamp is not None else None
+
     def reload(self) -> None:
-        json_stamp, yml_stamp = self._stamp(self.path), self._stamp(self.yml_path)
+        json_stamp, yml_stamp = self._doc_stamp(), self._stamp(self.yml_path)
         if self._loaded and (json_stamp, yml_stamp) == (self._json_stamp, self._yml_stamp):
             return
         if json_stamp != self._json_stamp or not self._loaded:
@@ -110,12 +131,15 @@ class Settings:
         self._resolve()
 
     def _read_json(self) -> dict[str, Any]:
-        try:
-            data = json.loads(self.path.read_text("utf-8"))
-        except FileNotFoundError:
-            return {}
-        except ValueError as exc:
-            raise UserError(f"{self.path} is not valid JSON; fix or delete it ({exc})") from exc
+        if self.path.exists():  # left beside the database: it is not JSON
+            try:
+                json.loads(self.path.read_text("utf-8"))
+            except FileNotFoundError:
+                pass
+            except ValueError as exc:
+                raise UserError(f"{self.path} is not valid JSON; fix or delete it ({exc})") from exc
+            self._store().take_file(SETTINGS_DOC)
+        data = self._store().read_json(SETTINGS_DOC)
         return data if isinstance(data, dict) else {}
 
     def _resolve(self) -> None:
@@ -335,8 +359,7 @@ class Settings:
         return self.vault
 
     def _write_json(self, data: dict[str, Any]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_file(self.path, json.dumps(data, indent=1, ensure_ascii=False))
+        self._store().write_json(SETTINGS_DOC, data)
         self._json_stamp = None  # read again on reload
         self._loaded = False
 

@@ -29,6 +29,8 @@ from support.cli import run, run_json
 from support.llama import CHAT, EMBED
 from test_real_llm_server import unavailable
 
+from vaultbrain.store import Store
+
 pytestmark = [pytest.mark.contract, pytest.mark.timeout(900)]
 
 NOTES = {
@@ -77,7 +79,7 @@ def test_the_real_server_embeds_and_search_by_meaning_follows_the_vault(vault: P
     status = first["status"]
     assert status["chunks"] >= len(NOTES) + 1, "Sarah's note is two chunks"
     assert status["bytes"] >= status["chunks"] * 576 * 4, "the vectors are stored"
-    memory = json.loads((vault / ".vaultbrain/embedding-forms.json").read_text("utf-8"))
+    memory = Store(vault / ".vaultbrain").read_json("embedding-forms.json")
     (entry,) = memory["entries"].values()
     assert (entry["form"], entry["pooled"], entry["model"]) == ("openai_batch", "client", EMBED)
 

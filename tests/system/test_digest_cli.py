@@ -369,8 +369,8 @@ def test_schedule_shows_a_schedule_that_cannot_run(seeded: Path) -> None:
     # `settings set` refuses it now; a settings file from before that check (or edited by
     # hand) still reaches the scheduler, which shows it instead of failing.
     app = Brain(seeded)
-    data = json.loads(app.settings.path.read_text()) if app.settings.path.exists() else {}
-    app.settings.path.write_text(json.dumps({**data, "digest_schedule": "0 18 * * 9"}))
+    data = app.store.read_json("settings.json") or {}
+    app.store.write_json("settings.json", {**data, "digest_schedule": "0 18 * * 9"})
     jobs = json.loads(run(seeded, "schedule", "--json").output)
     digest = jobs[0]
     assert digest["next_run"] is None and "out of range" in digest["last_error"]

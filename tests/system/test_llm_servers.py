@@ -4,7 +4,6 @@ negotiates, what it remembers, how it bounds replies, the kind of each failure, 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import logging
 import threading
 from collections.abc import Iterator
@@ -23,6 +22,7 @@ from vaultbrain.classify.result import reply_schema
 from vaultbrain.classify.servers import guess_server_by_port, server_from_models, short_model_name
 from vaultbrain.errors import LLMError
 from vaultbrain.packs import load_pack
+from vaultbrain.store import Store
 
 TODAY = dt.date(2026, 12, 1)
 THOUGHT = "Call Bob tomorrow about the roof"
@@ -80,7 +80,8 @@ def test_each_server_is_asked_in_the_form_it_takes_and_the_form_is_remembered(
     if form == "prompt_json":
         assert "response_format" not in last
         assert '"destinations"' in last["messages"][0]["content"], "the schema is in the prompt"
-    memory = json.loads((tmp_path / FORMS_FILE).read_text())
+    memory = Store(tmp_path).read_json(FORMS_FILE)
+    assert not (tmp_path / FORMS_FILE).exists()  # (a document of state.db, no file)
     (entry,) = memory["entries"].values()
     assert (entry["form"], entry["server"]) == (form, kind)
     # Another process (a new client on the same state dir) asks straight in that form.
@@ -115,7 +116,7 @@ def test_a_new_model_is_probed_again(stub: FakeLMStudio, tmp_path: Path) -> None
     result, _audit = classify(new_client(stub, tmp_path))
     assert len(stub.requests) == 6, "the remembered form belongs to the old model"
     assert result.classified_by == "llama-cpp-python:Qwen2.5-0.5B-Instruct-Q4_K_M"
-    entries = json.loads((tmp_path / FORMS_FILE).read_text())["entries"]
+    entries = Store(tmp_path).read_json(FORMS_FILE)["entries"]
     assert len(entries) == 2
 
 

@@ -16,6 +16,8 @@ import pytest
 from support.cli import run, run_json
 from support.embedserver import HashEmbedServer
 
+from vaultbrain.store import Store
+
 NOTES = {
     "Ideas/Beekeeping.md": "---\ntype: idea\ntitle: Beekeeping\n---\n# Beekeeping\n\n"
     "Keeping honey bees at the end of the garden.\n\n## Hives\n\n"
@@ -188,7 +190,7 @@ def test_a_server_that_will_not_embed_is_asked_once_and_said_once(
     assert doc["mode"] == "keyword" and doc["results"]
     hybrid = run_json(vault, "search", "--mode", "hybrid", "bees")
     assert said in hybrid["note"] and hybrid["results"]
-    memory = json.loads((vault / ".vaultbrain/embedding-forms.json").read_text())
+    memory = Store(vault / ".vaultbrain").read_json("embedding-forms.json")
     (entry,) = memory["entries"].values()
     assert entry["form"] is None and said in entry["why"]
 
@@ -200,7 +202,7 @@ def test_a_server_that_pools_nothing_or_takes_one_string_is_negotiated_and_remem
     embedder.mode = "string_only"
     doc = _embedded(vault)
     assert doc["notes"] >= len(NOTES)
-    memory = json.loads((vault / ".vaultbrain/embedding-forms.json").read_text())
+    memory = Store(vault / ".vaultbrain").read_json("embedding-forms.json")
     (entry,) = memory["entries"].values()
     assert entry["form"] == "openai_single" and entry["dim"] == 256
     assert run_json(vault, "search", "--mode", "semantic", "beekeeper")["results"]

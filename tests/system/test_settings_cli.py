@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -74,10 +73,9 @@ def test_a_cron_that_fires_on_leap_days_is_kept(vault: Path) -> None:
 def test_doctor_reports_a_schedule_with_no_next_run(vault: Path) -> None:
     app = Brain(vault)
     # Written before `settings set` checked it (or by hand).
-    settings = app.state_dir / "settings.json"
-    data = json.loads(settings.read_text()) if settings.exists() else {}
+    data = app.store.read_json("settings.json") or {}
     data["digest_schedule"] = "0 0 31 2 *"
-    settings.write_text(json.dumps(data))
+    app.store.write_json("settings.json", data)
     check = next(c for c in run_checks(Brain(vault)) if c.name == "settings")
     assert not check.ok and "digest_schedule" in check.detail and "never fires" in check.detail
 

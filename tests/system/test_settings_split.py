@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from support.cli import run, run_json
 
+from vaultbrain.store import Store
+
 YML = "vaultbrain.yml"
 
 
@@ -104,7 +106,8 @@ def test_vault_keys_from_an_earlier_version_apply_then_migrate(vault: Path) -> N
     assert "min_confidence: vault settings an earlier version kept" in doctor
     out = run(vault, "settings", "migrate").output
     assert out.strip() == "min_confidence: moved to vaultbrain.yml (0.4)"
-    assert json.loads((state / "settings.json").read_text()) == {"model": "m"}
+    assert Store(state).read_json("settings.json") == {"model": "m"}
+    assert not (state / "settings.json").exists()  # (taken into state.db once)
     assert "min_confidence: 0.4" in (vault / YML).read_text()
     assert "nothing to move" in run(vault, "settings", "migrate").output
 

@@ -63,7 +63,12 @@ def test_each_fixture_is_imported_whole_then_set_aside(tmp_path: Path, name: str
     again = Store(state)
     assert list(again.read_jsonl("audit.jsonl")) == expected["logs"]["audit.jsonl"]
     rows = again.conn().execute("SELECT name FROM _migrations ORDER BY name").fetchall()
-    assert [r[0] for r in rows] == ["m001_initial", "m002_import_files", "m003_blobs"]
+    assert [r[0] for r in rows] == [
+        "m001_initial",
+        "m002_import_files",
+        "m003_blobs",
+        "m004_classify_cache",
+    ]
 
 
 def test_a_torn_line_of_the_old_store_is_skipped_and_the_rest_imported(tmp_path: Path) -> None:

@@ -14,7 +14,6 @@ from support.lmstudio import FakeLMStudio, reply
 from support.state import lines as state_lines
 
 from vaultbrain.classify.cache import (
-    CACHE_FILE,
     MAX_ROWS,
     CacheKey,
     ClassificationCache,
@@ -133,12 +132,14 @@ def test_the_cache_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     assert cache.get(keys[-1]) is not None
 
 
-def test_a_broken_cache_file_is_ignored(tmp_path: Path) -> None:
-    (tmp_path / CACHE_FILE).write_bytes(b"not a database at all" * 100)
+def test_a_broken_cache_file_of_an_earlier_version_is_only_removed(tmp_path: Path) -> None:
+    (tmp_path / "classify-cache.sqlite").write_bytes(b"not a database at all" * 100)
     cache = ClassificationCache(tmp_path)
     key = CacheKey.of(THOUGHT, "pack", "m", "p")
-    assert cache.get(key) is None
-    cache.put(key, _result("Bob"), {})  # logged, not raised
+    assert cache.get(key) is None  # (the store opened: the file taken in, nothing in it)
+    assert not (tmp_path / "classify-cache.sqlite").exists()
+    cache.put(key, _result("Bob"), {})
+    assert cache.get(key) is not None and len(cache) == 1
 
 
 # -- classify_with_fallback ----------------------------------------------------------------

@@ -1,6 +1,7 @@
 """The settings split (vaultbrain/settings.py): each key is the vault's (vaultbrain.yml) or
-this machine's (the state dir's settings.json); where a value comes from; bad values in
-vaultbrain.yml never raise; vault keys an earlier version kept in settings.json."""
+this machine's (the state dir's database, its document settings.json); where a value comes
+from; bad values in vaultbrain.yml never raise; vault keys an earlier version kept in a
+settings.json file beside the database (taken into it and removed)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from vaultbrain.errors import UserError
-from vaultbrain.settings import KEYS, MACHINE_KEYS, Settings
+from vaultbrain.settings import KEYS, MACHINE_KEYS, SETTINGS_DOC, Settings
+from vaultbrain.store import Store
 from vaultbrain.vault.files import Vault
 
 
@@ -23,6 +25,11 @@ def vault(tmp_path: Path) -> Vault:
 
 def settings(vault: Vault, env: dict[str, str] | None = None) -> Settings:
     return Settings(vault.state_dir, env or {}, vault)
+
+
+def stored(vault: Vault) -> object:
+    """This machine's settings as the state dir's database holds them."""
+    return Store(vault.state_dir).read_json(SETTINGS_DOC)
 
 
 def yml_text(vault: Vault) -> str:
@@ -63,8 +70,8 @@ def test_a_vault_key_goes_to_vaultbrain_yml_and_a_machine_key_to_the_state_dir(
     s.set("llm_concurrency", "4")
     assert "auto_confidence: 0.7\n" in yml_text(vault)
     assert "llm_concurrency" not in yml_text(vault)
-    stored = json.loads((vault.state_dir / "settings.json").read_text())
-    assert stored == {"llm_concurrency": 4}
+    assert stored(vault) == {"llm_concurrency": 4}
+    assert not (vault.state_dir / "settings.json").exists()
     again = settings(vault)
     assert (again.get("auto_confidence"), again.source("auto_confidence")) == (
         0.7,
@@ -127,7 +134,8 @@ def test_a_vault_key_left_in_settings_json_still_applies_until_migrated(vault: V
     done = s.migrate()
     assert "auto_confidence: moved to vaultbrain.yml (0.9)" in done
     assert "inbox_note: vaultbrain.yml says Shared.md; this machine's Capture.md is dropped" in done
-    assert json.loads((vault.state_dir / "settings.json").read_text()) == {"model": "m1"}
+    assert stored(vault) == {"model": "m1"}
+    assert not (vault.state_dir / "settings.json").exists()  # (taken in once)
     assert yml_text(vault).startswith("# ours\ninbox_note: Shared.md\n")
     assert "auto_confidence: 0.9\n" in yml_text(vault)
     s = settings(vault)
@@ -140,7 +148,7 @@ def test_setting_a_vault_key_drops_this_machines_old_copy(vault: Vault) -> None:
     (vault.state_dir / "settings.json").write_text(json.dumps({"min_confidence": 0.3}))
     s = settings(vault)
     s.set("min_confidence", "0.4")
-    assert json.loads((vault.state_dir / "settings.json").read_text()) == {}
+    assert stored(vault) == {}
     assert (s.get("min_confidence"), s.source("min_confidence")) == (0.4, "vaultbrain.yml")
     assert s.unset("min_confidence") and s.get("min_confidence") == 0.5
     assert "min_confidence" not in yml_text(vault)

@@ -1,5 +1,6 @@
-"""The classification cache: an LLM's answer to a thought, kept in the state dir
-(``.vaultbrain/classify-cache.sqlite``) so an identical thought captured again is not asked again.
+"""The classification cache: an LLM's answer to a thought, kept in the state dir's database
+(the table ``classify_cache``; a ``classify-cache.sqlite`` an earlier version kept beside it
+is taken in once and removed) so an identical thought captured again is not asked again.
 
 A row's key is (normalised thought, pack identity, model, prompt hash). The prompt hash covers
 everything else the model was shown: the filled system prompt (template, the pack's types,
@@ -17,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import threading
 import time
 import unicodedata
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.classify.result import Classification, reply_schema
+from vaultbrain.errors import StorageError
 
 if TYPE_CHECKING:
     import datetime as dt
@@ -35,25 +36,14 @@ if TYPE_CHECKING:
     from vaultbrain.classify.llm import LLMClient
     from vaultbrain.classify.prompt import Prompt
     from vaultbrain.packs import ResolvedPack
+    from vaultbrain.store import Store
 
 log = logging.getLogger("vaultbrain.classify")
 
-CACHE_FILE = "classify-cache.sqlite"
+CACHE_TABLE = "classify_cache"  # a table of the state dir's database (m004_classify_cache)
 MAX_ROWS = 5000
 _PRUNE_EVERY = 100  # answers between two looks for rows past MAX_ROWS (at most)
 _OPEN: dict[str, ClassificationCache] = {}
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS classifications (
-    key TEXT PRIMARY KEY,
-    pack TEXT NOT NULL,
-    model TEXT NOT NULL,
-    prompt_hash TEXT NOT NULL,
-    result TEXT NOT NULL,
-    audit TEXT NOT NULL,
-    created REAL NOT NULL
-)
-"""
 
 
 def normalise_thought(text: str) -> str:
@@ -104,14 +94,12 @@ class CacheKey:
 
 
 class ClassificationCache:
-    """The cache file in a state dir (the CLI and the daemon share it). One connection per
-    file and process, kept open: a burst of 1,000 captures must not pay an open, a schema
-    check and an fsync each."""
+    """The cache of a state dir: the table ``classify_cache`` of its database (migration
+    m004_classify_cache), shared by the CLI and the daemon. Written without waiting for the
+    disk (a cache: a power cut may cost an answer, never tear one)."""
 
     def __init__(self, state_dir: Path | str) -> None:
-        self.path = Path(state_dir) / CACHE_FILE
-        self._conn: sqlite3.Connection | None = None
-        self._ino: int | None = None
+        self.state_dir = Path(state_dir)
         self._lock = threading.Lock()
         self._puts = 0
 
@@ -124,53 +112,27 @@ class ClassificationCache:
             cache = _OPEN[key] = cls(state_dir)
         return cache
 
-    def _connect(self) -> sqlite3.Connection:
-        import sqlite3  # (here: a cold capture with no cache file yet never opens one)
+    def _store(self) -> Store:
+        from vaultbrain.store import Store
 
-        # The file may have gone (a state dir removed under a running daemon): then it is
-        # opened afresh, not written through a connection to a file no one can see.
-        try:
-            ino = os.stat(self.path).st_ino
-        except FileNotFoundError:
-            ino = None
-        if self._conn is not None and ino is not None and ino == self._ino:
-            return self._conn
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
-        conn = sqlite3.connect(self.path, timeout=5.0, check_same_thread=False)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")  # a cache: no fsync per answer
-        conn.execute(_SCHEMA)
-        conn.execute(
-            "CREATE INDEX IF NOT EXISTS classifications_created ON classifications(created)"
-        )
-        self._conn, self._ino = conn, os.stat(self.path).st_ino
-        return conn
+        return Store.of(self.state_dir)
 
     def close(self) -> None:
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+        """Nothing of its own to close (the store's connections are the store's)."""
 
     def get(self, key: CacheKey) -> tuple[Classification, dict[str, Any]] | None:
         """The cached (classification, audit) for ``key``, or None."""
-        if not self.path.exists():
-            return None
-        import sqlite3
-
         try:
-            with self._lock:
-                row = (
-                    self._connect()
-                    .execute(
-                        "SELECT result, audit, created FROM classifications WHERE key = ?",
-                        (key.digest,),
-                    )
-                    .fetchone()
+            row = (
+                self._store()
+                .conn()
+                .execute(
+                    "SELECT result, audit, created FROM classify_cache WHERE key = ?",
+                    (key.digest,),
                 )
-        except (sqlite3.Error, OSError) as exc:
+                .fetchone()
+            )
+        except StorageError as exc:
             log.warning("the classification cache could not be read: %s", exc)
             return None
         if row is None:
@@ -187,46 +149,46 @@ class ClassificationCache:
         return result, audit
 
     def put(self, key: CacheKey, result: Classification, audit: dict[str, Any]) -> None:
-        import sqlite3
-
         data = result.to_dict()
         data["raw"] = (result.raw or "")[:20000]
         data["usage"] = result.usage
+        row = (
+            key.digest,
+            key.pack,
+            key.model,
+            key.prompt,
+            json.dumps(data, ensure_ascii=False),
+            json.dumps(audit, ensure_ascii=False, default=str),
+            time.time(),
+        )
+        with self._lock:
+            # Bounded: the oldest rows go (a row under a pack no longer used included),
+            # looked at once in a while rather than at every answer.
+            prune = self._puts % max(1, min(_PRUNE_EVERY, MAX_ROWS // 10)) == 0
+            self._puts += 1
+
+        def write(conn: sqlite3.Connection, _: int) -> None:
+            conn.execute(
+                "INSERT OR REPLACE INTO classify_cache "
+                "(key, pack, model, prompt_hash, result, audit, created) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                row,
+            )
+            if prune:
+                conn.execute(
+                    "DELETE FROM classify_cache WHERE created < (SELECT created FROM "
+                    "classify_cache ORDER BY created DESC LIMIT 1 OFFSET ?)",
+                    (MAX_ROWS - 1,),
+                )
+
         try:
-            with self._lock:
-                conn = self._connect()
-                with conn:
-                    conn.execute(
-                        "INSERT OR REPLACE INTO classifications VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (
-                            key.digest,
-                            key.pack,
-                            key.model,
-                            key.prompt,
-                            json.dumps(data, ensure_ascii=False),
-                            json.dumps(audit, ensure_ascii=False, default=str),
-                            time.time(),
-                        ),
-                    )
-                    # Bounded: the oldest rows go (a row under a pack no longer used
-                    # included), looked at once in a while rather than at every answer.
-                    if self._puts % max(1, min(_PRUNE_EVERY, MAX_ROWS // 10)) == 0:
-                        conn.execute(
-                            "DELETE FROM classifications WHERE created < (SELECT created FROM "
-                            "classifications ORDER BY created DESC LIMIT 1 OFFSET ?)",
-                            (MAX_ROWS - 1,),
-                        )
-                    self._puts += 1
-        except (sqlite3.Error, OSError) as exc:
+            self._store().write(write, durable=False, size=len(row[4]) + len(row[5]))
+        except StorageError as exc:
             log.warning("the classification cache could not be written: %s", exc)
 
     def __len__(self) -> int:
-        if not self.path.exists():
-            return 0
-        with self._lock:
-            return int(
-                self._connect().execute("SELECT COUNT(*) FROM classifications").fetchone()[0]
-            )
+        row = self._store().conn().execute("SELECT COUNT(*) FROM classify_cache").fetchone()
+        return int(row[0])
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,8 @@
 
 LM Studio, Ollama, llama.cpp's ``llama-server``, llama-cpp-python and vLLM all answer
 ``POST /v1/embeddings``, but not alike, so the request is negotiated once per endpoint and
-model, as chat forms are (:mod:`vaultbrain.classify.forms`), and remembered in
-``<state_dir>/embedding-forms.json``:
+model, as chat forms are (:mod:`vaultbrain.classify.forms`), and remembered in the state
+dir's database (its document ``embedding-forms.json``):
 
 1. ``openai_batch`` – ``{"model": …, "input": [texts]}``, the vectors in ``data[i].embedding``;
 2. ``openai_single`` – one text per request, for servers that take only a string;
@@ -23,7 +23,6 @@ model (a llama-cpp-python or llama-server serving one model); ``off`` turns it a
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from dataclasses import asdict, dataclass
@@ -89,19 +88,22 @@ class EmbedInfo:
 
 
 class EmbedMemory:
-    """``<state_dir>/embedding-forms.json``: endpoint+setting -> :class:`EmbedInfo`."""
+    """The document ``embedding-forms.json`` of the state dir's store: endpoint+setting ->
+    :class:`EmbedInfo` (nothing kept without a state dir)."""
 
     def __init__(self, state_dir: Path | str | None) -> None:
-        self.path = Path(state_dir) / FORMS_FILE if state_dir is not None else None
+        self.state_dir = Path(state_dir) if state_dir is not None else None
         self._lock = threading.Lock()
 
     def _load(self) -> dict[str, Any]:
-        if self.path is None:
+        if self.state_dir is None:
             return {}
+        from vaultbrain.store import Store
+
         try:
-            doc = json.loads(self.path.read_text("utf-8"))
-        except (OSError, ValueError):
-            return {}  # a lost or broken file only means asking the server again
+            doc = Store.of(self.state_dir).read_json(FORMS_FILE)
+        except (StorageError, ValueError):
+            return {}  # a lost or broken entry only means asking the server again
         entries = doc.get("entries") if isinstance(doc, dict) else None
         return entries if isinstance(entries, dict) else {}
 
@@ -110,18 +112,17 @@ class EmbedMemory:
             return EmbedInfo.from_dict(self._load().get(key))
 
     def remember(self, key: str, info: EmbedInfo) -> None:
-        if self.path is None:
+        if self.state_dir is None:
             return
-        from vaultbrain.vault.atomic import atomic_write_file
+        from vaultbrain.store import Store
 
         with self._lock:
             entries = self._load()
             entries[key] = asdict(info)
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                doc = json.dumps({"version": 1, "entries": entries}, indent=1)
-                atomic_write_file(self.path, doc, durable=False)
-            except (OSError, StorageError):
+                doc = {"version": 1, "entries": entries}
+                Store.of(self.state_dir).write_json(FORMS_FILE, doc, durable=False)
+            except StorageError:
                 pass  # remembering is an optimisation; the next process asks again
 
 

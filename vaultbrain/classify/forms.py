@@ -13,8 +13,8 @@ the server rejects the request (the error kind ``format_rejected``, see
 4. ``ollama_format`` – Ollama's native ``/api/chat`` with ``format: <schema>`` (Ollama only);
 5. ``prompt_json`` – the schema in the prompt and the reply validated, for anything else.
 
-What worked is remembered in ``<state_dir>/llm-forms.json`` (:class:`FormMemory`) keyed by
-endpoint and model, so each later request goes straight to it; a new model is probed again.
+What worked is remembered in the state dir's database, as its document ``llm-forms.json``
+(:class:`FormMemory`), keyed by endpoint and model, so each later request goes straight to it; a new model is probed again.
 """
 
 from __future__ import annotations
@@ -24,10 +24,13 @@ import re
 import threading
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import LLMError, StorageError
 from vaultbrain.patterns import LazyPattern
+
+if TYPE_CHECKING:
+    from vaultbrain.store import Store
 
 FORMS_FILE = "llm-forms.json"
 FORMS = ("json_schema_strict", "json_schema", "json_object_schema", "ollama_format", "prompt_json")
@@ -187,12 +190,18 @@ def with_schema_instruction(
 
 
 class FormMemory:
-    """What form each endpoint+model answered in: ``<state_dir>/llm-forms.json``."""
+    """What form each endpoint+model answered in: the document ``llm-forms.json`` of the
+    state dir's store (none without a state dir: remembered by this object only)."""
 
     def __init__(self, state_dir: Path | str | None) -> None:
-        self.path = Path(state_dir) / FORMS_FILE if state_dir is not None else None
+        self.state_dir = Path(state_dir) if state_dir is not None else None
         self._lock = threading.Lock()
         self._cache: dict[str, Any] | None = None
+
+    def _store(self) -> Store | None:
+        from vaultbrain.store import Store
+
+        return Store.of(self.state_dir) if self.state_dir is not None else None
 
     @staticmethod
     def key(endpoint: str, model: str) -> str:
@@ -201,13 +210,13 @@ class FormMemory:
     def _load(self) -> dict[str, Any]:
         if self._cache is None:
             self._cache = {}
-            if self.path is not None:
-                try:
-                    doc = json.loads(self.path.read_text("utf-8"))
-                    if isinstance(doc, dict) and isinstance(doc.get("entries"), dict):
-                        self._cache = doc["entries"]
-                except (OSError, ValueError):
-                    pass  # a lost or broken cache only means probing again
+            try:
+                store = self._store()
+                doc = store.read_json(FORMS_FILE) if store is not None else None
+                if isinstance(doc, dict) and isinstance(doc.get("entries"), dict):
+                    self._cache = doc["entries"]
+            except (StorageError, ValueError):
+                pass  # a lost or broken cache only means probing again
         return self._cache
 
     def get(self, endpoint: str, model: str) -> KnownForm | None:
@@ -222,13 +231,10 @@ class FormMemory:
             if entries.get(key) == entry:
                 return
             entries[key] = entry
-            if self.path is None:
-                return
-            from vaultbrain.vault.atomic import atomic_write_file
-
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                doc = {"version": 1, "entries": entries}
-                atomic_write_file(self.path, json.dumps(doc, indent=1), durable=False)
-            except (OSError, StorageError):
+                store = self._store()
+                if store is not None:
+                    doc = {"version": 1, "entries": entries}
+                    store.write_json(FORMS_FILE, doc, durable=False)
+            except StorageError:
                 pass  # remembering is an optimisation; the next process probes again

@@ -221,3 +221,100 @@ def set_aside(root: Path) -> list[str]:
         except OSError:
             pass
     return moved
+
+
+# -- files of their own beside state.db (before migration m004) ---------------------------------
+
+SETTINGS = "settings.json"
+MACHINE = "machine.json"
+LLM_FORMS = "llm-forms.json"
+EMBEDDING_FORMS = "embedding-forms.json"
+CLASSIFY_CACHE = "classify-cache.sqlite"
+# What an earlier version kept in files of their own beside state.db; each is now a document
+# of the database (the classification cache: its table, m004_classify_cache).
+SIDE_FILES = (SETTINGS, MACHINE, LLM_FORMS, EMBEDDING_FORMS, CLASSIFY_CACHE)
+_CACHE_COLUMNS = "key, pack, model, prompt_hash, result, audit, created"
+
+
+def take_side_files(conn: sqlite3.Connection, root: Path, only: str | None = None) -> list[str]:
+    """Each file of :data:`SIDE_FILES` in ``root`` (``only``: that one) taken into the
+    database in one transaction, then removed; the names taken. What the database already
+    holds wins where the two differ on one thing (a machine id stays the one it has), except
+    settings, where the file is the later word (written by hand, or by an earlier version
+    still running) and replaces them whole, as it did when it was where they were kept. A settings file that is not JSON is left where it is (reading
+    settings says so); a cache file that cannot be read is only removed: it was a cache."""
+    names = [n for n in SIDE_FILES if (only is None or n == only) and os.path.lexists(root / n)]
+    if not names or conn.in_transaction:
+        return []
+    taken: list[str] = []
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for name in names:
+            if name == CLASSIFY_CACHE:
+                _take_cache(conn, root / name)
+                taken.append(name)
+                continue
+            found, value = _read_doc(root / name)
+            if not found and os.path.lexists(root / name):
+                if name == SETTINGS:
+                    continue  # (a person's file: left for them to fix)
+                taken.append(name)
+                continue
+            if found:
+                _take_doc(conn, name, value)
+            taken.append(name)
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    for name in taken:
+        extra = ("-wal", "-shm", "-journal") if name == CLASSIFY_CACHE else ()
+        for path in (root / name, *(root / (name + e) for e in extra)):
+            try:
+                path.unlink()
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                raise StorageError.from_os(exc, str(path)) from exc
+    return taken
+
+
+def _take_doc(conn: sqlite3.Connection, name: str, value: Any) -> None:
+    row = conn.execute("SELECT value FROM kv WHERE name = ?", (name,)).fetchone()
+    stored = json.loads(row[0]) if row is not None else None
+    if name == SETTINGS:
+        if not isinstance(value, dict):
+            return
+        merged: Any = value  # (the file is the later word: one written by hand or by an
+        # earlier version still running; the whole of this machine's settings, as before)
+    elif name == MACHINE:
+        if stored is not None or not isinstance(value, dict) or not value.get("id"):
+            return
+        merged = {"id": str(value["id"]), "host": str(value.get("host") or "?")}
+    else:  # the forms: entries the database lacks
+        entries = value.get("entries") if isinstance(value, dict) else None
+        if not isinstance(entries, dict):
+            return
+        have = stored.get("entries") if isinstance(stored, dict) else None
+        merged = {"version": 1, "entries": {**entries, **(have if isinstance(have, dict) else {})}}
+    seq = conn.execute("UPDATE counter SET seq = seq + 1 RETURNING seq").fetchone()[0]
+    conn.execute("INSERT OR REPLACE INTO kv VALUES (?, ?, ?)", (name, to_json(merged), seq))
+
+
+def _take_cache(conn: sqlite3.Connection, path: Path) -> None:
+    """The rows of an old ``classify-cache.sqlite`` (read only) into ``classify_cache``."""
+    try:
+        old = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return
+    try:
+        rows = old.execute(f"SELECT {_CACHE_COLUMNS} FROM classifications").fetchall()
+    except sqlite3.Error:
+        rows = []  # damaged, or not a cache: only a cache lost
+    finally:
+        old.close()
+    conn.executemany(
+        f"INSERT OR IGNORE INTO classify_cache ({_CACHE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )

@@ -130,3 +130,26 @@ def m003_blobs(conn: sqlite3.Connection, root: Path | None) -> None:
 
     for folder in ("classifier", "packs-cache"):
         shutil.rmtree(root / folder, ignore_errors=True)
+
+
+@migration
+def m004_classify_cache(conn: sqlite3.Connection, root: Path | None) -> None:
+    """The LLM's answers kept by thought (vaultbrain/classify/cache.py), in the database
+    rather than a ``classify-cache.sqlite`` of their own; that file, and the other files an
+    earlier version kept beside state.db (settings, machine id, the LLM's forms), are taken
+    in and removed each time a store opens and finds one (``legacy.take_side_files``)."""
+    _script(
+        conn,
+        """
+        CREATE TABLE classify_cache (
+            key TEXT PRIMARY KEY,
+            pack TEXT NOT NULL,
+            model TEXT NOT NULL,
+            prompt_hash TEXT NOT NULL,
+            result TEXT NOT NULL,
+            audit TEXT NOT NULL,
+            created REAL NOT NULL
+        );
+        CREATE INDEX classify_cache_created ON classify_cache (created);
+        """,
+    )

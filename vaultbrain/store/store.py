@@ -20,6 +20,7 @@ import os
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -102,19 +103,51 @@ class _Writer:
             self.fd = None
 
 
+# The write mutex of each state dir this process writes (one per state dir, shared by every
+# Store object of it: a thread holding it through one object re-enters it through another,
+# where two flocks of one process would wait for each other for ever).
+_WRITERS: dict[str, _Writer] = {}
+_WRITERS_LOCK = threading.Lock()
+# A live Store object of each state dir, for the parts of vaultbrain that are handed a state
+# dir, not a store (the LLM's forms, the machine's id, its settings): see Store.of.
+_LIVE: weakref.WeakValueDictionary[str, Store] = weakref.WeakValueDictionary()
+
+
+def _writer_of(root: Path) -> _Writer:
+    key = os.path.abspath(root)
+    with _WRITERS_LOCK:
+        writer = _WRITERS.get(key)
+        if writer is None:
+            writer = _WRITERS[key] = _Writer(root)
+        return writer
+
+
 class Store:
     def __init__(self, state_dir: Path | str) -> None:
         self.in_memory = str(state_dir) == MEMORY
         self.root = Path(state_dir)
         self._db = Database(state_dir, self._setup)
         self._collections: dict[str, Collection] = {}
-        self._writer = _Writer(None if self.in_memory else self.root)
+        self._writer = _Writer(None) if self.in_memory else _writer_of(self.root)
         self._set_aside_checked = False
+        if not self.in_memory:
+            with _WRITERS_LOCK:
+                _LIVE[os.path.abspath(self.root)] = self  # (the newest: a command's own)
 
     @classmethod
     def memory(cls) -> Store:
         """A store in memory (``:memory:``): the file store's twin, for tests."""
         return cls(MEMORY)
+
+    @classmethod
+    def of(cls, state_dir: Path | str) -> Store:
+        """A store of ``state_dir`` this process already has open (the command's or the
+        daemon's), else a new one: for the parts handed a state dir, not a store."""
+        if str(state_dir) == MEMORY:
+            return cls(MEMORY)
+        with _WRITERS_LOCK:
+            store = _LIVE.get(os.path.abspath(state_dir))
+        return store if store is not None else cls(state_dir)
 
     # -- the database --------------------------------------------------------------------
     def _setup(self, conn: sqlite3.Connection) -> None:
@@ -125,6 +158,17 @@ class Store:
         if not self.in_memory and not self._set_aside_checked:
             self._set_aside_checked = True
             legacy.set_aside(self.root)  # (an import committed, its files not yet moved)
+            legacy.take_side_files(conn, self.root)  # (files of their own before m004)
+
+    def take_file(self, name: str) -> None:
+        """The file ``name`` beside ``state.db`` (one of legacy.SIDE_FILES an earlier version
+        kept, or a person wrote by hand), if there, taken into the database and removed."""
+        if self.in_memory or not os.path.lexists(self.root / name):
+            return
+        from vaultbrain.store import legacy
+
+        with self.locked():
+            legacy.take_side_files(self.conn(), self.root, only=name)
 
     def conn(self) -> sqlite3.Connection:
         """This thread's connection to the database."""

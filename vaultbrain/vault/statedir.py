@@ -1,7 +1,7 @@
 """Where a vault's state dir lives (issue 15): this machine's cache, outside the vault.
 
-The state dir (JSON store, caches, audit trail, this machine's settings and id) is this
-machine's, so by default it is not inside the synced vault: it lives in the per-user state
+The state dir (``state.db``: records, caches, audit trail, this machine's settings and id) is
+this machine's, so by default it is not inside the synced vault: it lives in the per-user state
 folder (what platformdirs' ``user_state_dir("vaultbrain")`` names: ``~/.local/state`` or
 ``$XDG_STATE_HOME`` on Linux, ``~/Library/Application Support`` on macOS, ``%LOCALAPPDATA%``
 on Windows), one folder per vault under ``vaults/<vault id>``. The vault id is kept in
@@ -9,7 +9,10 @@ on Windows), one folder per vault under ``vaults/<vault id>``. The vault id is k
 moved or synced to another path keeps its state; ``init`` writes it, and until it is
 written it is derived from the vault's path (the same value that is then written). The
 state dir records the id and the vault's path (``vault.json``, see
-vaultbrain/vault/identity.py), so a deleted ``vaultbrain.yml`` finds its state again.
+vaultbrain/vault/identity.py), so a deleted ``vaultbrain.yml`` finds its state again. That
+record is the one file of its own beside ``state.db`` (as git's ``HEAD`` beside its objects):
+:func:`recorded_vault_id` reads it in every state dir of the per-user folder to find the one
+of a path, which must not open (nor make, nor migrate) a database in each.
 
 An existing ``<vault>/.vaultbrain/`` (what earlier versions made) is moved out by
 :func:`vaultbrain.vault.relocate.move_state_dir`: ``vaultbrain statedir move``, or the daemon at start when no other
