@@ -206,7 +206,7 @@ def test_bound_schema_keeps_bounds_already_there_and_leaves_enums_alone() -> Non
         ("unknown_model", "unknown_model", True, 1, "has no model 'test-model'"),
         ("error500", "server", True, 3, "failed (500)"),
         ("bad_gateway", "server", True, 3, "temporarily unavailable (502)"),
-        ("invalid_json", "invalid_json", False, 1, "not JSON"),
+        ("invalid_json", "invalid_json", False, 2, "not JSON"),  # asked once more
     ],
 )
 def test_each_failure_has_its_kind(
@@ -224,7 +224,7 @@ def test_each_failure_has_its_kind(
         classify(new_client(stub, tmp_path, model="test-model"))
     assert (err.value.kind, err.value.retryable) == (kind, retryable)
     assert says in err.value.cause
-    assert len(stub.requests) == posts, "only temporary failures are retried as they are"
+    assert len(stub.requests) == posts, "temporary failures retried; an answer not JSON asked again"
     if mode == "no_models":
         assert "lms load" in str(err.value)
     if mode == "unknown_model":

@@ -40,9 +40,17 @@ class LLMClassifier:
         ``prompt``: the one built from these arguments, if the caller has it."""
         if prompt is None:
             prompt = build_prompt(pack, text, today, known, examples)
-        reply = self.client.chat_json(
-            prompt.messages(), reply_schema(pack), name="brain_classification"
-        )
+        messages, schema = prompt.messages(), reply_schema(pack)
+        try:
+            reply = self.client.chat_json(messages, schema, name="brain_classification")
+        except LLMError as exc:
+            if exc.kind != "invalid_json":
+                raise
+            # A small model's answer that is not JSON is often a one-off (SmolLM2 on keyboard
+            # mash): asked once more, a little less cautiously, before the fallback answers.
+            reply = self.client.chat_json(
+                messages, schema, name="brain_classification", temperature=0.6
+            )
         result = validate_reply(reply.data, pack, reply.label)
         result.model, result.raw, result.usage = reply.model, reply.raw, reply.usage
         result.elapsed_ms = reply.elapsed_ms
