@@ -33,7 +33,7 @@ import datetime as dt
 import json
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import LLMError, UserError
@@ -58,6 +58,29 @@ _TOPIC_KEYS = ("topics", "tags")
 _DATE_KEYS = ("date", "last_interaction", "updated", "created")
 _DATED_NAME = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 _POSSESSIVE = re.compile(r"\b([A-Z][\w-]+)['’]s\b")
+
+
+class _Except(Mapping[str, int]):
+    """The names of ``names`` that name another note than ``nid``."""
+
+    def __init__(self, names: Mapping[str, int], nid: int) -> None:
+        self._names = names
+        self._nid = nid
+
+    def __getitem__(self, key: str) -> int:
+        value = self._names[key]
+        if value == self._nid:
+            raise KeyError(key)
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self._names.get(key, self._nid) != self._nid
+
+    def __iter__(self) -> Iterator[str]:
+        return (k for k, v in self._names.items() if v != self._nid)
+
+    def __len__(self) -> int:
+        return sum(1 for v in self._names.values() if v != self._nid)
 
 
 def _empty(value: Any) -> bool:
@@ -109,12 +132,13 @@ def propose(
         return {}
     back = _backlinks(index, nid)
     names = _names(index, nid)
-    others = {k: v for k, v in (others or {}).items() if v != nid}
+    # (a view: a copy of every name per record was most of a tending cycle's time)
+    not_this = _Except(others or {}, nid)
     out: dict[str, dict[str, Any]] = {}
     for field in empty:
         spec = fields[field]
         if field == "contact":
-            found = _contact(index, nid, back, names, others)
+            found = _contact(index, nid, back, names, not_this)
             if found:
                 out[field] = found
         elif spec.type == "date" and (field == "last_interaction" or spec.on_capture):
@@ -252,12 +276,13 @@ def _contact(
     nid: int,
     back: list[int],
     names: list[str],
-    others: dict[str, int] | None = None,
+    others: Mapping[str, int] | None = None,
 ) -> dict[str, Any] | None:
     """The address (else phone number) written most often about the record: on a line of
     its own note, or of a note linking to it that names it; never on a line about someone
     else (one naming another person of the vault, or "Ann's …"), never a date."""
-    others = others or {}
+    if others is None:
+        others = {}
     for pattern in (EMAIL, PHONE):
         counts: Counter[str] = Counter()
         where: dict[str, list[str]] = {}
@@ -285,7 +310,7 @@ def _contact(
     return None
 
 
-def _about_someone_else(line: str, names: list[str], others: dict[str, int]) -> bool:
+def _about_someone_else(line: str, names: list[str], others: Mapping[str, int]) -> bool:
     """Whether a line names a person other than the record: another person note's name,
     or a possessive ("Ann's email") that is not one of the record's names."""
     words = [w for w in re.split(r"[^\w'’-]+", fold(line)) if w]
@@ -307,10 +332,10 @@ def _mailbox_of(address: str, names: list[str]) -> bool:
     return bool(_mailbox_parts(address) & words)
 
 
-def _mailbox_of_other(address: str, names: list[str], others: dict[str, int]) -> bool:
+def _mailbox_of_other(address: str, names: list[str], others: Mapping[str, int]) -> bool:
     """An address whose mailbox is another person's name and none of the record's
     (``ann@…`` in Bob's note)."""
-    return not _mailbox_of(address, names) and bool(_mailbox_parts(address) & set(others))
+    return not _mailbox_of(address, names) and any(p in others for p in _mailbox_parts(address))
 
 
 def people_names(index: GraphIndex, types: list[str]) -> dict[str, int]:
