@@ -196,7 +196,7 @@ def _why(u: _Union, i: int, group: list[int]) -> str:
 
 def _keep_rank(card: Card, name_words: Any) -> tuple[Any, ...]:
     """The note kept: the fuller name, then an e-mail, then the longer note, then the path."""
-    size = len(card.body) + len(card.data)
+    size = card.size + len(card.data)
     return (name_words, bool(card.emails), size, -len(card.rel), card.rel)
 
 

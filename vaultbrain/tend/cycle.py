@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from vaultbrain.errors import UserError
 from vaultbrain.graph.extract import base_key, note_key
 from vaultbrain.tend import consolidate as cons
-from vaultbrain.tend.cards import Card, read_cards
+from vaultbrain.tend.cards import Card, Survey, survey
 from vaultbrain.tend.drift import Drift, find_drift
 from vaultbrain.tend.report import render_report, report_path
 
@@ -41,15 +41,20 @@ class Cycle:
         self.brain = brain
         self.day = day
         self.dry_run = dry_run
-        self._cards: list[Card] | None = None
+        self._survey: Survey | None = None
         self.drift: Drift | None = None
         self._folder_counts: dict[str, int] = {}
 
     @property
+    def survey(self) -> Survey:
+        """One walk of the vault for every phase (notes read only where they changed)."""
+        if self._survey is None:
+            self._survey = survey(self.brain)
+        return self._survey
+
+    @property
     def cards(self) -> list[Card]:
-        if self._cards is None:
-            self._cards = read_cards(self.brain)
-        return self._cards
+        return self.survey.cards
 
     # -- phases ---------------------------------------------------------------------------
     def consolidate(self) -> dict[str, Any]:
@@ -196,18 +201,9 @@ class Cycle:
         cached: set[str] | None = getattr(self, "_other", None)
         if cached is not None:
             return cached
-        from vaultbrain.graph.extract import WIKILINK, link_key
-
-        records = {c.rel for c in self.cards}
         out: set[str] = set()
-        for rel, _ in self.brain.vault.iter_notes():
-            if rel in records or rel.startswith("Brain/"):
-                continue
-            try:
-                text = self.brain.vault.read(rel).text
-            except (UserError, OSError):
-                continue
-            out.update(link_key(t) for t, _ in WIKILINK.findall(text) if t.strip())
+        for keys in self.survey.other_links.values():
+            out |= keys
         self._other = out
         return out
 
@@ -233,7 +229,7 @@ class Cycle:
         that looked (``schema detect`` surveys the whole vault: only when one did)."""
         typed = {c.rel for c in self.cards}
         counts: dict[str, int] = {}
-        for rel, _ in self.brain.vault.iter_notes():
+        for rel in self.survey.rels:
             if rel in typed or rel.startswith("Brain/") or "/" not in rel:
                 continue
             folder = rel.rsplit("/", 1)[0]
