@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import LLMError, UserError
+from vaultbrain.graph.extract import base_key, note_key
 from vaultbrain.graph.index import LIVE, GraphIndex
 from vaultbrain.graph.links import find_note, outgoing
 from vaultbrain.graph.open import graph_of
@@ -354,7 +355,8 @@ def people_names(index: GraphIndex, types: list[str]) -> dict[str, int]:
     for nid, title, data in rows:
         keys = {fold(title)}
         try:
-            aliases = json.loads(data or "{}").get("aliases") or []
+            # (no properties to decode when none is named "aliases")
+            aliases = (json.loads(data).get("aliases") or []) if '"aliases"' in (data or "") else []
         except ValueError:
             aliases = []
         keys |= (
@@ -379,13 +381,16 @@ def enrich(
     use_llm: bool = False,
     apply_to_mine: bool = False,
     ours: Callable[[str], bool] | None = None,
+    since_last: bool = False,
 ) -> list[dict[str, Any]]:
     """Fill (or, dry run, list) empty fields of enrichable records. The changes, per note:
     each value with where it came from; ``mine``: a note the person made (written only with
     ``apply_to_mine``: vaultbrain writes its own notes, and the ones adopted). ``ours(rel)``:
     whether vaultbrain made (or the person adopted) the note at ``rel`` (the layer above
     knows the records: filing/index.py ``made_by_vaultbrain``); without it, every note is
-    the person's."""
+    the person's. ``since_last`` (every record, offline: the tending cycle): a record's
+    proposals are found again only when a note they were found from changed since the last
+    such run (:class:`_Since`); the others are the last run's, the same by construction."""
     pack = brain.pack
     enrichable = [e.type for e in pack.manifest.enrichable_types]
     if type_name:
@@ -413,13 +418,23 @@ def enrich(
     today = brain.today()
     summarise = llm_summariser(brain) if use_llm else None
     people = people_names(index, sorted({t.name for t in brain.all_types() if t.expert_routing}))
+    since = (
+        _Since(brain, index, enrichable, people, today)
+        if since_last and not (type_name or name or use_llm)
+        else None
+    )
     out = []
     for nid in targets:
+        if since is not None and since.nothing(nid):
+            continue
         row = index.note_row(nid)
         if row["type"] not in enrichable:
             raise UserError(f"{row['rel']} is a {row['type'] or 'untyped note'}, not enrichable")
         ptype = pack.get_type(row["type"])
-        proposals = propose(index, nid, ptype, today, summarise, people)
+        if since is not None:
+            proposals = since.proposals(nid, row["rel"], ptype, summarise)
+        else:
+            proposals = propose(index, nid, ptype, today, summarise, people)
         if not proposals:
             continue
         mine = ours is None or not ours(row["rel"])
@@ -427,7 +442,160 @@ def enrich(
         if not dry_run and (apply_to_mine or not mine):
             entry["written"] = _write(brain, index, row["rel"], proposals)
         out.append(entry)
+    if since is not None:
+        since.save()
     return out
+
+
+SINCE = "enrich-since.json"  # what the last run found per record, and from which notes
+_SINCE_VERSION = "1"
+
+
+class _Since:
+    """The last ``since_last`` run: the index's notes as they were (stat), the people's
+    names, the day, and per record its proposals and the notes and link keys they were
+    found from. A record is found again (dirty) when its note, a note linking to it, or a
+    note it links to changed or went; when a changed note links to it now; when a link key
+    it was found through, or one that resolves to it now, is a note's name or alias that
+    came or went; when the people's names changed; or when the day moved past a date a
+    linking note states. Anything else about it is what the last run found."""
+
+    def __init__(
+        self,
+        brain: Brain,
+        index: GraphIndex,
+        enrichable: list[str],
+        people: dict[str, int],
+        today: dt.date,
+    ) -> None:
+        self.brain, self.index, self.today, self.people = brain, index, today, people
+        with index.lock:
+            rows = index.db.execute(
+                f"SELECT n.id, n.rel, n.mtime_ns, n.size FROM notes n WHERE {LIVE}"  # noqa: S608
+            ).fetchall()
+            aliases = index.db.execute(
+                "SELECT nm.key, n.rel FROM names nm JOIN notes n ON n.id = nm.note "
+                "WHERE nm.kind = 2"
+            ).fetchall()
+        self.ids = {rel: nid for nid, rel, _, _ in rows}
+        self.rels = {nid: rel for nid, rel, _, _ in rows}
+        self.stats = {rel: [m, sz] for _, rel, m, sz in rows}
+        self.aliases = sorted({f"{k}\t{rel}" for k, rel in aliases})
+        by_id = {str(nid): rel for rel, nid in people.items()}  # (ids differ after a rebuild)
+        names = sorted(f"{k}\t{self.rels.get(v, by_id.get(str(v), ''))}" for k, v in people.items())
+        self.key = json.dumps(
+            [_SINCE_VERSION, brain.pack_key, sorted(enrichable), names], ensure_ascii=False
+        )
+        last = brain.store.read_json(SINCE, None)
+        self.records: dict[str, dict[str, Any]] = {}
+        self.dirty: set[str] | None = None  # None: every record
+        self.found_new = False
+        self.last_day: str | None = None
+        self.last_stats: Any = None
+        if isinstance(last, dict) and last.get("key") == self.key:
+            self.records = last.get("records") or {}
+            self.last_day, self.last_stats = last.get("day"), last.get("stats")
+            self.dirty = self._dirty(last)
+
+    def _dirty(self, last: dict[str, Any]) -> set[str]:
+        old_stats: dict[str, list[int]] = last.get("stats") or {}
+        changed = {rel for rel, st in self.stats.items() if old_stats.get(rel) != st}
+        gone = {rel for rel in old_stats if rel not in self.stats}
+        came = {rel for rel in changed if rel not in old_stats}
+        touched: set[str] = set()
+        for rel in came | gone:
+            touched |= {note_key(rel), base_key(rel)}
+        old_aliases = set(last.get("aliases") or [])
+        for pair in old_aliases.symmetric_difference(self.aliases):
+            touched.add(pair.split("\t", 1)[0])
+        dirty = {rel for rel in changed if rel in self.ids}
+        moved = last.get("day") != self.today.isoformat()
+        for rel, rec in self.records.items():
+            deps = rec.get("deps") or []
+            if (
+                rel in changed
+                or rel in gone
+                or any(d in changed or d in gone for d in deps)
+                or any(k in touched for k in rec.get("keys") or [])
+                or (moved and rec.get("future"))
+            ):
+                dirty.add(rel)
+        index = self.index
+        srcs = [self.ids[r] for r in changed if r in self.ids]
+        out_keys: set[str] = set(touched)  # a changed note links to what they resolve to
+        in_keys: set[str] = set(touched)  # a note linking by one shows another note now
+        with index.lock:
+            for i in range(0, len(srcs), 500):
+                part = srcs[i : i + 500]
+                marks = ",".join("?" * len(part))
+                sql = f"SELECT DISTINCT key FROM links WHERE src IN ({marks})"  # noqa: S608
+                out_keys |= {k for (k,) in index.db.execute(sql, part)}
+                sql = f"SELECT key FROM names WHERE note IN ({marks})"  # noqa: S608
+                in_keys |= {k for (k,) in index.db.execute(sql, part)}
+            for k in out_keys:
+                nid = index.resolve(k)
+                if nid is not None and nid in self.rels:
+                    dirty.add(self.rels[nid])
+            for k in in_keys:
+                for (src,) in index.db.execute("SELECT DISTINCT src FROM links WHERE key=?", (k,)):
+                    if src in self.rels:
+                        dirty.add(self.rels[src])
+        return dirty
+
+    def nothing(self, nid: int) -> bool:
+        """A record the last run found nothing for, and nothing it is found from changed."""
+        rel = self.rels.get(nid)
+        rec = self.records.get(rel) if rel is not None else None
+        return (
+            rec is not None
+            and self.dirty is not None
+            and rel not in self.dirty
+            and not rec.get("proposals")
+        )
+
+    def proposals(
+        self, nid: int, rel: str, ptype: Any, summarise: Any
+    ) -> dict[str, dict[str, Any]]:
+        rec = self.records.get(rel)
+        if self.dirty is not None and rec is not None and rel not in self.dirty:
+            return dict(rec.get("proposals") or {})
+        found = propose(self.index, nid, ptype, self.today, summarise, self.people)
+        self.found_new = True
+        index = self.index
+        with index.lock:
+            back = _backlinks(index, nid)
+            own_keys = index.keys_of(nid)
+            link_keys = [
+                k for (k,) in index.db.execute("SELECT DISTINCT key FROM links WHERE src=?", (nid,))
+            ]
+            outs = {index.resolve(k) for k in link_keys}
+            future = any((_stated_day(index, s)[0] or 0) > self.today.toordinal() for s in back)
+        deps = sorted({self.rels[s] for s in back if s in self.rels})
+        deps += sorted({self.rels[o] for o in outs if o is not None and o in self.rels})
+        self.records[rel] = {
+            "proposals": found,
+            "deps": deps,
+            "keys": sorted(set(own_keys) | set(link_keys)),
+            "future": future,
+        }
+        return dict(found)
+
+    def save(self) -> None:
+        keep = {rel: r for rel, r in self.records.items() if rel in self.ids}
+        if self.dirty is not None and not self.dirty and not self.found_new:
+            if self.last_day == self.today.isoformat() and self.last_stats == self.stats:
+                return  # (the same as kept)
+        self.brain.store.write_json(
+            SINCE,
+            {
+                "key": self.key,
+                "day": self.today.isoformat(),
+                "stats": self.stats,
+                "aliases": self.aliases,
+                "records": keep,
+            },
+            durable=False,
+        )
 
 
 def _write(brain: Brain, index: GraphIndex, rel: str, proposals: dict[str, dict[str, Any]]) -> bool:

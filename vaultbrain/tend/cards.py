@@ -49,7 +49,7 @@ class Card:
     links: set[str] = field(default_factory=set)  # link keys (lower case, no .md)
     # (a card from the cache has no body: its size and the dates it states stand for it)
     body_size: int | None = None
-    body_dates: list[dt.date] | None = None
+    body_dates: list[str] | None = None  # (as written: ISO days)
 
     @property
     def size(self) -> int:
@@ -93,7 +93,7 @@ class Card:
                     except ValueError:
                         pass
         if self.body_dates is not None:
-            return found + self.body_dates
+            return found + [dt.date.fromisoformat(d) for d in self.body_dates]
         return found + _body_dates(self.body)
 
 
@@ -254,23 +254,33 @@ def _pack_card(card: Card) -> str | None:
     )
 
 
-def _unpack_card(rel: str, packed: str, mtime_ns: int) -> Card:
-    decoder = _DATED if _DATE_TAG[1:] in packed else _PLAIN  # (a hook on every object costs)
-    ptype, title, data, hash_, aliases, emails, links, size, dates = decoder.decode(packed)
-    return Card(
-        rel,
-        ptype,
-        title,
-        data,
-        "",
-        hash_,
-        mtime_ns / 1e9,
-        aliases,
-        set(emails),
-        set(links),
-        size,
-        [dt.date.fromisoformat(d) for d in dates],
-    )
+def _unpack_cards(kept: list[tuple[str, str, int]]) -> list[Card]:
+    """The cards kept in the cache: (path, packed, mtime_ns) each, decoded at once (a
+    decode per card cost more than the walk)."""
+    if not kept:
+        return []
+    text = "[" + ",".join(packed for _, packed, _ in kept) + "]"
+    decoder = _DATED if _DATE_TAG[1:] in text else _PLAIN  # (a hook on every object costs)
+    out: list[Card] = []
+    for (rel, _, mtime_ns), fields in zip(kept, decoder.decode(text), strict=True):
+        ptype, title, data, hash_, aliases, emails, links, size, dates = fields
+        out.append(
+            Card(
+                rel,
+                ptype,
+                title,
+                data,
+                "",
+                hash_,
+                mtime_ns / 1e9,
+                aliases,
+                set(emails),
+                set(links),
+                size,
+                dates,
+            )
+        )
+    return out
 
 
 class _Cache:
@@ -364,7 +374,8 @@ def survey(brain: Brain, types: set[str] | None = None) -> Survey:
     try:
         known = cache.rows()
         put: list[tuple[Any, ...]] = []
-        cards: list[Card] = []
+        cards: list[Card | None] = []  # None: one of ``kept``, decoded after the walk
+        kept: list[tuple[str, str, int]] = []
         other: dict[str, set[str]] = {}
 
         def look(rel: str, entry: os.DirEntry[str], record: bool) -> None:
@@ -375,9 +386,8 @@ def survey(brain: Brain, types: set[str] | None = None) -> Survey:
             row = known.get(rel)
             if row is not None and (row[0], row[1]) == (st.st_mtime_ns, st.st_size):
                 if record and row[2] not in (None, NO_CARD):
-                    kept = _unpack_card(rel, str(row[2]), st.st_mtime_ns)
-                    if types is None or kept.type in types:
-                        cards.append(kept)
+                    kept.append((rel, str(row[2]), st.st_mtime_ns))
+                    cards.append(None)
                     return
                 if row[3] is not None and (row[2] == NO_CARD or not record):
                     if not rel.startswith("Brain/"):
@@ -414,7 +424,11 @@ def survey(brain: Brain, types: set[str] | None = None) -> Survey:
         cache.save(put, gone)
     finally:
         cache.close()
-    return Survey(cards, other, list(walked))
+    unpacked = iter(_unpack_cards(kept))
+    out = [c if c is not None else next(unpacked) for c in cards]
+    if types is not None:
+        out = [c for c in out if c.type in types]
+    return Survey(out, other, list(walked))
 
 
 def resolver(cards: list[Card]) -> dict[str, Card]:

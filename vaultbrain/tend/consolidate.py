@@ -296,6 +296,51 @@ def find_pairs(brain: Brain, cards: list[Card]) -> list[Pair]:
     return out
 
 
+PAIRS_SEEN = "tend-pairs.json"  # the last cycle's pairs, and what they were found from
+_MATCH_VERSION = "1"  # (a change to the matching rules above: found again)
+
+
+def _features(brain: Brain, cards: list[Card]) -> str:
+    """A digest of everything :func:`find_pairs` reads of the cards (names, aliases,
+    e-mail addresses, links, sizes), in order, and of the types it reads them as."""
+    wanted = merge_types(brain)
+    h = hashlib.sha1(_MATCH_VERSION.encode())
+    h.update(repr([(t, is_person_type(brain, t)) for t in wanted]).encode())
+    for c in cards:
+        if c.type in wanted:
+            h.update(
+                repr(
+                    (
+                        c.rel,
+                        c.type,
+                        c.title,
+                        c.aliases,
+                        sorted(c.emails),
+                        sorted(c.links),
+                        c.size,
+                        len(c.data),
+                    )
+                ).encode()
+            )
+    return h.hexdigest()
+
+
+def find_pairs_kept(brain: Brain, cards: list[Card]) -> list[Pair]:
+    """:func:`find_pairs`, or the last cycle's pairs when nothing they were found from
+    changed (the matching is a pure function of the cards' names, links and sizes)."""
+    digest = _features(brain, cards)
+    kept = brain.store.read_json(PAIRS_SEEN, None)
+    if isinstance(kept, dict) and kept.get("digest") == digest:
+        return [Pair(p["type"], p["keep"], p["other"], p["why"]) for p in kept.get("pairs", [])]
+    pairs = find_pairs(brain, cards)
+    brain.store.write_json(
+        PAIRS_SEEN,
+        {"digest": digest, "pairs": [p.__dict__ for p in pairs]},
+        durable=False,
+    )
+    return pairs
+
+
 # -- the proposals -----------------------------------------------------------------------------
 def propose(brain: Brain, pairs: Iterable[Pair], dry_run: bool = False) -> list[dict[str, Any]]:
     """The pairs not proposed before (open, accepted or rejected), stored as open proposals

@@ -58,7 +58,7 @@ class Cycle:
 
     # -- phases ---------------------------------------------------------------------------
     def consolidate(self) -> dict[str, Any]:
-        pairs = cons.find_pairs(self.brain, self.cards)
+        pairs = cons.find_pairs_kept(self.brain, self.cards)
         new = cons.propose(self.brain, pairs, dry_run=self.dry_run)
         still = [p for p in cons.proposals(self.brain) if p["id"] not in {n["id"] for n in new}]
         return {
@@ -146,6 +146,7 @@ class Cycle:
             dry_run=self.dry_run,
             use_llm=False,
             ours=made_by_vaultbrain(self.brain),
+            since_last=True,
         )
         filled = [r for r in rows if r.get("written") or (self.dry_run and r.get("fields"))]
         if not self.dry_run:
