@@ -562,6 +562,11 @@ class _Since:
         found = propose(self.index, nid, ptype, self.today, summarise, self.people)
         self.found_new = True
         index = self.index
+        data = index.note_data(nid)
+        if not any(_empty(data.get(f)) for f in ptype.fields):
+            # (every field filled: nothing but its own note says otherwise)
+            self.records[rel] = {"proposals": found, "deps": [], "keys": [], "future": False}
+            return dict(found)
         with index.lock:
             back = _backlinks(index, nid)
             own_keys = index.keys_of(nid)
