@@ -448,7 +448,9 @@ def enrich(
 
 
 SINCE = "enrich-since.json"  # what the last run found per record, and from which notes
-_SINCE_VERSION = "1"
+_SINCE_VERSION = "2"
+# A record the last run found nothing for, from nothing but its own note (kept as a name).
+_PLAIN: dict[str, Any] = {"proposals": {}, "deps": [], "keys": [], "future": False}
 
 
 class _Since:
@@ -479,7 +481,9 @@ class _Since:
             ).fetchall()
         self.ids = {rel: nid for nid, rel, _, _ in rows}
         self.rels = {nid: rel for nid, rel, _, _ in rows}
-        self.stats = {rel: [m, sz] for _, rel, m, sz in rows}
+        # (each note as "mtime:size:path", joined by NUL, which no path holds: one string
+        # to keep and to compare as a set, where 10,000 small lists cost a run's time)
+        self.stats = {f"{m}:{sz}:{rel}" for _, rel, m, sz in rows}
         self.aliases = sorted({f"{k}\t{rel}" for k, rel in aliases})
         by_id = {str(nid): rel for rel, nid in people.items()}  # (ids differ after a rebuild)
         names = sorted(f"{k}\t{self.rels.get(v, by_id.get(str(v), ''))}" for k, v in people.items())
@@ -491,17 +495,21 @@ class _Since:
         self.dirty: set[str] | None = None  # None: every record
         self.found_new = False
         self.last_day: str | None = None
-        self.last_stats: Any = None
+        self.last_stats: set[str] = set()
         if isinstance(last, dict) and last.get("key") == self.key:
             self.records = last.get("records") or {}
-            self.last_day, self.last_stats = last.get("day"), last.get("stats")
+            for rel in str(last.get("plain") or "").split("\x00"):
+                if rel:
+                    self.records[rel] = _PLAIN
+            self.last_day = last.get("day")
+            self.last_stats = set(str(last.get("stats") or "").split("\x00")) - {""}
             self.dirty = self._dirty(last)
 
     def _dirty(self, last: dict[str, Any]) -> set[str]:
-        old_stats: dict[str, list[int]] = last.get("stats") or {}
-        changed = {rel for rel, st in self.stats.items() if old_stats.get(rel) != st}
-        gone = {rel for rel in old_stats if rel not in self.stats}
-        came = {rel for rel in changed if rel not in old_stats}
+        changed = {line.split(":", 2)[2] for line in self.stats - self.last_stats}
+        before = {line.split(":", 2)[2] for line in self.last_stats - self.stats}
+        gone = {rel for rel in before if rel not in self.ids}
+        came = changed - before
         touched: set[str] = set()
         for rel in came | gone:
             touched |= {note_key(rel), base_key(rel)}
@@ -565,7 +573,7 @@ class _Since:
         data = index.note_data(nid)
         if not any(_empty(data.get(f)) for f in ptype.fields):
             # (every field filled: nothing but its own note says otherwise)
-            self.records[rel] = {"proposals": found, "deps": [], "keys": [], "future": False}
+            self.records[rel] = _PLAIN
             return dict(found)
         with index.lock:
             back = _backlinks(index, nid)
@@ -586,7 +594,8 @@ class _Since:
         return dict(found)
 
     def save(self) -> None:
-        keep = {rel: r for rel, r in self.records.items() if rel in self.ids}
+        keep = {rel: r for rel, r in self.records.items() if rel in self.ids and r != _PLAIN}
+        plain = [rel for rel, r in self.records.items() if rel in self.ids and r == _PLAIN]
         if self.dirty is not None and not self.dirty and not self.found_new:
             if self.last_day == self.today.isoformat() and self.last_stats == self.stats:
                 return  # (the same as kept)
@@ -595,7 +604,8 @@ class _Since:
             {
                 "key": self.key,
                 "day": self.today.isoformat(),
-                "stats": self.stats,
+                "stats": "\x00".join(sorted(self.stats)),
+                "plain": "\x00".join(plain),
                 "aliases": self.aliases,
                 "records": keep,
             },

@@ -140,12 +140,19 @@ class Cycle:
         from vaultbrain.graph.enrich import enrich
         from vaultbrain.graph.open import graph_of
 
+        made: list[Callable[[str], bool]] = []
+
+        def ours(rel: str) -> bool:  # (the records' index built only when a note is filled)
+            if not made:
+                made.append(made_by_vaultbrain(self.brain))
+            return made[0](rel)
+
         rows = enrich(
             self.brain,
             graph_of(self.brain),
             dry_run=self.dry_run,
             use_llm=False,
-            ours=made_by_vaultbrain(self.brain),
+            ours=ours,
             since_last=True,
         )
         filled = [r for r in rows if r.get("written") or (self.dry_run and r.get("fields"))]
