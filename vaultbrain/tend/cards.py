@@ -198,7 +198,7 @@ class Survey:
 
 
 CACHE = "tend-cards.sqlite"
-CACHE_VERSION = "1"
+CACHE_VERSION = "2"
 NO_CARD = "-"  # (a note of a record folder that is no record; NULL: not looked at as one)
 _DATE_TAG = "\x00date"
 _DATETIME_TAG = "\x00datetime"
@@ -234,36 +234,38 @@ _PLAIN = json.JSONDecoder()
 
 
 def _pack_card(card: Card) -> str | None:
+    """A card as the cache keeps it: its fields joined by NUL (split in C), the properties
+    as JSON last (None: a card the cache cannot hold as it is; it is read each time)."""
     try:
-        data = _freeze(card.data)
+        data = json.dumps(_freeze(card.data), ensure_ascii=False)
     except TypeError:
         return None
-    return json.dumps(
-        [
-            card.type,
-            card.title,
-            data,
-            card.hash,
-            card.aliases,
-            sorted(card.emails),
-            sorted(card.links),
-            card.size,
-            [d.isoformat() for d in _body_dates(card.body)],
-        ],
-        ensure_ascii=False,
-    )
+    head = [
+        card.type,
+        card.title,
+        card.hash,
+        json.dumps(card.aliases, ensure_ascii=False),
+        "\n".join(sorted(card.emails)),
+        "\n".join(sorted(card.links)),
+        str(card.size),
+        ",".join(d.isoformat() for d in _body_dates(card.body)),
+    ]
+    if any("\x00" in part for part in head):
+        return None
+    return "\x00".join([*head, data])
 
 
 def _unpack_cards(kept: list[tuple[str, str, int]]) -> list[Card]:
-    """The cards kept in the cache: (path, packed, mtime_ns) each, decoded at once (a
-    decode per card cost more than the walk)."""
+    """The cards kept in the cache: (path, packed, mtime_ns) each; their properties decoded
+    at once (a decode per card cost more than the walk)."""
     if not kept:
         return []
-    text = "[" + ",".join(packed for _, packed, _ in kept) + "]"
+    parts = [packed.split("\x00", 8) for _, packed, _ in kept]
+    text = "[" + ",".join(p[8] for p in parts) + "]"
     decoder = _DATED if _DATE_TAG[1:] in text else _PLAIN  # (a hook on every object costs)
     out: list[Card] = []
-    for (rel, _, mtime_ns), fields in zip(kept, decoder.decode(text), strict=True):
-        ptype, title, data, hash_, aliases, emails, links, size, dates = fields
+    for (rel, _, mtime_ns), p, data in zip(kept, parts, decoder.decode(text), strict=True):
+        ptype, title, hash_, aliases, emails, links, size, dates = p[:8]
         out.append(
             Card(
                 rel,
@@ -273,11 +275,11 @@ def _unpack_cards(kept: list[tuple[str, str, int]]) -> list[Card]:
                 "",
                 hash_,
                 mtime_ns / 1e9,
-                aliases,
-                set(emails),
-                set(links),
-                size,
-                dates,
+                json.loads(aliases) if aliases != "[]" else [],
+                set(emails.split("\n")) if emails else set(),
+                set(links.split("\n")) if links else set(),
+                int(size),
+                dates.split(",") if dates else [],
             )
         )
     return out
