@@ -137,3 +137,49 @@ def test_enrich_since_last_finds_what_a_whole_run_finds(vault: Path) -> None:
     assert since == full
     tom = next((r for r in full if r["path"] == "People/Tom.md"), None)
     assert tom is not None and tom["fields"]["last_interaction"]["value"] == "2026-12-02"
+
+
+def _phases(entry: dict[str, Any]) -> dict[str, Any]:
+    return {
+        name: {k: v for k, v in r.items() if k != "seconds"}
+        for name, r in entry["phases"].items()
+        if name in ("consolidate", "drift", "orphans")
+    }
+
+
+def test_a_cycle_keeps_results_only_while_no_note_they_come_from_changed(vault: Path) -> None:
+    from vaultbrain.tend.cycle import run_tend
+
+    _setup(vault)
+    _write(vault, "People/Sarah.md", "---\ntype: person\nname: Sarah\n---\n")
+    _write(vault, "People/Quiet One.md", "---\ntype: person\nname: Quiet One\n---\n")
+    _write(
+        vault,
+        "Admin/Renew passport.md",
+        "---\ntype: admin\ntitle: Renew passport\ndue: 2026-12-20\nstatus: open\n---\n",
+    )
+    first = run_tend(_brain(vault, "2026-11-25"), phases=("consolidate", "drift", "orphans"))
+    assert first["phases"]["drift"]["overdue"] == []
+    assert "People/Quiet One.md" in [o["note"] for o in first["phases"]["orphans"]["orphans"]]
+    assert [p["other"] for p in first["phases"]["consolidate"]["proposed"]] == ["People/Sarah.md"]
+    again = run_tend(_brain(vault, "2026-11-25"), phases=("consolidate", "drift", "orphans"))
+    assert _phases(again)["drift"] == _phases(first)["drift"]
+    assert _phases(again)["orphans"] == _phases(first)["orphans"]
+    assert again["phases"]["consolidate"]["proposed"] == []  # (proposed once)
+
+    # the day moves past the due day; a plain note links the quiet one; a duplicate appears
+    _write(vault, "Scratch/Call.md", "Call [[People/Quiet One]].\n")
+    _write(vault, "People/Tom Berg.md", "---\ntype: person\nname: Tom Berg\n---\n")
+    later = run_tend(_brain(vault, "2026-12-21"), phases=("consolidate", "drift", "orphans"))
+    assert [r["note"] for r in later["phases"]["drift"]["overdue"]] == ["Admin/Renew passport.md"]
+    assert "People/Quiet One.md" not in [o["note"] for o in later["phases"]["orphans"]["orphans"]]
+    assert [p["other"] for p in later["phases"]["consolidate"]["proposed"]] == ["People/Tom.md"]
+
+    # the admin note closed by hand: no longer overdue on the same day
+    _write(
+        vault,
+        "Admin/Renew passport.md",
+        "---\ntype: admin\ntitle: Renew passport\ndue: 2026-12-20\nstatus: done\n---\n",
+    )
+    closed = run_tend(_brain(vault, "2026-12-21"), phases=("drift",))
+    assert closed["phases"]["drift"]["overdue"] == []

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import hashlib
 import json
 import os
 import re
@@ -188,13 +189,42 @@ def read_cards(brain: Brain, types: set[str] | None = None) -> list[Card]:
     return survey(brain, types).cards
 
 
-@dataclass
 class Survey:
-    """One walk of the vault: the record cards, and what the other notes link to."""
+    """One walk of the vault: the record cards, and what the other notes link to.
 
-    cards: list[Card]
-    other_links: dict[str, set[str]]  # a note that is no card (not under Brain/): its link keys
-    rels: list[str]  # every note walked, in the walk's order
+    ``cards_key``: a digest of the record folders' notes as the walk found them (path,
+    modification time, size) under the pack: equal digests, equal cards, so a phase whose
+    result is a function of the cards may keep it by this key and never decode a card
+    (``cards`` decodes them at first use). ``others_key``: the same of the other notes
+    outside ``Brain/`` (those ``other_links`` holds)."""
+
+    def __init__(
+        self,
+        slots: list[Card | None],
+        kept: list[tuple[str, str, int]],
+        types: set[str] | None,
+        other_links: dict[str, set[str]],
+        rels: list[str],
+        cards_key: str,
+        others_key: str,
+    ) -> None:
+        self._slots, self._kept, self._types = slots, kept, types
+        self._cards: list[Card] | None = None
+        self.other_links = other_links  # a note that is no card (not under Brain/): its links
+        self.rels = rels  # every note walked, in the walk's order
+        self.cards_key = cards_key
+        self.others_key = others_key
+        self.card_rels = {c.rel for c in slots if c is not None} | {k[0] for k in kept}
+
+    @property
+    def cards(self) -> list[Card]:
+        if self._cards is None:
+            unpacked = iter(_unpack_cards(self._kept))
+            out = [c if c is not None else next(unpacked) for c in self._slots]
+            if self._types is not None:
+                out = [c for c in out if c.type in self._types]
+            self._cards = out
+        return self._cards
 
 
 CACHE = "tend-cards.sqlite"
@@ -419,18 +449,33 @@ def survey(brain: Brain, types: set[str] | None = None) -> Survey:
 
         for rel, entry in order:
             look(rel, entry, True)
-        for rel, entry in walked.items():
-            if rel not in seen:
-                look(rel, entry, False)
+        others = [(rel, entry) for rel, entry in walked.items() if rel not in seen]
+        for rel, entry in others:
+            look(rel, entry, False)
         gone = [rel for rel in known if rel not in walked and rel not in seen]
         cache.save(put, gone)
     finally:
         cache.close()
-    unpacked = iter(_unpack_cards(kept))
-    out = [c if c is not None else next(unpacked) for c in cards]
-    if types is not None:
-        out = [c for c in out if c.type in types]
-    return Survey(out, other, list(walked))
+    return Survey(
+        cards,
+        kept,
+        types,
+        other,
+        list(walked),
+        _digest(brain, order),
+        _digest(brain, [(r, e) for r, e in others if not r.startswith("Brain/")]),
+    )
+
+
+def _digest(brain: Brain, entries: list[tuple[str, os.DirEntry[str]]]) -> str:
+    h = hashlib.sha1(f"{CACHE_VERSION}\x00{brain.pack_key}".encode())
+    for rel, entry in entries:
+        try:
+            st = entry.stat(follow_symlinks=False)  # (cached by the entry since the walk)
+        except OSError:
+            continue
+        h.update(f"\x00{rel}\x00{st.st_mtime_ns}\x00{st.st_size}".encode())
+    return h.hexdigest()
 
 
 def resolver(cards: list[Card]) -> dict[str, Card]:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.merge import COLLECTION, GONE, OPEN, proposals
 from vaultbrain.graph.extract import note_key
-from vaultbrain.tend.cards import Card, resolver
+from vaultbrain.tend.cards import Card, Survey, resolver
 from vaultbrain.vault.names import PERSON_WORDS, fold
 
 if TYPE_CHECKING:
@@ -325,17 +325,24 @@ def _features(brain: Brain, cards: list[Card]) -> str:
     return h.hexdigest()
 
 
-def find_pairs_kept(brain: Brain, cards: list[Card]) -> list[Pair]:
+def find_pairs_kept(brain: Brain, survey: Survey) -> list[Pair]:
     """:func:`find_pairs`, or the last cycle's pairs when nothing they were found from
-    changed (the matching is a pure function of the cards' names, links and sizes)."""
-    digest = _features(brain, cards)
+    changed: no record note (by the survey's key, no card decoded), or none of what the
+    matching reads of the cards (their names, links and sizes: a pure function of them)."""
     kept = brain.store.read_json(PAIRS_SEEN, None)
-    if isinstance(kept, dict) and kept.get("digest") == digest:
+    if not isinstance(kept, dict):
+        kept = {}
+
+    def pairs_kept() -> list[Pair]:
         return [Pair(p["type"], p["keep"], p["other"], p["why"]) for p in kept.get("pairs", [])]
-    pairs = find_pairs(brain, cards)
+
+    if kept.get("survey") == survey.cards_key:
+        return pairs_kept()
+    digest = _features(brain, survey.cards)
+    pairs = pairs_kept() if kept.get("digest") == digest else find_pairs(brain, survey.cards)
     brain.store.write_json(
         PAIRS_SEEN,
-        {"digest": digest, "pairs": [p.__dict__ for p in pairs]},
+        {"digest": digest, "survey": survey.cards_key, "pairs": [p.__dict__ for p in pairs]},
         durable=False,
     )
     return pairs

@@ -32,6 +32,7 @@ log = logging.getLogger("vaultbrain.tend")
 PHASES = ("consolidate", "drift", "backlinks", "takes", "enrich", "embed", "orphans", "schema")
 HISTORY = "tend.jsonl"
 FOLDERS_SEEN = "tend-folders.json"  # notes per folder outside the pack's, as last surveyed
+KEPT = "tend-kept.json"  # the last results of the phases that are functions of the cards
 DEFAULT_WAIT = 180.0
 Progress = Callable[[int, int], None]
 
@@ -58,7 +59,7 @@ class Cycle:
 
     # -- phases ---------------------------------------------------------------------------
     def consolidate(self) -> dict[str, Any]:
-        pairs = cons.find_pairs_kept(self.brain, self.cards)
+        pairs = cons.find_pairs_kept(self.brain, self.survey)
         new = cons.propose(self.brain, pairs, dry_run=self.dry_run)
         still = [p for p in cons.proposals(self.brain) if p["id"] not in {n["id"] for n in new}]
         return {
@@ -69,6 +70,11 @@ class Cycle:
 
     def drift_phase(self) -> dict[str, Any]:
         stale_days = int(self.brain.settings.get("stale_days") or 30)
+        return self._kept(
+            "drift", [self.day.isoformat(), stale_days], lambda: self._drift(stale_days)
+        )
+
+    def _drift(self, stale_days: int) -> dict[str, Any]:
         self.drift = d = find_drift(self.cards, self.day, stale_days)
         return {
             "stale_days": stale_days,
@@ -81,6 +87,24 @@ class Cycle:
             ],
             "follow_ups": [{"note": c.rel, "title": c.title, "text": t} for c, t in d.follow_ups],
         }
+
+    def _kept(
+        self, phase: str, more: list[Any], find: Callable[[], dict[str, Any]]
+    ) -> dict[str, Any]:
+        """A phase's result that is a function of the cards (and ``more``): the last cycle's
+        when no record note changed since (the survey's key), else found and kept."""
+        key = [self.survey.cards_key, *more]
+        if phase == "orphans":
+            key.append(self.survey.others_key)
+        kept = self.brain.store.read_json(KEPT, None)
+        kept = kept if isinstance(kept, dict) else {}
+        mine = kept.get(phase)
+        if isinstance(mine, dict) and mine.get("key") == key:
+            return dict(mine["result"])
+        result = find()
+        kept[phase] = {"key": key, "result": result}
+        self.brain.store.write_json(KEPT, kept, durable=False)
+        return dict(result)
 
     def backlinks(self) -> dict[str, Any]:
         """The inverse of each typed link the pack declares, where the target lacks it:
@@ -186,6 +210,9 @@ class Cycle:
 
     def orphans(self) -> dict[str, Any]:
         """Record notes no other note links to and that link to nothing."""
+        return self._kept("orphans", [], self._orphans)
+
+    def _orphans(self) -> dict[str, Any]:
         linked: set[str] = set()
         for c in self.cards:
             linked |= c.links
@@ -235,7 +262,7 @@ class Cycle:
     def _folders_grown(self) -> list[str]:
         """The folders outside the pack's whose notes grew in number since the last cycle
         that looked (``schema detect`` surveys the whole vault: only when one did)."""
-        typed = {c.rel for c in self.cards}
+        typed = self.survey.card_rels
         counts: dict[str, int] = {}
         for rel in self.survey.rels:
             if rel in typed or rel.startswith("Brain/") or "/" not in rel:
