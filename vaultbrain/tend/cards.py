@@ -200,27 +200,47 @@ class Survey:
 
     def __init__(
         self,
+        brain: Brain,
         slots: list[Card | None],
-        kept: list[tuple[str, str, int]],
+        kept: list[tuple[str, int, int]],  # (path, mtime_ns, size): a card in the cache
         types: set[str] | None,
         other_links: dict[str, set[str]],
         rels: list[str],
         cards_key: str,
         others_key: str,
     ) -> None:
-        self._slots, self._kept, self._types = slots, kept, types
+        self._brain, self._slots, self._kept, self._types = brain, slots, kept, types
         self._cards: list[Card] | None = None
         self.other_links = other_links  # a note that is no card (not under Brain/): its links
         self.rels = rels  # every note walked, in the walk's order
         self.cards_key = cards_key
         self.others_key = others_key
         self.card_rels = {c.rel for c in slots if c is not None} | {k[0] for k in kept}
+        kept_rels = iter(k[0] for k in kept)
+        self._slot_rels = [c.rel if c is not None else next(kept_rels) for c in slots]
 
     @property
     def cards(self) -> list[Card]:
         if self._cards is None:
-            unpacked = iter(_unpack_cards(self._kept))
-            out = [c if c is not None else next(unpacked) for c in self._slots]
+            cache = _Cache(self._brain)
+            try:
+                texts = cache.texts()
+            finally:
+                cache.close()
+            packed: list[tuple[str, str, int]] = []
+            read: dict[str, Card | None] = {}
+            for rel, mtime_ns, size in self._kept:
+                got = texts.get(rel)
+                if got is not None and (got[0], got[1]) == (mtime_ns, size):
+                    packed.append((rel, got[2], mtime_ns))
+                else:  # (the cache changed since the walk: the note itself)
+                    read[rel] = card_of(self._brain, rel)
+            unpacked = {c.rel: c for c in _unpack_cards(packed)}
+            out = []
+            for slot, rel in zip(self._slots, self._slot_rels, strict=True):
+                card = slot if slot is not None else unpacked.get(rel) or read.get(rel)
+                if card is not None:
+                    out.append(card)
             if self._types is not None:
                 out = [c for c in out if c.type in self._types]
             self._cards = out
@@ -341,7 +361,28 @@ class _Cache:
         try:
             return {
                 r[0]: (r[1], r[2], r[3], r[4])
-                for r in self.db.execute("SELECT rel, mtime_ns, size, card, links FROM notes")
+                # (a card's text is fetched only when the cards are decoded: ``texts``)
+                for r in self.db.execute(
+                    "SELECT rel, mtime_ns, size, CASE WHEN card IS NULL OR card = ? THEN card "
+                    "ELSE '' END, links FROM notes",
+                    (NO_CARD,),
+                )
+            }
+        except sqlite3.Error:
+            return {}
+
+    def texts(self) -> dict[str, tuple[int, int, str]]:
+        """Every card kept: its note's (mtime_ns, size, packed card)."""
+        if self.db is None:
+            return {}
+        try:
+            return {
+                r[0]: (r[1], r[2], r[3])
+                for r in self.db.execute(
+                    "SELECT rel, mtime_ns, size, card FROM notes "
+                    "WHERE card IS NOT NULL AND card != ?",
+                    (NO_CARD,),
+                )
             }
         except sqlite3.Error:
             return {}
@@ -407,7 +448,7 @@ def survey(brain: Brain, types: set[str] | None = None) -> Survey:
         known = cache.rows()
         put: list[tuple[Any, ...]] = []
         cards: list[Card | None] = []  # None: one of ``kept``, decoded after the walk
-        kept: list[tuple[str, str, int]] = []
+        kept: list[tuple[str, int, int]] = []
         other: dict[str, set[str]] = {}
 
         def look(rel: str, entry: os.DirEntry[str], record: bool) -> None:
@@ -418,7 +459,7 @@ def survey(brain: Brain, types: set[str] | None = None) -> Survey:
             row = known.get(rel)
             if row is not None and (row[0], row[1]) == (st.st_mtime_ns, st.st_size):
                 if record and row[2] not in (None, NO_CARD):
-                    kept.append((rel, str(row[2]), st.st_mtime_ns))
+                    kept.append((rel, st.st_mtime_ns, st.st_size))
                     cards.append(None)
                     return
                 if row[3] is not None and (row[2] == NO_CARD or not record):
@@ -457,6 +498,7 @@ def survey(brain: Brain, types: set[str] | None = None) -> Survey:
     finally:
         cache.close()
     return Survey(
+        brain,
         cards,
         kept,
         types,
