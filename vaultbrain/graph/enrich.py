@@ -448,7 +448,7 @@ def enrich(
 
 
 SINCE = "enrich-since.json"  # what the last run found per record, and from which notes
-_SINCE_VERSION = "2"
+_SINCE_VERSION = "3"
 # A record the last run found nothing for, from nothing but its own note (kept as a name).
 _PLAIN: dict[str, Any] = {"proposals": {}, "deps": [], "keys": [], "future": False}
 
@@ -473,7 +473,8 @@ class _Since:
         self.brain, self.index, self.today, self.people = brain, index, today, people
         with index.lock:
             rows = index.db.execute(
-                f"SELECT n.id, n.rel, n.mtime_ns, n.size FROM notes n WHERE {LIVE}"  # noqa: S608
+                # (every note, the archived too: a linking note is one wherever it is)
+                "SELECT id, rel, mtime_ns, size FROM notes"
             ).fetchall()
             aliases = index.db.execute(
                 "SELECT nm.key, n.rel FROM names nm JOIN notes n ON n.id = nm.note "
