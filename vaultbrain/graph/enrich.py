@@ -417,12 +417,19 @@ def enrich(
             ]
     today = brain.today()
     summarise = llm_summariser(brain) if use_llm else None
-    people = people_names(index, sorted({t.name for t in brain.all_types() if t.expert_routing}))
+    people_types = sorted({t.name for t in brain.all_types() if t.expert_routing})
     since = (
-        _Since(brain, index, enrichable, people, today)
+        _Since(
+            brain,
+            index,
+            [*enrichable, "|", *people_types],
+            lambda: people_names(index, people_types),
+            today,
+        )
         if since_last and not (type_name or name or use_llm)
         else None
     )
+    people = people_names(index, people_types) if since is None else {}
     out = []
     for nid in targets:
         if since is not None and since.nothing(nid):
@@ -448,7 +455,7 @@ def enrich(
 
 
 SINCE = "enrich-since.json"  # what the last run found per record, and from which notes
-_SINCE_VERSION = "3"
+_SINCE_VERSION = "4"
 # A record the last run found nothing for, from nothing but its own note (kept as a name).
 _PLAIN: dict[str, Any] = {"proposals": {}, "deps": [], "keys": [], "future": False}
 
@@ -466,11 +473,13 @@ class _Since:
         self,
         brain: Brain,
         index: GraphIndex,
-        enrichable: list[str],
-        people: dict[str, int],
+        types: list[str],  # the enrichable types, "|", the people's types
+        people: Callable[[], dict[str, int]],
         today: dt.date,
     ) -> None:
-        self.brain, self.index, self.today, self.people = brain, index, today, people
+        self.brain, self.index, self.today = brain, index, today
+        self._people_of = people
+        self._people: dict[str, int] | None = None
         with index.lock:
             rows = index.db.execute(
                 # (every note, the archived too: a linking note is one wherever it is)
@@ -486,12 +495,19 @@ class _Since:
         # to keep and to compare as a set, where 10,000 small lists cost a run's time)
         self.stats = {f"{m}:{sz}:{rel}" for _, rel, m, sz in rows}
         self.aliases = sorted({f"{k}\t{rel}" for k, rel in aliases})
-        by_id = {str(nid): rel for rel, nid in people.items()}  # (ids differ after a rebuild)
-        names = sorted(f"{k}\t{self.rels.get(v, by_id.get(str(v), ''))}" for k, v in people.items())
-        self.key = json.dumps(
-            [_SINCE_VERSION, brain.pack_key, sorted(enrichable), names], ensure_ascii=False
-        )
+        base = json.dumps([_SINCE_VERSION, brain.pack_key, types])
         last = brain.store.read_json(SINCE, None)
+        if (
+            isinstance(last, dict)
+            and last.get("key", "").startswith(base[:-1] + ",")
+            and set(str(last.get("stats") or "").split("\x00")) - {""} == self.stats
+        ):
+            # (no note changed since: the people's names, made from the notes, neither)
+            self.key = str(last["key"])
+        else:
+            # (as note paths: a rebuilt index numbers its notes anew)
+            names = sorted(f"{k}\t{self.rels.get(v, '')}" for k, v in self.people.items())
+            self.key = base[:-1] + "," + json.dumps(names, ensure_ascii=False) + "]"
         self.records: dict[str, dict[str, Any]] = {}
         self.dirty: set[str] | None = None  # None: every record
         self.found_new = False
@@ -505,6 +521,13 @@ class _Since:
             self.last_day = last.get("day")
             self.last_stats = set(str(last.get("stats") or "").split("\x00")) - {""}
             self.dirty = self._dirty(last)
+
+    @property
+    def people(self) -> dict[str, int]:
+        """The folded names of the vault's people, to their notes (made when first asked)."""
+        if self._people is None:
+            self._people = self._people_of()
+        return self._people
 
     def _dirty(self, last: dict[str, Any]) -> set[str]:
         changed = {line.split(":", 2)[2] for line in self.stats - self.last_stats}

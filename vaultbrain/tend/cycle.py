@@ -160,7 +160,6 @@ class Cycle:
         }
 
     def enrich(self) -> dict[str, Any]:
-        from vaultbrain.filing.index import made_by_vaultbrain
         from vaultbrain.graph.enrich import enrich
         from vaultbrain.graph.open import graph_of
 
@@ -168,6 +167,8 @@ class Cycle:
 
         def ours(rel: str) -> bool:  # (the records' index built only when a note is filled)
             if not made:
+                from vaultbrain.filing.index import made_by_vaultbrain
+
                 made.append(made_by_vaultbrain(self.brain))
             return made[0](rel)
 
@@ -180,7 +181,7 @@ class Cycle:
             since_last=True,
         )
         filled = [r for r in rows if r.get("written") or (self.dry_run and r.get("fields"))]
-        if not self.dry_run:
+        if filled and not self.dry_run:
             from vaultbrain.filing.sync import notes_sync
 
             for r in filled:
