@@ -33,10 +33,11 @@ import datetime as dt
 import json
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import LLMError, UserError
+from vaultbrain.graph.extract import base_key, note_key
 from vaultbrain.graph.index import LIVE, GraphIndex
 from vaultbrain.graph.links import find_note, outgoing
 from vaultbrain.graph.open import graph_of
@@ -58,6 +59,29 @@ _TOPIC_KEYS = ("topics", "tags")
 _DATE_KEYS = ("date", "last_interaction", "updated", "created")
 _DATED_NAME = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 _POSSESSIVE = re.compile(r"\b([A-Z][\w-]+)['’]s\b")
+
+
+class _Except(Mapping[str, int]):
+    """The names of ``names`` that name another note than ``nid``."""
+
+    def __init__(self, names: Mapping[str, int], nid: int) -> None:
+        self._names = names
+        self._nid = nid
+
+    def __getitem__(self, key: str) -> int:
+        value = self._names[key]
+        if value == self._nid:
+            raise KeyError(key)
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self._names.get(key, self._nid) != self._nid
+
+    def __iter__(self) -> Iterator[str]:
+        return (k for k, v in self._names.items() if v != self._nid)
+
+    def __len__(self) -> int:
+        return sum(1 for v in self._names.values() if v != self._nid)
 
 
 def _empty(value: Any) -> bool:
@@ -109,12 +133,13 @@ def propose(
         return {}
     back = _backlinks(index, nid)
     names = _names(index, nid)
-    others = {k: v for k, v in (others or {}).items() if v != nid}
+    # (a view: a copy of every name per record was most of a tending cycle's time)
+    not_this = _Except(others or {}, nid)
     out: dict[str, dict[str, Any]] = {}
     for field in empty:
         spec = fields[field]
         if field == "contact":
-            found = _contact(index, nid, back, names, others)
+            found = _contact(index, nid, back, names, not_this)
             if found:
                 out[field] = found
         elif spec.type == "date" and (field == "last_interaction" or spec.on_capture):
@@ -252,12 +277,13 @@ def _contact(
     nid: int,
     back: list[int],
     names: list[str],
-    others: dict[str, int] | None = None,
+    others: Mapping[str, int] | None = None,
 ) -> dict[str, Any] | None:
     """The address (else phone number) written most often about the record: on a line of
     its own note, or of a note linking to it that names it; never on a line about someone
     else (one naming another person of the vault, or "Ann's …"), never a date."""
-    others = others or {}
+    if others is None:
+        others = {}
     for pattern in (EMAIL, PHONE):
         counts: Counter[str] = Counter()
         where: dict[str, list[str]] = {}
@@ -285,7 +311,7 @@ def _contact(
     return None
 
 
-def _about_someone_else(line: str, names: list[str], others: dict[str, int]) -> bool:
+def _about_someone_else(line: str, names: list[str], others: Mapping[str, int]) -> bool:
     """Whether a line names a person other than the record: another person note's name,
     or a possessive ("Ann's email") that is not one of the record's names."""
     words = [w for w in re.split(r"[^\w'’-]+", fold(line)) if w]
@@ -307,10 +333,10 @@ def _mailbox_of(address: str, names: list[str]) -> bool:
     return bool(_mailbox_parts(address) & words)
 
 
-def _mailbox_of_other(address: str, names: list[str], others: dict[str, int]) -> bool:
+def _mailbox_of_other(address: str, names: list[str], others: Mapping[str, int]) -> bool:
     """An address whose mailbox is another person's name and none of the record's
     (``ann@…`` in Bob's note)."""
-    return not _mailbox_of(address, names) and bool(_mailbox_parts(address) & set(others))
+    return not _mailbox_of(address, names) and any(p in others for p in _mailbox_parts(address))
 
 
 def people_names(index: GraphIndex, types: list[str]) -> dict[str, int]:
@@ -329,7 +355,8 @@ def people_names(index: GraphIndex, types: list[str]) -> dict[str, int]:
     for nid, title, data in rows:
         keys = {fold(title)}
         try:
-            aliases = json.loads(data or "{}").get("aliases") or []
+            # (no properties to decode when none is named "aliases")
+            aliases = (json.loads(data).get("aliases") or []) if '"aliases"' in (data or "") else []
         except ValueError:
             aliases = []
         keys |= (
@@ -354,13 +381,16 @@ def enrich(
     use_llm: bool = False,
     apply_to_mine: bool = False,
     ours: Callable[[str], bool] | None = None,
+    since_last: bool = False,
 ) -> list[dict[str, Any]]:
     """Fill (or, dry run, list) empty fields of enrichable records. The changes, per note:
     each value with where it came from; ``mine``: a note the person made (written only with
     ``apply_to_mine``: vaultbrain writes its own notes, and the ones adopted). ``ours(rel)``:
     whether vaultbrain made (or the person adopted) the note at ``rel`` (the layer above
     knows the records: filing/index.py ``made_by_vaultbrain``); without it, every note is
-    the person's."""
+    the person's. ``since_last`` (every record, offline: the tending cycle): a record's
+    proposals are found again only when a note they were found from changed since the last
+    such run (:class:`_Since`); the others are the last run's, the same by construction."""
     pack = brain.pack
     enrichable = [e.type for e in pack.manifest.enrichable_types]
     if type_name:
@@ -387,14 +417,31 @@ def enrich(
             ]
     today = brain.today()
     summarise = llm_summariser(brain) if use_llm else None
-    people = people_names(index, sorted({t.name for t in brain.all_types() if t.expert_routing}))
+    people_types = sorted({t.name for t in brain.all_types() if t.expert_routing})
+    since = (
+        _Since(
+            brain,
+            index,
+            [*enrichable, "|", *people_types],
+            lambda: people_names(index, people_types),
+            today,
+        )
+        if since_last and not (type_name or name or use_llm)
+        else None
+    )
+    people = people_names(index, people_types) if since is None else {}
     out = []
     for nid in targets:
+        if since is not None and since.nothing(nid):
+            continue
         row = index.note_row(nid)
         if row["type"] not in enrichable:
             raise UserError(f"{row['rel']} is a {row['type'] or 'untyped note'}, not enrichable")
         ptype = pack.get_type(row["type"])
-        proposals = propose(index, nid, ptype, today, summarise, people)
+        if since is not None:
+            proposals = since.proposals(nid, row["rel"], ptype, summarise)
+        else:
+            proposals = propose(index, nid, ptype, today, summarise, people)
         if not proposals:
             continue
         mine = ours is None or not ours(row["rel"])
@@ -402,7 +449,192 @@ def enrich(
         if not dry_run and (apply_to_mine or not mine):
             entry["written"] = _write(brain, index, row["rel"], proposals)
         out.append(entry)
+    if since is not None:
+        since.save()
     return out
+
+
+SINCE = "enrich-since.json"  # what the last run found per record, and from which notes
+_SINCE_VERSION = "4"
+# A record the last run found nothing for, from nothing but its own note (kept as a name).
+_PLAIN: dict[str, Any] = {"proposals": {}, "deps": [], "keys": [], "future": False}
+
+
+class _Since:
+    """The last ``since_last`` run: the index's notes as they were (stat), the people's
+    names, the day, and per record its proposals and the notes and link keys they were
+    found from. A record is found again (dirty) when its note, a note linking to it, or a
+    note it links to changed or went; when a changed note links to it now; when a link key
+    it was found through, or one that resolves to it now, is a note's name or alias that
+    came or went; when the people's names changed; or when the day moved past a date a
+    linking note states. Anything else about it is what the last run found."""
+
+    def __init__(
+        self,
+        brain: Brain,
+        index: GraphIndex,
+        types: list[str],  # the enrichable types, "|", the people's types
+        people: Callable[[], dict[str, int]],
+        today: dt.date,
+    ) -> None:
+        self.brain, self.index, self.today = brain, index, today
+        self._people_of = people
+        self._people: dict[str, int] | None = None
+        with index.lock:
+            rows = index.db.execute(
+                # (every note, the archived too: a linking note is one wherever it is)
+                "SELECT id, rel, mtime_ns, size FROM notes"
+            ).fetchall()
+            aliases = index.db.execute(
+                "SELECT nm.key, n.rel FROM names nm JOIN notes n ON n.id = nm.note "
+                "WHERE nm.kind = 2"
+            ).fetchall()
+        self.ids = {rel: nid for nid, rel, _, _ in rows}
+        self.rels = {nid: rel for nid, rel, _, _ in rows}
+        # (each note as "mtime:size:path", joined by NUL, which no path holds: one string
+        # to keep and to compare as a set, where 10,000 small lists cost a run's time)
+        self.stats = {f"{m}:{sz}:{rel}" for _, rel, m, sz in rows}
+        self.aliases = sorted({f"{k}\t{rel}" for k, rel in aliases})
+        base = json.dumps([_SINCE_VERSION, brain.pack_key, types])
+        last = brain.store.read_json(SINCE, None)
+        if (
+            isinstance(last, dict)
+            and last.get("key", "").startswith(base[:-1] + ",")
+            and set(str(last.get("stats") or "").split("\x00")) - {""} == self.stats
+        ):
+            # (no note changed since: the people's names, made from the notes, neither)
+            self.key = str(last["key"])
+        else:
+            # (as note paths: a rebuilt index numbers its notes anew)
+            names = sorted(f"{k}\t{self.rels.get(v, '')}" for k, v in self.people.items())
+            self.key = base[:-1] + "," + json.dumps(names, ensure_ascii=False) + "]"
+        self.records: dict[str, dict[str, Any]] = {}
+        self.dirty: set[str] | None = None  # None: every record
+        self.found_new = False
+        self.last_day: str | None = None
+        self.last_stats: set[str] = set()
+        if isinstance(last, dict) and last.get("key") == self.key:
+            self.records = last.get("records") or {}
+            for rel in str(last.get("plain") or "").split("\x00"):
+                if rel:
+                    self.records[rel] = _PLAIN
+            self.last_day = last.get("day")
+            self.last_stats = set(str(last.get("stats") or "").split("\x00")) - {""}
+            self.dirty = self._dirty(last)
+
+    @property
+    def people(self) -> dict[str, int]:
+        """The folded names of the vault's people, to their notes (made when first asked)."""
+        if self._people is None:
+            self._people = self._people_of()
+        return self._people
+
+    def _dirty(self, last: dict[str, Any]) -> set[str]:
+        changed = {line.split(":", 2)[2] for line in self.stats - self.last_stats}
+        before = {line.split(":", 2)[2] for line in self.last_stats - self.stats}
+        gone = {rel for rel in before if rel not in self.ids}
+        came = changed - before
+        touched: set[str] = set()
+        for rel in came | gone:
+            touched |= {note_key(rel), base_key(rel)}
+        old_aliases = set(last.get("aliases") or [])
+        for pair in old_aliases.symmetric_difference(self.aliases):
+            touched.add(pair.split("\t", 1)[0])
+        dirty = {rel for rel in changed if rel in self.ids}
+        moved = last.get("day") != self.today.isoformat()
+        for rel, rec in self.records.items():
+            deps = rec.get("deps") or []
+            if (
+                rel in changed
+                or rel in gone
+                or any(d in changed or d in gone for d in deps)
+                or any(k in touched for k in rec.get("keys") or [])
+                or (moved and rec.get("future"))
+            ):
+                dirty.add(rel)
+        index = self.index
+        srcs = [self.ids[r] for r in changed if r in self.ids]
+        out_keys: set[str] = set(touched)  # a changed note links to what they resolve to
+        in_keys: set[str] = set(touched)  # a note linking by one shows another note now
+        with index.lock:
+            for i in range(0, len(srcs), 500):
+                part = srcs[i : i + 500]
+                marks = ",".join("?" * len(part))
+                sql = f"SELECT DISTINCT key FROM links WHERE src IN ({marks})"  # noqa: S608
+                out_keys |= {k for (k,) in index.db.execute(sql, part)}
+                sql = f"SELECT key FROM names WHERE note IN ({marks})"  # noqa: S608
+                in_keys |= {k for (k,) in index.db.execute(sql, part)}
+            for k in out_keys:
+                nid = index.resolve(k)
+                if nid is not None and nid in self.rels:
+                    dirty.add(self.rels[nid])
+            for k in in_keys:
+                for (src,) in index.db.execute("SELECT DISTINCT src FROM links WHERE key=?", (k,)):
+                    if src in self.rels:
+                        dirty.add(self.rels[src])
+        return dirty
+
+    def nothing(self, nid: int) -> bool:
+        """A record the last run found nothing for, and nothing it is found from changed."""
+        rel = self.rels.get(nid)
+        rec = self.records.get(rel) if rel is not None else None
+        return (
+            rec is not None
+            and self.dirty is not None
+            and rel not in self.dirty
+            and not rec.get("proposals")
+        )
+
+    def proposals(
+        self, nid: int, rel: str, ptype: Any, summarise: Any
+    ) -> dict[str, dict[str, Any]]:
+        rec = self.records.get(rel)
+        if self.dirty is not None and rec is not None and rel not in self.dirty:
+            return dict(rec.get("proposals") or {})
+        found = propose(self.index, nid, ptype, self.today, summarise, self.people)
+        self.found_new = True
+        index = self.index
+        data = index.note_data(nid)
+        if not any(_empty(data.get(f)) for f in ptype.fields):
+            # (every field filled: nothing but its own note says otherwise)
+            self.records[rel] = _PLAIN
+            return dict(found)
+        with index.lock:
+            back = _backlinks(index, nid)
+            own_keys = index.keys_of(nid)
+            link_keys = [
+                k for (k,) in index.db.execute("SELECT DISTINCT key FROM links WHERE src=?", (nid,))
+            ]
+            outs = {index.resolve(k) for k in link_keys}
+            future = any((_stated_day(index, s)[0] or 0) > self.today.toordinal() for s in back)
+        deps = sorted({self.rels[s] for s in back if s in self.rels})
+        deps += sorted({self.rels[o] for o in outs if o is not None and o in self.rels})
+        self.records[rel] = {
+            "proposals": found,
+            "deps": deps,
+            "keys": sorted(set(own_keys) | set(link_keys)),
+            "future": future,
+        }
+        return dict(found)
+
+    def save(self) -> None:
+        keep = {rel: r for rel, r in self.records.items() if rel in self.ids and r != _PLAIN}
+        plain = [rel for rel, r in self.records.items() if rel in self.ids and r == _PLAIN]
+        if self.dirty is not None and not self.dirty and not self.found_new:
+            if self.last_day == self.today.isoformat() and self.last_stats == self.stats:
+                return  # (the same as kept)
+        self.brain.store.write_json(
+            SINCE,
+            {
+                "key": self.key,
+                "day": self.today.isoformat(),
+                "stats": "\x00".join(sorted(self.stats)),
+                "plain": "\x00".join(plain),
+                "aliases": self.aliases,
+                "records": keep,
+            },
+            durable=False,
+        )
 
 
 def _write(brain: Brain, index: GraphIndex, rel: str, proposals: dict[str, dict[str, Any]]) -> bool:

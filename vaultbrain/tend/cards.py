@@ -3,13 +3,21 @@ phases need of it (its title, aliases, e-mail addresses, the notes it links, its
 
 A card is read from the note itself (the vault is the truth), never from the store, so a
 note written by hand, on another machine or before vaultbrain knew the vault counts alike.
+What a note gave is kept in a cache beside the state (``tend-cards.sqlite``, by the note's
+modification time and size, and the pack): a cycle reads again only the notes that changed
+since the last one looked. :func:`survey` walks the vault once for every phase: the record
+cards, the links of the other notes (orphans) and every note's path (schema).
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import hashlib
+import json
 import os
 import re
+import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -40,6 +48,14 @@ class Card:
     aliases: list[str] = field(default_factory=list)
     emails: set[str] = field(default_factory=set)
     links: set[str] = field(default_factory=set)  # link keys (lower case, no .md)
+    # (a card from the cache has no body: its size and the dates it states stand for it)
+    body_size: int | None = None
+    body_dates: list[str] | None = None  # (as written: ISO days)
+
+    @property
+    def size(self) -> int:
+        """How long the note's body is (what the kept note of a merge is chosen by)."""
+        return len(self.body) if self.body_size is None else self.body_size
 
     @property
     def stem(self) -> str:
@@ -77,12 +93,19 @@ class Card:
                         found.append(dt.date(int(m[1]), int(m[2]), int(m[3])))
                     except ValueError:
                         pass
-        for m in DATE.finditer(self.body):
-            try:
-                found.append(dt.date(int(m[1]), int(m[2]), int(m[3])))
-            except ValueError:
-                continue
-        return found
+        if self.body_dates is not None:
+            return found + [dt.date.fromisoformat(d) for d in self.body_dates]
+        return found + _body_dates(self.body)
+
+
+def _body_dates(body: str) -> list[dt.date]:
+    found: list[dt.date] = []
+    for m in DATE.finditer(body):
+        try:
+            found.append(dt.date(int(m[1]), int(m[2]), int(m[3])))
+        except ValueError:
+            continue
+    return found
 
 
 def _strings(value: Any) -> Iterator[str]:
@@ -124,7 +147,13 @@ def card_of(brain: Brain, rel: str, entry: os.DirEntry[str] | None = None) -> Ca
         note = brain.vault.read(rel, entry)  # (a walk's entry: the path needs no resolving)
     except (UserError, OSError):
         return None
-    data, body = _read(note.text)
+    return _card(brain, rel, note.text, note.hash, note.mtime_ns)
+
+
+def _card(brain: Brain, rel: str, text: str, hash_: str, mtime_ns: int) -> Card | None:
+    if rel.startswith(ARCHIVE):
+        return None
+    data, body = _read(text)
     if data is None:
         return None
     if data.get("archived") is True:
@@ -144,8 +173,8 @@ def card_of(brain: Brain, rel: str, entry: os.DirEntry[str] | None = None) -> Ca
         title.strip(),
         data,
         body,
-        note.hash,
-        note.mtime_ns / 1e9,
+        hash_,
+        mtime_ns / 1e9,
         [a.strip() for a in aliases if isinstance(a, str) and a.strip()],
     )
     for text in _strings(data):
@@ -157,23 +186,338 @@ def card_of(brain: Brain, rel: str, entry: os.DirEntry[str] | None = None) -> Ca
 
 def read_cards(brain: Brain, types: set[str] | None = None) -> list[Card]:
     """Every record note of the pack's folders (of ``types`` when given)."""
-    cards: list[Card] = []
-    seen: set[str] = set()
+    return survey(brain, types).cards
+
+
+class Survey:
+    """One walk of the vault: the record cards, and what the other notes link to.
+
+    ``cards_key``: a digest of the record folders' notes as the walk found them (path,
+    modification time, size) under the pack: equal digests, equal cards, so a phase whose
+    result is a function of the cards may keep it by this key and never decode a card
+    (``cards`` decodes them at first use). ``others_key``: the same of the other notes
+    outside ``Brain/`` (those ``other_links`` holds)."""
+
+    def __init__(
+        self,
+        brain: Brain,
+        slots: list[Card | None],
+        kept: list[tuple[str, int, int]],  # (path, mtime_ns, size): a card in the cache
+        types: set[str] | None,
+        other_links: dict[str, set[str]],
+        rels: list[str],
+        cards_key: str,
+        others_key: str,
+    ) -> None:
+        self._brain, self._slots, self._kept, self._types = brain, slots, kept, types
+        self._cards: list[Card] | None = None
+        self.other_links = other_links  # a note that is no card (not under Brain/): its links
+        self.rels = rels  # every note walked, in the walk's order
+        self.cards_key = cards_key
+        self.others_key = others_key
+        self.card_rels = {c.rel for c in slots if c is not None} | {k[0] for k in kept}
+        kept_rels = iter(k[0] for k in kept)
+        self._slot_rels = [c.rel if c is not None else next(kept_rels) for c in slots]
+
+    @property
+    def cards(self) -> list[Card]:
+        if self._cards is None:
+            cache = _Cache(self._brain)
+            try:
+                texts = cache.texts()
+            finally:
+                cache.close()
+            packed: list[tuple[str, str, int]] = []
+            read: dict[str, Card | None] = {}
+            for rel, mtime_ns, size in self._kept:
+                got = texts.get(rel)
+                if got is not None and (got[0], got[1]) == (mtime_ns, size):
+                    packed.append((rel, got[2], mtime_ns))
+                else:  # (the cache changed since the walk: the note itself)
+                    read[rel] = card_of(self._brain, rel)
+            unpacked = {c.rel: c for c in _unpack_cards(packed)}
+            out = []
+            for slot, rel in zip(self._slots, self._slot_rels, strict=True):
+                card = slot if slot is not None else unpacked.get(rel) or read.get(rel)
+                if card is not None:
+                    out.append(card)
+            if self._types is not None:
+                out = [c for c in out if c.type in self._types]
+            self._cards = out
+        return self._cards
+
+
+CACHE = "tend-cards.sqlite"
+CACHE_VERSION = "2"
+NO_CARD = "-"  # (a note of a record folder that is no record; NULL: not looked at as one)
+_DATE_TAG = "\x00date"
+_DATETIME_TAG = "\x00datetime"
+
+
+def _freeze(value: Any) -> Any:
+    """A note's properties as JSON can hold them, dates tagged (TypeError: a value JSON
+    cannot hold as it was, so the card is not kept)."""
+    if value is None or isinstance(value, str | bool | int | float):
+        return value
+    if isinstance(value, dt.datetime):
+        return {_DATETIME_TAG: value.isoformat()}
+    if isinstance(value, dt.date):
+        return {_DATE_TAG: value.isoformat()}
+    if isinstance(value, list):
+        return [_freeze(v) for v in value]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {k: _freeze(v) for k, v in value.items()}
+    raise TypeError(type(value).__name__)
+
+
+def _thaw(obj: dict[str, Any]) -> Any:
+    if len(obj) == 1:
+        if _DATE_TAG in obj:
+            return dt.date.fromisoformat(obj[_DATE_TAG])
+        if _DATETIME_TAG in obj:
+            return dt.datetime.fromisoformat(obj[_DATETIME_TAG])
+    return obj
+
+
+_DATED = json.JSONDecoder(object_hook=_thaw)
+_PLAIN = json.JSONDecoder()
+
+
+def _pack_card(card: Card) -> str | None:
+    """A card as the cache keeps it: its fields joined by NUL (split in C), the properties
+    as JSON last (None: a card the cache cannot hold as it is; it is read each time)."""
+    try:
+        data = json.dumps(_freeze(card.data), ensure_ascii=False)
+    except TypeError:
+        return None
+    head = [
+        card.type,
+        card.title,
+        card.hash,
+        json.dumps(card.aliases, ensure_ascii=False),
+        "\n".join(sorted(card.emails)),
+        "\n".join(sorted(card.links)),
+        str(card.size),
+        ",".join(d.isoformat() for d in _body_dates(card.body)),
+    ]
+    if any("\x00" in part for part in head):
+        return None
+    return "\x00".join([*head, data])
+
+
+def _unpack_cards(kept: list[tuple[str, str, int]]) -> list[Card]:
+    """The cards kept in the cache: (path, packed, mtime_ns) each; their properties decoded
+    at once (a decode per card cost more than the walk)."""
+    if not kept:
+        return []
+    parts = [packed.split("\x00", 8) for _, packed, _ in kept]
+    text = "[" + ",".join(p[8] for p in parts) + "]"
+    decoder = _DATED if _DATE_TAG[1:] in text else _PLAIN  # (a hook on every object costs)
+    out: list[Card] = []
+    for (rel, _, mtime_ns), p, data in zip(kept, parts, decoder.decode(text), strict=True):
+        ptype, title, hash_, aliases, emails, links, size, dates = p[:8]
+        out.append(
+            Card(
+                rel,
+                ptype,
+                title,
+                data,
+                "",
+                hash_,
+                mtime_ns / 1e9,
+                json.loads(aliases) if aliases != "[]" else [],
+                set(emails.split("\n")) if emails else set(),
+                set(links.split("\n")) if links else set(),
+                int(size),
+                dates.split(",") if dates else [],
+            )
+        )
+    return out
+
+
+class _Cache:
+    """What each note gave the last cycle, by its stat (a SQLite file in the state dir)."""
+
+    def __init__(self, brain: Brain) -> None:
+        self.db: sqlite3.Connection | None = None
+        try:
+            self.db = sqlite3.connect(brain.state_dir / CACHE, timeout=10.0, isolation_level=None)
+            self.db.execute(
+                "CREATE TABLE IF NOT EXISTS notes(rel TEXT PRIMARY KEY, mtime_ns INTEGER, "
+                "size INTEGER, card TEXT, links TEXT)"
+            )
+            self.db.execute("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT)")
+            key = f"{CACHE_VERSION}:{brain.pack_key}"
+            row = self.db.execute("SELECT value FROM meta WHERE key='pack'").fetchone()
+            if row is None or row[0] != key:  # another pack reads the notes otherwise
+                self.db.execute("DELETE FROM notes")
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES('pack', ?)", (key,))
+        except sqlite3.Error:
+            self.close()  # (no cache: every note is read, as before there was one)
+
+    def rows(self) -> dict[str, tuple[int, int, str | None, str | None]]:
+        if self.db is None:
+            return {}
+        try:
+            return {
+                r[0]: (r[1], r[2], r[3], r[4])
+                # (a card's text is fetched only when the cards are decoded: ``texts``)
+                for r in self.db.execute(
+                    "SELECT rel, mtime_ns, size, CASE WHEN card IS NULL OR card = ? THEN card "
+                    "ELSE '' END, links FROM notes",
+                    (NO_CARD,),
+                )
+            }
+        except sqlite3.Error:
+            return {}
+
+    def texts(self) -> dict[str, tuple[int, int, str]]:
+        """Every card kept: its note's (mtime_ns, size, packed card)."""
+        if self.db is None:
+            return {}
+        try:
+            return {
+                r[0]: (r[1], r[2], r[3])
+                for r in self.db.execute(
+                    "SELECT rel, mtime_ns, size, card FROM notes "
+                    "WHERE card IS NOT NULL AND card != ?",
+                    (NO_CARD,),
+                )
+            }
+        except sqlite3.Error:
+            return {}
+
+    def save(self, put: list[tuple[Any, ...]], gone: list[str]) -> None:
+        if self.db is None or not (put or gone):
+            return
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            self.db.executemany("DELETE FROM notes WHERE rel=?", [(r,) for r in gone])
+            self.db.executemany("INSERT OR REPLACE INTO notes VALUES(?,?,?,?,?)", put)
+            self.db.execute("COMMIT")
+        except sqlite3.Error:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("ROLLBACK")
+
+    def close(self) -> None:
+        if self.db is not None:
+            self.db.close()
+            self.db = None
+
+
+def _record_folders(brain: Brain, types: set[str] | None) -> list[str]:
+    out: list[str] = []
     for ptype in brain.pack.types:
         if types is not None and ptype.name not in types:
             continue
         for prefix in ptype.path_prefixes:
             folder = prefix.replace("\\", "/").strip("/")
-            if not folder or not brain.vault.resolve(folder).is_dir():
-                continue
-            for rel, entry in brain.vault.iter_notes(folder):
-                if rel in seen:
-                    continue
+            if folder and folder not in out:
+                out.append(folder)
+    return out
+
+
+def survey(brain: Brain, types: set[str] | None = None) -> Survey:
+    """Every record note of the pack's folders (of ``types`` when given) as a card, in the
+    order the folders' walks find them, and the links of every other note outside
+    ``Brain/``: read from the cache where a note's stat is the one it was read at."""
+    vault = brain.vault
+    walked: dict[str, os.DirEntry[str]] = dict(vault.iter_notes())
+    order: list[tuple[str, os.DirEntry[str]]] = []
+    seen: set[str] = set()
+    root = os.path.realpath(vault.root)
+    for folder in _record_folders(brain, types):
+        path = vault.resolve(folder)
+        if not path.is_dir():
+            continue
+        if os.path.realpath(path) == os.path.join(root, folder) and not any(
+            part.startswith(".") for part in folder.split("/")
+        ):
+            start = folder + "/"
+            found: Iterator[tuple[str, os.DirEntry[str]]] = (
+                (r, e) for r, e in walked.items() if r.startswith(start)
+            )
+        else:  # (a folder the vault's walk does not enter: a link, a hidden name)
+            found = vault.iter_notes(folder)
+        for rel, entry in found:
+            if rel not in seen:
                 seen.add(rel)
-                card = card_of(brain, rel, entry)
-                if card is not None and (types is None or card.type in types):
+                order.append((rel, entry))
+    cache = _Cache(brain)
+    try:
+        known = cache.rows()
+        put: list[tuple[Any, ...]] = []
+        cards: list[Card | None] = []  # None: one of ``kept``, decoded after the walk
+        kept: list[tuple[str, int, int]] = []
+        other: dict[str, set[str]] = {}
+
+        def look(rel: str, entry: os.DirEntry[str], record: bool) -> None:
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                return
+            row = known.get(rel)
+            if row is not None and (row[0], row[1]) == (st.st_mtime_ns, st.st_size):
+                if record and row[2] not in (None, NO_CARD):
+                    kept.append((rel, st.st_mtime_ns, st.st_size))
+                    cards.append(None)
+                    return
+                if row[3] is not None and (row[2] == NO_CARD or not record):
+                    if not rel.startswith("Brain/"):
+                        other[rel] = set(json.loads(row[3]))
+                    return
+            try:
+                note = vault.read(rel, entry)
+            except (UserError, OSError):
+                return
+            card = _card(brain, rel, note.text, note.hash, note.mtime_ns) if record else None
+            packed: str | None = None
+            links: str | None = None
+            if card is None:
+                keys = {link_key(t) for t, _ in WIKILINK.findall(note.text) if t.strip()}
+                if not rel.startswith("Brain/"):
+                    other[rel] = keys
+                packed, links = (NO_CARD if record else None), json.dumps(sorted(keys))
+            else:
+                if types is None or card.type in types:
                     cards.append(card)
-    return cards
+                packed = _pack_card(card)
+                if packed is None:
+                    return  # (properties JSON cannot hold: read again each time)
+            stat = (note.mtime_ns, note.size)
+            if stat == (st.st_mtime_ns, st.st_size):  # (not changed while read)
+                put.append((rel, *stat, packed, links))
+
+        for rel, entry in order:
+            look(rel, entry, True)
+        others = [(rel, entry) for rel, entry in walked.items() if rel not in seen]
+        for rel, entry in others:
+            look(rel, entry, False)
+        gone = [rel for rel in known if rel not in walked and rel not in seen]
+        cache.save(put, gone)
+    finally:
+        cache.close()
+    return Survey(
+        brain,
+        cards,
+        kept,
+        types,
+        other,
+        list(walked),
+        _digest(brain, order),
+        _digest(brain, [(r, e) for r, e in others if not r.startswith("Brain/")]),
+    )
+
+
+def _digest(brain: Brain, entries: list[tuple[str, os.DirEntry[str]]]) -> str:
+    h = hashlib.sha1(f"{CACHE_VERSION}\x00{brain.pack_key}".encode())
+    for rel, entry in entries:
+        try:
+            st = entry.stat(follow_symlinks=False)  # (cached by the entry since the walk)
+        except OSError:
+            continue
+        h.update(f"\x00{rel}\x00{st.st_mtime_ns}\x00{st.st_size}".encode())
+    return h.hexdigest()
 
 
 def resolver(cards: list[Card]) -> dict[str, Card]:

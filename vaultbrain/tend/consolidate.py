@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.merge import COLLECTION, GONE, OPEN, proposals
 from vaultbrain.graph.extract import note_key
-from vaultbrain.tend.cards import Card, resolver
+from vaultbrain.tend.cards import Card, Survey, resolver
 from vaultbrain.vault.names import PERSON_WORDS, fold
 
 if TYPE_CHECKING:
@@ -196,7 +196,7 @@ def _why(u: _Union, i: int, group: list[int]) -> str:
 
 def _keep_rank(card: Card, name_words: Any) -> tuple[Any, ...]:
     """The note kept: the fuller name, then an e-mail, then the longer note, then the path."""
-    size = len(card.body) + len(card.data)
+    size = card.size + len(card.data)
     return (name_words, bool(card.emails), size, -len(card.rel), card.rel)
 
 
@@ -294,6 +294,58 @@ def find_pairs(brain: Brain, cards: list[Card]) -> list[Pair]:
         else:
             out.extend(entity_pairs(group, people))
     return out
+
+
+PAIRS_SEEN = "tend-pairs.json"  # the last cycle's pairs, and what they were found from
+_MATCH_VERSION = "1"  # (a change to the matching rules above: found again)
+
+
+def _features(brain: Brain, cards: list[Card]) -> str:
+    """A digest of everything :func:`find_pairs` reads of the cards (names, aliases,
+    e-mail addresses, links, sizes), in order, and of the types it reads them as."""
+    wanted = merge_types(brain)
+    h = hashlib.sha1(_MATCH_VERSION.encode())
+    h.update(repr([(t, is_person_type(brain, t)) for t in wanted]).encode())
+    for c in cards:
+        if c.type in wanted:
+            h.update(
+                repr(
+                    (
+                        c.rel,
+                        c.type,
+                        c.title,
+                        c.aliases,
+                        sorted(c.emails),
+                        sorted(c.links),
+                        c.size,
+                        len(c.data),
+                    )
+                ).encode()
+            )
+    return h.hexdigest()
+
+
+def find_pairs_kept(brain: Brain, survey: Survey) -> list[Pair]:
+    """:func:`find_pairs`, or the last cycle's pairs when nothing they were found from
+    changed: no record note (by the survey's key, no card decoded), or none of what the
+    matching reads of the cards (their names, links and sizes: a pure function of them)."""
+    kept = brain.store.read_json(PAIRS_SEEN, None)
+    if not isinstance(kept, dict):
+        kept = {}
+
+    def pairs_kept() -> list[Pair]:
+        return [Pair(p["type"], p["keep"], p["other"], p["why"]) for p in kept.get("pairs", [])]
+
+    if kept.get("survey") == survey.cards_key:
+        return pairs_kept()
+    digest = _features(brain, survey.cards)
+    pairs = pairs_kept() if kept.get("digest") == digest else find_pairs(brain, survey.cards)
+    brain.store.write_json(
+        PAIRS_SEEN,
+        {"digest": digest, "survey": survey.cards_key, "pairs": [p.__dict__ for p in pairs]},
+        durable=False,
+    )
+    return pairs
 
 
 # -- the proposals -----------------------------------------------------------------------------

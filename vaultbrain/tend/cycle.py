@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from vaultbrain.errors import UserError
 from vaultbrain.graph.extract import base_key, note_key
 from vaultbrain.tend import consolidate as cons
-from vaultbrain.tend.cards import Card, read_cards
+from vaultbrain.tend.cards import Card, Survey, survey
 from vaultbrain.tend.drift import Drift, find_drift
 from vaultbrain.tend.report import render_report, report_path
 
@@ -32,6 +32,7 @@ log = logging.getLogger("vaultbrain.tend")
 PHASES = ("consolidate", "drift", "backlinks", "takes", "enrich", "embed", "orphans", "schema")
 HISTORY = "tend.jsonl"
 FOLDERS_SEEN = "tend-folders.json"  # notes per folder outside the pack's, as last surveyed
+KEPT = "tend-kept.json"  # the last results of the phases that are functions of the cards
 DEFAULT_WAIT = 180.0
 Progress = Callable[[int, int], None]
 
@@ -41,19 +42,24 @@ class Cycle:
         self.brain = brain
         self.day = day
         self.dry_run = dry_run
-        self._cards: list[Card] | None = None
+        self._survey: Survey | None = None
         self.drift: Drift | None = None
         self._folder_counts: dict[str, int] = {}
 
     @property
+    def survey(self) -> Survey:
+        """One walk of the vault for every phase (notes read only where they changed)."""
+        if self._survey is None:
+            self._survey = survey(self.brain)
+        return self._survey
+
+    @property
     def cards(self) -> list[Card]:
-        if self._cards is None:
-            self._cards = read_cards(self.brain)
-        return self._cards
+        return self.survey.cards
 
     # -- phases ---------------------------------------------------------------------------
     def consolidate(self) -> dict[str, Any]:
-        pairs = cons.find_pairs(self.brain, self.cards)
+        pairs = cons.find_pairs_kept(self.brain, self.survey)
         new = cons.propose(self.brain, pairs, dry_run=self.dry_run)
         still = [p for p in cons.proposals(self.brain) if p["id"] not in {n["id"] for n in new}]
         return {
@@ -64,6 +70,11 @@ class Cycle:
 
     def drift_phase(self) -> dict[str, Any]:
         stale_days = int(self.brain.settings.get("stale_days") or 30)
+        return self._kept(
+            "drift", [self.day.isoformat(), stale_days], lambda: self._drift(stale_days)
+        )
+
+    def _drift(self, stale_days: int) -> dict[str, Any]:
         self.drift = d = find_drift(self.cards, self.day, stale_days)
         return {
             "stale_days": stale_days,
@@ -76,6 +87,24 @@ class Cycle:
             ],
             "follow_ups": [{"note": c.rel, "title": c.title, "text": t} for c, t in d.follow_ups],
         }
+
+    def _kept(
+        self, phase: str, more: list[Any], find: Callable[[], dict[str, Any]]
+    ) -> dict[str, Any]:
+        """A phase's result that is a function of the cards (and ``more``): the last cycle's
+        when no record note changed since (the survey's key), else found and kept."""
+        key = [self.survey.cards_key, *more]
+        if phase == "orphans":
+            key.append(self.survey.others_key)
+        kept = self.brain.store.read_json(KEPT, None)
+        kept = kept if isinstance(kept, dict) else {}
+        mine = kept.get(phase)
+        if isinstance(mine, dict) and mine.get("key") == key:
+            return dict(mine["result"])
+        result = find()
+        kept[phase] = {"key": key, "result": result}
+        self.brain.store.write_json(KEPT, kept, durable=False)
+        return dict(result)
 
     def backlinks(self) -> dict[str, Any]:
         """The inverse of each typed link the pack declares, where the target lacks it:
@@ -131,19 +160,28 @@ class Cycle:
         }
 
     def enrich(self) -> dict[str, Any]:
-        from vaultbrain.filing.index import made_by_vaultbrain
         from vaultbrain.graph.enrich import enrich
         from vaultbrain.graph.open import graph_of
+
+        made: list[Callable[[str], bool]] = []
+
+        def ours(rel: str) -> bool:  # (the records' index built only when a note is filled)
+            if not made:
+                from vaultbrain.filing.index import made_by_vaultbrain
+
+                made.append(made_by_vaultbrain(self.brain))
+            return made[0](rel)
 
         rows = enrich(
             self.brain,
             graph_of(self.brain),
             dry_run=self.dry_run,
             use_llm=False,
-            ours=made_by_vaultbrain(self.brain),
+            ours=ours,
+            since_last=True,
         )
         filled = [r for r in rows if r.get("written") or (self.dry_run and r.get("fields"))]
-        if not self.dry_run:
+        if filled and not self.dry_run:
             from vaultbrain.filing.sync import notes_sync
 
             for r in filled:
@@ -173,6 +211,9 @@ class Cycle:
 
     def orphans(self) -> dict[str, Any]:
         """Record notes no other note links to and that link to nothing."""
+        return self._kept("orphans", [], self._orphans)
+
+    def _orphans(self) -> dict[str, Any]:
         linked: set[str] = set()
         for c in self.cards:
             linked |= c.links
@@ -196,18 +237,9 @@ class Cycle:
         cached: set[str] | None = getattr(self, "_other", None)
         if cached is not None:
             return cached
-        from vaultbrain.graph.extract import WIKILINK, link_key
-
-        records = {c.rel for c in self.cards}
         out: set[str] = set()
-        for rel, _ in self.brain.vault.iter_notes():
-            if rel in records or rel.startswith("Brain/"):
-                continue
-            try:
-                text = self.brain.vault.read(rel).text
-            except (UserError, OSError):
-                continue
-            out.update(link_key(t) for t, _ in WIKILINK.findall(text) if t.strip())
+        for keys in self.survey.other_links.values():
+            out |= keys
         self._other = out
         return out
 
@@ -231,9 +263,9 @@ class Cycle:
     def _folders_grown(self) -> list[str]:
         """The folders outside the pack's whose notes grew in number since the last cycle
         that looked (``schema detect`` surveys the whole vault: only when one did)."""
-        typed = {c.rel for c in self.cards}
+        typed = self.survey.card_rels
         counts: dict[str, int] = {}
-        for rel, _ in self.brain.vault.iter_notes():
+        for rel in self.survey.rels:
             if rel in typed or rel.startswith("Brain/") or "/" not in rel:
                 continue
             folder = rel.rsplit("/", 1)[0]

@@ -36,60 +36,68 @@ def _list(lines: list[str], rows: list[str], total: int | None = None) -> None:
         lines.append(f"- … and {more} more")
 
 
+def _section(lines: list[str], heading: str, rows: list[str], total: int | None = None) -> int:
+    """One section of the report: its heading, its items (:func:`_list`), a blank line.
+    Returns 1 (a section said something) or 0 (no items: nothing written)."""
+    if not rows:
+        return 0
+    lines.append(heading)
+    _list(lines, rows, total)
+    lines.append("")
+    return 1
+
+
+def _ok(results: dict[str, dict[str, Any]], phase: str) -> dict[str, Any]:
+    """A phase's result when it ran and succeeded, else nothing."""
+    r = results.get(phase)
+    return r if r and r.get("status") == "ok" else {}
+
+
 def render_report(day: dt.date, results: dict[str, dict[str, Any]], old: NoteFile | None) -> str:
     lines = ["---", "type: vaultbrain-tending", f"date: {day.isoformat()}", "---", ""]
     said = 0
-    cons = results.get("consolidate")
-    if cons and cons.get("status") == "ok":
+    cons = _ok(results, "consolidate")
+    if cons.get("proposed") or cons.get("waiting"):
         new, waiting = cons["proposed"], cons["waiting"]
-        if new or waiting:
-            said += 1
-            lines.append("## Possible duplicates")
-            lines.append(
-                f"{len(new) + len(waiting)} waiting: tick or strike each in "
-                "[[Brain/Needs Review|Needs Review]]."
-            )
-            _list(
-                lines,
-                [
-                    f"{link(p['other'])} into {link(p['keep'])}: {p['why']}"
-                    for p in sorted(new + waiting, key=lambda p: (p["keep"], p["other"]))
-                ],
-            )
-            lines.append("")
-    drift = results.get("drift")
-    if drift and drift.get("status") == "ok":
-        if drift["overdue"]:
-            said += 1
-            lines.append("## Overdue")
-            _list(
-                lines, [f"{link(r['note'], r['title'])}, due {r['due']}" for r in drift["overdue"]]
-            )
-            lines.append("")
-        if drift["stale"]:
-            said += 1
-            lines.append(f"## Quiet projects (nothing for {drift['stale_days']} days)")
-            _list(
-                lines,
-                [
-                    f"{link(r['note'], r['title'])}" + (f", last {r['last']}" if r["last"] else "")
-                    for r in drift["stale"]
-                ],
-            )
-            lines.append("")
-        if drift["follow_ups"]:
-            said += 1
-            lines.append("## Follow-ups due")
-            _list(
-                lines, [f"{link(r['note'], r['title'])}: {r['text']}" for r in drift["follow_ups"]]
-            )
-            lines.append("")
-    takes = results.get("takes")
-    if takes and takes.get("status") == "ok" and takes.get("due_count"):
         said += 1
-        lines.append("## Takes to grade")
+        lines.append("## Possible duplicates")
+        lines.append(
+            f"{len(new) + len(waiting)} waiting: tick or strike each in "
+            "[[Brain/Needs Review|Needs Review]]."
+        )
         _list(
             lines,
+            [
+                f"{link(p['other'])} into {link(p['keep'])}: {p['why']}"
+                for p in sorted(new + waiting, key=lambda p: (p["keep"], p["other"]))
+            ],
+        )
+        lines.append("")
+    drift = _ok(results, "drift")
+    if drift:
+        said += _section(
+            lines,
+            "## Overdue",
+            [f"{link(r['note'], r['title'])}, due {r['due']}" for r in drift["overdue"]],
+        )
+        said += _section(
+            lines,
+            f"## Quiet projects (nothing for {drift['stale_days']} days)",
+            [
+                f"{link(r['note'], r['title'])}" + (f", last {r['last']}" if r["last"] else "")
+                for r in drift["stale"]
+            ],
+        )
+        said += _section(
+            lines,
+            "## Follow-ups due",
+            [f"{link(r['note'], r['title'])}: {r['text']}" for r in drift["follow_ups"]],
+        )
+    takes = _ok(results, "takes")
+    if takes.get("due_count"):
+        said += _section(
+            lines,
+            "## Takes to grade",
             [
                 f"{t.get('holder') or '?'}: “{t['text']}” ({t['date']})"
                 + (f" in {link(t['source'])}" if t.get("source") else "")
@@ -97,47 +105,35 @@ def render_report(day: dt.date, results: dict[str, dict[str, Any]], old: NoteFil
             ],
             takes["due_count"],
         )
-        lines.append("")
-    back = results.get("backlinks")
-    if back and back.get("status") == "ok" and back.get("missing"):
-        said += 1
-        lines.append("## Backlinks to add")
-        _list(
+    back = _ok(results, "backlinks")
+    said += _section(
+        lines,
+        "## Backlinks to add",
+        [f"{link(m['note'])} `{m['field']}`: {link(m['link'])}" for m in back.get("missing") or []],
+        back.get("missing_count"),
+    )
+    enrich = _ok(results, "enrich")
+    said += _section(lines, "## Filled in", [link(n) for n in enrich.get("notes") or []])
+    orphans = _ok(results, "orphans")
+    if orphans.get("count"):
+        said += _section(
             lines,
-            [f"{link(m['note'])} `{m['field']}`: {link(m['link'])}" for m in back["missing"]],
-            back.get("missing_count"),
+            "## Notes nothing links to",
+            [link(o["note"], o["title"]) for o in orphans["orphans"]],
+            orphans["count"],
         )
-        lines.append("")
-    enrich = results.get("enrich")
-    if enrich and enrich.get("status") == "ok" and enrich.get("notes"):
-        said += 1
-        lines.append("## Filled in")
-        _list(lines, [link(n) for n in enrich["notes"]])
-        lines.append("")
-    orphans = results.get("orphans")
-    if orphans and orphans.get("status") == "ok" and orphans.get("count"):
-        said += 1
-        lines.append("## Notes nothing links to")
-        _list(lines, [link(o["note"], o["title"]) for o in orphans["orphans"]], orphans["count"])
-        lines.append("")
-    schema = results.get("schema")
-    if schema and schema.get("status") == "ok" and schema.get("candidates"):
-        said += 1
-        lines.append("## New kinds of notes")
-        _list(
-            lines,
-            [
-                f"`{c['folder']}/` ({c['notes']} notes) could be a type “{c['name']}”: "
-                "`vaultbrain schema review-candidates`"
-                for c in schema["candidates"]
-            ],
-        )
-        lines.append("")
+    schema = _ok(results, "schema")
+    said += _section(
+        lines,
+        "## New kinds of notes",
+        [
+            f"`{c['folder']}/` ({c['notes']} notes) could be a type “{c['name']}”: "
+            "`vaultbrain schema review-candidates`"
+            for c in schema.get("candidates") or []
+        ],
+    )
     failed = [name for name, r in results.items() if r.get("status") == "failed"]
-    if failed:
-        lines.append("## Not done")
-        _list(lines, [f"{name}: {results[name].get('error')}" for name in failed])
-        lines.append("")
+    _section(lines, "## Not done", [f"{name}: {results[name].get('error')}" for name in failed])
     if not said and not failed:
         lines.append("Nothing needed tending.")
         lines.append("")
