@@ -189,8 +189,8 @@ class NotesAndStore(RuleBasedStateMachine):
     # naming a person whose note was deleted (the note made again). See wave 4b's note.
     @rule(lose_cache=st.booleans(), leave_temp=st.booleans())
     def crash(self, lose_cache: bool, leave_temp: bool) -> None:
-        if lose_cache:
-            (self.root / ".vaultbrain" / CACHE_FILE).unlink(missing_ok=True)
+        if lose_cache:  # the notes cache document gone from state.db: a full look next scan
+            self.app.store.remove_json(CACHE_FILE)
         if leave_temp:  # what a writer killed mid-write leaves beside a note
             (self.root / "People" / ".vb-tmp-999999-deadbeef0000").write_text("---\nname: X\n")
         self.rebuild()
