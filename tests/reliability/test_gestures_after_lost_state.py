@@ -15,6 +15,7 @@ from vaultbrain.brain import Brain
 from vaultbrain.capture.inbox_pass import reconcile_inbox
 from vaultbrain.capture.journal import Journal
 from vaultbrain.capture.pipeline import process
+from vaultbrain.capture.review_queue import ReviewQueue
 from vaultbrain.filing.setup import init_vault
 from vaultbrain.filing.sync import NoteSync
 from vaultbrain.machine import name_filer, this_machine
@@ -122,3 +123,28 @@ def test_an_arrow_on_a_dismissed_line_files_it_again(vault: Path, lost: bool) ->
     quiet(app)  # and it stays filed: the strike is not read again as a dismissal
     rec = app.store.inbox.get(cid)
     assert rec is not None and rec["status"] in ("filed", "corrected"), rec["status"]
+
+
+def test_a_person_note_the_person_deleted_is_not_made_again_by_a_capture(vault: Path) -> None:
+    (vault / "People/Ada.md").write_text("---\nname: Ada\ncontact: ada@example.org\n---\n")
+    app = machine(vault)
+    quiet(app)
+    (vault / "People/Ada.md").unlink()  # the person's decision
+    thought = "Met Ada about the garden"
+    with open(vault / "Inbox.md", "a", encoding="utf-8") as fh:
+        fh.write(f"- {thought}\n")
+    quiet(app)
+    edit_line(vault, thought, lambda line: f"{line} ->person")
+    quiet(app)
+    assert not (vault / "People/Ada.md").exists()
+    assert not list((vault / "People").glob("Ada*.md"))
+    line = line_of(vault, thought)
+    cid = re.findall(r"\^vb-([a-z0-9]+)", line)[-1]
+    rec = app.store.inbox.get(cid)
+    assert rec is not None
+    assert rec["status"] == "needs_review", (rec["status"], line)
+    assert not rec.get("destinations"), rec["destinations"]
+    ReviewQueue(app).write(force=True)  # as the filer's daemon draws it
+    review = (vault / "Brain/Needs Review.md").read_text("utf-8")
+    assert "you deleted People/Ada.md" in review, review
+    assert [r["path"] for r in app.store.collection("people").all()] == []
