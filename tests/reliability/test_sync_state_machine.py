@@ -321,7 +321,10 @@ class NotesAndStore(RuleBasedStateMachine):
         return self.app, self.sync
 
     def file_inbox(self, app: Brain, sync: NoteSync) -> None:
-        """What the filer's daemon does once the inbox is quiet (``daemon --once``)."""
+        """What the filer's daemon does once the inbox is quiet (``daemon --once``): each
+        turn starts from a refreshed view (what it cached per turn, the vault's names, is
+        stale by then)."""
+        app.refresh()
         assert not sync.scan().conflicts
         journal = Journal(app)
         reconcile_inbox(app, journal, idle=True)
