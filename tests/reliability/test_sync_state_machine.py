@@ -43,6 +43,7 @@ from vaultbrain.brain import Brain
 from vaultbrain.capture.inbox_pass import reconcile_inbox
 from vaultbrain.capture.journal import Journal
 from vaultbrain.capture.pipeline import process
+from vaultbrain.capture.review import STATE as REVIEW_STATE
 from vaultbrain.errors import UserError
 from vaultbrain.filing.db import update_record
 from vaultbrain.filing.setup import init_vault
@@ -57,12 +58,25 @@ NAMES = st.sampled_from(["Ada", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Iv
 class Note:
     """What the model expects of one note: where it is, and the value of its edited field."""
 
-    def __init__(self, kind: str, path: str, value: str) -> None:
+    def __init__(self, kind: str, path: str, value: str, title: str = "") -> None:
         self.kind = kind
         self.path = path
         self.value = value
+        self.title = title or path.rsplit("/", 1)[-1][:-3]  # its name: property, kept on a move
         self.rid: str | None = None
         self.moved_since_quiet = False
+
+
+def deleted_person(app: Brain, title: str) -> bool:
+    """Whether ``app``'s store saw the person delete a person note named ``title`` (its
+    record tombstoned by the sync, not archived by a gesture)."""
+    col = app.store.collection("people")
+    return any(
+        s.get("deleted")
+        and str(s.get("title", "")).lower() == title.lower()
+        and not (col.get(s["id"], include_deleted=True) or {}).get("archived_to")
+        for s in col.summaries(include_deleted=True)
+    )
 
 
 class NotesAndStore(RuleBasedStateMachine):
@@ -79,6 +93,10 @@ class NotesAndStore(RuleBasedStateMachine):
         self.counter = 0
         self.live: list[Note] = []
         self.deleted: list[tuple[str, str, str]] = []  # (kind, rid, path)
+        # Records gone for good whose paths may be used again: archived by a gesture (a
+        # later thought may make a note of that name), or deleted before the state dir that
+        # knew it was lost.
+        self.gone: list[tuple[str, str, str]] = []
         self.quiet_paths: set[str] = set()  # where records were at the last quiet period
         self.thoughts: list[str] = []  # lines written into Inbox.md, in order
         self.other: Brain | None = None  # the second machine, once it has started
@@ -116,7 +134,8 @@ class NotesAndStore(RuleBasedStateMachine):
     def free_path(self, folder: str, name: str) -> str:
         # Not into a path another record held at the last quiet period: that case is a known
         # bug with its own test (test_a_new_note_at_a_renamed_notes_old_path_is_a_new_record).
-        taken = {n.path.lower() for n in self.live} | {p.lower() for _, _, p in self.deleted}
+        taken = {n.path.lower() for n in self.live}
+        taken |= {p.lower() for _, _, p in self.deleted + self.gone}
         taken |= {p.lower() for p in self.quiet_paths}
         rel, i = f"{folder}/{name}.md", 2
         while rel.lower() in taken or (self.root / rel).exists():
@@ -136,7 +155,7 @@ class NotesAndStore(RuleBasedStateMachine):
         title = rel.rsplit("/", 1)[1][:-3]
         head = f"type: {kind}\nid: h{self.counter}x\n" if with_id else ""
         self.write(rel, f"---\n{head}{title_key}: {title}\n{field}: {value}\n---\nby hand\n")
-        note = Note(kind, rel, value)
+        note = Note(kind, rel, value, title)
         self.live.append(note)
         return note
 
@@ -181,16 +200,15 @@ class NotesAndStore(RuleBasedStateMachine):
         if note.rid:
             self.deleted.append((note.kind, note.rid, note.path))
 
-    # ``lose_cache`` names a file the notes cache no longer is (it is a state.db document
-    # now), so it loses nothing. Made real (``self.app.store.remove_json(CACHE_FILE)``), or
-    # this rule's arguments changed at all, the examples drawn change and hypothesis finds
-    # two failures not fixed yet: a `->person` made while another machine files, then this
-    # machine's state dir lost (the arrow consumed, the capture left an idea); a capture
-    # naming a person whose note was deleted (the note made again). See wave 4b's note.
+    # ``lose_cache``: the notes cache (a state.db document) is gone, as after a crash that
+    # took it, so the next scan looks at every note afresh. (The whole state dir lost is
+    # ``lose_state_dir``.) Losing it for real once led hypothesis to gestures lost after a
+    # lost state dir and to a deleted person note made again; their plain tests are in
+    # test_gestures_after_lost_state.py.
     @rule(lose_cache=st.booleans(), leave_temp=st.booleans())
     def crash(self, lose_cache: bool, leave_temp: bool) -> None:
-        if lose_cache:
-            (self.root / ".vaultbrain" / CACHE_FILE).unlink(missing_ok=True)
+        if lose_cache:  # the notes cache document gone from state.db: a full look next scan
+            self.app.store.remove_json(CACHE_FILE)
         if leave_temp:  # what a writer killed mid-write leaves beside a note
             (self.root / "People" / ".vb-tmp-999999-deadbeef0000").write_text("---\nname: X\n")
         self.rebuild()
@@ -272,6 +290,8 @@ class NotesAndStore(RuleBasedStateMachine):
         """``rm -rf`` of the state dir: a new machine on the same vault, with no store."""
         shutil.rmtree(self.root / ".vaultbrain")
         self.lost_since_quiet = True
+        self.gone += self.deleted
+        self.deleted = []
         self.rebuild()
         self.app.settings.set("provider", "heuristic")  # this machine's settings went too
         for note in self.live:
@@ -301,7 +321,10 @@ class NotesAndStore(RuleBasedStateMachine):
         return self.app, self.sync
 
     def file_inbox(self, app: Brain, sync: NoteSync) -> None:
-        """What the filer's daemon does once the inbox is quiet (``daemon --once``)."""
+        """What the filer's daemon does once the inbox is quiet (``daemon --once``): each
+        turn starts from a refreshed view (what it cached per turn, the vault's names, is
+        stale by then)."""
+        app.refresh()
         assert not sync.scan().conflicts
         journal = Journal(app)
         reconcile_inbox(app, journal, idle=True)
@@ -325,7 +348,7 @@ class NotesAndStore(RuleBasedStateMachine):
             note.rid = str(data["id"]) if "id" in data else self.record_at(note)
             note.moved_since_quiet = False
         self.quiet_paths = {n.path for n in self.live}
-        self.check_agreement()
+        self.check_agreement(filer)
         self.check_filed_once(filer)
         self.check_gestures(filer)
         self.taken = list(self.thoughts)
@@ -341,14 +364,23 @@ class NotesAndStore(RuleBasedStateMachine):
             if not (self.root / note.path).exists() and self.archived(note.path):
                 self.live.remove(note)
                 if note.rid:
-                    self.deleted.append((note.kind, note.rid, note.path))
+                    self.gone.append((note.kind, note.rid, note.path))
         known = {n.path for n in self.live}
-        for kind, (folder, _title_key, field) in KINDS.items():
+        for kind, (folder, title_key, field) in KINDS.items():
             for path in sorted((self.root / folder).glob("*.md")):
                 rel = f"{folder}/{path.name}"
                 if rel not in known:
-                    value = parse_note(path.read_text("utf-8")).data.get(field)
-                    self.live.append(Note(kind, rel, value))
+                    data = parse_note(path.read_text("utf-8")).data
+                    title = str(data.get(title_key) or "")
+                    self.live.append(Note(kind, rel, data.get(field), title))
+
+    def named(self, title: str) -> bool:
+        """Whether a live note has this name (its file's or its title property)."""
+        key = title.lower()
+        return any(
+            n.title.lower() == key or n.path.rsplit("/", 1)[-1][:-3].lower() == key
+            for n in self.live
+        )
 
     def archived(self, rel: str) -> bool:
         stem = rel.rsplit("/", 1)[-1][:-3]
@@ -379,11 +411,23 @@ class NotesAndStore(RuleBasedStateMachine):
                 assert line.startswith(("- [x] ", "- [-] ")) and "→ dismissed" in line, line
                 continue
             if what.startswith(("→", "->")):
-                self.dismissed.discard(thought)  # the person's choice files it again
+                assert what not in line, line  # the arrow was consumed, done or not
                 wanted = "idea" if "idea" in what else "person"
-                assert status in ("filed", "corrected"), (thought, what, status)
-                assert {d["type"] for d in rec.get("destinations", [])} == {wanted}, rec
-                assert what not in line, line  # the arrow was consumed
+                types = {d["type"] for d in rec.get("destinations", [])}
+                if wanted == "person" and thought.startswith("Met Ada"):
+                    if deleted_person(filer, "Ada") and not self.named("Ada"):
+                        # the person deleted Ada's note: not made again, the thought waits
+                        assert status == "needs_review", (thought, what, status)
+                        assert "you deleted" in str(rec.get("review_reason")), rec
+                        continue
+                if status in ("filed", "corrected") and types == {wanted}:
+                    self.dismissed.discard(thought)  # the person's choice filed it again
+                    continue
+                # Not done (`->person` on a thought that names nobody, not filed as one
+                # already): never silently; the item in Needs Review says why.
+                said = (filer.store.read_json(REVIEW_STATE, {}) or {}).get("notes", {})
+                assert cid in said or rec.get("review_reason"), (thought, what, status, rec)
+                assert status == before or before == "None", (thought, what, before, status)
                 continue
             if thought in self.dismissed:
                 assert status == "dismissed", (thought, what, status)
@@ -407,7 +451,7 @@ class NotesAndStore(RuleBasedStateMachine):
         return ids[0]
 
     # -- invariants ----------------------------------------------------------------------
-    def check_agreement(self) -> None:
+    def check_agreement(self, filer: Brain) -> None:
         store = self.app.store
         rids = {n.rid for n in self.live}
         assert len(rids) == len(self.live), "two notes share an id"
@@ -425,7 +469,14 @@ class NotesAndStore(RuleBasedStateMachine):
         for kind, rid, path in self.deleted:
             col = store.collection("people" if kind == "person" else "ideas")
             assert col.get(rid) is None, f"{path} came back"
-            assert not (self.root / path).exists()
+            if (self.root / path).exists():
+                # Made again by a capture: only by a filer that never saw it deleted (its
+                # state dir made since); one that saw it keeps the thought in review.
+                title = parse_note((self.root / path).read_text("utf-8")).data.get("name")
+                assert kind == "person" and not deleted_person(filer, str(title)), path
+        for kind, rid, path in self.gone:
+            col = store.collection("people" if kind == "person" else "ideas")
+            assert col.get(rid) is None, f"{path} came back"
         for col_name in ("people", "ideas"):
             ids = {s["id"] for s in store.collection(col_name).summaries()}
             want = {n.rid for n in self.live if (n.kind == "person") == (col_name == "people")}
@@ -477,11 +528,14 @@ class NotesAndStore(RuleBasedStateMachine):
             assert (self.root / note.path).is_file(), note.path
 
 
+# VAULTBRAIN_SM_EXAMPLES=N runs N examples drawn at random (``--hypothesis-seed`` chooses
+# them): a longer hunt than CI's sixty, which are the same on every run.
+_HUNT = int(os.environ.get("VAULTBRAIN_SM_EXAMPLES", "0") or 0)
 NotesAndStore.TestCase.settings = settings(
-    max_examples=60,
+    max_examples=_HUNT or 60,
     stateful_step_count=40,
     deadline=None,
-    derandomize=True,  # the same examples on every run: CI stays deterministic
+    derandomize=not _HUNT,  # the same examples on every run: CI stays deterministic
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )

@@ -251,10 +251,14 @@ def read_inbox_line(line: InboxLine, view: LineView, names: TypeNames) -> Readin
         if arrow is not None:
             readings.append(arrow)
             words = (base + added).rstrip() if base else added
-    if _struck(words, shown, remark, after, base):
+    # A strike or a cancel on a dismissed thought's line (or on a line that still says
+    # so) is that dismissal, done: not a gesture at odds with an arrow the person writes
+    # later to file it again, nor a new dismissal of what that arrow filed.
+    spent = view.status is S.DISMISSED or shown == f"→ {S.DISMISSED.value}"
+    if not spent and _struck(words, shown, remark, after, base):
         readings.append(Reading(Gesture.DISMISS))
     box = line.box if line.box is not None else ("x" if line.checked else " ")
-    if box == "-":
+    if box == "-" and not spent:
         readings.append(Reading(Gesture.DISMISS))
     elif box in ("x", "X"):
         readings.append(Reading(Gesture.CONFIRM))

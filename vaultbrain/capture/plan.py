@@ -29,7 +29,7 @@ from vaultbrain.filing.index import records
 from vaultbrain.filing.names import NameIndex, free_path, note_names
 from vaultbrain.filing.records import new_id
 from vaultbrain.packs import PageType
-from vaultbrain.vault.names import sanitize_filename
+from vaultbrain.vault.names import fold, sanitize_filename
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -45,6 +45,32 @@ class AmbiguousName(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class DeletedNote(AmbiguousName):
+    """The person deleted the note a thought names (a person's): deleting it was their
+    decision, so no capture makes it again; the thought waits in Needs Review."""
+
+
+def _deleted_by_person(brain: Brain, ptype: PageType, title: str) -> str | None:
+    """Where the note of ``ptype`` named ``title`` (or aliased so) was, when the person
+    deleted it: its record tombstoned by the sync or `db delete`, not archived by a gesture
+    of theirs (a dismissal, a re-filing). People only: a person is one, whom a deleted note
+    was about; an idea or a task of the same words again is a new one. None otherwise."""
+    if ptype.name.lower() not in PERSON_TYPES:
+        return None
+    key = fold(title.strip())
+    col = brain.store.collection(ptype.store_collection)
+    for summary in col.summaries(include_deleted=True):
+        if not summary.get("deleted") or summary.get("type") != ptype.name:
+            continue
+        names = [summary.get("title"), *(summary.get("aliases") or ())]
+        if key not in {fold(str(n).strip()) for n in names if n}:
+            continue
+        rec = col.get(str(summary["id"]), include_deleted=True)
+        if rec is not None and not rec.get("archived_to"):
+            return str(rec.get("path") or f"{ptype.folder}/{title.strip()}.md")
+    return None
 
 
 def plan(brain: Brain, dests: list[Destination]) -> tuple[PlannedOp, ...]:
@@ -81,6 +107,12 @@ def plan(brain: Brain, dests: list[Destination]) -> tuple[PlannedOp, ...]:
                 planned.add(op.path.lower())
                 ops.append(op)
             continue
+        gone = _deleted_by_person(brain, ptype, d.title)
+        if gone is not None:
+            raise DeletedNote(
+                f"you deleted {gone}: “{d.title.strip()}” is not made again; to file this "
+                f"thought there, make the note again, then write → {ptype.name} on its line"
+            )
         stem = sanitize_filename(d.title).lower()
         if stem in new_stems:
             continue  # a note of this name is being created for this thought already

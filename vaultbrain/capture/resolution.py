@@ -106,7 +106,7 @@ def resolve(
             single = len(written) == 1 and len(wanted) == 1 and written[0].type != wanted[0]
             if single and len(cap.destinations) == 1 and not title:
                 # One record, another type: it is re-filed (its note keeps its content).
-                cap = _refile(brain, written[0], wanted[0])
+                cap = _refile(brain, cap.id, written[0], wanted[0])
             else:
                 cap = _redecide(brain, journal, cap, wanted, given, title)
         else:
@@ -155,7 +155,8 @@ def fix_thought(brain: Brain, ref: str, type_name: str, note: str | None = None)
 
 
 # -- the steps ---------------------------------------------------------------------------------
-def _refile(brain: Brain, record: Filed, type_name: str) -> Capture:
+def _refile(brain: Brain, capture_id: str, record: Filed, type_name: str) -> Capture:
+    _own(brain, record, capture_id)
     _, done = fix(brain, notes_sync(brain), record.record_id, type_name, by="resolve")
     follow.refiled(brain, [done])
     journal = Journal(brain)
@@ -163,6 +164,22 @@ def _refile(brain: Brain, record: Filed, type_name: str) -> Capture:
     if cap is None:
         raise UserError(f"the record {record.record_id} has no capture")
     return cap
+
+
+def _own(brain: Brain, record: Filed, capture_id: str) -> None:
+    """The record knows the capture filed into it. A record rebuilt from its note after the
+    state dir was lost has no sources, while the capture rebuilt from its inbox line names
+    the record: without this, the record would be re-filed and its capture left behind."""
+    ptype = brain.pack.get_type(record.type)
+    if ptype is None or not record.record_id:
+        return
+    col = brain.store.collection(ptype.store_collection)
+    rec = col.get(record.record_id)
+    if rec is None or capture_id in (rec.get("sources") or ()):
+        return
+    rec["sources"] = [*(rec.get("sources") or ()), capture_id]
+    col.put(rec)
+    records(brain).upsert(ptype.store_collection, rec)
 
 
 def _redecide(
@@ -227,6 +244,8 @@ def _destinations(
         previous = next((d for d in suggested.destinations if d.type == name), None)
         guess = (kept_by_type[name].title if name in kept_by_type else "") or title
         guess = guess or (previous.title if previous and previous.title else "")
+        if not guess and cap.rebuilt_from_line and cap.classification is None:
+            guess = _named_in(cap.text) if ptype.name == "person" else ""
         if not guess and _needs_name(ptype, suggested):
             # a person is never named after the sentence: the person is asked for the name
             raise UserError(
@@ -239,6 +258,15 @@ def _destinations(
         from_url = _url_fields(ptype, cap.text, fields)
         dests.append(Destination(ptype.name, guess or from_url or _title_from(cap.text), fields))
     return dests
+
+
+def _named_in(text: str) -> str:
+    """The one person a thought names, or "": a capture rebuilt from its line (the state
+    dir was lost) knows what it became, not the classifier's reading that named them."""
+    from vaultbrain.classify.entities import find_people
+
+    people = find_people(text, frozenset())
+    return people[0].name if len(people) == 1 else ""
 
 
 def _needs_name(ptype: PageType, suggested: Classification) -> bool:

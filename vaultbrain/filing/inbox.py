@@ -161,6 +161,9 @@ def person_text(line: InboxLine, previous_suffix: str | None) -> str:
     return split_taken(line.text)[0]
 
 
+DISMISSED_SUFFIX = "→ dismissed"  # the suffix of a dismissed thought's line
+
+
 def rewrite_line(
     vault: Vault,
     rel: str,
@@ -183,6 +186,10 @@ def rewrite_line(
         if line is None:
             return False
         words, _, remark = split_taken(line.text, original)
+        if previous_suffix == DISMISSED_SUFFIX and suffix != previous_suffix and original:
+            # Filed again (an arrow on the dismissed line): the strike that dismissed it goes.
+            if "~~" in words and words.replace("~~", "") == original.replace("~~", ""):
+                words = original
         new_raw = render_taken_line(line, words, suffix, capture_id, done, remark)
         if new_raw == line.raw:
             return True
