@@ -106,7 +106,10 @@ class Settings:
 
     def _doc_stamp(self) -> tuple[object, ...] | None:
         """The stored settings' version (None: none stored); a ``settings.json`` file beside
-        the database taken in first."""
+        the database taken in first. A state dir not made yet holds none, and is not made
+        by reading (doctor on a folder that is no vault writes nothing)."""
+        if not self.state_dir.exists():
+            return None
         store = self._store()
         store.take_file(SETTINGS_DOC)
         stamp = store.json_stamp(SETTINGS_DOC)

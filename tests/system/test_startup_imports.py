@@ -62,9 +62,10 @@ def test_a_cold_capture_imports_neither_pydantic_nor_httpx_nor_the_features(
     comes from the state dir's cache as plain parts, and the refused connection is known
     without httpx. (PyYAML is loaded when a note or vaultbrain.yml needs it, not before.)"""
     vault = tmp_path / "Vault"
-    modules_after("--vault", str(vault), "init")
+    made = modules_after("--vault", str(vault), "init")
     first = modules_after("--vault", str(vault), "capture", "Call the plumber")
-    assert "pydantic" in first  # the pack was validated once, and cached in the state dir
+    # the pack was validated once (by init, or the first capture) and cached in the state dir
+    assert "pydantic" in made | first
     loaded = modules_after("--vault", str(vault), "capture", "Met with Sarah about the shed")
     assert "vaultbrain.capture.pipeline" in loaded  # it did capture
     assert "Met with Sarah about the shed" in (vault / "Inbox.md").read_text("utf-8")
