@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import json
 import os
-import sys
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 from support.cli import run
 from support.embedserver import HashEmbedServer
@@ -27,7 +25,8 @@ from support.state import text as state_text
 mcp = pytest.importorskip(
     "mcp", reason="the MCP SDK is not installed: pip install 'vaultbrain[mcp]'"
 )
-from mcp import Client, StdioServerParameters  # noqa: E402
+from mcp import Client  # noqa: E402
+from support.mcp_client import doc, error, session  # noqa: E402
 
 pytestmark = [pytest.mark.contract, pytest.mark.timeout(300)]
 
@@ -87,65 +86,31 @@ def brain_vault(tmp_path: Path, embedder: HashEmbedServer, monkeypatch: pytest.M
     return vault
 
 
-def _params(vault: Path, *extra: str) -> StdioServerParameters:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k.startswith(("VAULTBRAIN_", "XDG_")) or k in ("PATH", "HOME", "PYTHONPATH")
-    }
-    return StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "vaultbrain", "--vault", str(vault), "mcp", *extra],
-        env=env,
-    )
-
-
-def _session(vault: Path, body: Callable[[Client], Awaitable[Any]], *extra: str) -> Any:
-    async def main() -> Any:
-        async with Client(_params(vault, *extra), read_timeout_seconds=60) as client:
-            return await body(client)
-
-    return anyio.run(main)
-
-
-def _doc(result: Any) -> dict[str, Any]:
-    assert not result.is_error, [c.text for c in result.content]
-    assert result.structured_content is not None
-    text = json.loads(result.content[0].text)
-    assert text == result.structured_content, "the text and the structured content agree"
-    return result.structured_content
-
-
-def _error(result: Any) -> str:
-    assert result.is_error, result.structured_content
-    return " ".join(c.text for c in result.content)
-
-
 def test_tools_are_listed_with_schemas_and_each_answers(brain_vault: Path) -> None:
     async def body(client: Client) -> dict[str, Any]:
         listed = await client.list_tools()
         out: dict[str, Any] = {"tools": {t.name: t for t in listed.tools}}
-        out["search"] = _doc(await client.call_tool("search", {"query": "beekeeper"}))
-        out["keyword"] = _doc(
+        out["search"] = doc(await client.call_tool("search", {"query": "beekeeper"}))
+        out["keyword"] = doc(
             await client.call_tool("search", {"query": "hives", "mode": "keyword"})
         )
-        out["whoknows"] = _doc(await client.call_tool("whoknows", {"topic": "beekeeping"}))
-        out["links"] = _doc(await client.call_tool("links", {"note": "Garden"}))
-        out["takes"] = _doc(await client.call_tool("takes", {}))
-        out["read"] = _doc(await client.call_tool("read_note", {"note": "Sarah"}))
-        out["read_path"] = _doc(
+        out["whoknows"] = doc(await client.call_tool("whoknows", {"topic": "beekeeping"}))
+        out["links"] = doc(await client.call_tool("links", {"note": "Garden"}))
+        out["takes"] = doc(await client.call_tool("takes", {}))
+        out["read"] = doc(await client.call_tool("read_note", {"note": "Sarah"}))
+        out["read_path"] = doc(
             await client.call_tool("read_note", {"note": "Ideas/Honey.md", "max_chars": 10})
         )
-        out["related"] = _doc(await client.call_tool("related", {"note": "Ideas/Honey.md"}))
-        out["review"] = _doc(await client.call_tool("review_list", {}))
-        out["digest"] = _doc(await client.call_tool("digest_latest", {}))
+        out["related"] = doc(await client.call_tool("related", {"note": "Ideas/Honey.md"}))
+        out["review"] = doc(await client.call_tool("review_list", {}))
+        out["digest"] = doc(await client.call_tool("digest_latest", {}))
         resources = await client.list_resources()
         out["resources"] = sorted(str(r.uri) for r in resources.resources)
         person = await client.read_resource("vaultbrain://types/person")
         out["person"] = json.loads(person.contents[0].text)
         return out
 
-    got = _session(brain_vault, body)
+    got = session(brain_vault, body)
     tools = got["tools"]
     assert set(tools) == READ_TOOLS, "read-only: no write tool is offered"
     for tool in tools.values():
@@ -184,11 +149,11 @@ def test_a_write_is_refused_without_the_flag_and_made_with_it(brain_vault: Path)
 
     async def refused(client: Client) -> list[str]:
         return [
-            _error(await client.call_tool("capture", {"text": "Idea: a bee hotel"})),
-            _error(await client.call_tool("review_resolve", {"capture_id": "x", "type": "idea"})),
+            error(await client.call_tool("capture", {"text": "Idea: a bee hotel"})),
+            error(await client.call_tool("review_resolve", {"capture_id": "x", "type": "idea"})),
         ]
 
-    for message in _session(brain_vault, refused):
+    for message in session(brain_vault, refused):
         assert "--allow-writes" in message and "read-only" in message
     assert inbox.read_bytes() == before, "nothing reached the vault"
 
@@ -197,19 +162,19 @@ def test_a_write_is_refused_without_the_flag_and_made_with_it(brain_vault: Path)
 
     async def allowed(client: Client) -> dict[str, Any]:
         names = {t.name for t in (await client.list_tools()).tools}
-        captured = _doc(await client.call_tool("capture", {"text": "Idea: a bee hotel"}))
-        resolved = _doc(
+        captured = doc(await client.call_tool("capture", {"text": "Idea: a bee hotel"}))
+        resolved = doc(
             await client.call_tool(
                 "review_resolve",
                 {"capture_id": waiting, "type": "admin", "fields": {"priority": "high"}},
             )
         )
-        missing = _error(
+        missing = error(
             await client.call_tool("review_resolve", {"capture_id": "nope", "type": "idea"})
         )
         return {"names": names, "captured": captured, "resolved": resolved, "missing": missing}
 
-    got = _session(brain_vault, allowed, "--allow-writes")
+    got = session(brain_vault, allowed, "--allow-writes")
     assert got["names"] == READ_TOOLS | {"capture", "review_resolve"}
     captured = got["captured"]
     assert captured["status"] in ("filed", "suggested", "needs_review")
@@ -271,7 +236,7 @@ def test_hostile_arguments_are_refused_and_nothing_outside_the_vault_comes_back(
         out.append(("search", {}, await client.call_tool("search", {"query": "honey"})))
         return out
 
-    results = _session(brain_vault, body)
+    results = session(brain_vault, body)
     for name, args, result in results:
         text = " ".join(getattr(c, "text", "") for c in result.content)
         assert SECRET not in text and "root:x:0" not in text, (name, args)
@@ -308,9 +273,9 @@ def test_the_state_dir_inside_the_vault_is_never_read(tmp_path: Path) -> None:
     params_env = {"VAULTBRAIN_STATE_DIR": str(state)}
     os.environ.update(params_env)
     try:
-        by_path, by_name, fine = _session(vault, body)
+        by_path, by_name, fine = session(vault, body)
     finally:
         os.environ.pop("VAULTBRAIN_STATE_DIR", None)
     for result in (by_path, by_name):
         assert result.is_error and SECRET not in result.content[0].text
-    assert "From the hives" in _doc(fine)["untrusted_content"]
+    assert "From the hives" in doc(fine)["untrusted_content"]
