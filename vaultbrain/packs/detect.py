@@ -52,6 +52,7 @@ from vaultbrain.packs.naming import singular_name, slug_for, type_slug
 from vaultbrain.packs.signs import (
     SHARED,
     Signs,
+    a_language,
     a_place,
     configured_places,
     kind_keys,
@@ -66,6 +67,7 @@ if TYPE_CHECKING:
 
 MIN_EVIDENCE = 2  # notes that must say a `type:` (or carry a type tag) for it to be proposed
 _DOMINANT = 0.8  # share of a folder's kind-saying notes that must say one kind for it to own it
+_NAMED = "its name is "  # (the reason a folder named as a pack type is that type)
 _TYPE_TAG_HEADS = frozenset({"type", "types", "kind", "class", "category", "is", "typ", "tipo"})
 
 
@@ -285,7 +287,11 @@ def _tag_kinds(
             continue
         if len(by_tag[key]) == len(pool):
             continue  # on every note: says nothing of a kind
-        if kind_signs(members, signs, dated=False, rest_without=by_tag[key])[0] is None:
+        # (against their folders' other notes too: a platform tag on some of a folder of
+        # release notes shares what the folder's kind shares, and is no kind of its own)
+        homes = {n.folder for n in by_tag[key]}
+        area = [n for n in pool if n.folder in homes]
+        if kind_signs(members, signs, False, by_tag[key], area)[0] is None:
             continue  # a topic tag: its notes share nothing the others lack
         kinds.append((("tag", spelled[key]), members))
         claimed.update(n.rel for n in members)
@@ -408,8 +414,14 @@ def cluster(
     """Candidates for the folders of ``notes`` (untyped) whose notes are of one kind,
     deepest folders first. ``everyone``: the notes a kind's signs are compared with."""
     taken = {t.name for t in pack.types} if taken is None else taken
-    every = Signs(everyone if everyone is not None else notes)
-    saying = _saying_below(everyone if everyone is not None else notes)
+    all_notes = everyone if everyone is not None else notes
+    every = Signs(all_notes)
+    saying = _saying_below(all_notes)
+    areas: dict[str, list[NoteTyping]] = {"": all_notes}  # a folder's lower path: its notes
+    for n in all_notes:
+        parts = n.folder.split("/") if n.folder else []
+        for depth in range(1, len(parts) + 1):
+            areas.setdefault("/".join(parts[:depth]).lower(), []).append(n)
     places_low = {p.lower().strip("/") for p in places if p.strip("/")}
     below: dict[str, list[NoteTyping]] = {}
     display: dict[str, str] = {}
@@ -429,60 +441,106 @@ def cluster(
         if "/" in k:
             kids.setdefault(k.rsplit("/", 1)[0], []).append(k)
 
+    # A language's copy of a translated tree (``en/``, ``de/``, ``zh-TW/`` side by side,
+    # three or more) is no kind: what its notes share (a `localized:` property) is how the
+    # translation is kept. The folders inside it are weighed like any others.
+    languages = {
+        k
+        for ks in [[k for k in below if "/" not in k], *kids.values()]
+        if sum(1 for k in ks if a_language(k.rsplit("/", 1)[-1])) >= 3
+        for k in ks
+        if a_language(k.rsplit("/", 1)[-1])
+    }
+
     def children(key: str) -> list[str]:
         return sorted(k for k in kids.get(key, []) if len(below[k]) >= min_notes)
 
     namesakes: dict[str, dict[str, NoteTyping]] = {}  # a folder name's slug -> its notes
+    repeated: dict[str, set[str]] = {}  # ... and its folders of `min_notes` notes or more
     for k, ns in below.items():
         namesakes.setdefault(slug_for(display[k]), {}).update((n.rel, n) for n in ns)
+        if len(ns) >= min_notes:
+            repeated.setdefault(slug_for(display[k]), set()).add(k)
 
-    def kind(key: str, group: list[NoteTyping]) -> tuple[list[str] | None, str]:
+    known: dict[tuple[str, int], tuple[list[str] | None, str]] = {}
+
+    def kind(
+        key: str, group: list[NoteTyping], by_name: bool = True
+    ) -> tuple[list[str] | None, str]:
+        """The signs of ``key``'s notes ``group``; ``by_name``: a folder named as a pack type
+        whose notes show no signs is of that type."""
+        # (a folder's group is all its notes or those beside its subfolders: one per size)
+        if (key, len(group)) not in known:
+            known[key, len(group)] = kind_of(key, group)
+        signs, why = known[key, len(group)]
+        if not by_name and why.startswith(_NAMED):
+            return None, ""
+        return signs, why
+
+    def kind_of(key: str, group: list[NoteTyping]) -> tuple[list[str] | None, str]:
         # Compared with the notes outside every folder of its name: `Work/Clients/` and
         # `Personal/Clients/` are one kind, not two folders whose signs are everywhere.
         away = dict(namesakes.get(slug_for(display[key]), {}))
         away.update((n.rel, n) for n in group)
-        signs, why = kind_signs(group, every, dated=True, rest_without=list(away.values()))
+        # ... and its signs must be its own among the folders beside it (its parent's
+        # notes): topic folders of one area, each language's copy of a help tree, share
+        # their area's properties and sections, and none of them is a kind.
+        area = areas.get(key.rsplit("/", 1)[0] if "/" in key else "", all_notes)
+        signs, why = kind_signs(group, every, True, list(away.values()), area)
         if signs is None and not why:
             named = pack.get_type(slug_for(display[key]))
             if named is not None:  # the folder is named as the pack names a kind
-                return [], f"its name is {named.name!r}'s"
+                return [], f"{_NAMED}{named.name!r}'s"
         return signs, why
 
-    def consider(key: str, group: list[NoteTyping]) -> None:
-        if len(group) < min_notes or a_place(display[key], places_low):
-            return
+    def consider(key: str, group: list[NoteTyping]) -> bool:
+        if len(group) < min_notes or a_place(display[key], places_low) or key in languages:
+            return False
         signs, why = kind(key, group)
         if signs is None:
-            return  # a topic or area folder: its notes share nothing the others lack
+            return False  # a topic or area folder: its notes share nothing the others lack
         c = _propose(display[key], group, pack, taken, signs, why)
         if _says_another(saying, key, c.name):
-            return  # notes in it say other kinds themselves: typed by path, each a conflict
+            return False  # notes in it say other kinds themselves: typed by path, conflicts
         same = by_name.get(c.name) if c.action == "new" else None
         if same is not None:  # two folders of one name and kind: one type, both folders
             same.folders.append(c.folder)
             same.notes += c.notes
             same.reason += f"; {c.folder}/ too"
-            return
+            return True
         by_name[c.name] = c
         out.append(c)
+        return True
 
-    def visit(key: str, level: int) -> None:
+    def visit(key: str, level: int) -> bool:
+        """Propose ``key``'s folder, or the folders below it; whether any was proposed."""
         if a_place(display[key], places_low):
-            return  # (nothing below an inbox, archive or attachments folder either)
-        subs = children(key) if level < 3 else []
+            return False  # (nothing below an inbox, archive or attachments folder either)
         whole = below[key]
+        deep = level >= 3
+        if level > 3 and len(repeated.get(slug_for(display[key]), ())) < 2:
+            # deeper down, a folder is a kind's only when its name recurs in other branches
+            # (a `references/` in each skill's folder); one alone is a topic's part
+            return any([visit(sub, level + 1) for sub in children(key)])
+        if deep and kind(key, whole)[0] is not None:
+            return consider(key, whole)  # (deep down a folder of one kind is one type)
+        subs = children(key)
         if not subs or (len(subs) == 1 and kind(key, whole)[0] is not None):
             # one folder of them below: the whole is one kind only when the notes beside
             # that folder are of its kind too (an area with a folder of workouts is not)
             rest = [n for n in whole if not subs or not n.rel.lower().startswith(subs[0] + "/")]
             if not subs or len(rest) < 2 or _alike(rest, whole):
-                consider(key, whole)
-                return
+                return consider(key, whole)
         inside: set[str] = set()
+        found = False
         for sub in subs:
-            visit(sub, level + 1)
+            found = visit(sub, level + 1) or found
             inside.update(n.rel for n in below[sub])
-        consider(key, [n for n in whole if n.rel not in inside])
+        if not found and not deep and kind(key, whole, by_name=False)[0] is not None:
+            # folders of one kind side by side (a client's folder each), none a kind of its
+            # own among the others: the folder holding them is the kind
+            return consider(key, whole)
+        return consider(key, [n for n in whole if n.rel not in inside]) or found
 
     for top in sorted(k for k in below if "/" not in k and len(below[k]) >= min_notes):
         visit(top, 1)
