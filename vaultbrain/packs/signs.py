@@ -151,13 +151,13 @@ def _concentrated(
     keys_area: Counter[str] = Counter()
     heads_area: Counter[str] = Counter()
     for n in area:
-        keys = signs.keys.get(n.rel)
-        keys_area.update(keys if keys is not None else kind_keys(n))
-        heads = signs.heads.get(n.rel)
-        heads_area.update(heads if heads is not None else n.headings)
-    keys = Counter({k: c for k, c in keys_in.items() if 2 * c >= keys_area[k]})
-    heads = Counter({h: c for h, c in heads_in.items() if 2 * c >= heads_area[h]})
-    return keys, heads
+        known_keys = signs.keys.get(n.rel)
+        keys_area.update(known_keys if known_keys is not None else kind_keys(n))
+        known_heads = signs.heads.get(n.rel)
+        heads_area.update(known_heads if known_heads is not None else n.headings)
+    own_keys = Counter({k: c for k, c in keys_in.items() if 2 * c >= keys_area[k]})
+    own_heads = Counter({h: c for h, c in heads_in.items() if 2 * c >= heads_area[h]})
+    return own_keys, own_heads
 
 
 def kind_keys(n: NoteTyping) -> set[str]:
