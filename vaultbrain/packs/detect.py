@@ -67,7 +67,6 @@ if TYPE_CHECKING:
 
 MIN_EVIDENCE = 2  # notes that must say a `type:` (or carry a type tag) for it to be proposed
 _DOMINANT = 0.8  # share of a folder's kind-saying notes that must say one kind for it to own it
-_NAMED = "its name is "  # (the reason a folder named as a pack type is that type)
 _TYPE_TAG_HEADS = frozenset({"type", "types", "kind", "class", "category", "is", "typ", "tipo"})
 
 
@@ -464,18 +463,11 @@ def cluster(
 
     known: dict[tuple[str, int], tuple[list[str] | None, str]] = {}
 
-    def kind(
-        key: str, group: list[NoteTyping], by_name: bool = True
-    ) -> tuple[list[str] | None, str]:
-        """The signs of ``key``'s notes ``group``; ``by_name``: a folder named as a pack type
-        whose notes show no signs is of that type."""
+    def kind(key: str, group: list[NoteTyping]) -> tuple[list[str] | None, str]:
         # (a folder's group is all its notes or those beside its subfolders: one per size)
         if (key, len(group)) not in known:
             known[key, len(group)] = kind_of(key, group)
-        signs, why = known[key, len(group)]
-        if not by_name and why.startswith(_NAMED):
-            return None, ""
-        return signs, why
+        return known[key, len(group)]
 
     def kind_of(key: str, group: list[NoteTyping]) -> tuple[list[str] | None, str]:
         # Compared with the notes outside every folder of its name: `Work/Clients/` and
@@ -490,7 +482,7 @@ def cluster(
         if signs is None and not why:
             named = pack.get_type(slug_for(display[key]))
             if named is not None:  # the folder is named as the pack names a kind
-                return [], f"{_NAMED}{named.name!r}'s"
+                return [], f"its name is {named.name!r}'s"
         return signs, why
 
     def consider(key: str, group: list[NoteTyping]) -> bool:
@@ -536,9 +528,11 @@ def cluster(
         for sub in subs:
             found = visit(sub, level + 1) or found
             inside.update(n.rel for n in below[sub])
-        if not found and not deep and kind(key, whole, by_name=False)[0] is not None:
-            # folders of one kind side by side (a client's folder each), none a kind of its
-            # own among the others: the folder holding them is the kind
+        if not found and not deep and kind(key, whole)[0]:
+            # folders of one kind side by side (trips filed by year), none a kind of its own
+            # among the others: the folder holding them is the kind, when its notes share
+            # properties (sections alone, a `## Related` on most of a client's pages, are
+            # how pages are written; a folder named as a pack type, no sign at all)
             return consider(key, whole)
         return consider(key, [n for n in whole if n.rel not in inside]) or found
 
