@@ -12,8 +12,14 @@
    the rest of the vault does not, or are named by date and title (``2026-11-10 Standup``).
    A folder of topic or area notes (nothing shared), an inbox, an archive, a template or
    attachment folder, and a daily-notes folder (notes named by a date alone, or the folder
-   Obsidian's Daily or Periodic Notes write to) is never a type. A folder holding two or more
-   folders of ``min_notes`` notes is split into them.
+   Obsidian's Daily or Periodic Notes write to) is never a type. Its signs must be its own
+   among the folders beside it (``signs.kind_signs``' area): a property spread over every
+   topic folder of an area is the area's way of writing pages. A language's copy of a
+   translated tree (``en/``, ``de/``, ``zh-TW/``, three or more side by side) is no type. A
+   folder holding two or more folders of ``min_notes`` notes is split into them; when none
+   of them is a kind of its own among the others and its notes share properties, the
+   folder holding them is the kind (trips filed by year). Below the third level a folder is
+   a kind only when its name recurs in other branches (a ``references/`` per skill).
 
 A type from ``type:`` values or tags takes as its folder the folder whose evidence it holds
 (80% of the notes there that say a kind say this one, and they are half its notes or more),
