@@ -60,6 +60,7 @@ from vaultbrain.packs.signs import (
     Signs,
     a_language,
     a_place,
+    area_counts,
     configured_places,
     kind_keys,
     kind_signs,
@@ -295,7 +296,7 @@ def _tag_kinds(
         # (against their folders' other notes too: a platform tag on some of a folder of
         # release notes shares what the folder's kind shares, and is no kind of its own)
         homes = {n.folder for n in by_tag[key]}
-        area = [n for n in pool if n.folder in homes]
+        area = area_counts((n for n in pool if n.folder in homes), signs)
         if kind_signs(members, signs, False, by_tag[key], area)[0] is None:
             continue  # a topic tag: its notes share nothing the others lack
         kinds.append((("tag", spelled[key]), members))
@@ -468,6 +469,7 @@ def cluster(
             repeated.setdefault(slug_for(display[k]), set()).add(k)
 
     known: dict[tuple[str, int], tuple[list[str] | None, str]] = {}
+    counted: dict[str, tuple[Counter[str], Counter[str]]] = {}  # an area's sign counts
 
     def kind(key: str, group: list[NoteTyping]) -> tuple[list[str] | None, str]:
         # (a folder's group is all its notes or those beside its subfolders: one per size)
@@ -483,8 +485,10 @@ def cluster(
         # ... and its signs must be its own among the folders beside it (its parent's
         # notes): topic folders of one area, each language's copy of a help tree, share
         # their area's properties and sections, and none of them is a kind.
-        area = areas.get(key.rsplit("/", 1)[0] if "/" in key else "", all_notes)
-        signs, why = kind_signs(group, every, True, list(away.values()), area)
+        parent = key.rsplit("/", 1)[0] if "/" in key else ""
+        if parent not in counted:
+            counted[parent] = area_counts(areas.get(parent, all_notes), every)
+        signs, why = kind_signs(group, every, True, list(away.values()), counted[parent])
         if signs is None and not why:
             named = pack.get_type(slug_for(display[key]))
             if named is not None:  # the folder is named as the pack names a kind

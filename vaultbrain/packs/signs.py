@@ -108,15 +108,15 @@ def kind_signs(
     signs: Signs,
     dated: bool,
     rest_without: list[NoteTyping] | None = None,
-    area: list[NoteTyping] | None = None,
+    area: tuple[Counter[str], Counter[str]] | None = None,
 ) -> tuple[list[str] | None, str]:
     """What makes ``group`` (notes of ``signs``' set) one kind, against the rest of the set
     (without ``rest_without``, by default the group): properties most of its notes have and
     most others lack, sections (headings) likewise, or names of a date and a title. None:
     nothing (a topic or area folder, a daily-notes folder).
 
-    ``area``: the notes of the place the group is in (its folder's parent folder, the group
-    included). A sign is the group's only when the group holds half or more of the area's
+    ``area``: the ``area_counts`` of the place the group is in (its folder's parent folder,
+    the group included). A sign is the group's only when the group holds half or more of the area's
     notes that show it: a property or section spread over the folders beside it (a help
     vault's ``description`` on the pages of every topic folder of a language, a ``## FAQ``
     here and there) is the area's way of writing pages, no kind of this folder's."""
@@ -126,7 +126,7 @@ def kind_signs(
         return None, "its notes are named by a date alone (daily notes)"
     keys_in, keys_out, heads_in, heads_out, others = signs.of(group, rest_without)
     if area is not None:
-        keys_in, heads_in = _concentrated(keys_in, heads_in, area, signs)
+        keys_in, heads_in = _concentrated(keys_in, heads_in, area)
     keys = shared_signs(keys_in, keys_out, len(group), others)
     if keys:
         return keys, "its notes share " + ", ".join(keys[:4])
@@ -144,10 +144,8 @@ def kind_signs(
     return None, ""
 
 
-def _concentrated(
-    keys_in: Counter[str], heads_in: Counter[str], area: list[NoteTyping], signs: Signs
-) -> tuple[Counter[str], Counter[str]]:
-    """The group's signs (``keys_in``, ``heads_in``) it holds half or more of in ``area``."""
+def area_counts(area: Iterable[NoteTyping], signs: Signs) -> tuple[Counter[str], Counter[str]]:
+    """(properties, sections): how many notes of ``area`` show each (``kind_signs``' area)."""
     keys_area: Counter[str] = Counter()
     heads_area: Counter[str] = Counter()
     for n in area:
@@ -155,6 +153,14 @@ def _concentrated(
         keys_area.update(known_keys if known_keys is not None else kind_keys(n))
         known_heads = signs.heads.get(n.rel)
         heads_area.update(known_heads if known_heads is not None else n.headings)
+    return keys_area, heads_area
+
+
+def _concentrated(
+    keys_in: Counter[str], heads_in: Counter[str], area: tuple[Counter[str], Counter[str]]
+) -> tuple[Counter[str], Counter[str]]:
+    """The group's signs (``keys_in``, ``heads_in``) it holds half or more of in ``area``."""
+    keys_area, heads_area = area
     own_keys = Counter({k: c for k, c in keys_in.items() if 2 * c >= keys_area[k]})
     own_heads = Counter({h: c for h, c in heads_in.items() if 2 * c >= heads_area[h]})
     return own_keys, own_heads
