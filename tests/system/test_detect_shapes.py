@@ -374,8 +374,13 @@ def test_a_folder_name_recurring_deep_in_every_branch_is_one_type(vault: Path) -
             for i in range(5):
                 front = {"kind": "reference", "domain": area, "priority": i}
                 note(vault, f"{where}/references/{skill} ref {i}.md", front)
+    for i in range(2):  # a skill with two references: its folder is the kind's too
+        front = {"kind": "reference", "domain": "backend", "priority": i}
+        note(vault, f"Coding/backend/debug/references/debug ref {i}.md", front)
+    note(vault, "Coding/backend/debug/SKILL.md", {"name": "debug", "description": "How to."})
     found = detected(vault)
     assert [c["name"] for c in found.values()] == ["reference"]
     (ref,) = found.values()
-    assert len(ref["folders"]) == 6 and ref["notes"] == 30
+    assert len(ref["folders"]) == 7 and ref["notes"] == 32
+    assert "Coding/backend/debug/references" in ref["folders"]
     assert type_conflicts(accept_all(vault)) == []

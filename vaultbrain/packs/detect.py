@@ -463,8 +463,11 @@ def cluster(
 
     namesakes: dict[str, dict[str, NoteTyping]] = {}  # a folder name's slug -> its notes
     repeated: dict[str, set[str]] = {}  # ... and its folders of `min_notes` notes or more
+    folders_named: dict[str, set[str]] = {}  # ... and all its folders
+    members: dict[str, list[NoteTyping]] = {}  # a proposed type's notes
     for k, ns in below.items():
         namesakes.setdefault(slug_for(display[k]), {}).update((n.rel, n) for n in ns)
+        folders_named.setdefault(slug_for(display[k]), set()).add(k)
         if len(ns) >= min_notes:
             repeated.setdefault(slug_for(display[k]), set()).add(k)
 
@@ -505,6 +508,7 @@ def cluster(
         if _says_another(saying, key, c.name):
             return False  # notes in it say other kinds themselves: typed by path, conflicts
         same = by_name.get(c.name) if c.action == "new" else None
+        members.setdefault(c.name, []).extend(group)
         if same is not None:  # two folders of one name and kind: one type, both folders
             same.folders.append(c.folder)
             same.notes += c.notes
@@ -513,6 +517,25 @@ def cluster(
         by_name[c.name] = c
         out.append(c)
         return True
+
+    def smaller_namesakes() -> None:
+        """A kind's folder name that recurs (a `references/` per skill) takes its folders
+        of fewer than ``min_notes`` notes too, when their notes look like the kind's."""
+        taken_low = [f.lower() for c in out for f in c.folders]
+        for name, c in by_name.items():
+            if c.evidence != "folder" or len(c.folders) < 2:
+                continue
+            for k in sorted(folders_named.get(name, ())):
+                group = below[k]
+                if any(k == f or k.startswith(f + "/") or f.startswith(k + "/") for f in taken_low):
+                    continue
+                if a_place(display[k], places_low) or k in languages or len(group) < 2:
+                    continue
+                if _says_another(saying, k, name) or not _alike(group, members[name]):
+                    continue
+                c.folders.append(display[k])
+                c.notes += len(group)
+                taken_low.append(k)
 
     def visit(key: str, level: int) -> bool:
         """Propose ``key``'s folder, or the folders below it; whether any was proposed."""
@@ -548,6 +571,7 @@ def cluster(
 
     for top in sorted(k for k in below if "/" not in k and len(below[k]) >= min_notes):
         visit(top, 1)
+    smaller_namesakes()
     out.sort(key=lambda c: (-c.folder.count("/"), c.folder.lower()))
     return out
 
