@@ -317,6 +317,23 @@ def test_a_translated_tree_with_a_kind_in_it(vault: Path) -> None:
     assert type_conflicts(plan) == [] and len(plan) == 24
 
 
+def test_a_kind_in_each_translation_is_one_type(vault: Path) -> None:
+    """The same kind under a translated folder name in each language's copy: one type,
+    named as the English copy names it, with every copy's folder."""
+    help_vault(vault)
+    names = {"en": "Recipes", "de": "Rezepte", "fr": "Recettes", "ja": "レシピ"}
+    for lang, folder in names.items():
+        for i in range(5):
+            front = {"servings": i + 1, "cuisine": "x", "permalink": f"{lang}/r/{i}"}
+            note(vault, f"{lang}/{folder}/Dish {i}.md", front)
+    found = detected(vault)
+    assert [c["name"] for c in found.values()] == ["recipe"]
+    (recipe,) = found.values()
+    assert sorted(recipe["folders"]) == sorted(f"{lang}/{f}" for lang, f in names.items())
+    plan = accept_all(vault)
+    assert type_conflicts(plan) == [] and len(plan) == 20
+
+
 # -- a topic tag on some notes of a kind's folder ------------------------------------------
 
 

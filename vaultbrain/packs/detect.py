@@ -518,6 +518,34 @@ def cluster(
         out.append(c)
         return True
 
+    def one_per_translation() -> None:
+        """A kind in each language's copy of a translated tree (``en/Recipes``,
+        ``de/Rezepte``: at one depth, with the same properties) is one type, named as the
+        English copy names it (or the first language's)."""
+        groups: dict[tuple[frozenset[str], int], list[tuple[str, Candidate]]] = {}
+        for c in out:
+            if c.evidence != "folder" or c.action != "new":
+                continue
+            parts = c.folder.lower().split("/")
+            at = [i for i in range(len(parts)) if "/".join(parts[: i + 1]) in languages]
+            if at:
+                key = (frozenset(f for f in c.fields if f != "title"), len(parts) - at[0])
+                groups.setdefault(key, []).append(("/".join(parts[: at[0] + 1]), c))
+        for copies in groups.values():
+            if len({lang for lang, _ in copies}) < 2:
+                continue
+            copies.sort(key=lambda lc: (lc[0].rsplit("/", 1)[-1] != "en", lc[0]))
+            keep = copies[0][1]
+            for _, c in copies[1:]:
+                if c is keep or c not in out:
+                    continue
+                keep.folders.extend(f for f in c.folders if f not in keep.folders)
+                keep.notes += c.notes
+                keep.reason += f"; {c.folder}/ too (its translation)"
+                out.remove(c)
+                by_name.pop(c.name, None)
+                taken.discard(c.name)
+
     def smaller_namesakes() -> None:
         """A kind's folder name that recurs (a `references/` per skill) takes its folders
         of fewer than ``min_notes`` notes too, when their notes look like the kind's."""
@@ -572,6 +600,7 @@ def cluster(
     for top in sorted(k for k in below if "/" not in k and len(below[k]) >= min_notes):
         visit(top, 1)
     smaller_namesakes()
+    one_per_translation()
     out.sort(key=lambda c: (-c.folder.count("/"), c.folder.lower()))
     return out
 
