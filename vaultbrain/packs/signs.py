@@ -213,7 +213,7 @@ def _dated_title(title: str) -> bool:
 
 
 # ISO 639-1 codes: a folder named by one (``en``, ``zh``, ``pt-br``, ``zh-TW``) beside two
-# others is a language's copy of a translated tree (vaultbrain/packs/detect.py).
+# others is a language's copy of a translated tree (vaultbrain/packs/detect_folders.py).
 _LANGUAGES = frozenset(
     "aa ab af ak am an ar as av ay az ba be bg bh bi bm bn bo br bs ca ce ch co cr cs cu cv "
     "cy da de dv dz ee el en eo es et eu fa ff fi fj fo fr fy ga gd gl gn gu gv ha he hi ho "
