@@ -261,3 +261,143 @@ def test_a_type_tag_outweighs_a_category_and_two_kinds_say_none(vault: Path) -> 
     found = detected(vault)
     assert [c["name"] for c in found.values()] == ["book"]
     assert found["tag:book"]["notes"] == 3
+
+
+# -- language folders of topic folders, and a translated tree ---------------------------------
+
+HELP_TOPICS = {
+    "en": ["Files and folders", "Editing", "Sync", "Teams", "Plugins", "Publish"],
+    "de": ["Dateien und Ordner", "Bearbeiten", "Sync", "Teams", "Plugins", "Publish"],
+    "fr": ["Fichiers et dossiers", "Édition", "Sync", "Équipes", "Modules", "Publish"],
+    "ja": ["ファイルとフォルダ", "編集", "同期", "チーム", "プラグイン", "公開"],
+}
+FAQ = {"en": "FAQ", "de": "Häufige Fragen", "fr": "Questions fréquentes", "ja": "よくある質問"}
+
+
+def help_vault(vault: Path) -> None:
+    """A help vault as obsidian-help is: a copy of one tree of topic folders per language,
+    pages of prose with page metadata (``permalink``, ``description``, ``mobile``) on some
+    pages of every folder, a ``## FAQ`` on most pages of one folder, ``localized`` on every
+    page of one translation."""
+    for lang, topics in HELP_TOPICS.items():
+        for t, topic in enumerate(topics):
+            for i in range(6):
+                front: dict[str, Any] = {"permalink": f"{lang}/{t}/{i}"}
+                if (i + t) % 3:  # on two pages of three in every folder
+                    front |= {"description": "What this page is about.", "mobile": True}
+                if lang == "fr":
+                    front["localized"] = "2026-01-01"
+                body = f"# Page {i}\n\nHow to do it.\n"
+                if topic in ("Teams", "Équipes", "チーム") and i < 5:
+                    body += f"\n## {FAQ[lang]}\n\nAsk us.\n"
+                if t == 2 and i == 0:
+                    body += "\n## Limits\n\nSome.\n"
+                note(vault, f"{lang}/{topic}/{topic} page {i}.md", front, body)
+        note(vault, f"{lang}/Home.md", {"permalink": lang}, "# Home\n")
+
+
+def test_language_folders_of_topic_folders_are_no_types(vault: Path) -> None:
+    help_vault(vault)
+    assert detected(vault) == {}
+
+
+def test_a_translated_tree_with_a_kind_in_it(vault: Path) -> None:
+    """The copies of one tree: the topic folders are none, the language folders are none,
+    and a folder of one kind in every copy (named alike) is one type with every copy."""
+    help_vault(vault)
+    for lang in HELP_TOPICS:
+        for i in range(6):
+            front = {"plugin_id": f"p{i}", "min_version": "1.0", "permalink": f"{lang}/p/{i}"}
+            note(vault, f"{lang}/Core plugins/Plugin {i}.md", front, "# A plugin\n")
+    found = detected(vault)
+    assert [c["name"] for c in found.values()] == ["core-plugin"]
+    (plugin,) = found.values()
+    assert sorted(plugin["folders"]) == [f"{lang}/Core plugins" for lang in sorted(HELP_TOPICS)]
+    plan = accept_all(vault)
+    assert type_conflicts(plan) == [] and len(plan) == 24
+
+
+def test_a_kind_in_each_translation_is_one_type(vault: Path) -> None:
+    """The same kind under a translated folder name in each language's copy: one type,
+    named as the English copy names it, with every copy's folder."""
+    help_vault(vault)
+    names = {"en": "Recipes", "de": "Rezepte", "fr": "Recettes", "ja": "レシピ"}
+    for lang, folder in names.items():
+        for i in range(5):
+            front = {"servings": i + 1, "cuisine": "x", "permalink": f"{lang}/r/{i}"}
+            note(vault, f"{lang}/{folder}/Dish {i}.md", front)
+    found = detected(vault)
+    assert [c["name"] for c in found.values()] == ["recipe"]
+    (recipe,) = found.values()
+    assert sorted(recipe["folders"]) == sorted(f"{lang}/{f}" for lang, f in names.items())
+    plan = accept_all(vault)
+    assert type_conflicts(plan) == [] and len(plan) == 20
+
+
+# -- a topic tag on some notes of a kind's folder ------------------------------------------
+
+
+def test_a_topic_tag_inside_a_kind_is_no_type_of_its_own(vault: Path) -> None:
+    """Release notes tagged by platform: the platform tag shares what every release note
+    shares, so it is no kind; the folder is."""
+    for i in range(14):
+        front = {"tags": ["desktop"], "date": f"2026-01-{i + 1:02d}"} if i % 3 == 0 else None
+        body = "## Shiny new things\n\n- a\n\n## No longer broken\n\n- b\n"
+        note(vault, f"Release notes/v1.{i}.md", front, body)
+    for i in range(30):
+        note(vault, f"Notes/On {TOPICS[i % 6]} {i}.md", {"tags": ["desktop"]} if i == 1 else None)
+    found = detected(vault)
+    assert set(found) == {"Release notes/"}
+    assert found["Release notes/"]["name"] == "release-note"
+    assert found["Release notes/"]["notes"] == 14
+
+
+# -- one section on a few pages, folders of one kind side by side, a name that recurs ------
+
+
+def test_one_section_on_a_few_pages_is_no_kind(vault: Path) -> None:
+    for client in ("Acme", "Globex"):
+        for i in range(7):
+            body = "Notes.\n" + ("\n## Related\n\n- [[x]]\n" if i else "")
+            note(vault, f"Clients/{client}/{client} call {i}.md", {"source": "call"}, body)
+    for topic in TOPICS:
+        note(vault, f"Notes/{topic}.md")
+    assert detected(vault) == {}
+
+
+def test_folders_of_one_kind_side_by_side_make_their_parent_the_type(vault: Path) -> None:
+    """Trips filed by year: no year folder is a kind of its own among the others (each holds
+    a third of the trips), so the folder holding them is the type, never `trip-2024`."""
+    for year in (2024, 2025, 2026):
+        for i in range(4):
+            front = {"destination": f"City {i}", "nights": i + 1, "budget": 100 * i}
+            note(vault, f"Trips/{year}/Trip {year} {i}.md", front)
+    for topic in TOPICS:
+        note(vault, f"Notes/{topic}.md")
+    found = detected(vault)
+    assert set(found) == {"Trips/"}
+    assert found["Trips/"]["name"] == "trip" and found["Trips/"]["notes"] == 12
+    plan = accept_all(vault)
+    assert type_conflicts(plan) == [] and len(plan) == 12
+
+
+def test_a_folder_name_recurring_deep_in_every_branch_is_one_type(vault: Path) -> None:
+    """zmzm's vault: a skill's folder deep in a topic tree, each with a `references/` folder
+    of notes of one kind; the topic folders are none, the references one type."""
+    for area in ("backend", "frontend"):
+        for skill in ("api", "testing", "security"):
+            where = f"Coding/{area}/{skill}"
+            note(vault, f"{where}/SKILL.md", {"name": skill, "description": "How to."})
+            for i in range(5):
+                front = {"kind": "reference", "domain": area, "priority": i}
+                note(vault, f"{where}/references/{skill} ref {i}.md", front)
+    for i in range(2):  # a skill with two references: its folder is the kind's too
+        front = {"kind": "reference", "domain": "backend", "priority": i}
+        note(vault, f"Coding/backend/debug/references/debug ref {i}.md", front)
+    note(vault, "Coding/backend/debug/SKILL.md", {"name": "debug", "description": "How to."})
+    found = detected(vault)
+    assert [c["name"] for c in found.values()] == ["reference"]
+    (ref,) = found.values()
+    assert len(ref["folders"]) == 7 and ref["notes"] == 32
+    assert "Coding/backend/debug/references" in ref["folders"]
+    assert type_conflicts(accept_all(vault)) == []

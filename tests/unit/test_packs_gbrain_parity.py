@@ -252,3 +252,76 @@ def test_merge_redeclaring_an_identical_parent_type_is_a_no_op(env_home: Path) -
     write_pack(env_home, "ib", manifest("ib", extends=None, page_types=[ptype("a", "A/")]))
     write_pack(env_home, "ic", manifest("ic", extends="ib", page_types=[ptype("a", "A/")]))
     assert [t.name for t in load_pack("ic", env_home).types] == ["a"]
+
+
+# -- the manifest: schema-pack-loader.test.ts's parse, validate, sha8 and identity cases -----
+# (gbrain's file runs under bun once the tree-sitter grammars it imports are in place; the
+# cases of it that are no pack behaviour of vaultbrain's, the per-source SQL, the 7-tier
+# resolver's database tiers, the ReDoS time budget, the candidate audit, are not here.)
+
+
+def loader_manifest(**overrides: Any) -> dict[str, Any]:
+    """gbrain's ``minimalManifest``."""
+    doc: dict[str, Any] = {
+        "api_version": "gbrain-schema-pack-v1",
+        "name": "test-pack",
+        "version": "1.0.0",
+        "description": "unit test pack",
+        "extends": None,
+        "page_types": [],
+        "link_types": [],
+    }
+    return doc | overrides
+
+
+def loaded(home: Path, doc: dict[str, Any] | str) -> ResolvedPack:
+    write_pack(home, "test-pack", doc)
+    return load_pack("test-pack", home)
+
+
+def test_a_minimal_manifest_is_accepted(env_home: Path) -> None:
+    pack = loaded(env_home, loader_manifest())
+    assert (pack.name, pack.version, pack.types) == ("test-pack", "1.0.0", [])
+
+
+@pytest.mark.parametrize(
+    ("doc", "code"),
+    [
+        (loader_manifest(api_version="gbrain-skillpack-v1"), "INVALID_API_VERSION"),
+        ("not an object", "INVALID_SHAPE"),
+        ("[]", "INVALID_SHAPE"),
+        (loader_manifest(version="1.0"), "INVALID_SHAPE"),
+        (loader_manifest(name="TestPack"), "INVALID_SHAPE"),
+    ],
+    ids=["wrong-api-version", "a-string", "a-list", "non-semver", "bad-name"],
+)
+def test_a_bad_manifest_is_refused_as_gbrain_refuses_it(
+    env_home: Path, doc: dict[str, Any] | str, code: str
+) -> None:
+    with pytest.raises(PackError) as err:
+        loaded(env_home, doc)
+    assert err.value.code == code
+
+
+def test_sha8_is_eight_hex_deterministic_and_follows_the_content(env_home: Path) -> None:
+    first = loaded(env_home, loader_manifest())
+    again = loaded(env_home, loader_manifest())
+    other = loaded(env_home, loader_manifest(description="different"))
+    assert len(first.sha8) == 8 and int(first.sha8, 16) >= 0
+    assert first.sha8 == again.sha8 != other.sha8
+    assert first.identity == f"test-pack@1.0.0+{first.sha8}"
+
+
+def test_alias_closure_differs_an_alias_is_another_name_not_another_type(
+    env_home: Path,
+) -> None:
+    # DIFFERENCE (alias closure): gbrain's `researcher` with `aliases: [person]` makes the two
+    # types one query closure (E8); in vaultbrain an alias is another name a note's `type:`
+    # may use, and an alias that is another type's name never reaches its type: lint says so.
+    types = [ptype("person", "/people/"), ptype("researcher", "/researchers/")]
+    types[1]["aliases"] = ["person"]
+    report = lint(env_home, "closure", types)
+    assert "alias_shadows_type" in [i.rule for i in report.issues]
+    pack = load_pack("closure", env_home)
+    person = pack.infer_type("x.md", {"type": "person"})
+    assert person is not None and person.name == "person"

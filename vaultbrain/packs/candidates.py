@@ -35,8 +35,8 @@ class Candidate:
     @property
     def prefix(self) -> str:
         """How the proposal is named: its folder with a slash, or its evidence."""
-        if self.evidence != "folder" and not self.folders:
-            return self.folder
+        if self.evidence != "folder" and self.folder not in self.folders:
+            return self.folder  # (`type:twir-item`, never `type:twir-item/`, if folders hold it)
         return self.folder.strip("/") + "/"
 
     @property

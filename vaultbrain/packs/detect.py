@@ -12,8 +12,14 @@
    the rest of the vault does not, or are named by date and title (``2026-11-10 Standup``).
    A folder of topic or area notes (nothing shared), an inbox, an archive, a template or
    attachment folder, and a daily-notes folder (notes named by a date alone, or the folder
-   Obsidian's Daily or Periodic Notes write to) is never a type. A folder holding two or more
-   folders of ``min_notes`` notes is split into them.
+   Obsidian's Daily or Periodic Notes write to) is never a type. Its signs must be its own
+   among the folders beside it (``signs.kind_signs``' area): a property spread over every
+   topic folder of an area is the area's way of writing pages. A language's copy of a
+   translated tree (``en/``, ``de/``, ``zh-TW/``, three or more side by side) is no type. A
+   folder holding two or more folders of ``min_notes`` notes is split into them; when none
+   of them is a kind of its own among the others and its notes share properties, the
+   folder holding them is the kind (trips filed by year). Below the third level a folder is
+   a kind only when its name recurs in other branches (a ``references/`` per skill).
 
 A type from ``type:`` values or tags takes as its folder the folder whose evidence it holds
 (80% of the notes there that say a kind say this one, and they are half its notes or more),
@@ -31,14 +37,13 @@ descriptions and fields, and falls back to the heuristic ones when the LLM is of
 ever edited behind their back. A proposal is named by its folder (``Reading/``), or, when it
 has none, by its evidence (``type:permanent``, ``tag:book``).
 
-Here: the proposals from evidence and from folders. Beside it: ``signs.py`` (what makes notes
-one kind, and the folders that are places), ``naming.py``, ``inference.py`` (fields and
-primitive) and ``candidates.py`` (the proposals and their file).
+Here: the proposals from evidence; ``detect_folders.py``: those from folders. Beside them:
+``signs.py`` (what makes notes one kind, and the folders that are places), ``naming.py``,
+``inference.py`` (fields and primitive) and ``candidates.py`` (the proposals and their file).
 """
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
@@ -46,18 +51,18 @@ from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
 from vaultbrain.packs.candidates import Candidate, Detection, remember_candidates
+from vaultbrain.packs.detect_folders import (
+    alike,
+    as_list,
+    cluster,
+    own_types,
+    saying_below,
+    says_another,
+)
 from vaultbrain.packs.inference import guess_primitive, infer_fields
 from vaultbrain.packs.model import ResolvedPack
-from vaultbrain.packs.naming import singular_name, slug_for, type_slug
-from vaultbrain.packs.signs import (
-    SHARED,
-    Signs,
-    a_place,
-    configured_places,
-    kind_keys,
-    kind_signs,
-    shared_signs,
-)
+from vaultbrain.packs.naming import singular_name, type_slug
+from vaultbrain.packs.signs import Signs, area_counts, configured_places, kind_signs
 from vaultbrain.packs.survey import MIN_NOTES, NoteTyping, _typer_and_scope, survey_vault
 from vaultbrain.vault.counted import index_note
 
@@ -103,7 +108,7 @@ def propose(
     taken = {t.name for t in pack.types}
     left = list(untyped)
     out: list[Candidate] = []
-    saying = _saying_below(untyped)
+    saying = saying_below(untyped)
     for evidence in ("type", "tag"):
         groups = _evidence_groups(left, evidence, min_notes)
         claimed: set[str] = set()
@@ -112,7 +117,7 @@ def propose(
             owned = [
                 f
                 for f in _owned_folders(members, left)
-                if not _says_another(saying, f.lower(), name)
+                if not says_another(saying, f.lower(), name)
             ]
             owned_low = tuple(f.lower() + "/" for f in owned)
             mine = {n.rel for n in members}
@@ -171,13 +176,13 @@ def _type_words(n: NoteTyping, evidence: str) -> list[tuple[str, str]]:
     if evidence == "type":
         return [("type", w) for w in own_types(n)]
     out: list[tuple[str, str]] = []
-    for tag in _as_list(n.data.get("tags")):
+    for tag in as_list(n.data.get("tags")):
         tag = tag.lstrip("#").strip()
         head, _, rest = tag.partition("/")
         if rest and head.lower() in _TYPE_TAG_HEADS and "/" not in rest:
             out.append(("tag", rest))
     for key in ("categories", "category"):
-        for value in _as_list(n.data.get(key)):
+        for value in as_list(n.data.get(key)):
             word = value.strip()
             if word.startswith("[[") and word.endswith("]]"):
                 word = word[2:-2].split("|", 1)[0].rsplit("/", 1)[-1]
@@ -186,50 +191,10 @@ def _type_words(n: NoteTyping, evidence: str) -> list[tuple[str, str]]:
     return out
 
 
-def _saying_below(notes: Iterable[NoteTyping]) -> dict[str, list[NoteTyping]]:
-    """The notes that say a kind of their own (``type:``) below each folder, by its lower-case
-    path: a folder holding any that say another kind is no type (typed by path, each would be
-    an adopt conflict with the vault's own words)."""
-    below: dict[str, list[NoteTyping]] = {}
-    for n in notes:
-        if n.folder and own_types(n):
-            parts = n.folder.split("/")
-            for depth in range(1, len(parts) + 1):
-                below.setdefault("/".join(parts[:depth]).lower(), []).append(n)
-    return below
-
-
-def _says_another(below: dict[str, list[NoteTyping]], folder: str, name: str) -> bool:
-    return any(all(type_slug(w) != name for w in own_types(n)) for n in below.get(folder, ()))
-
-
-def own_types(n: NoteTyping) -> list[str]:
-    """The kinds a note's own ``type:`` names: its text, or the notes it links
-    (``type: "[[Books]]"``, ``type: [[[Dessert]], [[Recipes]]]``, as kepano's vault has them)."""
-    if n.declared:
-        return [n.declared]
-    out = []
-    for value in _as_list(n.data.get("type")):
-        word = value.strip()
-        if word.startswith("[[") and word.endswith("]]"):
-            word = word[2:-2].split("|", 1)[0].rsplit("/", 1)[-1]
-        if word:
-            out.append(word)
-    return out
-
-
-def _as_list(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [v for v in re.split(r"[,\s]+", value) if v] if "[[" not in value else [value]
-    if isinstance(value, list):
-        return [v for v in value if isinstance(v, str)]
-    return []
-
-
 def _plain_tags(n: NoteTyping) -> list[str]:
     return [
         t.lstrip("#").strip()
-        for t in _as_list(n.data.get("tags"))
+        for t in as_list(n.data.get("tags"))
         if t.lstrip("#").strip() and "/" not in t
     ]
 
@@ -285,7 +250,11 @@ def _tag_kinds(
             continue
         if len(by_tag[key]) == len(pool):
             continue  # on every note: says nothing of a kind
-        if kind_signs(members, signs, dated=False, rest_without=by_tag[key])[0] is None:
+        # (against their folders' other notes too: a platform tag on some of a folder of
+        # release notes shares what the folder's kind shares, and is no kind of its own)
+        homes = {n.folder for n in by_tag[key]}
+        area = area_counts((n for n in pool if n.folder in homes), signs)
+        if kind_signs(members, signs, False, by_tag[key], area)[0] is None:
             continue  # a topic tag: its notes share nothing the others lack
         kinds.append((("tag", spelled[key]), members))
         claimed.update(n.rel for n in members)
@@ -310,21 +279,9 @@ def _owned_folders(members: list[NoteTyping], notes: list[NoteTyping]) -> list[s
         if count < _DOMINANT * len(saying):
             continue
         rest = [n for n in there if n.rel not in mine and not _says_a_kind(n)]
-        if count >= len(rest) or _alike(rest, members):
+        if count >= len(rest) or alike(rest, members):
             owned.append(folder)
     return sorted(owned, key=str.lower)
-
-
-def _alike(rest: list[NoteTyping], members: list[NoteTyping]) -> bool:
-    """Whether most of ``rest`` carry the properties most ``members`` share (the rest of a
-    folder is of the kind its notes that say one are)."""
-    inside = Counter(k for n in members for k in kind_keys(n))
-    signs = shared_signs(inside, Counter(), len(members), 0)
-    if not signs:
-        return False
-    half = (len(signs) + 1) // 2
-    like = sum(1 for n in rest if len(kind_keys(n) & set(signs)) >= half)
-    return like >= SHARED * len(rest)
 
 
 def _says_a_kind(n: NoteTyping) -> bool:
@@ -391,140 +348,4 @@ def _from_evidence(
         aliases=aliases,
         reason=f"{said}{where}; {why}",
         **common,
-    )
-
-
-# -- folders --------------------------------------------------------------------------------
-
-
-def cluster(
-    notes: list[NoteTyping],
-    pack: ResolvedPack,
-    min_notes: int,
-    places: Iterable[str] = (),
-    taken: set[str] | None = None,
-    everyone: list[NoteTyping] | None = None,
-) -> list[Candidate]:
-    """Candidates for the folders of ``notes`` (untyped) whose notes are of one kind,
-    deepest folders first. ``everyone``: the notes a kind's signs are compared with."""
-    taken = {t.name for t in pack.types} if taken is None else taken
-    every = Signs(everyone if everyone is not None else notes)
-    saying = _saying_below(everyone if everyone is not None else notes)
-    places_low = {p.lower().strip("/") for p in places if p.strip("/")}
-    below: dict[str, list[NoteTyping]] = {}
-    display: dict[str, str] = {}
-    for n in notes:
-        if not n.folder:
-            continue
-        parts = n.folder.split("/")
-        for depth in range(1, len(parts) + 1):
-            key = "/".join(parts[:depth])
-            below.setdefault(key.lower(), []).append(n)
-            display.setdefault(key.lower(), key)
-    out: list[Candidate] = []
-    by_name: dict[str, Candidate] = {}
-
-    kids: dict[str, list[str]] = {}
-    for k in below:
-        if "/" in k:
-            kids.setdefault(k.rsplit("/", 1)[0], []).append(k)
-
-    def children(key: str) -> list[str]:
-        return sorted(k for k in kids.get(key, []) if len(below[k]) >= min_notes)
-
-    namesakes: dict[str, dict[str, NoteTyping]] = {}  # a folder name's slug -> its notes
-    for k, ns in below.items():
-        namesakes.setdefault(slug_for(display[k]), {}).update((n.rel, n) for n in ns)
-
-    def kind(key: str, group: list[NoteTyping]) -> tuple[list[str] | None, str]:
-        # Compared with the notes outside every folder of its name: `Work/Clients/` and
-        # `Personal/Clients/` are one kind, not two folders whose signs are everywhere.
-        away = dict(namesakes.get(slug_for(display[key]), {}))
-        away.update((n.rel, n) for n in group)
-        signs, why = kind_signs(group, every, dated=True, rest_without=list(away.values()))
-        if signs is None and not why:
-            named = pack.get_type(slug_for(display[key]))
-            if named is not None:  # the folder is named as the pack names a kind
-                return [], f"its name is {named.name!r}'s"
-        return signs, why
-
-    def consider(key: str, group: list[NoteTyping]) -> None:
-        if len(group) < min_notes or a_place(display[key], places_low):
-            return
-        signs, why = kind(key, group)
-        if signs is None:
-            return  # a topic or area folder: its notes share nothing the others lack
-        c = _propose(display[key], group, pack, taken, signs, why)
-        if _says_another(saying, key, c.name):
-            return  # notes in it say other kinds themselves: typed by path, each a conflict
-        same = by_name.get(c.name) if c.action == "new" else None
-        if same is not None:  # two folders of one name and kind: one type, both folders
-            same.folders.append(c.folder)
-            same.notes += c.notes
-            same.reason += f"; {c.folder}/ too"
-            return
-        by_name[c.name] = c
-        out.append(c)
-
-    def visit(key: str, level: int) -> None:
-        if a_place(display[key], places_low):
-            return  # (nothing below an inbox, archive or attachments folder either)
-        subs = children(key) if level < 3 else []
-        whole = below[key]
-        if not subs or (len(subs) == 1 and kind(key, whole)[0] is not None):
-            # one folder of them below: the whole is one kind only when the notes beside
-            # that folder are of its kind too (an area with a folder of workouts is not)
-            rest = [n for n in whole if not subs or not n.rel.lower().startswith(subs[0] + "/")]
-            if not subs or len(rest) < 2 or _alike(rest, whole):
-                consider(key, whole)
-                return
-        inside: set[str] = set()
-        for sub in subs:
-            visit(sub, level + 1)
-            inside.update(n.rel for n in below[sub])
-        consider(key, [n for n in whole if n.rel not in inside])
-
-    for top in sorted(k for k in below if "/" not in k and len(below[k]) >= min_notes):
-        visit(top, 1)
-    out.sort(key=lambda c: (-c.folder.count("/"), c.folder.lower()))
-    return out
-
-
-def _propose(
-    folder: str,
-    notes: list[NoteTyping],
-    pack: ResolvedPack,
-    taken: set[str],
-    signs: list[str] | None = None,
-    kind_why: str = "",
-) -> Candidate:
-    name = slug_for(folder)
-    fields = infer_fields(notes)
-    primitive, why = guess_primitive(folder, notes, fields)
-    existing = pack.get_type(name)
-    action, extends_type = "new", None
-    if existing is not None:
-        action, extends_type = "extend", existing.name
-        reason = f"{name!r} is already {existing.name!r} in the pack: add {folder}/ to it"
-    else:
-        # (a name another proposal has is the same type: one type, both folders, never
-        # `workout-2`; see _one_per_name)
-        taken.add(name)
-        reason = f"named after the folder {folder}/; {why}"
-    if kind_why:
-        reason += f"; {kind_why}"
-    declared = Counter(n.declared for n in notes if n.declared)
-    return Candidate(
-        folder=folder,
-        notes=len(notes),
-        name=extends_type or name,
-        primitive=existing.primitive if existing is not None else primitive,
-        fields=fields,
-        description=f"Notes in {folder}/ ({len(notes)} found by `schema detect`).",
-        samples=[n.title for n in notes[:5]],
-        frontmatter_types=dict(declared),
-        action=action,
-        extends_type=extends_type,
-        reason=reason,
-        folders=[folder],
     )

@@ -34,6 +34,10 @@ _ANY_KIND_KEYS = (
 FIELD_KEY = re.compile(r"^[^\W\d_][\w -]{0,63}$")  # (any script: `autor`, `автор`)
 SHARED = 0.6  # share of a group's notes that must have a property for it to be the kind's
 _ELSEWHERE = 0.5  # ... while fewer than this share of the other notes have it
+# One section alone makes a kind only over many notes (most of them with it, as a template
+# writes it): a ``## FAQ`` on five pages of six, a ``## Related`` on a client's seven, is how
+# those pages are written, no kind.
+_ONE_SECTION_NOTES = 10
 # A date in a note's name: 2026-11-10, 2026.11.10, 2026_11_10, 20261110, 10.11.2026,
 # 10-11-2026, 2026-W46, 2026-11, 2026-Q4.
 NAME_DATE = re.compile(
@@ -104,21 +108,32 @@ def kind_signs(
     signs: Signs,
     dated: bool,
     rest_without: list[NoteTyping] | None = None,
+    area: tuple[Counter[str], Counter[str]] | None = None,
 ) -> tuple[list[str] | None, str]:
     """What makes ``group`` (notes of ``signs``' set) one kind, against the rest of the set
     (without ``rest_without``, by default the group): properties most of its notes have and
     most others lack, sections (headings) likewise, or names of a date and a title. None:
-    nothing (a topic or area folder, a daily-notes folder)."""
+    nothing (a topic or area folder, a daily-notes folder).
+
+    ``area``: the ``area_counts`` of the place the group is in (its folder's parent folder,
+    the group included). A sign is the group's only when the group holds half or more of the area's
+    notes that show it: a property or section spread over the folders beside it (a help
+    vault's ``description`` on the pages of every topic folder of a language, a ``## FAQ``
+    here and there) is the area's way of writing pages, no kind of this folder's."""
     if len(group) < 2:
         return None, ""
     if dated and _daily_names(group):
         return None, "its notes are named by a date alone (daily notes)"
     keys_in, keys_out, heads_in, heads_out, others = signs.of(group, rest_without)
+    if area is not None:
+        keys_in, heads_in = _concentrated(keys_in, heads_in, area)
     keys = shared_signs(keys_in, keys_out, len(group), others)
     if keys:
         return keys, "its notes share " + ", ".join(keys[:4])
     heads = shared_signs(heads_in, heads_out, len(group), others)
     strong = shared_signs(heads_in, heads_out, len(group), others, share=0.8)
+    if len(group) < _ONE_SECTION_NOTES:
+        strong = []
     if len(heads) >= 2 or strong:
         heads = heads if len(heads) >= 2 else strong
         return [], "its notes share the sections " + ", ".join(f"## {h}" for h in heads[:4])
@@ -127,6 +142,28 @@ def kind_signs(
         if with_title >= SHARED * len(group):
             return [], f"{with_title} of {len(group)} notes are named by a date and a title"
     return None, ""
+
+
+def area_counts(area: Iterable[NoteTyping], signs: Signs) -> tuple[Counter[str], Counter[str]]:
+    """(properties, sections): how many notes of ``area`` show each (``kind_signs``' area)."""
+    keys_area: Counter[str] = Counter()
+    heads_area: Counter[str] = Counter()
+    for n in area:
+        known_keys = signs.keys.get(n.rel)
+        keys_area.update(known_keys if known_keys is not None else kind_keys(n))
+        known_heads = signs.heads.get(n.rel)
+        heads_area.update(known_heads if known_heads is not None else n.headings)
+    return keys_area, heads_area
+
+
+def _concentrated(
+    keys_in: Counter[str], heads_in: Counter[str], area: tuple[Counter[str], Counter[str]]
+) -> tuple[Counter[str], Counter[str]]:
+    """The group's signs (``keys_in``, ``heads_in``) it holds half or more of in ``area``."""
+    keys_area, heads_area = area
+    own_keys = Counter({k: c for k, c in keys_in.items() if 2 * c >= keys_area[k]})
+    own_heads = Counter({h: c for h, c in heads_in.items() if 2 * c >= heads_area[h]})
+    return own_keys, own_heads
 
 
 def kind_keys(n: NoteTyping) -> set[str]:
@@ -173,6 +210,26 @@ def _bare_date(title: str) -> bool:
 def _dated_title(title: str) -> bool:
     m = NAME_DATE.search(title)
     return m is not None and not _bare_date(title)
+
+
+# ISO 639-1 codes: a folder named by one (``en``, ``zh``, ``pt-br``, ``zh-TW``) beside two
+# others is a language's copy of a translated tree (vaultbrain/packs/detect_folders.py).
+_LANGUAGES = frozenset(
+    "aa ab af ak am an ar as av ay az ba be bg bh bi bm bn bo br bs ca ce ch co cr cs cu cv "
+    "cy da de dv dz ee el en eo es et eu fa ff fi fj fo fr fy ga gd gl gn gu gv ha he hi ho "
+    "hr ht hu hy hz ia id ie ig ii ik io is it iu ja jv ka kg ki kj kk kl km kn ko kr ks ku "
+    "kv kw ky la lb lg li ln lo lt lu lv mg mh mi mk ml mn mr ms mt my na nb nd ne ng nl nn "
+    "no nr nv ny oc oj om or os pa pi pl ps pt qu rm rn ro ru rw sa sc sd se sg si sk sl sm "
+    "sn so sq sr ss st su sv sw ta te tg th ti tk tl tn to tr ts tt tw ty ug uk ur uz ve vi "
+    "vo wa wo xh yi yo za zh zu".split()
+)
+_LOCALE = re.compile(r"^([a-z]{2})(?:[-_](?:[a-z]{2}|\d{3}|[a-z]{4}))?$")
+
+
+def a_language(name: str) -> bool:
+    """Whether a folder's name is a language's code (``de``, ``pt-br``, ``zh-Hant``)."""
+    m = _LOCALE.match(name.lower())
+    return m is not None and m.group(1) in _LANGUAGES
 
 
 def a_place(folder: str, places_low: set[str]) -> bool:
