@@ -3,18 +3,18 @@ phases need of it (its title, aliases, e-mail addresses, the notes it links, its
 
 A card is read from the note itself (the vault is the truth), never from the store, so a
 note written by hand, on another machine or before vaultbrain knew the vault counts alike.
-What a note gave is kept in a cache beside the state (``tend-cards.sqlite``, by the note's
-modification time and size, and the pack): a cycle reads again only the notes that changed
+What a note gave is kept in a table of the state dir's database (``tend_cards``, by the
+note's modification time and size, and the pack): a cycle reads again only the notes that changed
 since the last one looked. :func:`survey` walks the vault once for every phase: the record
 cards, the links of the other notes (orphans) and every note's path (schema).
 """
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import hashlib
 import json
+import logging
 import os
 import re
 import sqlite3
@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain.errors import UserError
+from vaultbrain.errors import StorageError, UserError
 from vaultbrain.graph.extract import WIKILINK, base_key, link_key, note_key
 from vaultbrain.graph.index import ARCHIVE
 from vaultbrain.vault.names import fold
@@ -30,6 +30,9 @@ from vaultbrain.vault.note import parse_note, simple_frontmatter
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
+    from vaultbrain.store import Store
+
+log = logging.getLogger("vaultbrain.tend")
 
 EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
@@ -247,7 +250,6 @@ class Survey:
         return self._cards
 
 
-CACHE = "tend-cards.sqlite"
 CACHE_VERSION = "2"
 NO_CARD = "-"  # (a note of a record folder that is no record; NULL: not looked at as one)
 _DATE_TAG = "\x00date"
@@ -336,73 +338,76 @@ def _unpack_cards(kept: list[tuple[str, str, int]]) -> list[Card]:
 
 
 class _Cache:
-    """What each note gave the last cycle, by its stat (a SQLite file in the state dir)."""
+    """What each note gave the last cycle, by its stat: the table ``tend_cards`` of the
+    state dir's database (m005_tend_cards). A speed-up only: a failure to read it reads
+    every note, a failure to write it is forgotten."""
 
     def __init__(self, brain: Brain) -> None:
-        self.db: sqlite3.Connection | None = None
+        self.store: Store | None = brain.store
+        key = f"{CACHE_VERSION}:{brain.pack_key}"
         try:
-            self.db = sqlite3.connect(brain.state_dir / CACHE, timeout=10.0, isolation_level=None)
-            self.db.execute(
-                "CREATE TABLE IF NOT EXISTS notes(rel TEXT PRIMARY KEY, mtime_ns INTEGER, "
-                "size INTEGER, card TEXT, links TEXT)"
+            row = (
+                brain.store.conn()
+                .execute("SELECT value FROM tend_cards_meta WHERE key = 'pack'")
+                .fetchone()
             )
-            self.db.execute("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT)")
-            key = f"{CACHE_VERSION}:{brain.pack_key}"
-            row = self.db.execute("SELECT value FROM meta WHERE key='pack'").fetchone()
             if row is None or row[0] != key:  # another pack reads the notes otherwise
-                self.db.execute("DELETE FROM notes")
-                self.db.execute("INSERT OR REPLACE INTO meta VALUES('pack', ?)", (key,))
-        except sqlite3.Error:
+
+                def reset(conn: sqlite3.Connection, _: int) -> None:
+                    conn.execute("DELETE FROM tend_cards")
+                    conn.execute(
+                        "INSERT OR REPLACE INTO tend_cards_meta VALUES ('pack', ?)", (key,)
+                    )
+
+                brain.store.write(reset, durable=False)
+        except (sqlite3.Error, StorageError):
             self.close()  # (no cache: every note is read, as before there was one)
 
-    def rows(self) -> dict[str, tuple[int, int, str | None, str | None]]:
-        if self.db is None:
-            return {}
+    def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[Any]:
+        if self.store is None:
+            return []
         try:
-            return {
-                r[0]: (r[1], r[2], r[3], r[4])
-                # (a card's text is fetched only when the cards are decoded: ``texts``)
-                for r in self.db.execute(
-                    "SELECT rel, mtime_ns, size, CASE WHEN card IS NULL OR card = ? THEN card "
-                    "ELSE '' END, links FROM notes",
-                    (NO_CARD,),
-                )
-            }
-        except sqlite3.Error:
-            return {}
+            return self.store.conn().execute(sql, args).fetchall()
+        except (sqlite3.Error, StorageError):
+            return []
+
+    def rows(self) -> dict[str, tuple[int, int, str | None, str | None]]:
+        return {
+            r[0]: (r[1], r[2], r[3], r[4])
+            # (a card's text is fetched only when the cards are decoded: ``texts``)
+            for r in self._query(
+                "SELECT rel, mtime_ns, size, CASE WHEN card IS NULL OR card = ? THEN card "
+                "ELSE '' END, links FROM tend_cards",
+                (NO_CARD,),
+            )
+        }
 
     def texts(self) -> dict[str, tuple[int, int, str]]:
         """Every card kept: its note's (mtime_ns, size, packed card)."""
-        if self.db is None:
-            return {}
-        try:
-            return {
-                r[0]: (r[1], r[2], r[3])
-                for r in self.db.execute(
-                    "SELECT rel, mtime_ns, size, card FROM notes "
-                    "WHERE card IS NOT NULL AND card != ?",
-                    (NO_CARD,),
-                )
-            }
-        except sqlite3.Error:
-            return {}
+        return {
+            r[0]: (r[1], r[2], r[3])
+            for r in self._query(
+                "SELECT rel, mtime_ns, size, card FROM tend_cards "
+                "WHERE card IS NOT NULL AND card != ?",
+                (NO_CARD,),
+            )
+        }
 
     def save(self, put: list[tuple[Any, ...]], gone: list[str]) -> None:
-        if self.db is None or not (put or gone):
+        if self.store is None or not (put or gone):
             return
+
+        def write(conn: sqlite3.Connection, _: int) -> None:
+            conn.executemany("DELETE FROM tend_cards WHERE rel = ?", [(r,) for r in gone])
+            conn.executemany("INSERT OR REPLACE INTO tend_cards VALUES (?, ?, ?, ?, ?)", put)
+
         try:
-            self.db.execute("BEGIN IMMEDIATE")
-            self.db.executemany("DELETE FROM notes WHERE rel=?", [(r,) for r in gone])
-            self.db.executemany("INSERT OR REPLACE INTO notes VALUES(?,?,?,?,?)", put)
-            self.db.execute("COMMIT")
-        except sqlite3.Error:
-            with contextlib.suppress(sqlite3.Error):
-                self.db.execute("ROLLBACK")
+            self.store.write(write, durable=False, size=sum(len(p[3] or "") for p in put))
+        except StorageError as exc:
+            log.info("tend's cards not kept: %s", exc)
 
     def close(self) -> None:
-        if self.db is not None:
-            self.db.close()
-            self.db = None
+        self.store = None
 
 
 def _record_folders(brain: Brain, types: set[str] | None) -> list[str]:
