@@ -105,7 +105,7 @@ def find(brain: Brain, cards: list[Card]) -> list[Backlink]:
             if fl.page_type != card.type:
                 continue
             for name in fl.fields:
-                for key in _targets(card.data.get(name)):
+                for key in _targets(card.get(name)):
                     add(card, key, fl.link_type, None)
         for lt in inferred:
             assert lt.inference is not None

@@ -44,7 +44,9 @@ class Card:
     rel: str
     type: str
     title: str
-    data: dict[str, Any]
+    # The note's properties; from the cache, their JSON, decoded when first read (``data``):
+    # most phases read only a card's names and links, or one property (``get``).
+    props: dict[str, Any] | str
     body: str
     hash: str
     mtime: float
@@ -54,6 +56,27 @@ class Card:
     # (a card from the cache has no body: its size and the dates it states stand for it)
     body_size: int | None = None
     body_dates: list[str] | None = None  # (as written: ISO days)
+    keys: int | None = None  # how many properties (known without decoding them)
+
+    @property
+    def data(self) -> dict[str, Any]:
+        props = self.props
+        if isinstance(props, str):
+            props = self.props = (_DATED if _DATE_TAG[1:] in props else _PLAIN).decode(props)
+        return props
+
+    def get(self, key: str) -> Any:
+        """One property (None: not there), its JSON decoded only when it may be there (a key
+        JSON writes as ``"key":`` at no other place than as a key)."""
+        if isinstance(self.props, str) and f'"{key}":' not in self.props:
+            return None
+        return self.data.get(key)
+
+    @property
+    def n_keys(self) -> int:
+        return (
+            self.keys if self.keys is not None and isinstance(self.props, str) else len(self.data)
+        )
 
     @property
     def size(self) -> int:
@@ -250,7 +273,7 @@ class Survey:
         return self._cards
 
 
-CACHE_VERSION = "2"
+CACHE_VERSION = "3"
 NO_CARD = "-"  # (a note of a record folder that is no record; NULL: not looked at as one)
 _DATE_TAG = "\x00date"
 _DATETIME_TAG = "\x00datetime"
@@ -301,6 +324,7 @@ def _pack_card(card: Card) -> str | None:
         "\n".join(sorted(card.links)),
         str(card.size),
         ",".join(d.isoformat() for d in _body_dates(card.body)),
+        str(len(card.data)),
     ]
     if any("\x00" in part for part in head):
         return None
@@ -308,16 +332,13 @@ def _pack_card(card: Card) -> str | None:
 
 
 def _unpack_cards(kept: list[tuple[str, str, int]]) -> list[Card]:
-    """The cards kept in the cache: (path, packed, mtime_ns) each; their properties decoded
-    at once (a decode per card cost more than the walk)."""
-    if not kept:
-        return []
-    parts = [packed.split("\x00", 8) for _, packed, _ in kept]
-    text = "[" + ",".join(p[8] for p in parts) + "]"
-    decoder = _DATED if _DATE_TAG[1:] in text else _PLAIN  # (a hook on every object costs)
+    """The cards kept in the cache: (path, packed, mtime_ns) each; their properties left as
+    JSON until a phase reads them (decoding every card's cost more than the walk)."""
     out: list[Card] = []
-    for (rel, _, mtime_ns), p, data in zip(kept, parts, decoder.decode(text), strict=True):
-        ptype, title, hash_, aliases, emails, links, size, dates = p[:8]
+    for rel, packed, mtime_ns in kept:
+        ptype, title, hash_, aliases, emails, links, size, dates, keys, data = packed.split(
+            "\x00", 9
+        )
         out.append(
             Card(
                 rel,
@@ -332,6 +353,7 @@ def _unpack_cards(kept: list[tuple[str, str, int]]) -> list[Card]:
                 set(links.split("\n")) if links else set(),
                 int(size),
                 dates.split(",") if dates else [],
+                int(keys),
             )
         )
     return out
