@@ -68,9 +68,11 @@ class Card:
     def get(self, key: str) -> Any:
         """One property (None: not there), its JSON decoded only when it may be there (a key
         JSON writes as ``"key":`` at no other place than as a key)."""
-        if isinstance(self.props, str) and f'"{key}":' not in self.props:
-            return None
-        return self.data.get(key)
+        return self.data.get(key) if self.may_have(key) else None
+
+    def may_have(self, key: str) -> bool:
+        """False: the note has no property ``key`` (known without decoding them)."""
+        return not isinstance(self.props, str) or f'"{key}":' in self.props
 
     @property
     def n_keys(self) -> int:
@@ -122,6 +124,18 @@ class Card:
         if self.body_dates is not None:
             return found + [dt.date.fromisoformat(d) for d in self.body_dates]
         return found + _body_dates(self.body)
+
+
+def decode(cards: list[Card]) -> None:
+    """The properties of ``cards`` decoded at once where still JSON (one decode of them all
+    costs a fraction of one per card)."""
+    raw = [c for c in cards if isinstance(c.props, str)]
+    if not raw:
+        return
+    text = "[" + ",".join(c.props for c in raw if isinstance(c.props, str)) + "]"
+    decoder = _DATED if _DATE_TAG[1:] in text else _PLAIN  # (a hook on every object costs)
+    for card, props in zip(raw, decoder.decode(text), strict=True):
+        card.props = props
 
 
 def _body_dates(body: str) -> list[dt.date]:

@@ -8,7 +8,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from vaultbrain.tend.cards import DATE, Card
+from vaultbrain.tend.cards import DATE, Card, decode
 
 _CLOSED = frozenset({"done", "cancelled", "completed", "archived"})
 _STALE_STATUSES = frozenset({"active", "planned", ""})
@@ -58,6 +58,13 @@ _STATUSED = frozenset({"admin", "project"})  # (the types whose status drift rea
 
 def find_drift(cards: list[Card], today: dt.date, stale_days: int) -> Drift:
     out = Drift()
+    decode(
+        [
+            c
+            for c in cards
+            if c.type in _STATUSED or (c.type == "person" and c.may_have("follow_ups"))
+        ]
+    )
     for c in cards:
         status = str(c.get("status") or "").strip().lower() if c.type in _STATUSED else ""
         if c.type == "admin":
