@@ -56,11 +56,13 @@ def _meetings_vault(vault: Path) -> None:
         vault,
         "People/Omar Reyes.md",
         {"type": "person", "name": "Omar Reyes", "attended": ["[[Meetings/Planning]]"]},
+        "Omar works at [[Companies/Acme]] these days.\n",  # (works_at: a regex of the pack)
     )
     run(vault, "reindex")
     run(vault, "adopt", "People", "--apply")  # these two are vaultbrain's to write into now
     # The person's own note (made after): only ever a proposal.
     _note(vault, "People/Pat Kim.md", {"type": "person", "name": "Pat Kim"}, "Neighbour.\n")
+    _note(vault, "Companies/Acme.md", {"type": "company", "name": "Acme"})
     _note(
         vault,
         "Meetings/Kickoff.md",
@@ -95,7 +97,10 @@ WRITTEN = {
     ("People/Sarah Lee.md", "attended", "Meetings/Retro.md"),
     ("People/Omar Reyes.md", "attended", "Meetings/Retro.md"),
 }
-PROPOSED = {("People/Pat Kim.md", "attended", "Meetings/Kickoff.md")}
+PROPOSED = {
+    ("People/Pat Kim.md", "attended", "Meetings/Kickoff.md"),
+    ("Companies/Acme.md", "employs", "People/Omar Reyes.md"),
+}
 
 
 def test_backlinks_written_into_vaultbrains_notes_and_proposed_for_yours(vault: Path) -> None:
@@ -131,7 +136,7 @@ def test_backlinks_written_into_vaultbrains_notes_and_proposed_for_yours(vault: 
     after = snapshot(vault)
     again = vb_json(vault, "tend", "--phase", "backlinks")
     assert _rows(again, "written") == set() and _rows(again, "proposed") == set()
-    assert again["phases"]["backlinks"]["waiting"] == 1
+    assert again["phases"]["backlinks"]["waiting"] == 2
     assert snapshot(vault) == after
 
 
@@ -146,7 +151,7 @@ def test_a_tick_writes_the_proposed_backlink_and_a_strike_rejects_it_for_good(
     )
     vb(vault, "tend", "--phase", "backlinks")
     rows = {r["other"]: r for r in vb_json(vault, "tend", "list") if r.get("kind") == "backlink"}
-    assert set(rows) == {"Meetings/Kickoff.md", "Meetings/Standup.md"}
+    assert set(rows) == {"Meetings/Kickoff.md", "Meetings/Standup.md", "People/Omar Reyes.md"}
     tick, strike = rows["Meetings/Kickoff.md"]["id"], rows["Meetings/Standup.md"]["id"]
     proc = daemon()
     proc.start()

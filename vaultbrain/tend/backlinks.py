@@ -4,9 +4,10 @@ lacks it.
 A meeting whose ``attendees`` name ``[[People/Sarah]]`` makes an ``attendee`` link; the pack
 says its inverse is ``attended``, so Sarah's note should carry ``attended:
 ["[[Meetings/Kickoff]]"]``. The typed links read here are the pack's ``frontmatter_links``
-(a property of a page type) and its ``link_types`` inferred from every link of a page type
-that reaches a note of the target type; a link the note already carries anywhere (a
-property or its text) is no missing backlink.
+(a property of a page type) and its ``link_types`` inferred from a note's text (a regex, or
+every link of a page type that reaches a note of the target type), as the graph index reads
+them; a link the note already carries anywhere (a property or its text) is no missing
+backlink.
 
 Into a note vaultbrain made (a record it filed from a capture, or one the person adopted)
 the inverse is written at once: one list property per inverse, links in the form the filing
@@ -95,11 +96,7 @@ def find(brain: Brain, cards: list[Card]) -> list[Backlink]:
         found.setdefault(b.key, b)
 
     fields = [fl for fl in manifest.frontmatter_links if fl.link_type in inverse]
-    inferred = [
-        lt
-        for lt in manifest.link_types
-        if lt.inverse and lt.inference and lt.inference.page_type and not lt.inference.regex
-    ]
+    inferred = [lt for lt in manifest.link_types if lt.inverse and lt.inference]
     for card in cards:
         for fl in fields:
             if fl.page_type != card.type:
@@ -109,9 +106,7 @@ def find(brain: Brain, cards: list[Card]) -> list[Backlink]:
                     add(card, key, fl.link_type, None)
         for lt in inferred:
             assert lt.inference is not None
-            if lt.inference.page_type != card.type:
-                continue
-            for key in sorted(card.links):
+            for key in card.typed.get(lt.name, ()):
                 add(card, key, lt.name, lt.inference.target_type)
     return list(found.values())
 

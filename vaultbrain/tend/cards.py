@@ -57,6 +57,9 @@ class Card:
     body_size: int | None = None
     body_dates: list[str] | None = None  # (as written: ISO days)
     keys: int | None = None  # how many properties (known without decoding them)
+    # The typed links the pack infers from the body (its link types' ``inference``, as the
+    # graph index reads them): link type -> the keys it links.
+    typed: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def data(self) -> dict[str, Any]:
@@ -225,8 +228,43 @@ def _card(brain: Brain, rel: str, text: str, hash_: str, mtime_ns: int) -> Card 
     props = "\n".join(_strings(data))
     card.emails.update(e.lower() for e in EMAIL.findall(props))
     card.links.update(link_key(t) for t, _ in WIKILINK.findall(props) if t.strip())
-    card.links.update(link_key(t) for t, _ in WIKILINK.findall(body) if t.strip())
+    body_keys = [link_key(t) for t, _ in WIKILINK.findall(body) if t.strip()]
+    card.links.update(body_keys)
+    card.typed = _inferred(brain, ptype.name, body, body_keys)
     return card
+
+
+def _inferred(
+    brain: Brain, type_name: str, body: str, body_keys: list[str]
+) -> dict[str, list[str]]:
+    """The typed links the pack's link types infer in a note of ``type_name`` from its body:
+    a regex's first group, or (no regex, a target type) every link of the body
+    (vaultbrain/graph/extract.py reads them so)."""
+    from vaultbrain.packs.linear import UnsupportedRegex, compile_pack_regex
+
+    out: dict[str, list[str]] = {}
+    for lt in brain.pack.manifest.link_types:
+        inf = lt.inference
+        if inf is None or not inf.page_type or inf.page_type != type_name:
+            continue
+        if inf.regex:
+            try:
+                rx = compile_pack_regex(inf.regex, ignore_case=True)
+            except UnsupportedRegex:
+                continue
+            keys = [
+                link_key(m.group(1))
+                for line in body.split("\n")
+                for m in rx.finditer(line)
+                if m.groups() and m.group(1) and m.group(1).strip()
+            ]
+        elif inf.target_type:
+            keys = body_keys
+        else:
+            continue
+        if keys:
+            out[lt.name] = sorted(set(keys))
+    return out
 
 
 def read_cards(brain: Brain, types: set[str] | None = None) -> list[Card]:
@@ -292,7 +330,7 @@ class Survey:
         return self._cards
 
 
-CACHE_VERSION = "3"
+CACHE_VERSION = "4"
 NO_CARD = "-"  # (a note of a record folder that is no record; NULL: not looked at as one)
 _DATE_TAG = "\x00date"
 _DATETIME_TAG = "\x00datetime"
@@ -367,6 +405,7 @@ def _pack_card(card: Card) -> str | None:
         str(card.size),
         ",".join(_DAY.findall(card.body)),  # (as written; ``dates`` reads the days of them)
         str(len(card.data)),
+        json.dumps(card.typed, ensure_ascii=False) if card.typed else "",
     ]
     if any("\x00" in part for part in head):
         return None
@@ -378,8 +417,8 @@ def _unpack_cards(kept: list[tuple[str, str, int]]) -> list[Card]:
     JSON until a phase reads them (decoding every card's cost more than the walk)."""
     out: list[Card] = []
     for rel, packed, mtime_ns in kept:
-        ptype, title, hash_, aliases, emails, links, size, dates, keys, data = packed.split(
-            "\x00", 9
+        ptype, title, hash_, aliases, emails, links, size, dates, keys, typed, data = packed.split(
+            "\x00", 10
         )
         out.append(
             Card(
@@ -396,6 +435,7 @@ def _unpack_cards(kept: list[tuple[str, str, int]]) -> list[Card]:
                 int(size),
                 dates.split(",") if dates else [],
                 int(keys),
+                json.loads(typed) if typed else {},
             )
         )
     return out
