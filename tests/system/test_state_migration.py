@@ -68,6 +68,7 @@ def test_each_fixture_is_imported_whole_then_set_aside(tmp_path: Path, name: str
         "m002_import_files",
         "m003_blobs",
         "m004_classify_cache",
+        "m005_tend_cards",
     ]
 
 

@@ -111,3 +111,37 @@ def test_projects_with_near_titles_and_the_same_people() -> None:
 def test_tokens() -> None:
     assert name_tokens("Dr. Sam J. Ortiz") == ["sam", "ortiz"]
     assert title_tokens("The Website Redesigns project") == ["website", "redesign"]
+
+
+def test_groups_whose_sizes_changed_keep_the_note_a_full_match_would() -> None:
+    """Only sizes changed (a line added to a note): the last groups, their kept notes chosen
+    again, are what matching everything again finds (reorient)."""
+    from vaultbrain.tend.consolidate import Meta, reorient
+
+    def group() -> list[Card]:
+        return [
+            person("Ann Lee", "Ann Lee", email="ann@x.io"),
+            person("A. Lee", "A. Lee", email="ann@x.io"),
+            person("Ann M Lee", "Ann M Lee", email="ann@x.io"),
+            project("Bridge survey", ("Ann Lee",)),
+            project("The bridge survey", ("Ann Lee",)),
+        ]
+
+    def found(cards: list[Card], meta: Meta | None = None) -> list[Any]:
+        people = {"people/ann lee": cards[0]}
+        return person_pairs(cards[:3], meta) + entity_pairs(cards[3:], people, meta)
+
+    def rows(found: list[Any]) -> list[tuple[str, str, str]]:
+        return sorted((p.other, p.keep, p.why) for p in found)
+
+    meta: Meta = {}
+    first = found(group(), meta)
+    assert len(first) == 3
+    after = group()
+    after[2].body_size = 5000  # a long note now: kept, where the shorter path was
+    after[4].body_size = 900
+    got = reorient(first, meta, after)
+    assert got is not None
+    assert {p.keep for p in got} == {"People/Ann M Lee.md", "Projects/The bridge survey.md"}
+    assert {p.keep for p in got} != {p.keep for p in first}
+    assert rows(got) == rows(found(after))

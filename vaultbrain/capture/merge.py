@@ -31,6 +31,9 @@ log = logging.getLogger("vaultbrain.tend")
 # carry them out, as for the other items a person decides (capture/ is below tend/).
 COLLECTION = "merges"
 OPEN, ACCEPTED, REJECTED, GONE = "open", "accepted", "rejected", "gone"
+# Proposals of another ``kind`` kept here too (decided by the same gestures, rejected alike):
+# the module that makes them carries out an accepted one (its ``accept(brain, rec)``).
+KINDS = {"backlink": "vaultbrain.tend.backlinks"}
 
 
 def proposals(brain: Brain, status: str | None = OPEN) -> list[dict[str, Any]]:
@@ -162,6 +165,11 @@ def accept(brain: Brain, merge_id: str) -> dict[str, Any]:
     from vaultbrain.filing.sync import notes_sync
 
     rec = _proposal(brain, merge_id)
+    if rec.get("kind") in KINDS:
+        import importlib
+
+        decided: dict[str, Any] = importlib.import_module(KINDS[rec["kind"]]).accept(brain, rec)
+        return decided
     if rec.get("status") == ACCEPTED:
         return rec
     if rec.get("status") not in (OPEN, REJECTED):

@@ -206,16 +206,28 @@ def render(
         target = link_to(c["path"], c.get("title") or c["path"])
         detail = _defuse(str(c.get("detail") or c["kind"]))
         out.append(line("vbc", c["id"], f"{target}: {detail} (since {str(c.get('at'))[:16]})"))
-    if items.get("merges"):
+    merges = [m for m in items.get("merges") or () if not m.get("kind")]
+    if merges:
         out.append("\n## Possible duplicates\n")
         out.append(MERGE_HOWTO)
-        for m in items["merges"]:
+        for m in merges:
             other, keep = (
                 link_to(m["other"], _stem(m["other"])),
                 link_to(m["keep"], _stem(m["keep"])),
             )
             why = _defuse(str(m.get("why") or ""))
             out.append(line("vbm", m["id"], f"Merge {other} into {keep} — {why}"))
+    backlinks = [m for m in items.get("merges") or () if m.get("kind") == "backlink"]
+    if backlinks:  # (the nightly `tend`'s, vaultbrain/tend/backlinks.py)
+        out.append("\n## Links to add\n")
+        out.append(BACKLINK_HOWTO)
+        for m in backlinks:
+            keep, other = (
+                link_to(m["keep"], _stem(m["keep"])),
+                link_to(m["other"], _stem(m["other"])),
+            )
+            field = _defuse(str(m.get("field")))
+            out.append(line("vbm", m["id"], f"Add {other} to {keep}'s `{field}`"))
     if items.get("grades"):
         out.append("\n## Takes to grade\n")
         out.append(GRADE_HOWTO)
@@ -243,6 +255,12 @@ MERGE_HOWTO = (
     "_Tick to merge (the first note's properties, text and links go into the second; the first"
     " moves to Brain/Archive/, `vaultbrain tend undo ID` puts it back); strike it or mark it"
     " `[-]` to keep both for good._\n"
+)
+
+
+BACKLINK_HOWTO = (
+    "_Tick to write the link into the note's property (a note linking another names it back);"
+    " strike it or mark it `[-]` to leave the note as it is for good._\n"
 )
 
 

@@ -60,14 +60,18 @@ def tend(ctx: click.Context, dry_run: bool, phases: tuple[str, ...], as_json: bo
         echo_json(entry)
         return
     for name, result in entry["phases"].items():
-        click.echo(f"{name}: {_summary(name, result)}")
+        click.echo(f"{name}: {_summary(name, result, dry_run)}")
+        if name == "backlinks" and dry_run and result.get("status") == "ok":
+            for verb, key in (("would write", "written"), ("would propose", "proposed")):
+                for m in result.get(key) or ():
+                    click.echo(f"  {verb}: {m['note']} {m['field']}: [[{m['link'][:-3]}]]")
     if entry.get("path"):
         click.echo(f"report: {entry['path']}")
     elif dry_run:
         click.echo("dry run: nothing written")
 
 
-def _summary(name: str, r: dict[str, Any]) -> str:
+def _summary(name: str, r: dict[str, Any], dry_run: bool = False) -> str:
     if r.get("status") == "failed":
         return f"failed: {r.get('error')}"
     if name == "consolidate":
@@ -78,7 +82,11 @@ def _summary(name: str, r: dict[str, Any]) -> str:
             f"{len(r['follow_ups'])} follow-ups due"
         )
     if name == "backlinks":
-        return f"{r.get('missing_count', 0)} missing inverse links (proposed, not written)"
+        verb = "to write" if dry_run else "written"
+        return (
+            f"{r.get('written_count', 0)} inverse links {verb} into vaultbrain's notes, "
+            f"{r.get('proposed_count', 0)} proposed for yours, {r.get('waiting', 0)} waiting"
+        )
     if name == "takes":
         return f"{r.get('due_count', 0)} takes to grade of {r.get('takes', 0)}"
     if name == "enrich":

@@ -153,3 +153,30 @@ def m004_classify_cache(conn: sqlite3.Connection, root: Path | None) -> None:
         CREATE INDEX classify_cache_created ON classify_cache (created);
         """,
     )
+
+
+@migration
+def m005_tend_cards(conn: sqlite3.Connection, root: Path | None) -> None:
+    """What each note gave tend's last cycle, by its stat (vaultbrain/tend/cards.py), in the
+    database rather than a ``tend-cards.sqlite`` of its own beside it: that file was only a
+    cache, so it is removed, not taken in (the first cycle reads the notes again)."""
+    _script(
+        conn,
+        """
+        CREATE TABLE tend_cards (
+            rel TEXT PRIMARY KEY,
+            mtime_ns INTEGER NOT NULL,
+            size INTEGER NOT NULL,
+            card TEXT,
+            links TEXT
+        ) WITHOUT ROWID;
+        CREATE TABLE tend_cards_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        """,
+    )
+    if root is None:
+        return
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        try:
+            (root / ("tend-cards.sqlite" + suffix)).unlink()
+        except OSError:
+            pass  # (gone already, or not ours to remove: a cache nobody reads again)

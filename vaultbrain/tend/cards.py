@@ -3,18 +3,18 @@ phases need of it (its title, aliases, e-mail addresses, the notes it links, its
 
 A card is read from the note itself (the vault is the truth), never from the store, so a
 note written by hand, on another machine or before vaultbrain knew the vault counts alike.
-What a note gave is kept in a cache beside the state (``tend-cards.sqlite``, by the note's
-modification time and size, and the pack): a cycle reads again only the notes that changed
+What a note gave is kept in a table of the state dir's database (``tend_cards``, by the
+note's modification time and size, and the pack): a cycle reads again only the notes that changed
 since the last one looked. :func:`survey` walks the vault once for every phase: the record
 cards, the links of the other notes (orphans) and every note's path (schema).
 """
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import hashlib
 import json
+import logging
 import os
 import re
 import sqlite3
@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain.errors import UserError
+from vaultbrain.errors import StorageError, UserError
 from vaultbrain.graph.extract import WIKILINK, base_key, link_key, note_key
 from vaultbrain.graph.index import ARCHIVE
 from vaultbrain.vault.names import fold
@@ -30,6 +30,9 @@ from vaultbrain.vault.note import parse_note, simple_frontmatter
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
+    from vaultbrain.store import Store
+
+log = logging.getLogger("vaultbrain.tend")
 
 EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
@@ -41,7 +44,9 @@ class Card:
     rel: str
     type: str
     title: str
-    data: dict[str, Any]
+    # The note's properties; from the cache, their JSON, decoded when first read (``data``):
+    # most phases read only a card's names and links, or one property (``get``).
+    props: dict[str, Any] | str
     body: str
     hash: str
     mtime: float
@@ -51,6 +56,32 @@ class Card:
     # (a card from the cache has no body: its size and the dates it states stand for it)
     body_size: int | None = None
     body_dates: list[str] | None = None  # (as written: ISO days)
+    keys: int | None = None  # how many properties (known without decoding them)
+    # The typed links the pack infers from the body (its link types' ``inference``, as the
+    # graph index reads them): link type -> the keys it links.
+    typed: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def data(self) -> dict[str, Any]:
+        props = self.props
+        if isinstance(props, str):
+            props = self.props = (_DATED if _DATE_TAG[1:] in props else _PLAIN).decode(props)
+        return props
+
+    def get(self, key: str) -> Any:
+        """One property (None: not there), its JSON decoded only when it may be there (a key
+        JSON writes as ``"key":`` at no other place than as a key)."""
+        return self.data.get(key) if self.may_have(key) else None
+
+    def may_have(self, key: str) -> bool:
+        """False: the note has no property ``key`` (known without decoding them)."""
+        return not isinstance(self.props, str) or f'"{key}":' in self.props
+
+    @property
+    def n_keys(self) -> int:
+        return (
+            self.keys if self.keys is not None and isinstance(self.props, str) else len(self.data)
+        )
 
     @property
     def size(self) -> int:
@@ -93,19 +124,35 @@ class Card:
                         found.append(dt.date(int(m[1]), int(m[2]), int(m[3])))
                     except ValueError:
                         pass
-        if self.body_dates is not None:
-            return found + [dt.date.fromisoformat(d) for d in self.body_dates]
-        return found + _body_dates(self.body)
+        return found + _days(
+            self.body_dates if self.body_dates is not None else _DAY.findall(self.body)
+        )
 
 
-def _body_dates(body: str) -> list[dt.date]:
-    found: list[dt.date] = []
-    for m in DATE.finditer(body):
+def decode(cards: list[Card]) -> None:
+    """The properties of ``cards`` decoded at once where still JSON (one decode of them all
+    costs a fraction of one per card)."""
+    raw = [c for c in cards if isinstance(c.props, str)]
+    if not raw:
+        return
+    text = "[" + ",".join(c.props for c in raw if isinstance(c.props, str)) + "]"
+    decoder = _DATED if _DATE_TAG[1:] in text else _PLAIN  # (a hook on every object costs)
+    for card, props in zip(raw, decoder.decode(text), strict=True):
+        card.props = props
+
+
+_DAY = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")  # (DATE's match, as one string)
+
+
+def _days(found: list[str]) -> list[dt.date]:
+    """The ISO days of ``found`` that are days (``2025-02-30`` is none)."""
+    out: list[dt.date] = []
+    for day in found:
         try:
-            found.append(dt.date(int(m[1]), int(m[2]), int(m[3])))
+            out.append(dt.date.fromisoformat(day))
         except ValueError:
             continue
-    return found
+    return out
 
 
 def _strings(value: Any) -> Iterator[str]:
@@ -177,11 +224,47 @@ def _card(brain: Brain, rel: str, text: str, hash_: str, mtime_ns: int) -> Card 
         mtime_ns / 1e9,
         [a.strip() for a in aliases if isinstance(a, str) and a.strip()],
     )
-    for text in _strings(data):
-        card.emails.update(e.lower() for e in EMAIL.findall(text))
-        card.links.update(link_key(t) for t, _ in WIKILINK.findall(text) if t.strip())
-    card.links.update(link_key(t) for t, _ in WIKILINK.findall(body) if t.strip())
+    # (the properties' strings as one text: neither pattern matches across a line's end)
+    props = "\n".join(_strings(data))
+    card.emails.update(e.lower() for e in EMAIL.findall(props))
+    card.links.update(link_key(t) for t, _ in WIKILINK.findall(props) if t.strip())
+    body_keys = [link_key(t) for t, _ in WIKILINK.findall(body) if t.strip()]
+    card.links.update(body_keys)
+    card.typed = _inferred(brain, ptype.name, body, body_keys)
     return card
+
+
+def _inferred(
+    brain: Brain, type_name: str, body: str, body_keys: list[str]
+) -> dict[str, list[str]]:
+    """The typed links the pack's link types infer in a note of ``type_name`` from its body:
+    a regex's first group, or (no regex, a target type) every link of the body
+    (vaultbrain/graph/extract.py reads them so)."""
+    from vaultbrain.packs.linear import UnsupportedRegex, compile_pack_regex
+
+    out: dict[str, list[str]] = {}
+    for lt in brain.pack.manifest.link_types:
+        inf = lt.inference
+        if inf is None or not inf.page_type or inf.page_type != type_name:
+            continue
+        if inf.regex:
+            try:
+                rx = compile_pack_regex(inf.regex, ignore_case=True)
+            except UnsupportedRegex:
+                continue
+            keys = [
+                link_key(m.group(1))
+                for line in body.split("\n")
+                for m in rx.finditer(line)
+                if m.groups() and m.group(1) and m.group(1).strip()
+            ]
+        elif inf.target_type:
+            keys = body_keys
+        else:
+            continue
+        if keys:
+            out[lt.name] = sorted(set(keys))
+    return out
 
 
 def read_cards(brain: Brain, types: set[str] | None = None) -> list[Card]:
@@ -247,8 +330,7 @@ class Survey:
         return self._cards
 
 
-CACHE = "tend-cards.sqlite"
-CACHE_VERSION = "2"
+CACHE_VERSION = "4"
 NO_CARD = "-"  # (a note of a record folder that is no record; NULL: not looked at as one)
 _DATE_TAG = "\x00date"
 _DATETIME_TAG = "\x00datetime"
@@ -270,6 +352,29 @@ def _freeze(value: Any) -> Any:
     raise TypeError(type(value).__name__)
 
 
+def _tag(value: Any) -> Any:
+    if isinstance(value, dt.datetime):
+        return {_DATETIME_TAG: value.isoformat()}
+    if isinstance(value, dt.date):
+        return {_DATE_TAG: value.isoformat()}
+    raise TypeError(type(value).__name__)
+
+
+def _flat(value: Any) -> bool:
+    return not isinstance(value, dict | list | tuple)
+
+
+def _dumps(data: dict[str, Any]) -> str:
+    """:func:`_freeze`'s JSON; written straight (dates tagged as met) when the properties
+    are one level of plain values and lists of them, the most of notes' (a walk of every
+    value first cost a cold cycle a tenth)."""
+    if all(type(k) is str for k in data) and all(
+        _flat(v) or (type(v) is list and all(_flat(x) for x in v)) for v in data.values()
+    ):
+        return json.dumps(data, ensure_ascii=False, default=_tag)
+    return json.dumps(_freeze(data), ensure_ascii=False)
+
+
 def _thaw(obj: dict[str, Any]) -> Any:
     if len(obj) == 1:
         if _DATE_TAG in obj:
@@ -287,7 +392,7 @@ def _pack_card(card: Card) -> str | None:
     """A card as the cache keeps it: its fields joined by NUL (split in C), the properties
     as JSON last (None: a card the cache cannot hold as it is; it is read each time)."""
     try:
-        data = json.dumps(_freeze(card.data), ensure_ascii=False)
+        data = _dumps(card.data)
     except TypeError:
         return None
     head = [
@@ -298,7 +403,9 @@ def _pack_card(card: Card) -> str | None:
         "\n".join(sorted(card.emails)),
         "\n".join(sorted(card.links)),
         str(card.size),
-        ",".join(d.isoformat() for d in _body_dates(card.body)),
+        ",".join(_DAY.findall(card.body)),  # (as written; ``dates`` reads the days of them)
+        str(len(card.data)),
+        json.dumps(card.typed, ensure_ascii=False) if card.typed else "",
     ]
     if any("\x00" in part for part in head):
         return None
@@ -306,16 +413,13 @@ def _pack_card(card: Card) -> str | None:
 
 
 def _unpack_cards(kept: list[tuple[str, str, int]]) -> list[Card]:
-    """The cards kept in the cache: (path, packed, mtime_ns) each; their properties decoded
-    at once (a decode per card cost more than the walk)."""
-    if not kept:
-        return []
-    parts = [packed.split("\x00", 8) for _, packed, _ in kept]
-    text = "[" + ",".join(p[8] for p in parts) + "]"
-    decoder = _DATED if _DATE_TAG[1:] in text else _PLAIN  # (a hook on every object costs)
+    """The cards kept in the cache: (path, packed, mtime_ns) each; their properties left as
+    JSON until a phase reads them (decoding every card's cost more than the walk)."""
     out: list[Card] = []
-    for (rel, _, mtime_ns), p, data in zip(kept, parts, decoder.decode(text), strict=True):
-        ptype, title, hash_, aliases, emails, links, size, dates = p[:8]
+    for rel, packed, mtime_ns in kept:
+        ptype, title, hash_, aliases, emails, links, size, dates, keys, typed, data = packed.split(
+            "\x00", 10
+        )
         out.append(
             Card(
                 rel,
@@ -330,79 +434,84 @@ def _unpack_cards(kept: list[tuple[str, str, int]]) -> list[Card]:
                 set(links.split("\n")) if links else set(),
                 int(size),
                 dates.split(",") if dates else [],
+                int(keys),
+                json.loads(typed) if typed else {},
             )
         )
     return out
 
 
 class _Cache:
-    """What each note gave the last cycle, by its stat (a SQLite file in the state dir)."""
+    """What each note gave the last cycle, by its stat: the table ``tend_cards`` of the
+    state dir's database (m005_tend_cards). A speed-up only: a failure to read it reads
+    every note, a failure to write it is forgotten."""
 
     def __init__(self, brain: Brain) -> None:
-        self.db: sqlite3.Connection | None = None
+        self.store: Store | None = brain.store
+        key = f"{CACHE_VERSION}:{brain.pack_key}"
         try:
-            self.db = sqlite3.connect(brain.state_dir / CACHE, timeout=10.0, isolation_level=None)
-            self.db.execute(
-                "CREATE TABLE IF NOT EXISTS notes(rel TEXT PRIMARY KEY, mtime_ns INTEGER, "
-                "size INTEGER, card TEXT, links TEXT)"
+            row = (
+                brain.store.conn()
+                .execute("SELECT value FROM tend_cards_meta WHERE key = 'pack'")
+                .fetchone()
             )
-            self.db.execute("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT)")
-            key = f"{CACHE_VERSION}:{brain.pack_key}"
-            row = self.db.execute("SELECT value FROM meta WHERE key='pack'").fetchone()
             if row is None or row[0] != key:  # another pack reads the notes otherwise
-                self.db.execute("DELETE FROM notes")
-                self.db.execute("INSERT OR REPLACE INTO meta VALUES('pack', ?)", (key,))
-        except sqlite3.Error:
+
+                def reset(conn: sqlite3.Connection, _: int) -> None:
+                    conn.execute("DELETE FROM tend_cards")
+                    conn.execute(
+                        "INSERT OR REPLACE INTO tend_cards_meta VALUES ('pack', ?)", (key,)
+                    )
+
+                brain.store.write(reset, durable=False)
+        except (sqlite3.Error, StorageError):
             self.close()  # (no cache: every note is read, as before there was one)
 
-    def rows(self) -> dict[str, tuple[int, int, str | None, str | None]]:
-        if self.db is None:
-            return {}
+    def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[Any]:
+        if self.store is None:
+            return []
         try:
-            return {
-                r[0]: (r[1], r[2], r[3], r[4])
-                # (a card's text is fetched only when the cards are decoded: ``texts``)
-                for r in self.db.execute(
-                    "SELECT rel, mtime_ns, size, CASE WHEN card IS NULL OR card = ? THEN card "
-                    "ELSE '' END, links FROM notes",
-                    (NO_CARD,),
-                )
-            }
-        except sqlite3.Error:
-            return {}
+            return self.store.conn().execute(sql, args).fetchall()
+        except (sqlite3.Error, StorageError):
+            return []
+
+    def rows(self) -> dict[str, tuple[int, int, str | None, str | None]]:
+        return {
+            r[0]: (r[1], r[2], r[3], r[4])
+            # (a card's text is fetched only when the cards are decoded: ``texts``)
+            for r in self._query(
+                "SELECT rel, mtime_ns, size, CASE WHEN card IS NULL OR card = ? THEN card "
+                "ELSE '' END, links FROM tend_cards",
+                (NO_CARD,),
+            )
+        }
 
     def texts(self) -> dict[str, tuple[int, int, str]]:
         """Every card kept: its note's (mtime_ns, size, packed card)."""
-        if self.db is None:
-            return {}
-        try:
-            return {
-                r[0]: (r[1], r[2], r[3])
-                for r in self.db.execute(
-                    "SELECT rel, mtime_ns, size, card FROM notes "
-                    "WHERE card IS NOT NULL AND card != ?",
-                    (NO_CARD,),
-                )
-            }
-        except sqlite3.Error:
-            return {}
+        return {
+            r[0]: (r[1], r[2], r[3])
+            for r in self._query(
+                "SELECT rel, mtime_ns, size, card FROM tend_cards "
+                "WHERE card IS NOT NULL AND card != ?",
+                (NO_CARD,),
+            )
+        }
 
     def save(self, put: list[tuple[Any, ...]], gone: list[str]) -> None:
-        if self.db is None or not (put or gone):
+        if self.store is None or not (put or gone):
             return
+
+        def write(conn: sqlite3.Connection, _: int) -> None:
+            conn.executemany("DELETE FROM tend_cards WHERE rel = ?", [(r,) for r in gone])
+            conn.executemany("INSERT OR REPLACE INTO tend_cards VALUES (?, ?, ?, ?, ?)", put)
+
         try:
-            self.db.execute("BEGIN IMMEDIATE")
-            self.db.executemany("DELETE FROM notes WHERE rel=?", [(r,) for r in gone])
-            self.db.executemany("INSERT OR REPLACE INTO notes VALUES(?,?,?,?,?)", put)
-            self.db.execute("COMMIT")
-        except sqlite3.Error:
-            with contextlib.suppress(sqlite3.Error):
-                self.db.execute("ROLLBACK")
+            self.store.write(write, durable=False, size=sum(len(p[3] or "") for p in put))
+        except StorageError as exc:
+            log.info("tend's cards not kept: %s", exc)
 
     def close(self) -> None:
-        if self.db is not None:
-            self.db.close()
-            self.db = None
+        self.store = None
 
 
 def _record_folders(brain: Brain, types: set[str] | None) -> list[str]:

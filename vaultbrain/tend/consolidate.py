@@ -125,8 +125,12 @@ def _people_apart(a: Card, b: Card) -> bool:
     return False
 
 
-def person_pairs(cards: list[Card]) -> list[Pair]:
-    """The merges among person cards (one type)."""
+Meta = dict[str, tuple[Any, str]]  # a grouped note's path -> (its name rank, why it is grouped)
+
+
+def person_pairs(cards: list[Card], meta: Meta | None = None) -> list[Pair]:
+    """The merges among person cards (one type); ``meta`` gets what re-choosing the kept
+    note of each group needs (:func:`reorient`)."""
     u = _Union()
     by_email: dict[str, list[int]] = defaultdict(list)
     by_name: dict[str, list[int]] = defaultdict(list)
@@ -174,12 +178,12 @@ def person_pairs(cards: list[Card]) -> list[Pair]:
         members = [cards[i] for i in group]
         if any(_people_apart(a, b) for x, a in enumerate(members) for b in members[x + 1 :]):
             continue  # a chain through aliases joined two people who cannot be one
-        keep_i = max(
-            group,
-            key=lambda i: _keep_rank(
-                cards[i], (len(_person_full(cards[i])), len("".join(_person_full(cards[i]))))
-            ),
-        )
+        words = {
+            i: (len(_person_full(cards[i])), len("".join(_person_full(cards[i])))) for i in group
+        }
+        keep_i = max(group, key=lambda i: _keep_rank(cards[i], words[i]))
+        if meta is not None:
+            meta.update((cards[i].rel, (words[i], _why(u, i, group))) for i in group)
         for i in group:
             if i != keep_i:
                 out.append(Pair(cards[i].type, cards[keep_i].rel, cards[i].rel, _why(u, i, group)))
@@ -196,7 +200,7 @@ def _why(u: _Union, i: int, group: list[int]) -> str:
 
 def _keep_rank(card: Card, name_words: Any) -> tuple[Any, ...]:
     """The note kept: the fuller name, then an e-mail, then the longer note, then the path."""
-    size = card.size + len(card.data)
+    size = card.size + card.n_keys
     return (name_words, bool(card.emails), size, -len(card.rel), card.rel)
 
 
@@ -210,7 +214,9 @@ def _people_of(card: Card, people: dict[str, Card]) -> set[str]:
     return {people[k].rel for k in card.links if k in people}
 
 
-def entity_pairs(cards: list[Card], people: dict[str, Card]) -> list[Pair]:
+def entity_pairs(
+    cards: list[Card], people: dict[str, Card], meta: Meta | None = None
+) -> list[Pair]:
     """The merges among cards of one non-person type: near-identical titles, same people."""
     toks = [title_tokens(c.title) for c in cards]
     linked = [_people_of(c, people) for c in cards]
@@ -261,6 +267,8 @@ def entity_pairs(cards: list[Card], people: dict[str, Card]) -> list[Pair]:
     out: list[Pair] = []
     for group in u.groups():
         keep_i = max(group, key=lambda i: _keep_rank(cards[i], len(linked[i])))
+        if meta is not None:
+            meta.update((cards[i].rel, (len(linked[i]), _why(u, i, group))) for i in group)
         for i in group:
             if i != keep_i:
                 out.append(Pair(cards[i].type, cards[keep_i].rel, cards[i].rel, _why(u, i, group)))
@@ -279,7 +287,7 @@ def merge_types(brain: Brain) -> list[str]:
     return [t.name for t in brain.pack.types if t.primitive == "entity"]
 
 
-def find_pairs(brain: Brain, cards: list[Card]) -> list[Pair]:
+def find_pairs(brain: Brain, cards: list[Card], meta: Meta | None = None) -> list[Pair]:
     """Every merge the cards call for, person types and others alike."""
     wanted = set(merge_types(brain))
     by_type: dict[str, list[Card]] = defaultdict(list)
@@ -290,45 +298,67 @@ def find_pairs(brain: Brain, cards: list[Card]) -> list[Pair]:
     out: list[Pair] = []
     for name, group in sorted(by_type.items()):
         if is_person_type(brain, name):
-            out.extend(person_pairs(group))
+            out.extend(person_pairs(group, meta))
         else:
-            out.extend(entity_pairs(group, people))
+            out.extend(entity_pairs(group, people, meta))
     return out
 
 
 PAIRS_SEEN = "tend-pairs.json"  # the last cycle's pairs, and what they were found from
-_MATCH_VERSION = "1"  # (a change to the matching rules above: found again)
+_MATCH_VERSION = "2"  # (a change to the matching rules above: found again)
 
 
-def _features(brain: Brain, cards: list[Card]) -> str:
-    """A digest of everything :func:`find_pairs` reads of the cards (names, aliases,
-    e-mail addresses, links, sizes), in order, and of the types it reads them as."""
-    wanted = merge_types(brain)
+def _features(brain: Brain, cards: list[Card]) -> tuple[str, str]:
+    """Digests of everything :func:`find_pairs` reads of the cards, in order, and of the
+    types it reads them as: (what groups them: names, aliases, e-mail addresses, links; and
+    that with what chooses the note kept of a group: sizes)."""
+    wanted = set(merge_types(brain))
     h = hashlib.sha1(_MATCH_VERSION.encode())
-    h.update(repr([(t, is_person_type(brain, t)) for t in wanted]).encode())
+    h.update(repr(sorted((t, is_person_type(brain, t)) for t in wanted)).encode())
+    sizes = hashlib.sha1()
     for c in cards:
         if c.type in wanted:
             h.update(
                 repr(
-                    (
-                        c.rel,
-                        c.type,
-                        c.title,
-                        c.aliases,
-                        sorted(c.emails),
-                        sorted(c.links),
-                        c.size,
-                        len(c.data),
-                    )
+                    (c.rel, c.type, c.title, c.aliases, sorted(c.emails), sorted(c.links))
                 ).encode()
             )
-    return h.hexdigest()
+            sizes.update(f"{c.size},{c.n_keys};".encode())
+    grouping = h.hexdigest()
+    sizes.update(grouping.encode())
+    return grouping, sizes.hexdigest()
+
+
+def reorient(pairs: list[Pair], meta: Meta, cards: list[Card]) -> list[Pair] | None:
+    """The same groups as ``pairs``, each one's kept note chosen again (the notes' sizes
+    changed, not what groups them); None: ``meta`` does not cover them."""
+    groups: dict[str, list[Pair]] = {}
+    for p in pairs:
+        groups.setdefault(p.keep, []).append(p)
+    members = {p.keep for p in pairs} | {p.other for p in pairs}
+    if not members <= set(meta):
+        return None
+    by_rel = {c.rel: c for c in cards if c.rel in members}
+    if set(by_rel) != members:
+        return None
+    out: list[Pair] = []
+    for keep, group in groups.items():
+        rels = [keep, *(p.other for p in group)]
+
+        def rank(rel: str) -> tuple[Any, ...]:
+            words = meta[rel][0]
+            return _keep_rank(by_rel[rel], tuple(words) if isinstance(words, list) else words)
+
+        best = max(rels, key=rank)
+        out += [Pair(group[0].type, best, r, meta[r][1]) for r in rels if r != best]
+    return out
 
 
 def find_pairs_kept(brain: Brain, survey: Survey) -> list[Pair]:
     """:func:`find_pairs`, or the last cycle's pairs when nothing they were found from
     changed: no record note (by the survey's key, no card decoded), or none of what the
-    matching reads of the cards (their names, links and sizes: a pure function of them)."""
+    matching reads of the cards (their names, links and sizes: a pure function of them);
+    when only sizes changed, the last cycle's groups with their kept notes chosen again."""
     kept = brain.store.read_json(PAIRS_SEEN, None)
     if not isinstance(kept, dict):
         kept = {}
@@ -338,11 +368,25 @@ def find_pairs_kept(brain: Brain, survey: Survey) -> list[Pair]:
 
     if kept.get("survey") == survey.cards_key:
         return pairs_kept()
-    digest = _features(brain, survey.cards)
-    pairs = pairs_kept() if kept.get("digest") == digest else find_pairs(brain, survey.cards)
+    grouping, digest = _features(brain, survey.cards)
+    meta: Meta = {k: (v[0], v[1]) for k, v in (kept.get("meta") or {}).items()}
+    pairs: list[Pair] | None = None
+    if kept.get("digest") == digest:
+        pairs = pairs_kept()
+    elif kept.get("grouping") == grouping:
+        pairs = reorient(pairs_kept(), meta, survey.cards)
+    if pairs is None:
+        meta = {}
+        pairs = find_pairs(brain, survey.cards, meta)
     brain.store.write_json(
         PAIRS_SEEN,
-        {"digest": digest, "survey": survey.cards_key, "pairs": [p.__dict__ for p in pairs]},
+        {
+            "digest": digest,
+            "grouping": grouping,
+            "survey": survey.cards_key,
+            "pairs": [p.__dict__ for p in pairs],
+            "meta": meta,
+        },
         durable=False,
     )
     return pairs

@@ -45,6 +45,7 @@ class Cycle:
         self._survey: Survey | None = None
         self.drift: Drift | None = None
         self._folder_counts: dict[str, int] = {}
+        self._made: Callable[[str], bool] | None = None
 
     @property
     def survey(self) -> Survey:
@@ -61,7 +62,11 @@ class Cycle:
     def consolidate(self) -> dict[str, Any]:
         pairs = cons.find_pairs_kept(self.brain, self.survey)
         new = cons.propose(self.brain, pairs, dry_run=self.dry_run)
-        still = [p for p in cons.proposals(self.brain) if p["id"] not in {n["id"] for n in new}]
+        still = [
+            p
+            for p in cons.proposals(self.brain)
+            if p["id"] not in {n["id"] for n in new} and not p.get("kind")  # (a merge's)
+        ]
         return {
             "found": len(pairs),
             "proposed": [_merge_row(p) for p in new],
@@ -108,32 +113,35 @@ class Cycle:
 
     def backlinks(self) -> dict[str, Any]:
         """The inverse of each typed link the pack declares, where the target lacks it:
-        proposed (listed), never written into a note of the person's."""
-        from vaultbrain.graph.links import inverses
+        written into the notes vaultbrain made, proposed in Needs Review for the person's
+        (vaultbrain/tend/backlinks.py)."""
+        from vaultbrain.tend import backlinks as bl
 
-        inv = inverses(self.brain.pack)
-        if not inv:
-            return {"declared": 0, "missing": []}
-        by_key = {note_key(c.rel): c for c in self.cards}
-        by_base: dict[str, Card] = {}
-        for c in self.cards:
-            by_base.setdefault(base_key(c.rel), c)
-        missing: list[dict[str, str]] = []
-        for c in self.cards:
-            for field, back in inv.items():
-                value = c.data.get(field)
-                targets = value if isinstance(value, list) else [value]
-                for t in targets:
-                    if not isinstance(t, str) or "[[" not in t:
-                        continue
-                    key = t.strip('"[]').split("|")[0].strip().lower().removesuffix(".md")
-                    target = by_key.get(key) or by_base.get(key.rsplit("/", 1)[-1])
-                    if target is None:
-                        continue
-                    if note_key(c.rel) in target.links or base_key(c.rel) in target.links:
-                        continue
-                    missing.append({"note": target.rel, "field": back, "link": c.rel})
-        return {"declared": len(inv), "missing": missing[:200], "missing_count": len(missing)}
+        declared = sum(1 for lt in self.brain.pack.manifest.link_types if lt.inverse)
+        if not declared:
+            return {"declared": 0, "written": [], "proposed": [], "waiting": 0}
+        done = bl.tend(self.brain, self.cards, self.dry_run, self._ours)
+        return {
+            "declared": declared,
+            "written": [b.row() for b in done.written[:200]],
+            "written_count": len(done.written),
+            "proposed": [
+                {"id": r["id"], "note": r["keep"], "field": r["field"], "link": r["other"]}
+                for r in done.proposed[:200]
+            ],
+            "proposed_count": len(done.proposed),
+            "left": [b.row() for b in done.left[:50]],
+            "waiting": len(bl.proposals(self.brain)),
+        }
+
+    def _ours(self, rel: str) -> bool:
+        """Whether a note is a record vaultbrain made (the records' index built once)."""
+        made = self._made
+        if made is None:
+            from vaultbrain.filing.index import made_by_vaultbrain
+
+            made = self._made = made_by_vaultbrain(self.brain)
+        return made(rel)
 
     def takes(self) -> dict[str, Any]:
         """New takes from the notes (offline), and those whose date has come asked to be
@@ -163,21 +171,12 @@ class Cycle:
         from vaultbrain.graph.enrich import enrich
         from vaultbrain.graph.open import graph_of
 
-        made: list[Callable[[str], bool]] = []
-
-        def ours(rel: str) -> bool:  # (the records' index built only when a note is filled)
-            if not made:
-                from vaultbrain.filing.index import made_by_vaultbrain
-
-                made.append(made_by_vaultbrain(self.brain))
-            return made[0](rel)
-
         rows = enrich(
             self.brain,
             graph_of(self.brain),
             dry_run=self.dry_run,
             use_llm=False,
-            ours=ours,
+            ours=self._ours,  # (the records' index built only when a note is filled)
             since_last=True,
         )
         filled = [r for r in rows if r.get("written") or (self.dry_run and r.get("fields"))]
@@ -359,7 +358,7 @@ def run_tend(
         written = brain.vault.edit(rel, lambda note: render_report(day, results, note))
         entry["written"] = written.written
         brain.store.append_jsonl(HISTORY, entry)
-        if {"consolidate", "takes"} & set(results):
+        if {"consolidate", "takes", "backlinks"} & set(results):
             _redraw_review(brain)
     return entry
 

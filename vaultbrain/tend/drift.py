@@ -8,7 +8,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from vaultbrain.tend.cards import DATE, Card
+from vaultbrain.tend.cards import DATE, Card, decode
 
 _CLOSED = frozenset({"done", "cancelled", "completed", "archived"})
 _STALE_STATUSES = frozenset({"active", "planned", ""})
@@ -53,12 +53,22 @@ def last_activity(card: Card, today: dt.date) -> dt.date | None:
     return dt.date.fromtimestamp(card.mtime) if card.mtime else None
 
 
+_STATUSED = frozenset({"admin", "project"})  # (the types whose status drift reads)
+
+
 def find_drift(cards: list[Card], today: dt.date, stale_days: int) -> Drift:
     out = Drift()
+    decode(
+        [
+            c
+            for c in cards
+            if c.type in _STATUSED or (c.type == "person" and c.may_have("follow_ups"))
+        ]
+    )
     for c in cards:
-        status = str(c.data.get("status") or "").strip().lower()
+        status = str(c.get("status") or "").strip().lower() if c.type in _STATUSED else ""
         if c.type == "admin":
-            due = _date(c.data.get("due"))
+            due = _date(c.get("due"))
             if due is not None and due < today and status not in _CLOSED:
                 out.overdue.append((c, due))
         elif c.type == "project":
@@ -68,10 +78,10 @@ def find_drift(cards: list[Card], today: dt.date, stale_days: int) -> Drift:
             if last is None or (today - last).days >= stale_days:
                 out.stale.append((c, last))
         elif c.type == "person":
-            items = c.data.get("follow_ups") or []
+            items = c.get("follow_ups") or []
             if isinstance(items, str):
                 items = [items]
-            quiet_since = _date(c.data.get("last_interaction")) or _date(c.data.get("created"))
+            quiet_since = _date(c.get("last_interaction")) or _date(c.get("created"))
             for item in items:
                 if not isinstance(item, str) or not item.strip():
                     continue

@@ -108,9 +108,18 @@ def render_report(day: dt.date, results: dict[str, dict[str, Any]], old: NoteFil
     back = _ok(results, "backlinks")
     said += _section(
         lines,
-        "## Backlinks to add",
-        [f"{link(m['note'])} `{m['field']}`: {link(m['link'])}" for m in back.get("missing") or []],
-        back.get("missing_count"),
+        "## Backlinks written",
+        [f"{link(m['note'])} `{m['field']}`: {link(m['link'])}" for m in back.get("written") or []],
+        back.get("written_count"),
+    )
+    said += _section(
+        lines,
+        "## Backlinks proposed (in Needs Review)",
+        [
+            f"{link(m['note'])} `{m['field']}`: {link(m['link'])}"
+            for m in back.get("proposed") or []
+        ],
+        back.get("proposed_count"),
     )
     enrich = _ok(results, "enrich")
     said += _section(lines, "## Filled in", [link(n) for n in enrich.get("notes") or []])
