@@ -14,6 +14,11 @@ empty vault and on 10,000 notes), a capture handed to a running daemon <= 1x.
     python bench/bench_startup.py [--notes 10000] [--runs 15] [--breakdown] [--no-daemon]
 
 ``--breakdown`` adds what a cold capture imports, by package (``python -X importtime``).
+The cold captures' wall times (fsyncs and the last look for late writers included) are given
+as ratios of their own, to the wall time of ``import click`` beside them. ``--against DIR``
+runs a second source tree (e.g. ``git archive main vaultbrain packs corpus prompts
+templates``, unpacked) in the same alternating series, on the same vaults, and adds its rows
+and this tree's ratio to them.
 """
 
 from __future__ import annotations
@@ -158,6 +163,7 @@ def main() -> int:
     parser.add_argument("--notes", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--breakdown", action="store_true")
+    parser.add_argument("--against", metavar="DIR", help="Another source tree, run alongside.")
     parser.add_argument(
         "--no-daemon",
         dest="daemon",
@@ -187,7 +193,16 @@ def main() -> int:
         "big": ([*capture, str(big), "capture"], default),
         "empty-heuristic": ([*capture, str(empty), "capture"], heuristic),
     }
-    for name in ("empty", "big"):  # the first capture trains and caches the corpus model
+    if args.against:
+        # On copies of their own: two versions on one state dir would each find the other's
+        # caches (the pack's, the classifier's) not theirs at every turn.
+        other = {**default, "PYTHONPATH": str(Path(args.against).resolve())}
+        runs["help-against"] = (runs["help"][0], {**base, **other})
+        for name, size in (("empty", 0), ("big", args.notes)):
+            copy = vaultgen.fresh_copy(work, size, f"startup-{name}-against")
+            runs[f"{name}-against"] = ([*capture, str(copy), "capture"], other)
+    for name in ("empty", "big", *(("empty-against", "big-against") if args.against else ())):
+        # the first capture trains and caches the corpus model
         cmd, env = runs[name]
         timed([*cmd, "Warm the state dir up"], env)
     cpu, wall = series(runs, args.runs)
@@ -223,6 +238,36 @@ def main() -> int:
             click,
         ),
     ]
+    click_wall = statistics.median(wall["click"])
+    for name, label in (("empty", "empty vault"), ("big", f"{n} notes")):
+        rows.append(
+            row(
+                f"cold `vaultbrain capture`, no LLM server, {label} / `import click` (wall)",
+                wall[name],
+                "ms",
+                f"<= 3x {click_wall:.0f} ms",
+                3.0,
+                baseline=click_wall,
+                note="fsyncs and the last look for late writers included",
+            )
+        )
+    if args.against:
+        for name, label in (
+            ("help", "`vaultbrain --help`"),
+            ("empty", "cold capture, empty vault"),
+            ("big", f"cold capture, {n} notes"),
+        ):
+            theirs = statistics.median(cpu[f"{name}-against"])
+            rows.append(
+                row(
+                    f"{label}, this tree / {args.against} (CPU)",
+                    cpu[name],
+                    "ms",
+                    f"{args.against}: {theirs:.0f} ms",
+                    baseline=theirs,
+                    note=f"{args.against} / click {theirs / click:.2f}x",
+                )
+            )
     if args.daemon:
         # The same captures handed to a daemon watching each vault (vaultbrain/daemon/door.py),
         # on copies of their own, once the daemons are idle (a daemon builds the graph index

@@ -22,11 +22,9 @@
 
 from __future__ import annotations
 
-import bisect
 import functools
 import re
 import unicodedata
-from array import array
 
 from vaultbrain.resources import data_dir
 
@@ -199,8 +197,9 @@ def one_vowel_more(word: str) -> list[str]:
 # -- the shipped word lists ----------------------------------------------------------------
 class SortedWords:
     """A sorted word list, one word a line, kept as its UTF-8 bytes (whose order is the
-    words' order): ``word in words`` is a binary search over the lines' offsets, compact
-    where a set of 100,000 strings is not."""
+    words' order): ``word in words`` is a binary search over the bytes themselves, which
+    needs no table of the lines built first (a cold capture reads a few words of lists of
+    50,000) and is compact where a set of 100,000 strings is not."""
 
     def __init__(self, data: bytes) -> None:
         # the lists are written sorted, after a header of "#" lines: no copy is sorted here
@@ -209,23 +208,28 @@ class SortedWords:
             nl = data.find(b"\n", start)
             start = len(data) if nl < 0 else nl + 1
         self._data = data[start:].rstrip(b"\n")
-        self._starts = array("i", [0] if self._data else [])
-        self._starts.extend(m.end() for m in re.finditer(b"\n", self._data))
-
-    def _word(self, k: int) -> bytes:
-        start = self._starts[k]
-        end = self._starts[k + 1] - 1 if k + 1 < len(self._starts) else len(self._data)
-        return self._data[start:end]
 
     def __len__(self) -> int:
-        return len(self._starts)
+        return self._data.count(b"\n") + 1 if self._data else 0
 
     def __contains__(self, word: object) -> bool:
         if not isinstance(word, str) or not word or "\n" in word:
             return False
-        key = word.encode("utf-8")
-        k = bisect.bisect_left(range(len(self._starts)), key, key=self._word)
-        return k < len(self._starts) and self._word(k) == key
+        key, data = word.encode("utf-8"), self._data
+        lo, hi = 0, len(data)  # the lines that start in [lo, hi) are left; lo starts one
+        while lo < hi:
+            mid = (lo + hi) // 2
+            start = max(lo, data.rfind(b"\n", lo, mid) + 1)  # the line holding mid
+            end = data.find(b"\n", start)
+            end = len(data) if end < 0 else end
+            line = data[start:end]
+            if line == key:
+                return True
+            if line < key:
+                lo = end + 1
+            else:
+                hi = start
+        return False
 
 
 @functools.cache

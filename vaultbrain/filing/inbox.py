@@ -201,14 +201,6 @@ def rewrite_line(
     raise UserError(f"{rel} keeps changing; the line will be rewritten on the next pass")
 
 
-def words_of(line: InboxLine, record: dict | None) -> str:
-    """The person's words on an anchored line, whatever suffix we last wrote there.
-
-    ``record``: the capture, or what the inbox pass keeps of it (its text and line_suffix).
-    """
-    return parts_of(line, record)[0]
-
-
 def parts_of(line: InboxLine, record: dict | None) -> tuple[str, str | None, str]:
     """(words, our suffix as it stands or None, the person's remark) of an anchored line."""
     original = record.get("text", "") if record is not None else None

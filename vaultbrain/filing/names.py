@@ -112,10 +112,6 @@ class NameIndex:
         walk need not read again while their mtime and size hold."""
         return {rel: e for rel, e in self.entries.items() if e[0]}
 
-    def aliases_of(self, rel: str) -> list[str]:
-        entry = self.entry(rel)
-        return list(entry[2]) if entry else []
-
     def add(
         self,
         rel: str,

@@ -197,7 +197,7 @@ class NotesCache:
             # written at (if this process wrote the store since, that version is gone).
             doc["store"] = self._cache_store
         doc.update(_as_columns(self.cache))
-        self.app.store.write_json(CACHE_FILE, doc, compact=True)
+        self.app.store.write_json(CACHE_FILE, doc)
         self._cache_store = doc.get("store")
         self._cache_dirty = False
 

@@ -65,10 +65,6 @@ class NoteStyle:
         """Whether a note starts with ``# Title``."""
         return self.full or not self.inline_title
 
-    def keeps(self, key: str) -> bool:
-        """Whether a note of this style carries the property ``key``."""
-        return self.full or key not in MACHINE_KEYS
-
 
 def inline_title_shown(root: Path, config_dir: str = ".obsidian") -> bool:
     """Obsidian's "Show inline title" (``showInlineTitle`` in ``app.json``); on by default,

@@ -17,10 +17,6 @@ from vaultbrain.vault import content_hash
 
 RECORD_TYPE = "idealoom-list"
 STATUSES = ("draft", "completed")
-# Everything a note carries about a list; its fingerprint decides "the list changed".
-CONTENT_FIELDS = (
-    "id", "title", "prompt", "category", "status", "help", "ideas", "created", "modified",
-)  # fmt: skip
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 # A line of help text that Markdown would read as the note's own structure (a prompt heading
 # or a section): refused rather than escaped, so the note stays what a person would write.

@@ -457,9 +457,5 @@ class ResolvedPack:
         """Every declared path prefix, normalized, in merged order."""
         return list(self._prefixes)
 
-    def aliases_of(self, type_name: str) -> list[str]:
-        t = self.get_type(type_name)
-        return list(t.aliases) if t else []
-
     def __repr__(self) -> str:
         return f"ResolvedPack({self.identity})"

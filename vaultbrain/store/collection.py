@@ -61,12 +61,14 @@ class Collection:
     def _catch_up(self, conn: sqlite3.Connection, store_id: str) -> dict[str, dict[str, Any]]:
         _, seq = self._store.head(conn)  # (inside the read transaction: one view)
         if self._index is None or store_id != self._store_id:
-            self._index = {
-                rid: json.loads(summary)
-                for rid, summary in conn.execute(
-                    "SELECT id, summary FROM records WHERE collection = ?", (self.name,)
-                )
-            }
+            # One JSON object of every summary, parsed in one call (a cold capture on 10,000
+            # records spent a third of this in a row and a json.loads per record).
+            (whole,) = conn.execute(
+                "SELECT '{' || group_concat(json_quote(id) || ':' || summary, ',') || '}' "
+                "FROM records WHERE collection = ?",
+                (self.name,),
+            ).fetchone()
+            self._index = json.loads(whole) if whole else {}
             self._store_id = store_id
             self._epoch = next(_epochs)  # read afresh: followers look at everything
         else:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -208,8 +207,12 @@ def set_aside(root: Path) -> list[str]:
         target = root / ASIDE / name
         try:
             target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            if os.path.lexists(target):
-                shutil.rmtree(target) if target.is_dir() else target.unlink()
+            if os.path.lexists(target) and target.is_dir():
+                import shutil  # (not at every start: it brings the compression modules)
+
+                shutil.rmtree(target)
+            elif os.path.lexists(target):
+                target.unlink()
             os.replace(root / name, target)
         except OSError as exc:
             raise StorageError.from_os(exc, str(target)) from exc

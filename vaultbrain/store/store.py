@@ -412,12 +412,9 @@ class Store:
         row = self.conn().execute("SELECT value FROM kv WHERE name = ?", (name,)).fetchone()
         return default if row is None else json.loads(row[0])
 
-    def write_json(
-        self, name: str, data: Any, compact: bool = False, *, durable: bool = True
-    ) -> None:
-        """The document ``name`` made ``data`` (``compact``: kept for the callers of the
-        file store; every document is stored compact). ``durable=False``: a cache's, not
-        waited for on the disk."""
+    def write_json(self, name: str, data: Any, *, durable: bool = True) -> None:
+        """The document ``name`` made ``data`` (stored compact). ``durable=False``: a cache's,
+        not waited for on the disk."""
         text = to_json(data)
         self.write(
             lambda conn, seq: conn.execute(

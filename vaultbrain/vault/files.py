@@ -42,7 +42,6 @@ from vaultbrain.vault.atomic import (
 from vaultbrain.vault.late import Displaced, LateWrites, joined, new_lines
 from vaultbrain.vault.own import OWN_WRITES, OwnWrites  # noqa: F401 (where callers look)
 from vaultbrain.vault.paths import (  # noqa: F401 (the walks, where callers look for them)
-    _subdirs,
     _through_symlink,
     _walk,
     content_hash,

@@ -40,7 +40,6 @@ if TYPE_CHECKING:
 
     from vaultbrain.vault.files import Vault
 
-BLOCK_ID = LazyPattern(r"[ \t]\^vb-([a-z0-9]{6,12})[ \t]*$")
 # Our id anywhere on the line: text the person typed after it stays theirs (``after_id``).
 # At the very start of the words too (the person moved it there): the words follow it.
 _VB_ID = LazyPattern(r"(?:^|[ \t])\^vb-([a-z0-9]{6,12})(?![a-z0-9])")

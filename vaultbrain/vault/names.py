@@ -41,15 +41,6 @@ def sanitize_filename(title: str) -> str:
     return text
 
 
-def name_key(name: str) -> str:
-    """A name as Obsidian compares note names: in any case, and in any Unicode normalisation
-    (NFD, the form macOS gives file names, and NFC, the form a keyboard types, are one name),
-    so ``People/José.md`` named on a Mac is the note a thought typed as "José" names."""
-    if not name.isascii():
-        name = unicodedata.normalize("NFC", name)
-    return name.strip().lower()
-
-
 def _truncate(text: str) -> str:
     text = text[:MAX_CHARS]
     while len(text.encode("utf-8")) > MAX_BYTES:

@@ -105,10 +105,6 @@ class TemplateFolders:
             )
         return verdict
 
-    @property
-    def configured(self) -> tuple[str, ...]:
-        return self._configured
-
 
 # A template wherever it lives: Templater's tags (``<% tp.file.title %>``, ``<%* … %>``) or
 # the core Templates plugin's own placeholders (``{{date}}``, ``{{time:HH:mm}}``,

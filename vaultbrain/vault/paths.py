@@ -164,11 +164,3 @@ def _walk_rel(
             if hidden and not hidden_files:
                 continue
             yield rel_dir + name, entry
-
-
-def _subdirs(folder: Path) -> list[Path]:
-    try:
-        with os.scandir(folder) as it:
-            return [Path(e.path) for e in it if e.is_dir(follow_symlinks=False)]
-    except OSError:
-        return []

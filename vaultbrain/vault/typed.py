@@ -77,10 +77,6 @@ class Typed:
     problems: tuple[str, ...] = ()
 
     @property
-    def has_fields(self) -> bool:
-        return bool(self.fields or self.inline)
-
-    @property
     def tags(self) -> list[str]:
         """The ``#tags`` at the end of the words (Tasks keeps them in a description)."""
         return trailing_tags(self.words)[1]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
 _TIMESTAMP = r"(?:\d+:)?\d{1,2}:\d{2}(?:[.,]\d{1,3})?"
 _TIMING = re.compile(rf"^\s*{_TIMESTAMP}\s*-->\s*{_TIMESTAMP}")
@@ -112,13 +112,6 @@ class ProseBuilder:
         if not self.paragraphs:
             return ""
         return "\n\n".join(" ".join(p) for p in self.paragraphs) + "\n"
-
-
-def lines_to_prose(lines: Iterable[str], paragraph_lines: int = DEFAULT_PARAGRAPH_LINES) -> str:
-    builder = ProseBuilder(paragraph_lines)
-    for line in lines:
-        builder.add(clean_line(line))
-    return builder.text()
 
 
 def captions_to_prose(text: str, paragraph_lines: int = DEFAULT_PARAGRAPH_LINES) -> str:

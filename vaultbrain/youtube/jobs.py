@@ -270,4 +270,3 @@ class JobRegistry:
 
 def _alive(pid: int) -> bool:
     return pid_alive(pid)
-    return True
