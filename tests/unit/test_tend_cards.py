@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from vaultbrain.tend.cards import Card, _pack_card, _unpack_cards, decode
+from vaultbrain.tend.card import Card, decode
+from vaultbrain.tend.card_cache import pack_card, unpack_cards
 
 
 @pytest.mark.parametrize(
@@ -22,9 +23,9 @@ from vaultbrain.tend.cards import Card, _pack_card, _unpack_cards, decode
 def test_a_card_packed_and_read_back_is_the_same(data: dict[str, Any]) -> None:
     body = "Met 2025-01-03, then 2025-02-30 (no day), then [[People/Bo]].\n"
     card = Card("Ideas/A.md", str(data["type"]), "A", dict(data), body, "h", 1.5)
-    packed = _pack_card(card)
+    packed = pack_card(card)
     assert packed is not None
-    (back,) = _unpack_cards([("Ideas/A.md", packed, 1_500_000_000)])
+    (back,) = unpack_cards([("Ideas/A.md", packed, 1_500_000_000)])
     assert back.n_keys == len(data)
     assert not back.may_have("absent") and back.may_have("type")  # (not decoded yet)
     assert isinstance(back.props, str) and back.get("absent") is None
@@ -32,7 +33,7 @@ def test_a_card_packed_and_read_back_is_the_same(data: dict[str, Any]) -> None:
     assert back.data == data
     assert back.dates() == card.dates()
     assert dt.date(2025, 1, 3) in back.dates() and back.size == len(body)
-    again = _unpack_cards([("Ideas/A.md", packed, 1_500_000_000)])
+    again = unpack_cards([("Ideas/A.md", packed, 1_500_000_000)])
     decode(again)
     assert again[0].data == data
 
@@ -40,4 +41,4 @@ def test_a_card_packed_and_read_back_is_the_same(data: dict[str, Any]) -> None:
 def test_properties_json_cannot_hold_as_they_are_are_not_kept() -> None:
     for data in ({"type": "idea", 2024: "a year"}, {"type": "idea", "s": {1, 2}}):
         card = Card("Ideas/A.md", "idea", "A", data, "", "h", 0.0)
-        assert _pack_card(card) is None
+        assert pack_card(card) is None

@@ -298,7 +298,7 @@ class Cycle:
 def _take_due(take: dict[str, Any], day: dt.date, stale_days: int) -> bool:
     """A bet, hunch or take whose date has come: the day it names has passed, or it names
     none and is older than ``stale_days``."""
-    from vaultbrain.tend.cards import DATE
+    from vaultbrain.tend.card import DATE
 
     if take.get("kind") not in ("bet", "hunch", "take"):
         return False

@@ -8,7 +8,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from vaultbrain.tend.cards import DATE, Card, decode
+from vaultbrain.tend.card import DATE, Card, decode
 
 _CLOSED = frozenset({"done", "cancelled", "completed", "archived"})
 _STALE_STATUSES = frozenset({"active", "planned", ""})
