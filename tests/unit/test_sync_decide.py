@@ -159,6 +159,15 @@ CASES = [
         Create("person", keep_id=True),
     ),
     (
+        "a note whose id: is the person's own, edited: the same record (known by path)",
+        note(
+            note_hash=N,
+            at_path=rec(rid="r1", note_id="backend/api/dto-design", made_by_us=True),
+            declared_id="backend/api/dto-v2",
+        ),
+        Import(rec(rid="r1", note_id="backend/api/dto-design", made_by_us=True), "person"),
+    ),
+    (
         "a deleted record's note is back",
         note(declared_id="r1", tombstone=rec(deleted=True)),
         Revive(rec(deleted=True), "person"),
