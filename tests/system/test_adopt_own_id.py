@@ -153,3 +153,25 @@ def test_the_adopted_record_follows_a_move_an_edit_and_a_new_id(vault: Path) -> 
     assert note.read_text() == renamed
     assert len(recs) == 4  # (no second record, nothing tombstoned in its place)
     assert "People/Team/Ann Smith.md" not in vb(vault, "adopt", "--dry-run").stdout
+
+
+def test_a_note_sharing_its_id_with_another_is_followed_when_moved(vault: Path) -> None:
+    """Two notes with one id on purpose (Cy's record has it; Dee's is known by path and
+    content): Dee moved, then edited, is still Dee's record, and Cy's is untouched."""
+    vb(vault, "adopt", "--apply")
+    recs = people(vault)
+    dee_id, cy = recs["People/Dee.md"]["id"], recs["People/Cy.md"]
+    dee = (vault / "People/Dee.md").read_text()
+    (vault / "People/Team").mkdir()
+    (vault / "People/Dee.md").rename(vault / "People/Team/Dee.md")
+    vb(vault, "reindex")
+    edited = dee.replace("Second.", "Second, revised.")
+    (vault / "People/Team/Dee.md").write_text(edited)
+    vb(vault, "reindex")
+    recs = people(vault)
+    assert recs["People/Team/Dee.md"]["id"] == dee_id and "People/Dee.md" not in recs
+    assert recs["People/Team/Dee.md"]["note_id"] == "translations-1"
+    assert recs["People/Cy.md"]["id"] == cy["id"] == "translations-1"
+    assert len(recs) == 4
+    assert (vault / "People/Team/Dee.md").read_text() == edited
+    assert (vault / "People/Cy.md").read_text() == CY

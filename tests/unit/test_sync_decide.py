@@ -168,6 +168,28 @@ CASES = [
         Import(rec(rid="r1", note_id="backend/api/dto-design", made_by_us=True), "person"),
     ),
     (
+        "a note sharing its id: with another, moved: its record follows it by content",
+        note(
+            rel="People/Team/Dee.md",
+            by_id=rec(),
+            declared_id="r1",
+            by_id_note_has_id=True,
+            moved_from=rec(rid="r2", note_id="r1", path="People/Dee.md"),
+        ),
+        Import(rec(rid="r2", note_id="r1", path="People/Dee.md"), "person", moved=True),
+    ),
+    (
+        "copied, and the original edited: still a copy, not the original moved",
+        note(
+            rel="People/Ann copy.md",
+            by_id=rec(),
+            declared_id="r1",
+            by_id_note_has_id=True,
+            moved_from=rec(),
+        ),
+        Create("person", keep_id=False),
+    ),
+    (
         "a deleted record's note is back",
         note(declared_id="r1", tombstone=rec(deleted=True)),
         Revive(rec(deleted=True), "person"),

@@ -204,7 +204,12 @@ def decide(f: Facts) -> Action:
         # purpose. The second is a new record known by path; its `id:` is the person's and
         # stays as they wrote it. (A note with another id, or none, where the record was is
         # not its copy: the record's note moved and a new note took its old name.)
-        return Create(f.note_type, keep_id=False)
+        was = f.moved_from
+        if was is None or was.id == by_id.id or was.note_id == was.id:
+            return Create(f.note_type, keep_id=False)
+        # That second note, moved: its record (known by path and content, not by the id
+        # the two notes share) follows it.
+        by_id = None
     if by_id is not None and at_path is not None and by_id.id != at_path.id:
         by_id = None  # a copy already known at this path: it stays the record it became
     target = by_id or at_path or f.moved_from
