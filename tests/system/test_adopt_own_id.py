@@ -154,6 +154,19 @@ def test_the_adopted_record_follows_a_move_an_edit_and_a_new_id(vault: Path) -> 
     assert len(recs) == 4  # (no second record, nothing tombstoned in its place)
     assert "People/Team/Ann Smith.md" not in vb(vault, "adopt", "--dry-run").stdout
 
+    # re-filed by moving it into another type's folder: the same record, of that type,
+    # its `id:` still the person's (the record's id is never taken from it)
+    (vault / "Projects").mkdir(exist_ok=True)
+    note.rename(vault / "Projects/Ann Smith.md")
+    vb(vault, "reindex")
+    projects = {p["path"]: p for p in vb_json(vault, "db", "list", "project")}
+    moved = projects["Projects/Ann Smith.md"]
+    assert moved["id"] == ann_id and moved["note_id"] == "backend/api/dto-v2"
+    assert "People/Team/Ann Smith.md" not in people(vault)
+    assert renamed.replace("type: person", "type: project") == (
+        (vault / "Projects/Ann Smith.md").read_text()
+    )
+
 
 def test_a_note_sharing_its_id_with_another_is_followed_when_moved(vault: Path) -> None:
     """Two notes with one id on purpose (Cy's record has it; Dee's is known by path and
