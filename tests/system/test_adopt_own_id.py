@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.forking import one_thread  # noqa: F401 (the fixture)
 
 ANN = "---\nid: backend/api/dto-design\nname: Ann\n---\nBeekeeper.\n"  # not an id we could use
 CY = "---\nid: translations-1\ntype: person\nname: Cy\n---\nFirst.\n"
@@ -188,3 +189,49 @@ def test_a_note_sharing_its_id_with_another_is_followed_when_moved(vault: Path) 
     assert len(recs) == 4
     assert (vault / "People/Team/Dee.md").read_text() == edited
     assert (vault / "People/Cy.md").read_text() == CY
+
+
+@pytest.mark.usefixtures("one_thread")
+def test_writer_processes_keep_their_own_ids_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A big adoption's batches written by writer processes (vaultbrain/filing/writers.py):
+    the notes with an id of their own come back adopted as in one process, their ids kept."""
+    import vaultbrain.filing.writers as writers
+    from vaultbrain.brain import Brain
+    from vaultbrain.filing.adopt import apply
+
+    monkeypatch.setenv("VAULTBRAIN_PROVIDER", "heuristic")
+    root = tmp_path / "Vault"
+    root.mkdir()
+    vb(root, "init")
+    for i in range(12):
+        own = f"id: api/{i}\n" if i % 2 else ""  # (a slash: never usable as a record id)
+        (root / f"People/P{i:02d}.md").write_text(f"---\n{own}name: P{i}\n---\nBody {i}.\n")
+    vb(root, "reindex")
+    ids = {rel: r["id"] for rel, r in people(root).items()}
+    made: list[int] = []
+    real = writers.start
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        team = real(*args, **kwargs)
+        made.append(0 if team is None else len(team))
+        return team
+
+    monkeypatch.setattr(writers, "start", counted)
+    done = apply(Brain(root), batch=3, processes=2)
+    assert made == [2] and not done.problems and len(done.done) == 12
+    kept = {a.path: a.own_id for a in done.done if a.own_id is not None}
+    assert kept == {f"People/P{i:02d}.md": f"api/{i}" for i in range(1, 12, 2)}
+    recs = people(root)
+    for i in range(12):
+        rel = f"People/P{i:02d}.md"
+        text = (root / rel).read_text()
+        assert recs[rel]["id"] == ids[rel] and "origin" not in recs[rel]
+        if i % 2:
+            assert text == f"---\nid: api/{i}\nname: P{i}\ntype: person\n---\nBody {i}.\n"
+            assert recs[rel]["note_id"] == f"api/{i}"
+        else:
+            assert text == f"---\nname: P{i}\nid: {ids[rel]}\ntype: person\n---\nBody {i}.\n"
+    again = vb_json(root, "reindex")
+    assert again["read"] == 0 and again["created"] == 0, again
