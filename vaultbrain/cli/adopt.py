@@ -21,8 +21,8 @@ def adopt_cmd(obj: Any, folder: str, dry_run: bool, do_apply: bool, as_json: boo
     if they have none), so their records follow them by id. Nothing else in them changes,
     and a property holding a value of your own is never replaced: an `id:` of your own is
     kept (the record follows the note by path and content), another `type:` makes the note
-    a conflict, left as it is. A terminal shows a progress line; Ctrl-C stops cleanly and a rerun goes
-    on from there."""
+    a conflict, left as it is. A terminal shows a progress line; Ctrl-C stops cleanly and a
+    rerun goes on from there."""
     from vaultbrain.cli.progress import Progress
     from vaultbrain.errors import UserError
     from vaultbrain.filing.adopt import apply, plan
