@@ -161,7 +161,8 @@ def check(source: Path, work: Path) -> dict:
                 found.append(f"adopt --dry-run wrote {sorted(diff)[:5]}")
             rows = json.loads(done.stdout or "[]")
             rows = [r for r in rows if isinstance(r, dict) and r.get("path")]
-            listed = {str(r["path"]) for r in rows if not r.get("conflict")}
+            # (a note adopted with nothing to write, its own id: kept, is not listed)
+            listed = {str(r["path"]) for r in rows if not r.get("conflict") and r.get("changes")}
             conflicts = [f"{r['path']}: {r.get('problem')}" for r in rows if r.get("conflict")]
         elif step[:2] == ["adopt", "--apply"]:
             if diff != listed:

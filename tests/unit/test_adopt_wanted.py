@@ -1,5 +1,6 @@
 """What `adopt` writes into a note, as a table: add a missing property, fill an empty one
-("replace"), leave a value of the person's own alone (a conflict)."""
+("replace"), leave a value of the person's own alone (a conflict for `type:`; an `id:` of
+their own is kept, and the rest written)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from vaultbrain.filing.adopt import wanted
+from vaultbrain.filing.adopt import own_id, wanted
 from vaultbrain.packs.loader import load_pack
 
 
@@ -26,8 +27,11 @@ from vaultbrain.packs.loader import load_pack
         ({"type": "[[Person]]"}, {}, {}, "its type: holds [[Person]], not person"),
         ({"type": "author"}, {}, {}, "its type: holds author, not person"),
         ({"type": True}, {}, {}, "its type: holds True, not person"),
-        ({"id": "theirs"}, {}, {}, "the note already says id: 'theirs'"),
-        ({"id": ["r1"]}, {}, {}, "the note already says id: ['r1']"),
+        # an id of the person's own stays theirs: only what else the note needs is written
+        ({"id": "theirs"}, {"type": "person"}, {"type": "add"}, None),
+        ({"id": "backend/api/dto-design", "type": "person"}, {}, {}, None),
+        ({"id": ["r1"], "type": None}, {"type": "person"}, {"type": "replace"}, None),
+        ({"id": True, "type": "author"}, {}, {}, "its type: holds author, not person"),
     ],
 )
 def test_what_adopt_writes(
@@ -37,3 +41,19 @@ def test_what_adopt_writes(
     person = pack.get_type("person")
     got = wanted("People/Ann.md", data, set(data), "r1", person, "person")
     assert got == (changes, actions, conflict)
+
+
+@pytest.mark.parametrize(
+    ("data", "kept"),
+    [
+        ({}, None),
+        ({"id": None}, None),
+        ({"id": "  "}, None),
+        ({"id": "r1"}, None),
+        ({"id": "theirs"}, "theirs"),
+        ({"id": 42}, "42"),
+        ({"id": ["r1"]}, "['r1']"),
+    ],
+)
+def test_which_id_is_the_persons_own(data: dict[str, Any], kept: str | None) -> None:
+    assert own_id(data, "r1") == kept

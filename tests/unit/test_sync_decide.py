@@ -159,6 +159,37 @@ CASES = [
         Create("person", keep_id=True),
     ),
     (
+        "a note whose id: is the person's own, edited: the same record (known by path)",
+        note(
+            note_hash=N,
+            at_path=rec(rid="r1", note_id="backend/api/dto-design", made_by_us=True),
+            declared_id="backend/api/dto-v2",
+        ),
+        Import(rec(rid="r1", note_id="backend/api/dto-design", made_by_us=True), "person"),
+    ),
+    (
+        "a note sharing its id: with another, moved: its record follows it by content",
+        note(
+            rel="People/Team/Dee.md",
+            by_id=rec(),
+            declared_id="r1",
+            by_id_note_has_id=True,
+            moved_from=rec(rid="r2", note_id="r1", path="People/Dee.md"),
+        ),
+        Import(rec(rid="r2", note_id="r1", path="People/Dee.md"), "person", moved=True),
+    ),
+    (
+        "copied, and the original edited: still a copy, not the original moved",
+        note(
+            rel="People/Ann copy.md",
+            by_id=rec(),
+            declared_id="r1",
+            by_id_note_has_id=True,
+            moved_from=rec(),
+        ),
+        Create("person", keep_id=False),
+    ),
+    (
         "a deleted record's note is back",
         note(declared_id="r1", tombstone=rec(deleted=True)),
         Revive(rec(deleted=True), "person"),

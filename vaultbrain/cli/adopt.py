@@ -19,9 +19,10 @@ from vaultbrain.cli.render import echo_json
 def adopt_cmd(obj: Any, folder: str, dry_run: bool, do_apply: bool, as_json: bool) -> None:
     """Give the hand-made record notes under FOLDER (all: no FOLDER) an `id:` (and a `type:`
     if they have none), so their records follow them by id. Nothing else in them changes,
-    and a property holding a value of your own is never replaced (the note is a conflict,
-    left as it is). A terminal shows a progress line; Ctrl-C stops cleanly and a rerun goes
-    on from there."""
+    and a property holding a value of your own is never replaced: an `id:` of your own is
+    kept (the record follows the note by path and content), another `type:` makes the note
+    a conflict, left as it is. A terminal shows a progress line; Ctrl-C stops cleanly and a
+    rerun goes on from there."""
     from vaultbrain.cli.progress import Progress
     from vaultbrain.errors import UserError
     from vaultbrain.filing.adopt import apply, plan
@@ -40,8 +41,10 @@ def adopt_cmd(obj: Any, folder: str, dry_run: bool, do_apply: bool, as_json: boo
         conflicts = [a for a in planned if a.conflict]
         for a in planned:
             click.echo(a.describe())
+        own = sum(a.own_id is not None for a in ready)
         click.echo(
             f"{len(ready)} hand-made note(s){where} would get an id written"
+            + (f" ({own} keep their own id: instead)" if own else "")
             + (f", {len(conflicts)} left as they are (conflicts)" if conflicts else "")
             + (" (nothing written: this is a preview; --apply writes them)" if ready else "")
         )

@@ -1,11 +1,15 @@
 """``vaultbrain adopt``: write ``id:`` (and ``type:``) into hand-made record notes, asked for.
 
 A note the person made is a record known by path and content hash (``origin: "vault"``,
-``note_id: None``, see vaultbrain/filing/apply.py ``_create``); vaultbrain never writes it by
-itself. Adopting is the explicit step that gives such notes an ``id:`` in their frontmatter,
-so the record follows the note by id wherever it goes (and vaultbrain may write it from
-then on, as it does the notes it made). :func:`plan` previews, :func:`apply` writes, each
-note with one compare-and-swap edit (``Vault.edit``), and the record follows.
+see vaultbrain/filing/apply.py ``_create``); vaultbrain never writes it by itself. Adopting
+is the explicit step that gives such notes an ``id:`` in their frontmatter, so the record
+follows the note by id wherever it goes (and vaultbrain may write it from then on, as it
+does the notes it made). A note whose ``id:`` already holds a value of the person's own
+keeps it (issue 44: their property is theirs): adopting writes only what else it needs
+(``type:``, ``subtype:``), and its record keeps its own id in the store and follows the
+note by path and content, as a rescan does for every hand-made note (``note_id``: the
+person's value). :func:`plan` previews, :func:`apply` writes, each note with one
+compare-and-swap edit (``Vault.edit``), and the record follows.
 """
 
 from __future__ import annotations
@@ -65,14 +69,23 @@ class Adoption:
     # property with no value, as a template leaves it)
     actions: dict[str, str] = field(default_factory=dict)
     conflict: bool = False  # the note holds a value of its own where adopting would write
+    # The note's own ``id:`` (as the record's ``note_id`` says it), kept as the person wrote
+    # it: the record keeps its id in the store. None: the note holds (or gets) the record's.
+    own_id: str | None = None
+
+    @property
+    def note_id(self) -> str:
+        """The ``id:`` the note holds once adopted."""
+        return self.own_id if self.own_id is not None else self.record_id
 
     def describe(self) -> str:
         if self.problem:
             word = "conflict" if self.conflict else "skipped"
             return f"{self.path}: {word} ({self.problem}); left as it is"
-        return f"{self.path}: " + ", ".join(
-            f"{k}: {v} ({self.actions.get(k, ADD)})" for k, v in self.changes.items()
-        )
+        said = [f"{k}: {v} ({self.actions.get(k, ADD)})" for k, v in self.changes.items()]
+        if self.own_id is not None:
+            said.append(f"its own id: {self.own_id} kept")
+        return f"{self.path}: " + (", ".join(said) or "nothing to write")
 
 
 def _under(rel: str, folder: str) -> bool:
@@ -97,7 +110,9 @@ def wanted(
     """What adopting writes into a note whose frontmatter is ``data`` (``has``: the keys it
     declares, a key with no value included): (changes, add/replace per key, conflict). A
     property the person gave a value of their own (a list, links, ``[]``, another word) is
-    never overwritten: the note is a conflict and nothing is written in it."""
+    never overwritten: a ``type:`` or ``subtype:`` of their own makes the note a conflict
+    and nothing is written in it; an ``id:`` of their own stays as it is (see
+    :func:`own_id`) and the rest is written."""
     changes: dict[str, str] = {}
     actions: dict[str, str] = {}
     declared = data.get("id")
@@ -105,8 +120,6 @@ def wanted(
         changes["id"], actions["id"] = record_id, ADD
     elif _blank(declared):
         changes["id"], actions["id"] = record_id, REPLACE
-    elif isinstance(declared, bool) or str(declared).strip() != record_id:
-        return {}, {}, f"the note already says id: {declared!r}"
     declared = data.get("type")
     if "type" not in has:
         changes["type"], actions["type"] = type_name, ADD
@@ -125,6 +138,16 @@ def wanted(
         elif not (isinstance(declared, str) and declared.strip().lower() == sub_name.lower()):
             return {}, {}, f"its subtype: holds {_shown(declared)}, not {sub_name}"
     return changes, actions, None
+
+
+def own_id(data: dict[str, Any], record_id: str) -> str | None:
+    """The note's own ``id:`` value, when it holds one other than the record's id: as the
+    record's ``note_id`` keeps it (vaultbrain/filing/apply.py ``_create``). None: no id,
+    an empty one, or the record's."""
+    declared = data.get("id")
+    if _blank(declared) or (not isinstance(declared, bool) and str(declared) == record_id):
+        return None
+    return str(declared)
 
 
 def _names_type(value: Any, ptype: PageType | None, type_name: str) -> bool:
@@ -214,6 +237,7 @@ def _decide(
     )
     a.changes, a.actions = changes, actions
     a.problem, a.conflict = conflict, conflict is not None
+    a.own_id = own_id(parsed.data, a.record_id)
     return parsed
 
 
@@ -474,7 +498,7 @@ def _ready(brain: Brain, a: Adoption, edit: Any, old: ParsedNote | None) -> _Rea
         parsed, old.text, old.data = old, note.text, {**old.data, **a.changes}
     else:
         parsed = parse_note(note.text)
-    if parsed.error or str(parsed.data.get("id")) != a.record_id:
+    if parsed.error or _note_id(parsed) != a.note_id:
         return f"{a.path}: changed meanwhile; left as it is"
     return _Ready(note, parsed, None)
 
@@ -488,18 +512,24 @@ def _as_it_is(brain: Brain, a: Adoption) -> tuple[NoteFile, ParsedNote] | str:
     if note is None:
         return f"{a.path}: the note is gone"
     parsed = parse_note(note.text)
-    if parsed.error or str(parsed.data.get("id")) != a.record_id:
+    if parsed.error or _note_id(parsed) != a.note_id:
         return f"{a.path}: changed meanwhile; left as it is"
     return note, parsed
+
+
+def _note_id(parsed: ParsedNote) -> str | None:
+    declared = parsed.data.get("id") if isinstance(parsed.data, dict) else None
+    return None if declared is None else str(declared)
 
 
 def _record(
     sync: Any, a: Adoption, note: NoteFile, parsed: ParsedNote, record: dict[str, Any]
 ) -> dict[str, Any]:
-    """The record following its adopted note: ``note_id`` set, no longer ``origin: "vault"``."""
+    """The record following its adopted note: ``note_id`` set (the record's id, or the
+    note's own it kept), no longer ``origin: "vault"``."""
     new = record_from_note(a.path, parsed, sync._type(a.type, a.path), record, note.hash)  # noqa: SLF001
     new["id"] = a.record_id
-    new["note_id"] = a.record_id
+    new["note_id"] = a.note_id
     new.pop("origin", None)
     new.pop("store_dirty", None)
     return new
@@ -526,7 +556,7 @@ def _follow_batch(brain: Brain, sync: Any, b: _Batch, out: Adopted, writing: _Wr
         problem = _follow(brain, sync, a, ready, writing.records.get(a.record_id), index)
         if problem:
             out.problems.append(problem)
-        elif a.changes:
+        elif a.changes or a.own_id is not None:  # (adopted with nothing to write: its own id)
             out.done.append(a)
     return len(written)
 

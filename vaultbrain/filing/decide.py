@@ -40,8 +40,9 @@ class Known:
     base_hash: str | None
     store_dirty: bool = False
     deleted: bool = False
-    # The `id:` its note declares: its own id for notes vaultbrain made or adopted, None for a
-    # hand-made note it knows by path and content (it never writes ids into those unasked).
+    # The `id:` its note declares: its own id for notes vaultbrain made or adopted; None, or
+    # the person's own value (another than the record's id), for a hand-made note it knows
+    # by path and content (it never writes ids into those unasked), adopted ones included.
     note_id: str | None = None
     made_by_us: bool = True  # vaultbrain created the note (a capture, `db add`, a re-filing)
 
@@ -189,17 +190,26 @@ def decide(f: Facts) -> Action:
     if (
         at_path is not None
         and f.declared_id
-        and at_path.note_id is not None
+        and at_path.note_id == at_path.id
         and at_path.note_id != f.declared_id
     ):
-        at_path = None  # a different note now stands where a renamed one was: its own id wins
+        # A different note now stands where a renamed one was: its own id wins. (Only for a
+        # record known by the id in its note: where the note's `id:` is the person's own,
+        # not the record's, the record knows the note by path and content, and their
+        # editing that property is an edit like any other.)
+        at_path = None
     by_id = f.by_id
     if by_id is not None and by_id.path != f.rel and at_path is None and f.by_id_note_has_id:
         # The same id at two paths: the person copied a note, or gave two notes one id on
         # purpose. The second is a new record known by path; its `id:` is the person's and
         # stays as they wrote it. (A note with another id, or none, where the record was is
         # not its copy: the record's note moved and a new note took its old name.)
-        return Create(f.note_type, keep_id=False)
+        was = f.moved_from
+        if was is None or was.id == by_id.id or was.note_id == was.id:
+            return Create(f.note_type, keep_id=False)
+        # That second note, moved: its record (known by path and content, not by the id
+        # the two notes share) follows it.
+        by_id = None
     if by_id is not None and at_path is not None and by_id.id != at_path.id:
         by_id = None  # a copy already known at this path: it stays the record it became
     target = by_id or at_path or f.moved_from

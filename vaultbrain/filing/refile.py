@@ -147,6 +147,7 @@ def refile(
         new_path = old_path
         old_note, parsed = settle_task_note(brain, old_path, old_note, parsed, new_type, None, True)
         new_rec = record_from_note(old_path, parsed, new_type, rec, old_note.hash)
+        new_rec["id"] = rec["id"]  # (a note's `id:` of the person's own is not the record's)
         brain.store.collection(collection).drop(rec["id"])
         brain.store.collection(new_type.store_collection).put(new_rec)
         index.remove(collection, rec["id"])

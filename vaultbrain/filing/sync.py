@@ -133,8 +133,9 @@ class NoteSync(NotesCache, Executors):
         if by_id is not None and by_id.path and by_id.path != rel and hit is None:
             by_id_has_id = self.declared_id(by_id.path) == rid
         moved_from = None
-        if ptype is not None and at_path is None and by_id is None and tombstone is None:
-            moved_from = self._moved_here(rel, note.hash)
+        if ptype is not None and at_path is None and tombstone is None:
+            if by_id is None or by_id_has_id:  # (a note sharing its id with another, moved?)
+                moved_from = self._moved_here(rel, note.hash)
         target = by_id or at_path or moved_from
         agree = False
         if target is not None and target.store_dirty and target.base_hash != note.hash:
