@@ -266,6 +266,7 @@ def unshield(text: str) -> str:
 # highlight) are words, kept as one: read as words, never cut inside or read as syntax.
 _LITERAL = frozenset({"code", "math", "url", "autolink", "escape"})
 _UNSHOWN = frozenset({"comment", "html", "footnote"})
+_ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 
 def shown_words(text: str) -> str:
@@ -302,8 +303,8 @@ def _span_words(raw: str, kind: str) -> str:
         return " ".join(inner.split())
     if kind == "math":
         return " ".join(raw.strip("$").split())
-    if kind == "escape":
-        return raw[1:]
+    if kind == "escape":  # (only ASCII punctuation is escaped: ``\→`` shows its backslash)
+        return raw[1:] if raw[1] in _ASCII_PUNCTUATION else raw
     if kind == "wikilink":
         return parse_wikilink(raw.lstrip("!")[2:-2], raw.startswith("!")).shown
     if kind == "link":
