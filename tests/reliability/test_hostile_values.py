@@ -126,3 +126,33 @@ def test_a_daily_note_with_a_stray_byte_files_its_other_lines(vault: Path) -> No
     # a second pass changes nothing
     vb(vault, "daemon", "--once")
     assert note.read_bytes() == data
+
+
+def test_a_folder_symlinked_out_of_the_vault_puts_the_thought_in_review(
+    vault: Path, tmp_path: Path
+) -> None:
+    """People/ is a symlink to a folder outside the vault: a thought about a person is not
+    written there, nor left waiting for ever as if the classifier were away: it goes to
+    review, saying why, and the other thoughts of the pass are filed."""
+    vb(vault, *SETTLE)
+    vb(vault, "settings", "set", "provider", "heuristic")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    people = vault / "People"
+    if people.exists():
+        people.rmdir()
+    people.symlink_to(outside, target_is_directory=True)
+    (vault / "Inbox.md").write_text(
+        "- call Sam about the lease\n- idea: a bee hotel for the garden wall\n", "utf-8"
+    )
+    done = vb(vault, "daemon", "--once")
+    no_traceback(done)
+    assert list(outside.iterdir()) == []
+    text = (vault / "Inbox.md").read_text("utf-8")
+    sam = next(x for x in text.splitlines() if "call Sam" in x)
+    assert "needs review: not filed: People/Sam.md leads outside the vault" in sam
+    assert "⏳" not in sam
+    bees = next(x for x in text.splitlines() if "bee hotel" in x)
+    assert "^vb-" in bees and "⏳" not in bees and "leads outside" not in bees
+    review = (vault / "Brain/Needs Review.md").read_text("utf-8")
+    assert "not filed: People/Sam.md leads outside the vault" in review
