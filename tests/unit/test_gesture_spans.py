@@ -184,3 +184,18 @@ def test_protect_keeps_a_shielded_text_shielded_and_gives_periods_back() -> None
 def test_titles_keep_the_words_and_lose_the_marks(thought, title) -> None:
     assert title_text(thought) == title
     assert plain_words(unshield(shown_words(thought))) == title
+
+
+def test_an_id_quoted_in_a_span_is_no_anchor() -> None:
+    """Our ``^vb-`` id typed inside the person's code span, comment or link is their text:
+    the line is a new thought, not a taken one; our real id after it still anchors it."""
+    text = (
+        "- explain the `` ^vb-abc123 `` anchor\n"
+        "- a %% ^vb-abc123 %% comment\n"
+        "- see [the id ^vb-abc123](https://x.org) later\n"
+        "- [x] code `x ^vb-abc123` thought → [[Admin/X|X]] ^vb-def456\n"
+    )
+    lines = scan_inbox(text)
+    assert [line.block_id for line in lines] == [None, None, None, "def456"]
+    assert lines[0].text == "explain the `` ^vb-abc123 `` anchor"
+    assert lines[3].text == "code `x ^vb-abc123` thought → [[Admin/X|X]]"
