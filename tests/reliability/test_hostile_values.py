@@ -156,3 +156,37 @@ def test_a_folder_symlinked_out_of_the_vault_puts_the_thought_in_review(
     assert "^vb-" in bees and "⏳" not in bees and "leads outside" not in bees
     review = (vault / "Brain/Needs Review.md").read_text("utf-8")
     assert "not filed: People/Sam.md leads outside the vault" in review
+
+
+def test_numbers_out_of_range_in_a_notes_frontmatter_give_valid_json(vault: Path) -> None:
+    """NaN, infinity, a 35-digit count, a year 99999 and a negative year in a note's
+    properties: every command reads the note, `--json` stays valid JSON (null for what JSON
+    cannot say), and the note is left byte for byte."""
+    (vault / "Projects").mkdir(exist_ok=True)
+    weird = vault / "Projects/Weird.md"
+    text = (
+        "---\ntype: project\nstatus: active\npriority: .nan\nprogress: .inf\n"
+        "low: -.inf\ncount: 99999999999999999999999999999999999\ndue: 99999-01-01\n"
+        "last_touched: -0001-01-01\n---\n# Weird\n"
+    )
+    weird.write_text(text, "utf-8")
+    no_traceback(vb(vault, "reindex"))
+
+    def strict(raw: str) -> object:
+        def refuse(name: str) -> object:
+            raise AssertionError(f"{name} is not JSON")
+
+        return json.loads(raw, parse_constant=refuse)
+
+    for args in (("db", "list", "project", "--json"), ("search", "weird", "--json")):
+        done = vb(vault, *args)
+        no_traceback(done)
+        assert done.returncode == 0, done.stderr
+        strict(done.stdout)
+    (row,) = strict(vb(vault, "db", "list", "project", "--json").stdout)  # type: ignore[misc]
+    fields = row["fields"]
+    assert fields["priority"] is None and fields["progress"] is None and fields["low"] is None
+    assert fields["count"] == 99999999999999999999999999999999999
+    for args in (("tend",), ("digest",), ("doctor",), ("reindex",)):
+        no_traceback(vb(vault, *args))
+    assert weird.read_text("utf-8") == text
