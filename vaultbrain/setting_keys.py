@@ -38,33 +38,55 @@ def _float01(v: str) -> float:
     return x
 
 
+# The longest wait a setting may name: a week (a line that settles for longer is never taken).
+MAX_SECONDS = 7 * 24 * 3600
+
+
 def _seconds(v: str) -> float:
     """A wait that may be zero (``inbox_settle_seconds 0``: take a line at once)."""
-    expected = "a number of seconds, 0 or more, such as 10"
+    expected = f"a number of seconds from 0 to {MAX_SECONDS} (a week), such as 10"
     x = _number(v, expected)
     if x < 0:
         raise ValueError(f"{v!r} is negative; expected {expected}")
+    if x > MAX_SECONDS:
+        raise ValueError(f"{v!r} is more than a week; expected {expected}")
     return x
 
 
 def _pos_seconds(v: str) -> float:
     """A period or timeout: zero would spin or give up before asking."""
-    expected = "a number of seconds above 0, such as 60"
+    expected = f"a number of seconds above 0, at most {MAX_SECONDS} (a week), such as 60"
     x = _number(v, expected)
     if x <= 0:
         raise ValueError(f"{v!r} is not above 0; expected {expected}")
+    if x > MAX_SECONDS:
+        raise ValueError(f"{v!r} is more than a week; expected {expected}")
     return x
 
 
-def _pos_int(v: str) -> int:
-    expected = "a whole number, 1 or more"
-    try:
-        x = int(v)
-    except (TypeError, ValueError):
-        raise ValueError(f"{v!r} is not a whole number; expected {expected}") from None
-    if x < 1:
-        raise ValueError(f"{v!r} is below 1; expected {expected}")
-    return x
+def _whole(most: int) -> Callable[[str], int]:
+    """A whole number from 1 to ``most``: a count past it (``10^12`` LLM requests at once, a
+    daily note of every day since year 1) would exhaust the machine, not serve the person."""
+
+    def parse(v: str) -> int:
+        expected = f"a whole number from 1 to {most}"
+        text = str(v).strip()
+        if len(text.lstrip("+-0")) > 12:  # (not even turned into a number)
+            raise ValueError(f"{text[:20]!r}… is out of range; expected {expected}")
+        try:
+            x = int(text)
+        except (TypeError, ValueError):
+            raise ValueError(f"{v!r} is not a whole number; expected {expected}") from None
+        if x < 1:
+            raise ValueError(f"{v!r} is below 1; expected {expected}")
+        if x > most:
+            raise ValueError(f"{v!r} is out of range; expected {expected}")
+        return x
+
+    return parse
+
+
+_pos_int = _whole(1_000_000)
 
 
 def _bool(v: str) -> bool:
@@ -220,7 +242,7 @@ KEYS: dict[str, Key] = {
             "VAULTBRAIN_EMBEDDING_MODEL",
         ),
         Key("llm_timeout_seconds", 60.0, _pos_seconds, "timeout of one LLM request"),
-        Key("llm_concurrency", 2, _pos_int, "LLM requests in flight at once"),
+        Key("llm_concurrency", 2, _whole(64), "LLM requests in flight at once"),
         Key("rescan_seconds", 300.0, _pos_seconds, "the daemon's periodic rescan of the vault"),
         Key(
             "retry_seconds",
@@ -282,7 +304,7 @@ KEYS: dict[str, Key] = {
             _heading,
             "the daily note's section taken as thoughts, e.g. `## Inbox`; empty: off",
         ),
-        Key("daily_capture_days", 3, _pos_int, "the daily notes of this many days are read"),
+        Key("daily_capture_days", 3, _whole(366), "the daily notes of this many days are read"),
         Key(
             "tend_schedule",
             "0 3 * * *",
@@ -290,7 +312,10 @@ KEYS: dict[str, Key] = {
             "the nightly `tend` cycle and its morning report, standard cron; empty: off",
         ),
         Key(
-            "stale_days", 30, _pos_int, "days without activity before `tend` calls a project quiet"
+            "stale_days",
+            30,
+            _whole(36_500),
+            "days without activity before `tend` calls a project quiet",
         ),
     ]
 }

@@ -69,7 +69,13 @@ def build_server(brain: "Brain", allow_writes: bool = False) -> "MCPServer":
                     f"{name} writes to the vault, and this server was started read-only: "
                     "start it with `vaultbrain mcp --allow-writes` to allow it"
                 )
-            return await super().call_tool(name, arguments, *a, **kw)
+            try:
+                return await super().call_tool(name, arguments, *a, **kw)
+            except ToolError as exc:
+                wrong = _arguments_said(exc)
+                if wrong is None:
+                    raise
+                raise ToolError(f"{name}: {wrong}") from exc
 
     server = Server("vaultbrain", instructions=INSTRUCTIONS, version=__version__)
     # (by the protocol's names: the SDK's fields are snake_case, their aliases camelCase)
@@ -246,6 +252,24 @@ def _type_reader(tools: BrainTools, name: str) -> Callable[[], str]:
 
     read.__name__ = f"type_{name}"
     return read
+
+
+def _arguments_said(exc: BaseException) -> str | None:
+    """An agent's arguments the tool's schema refused, as one line (``text: a string, not
+    int; limit: at most 50``), from the validation error behind ``exc``; None for any other
+    error. The SDK's own text runs over several lines, with the input and a URL."""
+    from pydantic import ValidationError
+
+    cause: BaseException | None = exc
+    while cause is not None and not isinstance(cause, ValidationError):
+        cause = cause.__cause__ or cause.__context__
+    if cause is None:
+        return None
+    said = []
+    for error in cause.errors(include_url=False, include_input=False)[:5]:
+        where = ".".join(str(p) for p in error.get("loc", ())) or "arguments"
+        said.append(f"{where}: {' '.join(str(error.get('msg', 'refused')).split())}")
+    return "; ".join(said)[:500]
 
 
 def serve(brain: "Brain", allow_writes: bool = False) -> None:

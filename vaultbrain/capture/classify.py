@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.model import Capture
@@ -18,7 +19,7 @@ from vaultbrain.errors import LLMError
 from vaultbrain.filing.index import records
 from vaultbrain.filing.linked import follow_links, known_of, typed_links
 from vaultbrain.filing.typed import apply_typed
-from vaultbrain.vault.inline import plain_words
+from vaultbrain.vault.inline import shown_words, unshield
 from vaultbrain.vault.typed import parse_typed, trailing_tags
 
 if TYPE_CHECKING:
@@ -47,7 +48,11 @@ def classify(brain: Brain, journal: Journal, cap: Capture) -> Capture:
     # Tags at the end tag the thought (the Tasks line keeps them), they are not its words:
     # ``book the car service #car`` is about booking the car service, titled so.
     words = trailing_tags(typed.words or cap.text)[0] or typed.words or cap.text
-    text = plain_words(words) or words
+    # Each span of the person's Markdown (code, math, a link, a URL) stays whole and is never
+    # read as syntax (an arrow in ``ssl → cert`` cuts no title, a date in a code span is
+    # none): shielded for the embedded classifier; the LLM and the lookups read it plain.
+    shielded = shown_words(words) or words
+    text = unshield(shielded)
     linked = typed_links(brain, cap.text)
     known = [
         {"type": k["type"], "title": k["title"], "aliases": k.get("aliases", [])}
@@ -62,7 +67,7 @@ def classify(brain: Brain, journal: Journal, cap: Capture) -> Capture:
             s.get("fallback"),
             brain.client,
             brain.pack,
-            text,
+            shielded,
             brain.today(),
             known,
             examples,
@@ -72,6 +77,7 @@ def classify(brain: Brain, journal: Journal, cap: Capture) -> Capture:
         )
     except LLMError as exc:
         return _failed(brain, journal, cap, exc)
+    result = _unshielded(result)
     extra: dict[str, Any] | None = None
     # A reply that is no classification at all goes to review as before: filing the embedded
     # reading then is the fallback's to do (`fallback`), not the pair's.
@@ -87,6 +93,26 @@ def classify(brain: Brain, journal: Journal, cap: Capture) -> Capture:
     if votes is None and audit.get("provider") == "heuristic":
         result, band, votes = _embedded_bar(brain, result, band)
     return store_classification(brain, journal, cap, result, audit, elapsed, band, votes)
+
+
+def _unshielded(result: Classification) -> Classification:
+    """``result`` with the person's Markdown spans given back in its titles, fields and
+    reasoning (a classifier read them shielded: :func:`vaultbrain.vault.inline.shown_words`)."""
+
+    def back(value: Any) -> Any:
+        if isinstance(value, str):
+            return unshield(value)
+        if isinstance(value, list):
+            return [back(v) for v in value]
+        if isinstance(value, dict):
+            return {k: back(v) for k, v in value.items()}
+        return value
+
+    result.destinations = [
+        replace(d, title=unshield(d.title), fields=back(d.fields)) for d in result.destinations
+    ]
+    result.reasoning = unshield(result.reasoning) if result.reasoning else result.reasoning
+    return result
 
 
 def _arbitrate(

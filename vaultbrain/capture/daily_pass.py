@@ -25,6 +25,9 @@ def reconcile_daily(brain: Brain, journal: Journal, idle: bool, take_new: bool =
     total = InboxPass()
 
     for rel in watched_daily_notes(brain):
+        # As in Inbox.md, a stray byte that is not UTF-8 stops its own line, not the note's
+        # other thoughts: the note is read with it kept, and written back with it.
+        brain.vault.keeps_bytes.add(rel)
         if not quiet(brain, rel):
             total.settling += 1  # the person is typing in it: the next quiet moment
             continue

@@ -51,6 +51,7 @@ from vaultbrain.capture.model import CaptureStatus
 from vaultbrain.filing.inbox import split_taken
 from vaultbrain.patterns import LazyPattern
 from vaultbrain.vault.inbox import InboxLine
+from vaultbrain.vault.inline import shield
 
 S = CaptureStatus
 
@@ -140,7 +141,9 @@ def read_arrow(part: str, names: TypeNames, strict: bool = False) -> tuple[Readi
     gesture) and ``part`` without it. ``strict``: every arrow is a gesture (Needs Review,
     where vaultbrain writes none), so words that are not types are said to be so; on an
     inbox line only a misspelt type is (``→ ask mom later`` is the person's remark)."""
-    m = _ARROW.search(part)
+    # An arrow inside the person's Markdown (a code span, a link, a URL, ``\→``) is text.
+    guarded = shield(part)
+    m = _ARROW.search(guarded)  # (its words are outside any span: as in ``part``)
     if not m:
         return None, part
     words = [w for w in re.split(r"\s*(?:,|&|\+|\s)\s*", m.group("types")) if w]
@@ -173,9 +176,10 @@ def _struck(words: str, shown: str | None, remark: str, after: str, baseline: st
     text = f"{words} {_OURS if shown is not None else ''}{remark}{after}"
     if "~~" not in text:
         return False
+    # A ``~~`` inside the person's Markdown (a code span, a URL) strikes nothing.
     if baseline and baseline in text:
-        return bool(_STRIKE.search(text.replace(baseline, _OURS, 1)))
-    return len(_STRIKE.findall(text)) > len(_STRIKE.findall(baseline))
+        return bool(_STRIKE.search(shield(text.replace(baseline, _OURS, 1))))
+    return len(_STRIKE.findall(shield(text))) > len(_STRIKE.findall(shield(baseline)))
 
 
 def _combine(readings: Iterable[Reading]) -> Reading:
@@ -339,7 +343,7 @@ def read_review_item(item: ReviewItem, names: TypeNames) -> Reading:
             readings.append(arrow)
     # Nothing we write is struck: the thought and our words are drawn with their tildes
     # defused, and a link we drew (a note's path may hold "~~") stands as one mark.
-    if _STRIKE.search(_LINKS.sub(_OURS, f"{item.body} {item.after}")):
+    if _STRIKE.search(shield(_LINKS.sub(_OURS, f"{item.body} {item.after}"))):
         readings.append(Reading(Gesture.DISMISS))
     if item.box == "-":
         readings.append(Reading(Gesture.DISMISS))
@@ -472,7 +476,7 @@ def _grade_of(item: ReviewItem) -> str | None:
     said = verdict_of(f"{item.body} {item.after}")
     if said is not None:
         return said
-    if item.box == "-" or _STRIKE.search(f"{item.body} {item.after}"):
+    if item.box == "-" or _STRIKE.search(shield(f"{item.body} {item.after}")):
         return "wrong"
     if item.box in ("x", "X"):
         return "right"

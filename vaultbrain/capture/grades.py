@@ -16,6 +16,7 @@ from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
+from vaultbrain.vault.inline import shield
 from vaultbrain.vault.names import sanitize_filename
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ def asked(brain: Brain) -> list[dict[str, Any]]:
 
 def verdict_of(text: str) -> str | None:
     """A verdict written on the line (``→ right``), or None."""
-    m = _ARROW.search(text)
+    m = _ARROW.search(shield(text))  # (an arrow in a code span or a link is text)
     return m.group(1).lower() if m else None
 
 

@@ -27,6 +27,7 @@ from vaultbrain.capture.plan import AmbiguousName, plan
 from vaultbrain.capture.route import take_special
 from vaultbrain.capture.write import write
 from vaultbrain.classify.result import Band, Classification, judge
+from vaultbrain.errors import UnsafePathError
 from vaultbrain.machine import filed_elsewhere
 
 if TYPE_CHECKING:
@@ -115,6 +116,8 @@ def file_capture(brain: Brain, journal: Journal, cap: Capture) -> Capture:
                 fresh = journal.planned(cap.id, plan(brain, result.fileable))
             except AmbiguousName as exc:  # "miriam": two Miriams; the person chooses
                 ambiguous = exc.reason
+            except UnsafePathError as exc:  # a folder leads out of the vault: nothing written
+                ambiguous = f"not filed: {exc}"
         destinations: tuple[Filed, ...]
         warnings: tuple[str, ...]
         if band is Band.REVIEW or ambiguous:

@@ -18,6 +18,7 @@ from vaultbrain.classify.result import Classification, reply_schema, validate_re
 from vaultbrain.errors import LLMError
 from vaultbrain.packs import ResolvedPack
 from vaultbrain.store import Store
+from vaultbrain.vault.inline import unshield
 
 if TYPE_CHECKING:
     from vaultbrain.classify.reading import Embedded
@@ -107,7 +108,7 @@ def classify_with_fallback(
         # The same thought, pack, model and prompt answered before: not asked again.
         state = store.root if store is not None else None
         llm = LLMClassifier(client)
-        result, audit = ask_cached(llm, state, pack, text, today, known, examples)
+        result, audit = ask_cached(llm, state, pack, unshield(text), today, known, examples)
         audit["provider"] = provider
         return result, audit
     except LLMError as exc:

@@ -1,6 +1,9 @@
 """Titles from a thought: a short whole phrase of it, never cut mid-word, inside a name, or at a
-period that is not a sentence end (``Dr. Müller``, ``€84.20``, ``v2.1``, ``e.g.``).
-:func:`protect` stands such a period in for another mark while a text is cut."""
+period that is not a sentence end (``Dr. Müller``, ``€84.20``, ``v2.1``, ``e.g.``), and never
+inside the person's Markdown (a code span, math, a link, a URL: ``renew the `ssl → cert```).
+:func:`protect` stands such a period in for another mark while a text is cut, and
+:func:`vaultbrain.vault.inline.shield` every character of such a span; a title made loses the
+Markdown's marks and keeps its words."""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ import re
 
 from vaultbrain.classify.mentions import PARTICLES, capitalised
 from vaultbrain.patterns import LazyPattern
+from vaultbrain.vault.inline import plain_words, shield, unshield
 
 # A period inside one of these, or between two digits, does not end a sentence.
 ABBREVIATIONS = set(
@@ -44,7 +48,9 @@ _TRAILING |= {"before", "after", "until", "till", "due", "via"}
 def phrase(text: str, max_words: int = 10, min_words: int = 2) -> str:
     """A short whole phrase from the start of ``text``: up to its first clause boundary if that
     comes soon enough, else ``max_words`` words and then the rest of a name it is inside."""
-    guarded = protect(" ".join(text.split()))
+    # Each span of the person's Markdown is one word here, cut nowhere inside (shielded: a
+    # text already shielded by :func:`vaultbrain.vault.inline.shown_words` stays so).
+    guarded = protect(shield(" ".join(text.split())))
     for m in _CUT_BEFORE.finditer(guarded):
         head = guarded[: m.start()]
         n = len(head.split())
@@ -93,7 +99,9 @@ def phrase(text: str, max_words: int = 10, min_words: int = 2) -> str:
 
 
 def _tidy(text: str) -> str:
-    text = unprotect(text).strip(" ,;:-–—|")
+    # The Markdown's marks go, its words stay: a ``~~`` or a backtick left in a title would be
+    # read again in vaultbrain's links to the note and in Obsidian's.
+    text = plain_words(unshield(unprotect(text))).strip(" ,;:-–—|")
     text = (
         text.rstrip(".!?")
         if not re.compile(r"\b(?:e\.g|i\.e|etc|[A-Z][a-z]?)\.$").search(text)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -21,7 +22,19 @@ _MIN_COLUMN = 12
 
 
 def echo_json(doc: Any) -> None:
-    click.echo(json.dumps(doc, ensure_ascii=False, indent=2, default=str))
+    """``doc`` as valid JSON: a number that is not finite (``priority: .nan`` in a note's
+    frontmatter, ``1e999``) is ``null``, never ``NaN`` or ``Infinity``."""
+    click.echo(json.dumps(_finite(doc), ensure_ascii=False, indent=2, default=str))
+
+
+def _finite(doc: Any) -> Any:
+    if isinstance(doc, float):
+        return doc if math.isfinite(doc) else None
+    if isinstance(doc, Mapping):
+        return {k: _finite(v) for k, v in doc.items()}
+    if isinstance(doc, list | tuple):
+        return [_finite(v) for v in doc]
+    return doc
 
 
 def human(value: Any) -> str:

@@ -15,6 +15,7 @@ from vaultbrain.vault.inbox import (
     replace_line,
     scan_inbox,
 )
+from vaultbrain.vault.inline import shield
 
 REVIEW_NOTE = "Brain/Needs Review.md"
 WAITING = "⏳ waiting for the classifier"
@@ -143,8 +144,9 @@ def split_taken(text: str, original: str | None = None) -> tuple[str, str | None
                 return original, m.group(0), text[m.end() :]
         elif at == len(text):
             return original, None, ""
+    guarded = shield(text)  # an arrow in the thought's code span or link is no suffix of ours
     starts = [
-        i + 1 for i, ch in enumerate(text) if ch == " " and text[i + 1 : i + 2] in ("→", "⏳")
+        i + 1 for i, ch in enumerate(guarded) if ch == " " and guarded[i + 1 : i + 2] in ("→", "⏳")
     ]
     for start in reversed(starts):
         m = SUFFIX.match(text, start)

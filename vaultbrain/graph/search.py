@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from vaultbrain.errors import LLMError, UserError
 from vaultbrain.graph.index import GraphIndex
 from vaultbrain.graph.vectors import ARCHIVE_LIKE
+from vaultbrain.patterns import LazyPattern
 
 if TYPE_CHECKING:
     from vaultbrain.classify.embeddings import EmbeddingClient
@@ -96,19 +97,61 @@ def search(
 
 def snippets_of(index: GraphIndex, match: str, ids: list[int]) -> dict[int, str]:
     """The snippet of each note (by id) for an FTS5 ``match``: the body's words around a
-    hit, else the properties'; empty when the hit is only in the title."""
+    hit, else the properties'; empty when the hit is only in the title. FTS5's
+    ``snippet()`` weighs each hit in a note against the others: in a note past
+    :data:`SNIPPET_MAX` characters (a 5 MB line of one word holds a million hits) the
+    snippet is the words around the first hit, found here, in time."""
     with index.lock:
         rows = index.db.execute(
-            "SELECT rowid, snippet(notes_fts, 2, '**', '**', '…', 12), "
-            "snippet(notes_fts, 1, '**', '**', '…', 8) FROM notes_fts "
-            "WHERE notes_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))",
-            (match, json.dumps(ids)),
+            "SELECT rowid, CASE WHEN length(body) <= :max "
+            "THEN snippet(notes_fts, 2, '**', '**', '…', 12) END, "
+            "CASE WHEN length(fields) <= :max THEN snippet(notes_fts, 1, '**', '**', '…', 8) END "
+            "FROM notes_fts "
+            "WHERE notes_fts MATCH :match AND rowid IN (SELECT value FROM json_each(:ids))",
+            {"max": SNIPPET_MAX, "match": match, "ids": json.dumps(ids)},
         ).fetchall()
+        long_ones = [nid for nid, b, f in rows if b is None or f is None]
+        texts = (
+            index.db.execute(
+                "SELECT rowid, body, fields FROM notes_fts "
+                "WHERE rowid IN (SELECT value FROM json_each(?))",
+                (json.dumps(long_ones),),
+            ).fetchall()
+            if long_ones
+            else []
+        )
+    long_text = {nid: (body, fields) for nid, body, fields in texts}
     out = {}
     for nid, body_snip, fields_snip in rows:
+        if body_snip is None:
+            body_snip = _first_hit(long_text.get(nid, ("", ""))[0], match)
+        if fields_snip is None:
+            fields_snip = _first_hit(long_text.get(nid, ("", ""))[1], match)
         snippet = body_snip if "**" in body_snip else (fields_snip if "**" in fields_snip else "")
         out[nid] = " ".join(snippet.split())
     return out
+
+
+SNIPPET_MAX = 100_000
+_HIT_WORD = LazyPattern(r"\w+")
+_OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
+
+
+def _first_hit(text: str | None, match: str, around: int = 60) -> str:
+    """The words around the first of ``match``'s words in ``text``, marked as FTS5 marks a
+    hit (``**word**``, ``…`` where cut); "" when none is there."""
+    if not text:
+        return ""
+    words = [w for w in _HIT_WORD.findall(match) if w not in _OPERATORS]
+    if not words:
+        return ""
+    found = re.search(r"\b(?:" + "|".join(map(re.escape, words)) + r")\w*", text, re.IGNORECASE)
+    if found is None:
+        return ""
+    start, end = max(0, found.start() - around), min(len(text), found.end() + around)
+    head = ("…" if start else "") + text[start : found.start()]
+    tail = text[found.end() : end] + ("…" if end < len(text) else "")
+    return f"{head}**{found.group(0)}**{tail}"
 
 
 def find(

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from vaultbrain.errors import UserError
 from vaultbrain.patterns import LazyPattern
+from vaultbrain.vault.inline import spans
 from vaultbrain.vault.note import parse_note
 from vaultbrain.vault.typed import is_thought
 
@@ -45,6 +46,8 @@ if TYPE_CHECKING:
 _VB_ID = LazyPattern(r"(?:^|[ \t])\^vb-([a-z0-9]{6,12})(?![a-z0-9])")
 # Obsidian's block ids: letters, digits and dashes, after a space at the very end of a line.
 OWN_BLOCK_ID = LazyPattern(r"[ \t]\^(?!vb-[a-z0-9]{6,12}[ \t]*$)([A-Za-z0-9-]+)[ \t]*$")
+# What may close a span (vaultbrain/vault/inline.py) after an id: only then is one looked for.
+_MAY_CLOSE = LazyPattern(r"[`$%>\])]")
 _LINE = LazyPattern(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 _YAML_FENCE = LazyPattern(r"^---[ \t]*$")
 _MARKER = LazyPattern(
@@ -155,6 +158,19 @@ def scan_inbox(text: str, with_undecodable: bool = False) -> list[InboxLine]:
             if "^vb-" in rest
             else None
         )
+        if bid and bid.end() < len(rest) and _MAY_CLOSE.search(rest, bid.end()):
+            # An id quoted in the person's code span (or a link, a comment) is their text:
+            # only a span closed after the id can hold it (most lines end with the id).
+            hidden = spans(rest)
+            bid = max(
+                (
+                    m
+                    for m in _VB_ID.finditer(rest)
+                    if not any(h.start <= m.start() < h.end for h in hidden)
+                ),
+                key=lambda m: m.start(),
+                default=None,
+            )
         block_id = bid.group(1) if bid else None
         after_id = ""
         if bid:

@@ -18,6 +18,7 @@ embeds, which CommonMark does not know; its precedence is Obsidian's: a code spa
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -162,4 +163,167 @@ def _wikilink_rule(state: StateInline, silent: bool) -> bool:
     return True
 
 
-__all__ = ["WikiLink", "parse_wikilink", "plain_words", "wikilinks"]
+# -- spans: the parts of a line that are text, never syntax ------------------------------------
+# Every construct of a thought whose characters are the person's text and never vaultbrain's
+# syntax: an arrow, a ``#``, a ``^``, a date, a ``~~`` or an emoji inside one is not a
+# gesture, a tag, a block id, a due date, a strike or a Tasks field. Tried left to right, the
+# first that starts at a place wins (a code span holds a ``[[`` as text; a backslash escape
+# before a backtick keeps it from opening one), as Obsidian reads a line.
+_SPAN_KINDS = (
+    ("escape", r"\\[^\sA-Za-z0-9]"),
+    ("code", r"(?<!`)(?P<tick>`+)(?!`)(?:.*?[^`])??(?P=tick)(?!`)"),
+    ("comment", r"%%.*?(?:%%|$)|<!--.*?(?:-->|$)"),
+    ("math", r"\$\$.+?\$\$|\$(?=[^\s$])[^$\n]*?(?<=[^\s$\\])\$(?!\d)"),
+    ("wikilink", r"!?\[\[[^\[\]\n]+?\]\]"),
+    ("footnote", r"\[\^[^\[\]\s]+\]|\^\[[^\[\]]*\]"),
+    (
+        "link",
+        r"!?\[(?:[^\[\]\\\n]|\\.)*\]\((?:[^()\s\\]|\\.|\([^()\s]*\))*"
+        r"(?:\s+\"[^\"]*\")?\s*\)",
+    ),
+    ("autolink", r"<(?:[A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*|[^<>\s@]+@[^<>\s@]+)>"),
+    ("html", r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>\n]*)?/?>"),
+    ("highlight", r"==(?=\S)[^\n]*?(?<=[^\s=])=="),
+    (
+        "url",
+        r"(?<![\w@])(?:(?:https?|ftp|file|obsidian|mailto|zotero):(?://)?|www\.)"
+        r"[^\s<]*[^\s<>.,;:!?'\")\]}*_~]",
+    ),
+)
+_SPANS = LazyPattern("|".join(f"(?P<{kind}>{rx})" for kind, rx in _SPAN_KINDS))
+
+
+@dataclass(frozen=True)
+class Span:
+    """A part of a line that is text: ``line[start:end]``, of a ``kind`` of
+    :data:`_SPAN_KINDS` (``code``, ``math``, ``wikilink``, ``url``…)."""
+
+    start: int
+    end: int
+    kind: str
+
+
+def spans(text: str) -> list[Span]:
+    """The parts of ``text`` that are the person's text and never syntax, in order, none
+    overlapping: code spans (any run of backticks), math, wikilinks and embeds, Markdown
+    links and images, footnote references, highlights, comments, HTML tags, autolinks,
+    backslash escapes and bare URLs."""
+    if not _MAY_SPAN.search(text):
+        return []
+    return [Span(m.start(), m.end(), m.lastgroup or "") for m in _SPANS.finditer(text)]
+
+
+_MAY_SPAN = LazyPattern(r"[\\`%$\[^<=]|://|www\.|mailto:")
+
+
+def _stand_in(ch: str) -> str:
+    """A stand-in for ``ch`` that no pattern of vaultbrain's reads as anything (a private
+    use character: not a word character, not a space), and that :func:`unshield` maps
+    back: the Basic plane goes to plane 15, plane 1 (the emoji) to plane 16."""
+    n = ord(ch)
+    if n < 0xFFFE:
+        return chr(0xF0000 + n)
+    if 0x10000 <= n < 0x1FFFE:
+        return chr(0x100000 + n - 0x10000)
+    return "\ufffc"
+
+
+def shield(text: str) -> str:
+    """``text`` with every character inside a :func:`spans` span replaced by a stand-in of
+    the same length, so that a pattern run over it finds nothing inside one (an arrow, a
+    ``#tag``, a date, a strike, a Tasks emoji) and the places it finds are places in
+    ``text``. :func:`unshield` gives ``text`` back. Idempotent."""
+    found = spans(text)
+    if not found:
+        return text
+    out: list[str] = []
+    at = 0
+    for span in found:
+        out.append(text[at : span.start])
+        out.append("".join(map(_stand_in, text[span.start : span.end])))
+        at = span.end
+    out.append(text[at:])
+    return "".join(out)
+
+
+_SHIELDED = LazyPattern("[\U000f0000-\U0010fffd]")
+
+
+def unshield(text: str) -> str:
+    """:func:`shield`'s text given back (a shielded character is its own again)."""
+    if not _SHIELDED.search(text):
+        return text
+
+    def back(m: re.Match[str]) -> str:
+        n = ord(m.group(0))
+        return chr(n - 0xF0000) if n < 0x100000 else chr(n - 0x100000 + 0x10000)
+
+    return _SHIELDED.sub(back, text)
+
+
+# Spans whose text is literal (code, math, an address): a classifier reads none of it as
+# words either (a date in a code span is no due date). The others (a link's words, a
+# highlight) are words, kept as one: read as words, never cut inside or read as syntax.
+_LITERAL = frozenset({"code", "math", "url", "autolink", "escape"})
+_UNSHOWN = frozenset({"comment", "html", "footnote"})
+_ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+
+
+def shown_words(text: str) -> str:
+    """:func:`plain_words` for a classifier: what Obsidian shows, with each span of the
+    person's Markdown kept whole and never read as syntax. A literal span (code, math, a
+    URL, an escaped mark) is :func:`shield`-ed through; a link or a highlight shows its
+    words with its spaces and marks shielded, so it is one word to a cutter. Comments,
+    HTML tags and footnote references go. :func:`unshield` gives plain words back."""
+    found = spans(text)
+    if not found:
+        return plain_words(text)
+    out: list[str] = []
+    at = 0
+    for span in found:
+        out.append(text[at : span.start])
+        shown = _span_words(text[span.start : span.end], span.kind)
+        if span.kind in _LITERAL:
+            out.append("".join(map(_stand_in, shown)))
+        elif span.kind in _UNSHOWN:
+            out.append(" " if span.kind == "comment" else "")
+        else:
+            out.append("".join(ch if ch.isalnum() else _stand_in(ch) for ch in shown))
+        at = span.end
+    out.append(text[at:])
+    return plain_words("".join(out))
+
+
+def _span_words(raw: str, kind: str) -> str:
+    """What Obsidian shows of one span, one line of words."""
+    if kind == "code":
+        inner = raw.strip("`")
+        if inner.startswith(" ") and inner.endswith(" ") and inner.strip():
+            inner = inner[1:-1]
+        return " ".join(inner.split())
+    if kind == "math":
+        return " ".join(raw.strip("$").split())
+    if kind == "escape":  # (only ASCII punctuation is escaped: ``\→`` shows its backslash)
+        return raw[1:] if raw[1] in _ASCII_PUNCTUATION else raw
+    if kind == "wikilink":
+        return parse_wikilink(raw.lstrip("!")[2:-2], raw.startswith("!")).shown
+    if kind == "link":
+        return plain_words(raw.lstrip("!")[1 : raw.rindex("](") - len(raw)])
+    if kind == "highlight":
+        return plain_words(raw[2:-2])
+    if kind == "autolink":
+        return raw[1:-1]
+    return raw  # a URL
+
+
+__all__ = [
+    "Span",
+    "WikiLink",
+    "parse_wikilink",
+    "plain_words",
+    "shield",
+    "shown_words",
+    "spans",
+    "unshield",
+    "wikilinks",
+]

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vaultbrain.patterns import LazyPattern
-from vaultbrain.vault.inline import plain_words
+from vaultbrain.vault.inline import plain_words, shield, unshield
 from vaultbrain.vault.tasks import PRIORITY_EMOJI, read_fields, rule_text
 
 # Tasks' Dataview-format keys (DataviewTaskSerializer's DATAVIEW_SYMBOLS) -> Tasks' names.
@@ -93,7 +93,8 @@ def parse_typed(text: str) -> Typed:
     problems: list[str] = []
     fields: dict[str, Any] = {}
     inline: dict[str, str] = {}
-    rest = text
+    # A field inside the person's Markdown (a code span, a link, a URL) is their text.
+    rest = shield(text)
     if "::" in rest:
         found = inline_fields(rest)
         for f in found:
@@ -115,7 +116,8 @@ def parse_typed(text: str) -> Typed:
             continue
         # A field typed both ways: the emoji one, which Tasks itself reads, wins.
         fields[name] = value
-    return Typed(words, fields, inline, tuple(problems))
+    inline = {unshield(k): unshield(v) for k, v in inline.items()}
+    return Typed(unshield(words), fields, inline, tuple(unshield(p) for p in problems))
 
 
 _TRAILING_TAG = LazyPattern(r"(?:^|\s)(#[^ !@#$%^&*(),.?\":{}|<>]+)$")
@@ -126,8 +128,9 @@ def trailing_tags(text: str) -> tuple[str, list[str]]:
     Obsidian's: a tag is not all digits, so ``Fix bug #42`` keeps its number)."""
     tags: list[str] = []
     rest = text.rstrip()
+    guarded = shield(rest)  # a ``#`` in a code span or a URL is no tag
     while (
-        (m := _TRAILING_TAG.search(rest)) is not None
+        (m := _TRAILING_TAG.search(guarded, 0, len(rest))) is not None
         and m.start() > 0
         and not m.group(1)[1:].isdigit()
     ):
