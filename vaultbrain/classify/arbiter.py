@@ -29,11 +29,11 @@ the voter more likely to be right (``bench/bench_classifier.py`` measures it).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from vaultbrain.classify.evidence import evidence_titles, in_text, people_titles
 from vaultbrain.classify.reliability import (
     DECIDED,
     EMBEDDED,
@@ -116,7 +116,7 @@ def decide(
             d
             for d in llm_dests
             if d.type == "person"
-            and (not _in_text(d.title, text) or (not trusted and not _named(d.title, names)))
+            and (not in_text(d.title, text) or (not trusted and not _named(d.title, names)))
         ]
         if invented:
             notes.append(
@@ -168,7 +168,7 @@ def decide(
         shown = min(shown, auto - 0.01)
         notes.append(f"the person's bar: {primary(result)} keeps being corrected, a suggestion")
     if titles:
-        result = replace(result, destinations=_evidence_titles(result.destinations, titles))
+        result = replace(result, destinations=evidence_titles(result.destinations, titles))
     result = replace(result, band=band.value, confidence=round(shown, 3))
     votes[DECIDED] = decided_vote(result, band)
     if llm_type not in (None, NONE) and emb_type not in (None, NONE) and llm_type != emb_type:
@@ -490,36 +490,6 @@ def _named(title: str, names: frozenset[str]) -> bool:
     return any(words & set(n.split()) for n in names)
 
 
-def _in_text(title: str, text: str) -> bool:
-    """A word of ``title`` is a word of the thought: the LLM did not make the name up."""
-    words = set(re.findall(r"[^\W_]+", text.casefold()))
-    return any(w in words for w in re.findall(r"[^\W_]+", title.casefold()))
-
-
-def _evidence_titles(dests: list[Destination], titles: Mapping[str, str]) -> list[Destination]:
-    """Each person under the title the embedded classifier's evidence gives them (the
-    vault's record, or the name as the thought writes it), where it found them; the others
-    as they are. Fields stay; a person named twice is named once."""
-    found = [Destination("person", title, {}) for title in dict.fromkeys(titles.values())]
-    out = []
-    for d in dests:
-        if d.type == "person":
-            same = _same_person(d, found)
-            if same is None:
-                same = next(
-                    (
-                        Destination("person", t, {})
-                        for n, t in titles.items()
-                        if n == d.title.casefold()
-                    ),
-                    None,
-                )
-            if same is not None and same.title != d.title:
-                d = Destination("person", same.title, dict(d.fields))
-        out.append(d)
-    return merge_duplicates(out)
-
-
 def _same_person(d: Destination, out: list[Destination]) -> Destination | None:
     """The one of ``out`` that names this person ("Sarah", "Sarah Chen" and a model's "Sarah
     talked budget" are one: the same words, or the same first name)."""
@@ -610,15 +580,3 @@ def names_found(analysis: Any) -> frozenset[str]:
         if d.type == "person":
             out.add(d.title.casefold())
     return frozenset(out)
-
-
-def people_titles(analysis: Any) -> dict[str, str]:
-    """The people the embedded classifier found in a thought (its ``Analysis``) on evidence
-    (the vault's own people, the name resources, context): each name as written and its
-    record, lowercased, to the title it files them under."""
-    out: dict[str, str] = {}
-    for p in analysis.people:
-        out.setdefault(p.name.casefold(), p.title)
-        if p.record:
-            out.setdefault(p.record.casefold(), p.title)
-    return out
