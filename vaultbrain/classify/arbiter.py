@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from vaultbrain.classify.evidence import evidence_titles, in_text, people_titles
+from vaultbrain.classify.evidence import evidence_titles, in_text, people_titles, same_person
 from vaultbrain.classify.reliability import (
     DECIDED,
     EMBEDDED,
@@ -368,7 +368,7 @@ class _Context:
             if d.type == primary_type and d.type != "person":
                 continue
             if d.type == "person":
-                same = _same_person(d, out)
+                same = same_person(d, out)
                 if same is not None:
                     if other == EMBEDDED and d.title != same.title:
                         # the name as the thought gives it (or as the vault's record has it),
@@ -488,23 +488,6 @@ def _named(title: str, names: frozenset[str]) -> bool:
     """A word of ``title`` is a word of a name the thought gives."""
     words = set(title.casefold().split())
     return any(words & set(n.split()) for n in names)
-
-
-def _same_person(d: Destination, out: list[Destination]) -> Destination | None:
-    """The one of ``out`` that names this person ("Sarah", "Sarah Chen" and a model's "Sarah
-    talked budget" are one: the same words, or the same first name)."""
-    mine = d.title.casefold().split()
-    for o in out:
-        if o.type != "person":
-            continue
-        theirs = o.title.casefold().split()
-        if (
-            mine
-            and theirs
-            and (set(mine) <= set(theirs) or set(theirs) <= set(mine) or mine[0] == theirs[0])
-        ):
-            return o
-    return None
 
 
 def agreement(entries: Any) -> dict[str, Any]:

@@ -26,9 +26,7 @@ def evidence_titles(dests: list[Destination], titles: Mapping[str, str]) -> list
     out = []
     for d in dests:
         if d.type == "person":
-            from vaultbrain.classify.arbiter import _same_person
-
-            same = _same_person(d, found)
+            same = same_person(d, found)
             if same is None:
                 same = next(
                     (
@@ -54,3 +52,20 @@ def people_titles(analysis: Any) -> dict[str, str]:
         if p.record:
             out.setdefault(p.record.casefold(), p.title)
     return out
+
+
+def same_person(d: Destination, out: list[Destination]) -> Destination | None:
+    """The one of ``out`` that names this person ("Sarah", "Sarah Chen" and a model's "Sarah
+    talked budget" are one: the same words, or the same first name)."""
+    mine = d.title.casefold().split()
+    for o in out:
+        if o.type != "person":
+            continue
+        theirs = o.title.casefold().split()
+        if (
+            mine
+            and theirs
+            and (set(mine) <= set(theirs) or set(theirs) <= set(mine) or mine[0] == theirs[0])
+        ):
+            return o
+    return None
