@@ -419,6 +419,7 @@ def main() -> int:
         "second dev set": bc.held_out_cases(bc.DEV2)[0],
         "third dev set": bc.held_out_cases(bc.DEV3)[0],
         "fourth dev set": bc.held_out_cases(bc.DEV4)[0],
+        "fifth dev set": bc.held_out_cases(bc.DEV5)[0],
     }
     if args.no_llm:
         from vaultbrain.classify.embedded import analyse

@@ -158,3 +158,39 @@ def test_second_opinion_off_leaves_the_llm_alone(vault: Path, lmstudio: FakeLMSt
     doc = run_json(vault, "capture", "pay the gas bill by friday")
     assert doc["status"] == "filed" and doc["destinations"][0]["type"] == "project"
     assert "second_opinion" not in audit(vault, doc["id"])
+
+
+@pytest.mark.parametrize(
+    ("thought", "sure"),
+    [
+        ("pay amara for the bathroom tiles by friday", 0.6),
+        ("amara said the tiles are cracked", 0.6),
+        ("the bathroom tiles from amara need grouting", 0.6),
+        ("hmm amara tiles", 0.3),
+        ("asdf amara qwer", 0.9),
+    ],
+)
+def test_a_person_the_pair_keeps_is_the_one_the_thought_gives_not_the_llms_guess(
+    vault: Path, lmstudio: FakeLMStudio, thought: str, sure: float
+) -> None:
+    """The LLM guesses a surname for Amara and makes a person of someone the thought does
+    not name; whatever the pair decides (filed, suggested, left for review), the person it
+    keeps is Amara as the thought gives her (the name resource's evidence), and no one else:
+    in the capture, the vault and Brain/Needs Review.md."""
+    lmstudio.responder = lambda body: reply(
+        [
+            {"type": "person", "title": "Amara Johnson", "fields": {}},
+            {"type": "person", "title": "Gordon", "fields": {}},
+        ],
+        sure,
+    )
+    doc = run_json(vault, "capture", thought)
+    people = [d["title"] for d in doc["destinations"] if d["type"] == "person"]
+    assert set(people) <= {"Amara"}, doc
+    assert not (vault / "People/Amara Johnson.md").exists()
+    assert not (vault / "People/Gordon.md").exists()
+    assert "Gordon" in audit(vault, doc["id"])["second_opinion"].get("note", "")
+    review = vault / "Brain/Needs Review.md"
+    if doc["status"] != "filed" and review.exists():
+        text = review.read_text()
+        assert "Gordon" not in text and "Johnson" not in text, text

@@ -162,3 +162,64 @@ def test_two_machines_with_the_vault_at_two_paths_are_one_vault(tmp_path: Path) 
     run(desktop_vault, "--state-dir", str(desktop), "review", "list")
     run(laptop_vault, "--state-dir", str(laptop), "review", "list")
     assert vault_id(laptop_vault) == vault_id(desktop_vault) == vid
+
+
+def test_a_vault_made_again_at_the_same_path_starts_a_fresh_state(
+    tmp_path: Path, outside: Path
+) -> None:
+    """A vault deleted and made again where it was is a new vault: it does not inherit the
+    old one's state (its captures, settings, learnt model); that state is kept aside, not
+    deleted, and one line says so. The next command says nothing more."""
+    root = tmp_path / "Vault"
+    run(root, "init")
+    run(root, "settings", "set", "auto_confidence", "0.95")
+    old = run_json(root, "capture", "Met with Sarah about the new project")
+    old_id = vault_id(root)
+    shutil.rmtree(root)
+    root.mkdir()
+    (root / ".obsidian").mkdir()  # a new Obsidian vault in the same folder
+
+    _, said = vaultbrain(root, "init")
+    (line,) = said.strip().splitlines()
+    assert f"{root} is a new vault where the vault {old_id} was" in line, said
+    assert "kept aside in" in line
+    assert run_json(root, "inbox") == []
+    assert run_json(root, "settings", "get", "auto_confidence") == {"auto_confidence": 0.8}
+    aside = list((outside.parent / "set-aside").iterdir())
+    assert len(aside) == 1 and (aside[0] / "vault.json").is_file()
+    assert any(aside[0].glob("state.db*")), list(aside[0].iterdir())
+    assert "is a new vault" not in vaultbrain(root, "inbox")[1]  # said once
+    assert old["id"] not in vaultbrain(root, "review", "list")[0]
+
+
+def test_a_deleted_yml_and_its_state_stay_one_vault_while_brain_is_there(
+    tmp_path: Path, outside: Path
+) -> None:
+    """vaultbrain.yml alone deleted (a sync tool's conflict): Brain/ is still there, the
+    vault is the same one, nothing is set aside."""
+    root = tmp_path / "Vault"
+    run(root, "init")
+    capture = run_json(root, "capture", "Idea: a podcast about bees")
+    (root / "vaultbrain.yml").unlink()
+    out, said = vaultbrain(root, "inbox")
+    assert "new vault" not in said and capture["id"] in out
+    assert not (outside.parent / "set-aside").exists()
+
+
+def test_a_given_state_dir_of_another_vault_id_is_set_aside_for_a_fresh_one(
+    tmp_path: Path,
+) -> None:
+    """A state dir given by --state-dir recorded for this path, and a vault made again there
+    with another id: the new vault gets a fresh state in that place, the old one is kept
+    beside it."""
+    root, state = tmp_path / "Vault", tmp_path / "state"
+    run(root, "--state-dir", str(state), "init")
+    old = run_json(root, "--state-dir", str(state), "capture", "Idea: a podcast about bees")
+    shutil.rmtree(root)
+    root.mkdir()
+    (root / "vaultbrain.yml").write_text("vault_id: a1b2c3d4e5f6a7b8\n")
+    assert run_json(root, "--state-dir", str(state), "inbox") == []
+    (aside,) = tmp_path.glob("state.set-aside-*")
+    assert any(aside.glob("state.db*")) and (aside / "vault.json").is_file()
+    assert old["id"] not in run(root, "--state-dir", str(state), "review", "list").output
+    assert vault_id(root) == "a1b2c3d4e5f6a7b8"

@@ -176,3 +176,38 @@ def test_the_daemon_measures_a_new_model_in_the_background_and_says_so(
     trail = run_json(vault, "trust", "--limit", "100")
     pair = [e["second_opinion"] for e in trail if e.get("second_opinion")]
     assert pair and pair[-1]["llm_measured"] is True
+
+
+def test_another_server_on_the_same_port_is_measured_as_another_model(vault: Path) -> None:
+    """The record is kept under the model the server says it serves: LM Studio swapped for
+    llama.cpp on the same port, the same model configured, is measured anew (its own record,
+    not the strong model's), and the pair's prior follows the server that answers."""
+    from vaultbrain.classify.probe import prior_for
+
+    brain = new_brain(vault)
+    probe = load_probe()
+    first = FakeLMStudio("qwen2.5-7b-instruct").start()
+    port, url = first.httpd.server_address[1], first.url
+    first.responder = strong_model(probe)
+    client = LLMClient(url, "qwen2.5-7b-instruct", state_dir=brain.state_dir)
+    try:
+        strong, now = measure_once(brain.store, client, brain.pack, TODAY)
+        assert now and strong is not None and strong.model == "qwen2.5-7b-instruct"
+    finally:
+        client.close()
+        first.stop()
+    swapped = FakeLMStudio("SmolLM2-135M-Instruct", port=port, persona="llama.cpp").start()
+    swapped.responder = strong_model(probe, right=0.2)
+    client = LLMClient(url, "qwen2.5-7b-instruct", state_dir=brain.state_dir)
+    try:
+        weak, now = measure_once(brain.store, client, brain.pack, TODAY)
+        assert now and weak is not None and len(swapped.requests) == len(probe)
+        assert weak.model.startswith("SmolLM2-135M-Instruct")
+        assert weak.accuracy is not None and strong.accuracy is not None
+        assert weak.accuracy < strong.accuracy
+        assert prior_for(brain.store, url, client.served_model()) == weak.per_type
+    finally:
+        client.close()
+        swapped.stop()
+    assert kept(brain.store, url, "qwen2.5-7b-instruct") == strong
+    assert len(brain.store.read_json("llm-probe.json", {})) == 2

@@ -15,7 +15,7 @@ IDEAS = [
     "perhaps a street piano",
     "free museum days newsletter",
     "maybe learn the cello",
-    "beekeeping board game",
+    "board game for beekeepers",
 ]
 
 

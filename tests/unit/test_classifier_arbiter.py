@@ -387,3 +387,29 @@ def test_the_persons_bar_files_a_type_they_keep_confirming_and_not_one_they_corr
 
 def _with_person(base: Reliability, person: Reliability) -> Reliability:
     return Reliability(base.outcomes, base.agreement, base.types, base.measured, person.person)
+
+
+def test_even_a_trusted_llms_person_needs_a_word_of_the_thought() -> None:
+    """A model measured naming people rightly may add one the embedded classifier missed
+    ("bex"), never one the thought does not hold; the person kept is filed under the title
+    the embedded classifier's evidence gives (the vault's record), not the LLM's guess."""
+    trusted = history({"person": 0.97}, {"person": 0.9})
+    llm = Classification(
+        [
+            Destination("person", "Priya Sharma", {"follow_ups": ["Tiles"]}),
+            Destination("person", "Bex", {}),
+            Destination("person", "Gordon", {}),
+        ],
+        0.9,
+        "",
+        "llm",
+    )
+    text = "ask priya and bex about the tiles"
+    mine = Classification([Destination("person", "Priya Shah", {})], 0.7, "", "heuristic")
+    names = frozenset({"priya", "priya shah"})
+    d = decide(text, llm, mine, trusted, AUTO, MIN, None, names, {"priya": "Priya Shah"})
+    assert [(x.title, x.fields) for x in d.classification.destinations] == [
+        ("Priya Shah", {"follow_ups": ["Tiles"]}),
+        ("Bex", {}),
+    ]
+    assert "Gordon" in d.audit["note"]

@@ -73,3 +73,26 @@ def test_a_link_the_vault_knows_as_a_person_is_that_person() -> None:
     known = KnownNames()
     known.add("person", "Hazel Okoro", ["Haze"])
     assert names("call [[Hazel Okoro]] about the kiln", known) == ["Hazel Okoro"]
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # a month or a feast after a preposition is a time, not the person it may name
+        ("pick up the tickets for Easter weekend", []),
+        ("move the dentist to May", []),
+        ("lunch with June on friday", ["June"]),
+        # a word with no vowel is shorthand, never a name
+        ("pls chk the meter b4 fri", []),
+        # a capitalised word after an article names a thing, a firm or a job, not someone
+        ("quote for the Okafor extension", []),
+        ("die Rechnung für den Kowalczyk Umbau bezahlen", []),
+        ("Mr Okafor from the Bellamy firm called", ["Mr Okafor"]),
+        # before a known surname, a capitalised word no everyday English word is is the
+        # first name, even one the name lists lack: the full name stays whole
+        ("Thabo Mamani runs the hostel in Cusco", ["Thabo Mamani"]),
+        ("Ask Mamani about the hostel", ["Mamani"]),
+    ],
+)
+def test_each_class_of_the_fifth_round(text: str, want: list[str]) -> None:
+    assert names(text) == want

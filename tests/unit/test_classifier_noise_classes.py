@@ -14,6 +14,9 @@ from vaultbrain.classify.embedded import analyse
 from vaultbrain.classify.training import corpus_embedded
 
 NOISE = [
+    ("Uncaught TypeError: cannot read properties of undefined", "a traceback"),
+    ("Unhandled RangeError: invalid array length", "a traceback"),
+    ("TypeError: undefined is not a function at bundle.js:1:4521", "a traceback"),
     ("Caused by: java.io.IOException: Broken pipe", "a traceback"),
     ("Unhandled Promise Rejection: SyntaxError: Unexpected token < in JSON", "a traceback"),
     ("System.NullReferenceException: Object reference not set to an instance", "a traceback"),
@@ -40,6 +43,8 @@ NOISE = [
 ]
 
 THOUGHTS = [
+    "look at app.js:12:3 tomorrow, the login button breaks there",
+    "the Uncaught TypeError on checkout needs a ticket",
     "fix the TypeError in the invoice export before friday",
     "google storage full, clear or pay",
     "write the report for the board by thursday",

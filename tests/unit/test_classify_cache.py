@@ -65,10 +65,14 @@ KNOWN = {"type": "person", "title": "Bob", "aliases": []}
 
 
 class _Named(LLMClient):
-    """A client whose model is configured: naming it needs no request."""
+    """A client of a server that serves the configured model (the key's table needs no
+    server; the test below swaps real ones)."""
 
     def __init__(self, model: str = "test-model") -> None:
         super().__init__("http://127.0.0.1:9/v1", model)
+
+    def served_model(self) -> str:
+        return self.model
 
 
 @pytest.mark.parametrize(
@@ -219,3 +223,56 @@ def test_classify_then_capture_asks_the_llm_once(vault: Path, lmstudio: FakeLMSt
     run(vault, "schema", "use", "vaultbrain-recommended")  # another pack: asked again
     run_json(vault, "capture", "pay the gas bill by friday")
     assert len(lmstudio.requests) == 2
+
+
+def test_another_server_on_the_same_port_is_asked_afresh(tmp_path: Path) -> None:
+    """The cache is keyed by the model the server says it serves, not by the port: LM Studio
+    swapped for llama.cpp on the same port (the same model configured) is asked again, and
+    the first server back with its model is answered from the cache once more."""
+    store = Store(tmp_path)
+    said = lambda _body: reply([{"type": "person", "title": "Bob", "fields": {}}], 0.9)  # noqa: E731
+
+    def classify_at(url: str) -> dict[str, Any]:
+        client = LLMClient(url, "qwen2.5-7b-instruct", timeout=5, backoff=0.01, retries=0)
+        try:
+            return classify_with_fallback(
+                "lmstudio",
+                "heuristic",
+                client,
+                load_pack("vaultbrain-base"),
+                THOUGHT,
+                TODAY,
+                [],
+                [],
+                0.8,
+                store=store,
+            )[1]
+        finally:
+            client.close()
+
+    first = FakeLMStudio("qwen2.5-7b-instruct").start()
+    port, url = first.httpd.server_address[1], first.url
+    first.responder = said
+    try:
+        assert "cache" not in classify_at(url) and len(first.requests) == 1
+        assert classify_at(url)["cache"]["hit"] is True and len(first.requests) == 1
+    finally:
+        first.stop()
+    swapped = FakeLMStudio("SmolLM2-135M-Instruct", port=port, persona="llama.cpp").start()
+    swapped.responder = said
+    try:
+        assert swapped.url == url
+        audit = classify_at(url)
+        assert "cache" not in audit and len(swapped.requests) == 1, "asked afresh"
+    finally:
+        swapped.stop()
+    back = FakeLMStudio("qwen2.5-7b-instruct", port=port).start()
+    try:
+        assert classify_at(url)["cache"]["hit"] is True and back.requests == []
+    finally:
+        back.stop()
+    keys = {r[0] for r in store.conn().execute("SELECT model FROM classify_cache")}
+    assert keys == {
+        f"{url}|qwen2.5-7b-instruct",
+        f"{url}|SmolLM2-135M-Instruct (asked for qwen2.5-7b-instruct)",
+    }

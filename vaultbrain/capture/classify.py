@@ -179,7 +179,7 @@ def measured_prior(brain: Brain) -> dict[str, list[float]] | None:
     if client is None:
         return None
     try:
-        return prior_for(brain.store, client.endpoint, client.pick_model())
+        return prior_for(brain.store, client.endpoint, client.served_model())
     except Exception:  # no model to name: no record to use
         return None
 

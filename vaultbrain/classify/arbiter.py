@@ -29,9 +29,11 @@ the voter more likely to be right (``bench/bench_classifier.py`` measures it).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from vaultbrain.classify.evidence import evidence_titles, in_text, people_titles, same_person
 from vaultbrain.classify.reliability import (
     DECIDED,
     EMBEDDED,
@@ -92,18 +94,30 @@ def decide(
     minimum: float,
     embedded_types: frozenset[str] | None = None,
     names: frozenset[str] | None = None,
+    titles: Mapping[str, str] | None = None,
 ) -> Decision:
     """The pair's decision on one thought. ``embedded``: the embedded classifier's reading,
     its confidence its calibrated probability (not capped), ``noise`` set when it calls the
     thought noise. ``embedded_types``: the types it has learnt to name (None: all).
     ``names``: the names the embedded classifier found in the thought, on any evidence,
     lowercased: an LLM's person named nowhere in them is dropped (a small model makes people
-    of words: "Milk"), until the LLM has a track record for people here (None: no check)."""
+    of words: "Milk"), until the LLM has a track record for people here (None: no check).
+    Whatever its record, an LLM's person no word of which is in the thought is not a person.
+    ``titles``: the embedded classifier's people, each name it found (lowercased) to the
+    title it files them under (the vault's record, or the name as written): a person the pair
+    keeps is filed under that title, not under the LLM's guess of it ("Priya Sharma" for the
+    vault's Priya Shah)."""
     notes: list[str] = []
     emb_type = primary(embedded)
     llm_dests = merge_duplicates(list(llm.destinations)) if llm is not None else []
-    if names is not None and not _names_people(reliability):
-        invented = [d for d in llm_dests if d.type == "person" and not _named(d.title, names)]
+    if names is not None:
+        trusted = _names_people(reliability)
+        invented = [
+            d
+            for d in llm_dests
+            if d.type == "person"
+            and (not in_text(d.title, text) or (not trusted and not _named(d.title, names)))
+        ]
         if invented:
             notes.append(
                 "the LLM's people not named in the thought: " + ", ".join(d.title for d in invented)
@@ -153,6 +167,8 @@ def decide(
     elif bar == "lost":
         shown = min(shown, auto - 0.01)
         notes.append(f"the person's bar: {primary(result)} keeps being corrected, a suggestion")
+    if titles:
+        result = replace(result, destinations=evidence_titles(result.destinations, titles))
     result = replace(result, band=band.value, confidence=round(shown, 3))
     votes[DECIDED] = decided_vote(result, band)
     if llm_type not in (None, NONE) and emb_type not in (None, NONE) and llm_type != emb_type:
@@ -352,7 +368,7 @@ class _Context:
             if d.type == primary_type and d.type != "person":
                 continue
             if d.type == "person":
-                same = _same_person(d, out)
+                same = same_person(d, out)
                 if same is not None:
                     if other == EMBEDDED and d.title != same.title:
                         # the name as the thought gives it (or as the vault's record has it),
@@ -372,8 +388,10 @@ class _Context:
     def _review_with(
         self, source: Classification, p: float, how: str, est: dict[str, Estimate]
     ) -> Outcome:
-        """Nothing filed; the reading is kept as the review queue's guess."""
-        dests = list(source.destinations) or [Destination(UNKNOWN, "", {})]
+        """Nothing filed; the reading is kept as the review queue's guess: the LLM's as the
+        arbiter kept it (its people with no evidence in the thought dropped)."""
+        given = self.llm_dests if source is self.llm else source.destinations
+        dests = list(given) or [Destination(UNKNOWN, "", {})]
         result = self._result(dests, min(p, self.minimum - 0.01), source.reasoning, source)
         return result, Band.REVIEW, how if how != "agreement" else "review", est
 
@@ -472,23 +490,6 @@ def _named(title: str, names: frozenset[str]) -> bool:
     return any(words & set(n.split()) for n in names)
 
 
-def _same_person(d: Destination, out: list[Destination]) -> Destination | None:
-    """The one of ``out`` that names this person ("Sarah", "Sarah Chen" and a model's "Sarah
-    talked budget" are one: the same words, or the same first name)."""
-    mine = d.title.casefold().split()
-    for o in out:
-        if o.type != "person":
-            continue
-        theirs = o.title.casefold().split()
-        if (
-            mine
-            and theirs
-            and (set(mine) <= set(theirs) or set(theirs) <= set(mine) or mine[0] == theirs[0])
-        ):
-            return o
-    return None
-
-
 def agreement(entries: Any) -> dict[str, Any]:
     """How the pair decided, from classification audit entries carrying :data:`AUDIT_KEY`:
     how often the two agreed on the primary type, how often the LLM's band was lowered or
@@ -546,6 +547,7 @@ def arbitrate(
         minimum,
         embedded.known_types(),
         names_found(analysis),
+        people_titles(analysis),
     )
 
 

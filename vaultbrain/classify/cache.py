@@ -218,15 +218,20 @@ def slot_for(
     """The cache slot of a classification the LLM is about to be asked for; None without a
     state dir. ``prompt``: the one built from these arguments, if the caller has it.
 
-    The model part is the endpoint and the configured model. With no model configured it is
-    whatever the server has loaded, named without a request (a lookup must cost nothing when
-    the server is down): swapping the loaded model without setting ``model`` can serve an
-    answer of the previous model for a thought classified again the same day."""
+    The model part is the endpoint and the id of the model the server says it serves
+    (:meth:`LLMClient.served_model`), not the port alone nor the configured name: LM Studio
+    swapped for llama.cpp on the same port, or another model loaded, is asked afresh rather
+    than answered with the previous model's replies. None too when the server does not say
+    (it is down: the ask that follows fails as it would have)."""
     if state_dir is None:
         return None
     from vaultbrain.classify.prompt import build_prompt
+    from vaultbrain.errors import LLMError
 
-    model = f"{client.endpoint}|{client.model or '(the server default)'}"
+    try:
+        model = f"{client.endpoint}|{client.served_model()}"
+    except LLMError:
+        return None
     if prompt is None:
         prompt = build_prompt(pack, text, today, known, examples)
     digest = prompt_hash(prompt.system, pack)

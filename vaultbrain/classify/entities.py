@@ -56,6 +56,15 @@ from vaultbrain.patterns import LazyPattern
 _HUMPS = re.compile(r"[a-z\u00df-\u00ff][A-Z\u00c0-\u00de]")  # a capital inside a word: "KeyError"
 # names with a capital inside: McDonald, MacAllister, DeShawn, LaToya, DiCaprio, VanDyke
 _NAME_PREFIX = re.compile(r"^(?:Mc|Mac|De|Di|Da|Du|La|Le|Van|Von|Fitz|St|O'|D')[A-Z][a-z]")
+_VOWEL = re.compile(r"[aeiouyäöüåæøœàáâãèéêëìíîïòóôõùúûıiw]", re.I)
+# articles of the languages people write (not "a", "de", "la", "le": a preposition or part
+# of a name in one of them: "llamar a Carmen", "Anneke de Vries", "Marine Le Pen")
+ARTICLES = frozenset(
+    "the an der die das dem den des ein eine einen einem einer het el los las il lo gli "
+    "un una une uno".split()
+)
+CALENDAR_NAMES = MONTH_NAMES | {"easter", "christmas", "whitsun", "pentecost"}
+TIME_PREPOSITIONS = frozenset("for to till until from through over since around".split())
 _DETERMINERS = {"the", "a", "an", "my", "our", "your", "his", "her", "their", "this", "that"}
 _DETERMINERS |= {"these", "those", "some", "all", "any", "every", "de", "het", "een", "il", "la"}
 _DETERMINERS |= {"le", "les", "un", "una", "uno", "der", "die", "das", "den", "dem", "ein", "eine"}
@@ -149,6 +158,22 @@ def find_people(
         if prev_low not in ("at", "from", "a", "an", "the", "in", "via"):
             return False
         return not surname(low)
+
+    def shorthand(low: str) -> bool:
+        """A word with no vowel ("chk", "pls", "txt", "dlvrd"): shorthand, no one's name."""
+        return len(low) > 1 and not _VOWEL.search(low)
+
+    def calendar(k: int) -> bool:
+        """A month or a feast after a preposition ("for August", "to Easter", "till May"): a
+        time, not the person the word may also name."""
+        low = _bare(toks[k]).lower()
+        return low in CALENDAR_NAMES and k > 0 and toks[k - 1].lower() in TIME_PREPOSITIONS
+
+    def after_article(k: int) -> bool:
+        """A capitalised word after an article ("the Hendry job", "wegen dem Carport", "el
+        Prado"): a thing, a place or a firm that the word names, not someone addressed by
+        name (an honorific opens a name before this is asked)."""
+        return k > 0 and toks[k - 1].lower() in ARTICLES and not known.person(_bare(toks[k]))
 
     def before(k: int) -> str:
         """The text between the previous token and token ``k``."""
@@ -323,6 +348,9 @@ def find_people(
             i += 1
         elif (
             capitalised(tok)
+            and not shorthand(low)
+            and not calendar(i)
+            and not after_article(i)
             and could_be_named(i)
             # "Recycle the old laptops", "Bake a cake": a sentence's first word before "the"
             # is its verb, unless it is someone's name
@@ -374,6 +402,7 @@ def find_people(
             i += 1
         elif (
             tok.islower()
+            and not shorthand(low)
             and (i == 0 or prev in WEAK_CUES)
             and (
                 not ordinary(_bare(tok), 2 if i == 0 and subject(i) else 0)
@@ -418,7 +447,16 @@ def find_people(
             and capitalised(words[0])
             and start > taken
             and capitalised(toks[start - 1])
-            and given_name(_bare(toks[start - 1]).lower())
+            and (
+                given_name(_bare(toks[start - 1]).lower())
+                # "Tupac Quispe": before a surname, a capitalised word no everyday English
+                # word is ("Tupac", but "Ask Quispe", "Thank Okafor") is the first name
+                or len(words) == 1
+                and surname(words[0].lower())
+                and not everyday_word(_bare(toks[start - 1]).lower())
+                and not is_cue(toks[start - 1])
+                and not shorthand(_bare(toks[start - 1]).lower())
+            )
             and _bare(toks[start - 1]).lower() not in COMMON | CUES | HONORIFICS
             and not _POSSESSIVE.search(toks[start - 1])
             and not identifier(toks[start - 1])

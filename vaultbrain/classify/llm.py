@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     import httpx
 
 MAX_REPLY_BYTES = 2_000_000
+SERVED_FOR = 30.0  # seconds a served model id is taken as still served (LLMClient.served_model)
 
 
 @dataclass
@@ -107,6 +108,7 @@ class LLMClient:
         self._cancel = threading.Event()
         self._lock = threading.Lock()
         self._picked: str | None = None
+        self._served: tuple[float, str] | None = None  # (when asked, the id served)
         self._models_payload: tuple[Any, dict[str, str]] | None = None
         self._server: str | None = None
         self.last_tokens_per_second: float | None = None
@@ -289,6 +291,32 @@ class LLMClient:
                 )
             self._picked = models[0]
         return self._picked
+
+    def served_model(self) -> str:
+        """The id of the model that answers at this endpoint, as the server itself reports it
+        (``GET /models``): the configured model when the server lists it, else the first it
+        lists (a one-model server, llama.cpp's, answers with its own whatever is asked for).
+        The identity the LLM's cached answers and probe record are kept under: another
+        server or another model on the same port is another identity. Asked again after
+        SERVED_FOR seconds, so a long-lived client notices a swap. Raises LLMError when the
+        server does not say."""
+        now = time.monotonic()
+        if self._served is not None and now - self._served[0] < SERVED_FOR:
+            return self._served[1]
+        ids = self.models()
+        if self.model and self.model in ids:
+            served = self.model
+        elif ids:
+            served = ids[0] if not self.model else f"{ids[0]} (asked for {self.model})"
+        else:
+            raise LLMError(
+                "the LLM server has no models loaded",
+                kind="no_models",
+                retryable=True,
+                cause="the LLM server has no model loaded",
+            )
+        self._served = (now, served)
+        return served
 
     def server_kind(self) -> str:
         """lmstudio, ollama, llama.cpp, llama-cpp-python, vllm or other: from the shape of

@@ -158,6 +158,11 @@ _TRACEBACK = (
     r"^\s*(?:fatal\s+error:\s|(?:error|warning)\[[A-Z]?\d+\]:|npm\s+(?:ERR!|WARN)\s)",
     r"\bSegmentation fault(?: \(core dumped\))?\s*$|^\s*Killed\s*$",
     r"^\s*(?:Uncaught\s+)?(?:[a-z_]\w*\.)+[A-Z]\w*(?:Error|Exception)\b",
+    # an exception behind the word a runtime puts before it, with no package: "Uncaught
+    # ReferenceError: x is not defined", "Unhandled TypeError: …"
+    r"^\s*(?:Uncaught|Unhandled|Uncaught\s+\(in promise\))\s+[A-Z]\w*(?:Error|Exception)\b",
+    # a line ending in a source location as a runtime prints it: "… at index.js:88:5"
+    r"\bat\s+\S*\.(?:m?js|cjs|jsx|tsx?)(?::\d+){2}\)?\s*$",
     r"\bline \d+, in [<\w>]+",
 )
 _LEVEL = r"(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|CRITICAL|CRIT|FATAL|SEVERE|PANIC)"

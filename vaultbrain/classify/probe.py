@@ -9,7 +9,9 @@ classifier (which scores a strong model down for being right where the embedded 
 is confidently wrong). The person's own confirmations and corrections outweigh it as they
 come (``MEASURED_WEIGHT`` outcomes per type at most).
 
-Kept in the store (``llm-probe.json``), one entry per endpoint and model id; a model met
+Kept in the store (``llm-probe.json``), one entry per endpoint and the model id the server
+reports serving (not the configured name: another server on the same port is another
+model, :meth:`LLMClient.served_model`); a model met
 again is not asked again. The daemon runs the probe (vaultbrain/daemon/service.py);
 ``doctor`` and ``trust --summary`` show the figures.
 """
@@ -153,7 +155,7 @@ def measure(
     from vaultbrain.classify.classifier import LLMClassifier
 
     llm = LLMClassifier(client)
-    model = client.pick_model()
+    model = client.served_model()
     per_type: dict[str, list[float]] = {}
     asked = answered = right = 0
     for ex in examples if examples is not None else load_probe():
@@ -210,7 +212,7 @@ def measure_once(
     """The record of the model ``client`` reaches: kept from before, or measured now and
     kept. Returns (the record or None when it could not be had, whether it was measured
     now). Raises LLMError when the server cannot even say which model it serves."""
-    model = client.pick_model()
+    model = client.served_model()
     found = kept(store, client.endpoint, model)
     if found is not None:
         return found, False

@@ -364,7 +364,7 @@ class ProbeHook(Throttled):
 
         client = LLMClient.from_settings(self.brain.settings, self.brain.state_dir)
         try:
-            model = client.pick_model()
+            model = client.served_model()
             log.debug("probe: %s at %s", model, client.endpoint)
             from vaultbrain.classify.probe import kept
 

@@ -13,12 +13,17 @@ process checks that record once, when it opens the vault (:func:`settle`, called
   gets an id of its own, written into its ``vaultbrain.yml``, and a state dir of its own (a
   copy of the original's, so it knows what it held when it was copied); one line says so;
 - the record was made on another host (a state dir inside a vault that a sync tool carried
-  here): not this machine's paths, so never a copy; the record is made this machine's.
+  here): not this machine's paths, so never a copy; the record is made this machine's;
+- the record names this path on this host but the folder is a new vault made there (it holds
+  another id, or neither its ``vaultbrain.yml`` nor ``Brain/`` where the old one had its yml):
+  the old state dir is set aside (kept, never deleted), the new vault starts a fresh one,
+  and one line says so.
 
 Two machines syncing one vault each have their own state dir, recording their own path, so
 neither ever sees the other's path: they are one vault, not copies. The state dir keeps the
 id, so a ``vaultbrain.yml`` that was deleted (a sync tool's conflict, a tidy-up) is written
-back with the same id, and the per-user state folder is found again by the path it records.
+back with the same id, and the per-user state folder is found again by the path it records
+(``Brain/`` is still there: the same vault).
 """
 
 from __future__ import annotations
@@ -76,6 +81,8 @@ def settle(vault: Vault, given: Path | str | None) -> Identity:
         if _still_a_vault(other, root, vid):
             return _copy(vault, given, state, vid, other)
         log.info("the vault moved from %s to %s; it keeps its id %s and its state", other, root)
+    if record is not None and _new_vault(root, state, written, record):
+        return _fresh(vault, state, written, record)
     if written is None and record is not None and record.get("in_yml"):
         _write_back(vault, vid)  # a deleted vaultbrain.yml comes back with the same id
         written = written_vault_id(root)
@@ -97,6 +104,61 @@ def keep(
         atomic_write_file(state / RECORD, json.dumps(want) + "\n", durable=False)
     except (OSError, VaultbrainError) as exc:
         log.debug("the vault's record in %s is not written (%s)", state, exc)
+
+
+def _new_vault(root: Path, state: Path, written: str | None, record: dict[str, Any]) -> bool:
+    """Whether the vault at ``root`` is a new one made where the vault the state dir served
+    was (deleted, then made again at the same path), not that vault: the record names this
+    path on this host, and the folder holds another id than the record's, or none of what
+    that vault had (it had its ``vaultbrain.yml``, and there is neither one nor ``Brain/``).
+    A deleted ``vaultbrain.yml`` alone (a sync tool's conflict, a tidy-up) leaves ``Brain/``:
+    the same vault, its state kept. A state dir inside the vault came with the folder."""
+    if record.get("host") != host() or record.get("path") != str(root):
+        return False
+    own = Path(state).resolve()
+    if own == root / ".vaultbrain" or root in own.parents or not own.is_dir():
+        return False
+    if written is not None:
+        return written != str(record.get("id"))
+    return bool(record.get("in_yml")) and not (root / "Brain").is_dir()
+
+
+def _fresh(vault: Vault, state: Path, written: str | None, record: dict[str, Any]) -> Identity:
+    """A new vault where another was: the old vault's state dir is set aside (kept, never
+    deleted: it holds what that vault knew, its learnt model included) and the new vault
+    starts a state of its own; one line says so."""
+    import time
+
+    from vaultbrain.vault.statedir import derived_vault_id, user_state_root
+
+    root = vault.root
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    vaults = user_state_root() / "vaults"
+    per_user = state.parent == vaults
+    if per_user:
+        aside = user_state_root() / "set-aside" / f"{state.name}-{stamp}"
+    else:  # a state dir that was given: set aside beside it
+        aside = state.with_name(f"{state.name}.set-aside-{stamp}")
+    notice = (
+        f"{root} is a new vault where the vault {record.get('id')} was: it starts with a "
+        f"fresh state; the old vault's state is kept aside in {aside}"
+    )
+    try:
+        aside.parent.mkdir(parents=True, exist_ok=True)
+        os.rename(state, aside)
+        log.warning("%s", notice)
+    except OSError as exc:
+        if state.is_dir() and read_record(state) == record:
+            raise UserError(
+                f"{root} is a new vault where the vault {record.get('id')} was, and that "
+                f"vault's state dir {state} cannot be set aside ({exc}); until it can, it is "
+                "not used, so as not to give the new vault the old one's state"
+            ) from exc
+        notice = ""  # another process set it aside a moment ago
+    vid = written or derived_vault_id(root)
+    if per_user:
+        state = vaults / vid
+    return Identity(vid, state, notice or None)
 
 
 def _still_a_vault(other: Path, root: Path, vid: str) -> bool:
