@@ -288,10 +288,11 @@ def merge_types(brain: Brain) -> list[str]:
 
 
 def find_pairs(brain: Brain, cards: list[Card], meta: Meta | None = None) -> list[Pair]:
-    """Every merge the cards call for, person types and others alike."""
+    """Every merge the cards call for, person types and others alike (by the cards' paths'
+    order, whatever order the walk found them in: what a cycle keeps stays what it finds)."""
     wanted = set(merge_types(brain))
     by_type: dict[str, list[Card]] = defaultdict(list)
-    for c in cards:
+    for c in sorted(cards, key=lambda c: c.rel):
         if c.type in wanted:
             by_type[c.type].append(c)
     people = resolver([c for t, cs in by_type.items() if is_person_type(brain, t) for c in cs])
@@ -305,7 +306,7 @@ def find_pairs(brain: Brain, cards: list[Card], meta: Meta | None = None) -> lis
 
 
 PAIRS_SEEN = "tend-pairs.json"  # the last cycle's pairs, and what they were found from
-_MATCH_VERSION = "2"  # (a change to the matching rules above: found again)
+_MATCH_VERSION = "3"  # (a change to the matching rules above: found again)
 
 
 def _features(brain: Brain, cards: list[Card]) -> tuple[str, str]:
@@ -366,12 +367,17 @@ def find_pairs_kept(brain: Brain, survey: Survey) -> list[Pair]:
     def pairs_kept() -> list[Pair]:
         return [Pair(p["type"], p["keep"], p["other"], p["why"]) for p in kept.get("pairs", [])]
 
-    if kept.get("survey") == survey.cards_key:
+    if kept.get("survey") == survey.cards_key and kept.get("version") == _MATCH_VERSION:
         return pairs_kept()
+    changed = _since(brain, survey, kept, pairs_kept)
+    if changed is not None:
+        return changed
     grouping, digest = _features(brain, survey.cards)
     meta: Meta = {k: (v[0], v[1]) for k, v in (kept.get("meta") or {}).items()}
     pairs: list[Pair] | None = None
-    if kept.get("digest") == digest:
+    if kept.get("version") != _MATCH_VERSION:
+        pass
+    elif kept.get("digest") == digest:
         pairs = pairs_kept()
     elif kept.get("grouping") == grouping:
         pairs = reorient(pairs_kept(), meta, survey.cards)
@@ -384,6 +390,56 @@ def find_pairs_kept(brain: Brain, survey: Survey) -> list[Pair]:
             "digest": digest,
             "grouping": grouping,
             "survey": survey.cards_key,
+            "version": _MATCH_VERSION,
+            "pairs": [p.__dict__ for p in pairs],
+            "meta": meta,
+        },
+        durable=False,
+    )
+    return pairs
+
+
+def _since(
+    brain: Brain, survey: Survey, kept: dict[str, Any], pairs_kept: Any
+) -> list[Pair] | None:
+    """The last cycle's pairs brought up to date with the notes changed since (the survey's
+    :class:`~vaultbrain.tend.cards.Changes`), when none changed what groups the notes (a
+    name, an alias, an e-mail address, a link, a card of a consolidated type come or gone):
+    only the groups a changed note is in have their kept note chosen again. None: found
+    anew."""
+    changes = survey.changes
+    if (
+        changes is None
+        or kept.get("survey") != changes.cards_key
+        or kept.get("version") != _MATCH_VERSION
+    ):
+        return None
+    wanted = set(merge_types(brain))
+
+    def grouped_by(c: Card | None) -> tuple[Any, ...] | None:
+        if c is None or c.type not in wanted:
+            return None
+        return (c.type, c.title, c.aliases, sorted(c.emails), sorted(c.links))
+
+    if any(grouped_by(changes.then[r]) != grouped_by(changes.now[r]) for r in changes.now):
+        return None
+    meta: Meta = {k: (v[0], v[1]) for k, v in (kept.get("meta") or {}).items()}
+    pairs = pairs_kept()
+    touched = {p.keep for p in pairs if p.keep in changes.now or p.other in changes.now}
+    if touched:
+        moved = [p for p in pairs if p.keep in touched]
+        members = {p.keep for p in moved} | {p.other for p in moved}
+        again = reorient(moved, meta, list(survey.some(members).values()))
+        if again is None:
+            return None
+        pairs = [p for p in pairs if p.keep not in touched] + again
+    brain.store.write_json(
+        PAIRS_SEEN,
+        {
+            "digest": None,  # (not read: kept when the notes' digests were)
+            "grouping": None,
+            "survey": survey.cards_key,
+            "version": _MATCH_VERSION,
             "pairs": [p.__dict__ for p in pairs],
             "meta": meta,
         },
