@@ -34,7 +34,7 @@ FOLDERS_SEEN = "tend-folders.json"  # notes per folder outside the pack's, as la
 DRIFT_KEPT = "tend-drift.json"  # what drift read of each card, and the survey it was read at
 DRIFT_VERSION = "1"
 ORPHANS_KEPT = "tend-links.json"  # the cards that link nowhere, how many notes link each key
-ORPHANS_VERSION = "1"
+ORPHANS_VERSION = "2"
 DEFAULT_WAIT = 180.0
 Progress = Callable[[int, int], None]
 
@@ -219,15 +219,15 @@ class Cycle:
         """Record notes no other note links to and that link to nothing."""
         lonely, linked = self._links_kept()
         found = sorted(
-            rel for rel in lonely if not linked.get(note_key(rel)) and not linked.get(base_key(rel))
+            rel for rel, (_, nk, bk) in lonely.items() if nk not in linked and bk not in linked
         )
         return {
-            "orphans": [{"note": rel, "title": lonely[rel]} for rel in found[:100]],
+            "orphans": [{"note": rel, "title": lonely[rel][0]} for rel in found[:100]],
             "count": len(found),
         }
 
-    def _links_kept(self) -> tuple[dict[str, str], dict[str, int]]:
-        """The cards that link to nothing (path → title), and how many notes link by each
+    def _links_kept(self) -> tuple[dict[str, list[str]], dict[str, int]]:
+        """The cards that link to nothing (path → title, the keys a link reaches it by), and how many notes link by each
         link key (the cards, and the other notes outside ``Brain/``): kept between cycles,
         brought up to date with the notes that changed since the cycle that kept them."""
         s = self.survey
@@ -237,7 +237,7 @@ class Cycle:
         if kept.get("key") == key:
             return dict(kept.get("lonely") or {}), dict(kept.get("linked") or {})
         changes = s.changes
-        lonely: dict[str, str]
+        lonely: dict[str, list[str]]
         linked: dict[str, int]
         if (
             changes is not None
@@ -256,9 +256,13 @@ class Cycle:
                     linked[k] = linked.get(k, 0) + 1
                 lonely.pop(rel, None)
                 if card is not None and not card.links:
-                    lonely[rel] = card.title
+                    lonely[rel] = [card.title, note_key(rel), base_key(rel)]
         else:
-            lonely = {c.rel: c.title for c in self.cards if not c.links}
+            lonely = {
+                c.rel: [c.title, note_key(c.rel), base_key(c.rel)]
+                for c in self.cards
+                if not c.links
+            }
             linked = {}
             for links in (
                 *(c.links for c in self.cards),
