@@ -117,19 +117,17 @@ def _setup(vault: Path) -> None:
     )
 
 
-def _same_as_scratch(
-    vault: Path, day: str, *, since: bool = True, regroup: bool = False
-) -> dict[str, Any]:
+def _same_as_scratch(vault: Path, day: str, *, since: bool = True) -> dict[str, Any]:
     """The cycle's findings, checked against scratch's. ``since``: the cycle brought up to
-    date from what the last one kept; without ``regroup`` (no change to what groups the
-    notes into merges) without decoding any card but the changed ones."""
+    date from what the last one kept, without decoding every card (consolidate decodes
+    the cards of the types whose groups a change touched)."""
     brain = _brain(vault, day)
     today = dt.date.fromisoformat(day)
     got, cycle = _cycle(brain, today)
     assert got == _scratch(brain, today)
     if since:
         assert cycle.survey.changes is not None and cycle.survey.changes.now
-        assert (cycle.survey._cards is None) is not regroup
+        assert cycle.survey._cards is None
     return got
 
 
@@ -157,7 +155,7 @@ def test_an_incremental_cycle_finds_what_a_cycle_from_scratch_finds(vault: Path)
     # a plain note links the quiet one (no longer an orphan); a note that links nowhere
     _write(vault, "Scratch/Call.md", "Call [[People/Quiet One]] about the hives.\n")
     _person(vault, "Lone Wolf")
-    got = _same_as_scratch(vault, "2026-11-25", regroup=True)
+    got = _same_as_scratch(vault, "2026-11-25")
     assert "People/Quiet One.md" not in got["orphans"]
     assert "People/Lone Wolf.md" in got["orphans"]
 
@@ -177,8 +175,28 @@ def test_an_incremental_cycle_finds_what_a_cycle_from_scratch_finds(vault: Path)
     _person(vault, "Tom")
     _person(vault, "Alexis Holm", "aliases:", "  - Lex", "follow_ups:", "  - Seeds 2026-11-30")
     (vault / "Projects/The hives project.md").unlink()
-    got = _same_as_scratch(vault, "2026-11-25", regroup=True)
+    got = _same_as_scratch(vault, "2026-11-25")
     assert ("person", "People/Tom Berg.md", "People/Tom.md") in {p[:3] for p in got["pairs"]}
+
+    # two projects of the same words, linking people who have no note yet: one project;
+    # then the people's notes come, two people: two projects (their links resolve now)
+    _write(
+        vault,
+        "Projects/Garden plan.md",
+        "---\ntype: project\nname: Garden plan\n---\nWith [[Pat]].\n",
+    )
+    _write(
+        vault,
+        "Projects/Plan garden.md",
+        "---\ntype: project\nname: Plan garden\n---\nWith [[Kim]].\n",
+    )
+    garden = {"Projects/Garden plan.md", "Projects/Plan garden.md"}
+    got = _same_as_scratch(vault, "2026-11-25")
+    assert any({p[1], p[2]} == garden for p in got["pairs"])
+    _person(vault, "Pat")
+    _person(vault, "Kim")
+    got = _same_as_scratch(vault, "2026-11-25")
+    assert not any({p[1], p[2]} == garden for p in got["pairs"])
 
     # the day moves: overdue items, stale projects and due follow-ups judged anew
     _write(
@@ -193,10 +211,10 @@ def test_an_incremental_cycle_finds_what_a_cycle_from_scratch_finds(vault: Path)
 
     # a person's note (by its folder) without properties now, linking another; then gone
     _write(vault, "People/Lone Wolf.md", "Just a page about [[People/Sam Ortiz]].\n")
-    got = _same_as_scratch(vault, "2027-02-01", regroup=True)
+    got = _same_as_scratch(vault, "2027-02-01")
     assert "People/Lone Wolf.md" not in got["orphans"]
     (vault / "People/Lone Wolf.md").unlink()
     (vault / "Scratch/Call.md").unlink()
-    _same_as_scratch(vault, "2027-02-01", regroup=True)
+    _same_as_scratch(vault, "2027-02-01")
     (vault / "Scratch/Old.md").write_text("[[People/Quiet One]]\n", "utf-8")
     assert "People/Quiet One.md" not in _same_as_scratch(vault, "2027-02-01")["orphans"]

@@ -197,18 +197,22 @@ class Survey:
             self._cards = out
         return self._cards
 
-    def some(self, rels: set[str]) -> dict[str, Card]:
-        """The cards of ``rels`` (those that are cards), decoding no other."""
+    def some(
+        self, rels: set[str], texts: dict[str, tuple[int, int, str]] | None = None
+    ) -> dict[str, Card]:
+        """The cards of ``rels`` (those that are cards), decoding no other (``texts``: the
+        cache's, when fetched already)."""
         if self._cards is not None:
             return {c.rel: c for c in self._cards if c.rel in rels}
         out = {c.rel: c for c in self._slots if c is not None and c.rel in rels}
         stats = {k[0]: k for k in self._kept if k[0] in rels}
-        if stats:
+        if stats and texts is None:
             cache = CardCache(self._brain)
             try:
                 texts = cache.texts_of(sorted(stats))
             finally:
                 cache.close()
+        if stats and texts is not None:
             packed = []
             for rel, (_, mtime_ns, size) in stats.items():
                 got = texts.get(rel)
@@ -222,6 +226,28 @@ class Survey:
         if self._types is not None:
             out = {r: c for r, c in out.items() if c.type in self._types}
         return out
+
+    def of_types(self, types: set[str]) -> list[Card]:
+        """The cards of ``types``, decoding no other (a kept card's type is its first
+        field)."""
+        if self._cards is not None:
+            return [c for c in self._cards if c.type in types]
+        rels = {c.rel for c in self._slots if c is not None and c.type in types}
+        texts: dict[str, tuple[int, int, str]] | None = None
+        if self._kept:
+            cache = CardCache(self._brain)
+            try:
+                texts = cache.texts()
+            finally:
+                cache.close()
+            for rel, mtime_ns, size in self._kept:
+                got = texts.get(rel)
+                if got is None or (got[0], got[1]) != (mtime_ns, size):
+                    rels.add(rel)  # (changed since the walk: read, then looked at)
+                elif got[2][: got[2].find("\x00")] in types:
+                    rels.add(rel)
+        found = self.some(rels, texts)
+        return [found[r] for r in self._slot_rels if r in found and found[r].type in types]
 
 
 def _record_folders(brain: Brain, types: set[str] | None) -> list[str]:

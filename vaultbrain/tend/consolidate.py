@@ -287,7 +287,9 @@ def merge_types(brain: Brain) -> list[str]:
     return [t.name for t in brain.pack.types if t.primitive == "entity"]
 
 
-def find_pairs(brain: Brain, cards: list[Card], meta: Meta | None = None) -> list[Pair]:
+def find_pairs(
+    brain: Brain, cards: list[Card], meta: Meta | None = None, only: set[str] | None = None
+) -> list[Pair]:
     """Every merge the cards call for, person types and others alike (by the cards' paths'
     order, whatever order the walk found them in: what a cycle keeps stays what it finds)."""
     wanted = set(merge_types(brain))
@@ -298,6 +300,8 @@ def find_pairs(brain: Brain, cards: list[Card], meta: Meta | None = None) -> lis
     people = resolver([c for t, cs in by_type.items() if is_person_type(brain, t) for c in cs])
     out: list[Pair] = []
     for name, group in sorted(by_type.items()):
+        if only is not None and name not in only:
+            continue  # (``only``: the pairs of these types; the others' cards are people)
         if is_person_type(brain, name):
             out.extend(person_pairs(group, meta))
         else:
@@ -404,9 +408,10 @@ def _since(
 ) -> list[Pair] | None:
     """The last cycle's pairs brought up to date with the notes changed since (the survey's
     :class:`~vaultbrain.tend.cards.Changes`), when none changed what groups the notes (a
-    name, an alias, an e-mail address, a link, a card of a consolidated type come or gone):
-    only the groups a changed note is in have their kept note chosen again. None: found
-    anew."""
+    name, an alias, an e-mail address, a link, a card of a consolidated type come or gone)
+    only the groups a changed note is in have their kept note chosen again; the types whose
+    notes did (every type, when a person came or went: the people others' links reach)
+    are found again from their cards alone. None: found anew."""
     changes = survey.changes
     if (
         changes is None
@@ -421,10 +426,18 @@ def _since(
             return None
         return (c.type, c.title, c.aliases, sorted(c.emails), sorted(c.links))
 
-    if any(grouped_by(changes.then[r]) != grouped_by(changes.now[r]) for r in changes.now):
-        return None
+    people_types = {t for t in wanted if is_person_type(brain, t)}
+    dirty: set[str] = set()  # the types whose groups are found again
+    for rel, now in changes.now.items():
+        then = changes.then[rel]
+        if grouped_by(then) != grouped_by(now):
+            dirty |= {c.type for c in (then, now) if c is not None and c.type in wanted}
+        if (then is not None and then.type in people_types) != (
+            now is not None and now.type in people_types
+        ):
+            dirty |= wanted  # (the people the others' links resolve to: every type)
     meta: Meta = {k: (v[0], v[1]) for k, v in (kept.get("meta") or {}).items()}
-    pairs = pairs_kept()
+    pairs = [p for p in pairs_kept() if p.type not in dirty]
     touched = {p.keep for p in pairs if p.keep in changes.now or p.other in changes.now}
     if touched:
         moved = [p for p in pairs if p.keep in touched]
@@ -433,6 +446,17 @@ def _since(
         if again is None:
             return None
         pairs = [p for p in pairs if p.keep not in touched] + again
+    if dirty:
+        need = dirty | (people_types if dirty - people_types else set())
+        found: Meta = {}
+        fresh = find_pairs(brain, survey.of_types(need), found, only=dirty)
+        members = {p.keep for p in pairs} | {p.other for p in pairs}
+        meta = {k: v for k, v in meta.items() if k in members}
+        meta.update(found)
+        by_type: dict[str, list[Pair]] = defaultdict(list)
+        for p in [*pairs, *fresh]:
+            by_type[p.type].append(p)
+        pairs = [p for t in sorted(by_type) for p in by_type[t]]  # (find_pairs's order)
     brain.store.write_json(
         PAIRS_SEEN,
         {
