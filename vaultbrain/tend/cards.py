@@ -358,7 +358,9 @@ def survey(brain: Brain, types: set[str] | None = None) -> Survey:
             # keep has no "before": then no change set, every phase finds anew)
             before = cache.old([r for r in (*fresh, *gone) if r in known])
             changes = Changes(last[0], last[1], fresh, fresh_links, gone, before)
-        cache.save(put, gone, (cards_key, others_key, unkept))
+        now = (cards_key, others_key, unkept)
+        if put or gone or last != now:  # (a quiet walk writes nothing)
+            cache.save(put, gone, now)
     finally:
         cache.close()
     out = Survey(brain, cards, kept, types, other, list(walked), cards_key, others_key)
