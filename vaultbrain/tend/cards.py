@@ -27,7 +27,7 @@ from vaultbrain.vault.note import parse_note, simple_frontmatter
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
-from vaultbrain.tend.card import EMAIL, Card, strings
+from vaultbrain.tend.card import EMAIL, Card, prop_text
 from vaultbrain.tend.card_cache import CACHE_VERSION, NO_CARD, CardCache, pack_card, unpack_cards
 
 log = logging.getLogger("vaultbrain.tend")
@@ -92,7 +92,7 @@ def _card(brain: Brain, rel: str, text: str, hash_: str, mtime_ns: int) -> Card 
         [a.strip() for a in aliases if isinstance(a, str) and a.strip()],
     )
     # (the properties' strings as one text: neither pattern matches across a line's end)
-    props = "\n".join(strings(data))
+    props = prop_text(data)
     card.emails.update(e.lower() for e in EMAIL.findall(props))
     card.links.update(link_key(t) for t, _ in WIKILINK.findall(props) if t.strip())
     body_keys = [link_key(t) for t, _ in WIKILINK.findall(body) if t.strip()]
