@@ -31,6 +31,7 @@ log = logging.getLogger("vaultbrain.tend")
 PHASES = ("consolidate", "drift", "backlinks", "takes", "enrich", "embed", "orphans", "schema")
 HISTORY = "tend.jsonl"
 FOLDERS_SEEN = "tend-folders.json"  # notes per folder outside the pack's, as last surveyed
+KEPT = "tend-kept.json"  # the last results of the phases that are functions of the notes
 DRIFT_KEPT = "tend-drift.json"  # what drift read of each card, and the survey it was read at
 DRIFT_VERSION = "1"
 ORPHANS_KEPT = "tend-links.json"  # the cards that link nowhere, how many notes link each key
@@ -75,9 +76,13 @@ class Cycle:
         }
 
     def drift_phase(self) -> dict[str, Any]:
+        stale_days = int(self.brain.settings.get("stale_days") or 30)
+        more = [self.day.isoformat(), stale_days, DRIFT_VERSION]
+        return self._kept("drift", more, lambda: self._drift(stale_days))
+
+    def _drift(self, stale_days: int) -> dict[str, Any]:
         from vaultbrain.tend.drift import judge
 
-        stale_days = int(self.brain.settings.get("stale_days") or 30)
         d = judge(self._drift_facts(), self.day, stale_days)
         return {
             "stale_days": stale_days,
@@ -117,6 +122,23 @@ class Cycle:
             found = facts(self.cards)
         self.brain.store.write_json(DRIFT_KEPT, {"key": key, "facts": found}, durable=False)
         return found
+
+    def _kept(
+        self, phase: str, more: list[Any], find: Callable[[], dict[str, Any]]
+    ) -> dict[str, Any]:
+        """A phase's result that is a function of the notes (and ``more``): the last cycle's
+        when no note changed since (the survey's keys), else found (from what the phase
+        keeps of the notes, brought up to date) and kept, a small file a quiet cycle reads."""
+        key = [self.survey.cards_key, self.survey.others_key, *more]
+        kept = self.brain.store.read_json(KEPT, None)
+        kept = kept if isinstance(kept, dict) else {}
+        mine = kept.get(phase)
+        if isinstance(mine, dict) and mine.get("key") == key:
+            return dict(mine["result"])
+        result = find()
+        kept[phase] = {"key": key, "result": result}
+        self.brain.store.write_json(KEPT, kept, durable=False)
+        return dict(result)
 
     def backlinks(self) -> dict[str, Any]:
         """The inverse of each typed link the pack declares, where the target lacks it:
@@ -217,6 +239,9 @@ class Cycle:
 
     def orphans(self) -> dict[str, Any]:
         """Record notes no other note links to and that link to nothing."""
+        return self._kept("orphans", [ORPHANS_VERSION], self._orphans)
+
+    def _orphans(self) -> dict[str, Any]:
         lonely, linked = self._links_kept()
         found = sorted(
             rel for rel, (_, nk, bk) in lonely.items() if nk not in linked and bk not in linked
