@@ -218,3 +218,23 @@ def test_an_incremental_cycle_finds_what_a_cycle_from_scratch_finds(vault: Path)
     _same_as_scratch(vault, "2027-02-01")
     (vault / "Scratch/Old.md").write_text("[[People/Quiet One]]\n", "utf-8")
     assert "People/Quiet One.md" not in _same_as_scratch(vault, "2027-02-01")["orphans"]
+
+
+def test_a_cache_that_cannot_be_read_makes_every_phase_find_anew(vault: Path) -> None:
+    import sqlite3
+
+    _setup(vault)
+    _same_as_scratch(vault, "2026-11-25", since=False)
+    _write(vault, "Scratch/Call.md", "Call [[People/Quiet One]].\n")
+    _person(vault, "Sam", body="Call back, twice.\n")
+    # the cards' table gone under the cycle (its meta row, the last survey's keys, kept)
+    db = sqlite3.connect(vault / ".vaultbrain" / "state.db")
+    db.execute("DROP TABLE tend_cards")
+    db.commit()
+    db.close()
+    brain = _brain(vault, "2026-11-25")
+    today = dt.date(2026, 11, 25)
+    got, cycle = _cycle(brain, today)
+    assert cycle.survey.changes is None  # (no account of what changed: found anew)
+    assert got == _scratch(brain, today)
+    assert "People/Quiet One.md" not in got["orphans"]

@@ -123,6 +123,7 @@ class CardCache:
 
     def __init__(self, brain: Brain) -> None:
         self.store: Store | None = brain.store
+        self.failed = False
         key = f"{CACHE_VERSION}:{brain.pack_key}"
         try:
             row = (
@@ -149,6 +150,7 @@ class CardCache:
         try:
             return self.store.conn().execute(sql, args).fetchall()
         except (sqlite3.Error, StorageError):
+            self.failed = True  # (what the rows say is then no account of what changed)
             return []
 
     def rows(self) -> dict[str, tuple[int, int, str | None, str | None]]:

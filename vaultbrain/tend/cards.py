@@ -357,7 +357,8 @@ def survey(brain: Brain, types: set[str] | None = None) -> Survey:
             # each as the cache kept it before; a note the last survey read but did not
             # keep has no "before": then no change set, every phase finds anew)
             before = cache.old([r for r in (*fresh, *gone) if r in known])
-            changes = Changes(last[0], last[1], fresh, fresh_links, gone, before)
+            if not cache.failed:
+                changes = Changes(last[0], last[1], fresh, fresh_links, gone, before)
         now = (cards_key, others_key, unkept)
         if put or gone or last != now:  # (a quiet walk writes nothing)
             cache.save(put, gone, now)
