@@ -78,8 +78,12 @@ def plant(vault: Path, per_kind: int = 25) -> set[tuple[str, str]]:
     return want
 
 
-def _touch(vault: Path, people: list[Path], day: int, n: int) -> None:
-    """A day's changes: ``n`` person notes get a line, and ``n`` new idea notes link them."""
+def _touch(vault: Path, people: list[Path], day: int, n: int, new: int = 0) -> None:
+    """A day's changes: ``n`` person notes get a line, and ``n`` new idea notes link them;
+    ``new`` people met (a note each, a name nobody else has)."""
+    for j in range(new):
+        name = f"Newcomer{chr(97 + day)}{chr(97 + j // 26)}{chr(97 + j % 26)} Yarrow{day}x{j}"
+        _write(vault / "People" / f"{name}.md", ["type: person", f"name: {name}"], "Met.\n")
     for j in range(n):
         note = people[(day * 7919 + j * 104729) % len(people)]
         with note.open("a", encoding="utf-8") as fh:
@@ -100,6 +104,12 @@ def main() -> None:
         help="between two cycles, edit this many person notes and add as many idea notes "
         "linking them (a day's changes; the index caught up untimed, as the daemon does; in "
         "a folder of the pack's: one outside it that grows has the schema phase run detect)",
+    )
+    parser.add_argument(
+        "--new-people",
+        type=int,
+        default=0,
+        help="with --touch, also this many new person notes a day (consolidate groups anew)",
     )
     parser.add_argument(
         "--profile", metavar="PATH", help="cProfile the cycles after the first into PATH.N"
@@ -127,7 +137,7 @@ def main() -> None:
     people = sorted((vault / "People").glob("*.md"))
     for i in range(args.runs):
         if i and args.touch:
-            _touch(vault, people, i, args.touch)
+            _touch(vault, people, i, args.touch, args.new_people)
             started = time.perf_counter()
             reindex(Brain(vault))
             touched.append(time.perf_counter() - started)

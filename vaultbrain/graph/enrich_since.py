@@ -105,13 +105,12 @@ class Since:
             touched.add(pair.split("\t", 1)[0])
         dirty = {rel for rel in changed if rel in self.ids}
         moved = last.get("day") != self.today.isoformat()
+        moved_or_gone = changed | gone
         for rel, rec in self.records.items():
-            deps = rec.get("deps") or []
             if (
-                rel in changed
-                or rel in gone
-                or any(d in changed or d in gone for d in deps)
-                or any(k in touched for k in rec.get("keys") or [])
+                rel in moved_or_gone
+                or not moved_or_gone.isdisjoint(rec.get("deps") or ())
+                or not touched.isdisjoint(rec.get("keys") or ())
                 or (moved and rec.get("future"))
             ):
                 dirty.add(rel)

@@ -150,6 +150,20 @@ def _days(found: list[str]) -> list[dt.date]:
     return out
 
 
+def prop_text(data: dict[str, Any]) -> str:
+    """Every string of a note's properties (:func:`strings`), one a line: the plain values
+    and lists of them, most notes' properties, without a generator per value."""
+    out: list[str] = []
+    for value in data.values():
+        if type(value) is str:
+            out.append(value)
+        elif type(value) is list and all(type(x) is str for x in value):
+            out.extend(value)
+        else:
+            out.extend(strings(value))
+    return "\n".join(out)
+
+
 def strings(value: Any) -> Iterator[str]:
     if isinstance(value, str):
         yield value

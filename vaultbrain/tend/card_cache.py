@@ -123,6 +123,7 @@ class CardCache:
 
     def __init__(self, brain: Brain) -> None:
         self.store: Store | None = brain.store
+        self.failed = False
         key = f"{CACHE_VERSION}:{brain.pack_key}"
         try:
             row = (
@@ -134,6 +135,7 @@ class CardCache:
 
                 def reset(conn: sqlite3.Connection, _: int) -> None:
                     conn.execute("DELETE FROM tend_cards")
+                    conn.execute("DELETE FROM tend_cards_meta WHERE key = 'last'")
                     conn.execute(
                         "INSERT OR REPLACE INTO tend_cards_meta VALUES ('pack', ?)", (key,)
                     )
@@ -148,6 +150,7 @@ class CardCache:
         try:
             return self.store.conn().execute(sql, args).fetchall()
         except (sqlite3.Error, StorageError):
+            self.failed = True  # (what the rows say is then no account of what changed)
             return []
 
     def rows(self) -> dict[str, tuple[int, int, str | None, str | None]]:
@@ -172,13 +175,61 @@ class CardCache:
             )
         }
 
-    def save(self, put: list[tuple[Any, ...]], gone: list[str]) -> None:
-        if self.store is None or not (put or gone):
+    def texts_of(self, rels: list[str]) -> dict[str, tuple[int, int, str]]:
+        """:meth:`texts` of ``rels`` only."""
+        out: dict[str, tuple[int, int, str]] = {}
+        for i in range(0, len(rels), 500):
+            part = rels[i : i + 500]
+            marks = ",".join("?" * len(part))
+            sql = f"SELECT rel, mtime_ns, size, card FROM tend_cards WHERE rel IN ({marks})"  # noqa: S608
+            out.update(
+                (r[0], (r[1], r[2], r[3]))
+                for r in self._query(sql, tuple(part))
+                if r[3] not in (None, NO_CARD)
+            )
+        return out
+
+    def old(self, rels: list[str]) -> dict[str, tuple[str | None, str | None]]:
+        """The rows kept for ``rels``: (packed card or NO_CARD or None, links) each."""
+        out: dict[str, tuple[str | None, str | None]] = {}
+        for i in range(0, len(rels), 500):
+            part = rels[i : i + 500]
+            marks = ",".join("?" * len(part))
+            sql = f"SELECT rel, card, links FROM tend_cards WHERE rel IN ({marks})"  # noqa: S608
+            out.update((r[0], (r[1], r[2])) for r in self._query(sql, tuple(part)))
+        return out
+
+    def last(self) -> tuple[str, str, list[str]] | None:
+        """The last survey's keys (cards, others) and the notes it read but did not keep."""
+        rows = self._query("SELECT value FROM tend_cards_meta WHERE key = 'last'")
+        if not rows:
+            return None
+        try:
+            cards_key, others_key, unkept = json.loads(rows[0][0])
+        except (ValueError, TypeError):
+            return None
+        return str(cards_key), str(others_key), [str(r) for r in unkept]
+
+    def save(
+        self,
+        put: list[tuple[Any, ...]],
+        gone: list[str],
+        last: tuple[str, str, list[str]] | None = None,
+    ) -> None:
+        """The rows read anew, the notes gone, and (``last``) this survey's keys with the
+        notes it read but did not keep, in one transaction: what the next survey finds
+        changed is what changed since this one."""
+        if self.store is None:
             return
 
         def write(conn: sqlite3.Connection, _: int) -> None:
             conn.executemany("DELETE FROM tend_cards WHERE rel = ?", [(r,) for r in gone])
             conn.executemany("INSERT OR REPLACE INTO tend_cards VALUES (?, ?, ?, ?, ?)", put)
+            if last is not None:
+                conn.execute(
+                    "INSERT OR REPLACE INTO tend_cards_meta VALUES ('last', ?)",
+                    (json.dumps(list(last)),),
+                )
 
         try:
             self.store.write(write, durable=False, size=sum(len(p[3] or "") for p in put))

@@ -27,7 +27,7 @@ from vaultbrain.vault.note import parse_note, simple_frontmatter
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
-from vaultbrain.tend.card import EMAIL, Card, strings
+from vaultbrain.tend.card import EMAIL, Card, prop_text
 from vaultbrain.tend.card_cache import CACHE_VERSION, NO_CARD, CardCache, pack_card, unpack_cards
 
 log = logging.getLogger("vaultbrain.tend")
@@ -92,7 +92,7 @@ def _card(brain: Brain, rel: str, text: str, hash_: str, mtime_ns: int) -> Card 
         [a.strip() for a in aliases if isinstance(a, str) and a.strip()],
     )
     # (the properties' strings as one text: neither pattern matches across a line's end)
-    props = "\n".join(strings(data))
+    props = prop_text(data)
     card.emails.update(e.lower() for e in EMAIL.findall(props))
     card.links.update(link_key(t) for t, _ in WIKILINK.findall(props) if t.strip())
     body_keys = [link_key(t) for t, _ in WIKILINK.findall(body) if t.strip()]
@@ -161,6 +161,7 @@ class Survey:
     ) -> None:
         self._brain, self._slots, self._kept, self._types = brain, slots, kept, types
         self._cards: list[Card] | None = None
+        self.changes: Changes | None = None  # (set by :func:`survey`)
         self.other_links = other_links  # a note that is no card (not under Brain/): its links
         self.rels = rels  # every note walked, in the walk's order
         self.cards_key = cards_key
@@ -195,6 +196,58 @@ class Survey:
                 out = [c for c in out if c.type in self._types]
             self._cards = out
         return self._cards
+
+    def some(
+        self, rels: set[str], texts: dict[str, tuple[int, int, str]] | None = None
+    ) -> dict[str, Card]:
+        """The cards of ``rels`` (those that are cards), decoding no other (``texts``: the
+        cache's, when fetched already)."""
+        if self._cards is not None:
+            return {c.rel: c for c in self._cards if c.rel in rels}
+        out = {c.rel: c for c in self._slots if c is not None and c.rel in rels}
+        stats = {k[0]: k for k in self._kept if k[0] in rels}
+        if stats and texts is None:
+            cache = CardCache(self._brain)
+            try:
+                texts = cache.texts_of(sorted(stats))
+            finally:
+                cache.close()
+        if stats and texts is not None:
+            packed = []
+            for rel, (_, mtime_ns, size) in stats.items():
+                got = texts.get(rel)
+                if got is not None and (got[0], got[1]) == (mtime_ns, size):
+                    packed.append((rel, got[2], mtime_ns))
+                else:
+                    card = card_of(self._brain, rel)
+                    if card is not None:
+                        out[rel] = card
+            out.update((c.rel, c) for c in unpack_cards(packed))
+        if self._types is not None:
+            out = {r: c for r, c in out.items() if c.type in self._types}
+        return out
+
+    def of_types(self, types: set[str]) -> list[Card]:
+        """The cards of ``types``, decoding no other (a kept card's type is its first
+        field)."""
+        if self._cards is not None:
+            return [c for c in self._cards if c.type in types]
+        rels = {c.rel for c in self._slots if c is not None and c.type in types}
+        texts: dict[str, tuple[int, int, str]] | None = None
+        if self._kept:
+            cache = CardCache(self._brain)
+            try:
+                texts = cache.texts()
+            finally:
+                cache.close()
+            for rel, mtime_ns, size in self._kept:
+                got = texts.get(rel)
+                if got is None or (got[0], got[1]) != (mtime_ns, size):
+                    rels.add(rel)  # (changed since the walk: read, then looked at)
+                elif got[2][: got[2].find("\x00")] in types:
+                    rels.add(rel)
+        found = self.some(rels, texts)
+        return [found[r] for r in self._slot_rels if r in found and found[r].type in types]
 
 
 def _record_folders(brain: Brain, types: set[str] | None) -> list[str]:
@@ -238,8 +291,12 @@ def survey(brain: Brain, types: set[str] | None = None) -> Survey:
     cache = CardCache(brain)
     try:
         known = cache.rows()
+        last = cache.last()
         put: list[tuple[Any, ...]] = []
         cards: list[Card | None] = []  # None: one of ``kept``, decoded after the walk
+        fresh: dict[str, Card | None] = {}  # a note read anew: its card (None: no card)
+        fresh_links: dict[str, set[str]] = {}  # and the links it counts with (orphans)
+        unkept: list[str] = []  # read anew but not kept in the cache
         kept: list[tuple[str, int, int]] = []
         other: dict[str, set[str]] = {}
 
@@ -265,20 +322,26 @@ def survey(brain: Brain, types: set[str] | None = None) -> Survey:
             card = _card(brain, rel, note.text, note.hash, note.mtime_ns) if record else None
             packed: str | None = None
             links: str | None = None
+            fresh[rel] = card
             if card is None:
                 keys = {link_key(t) for t, _ in WIKILINK.findall(note.text) if t.strip()}
                 if not rel.startswith("Brain/"):
                     other[rel] = keys
+                    fresh_links[rel] = keys
                 packed, links = (NO_CARD if record else None), json.dumps(sorted(keys))
             else:
+                fresh_links[rel] = card.links
                 if types is None or card.type in types:
                     cards.append(card)
                 packed = pack_card(card)
                 if packed is None:
+                    unkept.append(rel)
                     return  # (properties JSON cannot hold: read again each time)
             stat = (note.mtime_ns, note.size)
             if stat == (st.st_mtime_ns, st.st_size):  # (not changed while read)
                 put.append((rel, *stat, packed, links))
+            else:
+                unkept.append(rel)
 
         for rel, entry in order:
             look(rel, entry, True)
@@ -286,19 +349,67 @@ def survey(brain: Brain, types: set[str] | None = None) -> Survey:
         for rel, entry in others:
             look(rel, entry, False)
         gone = [rel for rel in known if rel not in walked and rel not in seen]
-        cache.save(put, gone)
+        cards_key = _digest(brain, order)
+        others_key = _digest(brain, [(r, e) for r, e in others if not r.startswith("Brain/")])
+        changes: Changes | None = None
+        if last is not None and not (set(last[2]) & (set(fresh) | set(gone))):
+            # (what changed since the last survey: the notes read anew, and those gone,
+            # each as the cache kept it before; a note the last survey read but did not
+            # keep has no "before": then no change set, every phase finds anew)
+            before = cache.old([r for r in (*fresh, *gone) if r in known])
+            if not cache.failed:
+                changes = Changes(last[0], last[1], fresh, fresh_links, gone, before)
+        now = (cards_key, others_key, unkept)
+        if put or gone or last != now:  # (a quiet walk writes nothing)
+            cache.save(put, gone, now)
     finally:
         cache.close()
-    return Survey(
-        brain,
-        cards,
-        kept,
-        types,
-        other,
-        list(walked),
-        _digest(brain, order),
-        _digest(brain, [(r, e) for r, e in others if not r.startswith("Brain/")]),
-    )
+    out = Survey(brain, cards, kept, types, other, list(walked), cards_key, others_key)
+    out.changes = changes
+    return out
+
+
+class Changes:
+    """The notes that changed since the last survey (whose keys are ``cards_key`` and
+    ``others_key``): each note read anew as it is now (its card, its links) and as the
+    cache held it before (none: a note that came), and those gone."""
+
+    def __init__(
+        self,
+        cards_key: str,
+        others_key: str,
+        fresh: dict[str, Card | None],
+        fresh_links: dict[str, set[str]],
+        gone: list[str],
+        before: dict[str, tuple[str | None, str | None]],
+    ) -> None:
+        self.cards_key, self.others_key = cards_key, others_key
+        self.now: dict[str, Card | None] = dict(fresh)
+        self.now.update((r, None) for r in gone)
+        self.links_now: dict[str, set[str]] = {r: fresh_links.get(r, set()) for r in self.now}
+        packed = [(r, row[0], 0) for r, row in before.items() if row[0] not in (None, NO_CARD)]
+        old_cards = {c.rel: c for c in unpack_cards([(r, p or "", m) for r, p, m in packed])}
+        self.then: dict[str, Card | None] = {r: old_cards.get(r) for r in self.now}
+        self.links_then: dict[str, set[str]] = {}
+        for rel in self.now:
+            card = old_cards.get(rel)
+            row = before.get(rel)
+            if card is not None:
+                self.links_then[rel] = card.links
+            elif row is not None and row[1] is not None and not rel.startswith("Brain/"):
+                self.links_then[rel] = set(json.loads(row[1]))
+            else:
+                self.links_then[rel] = set()
+
+    def since(self, key: Any) -> bool:
+        """Whether a phase's result kept at ``key`` ([cards_key, others_key, …]) is the last
+        survey's, so that these changes bring it up to date."""
+        return (
+            isinstance(key, list)
+            and len(key) >= 2
+            and key[0] == self.cards_key
+            and key[1] == self.others_key
+        )
 
 
 def _digest(brain: Brain, entries: list[tuple[str, os.DirEntry[str]]]) -> str:

@@ -287,16 +287,21 @@ def merge_types(brain: Brain) -> list[str]:
     return [t.name for t in brain.pack.types if t.primitive == "entity"]
 
 
-def find_pairs(brain: Brain, cards: list[Card], meta: Meta | None = None) -> list[Pair]:
-    """Every merge the cards call for, person types and others alike."""
+def find_pairs(
+    brain: Brain, cards: list[Card], meta: Meta | None = None, only: set[str] | None = None
+) -> list[Pair]:
+    """Every merge the cards call for, person types and others alike (by the cards' paths'
+    order, whatever order the walk found them in: what a cycle keeps stays what it finds)."""
     wanted = set(merge_types(brain))
     by_type: dict[str, list[Card]] = defaultdict(list)
-    for c in cards:
+    for c in sorted(cards, key=lambda c: c.rel):
         if c.type in wanted:
             by_type[c.type].append(c)
     people = resolver([c for t, cs in by_type.items() if is_person_type(brain, t) for c in cs])
     out: list[Pair] = []
     for name, group in sorted(by_type.items()):
+        if only is not None and name not in only:
+            continue  # (``only``: the pairs of these types; the others' cards are people)
         if is_person_type(brain, name):
             out.extend(person_pairs(group, meta))
         else:
@@ -305,7 +310,7 @@ def find_pairs(brain: Brain, cards: list[Card], meta: Meta | None = None) -> lis
 
 
 PAIRS_SEEN = "tend-pairs.json"  # the last cycle's pairs, and what they were found from
-_MATCH_VERSION = "2"  # (a change to the matching rules above: found again)
+_MATCH_VERSION = "3"  # (a change to the matching rules above: found again)
 
 
 def _features(brain: Brain, cards: list[Card]) -> tuple[str, str]:
@@ -366,12 +371,17 @@ def find_pairs_kept(brain: Brain, survey: Survey) -> list[Pair]:
     def pairs_kept() -> list[Pair]:
         return [Pair(p["type"], p["keep"], p["other"], p["why"]) for p in kept.get("pairs", [])]
 
-    if kept.get("survey") == survey.cards_key:
+    if kept.get("survey") == survey.cards_key and kept.get("version") == _MATCH_VERSION:
         return pairs_kept()
+    changed = _since(brain, survey, kept, pairs_kept)
+    if changed is not None:
+        return changed
     grouping, digest = _features(brain, survey.cards)
     meta: Meta = {k: (v[0], v[1]) for k, v in (kept.get("meta") or {}).items()}
     pairs: list[Pair] | None = None
-    if kept.get("digest") == digest:
+    if kept.get("version") != _MATCH_VERSION:
+        pass
+    elif kept.get("digest") == digest:
         pairs = pairs_kept()
     elif kept.get("grouping") == grouping:
         pairs = reorient(pairs_kept(), meta, survey.cards)
@@ -384,6 +394,76 @@ def find_pairs_kept(brain: Brain, survey: Survey) -> list[Pair]:
             "digest": digest,
             "grouping": grouping,
             "survey": survey.cards_key,
+            "version": _MATCH_VERSION,
+            "pairs": [p.__dict__ for p in pairs],
+            "meta": meta,
+        },
+        durable=False,
+    )
+    return pairs
+
+
+def _since(
+    brain: Brain, survey: Survey, kept: dict[str, Any], pairs_kept: Any
+) -> list[Pair] | None:
+    """The last cycle's pairs brought up to date with the notes changed since (the survey's
+    :class:`~vaultbrain.tend.cards.Changes`), when none changed what groups the notes (a
+    name, an alias, an e-mail address, a link, a card of a consolidated type come or gone)
+    only the groups a changed note is in have their kept note chosen again; the types whose
+    notes did (every type, when a person came or went: the people others' links reach)
+    are found again from their cards alone. None: found anew."""
+    changes = survey.changes
+    if (
+        changes is None
+        or kept.get("survey") != changes.cards_key
+        or kept.get("version") != _MATCH_VERSION
+    ):
+        return None
+    wanted = set(merge_types(brain))
+
+    def grouped_by(c: Card | None) -> tuple[Any, ...] | None:
+        if c is None or c.type not in wanted:
+            return None
+        return (c.type, c.title, c.aliases, sorted(c.emails), sorted(c.links))
+
+    people_types = {t for t in wanted if is_person_type(brain, t)}
+    dirty: set[str] = set()  # the types whose groups are found again
+    for rel, now in changes.now.items():
+        then = changes.then[rel]
+        if grouped_by(then) != grouped_by(now):
+            dirty |= {c.type for c in (then, now) if c is not None and c.type in wanted}
+        if (then is not None and then.type in people_types) != (
+            now is not None and now.type in people_types
+        ):
+            dirty |= wanted  # (the people the others' links resolve to: every type)
+    meta: Meta = {k: (v[0], v[1]) for k, v in (kept.get("meta") or {}).items()}
+    pairs = [p for p in pairs_kept() if p.type not in dirty]
+    touched = {p.keep for p in pairs if p.keep in changes.now or p.other in changes.now}
+    if touched:
+        moved = [p for p in pairs if p.keep in touched]
+        members = {p.keep for p in moved} | {p.other for p in moved}
+        again = reorient(moved, meta, list(survey.some(members).values()))
+        if again is None:
+            return None
+        pairs = [p for p in pairs if p.keep not in touched] + again
+    if dirty:
+        need = dirty | (people_types if dirty - people_types else set())
+        found: Meta = {}
+        fresh = find_pairs(brain, survey.of_types(need), found, only=dirty)
+        members = {p.keep for p in pairs} | {p.other for p in pairs}
+        meta = {k: v for k, v in meta.items() if k in members}
+        meta.update(found)
+        by_type: dict[str, list[Pair]] = defaultdict(list)
+        for p in [*pairs, *fresh]:
+            by_type[p.type].append(p)
+        pairs = [p for t in sorted(by_type) for p in by_type[t]]  # (find_pairs's order)
+    brain.store.write_json(
+        PAIRS_SEEN,
+        {
+            "digest": None,  # (not read: kept when the notes' digests were)
+            "grouping": None,
+            "survey": survey.cards_key,
+            "version": _MATCH_VERSION,
             "pairs": [p.__dict__ for p in pairs],
             "meta": meta,
         },

@@ -21,7 +21,6 @@ from vaultbrain.errors import UserError
 from vaultbrain.graph.extract import base_key, note_key
 from vaultbrain.tend import consolidate as cons
 from vaultbrain.tend.cards import Card, Survey, survey
-from vaultbrain.tend.drift import Drift, find_drift
 from vaultbrain.tend.report import render_report, report_path
 
 if TYPE_CHECKING:
@@ -32,7 +31,11 @@ log = logging.getLogger("vaultbrain.tend")
 PHASES = ("consolidate", "drift", "backlinks", "takes", "enrich", "embed", "orphans", "schema")
 HISTORY = "tend.jsonl"
 FOLDERS_SEEN = "tend-folders.json"  # notes per folder outside the pack's, as last surveyed
-KEPT = "tend-kept.json"  # the last results of the phases that are functions of the cards
+KEPT = "tend-kept.json"  # the last results of the phases that are functions of the notes
+DRIFT_KEPT = "tend-drift.json"  # what drift read of each card, and the survey it was read at
+DRIFT_VERSION = "1"
+ORPHANS_KEPT = "tend-links.json"  # the cards that link nowhere, how many notes link each key
+ORPHANS_VERSION = "2"
 DEFAULT_WAIT = 180.0
 Progress = Callable[[int, int], None]
 
@@ -43,7 +46,6 @@ class Cycle:
         self.day = day
         self.dry_run = dry_run
         self._survey: Survey | None = None
-        self.drift: Drift | None = None
         self._folder_counts: dict[str, int] = {}
         self._made: Callable[[str], bool] | None = None
 
@@ -75,32 +77,59 @@ class Cycle:
 
     def drift_phase(self) -> dict[str, Any]:
         stale_days = int(self.brain.settings.get("stale_days") or 30)
-        return self._kept(
-            "drift", [self.day.isoformat(), stale_days], lambda: self._drift(stale_days)
-        )
+        more = [self.day.isoformat(), stale_days, DRIFT_VERSION]
+        return self._kept("drift", more, lambda: self._drift(stale_days))
 
     def _drift(self, stale_days: int) -> dict[str, Any]:
-        self.drift = d = find_drift(self.cards, self.day, stale_days)
+        from vaultbrain.tend.drift import judge
+
+        d = judge(self._drift_facts(), self.day, stale_days)
         return {
             "stale_days": stale_days,
-            "overdue": [
-                {"note": c.rel, "title": c.title, "due": due.isoformat()} for c, due in d.overdue
-            ],
+            "overdue": [{"note": r, "title": t, "due": due.isoformat()} for r, t, due in d.overdue],
             "stale": [
-                {"note": c.rel, "title": c.title, "last": last.isoformat() if last else None}
-                for c, last in d.stale
+                {"note": r, "title": t, "last": last.isoformat() if last else None}
+                for r, t, last in d.stale
             ],
-            "follow_ups": [{"note": c.rel, "title": c.title, "text": t} for c, t in d.follow_ups],
+            "follow_ups": [{"note": r, "title": t, "text": x} for r, t, x in d.follow_ups],
         }
+
+    def _drift_facts(self) -> dict[str, Any]:
+        """What drift reads of each card (vaultbrain/tend/drift.py), kept between cycles:
+        read again of the cards that changed since the cycle that kept them."""
+        from vaultbrain.tend.drift import fact, facts
+
+        s = self.survey
+        key = [s.cards_key, s.others_key, DRIFT_VERSION]
+        kept = self.brain.store.read_json(DRIFT_KEPT, None)
+        kept = kept if isinstance(kept, dict) else {}
+        found: dict[str, Any]
+        if kept.get("key") == key:
+            return dict(kept.get("facts") or {})
+        changes = s.changes
+        if (
+            changes is not None
+            and changes.since(kept.get("key"))
+            and kept["key"][2:] == [DRIFT_VERSION]
+        ):
+            found = dict(kept.get("facts") or {})
+            for rel, card in changes.now.items():
+                found.pop(rel, None)
+                f = fact(card) if card is not None else None
+                if f is not None:
+                    found[rel] = f
+        else:
+            found = facts(self.cards)
+        self.brain.store.write_json(DRIFT_KEPT, {"key": key, "facts": found}, durable=False)
+        return found
 
     def _kept(
         self, phase: str, more: list[Any], find: Callable[[], dict[str, Any]]
     ) -> dict[str, Any]:
-        """A phase's result that is a function of the cards (and ``more``): the last cycle's
-        when no record note changed since (the survey's key), else found and kept."""
-        key = [self.survey.cards_key, *more]
-        if phase == "orphans":
-            key.append(self.survey.others_key)
+        """A phase's result that is a function of the notes (and ``more``): the last cycle's
+        when no note changed since (the survey's keys), else found (from what the phase
+        keeps of the notes, brought up to date) and kept, a small file a quiet cycle reads."""
+        key = [self.survey.cards_key, self.survey.others_key, *more]
         kept = self.brain.store.read_json(KEPT, None)
         kept = kept if isinstance(kept, dict) else {}
         mine = kept.get(phase)
@@ -210,37 +239,66 @@ class Cycle:
 
     def orphans(self) -> dict[str, Any]:
         """Record notes no other note links to and that link to nothing."""
-        return self._kept("orphans", [], self._orphans)
+        return self._kept("orphans", [ORPHANS_VERSION], self._orphans)
 
     def _orphans(self) -> dict[str, Any]:
-        linked: set[str] = set()
-        for c in self.cards:
-            linked |= c.links
-        lonely = [
-            c
-            for c in self.cards
-            if not c.links and note_key(c.rel) not in linked and base_key(c.rel) not in linked
-        ]
-        lonely = [c for c in lonely if not self._linked_from_elsewhere(c)]
+        lonely, linked = self._links_kept()
+        found = sorted(
+            rel for rel, (_, nk, bk) in lonely.items() if nk not in linked and bk not in linked
+        )
         return {
-            "orphans": [{"note": c.rel, "title": c.title} for c in lonely[:100]],
-            "count": len(lonely),
+            "orphans": [{"note": rel, "title": lonely[rel][0]} for rel in found[:100]],
+            "count": len(found),
         }
 
-    def _linked_from_elsewhere(self, card: Card) -> bool:
-        return note_key(card.rel) in self._other_links or base_key(card.rel) in self._other_links
-
-    @property
-    def _other_links(self) -> set[str]:
-        """Links from notes that are no records (daily notes, the inbox, notes of the person)."""
-        cached: set[str] | None = getattr(self, "_other", None)
-        if cached is not None:
-            return cached
-        out: set[str] = set()
-        for keys in self.survey.other_links.values():
-            out |= keys
-        self._other = out
-        return out
+    def _links_kept(self) -> tuple[dict[str, list[str]], dict[str, int]]:
+        """The cards that link to nothing (path → title, the keys a link reaches it by), and how many notes link by each
+        link key (the cards, and the other notes outside ``Brain/``): kept between cycles,
+        brought up to date with the notes that changed since the cycle that kept them."""
+        s = self.survey
+        key = [s.cards_key, s.others_key, ORPHANS_VERSION]
+        kept = self.brain.store.read_json(ORPHANS_KEPT, None)
+        kept = kept if isinstance(kept, dict) else {}
+        if kept.get("key") == key:
+            return dict(kept.get("lonely") or {}), dict(kept.get("linked") or {})
+        changes = s.changes
+        lonely: dict[str, list[str]]
+        linked: dict[str, int]
+        if (
+            changes is not None
+            and changes.since(kept.get("key"))
+            and kept["key"][2:] == [ORPHANS_VERSION]
+        ):
+            lonely, linked = dict(kept.get("lonely") or {}), dict(kept.get("linked") or {})
+            for rel, card in changes.now.items():
+                for k in changes.links_then[rel]:
+                    n = linked.get(k, 0) - 1
+                    if n > 0:
+                        linked[k] = n
+                    else:
+                        linked.pop(k, None)
+                for k in changes.links_now[rel]:
+                    linked[k] = linked.get(k, 0) + 1
+                lonely.pop(rel, None)
+                if card is not None and not card.links:
+                    lonely[rel] = [card.title, note_key(rel), base_key(rel)]
+        else:
+            lonely = {
+                c.rel: [c.title, note_key(c.rel), base_key(c.rel)]
+                for c in self.cards
+                if not c.links
+            }
+            linked = {}
+            for links in (
+                *(c.links for c in self.cards),
+                *s.other_links.values(),
+            ):
+                for k in links:
+                    linked[k] = linked.get(k, 0) + 1
+        self.brain.store.write_json(
+            ORPHANS_KEPT, {"key": key, "lonely": lonely, "linked": linked}, durable=False
+        )
+        return lonely, linked
 
     def schema(self) -> dict[str, Any]:
         from vaultbrain.packs.detect import detect
