@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from vaultbrain.filing.adopt import own_id, wanted
+from vaultbrain.filing.adopt_wants import own_id, wanted
 from vaultbrain.packs.loader import load_pack
 
 
