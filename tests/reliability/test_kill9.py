@@ -38,19 +38,25 @@ class Trigger:
         self.mode = "off"  # "in_call" | "after_reply" | "off"
         self.fired = threading.Event()
         self.kills = 0
+        self.lock = threading.Lock()
 
     def arm(self, pid: int, mode: str) -> None:
-        self.pid, self.mode = pid, mode
+        with self.lock:
+            self.pid, self.mode = pid, mode
         self.fired.clear()
 
     def _kill(self) -> None:
-        if self.pid is not None:
+        # Two requests of one daemon may be in flight at once (llm_concurrency): the pid is
+        # taken under a lock, so one armed round is one kill. (A dead but unreaped process
+        # still accepts a signal, so two threads once counted one kill twice.)
+        with self.lock:
+            pid, self.pid, self.mode = self.pid, None, "off"
+        if pid is not None:
             try:
-                os.kill(self.pid, signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
                 self.kills += 1
             except ProcessLookupError:
                 pass
-        self.pid, self.mode = None, "off"
         self.fired.set()
 
     def __call__(self, body: dict) -> str:
@@ -67,11 +73,14 @@ class Trigger:
             ],
             0.9,
         )
-        if self.mode == "in_call":
+        with self.lock:
+            mode = self.mode
+            if mode == "after_reply":
+                self.mode = "off"  # (one timer a round)
+        if mode == "in_call":
             self._kill()
-        elif self.mode == "after_reply":
+        elif mode == "after_reply":
             delay = self.rnd.uniform(0.0, 0.015)  # the reply parsed, notes being written
-            self.mode = "off"
             threading.Timer(delay, self._kill).start()
         return answer
 
