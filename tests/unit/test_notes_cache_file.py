@@ -56,7 +56,7 @@ def test_a_warm_scan_reads_the_columns_and_makes_no_entry(vault: Path) -> None:
     assert "People/P3.md" in sync.cache  # asked for: made then
     # a version-2 file (an older vaultbrain's) is read as it was
     old = {"version": 2, "pack": doc["pack"], "notes": sync.cache}
-    again.store.write_json(CACHE_FILE, old, compact=True)
+    again.store.write_json(CACHE_FILE, old)
     third = notes_sync(new_brain(vault))
     third.load_cache()
     assert third.cache == sync.cache
