@@ -5,8 +5,6 @@ by a refused call, and the same session goes on answering the next call."""
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +15,8 @@ from support.cli import run
 mcp = pytest.importorskip(
     "mcp", reason="the MCP SDK is not installed: pip install 'vaultbrain[mcp]'"
 )
-from mcp import Client, StdioServerParameters  # noqa: E402
+from mcp import Client  # noqa: E402
+from support.mcp_client import params  # noqa: E402
 
 pytestmark = [pytest.mark.timeout(300)]
 
@@ -47,19 +46,6 @@ HOSTILE = [
 ]
 
 
-def _params(vault: Path) -> StdioServerParameters:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k.startswith(("VAULTBRAIN_", "XDG_")) or k in ("PATH", "HOME", "PYTHONPATH")
-    }
-    return StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "vaultbrain", "--vault", str(vault), "mcp", "--allow-writes"],
-        env=env,
-    )
-
-
 def _text(result: Any) -> str:
     return " ".join(getattr(c, "text", "") for c in result.content)
 
@@ -83,7 +69,7 @@ def test_hostile_arguments_are_refused_one_line_each_and_the_session_goes_on(
         return out
 
     async def main() -> list[tuple[str, Any, Any]]:
-        async with Client(_params(vault), read_timeout_seconds=120) as client:
+        async with Client(params(vault, "--allow-writes"), read_timeout_seconds=120) as client:
             return await body(client)
 
     for (tool, args), (_, result, after) in zip(HOSTILE, anyio.run(main), strict=True):

@@ -388,6 +388,18 @@ def find_pairs_kept(brain: Brain, survey: Survey) -> list[Pair]:
     if pairs is None:
         meta = {}
         pairs = find_pairs(brain, survey.cards, meta)
+    return _kept(brain, survey, pairs, meta, digest, grouping)
+
+
+def _kept(
+    brain: Brain,
+    survey: Survey,
+    pairs: list[Pair],
+    meta: Meta,
+    digest: Any,
+    grouping: Any,
+) -> list[Pair]:
+    """``pairs`` kept for the next cycle (with what they were found from), and returned."""
     brain.store.write_json(
         PAIRS_SEEN,
         {
@@ -457,19 +469,8 @@ def _since(
         for p in [*pairs, *fresh]:
             by_type[p.type].append(p)
         pairs = [p for t in sorted(by_type) for p in by_type[t]]  # (find_pairs's order)
-    brain.store.write_json(
-        PAIRS_SEEN,
-        {
-            "digest": None,  # (not read: kept when the notes' digests were)
-            "grouping": None,
-            "survey": survey.cards_key,
-            "version": _MATCH_VERSION,
-            "pairs": [p.__dict__ for p in pairs],
-            "meta": meta,
-        },
-        durable=False,
-    )
-    return pairs
+    # (the digest and grouping are not read after a cycle of changes: kept when they were)
+    return _kept(brain, survey, pairs, meta, None, None)
 
 
 # -- the proposals -----------------------------------------------------------------------------
