@@ -13,7 +13,8 @@ generated vault.
   four languages, names that are words, questions…), never trained on: the same figures;
   a third (classifier-dev3.txt, issue 42's voices) and a fourth (classifier-dev4.txt,
   written before the judge round changed the classifier and never tuned on: the guard
-  against fitting the third), with issue 42's targets.
+  against fitting the third), a fifth (classifier-dev5.txt) and a sixth (classifier-dev6.txt,
+  written blind while the sixth round tuned on the fourth and fifth), with issue 42's targets.
 - How many examples per type the embedded classifier needs to learn a person's own way of
   writing (four families of thoughts the corpus reads otherwise, taught as corrected
   captures): the share of the family's other thoughts it then files rightly.
@@ -182,6 +183,7 @@ DEV2 = DATA / "classifier-dev2.txt"
 DEV3 = DATA / "classifier-dev3.txt"
 DEV4 = DATA / "classifier-dev4.txt"  # held out in the judge round; tuned on since the fifth
 DEV5 = DATA / "classifier-dev5.txt"  # written before the fifth judge round: never tuned on
+DEV6 = DATA / "classifier-dev6.txt"  # written blind in the sixth round: never tuned on
 
 
 def held_out_cases(
@@ -493,12 +495,14 @@ def main() -> int:
     cases3, noise3 = held_out_cases(DEV3)
     cases4, noise4 = held_out_cases(DEV4)
     cases5, noise5 = held_out_cases(DEV5)
+    cases6, noise6 = held_out_cases(DEV6)
     held = {}
     for label, (cs, noise) in (
         ("second dev set", (cases2, noise2)),
         ("third dev set", (cases3, noise3)),
         ("fourth dev set", (cases4, noise4)),
         ("fifth dev set", (cases5, noise5)),
+        ("sixth dev set", (cases6, noise6)),
     ):
         got = held[label] = evaluate(cs, no_llm, noise, misses=misses if args.misses else None)
         if args.misses:
