@@ -27,6 +27,15 @@ import re
 from collections import Counter
 from collections.abc import Container, Iterable
 
+from vaultbrain.classify.noise_data import (
+    config_reason,
+    data_reason,
+    hash_reason,
+    markup_reason,
+    sql_reason,
+)
+from vaultbrain.classify.noise_machine import code_reason, diff_reason, path_reason, shell_reason
+from vaultbrain.classify.noise_mail import mail_reason
 from vaultbrain.patterns import LazyPattern
 
 _LETTERS = LazyPattern(r"[^\W\d_]+")
@@ -164,6 +173,27 @@ _TRACEBACK = (
     # a line ending in a source location as a runtime prints it: "… at index.js:88:5"
     r"\bat\s+\S*\.(?:m?js|cjs|jsx|tsx?)(?::\d+){2}\)?\s*$",
     r"\bline \d+, in [<\w>]+",
+    # Python's chained exceptions, Java's "... 12 more", .NET's end of a trace
+    r"^\s*(?:During handling of the above exception, another exception occurred"
+    r"|The above exception was the direct cause of the following exception)",
+    r"^\s*\.\.\.\s+\d+\s+more\s*$|^\s*---\s+End of (?:inner exception )?stack trace",
+    # .NET with no file: "at MyApp.Billing.Invoice.Post(Int32 id)"
+    r"^\s*at\s+[\w`<>]+(?:\.[\w`<>]+){2,}\([^()]*\)\s*$",
+    # Rust: "  3: std::panicking::begin_panic", "at ./src/main.rs:12:5"
+    r"^\s*\d+:\s+(?:0x[0-9a-f]+\s+-\s+)?[\w<>]+(?:::[\w<>{}]+)+",
+    r"^\s*at\s+\S+\.rs:\d+(?::\d+)?\s*$",
+    # Go: "main.go:27 +0x1d", "created by net/http.(*Server).Serve", "main.(*App).Run(…)"
+    r"^\s*\S+\.go:\d+(?:\s+\+0x[0-9a-f]+)?\s*$|^\s*created by [\w./()*-]+"
+    r"|^\s*[\w./-]+\.\(\*?\w+\)\.\w+\(",
+    # Firefox and Safari: "render@http://localhost:3000/main.js:12:34"
+    r"^\s*[\w$.<>/]*@\S+:\d+:\d+\s*$",
+    # PHP, Ruby, gdb, a crash report's frame
+    r"^\s*#\d+\s+\S+\.php\(\d+\):|^\s*PHP\s+(?:Fatal\s+error|Warning|Notice|Parse\s+error"
+    r"|Deprecated):|\bin\s+\S+\.php(?::|\s+on\s+line\s+)\d+",
+    r"\S+\.rb:\d+:in\s+[`'‘]",
+    r"^\s*#\d+\s+0x[0-9a-f]+\s+in\s+\S",
+    r"^\s*\d+\s+[\w.+-]+\s+0x[0-9a-f]{8,}\s",
+    r"\bFatal error:.*\bfile\s+\S+\.swift,\s+line\s+\d+",
 )
 _LEVEL = r"(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|CRITICAL|CRIT|FATAL|SEVERE|PANIC)"
 _STAMP = (
@@ -188,6 +218,21 @@ _LOG = (
     r"^(?:level|lvl|ts|time|t)=\S+(?:\s+\w+=(?:\"[^\"]*\"|\S+)){2,}",
     # syslog: "Dec 03 10:14:22 host process[123]: …"
     r"^[A-Z][a-z]{2}\s+\d{1,2}\s+\d\d:\d\d:\d\d\s+\S+\s+[\w./-]+(?:\[\d+\])?:",
+    # a level in brackets first, as Maven writes it: "[INFO] Building jar: …"
+    rf"^\[{_LEVEL}\]\s+\S",
+    # Python's logging: "WARNING:root:disk almost full"
+    r"^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:",
+    # Android's logcat: "05-12 10:14:22.123  1234  5678 E AndroidRuntime: …", "W/Zygote( 12):"
+    r"^\d\d-\d\d\s+\d\d:\d\d:\d\d\.\d{3}\s+\d+\s+\d+\s+[VDIWEF]\s+\S",
+    r"^[VDIWEF]/[\w.$-]+\s*\(\s*\d+\):",
+    # a Unix time and a level: "1712345678.123 WARN …"
+    rf"^\d{{10}}(?:\.\d+)?\s+{_LEVEL}\b",
+    # a date and a time, then a level in lower case: "2026-03-01 10:14 warn disk at 91%"
+    r"^\W{0,2}\d{4}-\d\d-\d\d[T ]\d\d:\d\d\S*\W{1,3}(?:trace|debug|info|notice|warn|warning"
+    r"|error|fatal|critical)\b\W",
+    # an HTTP request or status line: "GET /api/users?id=3 HTTP/1.1", "HTTP/2 404"
+    r"^(?:GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS)\s+(?:/|https?://)\S*\s+HTTP/\d(?:\.\d)?\s*$",
+    r"^HTTP/\d(?:\.\d)?\s+\d{3}\b",
 )
 
 
@@ -202,7 +247,7 @@ def _program() -> tuple[re.Pattern[str], re.Pattern[str]]:
 def program_reason(text: str) -> str | None:
     """``"a traceback"`` (a stack frame or an exception included) or ``"a log line"`` for
     text a program printed, pasted into the inbox."""
-    if not any(c in text for c in ':()[]"=!'):
+    if not any(c in text for c in ':()[]"=!#.-'):
         return None  # every form below has one: most thoughts are done here
     traceback, log = _program()
     if log.search(text):
@@ -237,6 +282,20 @@ _ASSISTANT = (
     r"|(?:siri|alexa|cortana|chatgpt|claude|gemini|copilot)\s*,)",
     r"\bas\s+an?\s+(?:ai|assistant|(?:large\s+)?language\s+model)\b",
     r"^\W*you\s+are\s+(?:now\s+)?(?:chatgpt|claude|gemini|copilot|an?\s+(?:ai|assistant|\w+\s+assistant))\b",
+    # a task set on text that is not there: "proofread this paragraph:", "fix the following
+    # code", "translate: …"
+    r"^\W*(?:please\s+)?(?:fix|correct|improve|shorten|simplify|check|review|debug|optimi[sz]e"
+    r"|refactor|rewrite|summari[sz]e|translate|proofread)\s+(?:the\s+\w+\s+(?:in|of)\s+)?"
+    r"(?:this|the\s+following)\s+(?:code|text|paragraph|email|sentence|essay|function|script"
+    r"|snippet|query|regex|passage|article)\s*:",
+    r"^\W*(?:translate|rephrase|paraphrase|proofread|reword)(?:\s+(?:this|it))?(?:\s+(?:in)?to"
+    r"\s+\w+)?\s*:\s*\S",
+    # a question for a search box: "what is the capital of peru", "who won the 1966 world cup"
+    r"^\W*(?:what|who|which|how\s+(?:tall|far|old|big|many|much))\s*(?:is|was|are|were|'s)?\s+"
+    r"(?:the\s+)?(?:capital|population|height|boiling\s+point|square\s+root|speed|distance"
+    r"|plural|synonym|opposite|definition|meaning)\s+(?:of|for|between)\s+[^.!]{1,60}\?*\s*$",
+    r"^\W*(?:please\s+)?generate\s+(?:me\s+)?an?\s+(?:image|picture|photo|illustration|logo"
+    r"|drawing|video)\s+of\b",
 )
 
 
@@ -254,7 +313,8 @@ def assistant_reason(text: str) -> str | None:
 _PLACEHOLDER_WORDS = frozenset(
     "test tests testing tester asdf asdfasdf asdfgh qwerty qwertz azerty todo tbd tba xxx xx "
     "foo bar baz qux foobar placeholder dummy sample lorem ipsum blah bla hello world "
-    "abc abcd abcdef xyz 1 2 3 4 12 123 1234 12345 one two three check ping".split()
+    "abc abcd abcdef xyz 1 2 3 4 12 123 1234 12345 one two three check ping placeholder filler "
+    "fixme tbc text here".split()
 )
 # lorem ipsum's own words (not "sit", "et", "ut", which other languages write)
 _LOREM = frozenset(
@@ -262,7 +322,23 @@ _LOREM = frozenset(
     "tempor incididunt labore dolore aliqua veniam nostrud exercitation ullamco laboris "
     "nisi aliquip commodo consequat".split()
 )
-_FILLER = re.compile(r"^\W*lorem\s+ipsum\b", re.I)
+_LOREM_MORE = frozenset(
+    "perspiciatis voluptatem accusantium doloremque laudantium inventore veritatis architecto "
+    "beatae explicabo aspernatur consequuntur nesciunt quisquam adipisci quaerat voluptate "
+    "cillum fugiat pariatur excepteur occaecat cupidatat proident deserunt mollit laborum "
+    "reprehenderit voluptatibus blanditiis praesentium deleniti".split()
+)
+_FILLER = re.compile(
+    r"^\W*lorem\s+ipsum\b|^\W*the\s+quick\s+brown\s+fox\s+jumps\s+over\s+the\s+lazy\s+dog\W*$"
+    # "your text here", "insert title here", "sample text", "[Your Name]", "text goes here"
+    r"|^\W*(?:(?:your|insert|enter|type|add|some|sample|placeholder|dummy)\s+)+(?:\w+\s+)?"
+    r"(?:text|copy|content|title|heading|description|caption|name|value|message|email|address)"
+    r"(?:\s+goes)?\s+here\W*$|^\W*(?:text|copy|content)\s+goes\s+here\W*$"
+    r"|^\W*(?:sample|placeholder|dummy|filler)\s+(?:text|content|copy|title|data|value|heading)"
+    r"(?:\s+here)?\W*$|^\W*\[(?:your|insert|enter|company|first|last|full|recipient|client)"
+    r"\b[^\]]*\]\W*$",
+    re.I,
+)
 _TOKENS = re.compile(r"[^\W_]+")
 
 
@@ -272,11 +348,13 @@ def placeholder_reason(text: str) -> str | None:
     if _FILLER.search(text):
         return "placeholder text"
     words = _TOKENS.findall(text.lower())
-    if len(_LOREM.intersection(words)) >= 2:  # "dolor sit amet…" cut from the middle
+    if (
+        len((_LOREM | _LOREM_MORE).intersection(words)) >= 2
+    ):  # "dolor sit amet…" cut from the middle
         return "placeholder text"
     if words and len(words) <= 6 and all(w in _PLACEHOLDER_WORDS for w in words):
         # "one two three", "hello world": a microphone check is placeholder only with a test
-        plain = ("one", "two", "three", "hello", "world", "check", "ping")
+        plain = ("one", "two", "three", "hello", "world", "check", "ping", "text", "here")
         if any(w.isalpha() and w not in plain for w in words):
             return "placeholder text"
     return None
@@ -287,7 +365,25 @@ def noise_reason(text: str, known: Container[str], pairs: frozenset[str]) -> str
     return (
         injection_reason(text)
         or program_reason(text)
+        or machine_reason(text)
         or assistant_reason(text)
         or placeholder_reason(text)
         or mash_reason(text, known, pairs)
+    )
+
+
+def machine_reason(text: str) -> str | None:
+    """Why ``text`` is machine text other than a program's output (classify/noise_mail.py,
+    noise_machine.py, noise_data.py), or None."""
+    return (
+        mail_reason(text)
+        or diff_reason(text)
+        or shell_reason(text)
+        or code_reason(text)
+        or sql_reason(text)
+        or config_reason(text)
+        or data_reason(text)
+        or markup_reason(text)
+        or hash_reason(text)
+        or path_reason(text)
     )
