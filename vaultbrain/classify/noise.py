@@ -244,16 +244,31 @@ def _program() -> tuple[re.Pattern[str], re.Pattern[str]]:
     )
 
 
+_BARE_EXCEPTION = LazyPattern(r"[a-z](?:Error|Exception)\s*$")
+# A program's message with a lower-case label ("warning: LF will be replaced by CRLF in
+# src/app.js", "fatal: not a git repository: .git", "Error: Cannot find module 'express'"),
+# told from "Error: the invoice total is wrong" by what a program names: a path, a quoted
+# name, a dot-file, an errno
+_MESSAGE = LazyPattern(
+    r"^\W{0,2}(?:error|fatal|warning|warn|hint|err)(?:\[\w+\])?:\s(?=.*(?:\S/\S|\\\w|(?-i:'[a-z_./@-][^'\s]*')"
+    r"|`[^`]+`|(?:^|\s)\.[\w-]+\b|\bE[A-Z]{3,}\b|\b[\w-]+\.(?:js|ts|py|json|ya?ml|rs|go|c|h|java"
+    r"|rb|php|lock|toml|cfg|ini|sh)\b))",
+    re.I,
+)
+
+
 def program_reason(text: str) -> str | None:
     """``"a traceback"`` (a stack frame or an exception included) or ``"a log line"`` for
     text a program printed, pasted into the inbox."""
-    if not any(c in text for c in ':()[]"=!#.-'):
+    if not any(c in text for c in ':()[]"=!#.-') and not _BARE_EXCEPTION.search(text):
         return None  # every form below has one: most thoughts are done here
     traceback, log = _program()
     if log.search(text):
         return "a log line"
     if traceback.search(text):
         return "a traceback"
+    if _MESSAGE.search(text):
+        return "a program's message"
     return None
 
 
@@ -278,7 +293,11 @@ _ASSISTANT = (
     r"\s+(?:this|these|that|the\s+following|the\s+(?:\w+\s+)?below)\b",
     r"\b(?:explain|describe)\b[^.!?\n]{0,60}\blike\s+i'?m\s+(?:five|5|a\s+child)\b|\beli5\b",
     # a wake word: "hey siri …", "ok google …", "alexa, …"
-    r"^\W*(?:(?:hey|ok|okay|hi)\s+(?:siri|google|alexa|cortana|chatgpt|claude|gemini|copilot)\b"
+    # (Alexa and Claude are people's names too: the wake word is one only before a request)
+    r"^\W*(?:dear\s+(?:chatgpt|gpt|copilot)\b|(?:hey|ok|okay|hi)\s+(?:siri|google|alexa"
+    r"|cortana|chatgpt|claude|gemini|copilot)(?:\s*,|\s+(?:set|play|add|what|what's|how|who|when"
+    r"|where|which|why|remind|turn|call|tell|show|open|find|text|send|write|make|give|can|could"
+    r"|please|start|stop|read|translate|summari[sz]e|explain)\b)"
     r"|(?:siri|alexa|cortana|chatgpt|claude|gemini|copilot)\s*,)",
     r"\bas\s+an?\s+(?:ai|assistant|(?:large\s+)?language\s+model)\b",
     r"^\W*you\s+are\s+(?:now\s+)?(?:chatgpt|claude|gemini|copilot|an?\s+(?:ai|assistant|\w+\s+assistant))\b",
@@ -294,6 +313,14 @@ _ASSISTANT = (
     r"^\W*(?:what|who|which|how\s+(?:tall|far|old|big|many|much))\s*(?:is|was|are|were|'s)?\s+"
     r"(?:the\s+)?(?:capital|population|height|boiling\s+point|square\s+root|speed|distance"
     r"|plural|synonym|opposite|definition|meaning)\s+(?:of|for|between)\s+[^.!]{1,60}\?*\s*$",
+    # "please write a haiku about coffee": please, then a piece of writing asked for
+    r"^\W*please\s+(?:write|generate|create|compose|draft)\s+(?:me\s+)?an?\s+(?:\w+\s+)?(?:poem"
+    r"|haiku|limerick|story|essay|song|joke|summary|paragraph|tweet|bio|function|script|program"
+    r"|regex|query|class|snippet)\s+(?:about|that|which|on|explaining|describing)\b",
+    # "write a python function that reverses a string": code asked for, by what it does
+    r"^\W*(?:please\s+)?write\s+(?:me\s+)?an?\s+(?:python|javascript|js|typescript|ts|bash|shell"
+    r"|sql|rust|go|java|c\+\+|c#|php|ruby|swift|kotlin|powershell)\s+(?:function|class|method|regex"
+    r"|one-liner|snippet|query)\s+(?:that|which)\b",
     r"^\W*(?:please\s+)?generate\s+(?:me\s+)?an?\s+(?:image|picture|photo|illustration|logo"
     r"|drawing|video)\s+of\b",
 )

@@ -74,7 +74,7 @@ _CONFIG = LazyPattern(
             rf"^(?:-\s+)?{_IDENT_KEY}:(?!:)(?:\s+(?:\S+|{_TYPED})|\s*)$",
             # YAML: any lower-case key with a typed value ("enabled: true", "tags: [a, b]"); a
             # quoted one is a person's quote ("quote: \"the map is not the territory\"")
-            r"^(?:-\s+)?[a-z][a-z0-9]*:(?!:)\s+(?:true|false|null|~|\[(?!\[).*\]"
+            r"^(?:-\s+)?[a-z][a-z0-9]*:(?!:)\s+(?:true|false|null|~|v?\d+\.\d+\.\d+\S*|\[(?!\[).*\]"
             r"|\{.*\})\s*$",
             # TOML, INI, .env: an identifier key, or any key with a typed value
             rf"^(?:{_IDENT_KEY}|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\s*=\s*\S+\s*$",
@@ -127,6 +127,8 @@ def _csv(text: str) -> bool:
             elif c in _CELL_LITERAL:
                 kinds.add("literal")
         quoted = sum(1 for c in cells if len(c) > 1 and c[0] == c[-1] == '"')
+        if quoted == len(cells):
+            return True  # '"name","email","phone"'
         if len(kinds) + (quoted >= 2) >= 2 or "ident" in kinds and len(cells) >= 4:
             return True
     return False

@@ -93,6 +93,15 @@ _CODE_LINE = LazyPattern(
             r"^\s*(?:if|while|for)\s*\(.*\)\s*\{\s*$",
             r"^\s*[A-Za-z_$][\w$]*(?:\.[\w$]+|\[[^\]]+\])+\s*(?:=|\+=|-=)\s*\S.*;\s*$",
             r"^\s*(?:self|this)\.\w+\s*=\s*\S",
+            # a statement opened by a keyword, with code's own evidence after it: "if not
+            # user: raise ValueError(\"no user\")" (a diff's "- " read as a list marker)
+            r"^\s*(?:if|elif|else|for|while|try|except|with|return|raise|throw|yield|await|assert"
+            r"|unless|until|match|case)\b(?=.*(?:\b[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+\s*\("
+            r"|\b[A-Za-z_$][\w$]*\((?:\)|\s*['\"`])|\b(?:self|this)\.\w|[;{]\s*$|===?|!==?|&&"
+            r"|\|\|))",
+            # an assignment from a call: "rows = db.fetch_all(query)", "x = load('a.csv')"
+            r"^\s*[a-z_][\w]*(?:\s*,\s*[a-z_]\w*)*\s*=\s*(?:await\s+)?(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*"
+            r"\(.*\)\s*;?\s*$|^\s*[a-z_]\w*\s*=\s*[A-Za-z_]\w*\((?:\)|\s*['\"]).*\)\s*;?\s*$",
             r"^\s*\}\s*(?:else\s*(?:if\s*\(.*\)\s*)?\{|catch\s*\(.*\)\s*\{|\)\s*;?)?\s*$",
         )
     )
@@ -130,7 +139,7 @@ _WORDS = frozenset(
 _TOOLS = frozenset(
     "git gh npm pnpm pip pip3 pipx cargo rustup docker docker-compose podman kubectl terraform "
     "apt apt-get dnf yum pacman conda poetry dotnet mvn gradle composer systemctl journalctl "
-    "gcloud heroku vercel firebase flutter brew".split()
+    "gcloud heroku vercel firebase flutter brew yarn".split()
 )
 _SUBCOMMANDS = frozenset(
     "install add remove uninstall update upgrade run build test push pull commit clone checkout "
@@ -140,7 +149,8 @@ _SUBCOMMANDS = frozenset(
     "rollout scale images rmi prune freeze lock sync".split()
 )
 _ARG = LazyPattern(
-    r"(?:^|\s)(?:--?[A-Za-z][\w-]*(?:=\S*)?|[\w.~-]*/[\w./~*-]*|\.{1,2}|[A-Z_][A-Z0-9_]*=\S*"
+    r"(?:^|\s)(?:--?[A-Za-z][\w-]*(?:=\S*)?|(?:~|\.{1,2})?/[\w.~-][\w./~*-]*|[\w.~-]+/[\w./~*-]+"
+    r"|\.{1,2}|[A-Z_][A-Z0-9_]*=\S*"
     r"|\|{1,2}|&&|>{1,2}|<|2>&1|\*\.\w+|[\w-]+\.(?:py|js|ts|sh|json|ya?ml|toml|txt|md|conf"
     r"|cfg|ini|log|csv|sql|tar|gz|zip|c|h|cpp|go|rs|rb|php|java|html|css|lock|env|exe|dll))"
     r"(?=\s|$)"
@@ -190,6 +200,8 @@ def _command(words: list[str], rest: str, prompted: bool) -> bool:
         return False
     if prog in _PROGRAMS and args:
         return True  # "npm install --save-dev eslint", "grep -r todo ."
+    if _STRONG_ARG.search(" " + rest):
+        return True  # "cd ~/code && make test", "cat /etc/hosts", "find . -name x"
     # "git push origin main": a tool, its subcommand, and words of a command's shape only
     return (
         prog in _TOOLS
@@ -199,7 +211,12 @@ def _command(words: list[str], rest: str, prompted: bool) -> bool:
     )
 
 
-_TOKEN = LazyPattern(r"[a-z0-9@.][\w.:@/=+-]*")
+_TOKEN = LazyPattern(r"-{0,2}[a-z0-9@.][\w.:@/=+-]*")
+# What only a command line has: a flag, a pipe, a chain, a redirect, a path from a root
+_STRONG_ARG = LazyPattern(
+    r"(?:^|\s)(?:--?[A-Za-z][\w-]*(?:=\S*)?|\|{1,2}|&&|>{1,2}|2>&1|(?:~|\.{1,2})?/[\w.~-]"
+    r"[\w./~*-]*)(?=\s|$)"
+)
 
 
 def shell_reason(text: str) -> str | None:

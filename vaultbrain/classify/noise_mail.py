@@ -66,7 +66,12 @@ _LABELLED = LazyPattern(
 )
 
 
+_CLOSING = LazyPattern(rf"^\W*{_VALEDICTION}\s*,\s*$|^\W*{_VALEDICTION}\W*$", re.I)
+
+
 def _signature(text: str) -> bool:
+    if _CLOSING.match(text) and (text.rstrip().endswith(",") or not _INFORMAL.match(text)):
+        return True  # "Kind regards," alone: the first line of a signature
     m = _SIGNED.match(text)
     if m:
         name, rest = m.group(1), m.group(2).strip()
@@ -98,12 +103,17 @@ _BOILERPLATE = LazyPattern(
             r"|mojego)?\s*(?:i(?:phone|pad)|android|galaxy|samsung|pixel|huawei|xiaomi|oneplus"
             r"|nokia|blackberry|mobile|phone|smartphone|tablet|device|outlook|mail|gmail|yahoo"
             r"|proton\w*|kindle|surface|windows|mac|macbook|handy|portable|móvil|celular|telefoon)"
-            r"\b(?-i:(?:\s+(?:for\s+)?[A-Z0-9][\w.-]*){0,2})\W*$",
+            r"\b(?-i:(?:\s+(?:(?:for|on)\s+)?[A-Z0-9][\w.-]*){0,3})\W*$",
             r"^\W*get\s+outlook\s+for\s+(?:ios|android|mac|windows)\W*$",
             # a confidentiality footer: a message, confidential, and who it is meant for
             r"\b(?:e-?mail|message|communication|transmission)s?\b.{0,120}\b(?:confidential|"
             r"privileged)\b.{0,160}\b(?:intended\s+(?:solely|only|exclusively)?\s*for|addressee"
             r"|named\s+recipient|received\s+(?:it|this)[\w\s-]{0,20}\s+in\s+error)",
+            r"\bfor\s+the\s+(?:sole|exclusive)\s+use\s+of\s+the\s+(?:intended|named)\s+recipient"
+            r"|^\W*(?:confidentiality|privilege[d]?|legal)\s+(?:notice|warning|disclaimer)\s*:\s*\S",
+            # a newsletter's links: "Unsubscribe | Manage preferences | View in browser"
+            r"(?:^|[|•·]\s*)(?:unsubscribe|view\s+(?:it\s+)?in\s+(?:your\s+)?browser|manage\s+(?:your\s+)?"
+            r"(?:preferences|subscription)|update\s+your\s+preferences|privacy\s+policy)\s*[|•·]",
             r"\bif\s+you\s+(?:have\s+)?received\s+this\s+(?:e-?mail|message|communication)\s+in"
             r"\s+error\b",
             r"\bplease\s+consider\s+the\s+environment\s+before\s+printing\b",
