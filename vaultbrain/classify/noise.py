@@ -37,6 +37,7 @@ from vaultbrain.classify.noise_data import (
 from vaultbrain.classify.noise_machine import code_reason, diff_reason, path_reason, shell_reason
 from vaultbrain.classify.noise_mail import mail_reason
 from vaultbrain.patterns import LazyPattern
+from vaultbrain.vault.inline import unshield
 
 _LETTERS = LazyPattern(r"[^\W\d_]+")
 _ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm", "qwertzuiop", "yxcvbnm", "azertyuiop", "wxcvbn")
@@ -388,11 +389,17 @@ def placeholder_reason(text: str) -> str | None:
 
 
 def noise_reason(text: str, known: Container[str], pairs: frozenset[str]) -> str | None:
-    """Why ``text`` is no thought to file, or None."""
+    """Why ``text`` is no thought to file, or None. ``text`` may come shielded (the capture
+    hands the embedded classifier its spans as stand-ins, vault/inline.py): what a program
+    printed or a machine wrote is judged on the characters themselves, code spans, autolinks
+    and URLs included ("From: Ana <ana@x.org>")."""
+    plain = unshield(text)
+    if plain.startswith("`") and plain.endswith("`") and plain.count("`") == 2:
+        plain = plain[1:-1]  # a line that is one code span: what is in it
     return (
         injection_reason(text)
-        or program_reason(text)
-        or machine_reason(text)
+        or program_reason(plain)
+        or machine_reason(plain)
         or assistant_reason(text)
         or placeholder_reason(text)
         or mash_reason(text, known, pairs)

@@ -148,8 +148,10 @@ _DATE_TIME = (
 _HEADERS = LazyPattern(
     "|".join(
         (
-            rf"^\W*(?:From|To|Cc|Bcc|Reply-To)\s*:\s*(?:[^<>;]*<{_EMAIL}>|{_EMAIL})"
-            rf"(?:\s*[;,]\s*(?:[^<>;]*<{_EMAIL}>|{_EMAIL}))*\s*$",
+            # an address in brackets, or bare after a name (the inbox reads "<a@b.org>" as an
+            # autolink and hands on its address)
+            rf"^\W*(?:From|To|Cc|Bcc|Reply-To)\s*:\s*(?:[^<>;@]*<{_EMAIL}>|[^<>;@]*{_EMAIL})"
+            rf"(?:\s*[;,]\s*(?:[^<>;@]*<{_EMAIL}>|[^<>;@]*{_EMAIL}))*\s*$",
             rf"^\W*(?:From|To|Cc)\s*:\s*[^<>]{{1,60}}\[mailto:{_EMAIL}\]",
             rf"^\W*(?:Sent|Date)\s*:\s*{_DATE_TIME}\s*$",
             r"^\W*Subject\s*:\s*(?:re|fwd?|aw|wg|tr|rv|sv|vs)\s*:\s*\S",
