@@ -179,7 +179,7 @@ _TRACEBACK = (
     r"|The above exception was the direct cause of the following exception)",
     r"^\s*\.\.\.\s+\d+\s+more\s*$|^\s*---\s+End of (?:inner exception )?stack trace",
     # .NET with no file: "at MyApp.Billing.Invoice.Post(Int32 id)"
-    r"^\s*at\s+[\w`<>]+(?:\.[\w`<>]+){2,}\([^()]*\)\s*$",
+    r"^\s*at\s+[\w`<>]+(?:\.[\w`<>\[\],]+){2,}\([^()]*\)\s*$",
     # Rust: "  3: std::panicking::begin_panic", "at ./src/main.rs:12:5"
     r"^\s*\d+:\s+(?:0x[0-9a-f]+\s+-\s+)?[\w<>]+(?:::[\w<>{}]+)+",
     r"^\s*at\s+\S+\.rs:\d+(?::\d+)?\s*$",
@@ -205,7 +205,7 @@ _LOG = (
     # a timestamp and a level, in either order, at the start: "2025-01-07 14:02:19 ERROR …"
     rf"^\W{{0,2}}{_STAMP}\W{{1,3}}(?:\S+\W{{1,3}}){{0,2}}{_LEVEL}\b",
     rf"^\W{{0,2}}{_LEVEL}\W{{1,3}}(?:\S+\W{{1,3}}){{0,1}}\[?{_STAMP}",
-    r"^\W{0,2}\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?\s+\w",
+    r"^\W{0,2}\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?\s+\w",
     # a level in brackets, as nginx writes it: "2024/09/18 22:10:05 [error] 31#31: …"
     rf"^\W{{0,2}}{_STAMP}\s+\[(?:emerg|alert|crit|error|warn|notice|info|debug)\]",
     # a level alone with a colon, in capitals: "WARNING: apt does not have …"
@@ -286,7 +286,11 @@ _ASSISTANT = (
     rf"^\W*(?:please\s+)?{_MAKE}\b[^.!?\n]{{0,60}}\b(?:the\s+following|the\s+text\s+below"
     r"|the\s+above|this\s+text|in\s+(?:\w+\s+)?bullet\s+points|in\s+\d+\s+words|in\s+a\s+table"
     r"|step\s+by\s+step)\b",
-    r"^\W*(?:please\s+)?(?:act|pretend|behave)\s+(?:as|like)\s+(?:an?\s+)?\w+",
+    # "act as a Linux terminal", "pretend you are a pirate"; not "act as treasurer for the
+    # PTA" (a role the person takes on)
+    r"^\W*(?:please\s+)?(?:act|behave)\s+(?:as|like)\s+(?:an?|my)\s+[\w-]+(?:\s+(?!(?:for|to|with|at|in|on|of|by)\b)[\w-]+){0,2}"
+    r"(?:\s*[,:.]|\s+(?:and|who|that|from\s+now)\b|\s*$)"
+    r"|^\W*(?:please\s+)?pretend\s+(?:you\s+are|you're|to\s+be)\s+(?:an?\s+)?\w+",
     # "tell me a joke", "give me ten names for…", "write me…": what the person asks of a
     # chat assistant, not what they note for themselves
     rf"^\W*(?:please\s+)?{_MAKE}\s+(?:me|us)\s+(?:a|an|some|\d+|ten|five|three|\w+\s+(?:ideas|names))\b",

@@ -13,6 +13,7 @@ row has fields of a record (a number, an empty field, a date, an identifier), so
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 
@@ -74,7 +75,7 @@ _CONFIG = LazyPattern(
             rf"^(?:-\s+)?{_IDENT_KEY}:(?!:)(?:\s+(?:\S+|{_TYPED})|\s*)$",
             # YAML: any lower-case key with a typed value ("enabled: true", "tags: [a, b]"); a
             # quoted one is a person's quote ("quote: \"the map is not the territory\"")
-            r"^(?:-\s+)?[a-z][a-z0-9]*:(?!:)\s+(?:true|false|null|~|v?\d+\.\d+\.\d+\S*|\[(?!\[).*\]"
+            r"^(?:-\s+)?[a-z][a-z0-9]*:(?!:)\s+(?:true|false|null|~|v?\d+\.\d+\.\d+\S*|[a-z][\w./-]*:[\w.-]*\d[\w.-]*|\[(?!\[).*\]"
             r"|\{.*\})\s*$",
             # TOML, INI, .env: an identifier key, or any key with a typed value
             rf"^(?:{_IDENT_KEY}|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\s*=\s*\S+\s*$",
@@ -107,11 +108,17 @@ _CELL_LITERAL = frozenset(("true", "false", "null", "none", "nan", "na", "n/a", 
 def _csv(text: str) -> bool:
     """A row of comma, semicolon or tab separated fields that carry a record's values."""
     for sep in (",", ";", "\t"):
-        cells = text.split(sep)
+        if text.count(sep) < 2:
+            continue
+        try:
+            cells = next(csv.reader([text], delimiter=sep))
+        except csv.Error:
+            continue
         if len(cells) < 3:
             continue
-        if sep == "," and any(c.startswith(" ") and not c.startswith(' "') for c in cells[1:]):
+        if any(c.startswith(" ") for c in cells[1:]):
             continue  # a sentence's commas are followed by a space
+        # (csv.reader takes the quotes off: a quoted cell is told from the text itself)
         kinds = set()
         for c in (c.strip().strip('"') for c in cells):
             if not c:
@@ -126,7 +133,7 @@ def _csv(text: str) -> bool:
                 kinds.add("email")
             elif c in _CELL_LITERAL:
                 kinds.add("literal")
-        quoted = sum(1 for c in cells if len(c) > 1 and c[0] == c[-1] == '"')
+        quoted = text.count('"') // 2
         if quoted == len(cells):
             return True  # '"name","email","phone"'
         if len(kinds) + (quoted >= 2) >= 2 or "ident" in kinds and len(cells) >= 4:
@@ -161,7 +168,7 @@ _HASH = LazyPattern(
     r"(?P<body>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
     r"|[0-9a-f]{12,}|[0-9A-F]{16,}"
     r"|eyJ[\w-]+\.[\w-]+\.[\w-]*"  # a JWT
-    r"|(?:sha\d+-|sk-|pk_|ghp_|gho_|xox[bp]-|AKIA)[\w+/=-]{12,}"
+    r"|(?P<token>(?:sha\d+-|sk-|pk_|ghp_|gho_|github_pat_|xox[bp]-|AKIA|ASIA)[\w+/=-]{12,})"
     r"|[A-Za-z0-9+/]{20,}={0,2}|[A-Za-z0-9_-]{24,})",
     re.I,
 )
@@ -174,6 +181,8 @@ def hash_reason(text: str) -> str | None:
     if not m:
         return None
     body = m.group("body")
+    if m.group("token"):
+        return "a hash or an id"  # a token by its vendor's prefix: "ghp_…", "AKIA…"
     has_digit = any(c.isdigit() for c in body)
     if not any(c.isalpha() for c in body):
         return None  # digits alone are "no words" (noise.py)

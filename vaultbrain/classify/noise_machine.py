@@ -162,13 +162,15 @@ _PROMPT = LazyPattern(
             r"^(?:\([\w.-]+\)\s+)?\[[\w.-]+@[\w.-]+\s+[^\]]+\][$#%](?:\s+\S|\s*$)",
             r"^(?:\([\w.-]+\)\s+)?[\w.-]+@[\w.-]+\s+[~/][^\s$#%>]*\s*[$#%](?:\s+\S|\s*$)",
             r"^PS\s+[A-Za-z]:\\[^>]*>(?:\s*\S|\s*$)",
+            # oh-my-zsh: "➜  blog git:(main) ✗ hugo server"
+            r"^[➜❯]\s+[\w.~/-]+\s+git:\([^)\s]+\)",
             r"^[A-Za-z]:\\[^>\s]*(?:\\[^>\\]*)*>\s*[A-Za-z]",
             r"^(?:In\s+\[\d+\]:|Out\[\d+\]:|irb\(main\):\d+:\d+>|(?:mysql|sqlite|postgres\w*|psql"
             r"|mongo|redis[\w.:-]*)[=>#-]*[>#])\s+\S",
         )
     )
 )
-_SIGN = LazyPattern(r"^(?:\([\w.-]+\)\s+)?([$#%>❯➜λ]|>>>|\.\.\.)\s+(\S+)(.*)$")
+_SIGN = LazyPattern(r"^(?:\([\w.-]+\)\s+)?(>>>|\.\.\.|PS>|[$#%>❯➜λ])\s*(?<=\s|>)(\S+)(.*)$")
 _SENTENCE = frozenset(
     "the a an to for and or but with before after when about my our your his her their this "
     "that these those today tonight tomorrow yesterday morning evening weekend week monday "
@@ -272,7 +274,7 @@ def path_reason(text: str) -> str | None:
     if not any(c.isalpha() for c in t):
         return None
     ext = re.search(r"\.[A-Za-z][A-Za-z0-9]{0,4}$", t) is not None
-    rooted = t.startswith(("~/", "/", "\\\\", "file:")) or re.match(r"[A-Za-z]:\\", t)
+    rooted = t.startswith(("~/", "/", "./", "../", "\\\\", "file:")) or re.match(r"[A-Za-z]:\\", t)
     if len(parts) >= 2 and (rooted or ext) or (rooted and ext and parts):
         return "a file path"
     return None

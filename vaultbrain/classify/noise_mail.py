@@ -54,7 +54,7 @@ _FIELD = LazyPattern(
 )
 _SEP = LazyPattern(r"\s*(?:[|•·]|(?:^|\s)[–—-]\s)\s*")
 _SEP_OR_COMMA = LazyPattern(r"\s*(?:[|•·,]|(?:^|\s)[–—-]\s)\s*")
-_NAME_ONLY = LazyPattern(rf"^{_NAME}$")
+_NAME_ONLY = LazyPattern(rf"^{_NAME}(?:,?\s+[A-Z][A-Za-z]{{1,4}}\.?)*$")  # "Amara Nwosu, MD"
 _CONTACT = LazyPattern(rf"^(?:{_PHONE}|{_EMAIL}|{_WEB})$", re.I)
 _TITLED = LazyPattern(_TITLE, re.I)
 _SIGNED = LazyPattern(rf"^\W*{_VALEDICTION}\s*[,.!:;–—-]?\s+({_NAME})\s*(.*)$", re.I)
@@ -117,6 +117,7 @@ _BOILERPLATE = LazyPattern(
             r"\bif\s+you\s+(?:have\s+)?received\s+this\s+(?:e-?mail|message|communication)\s+in"
             r"\s+error\b",
             r"\bplease\s+consider\s+the\s+environment\s+before\s+printing\b",
+            r"\bthis\s+(?:e-?mail|message)\s+(?:has\s+been|was)\s+(?:scanned|checked)\s+(?:for|by)\b",
             # the lines around a forwarded or quoted message
             r"^\W*-{2,}\s*(?:original\s+message|forwarded\s+message)\s*-{2,}\W*$",
             r"^\W*begin\s+forwarded\s+message\s*:?\s*$",
