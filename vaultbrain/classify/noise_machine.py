@@ -189,8 +189,9 @@ def _command(words: list[str], rest: str, prompted: bool) -> bool:
     """Whether ``words`` (a line cut at spaces, first the program; ``rest`` the text after it)
     read as a command."""
     prog = words[0].lower()
-    if prog == "sudo" and len(words) > 1:
-        return True
+    if prog == "sudo":  # "sudo apt update"; "sudo is the name of Ana's cat" is a thought
+        nxt = words[1].lower() if len(words) > 1 else ""
+        return nxt in _PROGRAMS or nxt in _WORDS
     if prog not in _PROGRAMS and prog not in _WORDS:
         return False
     args = _ARG.search(" " + rest) is not None
@@ -266,11 +267,15 @@ def path_reason(text: str) -> str | None:
     t = text.strip().strip("\"'`")
     if not t or len(t) < 4:
         return None
-    if " " in t and not _SPACED_PATH.match(t):
-        return None  # a path with spaces only from a root no sentence starts with
+    if " " in t and (not _SPACED_PATH.match(t) or ", " in t or len(re.findall(r"[\\/]", t)) < 3):
+        return None  # a path with spaces: from a root no sentence starts with, and deep
     if not _PATH.fullmatch(t) and not (" " in t and _PATH.fullmatch(t.replace(" ", "_"))):
         return None
-    parts = [p for p in re.split(r"[\\/]+", t) if p and p not in ("~", ".", "..", "file:")]
+    parts = [
+        p
+        for p in re.split(r"[\\/]+", t)
+        if p and p not in ("~", ".", "..", "file:") and not re.fullmatch(r"[A-Za-z]:", p)
+    ]
     if not any(c.isalpha() for c in t):
         return None
     ext = re.search(r"\.[A-Za-z][A-Za-z0-9]{0,4}$", t) is not None
