@@ -172,6 +172,17 @@ NOISE = [
     ("AKIAIOSFODNN7EXAMPLE", "a hash or an id"),
     ("2026/12/05 10:00:00 http: TLS handshake error from 1.2.3.4:5555: EOF", "a log line"),
     ("   at System.Linq.Enumerable.First[TSource](IEnumerable`1 source)", "a traceback"),
+    # code of more languages, a line at a time as a paste gives it
+    ("for i in range(10):", "a line of code"),
+    ("with open(path) as f:", "a line of code"),
+    ("class Store(Base):", "a line of code"),
+    ("except KeyError as e:", "a line of code"),
+    ("let mut count = 0;", "a line of code"),
+    ("int main(void) {", "a line of code"),
+    ("export default App;", "a line of code"),
+    (".btn-primary { color: #fff; }", "a line of code"),
+    ("margin: 0 4px;", "a line of code"),
+    ("<?php echo $name; ?>", "an HTML or XML tag"),
 ]
 
 LOOKALIKES = [
@@ -368,6 +379,17 @@ LOOKALIKES = [
     "~/notes is getting messy, tidy it on sunday",
     "docker compose file for the home server needs a rewrite",
     "sudo is the name of Ana's cat",
+    # a keyword of code, in a person's words
+    "for the party: balloons and cake",
+    "with Sam: plan the trip to Lisbon",
+    "class trip to the museum: pack lunch",
+    "else: we do the picnic at home",
+    "try: the new thai place on friday",
+    "except Sam, everyone is coming",
+    "note: call mum at 6;",
+    "colour: blue for the nursery walls",
+    "margin of error on the quote is 10%",
+    "for i in the list of names, send invites",
 ]
 
 

@@ -210,7 +210,7 @@ _HTML_TAGS = (
 _MARKUP = LazyPattern(
     "|".join(
         (
-            r"^<\?xml\b[^>]*\?>",
+            r"^<\?xml\b[^>]*\?>|^<\?php\b",
             r"^<!DOCTYPE\s+\w+",
             r"^<!--.*-->$",
             r"^<!\[CDATA\[",

@@ -81,7 +81,22 @@ _CODE_LINE = LazyPattern(
         (
             r"^\s*(?:def|function|func|fn|async\s+def|async\s+function)\s+[A-Za-z_]\w*\s*\(.*"
             r"[):{]\s*$",
-            r"^\s*(?:const|let|var)\s+[A-Za-z_$][\w$]*\s*=\s*\S.*;?\s*$",
+            r"^\s*(?:const|let(?:\s+mut)?|var)\s+[A-Za-z_$][\w$]*\s*(?::\s*[\w<>\[\]]+\s*)?=\s*\S.*;?\s*$",
+            # a block opened by Python's keywords, with code in it: "for i in range(10):",
+            # "with open(path) as f:", "class Store(Base):", "except KeyError as e:", "else:"
+            r"^\s*(?:if|elif|for|while|with|async\s+with|async\s+for)\s+.*(?:\w\(|\w\[|==|!=|<=|>="
+            r"|\bis\s+not\b|\bnot\s+in\b).*:\s*$",
+            r"^\s*class\s+[A-Z]\w*\s*(?:\([\w., =]*\))?\s*:\s*$|^\s*(?:else|try|finally)\s*:\s*$"
+            r"|^\s*except(?:\s+[\w.]+(?:\s+as\s+\w+)?|\s*\([\w., ]+\)(?:\s+as\s+\w+)?)?\s*:\s*$",
+            # C and its kin: "int main(void) {", "static char *name(int n);"
+            r"^\s*(?:static\s+|inline\s+|extern\s+|const\s+|unsigned\s+)*(?:int|void|char|float"
+            r"|double|bool|long|short|size_t|uint\d+_t|int\d+_t)\s+\**\w+\s*\([^)]*\)\s*[{;]?\s*$",
+            r"^\s*export\s+(?:default\s+)?(?:function|class|const|let|async|interface|type)\b"
+            r"|^\s*export\s+default\s+\w+\s*;?\s*$",
+            # CSS: a rule, or a property whose value is CSS's own ("color: #333;", "margin: 0 4px;")
+            r"^\s*[.#@]?[\w-]+[^{}]*\{\s*[\w-]+\s*:[^}]*\}?\s*$",
+            r"^\s*[a-z]+(?:-[a-z]+)*\s*:\s*[^;]{0,60}(?:#[0-9a-fA-F]{3,8}\b|\d+(?:px|em|rem|vh|vw|pt)\b"
+            r"|rgba?\(|var\(--)[^;]{0,60};\s*$",
             r"^\s*(?:public|private|protected)\s+(?:static\s+|final\s+|async\s+)*[\w<>\[\]]+"
             r"\s+\w+\s*[({=;]",
             r"^\s*(?:import\s+[\w.]+(?:\s+as\s+\w+)?;?|from\s+[\w.]+\s+import\s+[\w*, ()]+"
