@@ -155,8 +155,8 @@ NOISE = [
     ("version: 2.4.1", "a config line"),
     ('"id","title","due"', "a CSV row"),
     ("NullPointerException", "a traceback"),
-    ("fatal: not a git repository: .git", "a program's message"),
-    ("Error: Cannot find module 'lodash'", "a program's message"),
+    ("fatal: not a git repository: .git", "a program's output"),
+    ("Error: Cannot find module 'lodash'", "a program's output"),
     ("if user is None: raise KeyError('missing')", "a line of code"),
     ("rows = db.fetch_all(query)", "a line of code"),
     ("➜  blog git:(main) ✗ hugo server", "a shell command"),
@@ -183,6 +183,27 @@ NOISE = [
     (".btn-primary { color: #fff; }", "a line of code"),
     ("margin: 0 4px;", "a line of code"),
     ("<?php echo $name; ?>", "an HTML or XML tag"),
+    # what a program prints at a terminal
+    ("[object Object]", "a program's output"),
+    ("#DIV/0!", "a program's output"),
+    ("2026-12-05T10:00:00Z", "a program's output"),
+    ("Process finished with exit code 1", "a program's output"),
+    (
+        "FAILED tests/test_api.py::test_login - AssertionError: assert 401 == 200",
+        "a program's output",
+    ),
+    ("3 failed, 120 passed in 4.21s", "a program's output"),
+    ("error TS2304: Cannot find name 'foo'.", "a program's output"),
+    ("make: *** [Makefile:12: build] Error 1", "a program's output"),
+    ("Successfully installed requests-2.31.0 urllib3-2.1.0", "a program's output"),
+    ("added 142 packages, and audited 143 packages in 3s", "a program's output"),
+    ("remote: Counting objects: 100% (12/12), done.", "a program's output"),
+    ("[main 3f2a9c1] fix typo in readme", "a program's output"),
+    ("1 file changed, 2 insertions(+), 1 deletion(-)", "a program's output"),
+    ("bash: gti: command not found", "a program's output"),
+    ("ls: cannot access 'foo': No such file or directory", "a program's output"),
+    ("Killed", "a program's output"),
+    ("net::ERR_NAME_NOT_RESOLVED", "a program's output"),
 ]
 
 LOOKALIKES = [
@@ -390,6 +411,21 @@ LOOKALIKES = [
     "colour: blue for the nursery walls",
     "margin of error on the quote is 10%",
     "for i in the list of names, send invites",
+    # a program's words in a person's
+    "Permission denied for the loft conversion, appeal",
+    "bash: Sam's 40th on saturday",
+    "git: clean up the old branches",
+    "make: dinner for six on friday",
+    "3 failed, 2 passed in the driving test",
+    "Killed it at the quiz tonight",
+    "Aborted the trip because of the snow",
+    "null and void: the old contract",
+    "undefined plans for the weekend",
+    "Finished the report for Ana",
+    "Collecting Ana from the station at 6",
+    "Step 3/7: book the venue",
+    "found 3 vulnerabilities in the old wiring report, call the electrician",
+    "PASS the salt game with the kids",
 ]
 
 

@@ -36,6 +36,7 @@ from vaultbrain.classify.noise_data import (
 )
 from vaultbrain.classify.noise_machine import code_reason, diff_reason, path_reason, shell_reason
 from vaultbrain.classify.noise_mail import mail_reason
+from vaultbrain.classify.noise_output import output_reason
 from vaultbrain.patterns import LazyPattern
 from vaultbrain.vault.inline import unshield
 
@@ -269,7 +270,7 @@ def program_reason(text: str) -> str | None:
     if traceback.search(text):
         return "a traceback"
     if _MESSAGE.search(text):
-        return "a program's message"
+        return "a program's output"
     return None
 
 
@@ -415,6 +416,7 @@ def machine_reason(text: str) -> str | None:
     noise_machine.py, noise_data.py), or None."""
     return (
         mail_reason(text)
+        or output_reason(text)
         or diff_reason(text)
         or shell_reason(text)
         or code_reason(text)

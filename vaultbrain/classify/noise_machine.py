@@ -200,6 +200,10 @@ _CMDLET = LazyPattern(
 )
 
 
+PROGRAMS = _PROGRAMS  # (classify/noise_output.py reads a program's name before its message)
+WORD_PROGRAMS = _WORDS
+
+
 def _command(words: list[str], rest: str, prompted: bool) -> bool:
     """Whether ``words`` (a line cut at spaces, first the program; ``rest`` the text after it)
     read as a command."""
