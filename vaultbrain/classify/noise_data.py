@@ -54,7 +54,14 @@ _SQL = LazyPattern(
 
 def sql_reason(text: str) -> str | None:
     """``"an SQL statement"`` for a statement with SQL's structure."""
-    return "an SQL statement" if _SQL.search(text) else None
+    first = text.lstrip().split(None, 1)[0].lower() if text.strip() else ""
+    return "an SQL statement" if first in _SQL_VERBS and _SQL.search(text) else None
+
+
+_SQL_VERBS = frozenset(
+    "select insert update delete create drop alter truncate with grant revoke explain begin "
+    "commit rollback vacuum pragma".split()
+)
 
 
 # -- configuration: YAML, TOML, INI --------------------------------------------------------
@@ -90,7 +97,10 @@ _CONFIG = LazyPattern(
 
 def config_reason(text: str) -> str | None:
     """``"a config line"`` for a line of YAML, TOML, INI or ``.env``."""
-    return "a config line" if _CONFIG.match(text.strip()) else None
+    t = text.strip()
+    if ":" not in t and "=" not in t and not t.startswith("["):
+        return None
+    return "a config line" if _CONFIG.match(t) else None
 
 
 # -- JSON, CSV, tables --------------------------------------------------------------------
@@ -153,7 +163,7 @@ def data_reason(text: str) -> str | None:
             return "JSON data"
         if _PY_DICT.match(t):
             return "JSON data"
-    if _JSON_MEMBER.match(t):
+    if t.startswith('"') and _JSON_MEMBER.match(t):
         return "JSON data"
     if t.startswith("|") and t.endswith("|") and t.count("|") >= 3:
         return "a table row"
@@ -177,6 +187,8 @@ _HASH = LazyPattern(
 def hash_reason(text: str) -> str | None:
     """``"a hash or an id"`` for a hash, a UUID, base64 or a token, alone on the line."""
     t = text.strip().strip("`\"'")
+    if len(t) < 12 or t.count(" ") > 1:
+        return None
     m = _HASH.fullmatch(t)
     if not m:
         return None
@@ -229,4 +241,5 @@ _MARKUP = LazyPattern(
 
 def markup_reason(text: str) -> str | None:
     """``"an HTML or XML tag"`` for a line that opens with markup."""
-    return "an HTML or XML tag" if _MARKUP.match(text.strip()) else None
+    t = text.strip()
+    return "an HTML or XML tag" if t.startswith("<") and _MARKUP.match(t) else None

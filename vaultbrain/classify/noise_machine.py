@@ -58,11 +58,14 @@ _DIFF = LazyPattern(
     r"|(?:new|deleted)\s+file\s+mode\s+\d{6}\s*$|similarity\s+index\s+\d+%\s*$"
     r"|\\ No newline at end of file\s*$)"
 )
+_DIFF_STARTS = ("+", "-", "@@", "diff ", "index ", "new file", "deleted file", "similarity", "\\")
 _DIFF_LINE = LazyPattern(r"^([+-])(?![\d+-])\s*(\S.*)$")
 
 
 def diff_reason(text: str) -> str | None:
     """``"a diff line"``: a hunk header, a file header, or ``+``/``-`` then code."""
+    if not text.startswith(_DIFF_STARTS):
+        return None
     if _DIFF.match(text):
         return "a diff line"
     m = _DIFF_LINE.match(text)
@@ -185,6 +188,9 @@ _PROMPT = LazyPattern(
         )
     )
 )
+_PROMPT_STARTS = (
+    "PS", "In [", "Out[", "irb", "mysql", "sqlite", "postgres", "psql", "mongo", "redis", "➜", "❯",
+)  # fmt: skip
 _SIGN = LazyPattern(r"^(?:\([\w.-]+\)\s+)?(>>>|\.\.\.|PS>|[$#%>❯➜λ])\s*(?<=\s|>)(\S+)(.*)$")
 _SENTENCE = frozenset(
     "the a an to for and or but with before after when about my our your his her their this "
@@ -244,9 +250,9 @@ _STRONG_ARG = LazyPattern(
 def shell_reason(text: str) -> str | None:
     """``"a shell command"``: a prompt (``user@host:path$``, ``PS C:\\>``, ``$``/``#``/``%``/
     ``>``/``>>>`` then a program), or a program's name at the start with its arguments."""
-    if _PROMPT.match(text):
+    if ("@" in text or "\\" in text or text.startswith(_PROMPT_STARTS)) and _PROMPT.match(text):
         return "a shell command"
-    m = _SIGN.match(text)
+    m = _SIGN.match(text) if text[:1] in "$#%>❯➜λ.P" else None
     if m:
         sign, first, rest = m.group(1), m.group(2), m.group(3)
         if sign in (">>>", "...") and code_like(first + rest):
@@ -256,7 +262,7 @@ def shell_reason(text: str) -> str | None:
         if _CMDLET.match(first + rest):
             return "a shell command"
         return None
-    if _CMDLET.match(text):
+    if text[:1].isupper() and "-" in text and _CMDLET.match(text):
         return "a shell command"
     words = text.split()
     if words and _command(words, text[len(words[0]) :], prompted=False):
@@ -284,7 +290,7 @@ def path_reason(text: str) -> str | None:
     """``"a file path"``: the whole line is one path (POSIX, ``~``, a Windows drive, UNC, a
     ``file://`` address), with two parts at least or a file's extension."""
     t = text.strip().strip("\"'`")
-    if not t or len(t) < 4:
+    if not t or len(t) < 4 or ("/" not in t and "\\" not in t):
         return None
     if " " in t and (not _SPACED_PATH.match(t) or ", " in t or len(re.findall(r"[\\/]", t)) < 3):
         return None  # a path with spaces: from a root no sentence starts with, and deep

@@ -170,16 +170,39 @@ _KEYS = LazyPattern(rf"(?:^|\s){_HEADER_KEYS}\s*:\s")
 _ADDRESS_OR_TIME = LazyPattern(rf"{_EMAIL}|\b\d{{1,2}}:\d\d\b", re.I)
 
 
+# Cheap looks first, so that a thought compiles none of the patterns above (a capture is a
+# process of its own): the words every boilerplate form has one of, the words a signature
+# opens with.
+_BOILER_CUES = (
+    "sent", "envoy", "enviado", "gesendet", "verzonden", "inviato", "wysłane", "outlook",
+    "confidential", "privilege", "received", "environment", "message", "forwarded", "wrote",
+    "receiving", "wish to receive", "browser", "viewing", "automated", "reply", "reserved",
+    "sole use", "exclusive use", "scanned", "checked", "unsubscribe", "preferences", "privacy",
+    "notice", "disclaimer", "warning",
+)  # fmt: skip
+_OPENERS = frozenset(
+    "kind kindest best warm warmest many with all regards yours sincerely respectfully thanks "
+    "thank cheers cordialement bien mit viele liebe beste mfg un saludos saludo atentamente "
+    "cumprimentos atenciosamente abraços met hartelijke groeten distinti cordiali pozdrawiam z "
+    "med vänliga saygılarımla".split()
+)
+
+
 def mail_reason(text: str) -> str | None:
     """``"an e-mail signature"``, ``"e-mail boilerplate"`` or ``"an e-mail header"`` for text
     pasted from an e-mail, or None."""
-    if _HEADERS.search(text):
-        return "an e-mail header"
-    keys = {k.strip().rstrip(":").strip().lower() for k in _KEYS.findall(text)}
-    if len(keys) >= 3 or (len(keys) >= 2 and _ADDRESS_OR_TIME.search(text)):
-        return "an e-mail header"  # "From: Ana <a@x.org> Sent: 3 March 2026 To: …" on one line
-    if _BOILERPLATE.search(text):
+    if ":" in text:
+        if _HEADERS.search(text):
+            return "an e-mail header"
+        keys = {k.strip().rstrip(":").strip().lower() for k in _KEYS.findall(text)}
+        if len(keys) >= 3 or (len(keys) >= 2 and _ADDRESS_OR_TIME.search(text)):
+            return "an e-mail header"  # "From: Ana <a@x.org> Sent: 3 March 2026 To: …"
+    low = text.lower()
+    if any(cue in low for cue in _BOILER_CUES) and _BOILERPLATE.search(text):
         return "e-mail boilerplate"
-    if _signature(text):
+    words = low.lstrip(" -–—*•>").split(None, 1)
+    first = words[0].strip(",.!:;") if words else ""
+    separated = any(s in text for s in ("|", "•", "·", " – ", " — ", " - ", ":"))
+    if (first in _OPENERS or separated) and _signature(text):
         return "an e-mail signature"
     return None

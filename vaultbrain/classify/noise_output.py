@@ -91,11 +91,25 @@ _STAMP = LazyPattern(
 )
 
 
+# Every form of _OUTPUT has a digit or one of these marks, or opens with one of these words
+_MARKS = frozenset("0123456789:[*'=_/.")
+_BARE_STARTS = frozenset(
+    "Killed Aborted Terminated Segmentation Bus Illegal Floating Already nothing Press PASS "
+    "FAIL Your Switched ERR_".split()
+)
+
+
 def output_reason(text: str) -> str | None:
     """``"a program's output"`` for what a program printed at a terminal, or None."""
     t = text.strip()
-    if _OUTPUT.search(t) or _VALUE.fullmatch(t) or _STAMP.fullmatch(t):
+    if not t:
+        return None
+    if (any(c in t for c in _MARKS) or t.split(None, 1)[0] in _BARE_STARTS) and _OUTPUT.search(t):
         return "a program's output"
+    if (t[0] in "u#n[N" or t[0].isdigit()) and (_VALUE.fullmatch(t) or _STAMP.fullmatch(t)):
+        return "a program's output"
+    if ":" not in t:
+        return None
     m = _PREFIXED.match(t)
     if m:
         prog, rest = m.group(1).lower(), m.group(2)
