@@ -76,6 +76,10 @@ def diff_reason(text: str) -> str | None:
 
 def code_reason(text: str) -> str | None:
     """``"a line of code"`` for a statement on its own, told by code's shape at its start."""
+    if not any(c in text for c in "(){};=:<") and not text.lstrip().startswith(
+        ("import ", "from ")
+    ):
+        return None  # every form of _CODE_LINE has one
     return "a line of code" if _CODE_LINE.match(text) else None
 
 
