@@ -426,6 +426,10 @@ LOOKALIKES = [
     "Step 3/7: book the venue",
     "found 3 vulnerabilities in the old wiring report, call the electrician",
     "PASS the salt game with the kids",
+    "- call the bank about the loan (the fixed rate one);",
+    "Date: 14 March 2026",
+    "error: 3 invoices still unpaid (ask finance)",
+    "vaultbrain-schema-pack-v1",
 ]
 
 

@@ -253,7 +253,7 @@ _BARE_EXCEPTION = LazyPattern(r"[a-z](?:Error|Exception)\s*$")
 # name, a dot-file, an errno
 _MESSAGE = LazyPattern(
     r"^\W{0,2}(?:error|fatal|warning|warn|hint|err)(?:\[\w+\])?:\s(?=.*(?:\S/\S|\\\w|(?-i:'[a-z_./@-][^'\s]*')"
-    r"|`[^`]+`|(?:^|\s)\.[\w-]+\b|\bE[A-Z]{3,}\b|\b[\w-]+\.(?:js|ts|py|json|ya?ml|rs|go|c|h|java"
+    r"|`[^`]+`|(?:^|\s)\.[\w-]+\b|(?-i:\bE[A-Z]{3,}\b)|\b[\w-]+\.(?:js|ts|py|json|ya?ml|rs|go|c|h|java"
     r"|rb|php|lock|toml|cfg|ini|sh)\b))",
     re.I,
 )

@@ -201,6 +201,10 @@ def hash_reason(text: str) -> str | None:
     mixed = any(c.isupper() for c in body) and any(c.islower() for c in body)
     hexed = re.fullmatch(r"[0-9a-fA-F-]+", body) is not None
     # a long word is not a token: it needs digits, or both cases, or hex with a digit
+    if re.search(r"[a-z]{2,}[-_][a-z]{2,}", body) and not mixed:
+        # words joined ("vaultbrain-schema-pack-v1"): a name, unless digits are most of it
+        if sum(c.isdigit() for c in body) * 3 < len(body):
+            return None
     if has_digit and (hexed or mixed or len(body) >= 24) or mixed and has_digit:
         return "a hash or an id"
     if mixed and body.endswith("=") and len(body) >= 16:  # base64 with its padding

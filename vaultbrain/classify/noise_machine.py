@@ -28,7 +28,8 @@ _CODE = LazyPattern(
             r"\b[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+\s*\(",  # self._cache.get(
             r"\b[A-Za-z_$][\w$]*\((?:\)|\s*['\"`])",  # f() / print("x")
             r"\b(?:self|this|cls)\.[A-Za-z_]",
-            r"[;{]\s*$|^\s*[}\])]\s*[;,)]?\s*(?:else\b.*)?$|\{\s*$",
+            # a statement's end after a call, a block's brace ("…and Dataview;" is prose)
+            r"\w\([^()]*\)\s*;\s*$|^\s*[}\])]\s*[;,)]?\s*(?:else\b.*)?$|\{\s*$",
             r"(?:===?|!==?|&&|\|\||\+=|-=|\*=|/=|:=|>>=)",
             r"^\s*(?:if|elif|else|for|while|try|except|finally|with|def|class|switch|case)\b"
             r"[^:]*:\s*$",

@@ -144,7 +144,7 @@ _HEADER_KEYS = r"(?:From|Sent|To|Cc|Bcc|Subject|Date|Reply-To|Importance|Attachm
 _DATE_TIME = (
     r"(?:(?:mon|tue|wed|thu|fri|sat|sun)\w*,?\s+)?(?:\d{1,2}\s+\w+\s+\d{4}|\w+\s+\d{1,2},?"
     r"\s+\d{4}|\d{4}-\d\d-\d\d|\d{1,2}/\d{1,2}/\d{2,4})(?:\s+(?:at\s+)?\d{1,2}:\d\d(?::\d\d)?"
-    r"\s*(?:[ap]\.?m\.?)?(?:\s*[+-]\d{4}|\s+[A-Z]{2,4})?)?"
+    r"\s*(?:[ap]\.?m\.?)?(?:\s*[+-]\d{4}|\s+[A-Z]{2,4})?)"  # the time: "Date: 2026-12-01" is a property
 )
 _HEADERS = LazyPattern(
     "|".join(
