@@ -134,6 +134,8 @@ NOISE = [
     # mash, placeholder text, lines meant for an assistant
     ("lkjhlkjh poiupoiu", "keyboard mash"),
     ("ghghghghgh", "keyboard mash"),
+    ("kkkkkkkk", "keyboard mash"),
+    ("sdfsdfsdf", "keyboard mash"),
     ("Sed ut perspiciatis unde omnis iste natus error sit voluptatem", "placeholder text"),
     ("The quick brown fox jumps over the lazy dog", "placeholder text"),
     ("Your text here", "placeholder text"),

@@ -97,7 +97,14 @@ def mash_reason(text: str, known: Container[str], pairs: frozenset[str]) -> str 
     # a line of three keys in a row and nothing else: "qwe qwe", "asd jkl"
     if all(len(w) == 3 and w not in known and _run3(w) for w in words):
         return "keyboard mash"
+    # one key or a few held or hit over and over, a line alone: "aaaaaaa", "asdasdasd" (the
+    # vocabulary reads a stretched word as its short form, so it is told here by its shape)
+    if len(words) == 1 and _REPEATED.fullmatch(words[0]):
+        return "keyboard mash"
     return None
+
+
+_REPEATED = LazyPattern(r"([^\W\d_])\1{5,}|([^\W\d_]{2,4})\2{2,}")
 
 
 # -- lines addressed to the model -----------------------------------------------------------
