@@ -294,6 +294,9 @@ _ASSISTANT = (
     rf"^\W*(?:please\s+)?{_MAKE}\b[^.!?\n]{{0,60}}\b(?:the\s+following|the\s+text\s+below"
     r"|the\s+above|this\s+text|in\s+(?:\w+\s+)?bullet\s+points|in\s+\d+\s+words|in\s+a\s+table"
     r"|step\s+by\s+step)\b",
+    # "can you help me write an email to my landlord"
+    r"^\W*(?:(?:hey|hi|ok|okay|so)\W+)?(?:can|could|would|will)\s+you\s+(?:please\s+)?help\s+me\s+"
+    rf"{_MAKE}\b",
     # "act as a Linux terminal", "pretend you are a pirate"; not "act as treasurer for the
     # PTA" (a role the person takes on)
     r"^\W*(?:please\s+)?(?:act|behave)\s+(?:as|like)\s+(?:an?|my)\s+[\w-]+(?:\s+(?!(?:for|to|with|at|in|on|of|by)\b)[\w-]+){0,2}"
@@ -311,7 +314,25 @@ _ASSISTANT = (
     r"|cortana|chatgpt|claude|gemini|copilot)(?:\s*,|\s+(?:set|play|add|what|what's|how|who|when"
     r"|where|which|why|remind|turn|call|tell|show|open|find|text|send|write|make|give|can|could"
     r"|please|start|stop|read|translate|summari[sz]e|explain)\b)"
-    r"|(?:siri|alexa|cortana|chatgpt|claude|gemini|copilot)\s*,)",
+    r"|(?:siri|alexa|cortana|chatgpt|claude|gemini|copilot)\s*,"
+    r"|(?:hey|ok|okay|hi)\s+assistant\b"
+    # names that are no person's: a request may follow with no comma ("siri what time is it")
+    r"|(?:siri|cortana|chatgpt|copilot)\s+(?:set|play|add|what|what's|how|who|when|where|which"
+    r"|why|remind|turn|call|tell|show|open|find|text|send|write|make|give|can|could|please)\b)",
+    # "tell me about the history of rome", "tell me a fun fact"
+    r"^\W*(?:please\s+)?tell\s+me\s+(?:about\s+(?!it\b|that\b|this\b)|how\b|why\b|a\s+(?:joke|story"
+    r"|fact|fun\s+fact|riddle)"
+    r"|(?:some|\d+|a\s+few)\s+(?:facts|jokes|things))\b",
+    # "make this sound more professional", "rewrite this: …", 'translate "good morning" to …'
+    r"^\W*(?:please\s+)?(?:make|rewrite|rephrase|reword)\s+this\s+(?:sound|read)\s+(?:more|less)\s+\w+",
+    r"^\W*(?:please\s+)?(?:rewrite|rephrase|paraphrase|proofread|reword|summari[sz]e|translate)"
+    r"\s+(?:this|the\s+following)\s*:",
+    r"^\W*(?:please\s+)?translate\s+[\"“'].+[\"”']\s+(?:in)?to\s+\w+",
+    # what a person types into a chat window and nowhere else
+    r"^\W*(?:continue|regenerate(?:\s+response)?|try\s+again|keep\s+going|stop\s+generating"
+    r"|thanks?,?\s+(?:chatgpt|claude|gemini|copilot))\W*$",
+    r"^\W*you\s+are\s+an?\s+(?:expert|professional|experienced|senior|world[- ]class)\s+[\w ]{2,40}"
+    r"[.,:]\s*(?:now\s+)?(?:write|create|generate|give|draft|help|your\s+(?:task|job))\b",
     r"\bas\s+an?\s+(?:ai|assistant|(?:large\s+)?language\s+model)\b",
     r"^\W*you\s+are\s+(?:now\s+)?(?:chatgpt|claude|gemini|copilot|an?\s+(?:ai|assistant|\w+\s+assistant))\b",
     # a task set on text that is not there: "proofread this paragraph:", "fix the following
@@ -374,6 +395,9 @@ _FILLER = re.compile(
     r"|^\W*(?:(?:your|insert|enter|type|add|some|sample|placeholder|dummy)\s+)+(?:\w+\s+)?"
     r"(?:text|copy|content|title|heading|description|caption|name|value|message|email|address)"
     r"(?:\s+goes)?\s+here\W*$|^\W*(?:text|copy|content)\s+goes\s+here\W*$"
+    r"|^\W*click\s+here\s+to\s+(?:add|edit|enter|insert|type)\s+(?:text|a\s+title|content|your)\b"
+    r"|^\W*your\s+(?:name|title|company|email|address|phone(?:\s+number)?)\W*$"
+    r"|\banytown\b|^\W*[\w.+-]+@example\.(?:com|org|net)\W*$"
     r"|^\W*(?:sample|placeholder|dummy|filler)\s+(?:text|content|copy|title|data|value|heading)"
     r"(?:\s+here)?\W*$|^\W*\[(?:your|insert|enter|company|first|last|full|recipient|client)"
     r"\b[^\]]*\]\W*$",
