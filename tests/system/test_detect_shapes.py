@@ -43,12 +43,13 @@ def detected(vault: Path) -> dict[str, dict[str, Any]]:
 def accept_all(vault: Path) -> list[dict[str, Any]]:
     """Accept every proposal, install and use the delta, reindex; adopt's dry-run plan."""
     keys = list(detected(vault))
-    args = [a for k in keys for a in ("--apply", k)]
-    doc = json.loads(run(vault, "schema", "review-candidates", *args, "--json").stdout)
-    delta = Path(doc["delta"]["path"])
-    assert doc["delta"]["lint"]["ok"], doc["delta"]["lint"]
-    run(vault, "schema", "install", str(delta.parent))
-    run(vault, "schema", "use", doc["delta"]["name"])
+    if keys:
+        args = [a for k in keys for a in ("--apply", k)]
+        doc = json.loads(run(vault, "schema", "review-candidates", *args, "--json").stdout)
+        delta = Path(doc["delta"]["path"])
+        assert doc["delta"]["lint"]["ok"], doc["delta"]["lint"]
+        run(vault, "schema", "install", str(delta.parent))
+        run(vault, "schema", "use", doc["delta"]["name"])
     run(vault, "reindex")
     return json.loads(run(vault, "adopt", "--dry-run", "--json").stdout)
 
@@ -135,6 +136,7 @@ def test_topic_folders_are_not_types(vault: Path) -> None:
                 front = {"source": "https://example.org", "created": "2026-01-02"}
             note(vault, f"{folder}/{topic} {i}.md", front, f"# {topic}\n\nThoughts.\n")
     assert detected(vault) == {}
+    assert accept_all(vault) == []  # nothing proposed, nothing to adopt
 
 
 def test_area_folders_are_not_types_but_a_kind_inside_one_is(vault: Path) -> None:
@@ -149,6 +151,9 @@ def test_area_folders_are_not_types_but_a_kind_inside_one_is(vault: Path) -> Non
     assert set(found) == {"Areas/Health/Workouts/"}
     assert found["Areas/Health/Workouts/"]["name"] == "workout"
     assert found["Areas/Health/Workouts/"]["primitive"] != "temporal"
+    plan = accept_all(vault)  # the workouts become records, no area note does
+    assert type_conflicts(plan) == [] and {a["type"] for a in plan} == {"workout"}
+    assert len(plan) == 5
 
 
 # -- places, never kinds --------------------------------------------------------------------
@@ -181,6 +186,10 @@ def test_daily_notes_are_no_type_and_a_word_is_no_time(vault: Path) -> None:
         "temporal",
     )
     assert found["Catalog/"]["primitive"] != "temporal"
+    plan = accept_all(vault)  # the daily notes stay as they are, records of no type
+    assert type_conflicts(plan) == [] and len(plan) == 10
+    assert {a["type"] for a in plan} == {"meeting", "catalog"}
+    assert not any(a["path"].startswith(("Daily/", "Journal/", "Days/")) for a in plan)
 
 
 # -- a Zettelkasten of mixed kinds -----------------------------------------------------------
