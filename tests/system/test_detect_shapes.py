@@ -405,8 +405,46 @@ def test_a_folder_name_recurring_deep_in_every_branch_is_one_type(vault: Path) -
         note(vault, f"Coding/backend/debug/references/debug ref {i}.md", front)
     note(vault, "Coding/backend/debug/SKILL.md", {"name": "debug", "description": "How to."})
     found = detected(vault)
-    assert [c["name"] for c in found.values()] == ["reference"]
-    (ref,) = found.values()
+    assert [c["name"] for c in found.values()] == ["reference", "skill"]
+    ref = found["Coding/backend/api/references/"]
     assert len(ref["folders"]) == 7 and ref["notes"] == 32
     assert "Coding/backend/debug/references" in ref["folders"]
-    assert type_conflicts(accept_all(vault)) == []
+    skill = found["name:SKILL"]  # one SKILL.md in each skill's folder: a kind by its name
+    assert (skill["evidence"], skill["notes"], len(skill["folders"])) == ("name", 7, 7)
+    plan = accept_all(vault)
+    assert type_conflicts(plan) == []
+    by_type = {a["path"]: a["type"] for a in plan}
+    assert sorted(p for p, t in by_type.items() if t == "skill") == sorted(
+        f"{f}/SKILL.md" for f in skill["folders"]
+    )
+    assert sum(1 for t in by_type.values() if t == "reference") == 32
+
+
+def test_a_kind_named_by_its_file_name_in_folder_after_folder(vault: Path) -> None:
+    """One note of one name in each of many folders, of one shape (a SKILL.md per skill):
+    a type named by that name, its folders those where the note is the folder's own. A
+    folder with other notes beside it is left out (they would become of the kind by path);
+    a README, an Untitled note, and a name of one shape in no two notes are no kind."""
+    skills = {"Backend": ["api", "cache", "queue"], "Frontend": ["auth", "forms", "search"]}
+    for area, names in skills.items():
+        for skill in names:
+            where = f"Coding/{area}/{skill}"
+            note(vault, f"{where}/SKILL.md", {"name": skill, "description": "When to use it."})
+            note(vault, f"{where}/README.md", {"owner": "me"})
+        for topic in TOPICS[:3]:  # the area's own pages, of no kind
+            note(vault, f"Coding/{area}/{topic}.md")
+    note(vault, "Coding/Backend/queue/Work log.md", {"status": "doing"})  # loose, of work
+    for i, topic in enumerate(TOPICS):  # a name in many folders with nothing in common
+        note(vault, f"Topics/{topic}/Notes.md", {"seen": True} if i == 2 else None)
+        note(vault, f"Topics/{topic}/Untitled.md", {"name": "x", "description": "y"})
+    found = detected(vault)
+    assert list(found) == ["name:SKILL"]
+    skill = found["name:SKILL"]
+    assert skill["name"] == "skill" and skill["notes"] == 5 and skill["aliases"] == []
+    assert "Coding/Backend/queue" not in skill["folders"] and len(skill["folders"]) == 5
+    assert set(skill["fields"]) >= {"name", "description"}
+    plan = accept_all(vault)
+    assert type_conflicts(plan) == []
+    assert sorted(a["path"] for a in plan if a["type"] == "skill") == sorted(
+        f"{f}/SKILL.md" for f in skill["folders"]
+    )
