@@ -156,6 +156,27 @@ def test_area_folders_are_not_types_but_a_kind_inside_one_is(vault: Path) -> Non
     assert len(plan) == 5
 
 
+def test_a_folder_written_by_one_tool_with_the_vaults_own_properties_is_no_type(
+    vault: Path,
+) -> None:
+    """mdelmontep's `knowledge/learnings/`: hundreds of notes a coding session wrote, each
+    with the title, date, source and tags every note of the vault carries, free prose, no
+    shared section. Their one sign is what wrote them (`source: claude-code-session`, which
+    the session's project notes elsewhere carry too): provenance, not a kind, and nothing
+    tells the folder from a topic folder but its name."""
+    for i in range(40):
+        front = {"title": f"lesson {i}", "date": "2026-07-07", "tags": ["git", "gotchas"]}
+        front["source"] = "claude-code-session" if i % 8 else "obsidian-vault"
+        note(vault, f"knowledge/learnings/lesson-{i}.md", front, f"Fix: do {i} first.\n")
+    for i in range(12):
+        front = {"title": f"doc {i}", "date": "2026-05-01", "tags": ["n8n"]}
+        if i % 3 == 0:
+            front["source"] = "claude-code-session"
+        note(vault, f"knowledge/agentesia/doc-{i}.md", front, f"# {TOPICS[i % 6]}\n")
+        note(vault, f"Stack/tool-{i}.md", front | {"title": f"tool {i}"}, "Notes.\n")
+    assert detected(vault) == {}
+
+
 # -- places, never kinds --------------------------------------------------------------------
 
 
