@@ -441,6 +441,30 @@ def test_a_folder_name_recurring_deep_in_every_branch_is_one_type(vault: Path) -
     assert sum(1 for t in by_type.values() if t == "reference") == 32
 
 
+def test_a_kind_accepted_before_the_kind_inside_its_folders(vault: Path) -> None:
+    """The skill accepted first, its references later (install and use between): the later
+    type goes before the earlier one in the delta, so its folders, inside the skill's, still
+    type its notes (the first prefix that matches wins)."""
+    for skill in ("api", "auth", "cache", "queue", "search"):
+        where = f"Coding/{skill}"
+        note(vault, f"{where}/SKILL.md", {"name": skill, "description": "How to."})
+        for i in range(5):
+            note(vault, f"{where}/references/{skill} {i}.md", {"kind": "ref", "priority": i})
+    found = detected(vault)
+    assert sorted(found) == ["Coding/api/references/", "name:SKILL"]
+    for key in ("name:SKILL", "Coding/api/references/"):
+        doc = json.loads(run(vault, "schema", "review-candidates", "--apply", key, "--json").stdout)
+        assert doc["delta"]["lint"]["ok"], doc["delta"]["lint"]
+        run(vault, "schema", "install", str(Path(doc["delta"]["path"]).parent), "--force")
+        run(vault, "schema", "use", doc["delta"]["name"])
+    run(vault, "reindex")
+    plan = json.loads(run(vault, "adopt", "--dry-run", "--json").stdout)
+    kinds = {a["path"]: a["type"] for a in plan}
+    assert kinds["Coding/api/SKILL.md"] == "skill"
+    assert kinds["Coding/api/references/api 0.md"] == "reference"
+    assert sorted(set(kinds.values())) == ["reference", "skill"] and len(kinds) == 30
+
+
 def test_a_kind_named_by_its_file_name_in_folder_after_folder(vault: Path) -> None:
     """One note of one name in each of many folders, of one shape (a SKILL.md per skill):
     a type named by that name, its folders those where the note is the folder's own. A
