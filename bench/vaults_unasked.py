@@ -6,6 +6,10 @@ the first hour's commands in order, with its state dir outside it and no LLM ser
     init, reindex, schema detect, schema add-type (each folder detect proposes, so adopt has
     records to adopt), reindex, adopt --dry-run, adopt --apply, daemon --once (twice), doctor
 
+(``--accept``: instead of add-type, every proposal is accepted as a person would accept them
+all: ``schema review-candidates --apply`` each, the delta installed and used; adopt's
+conflicts are then those accepting every proposal leaves.)
+
 and the files are compared before and after each step. What may change:
 
 - the files vaultbrain makes for itself: ``vaultbrain.yml``, ``Inbox.md`` and ``Brain/`` (the
@@ -114,7 +118,7 @@ def name_of(source: Path) -> str:
     return source.parent.name if source.name == "repo" else source.name
 
 
-def check(source: Path, work: Path) -> dict:
+def check(source: Path, work: Path, accept: bool = False) -> dict:
     vault = extract(source, work / "vault")
     state, home = work / "state", work / "home"
     found: list[str] = []
@@ -141,11 +145,15 @@ def check(source: Path, work: Path) -> dict:
         diff = changed(prev, now)
         if step[:2] == ["schema", "detect"]:
             proposed = json.loads(done.stdout or "{}").get("candidates") or []
-            steps += [
-                ["schema", "add-type", c["name"], "--folder", c["folder"].rstrip("/")]
-                for c in proposed
-                if ":" not in c["folder"]  # a folder, not a tag or a category
-            ]
+            if accept and proposed:  # every proposal, as a person accepting them all would
+                keys = [a for c in proposed for a in ("--apply", c["prefix"])]
+                steps += [["schema", "review-candidates", *keys, "--json"]]
+            elif not accept:
+                steps += [
+                    ["schema", "add-type", c["name"], "--folder", c["folder"].rstrip("/")]
+                    for c in proposed
+                    if ":" not in c["folder"]  # a folder, not a tag or a category
+                ]
             steps += [
                 ["reindex"],
                 ["adopt", "--dry-run", "--json"],
@@ -156,6 +164,13 @@ def check(source: Path, work: Path) -> dict:
             ]
         if step[:2] == ["schema", "add-type"]:
             added += done.returncode == 0
+        if step[:2] == ["schema", "review-candidates"] and not done.returncode:
+            delta = json.loads(done.stdout)["delta"]  # installed and used: outside the vault
+            added += len(delta.get("added") or []) + len(delta.get("extended") or [])
+            steps[:0] = [
+                ["schema", "install", str(Path(delta["path"]).parent)],
+                ["schema", "use", delta["name"]],
+            ]
         if step[:2] == ["adopt", "--dry-run"]:
             if diff:
                 found.append(f"adopt --dry-run wrote {sorted(diff)[:5]}")
@@ -197,12 +212,18 @@ def main() -> int:
     ap.add_argument("vaults", nargs="+", type=Path)
     ap.add_argument("--keep", action="store_true", help="keep the temp copies")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument(
+        "--accept",
+        action="store_true",
+        help="accept every proposal (review-candidates --apply each, install and use the "
+        "delta) instead of `schema add-type` for each folder proposed",
+    )
     args = ap.parse_args()
     rows = []
     for source in args.vaults:
         work = Path(tempfile.mkdtemp(prefix="vb-unasked-"))
         try:
-            row = check(source.expanduser(), work)
+            row = check(source.expanduser(), work, args.accept)
         finally:
             if not args.keep:
                 shutil.rmtree(work, ignore_errors=True)

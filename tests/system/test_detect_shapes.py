@@ -43,12 +43,13 @@ def detected(vault: Path) -> dict[str, dict[str, Any]]:
 def accept_all(vault: Path) -> list[dict[str, Any]]:
     """Accept every proposal, install and use the delta, reindex; adopt's dry-run plan."""
     keys = list(detected(vault))
-    args = [a for k in keys for a in ("--apply", k)]
-    doc = json.loads(run(vault, "schema", "review-candidates", *args, "--json").stdout)
-    delta = Path(doc["delta"]["path"])
-    assert doc["delta"]["lint"]["ok"], doc["delta"]["lint"]
-    run(vault, "schema", "install", str(delta.parent))
-    run(vault, "schema", "use", doc["delta"]["name"])
+    if keys:
+        args = [a for k in keys for a in ("--apply", k)]
+        doc = json.loads(run(vault, "schema", "review-candidates", *args, "--json").stdout)
+        delta = Path(doc["delta"]["path"])
+        assert doc["delta"]["lint"]["ok"], doc["delta"]["lint"]
+        run(vault, "schema", "install", str(delta.parent))
+        run(vault, "schema", "use", doc["delta"]["name"])
     run(vault, "reindex")
     return json.loads(run(vault, "adopt", "--dry-run", "--json").stdout)
 
@@ -135,6 +136,7 @@ def test_topic_folders_are_not_types(vault: Path) -> None:
                 front = {"source": "https://example.org", "created": "2026-01-02"}
             note(vault, f"{folder}/{topic} {i}.md", front, f"# {topic}\n\nThoughts.\n")
     assert detected(vault) == {}
+    assert accept_all(vault) == []  # nothing proposed, nothing to adopt
 
 
 def test_area_folders_are_not_types_but_a_kind_inside_one_is(vault: Path) -> None:
@@ -149,6 +151,30 @@ def test_area_folders_are_not_types_but_a_kind_inside_one_is(vault: Path) -> Non
     assert set(found) == {"Areas/Health/Workouts/"}
     assert found["Areas/Health/Workouts/"]["name"] == "workout"
     assert found["Areas/Health/Workouts/"]["primitive"] != "temporal"
+    plan = accept_all(vault)  # the workouts become records, no area note does
+    assert type_conflicts(plan) == [] and {a["type"] for a in plan} == {"workout"}
+    assert len(plan) == 5
+
+
+def test_a_folder_written_by_one_tool_with_the_vaults_own_properties_is_no_type(
+    vault: Path,
+) -> None:
+    """mdelmontep's `knowledge/learnings/`: hundreds of notes a coding session wrote, each
+    with the title, date, source and tags every note of the vault carries, free prose, no
+    shared section. Their one sign is what wrote them (`source: claude-code-session`, which
+    the session's project notes elsewhere carry too): provenance, not a kind, and nothing
+    tells the folder from a topic folder but its name."""
+    for i in range(40):
+        front = {"title": f"lesson {i}", "date": "2026-07-07", "tags": ["git", "gotchas"]}
+        front["source"] = "claude-code-session" if i % 8 else "obsidian-vault"
+        note(vault, f"knowledge/learnings/lesson-{i}.md", front, f"Fix: do {i} first.\n")
+    for i in range(12):
+        front = {"title": f"doc {i}", "date": "2026-05-01", "tags": ["n8n"]}
+        if i % 3 == 0:
+            front["source"] = "claude-code-session"
+        note(vault, f"knowledge/agentesia/doc-{i}.md", front, f"# {TOPICS[i % 6]}\n")
+        note(vault, f"Stack/tool-{i}.md", front | {"title": f"tool {i}"}, "Notes.\n")
+    assert detected(vault) == {}
 
 
 # -- places, never kinds --------------------------------------------------------------------
@@ -181,6 +207,10 @@ def test_daily_notes_are_no_type_and_a_word_is_no_time(vault: Path) -> None:
         "temporal",
     )
     assert found["Catalog/"]["primitive"] != "temporal"
+    plan = accept_all(vault)  # the daily notes stay as they are, records of no type
+    assert type_conflicts(plan) == [] and len(plan) == 10
+    assert {a["type"] for a in plan} == {"meeting", "catalog"}
+    assert not any(a["path"].startswith(("Daily/", "Journal/", "Days/")) for a in plan)
 
 
 # -- a Zettelkasten of mixed kinds -----------------------------------------------------------
@@ -396,8 +426,70 @@ def test_a_folder_name_recurring_deep_in_every_branch_is_one_type(vault: Path) -
         note(vault, f"Coding/backend/debug/references/debug ref {i}.md", front)
     note(vault, "Coding/backend/debug/SKILL.md", {"name": "debug", "description": "How to."})
     found = detected(vault)
-    assert [c["name"] for c in found.values()] == ["reference"]
-    (ref,) = found.values()
+    assert [c["name"] for c in found.values()] == ["reference", "skill"]
+    ref = found["Coding/backend/api/references/"]
     assert len(ref["folders"]) == 7 and ref["notes"] == 32
     assert "Coding/backend/debug/references" in ref["folders"]
-    assert type_conflicts(accept_all(vault)) == []
+    skill = found["name:SKILL"]  # one SKILL.md in each skill's folder: a kind by its name
+    assert (skill["evidence"], skill["notes"], len(skill["folders"])) == ("name", 7, 7)
+    plan = accept_all(vault)
+    assert type_conflicts(plan) == []
+    by_type = {a["path"]: a["type"] for a in plan}
+    assert sorted(p for p, t in by_type.items() if t == "skill") == sorted(
+        f"{f}/SKILL.md" for f in skill["folders"]
+    )
+    assert sum(1 for t in by_type.values() if t == "reference") == 32
+
+
+def test_a_kind_accepted_before_the_kind_inside_its_folders(vault: Path) -> None:
+    """The skill accepted first, its references later (install and use between): the later
+    type goes before the earlier one in the delta, so its folders, inside the skill's, still
+    type its notes (the first prefix that matches wins)."""
+    for skill in ("api", "auth", "cache", "queue", "search"):
+        where = f"Coding/{skill}"
+        note(vault, f"{where}/SKILL.md", {"name": skill, "description": "How to."})
+        for i in range(5):
+            note(vault, f"{where}/references/{skill} {i}.md", {"kind": "ref", "priority": i})
+    found = detected(vault)
+    assert sorted(found) == ["Coding/api/references/", "name:SKILL"]
+    for key in ("name:SKILL", "Coding/api/references/"):
+        doc = json.loads(run(vault, "schema", "review-candidates", "--apply", key, "--json").stdout)
+        assert doc["delta"]["lint"]["ok"], doc["delta"]["lint"]
+        run(vault, "schema", "install", str(Path(doc["delta"]["path"]).parent), "--force")
+        run(vault, "schema", "use", doc["delta"]["name"])
+    run(vault, "reindex")
+    plan = json.loads(run(vault, "adopt", "--dry-run", "--json").stdout)
+    kinds = {a["path"]: a["type"] for a in plan}
+    assert kinds["Coding/api/SKILL.md"] == "skill"
+    assert kinds["Coding/api/references/api 0.md"] == "reference"
+    assert sorted(set(kinds.values())) == ["reference", "skill"] and len(kinds) == 30
+
+
+def test_a_kind_named_by_its_file_name_in_folder_after_folder(vault: Path) -> None:
+    """One note of one name in each of many folders, of one shape (a SKILL.md per skill):
+    a type named by that name, its folders those where the note is the folder's own. A
+    folder with other notes beside it is left out (they would become of the kind by path);
+    a README, an Untitled note, and a name of one shape in no two notes are no kind."""
+    skills = {"Backend": ["api", "cache", "queue"], "Frontend": ["auth", "forms", "search"]}
+    for area, names in skills.items():
+        for skill in names:
+            where = f"Coding/{area}/{skill}"
+            note(vault, f"{where}/SKILL.md", {"name": skill, "description": "When to use it."})
+            note(vault, f"{where}/README.md", {"owner": "me"})
+        for topic in TOPICS[:3]:  # the area's own pages, of no kind
+            note(vault, f"Coding/{area}/{topic}.md")
+    note(vault, "Coding/Backend/queue/Work log.md", {"status": "doing"})  # loose, of work
+    for i, topic in enumerate(TOPICS):  # a name in many folders with nothing in common
+        note(vault, f"Topics/{topic}/Notes.md", {"seen": True} if i == 2 else None)
+        note(vault, f"Topics/{topic}/Untitled.md", {"name": "x", "description": "y"})
+    found = detected(vault)
+    assert list(found) == ["name:SKILL"]
+    skill = found["name:SKILL"]
+    assert skill["name"] == "skill" and skill["notes"] == 5 and skill["aliases"] == []
+    assert "Coding/Backend/queue" not in skill["folders"] and len(skill["folders"]) == 5
+    assert set(skill["fields"]) >= {"name", "description"}
+    plan = accept_all(vault)
+    assert type_conflicts(plan) == []
+    assert sorted(a["path"] for a in plan if a["type"] == "skill") == sorted(
+        f"{f}/SKILL.md" for f in skill["folders"]
+    )

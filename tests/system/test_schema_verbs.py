@@ -6,6 +6,7 @@ rerun; and `schema stats`, `schema graph --mermaid`, `schema explain NOTE`."""
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import os
 import signal
@@ -61,6 +62,31 @@ def own_type(doc: dict[str, Any], name: str) -> dict[str, Any]:
     return next(t for t in doc["page_types"] if t["name"] == name)
 
 
+def same_as_dry_run(vault: Path, dry: dict[str, Any], done: dict[str, Any]) -> dict[str, Any]:
+    """The verb did what its dry run said: the same notes with the same changes, the same
+    pack (its version and identity, now the active one), and one audit line saying so.
+    Returns that line."""
+    assert dry["dry_run"] is True and done["dry_run"] is False
+    assert done["notes"] == dry["notes"] and done["skipped"] == dry["skipped"]
+    assert (done["version"], done["before"], done["after"]) == (
+        dry["version"],
+        dry["before"],
+        dry["after"],
+    )
+    assert done["written"] == [n["path"] for n in dry["notes"] if n["writes"]]
+    active = json.loads(vb(vault, "schema", "active", "--json").stdout)
+    assert active["identity"] == dry["after"]
+    entry = verb(vault, "log")["changes"][-1]
+    assert entry == done["audit"]
+    assert entry["ok"] is True and entry["verb"] == done["verb"]
+    assert entry["args"] == dry["args"]
+    assert (entry["before"], entry["after"]) == (dry["before"], dry["after"])
+    assert entry["notes_written"] == len(done["written"])
+    assert entry["notes_skipped"] == len(dry["skipped"])
+    assert entry["who"] and entry["machine"] and entry["at"].startswith("20")
+    return entry
+
+
 @pytest.fixture
 def home(vault: Path) -> Path:
     """A vault with a few hand-made notes of the default pack's types."""
@@ -98,8 +124,8 @@ def test_add_type_dry_run_is_what_it_does(home: Path) -> None:
     assert all(not n["writes"] for n in dry["notes"])
 
     done = verb(home, *args)
-    assert [n["path"] for n in done["notes"]] == [n["path"] for n in dry["notes"]]
-    assert done["after"] == dry["after"] and done["written"] == []
+    same_as_dry_run(home, dry, done)
+    assert done["written"] == []
     assert notes(home) == before  # no note written: the notes became records as they are
     recipe = own_type(pack_doc(home), "recipe")
     assert recipe["path_prefixes"] == ["Recipes/"]
@@ -127,7 +153,7 @@ def test_add_field_and_alias_touch_no_note(home: Path) -> None:
     dry = verb(home, "add-field", "project", "owner", "--kind", "link", "--dry-run")
     assert [n["path"] for n in dry["notes"]] == ["Projects/Garden.md"]
     done = verb(home, "add-field", "project", "owner", "--kind", "link")
-    assert done["notes"] == dry["notes"] and done["after"] == dry["after"]
+    same_as_dry_run(home, dry, done)
     assert own_type(pack_doc(home), "project")["fields"]["owner"] == {"type": "link"}
     # the copied-down type keeps every field it had
     assert "status" in own_type(pack_doc(home), "project")["fields"]
@@ -137,7 +163,8 @@ def test_add_field_and_alias_touch_no_note(home: Path) -> None:
         ("Other/Ann.md", "untyped -> person (nothing written)")
     ]
     done = verb(home, "add-alias", "person", "contact2")
-    assert done["notes"] == dry["notes"] and done["version"]["after"] == "1.2.0"
+    same_as_dry_run(home, dry, done)
+    assert done["version"]["after"] == "1.2.0"
     assert "contact2" in own_type(pack_doc(home), "person")["aliases"]
     assert notes(home) == before
     assert [e["verb"] for e in verb(home, "log")["changes"]] == ["add-field", "add-alias"]
@@ -174,7 +201,8 @@ def test_add_link_type_shows_in_graph_and_stats(home: Path) -> None:
         "--field",
         "owner",
     )
-    assert done["notes"] == dry["notes"] and done["after"] == dry["after"]
+    entry = same_as_dry_run(home, dry, done)
+    assert entry["args"]["inverse"] == "owns" and entry["args"]["field"] == "owner"
     doc = pack_doc(home)
     link = next(lt for lt in doc["link_types"] if lt["name"] == "owned_by")
     assert link["inverse"] == "owns"
@@ -202,7 +230,8 @@ def test_retire_type_stops_filing_and_keeps_notes(home: Path) -> None:
         "Projects/Shed.md",
     ]
     done = verb(home, "retire-type", "project")
-    assert done["notes"] == dry["notes"] and done["version"]["after"] == "2.0.0"
+    same_as_dry_run(home, dry, done)
+    assert done["version"]["after"] == "2.0.0"
     assert own_type(pack_doc(home), "project")["fileable"] is False
     assert notes(home) == before
     again = vb(home, "schema", "retire-type", "project", code=1)
@@ -221,9 +250,10 @@ def test_rename_field_dry_run_is_what_it_writes(home: Path) -> None:
     assert all(n["writes"] for n in dry["notes"])
     assert dry["skipped"] == [{"path": "Projects/Both.md", "reason": "has both status and state"}]
     done = verb(home, "rename-field", "project", "status", "state")
-    assert done["written"] == [n["path"] for n in dry["notes"]]
-    assert done["after"] == dry["after"] and done["skipped"] == dry["skipped"]
+    same_as_dry_run(home, dry, done)
     after = notes(home)
+    for n in dry["notes"]:  # each note is the text the dry run planned, byte for byte
+        assert hashlib.sha256(after[n["path"]]).hexdigest() == n["sha256"], n["path"]
     for rel, data in before.items():
         if rel in done["written"]:
             # only the key changed: its value, its comment and every other byte are kept
@@ -303,10 +333,19 @@ def test_rename_field_interrupted_by_a_full_disk_resumes(
 
 
 def test_rename_field_killed_mid_way_resumes(home: Path) -> None:
+    """kill -9 of the command mid-way through 640 notes: the rerun finishes it, and the vault
+    ends with exactly the changes the dry run listed (the same notes, each the text it
+    planned), one audit line, and nothing else touched."""
+    from vaultbrain.brain import Brain
+    from vaultbrain.schema.rename import JOB
+
     count = 640  # ten batches of 64: killed after the first shows
     for i in range(count):
         write(home, f"Projects/K{i:03}.md", f"---\nstatus: planned\n---\nbody {i}\n")
     before = notes(home)
+    dry = verb(home, "rename-field", "project", "status", "state", "--dry-run")
+    planned = {n["path"]: n["sha256"] for n in dry["notes"]}
+    assert len(planned) == count + 2 and all(n["writes"] for n in dry["notes"])
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     cmd = [sys.executable, "-m", "vaultbrain", "--vault", str(home), "schema", "rename-field"]
     proc = subprocess.Popen(
@@ -324,23 +363,37 @@ def test_rename_field_killed_mid_way_resumes(home: Path) -> None:
     proc.send_signal(signal.SIGKILL)
     proc.communicate()
     half = notes(home)
-    renamed = [r for r in half if r.startswith("Projects/K") and half[r] != before[r]]
-    assert len(renamed) < count  # killed before the end
+    renamed = {r for r in half if half[r] != before[r]}
+    assert renamed <= set(planned) and len(renamed) < len(planned)  # killed before the end
+    for rel in renamed:  # a note is renamed whole or not at all (atomic writes)
+        assert hashlib.sha256(half[rel]).hexdigest() == planned[rel], rel
+    assert not (home / PACK).exists()  # the pack is written last
     assert verb(home, "log")["unfinished"]["verb"] == "rename-field"
+    job = Brain(home).store.read_json(JOB)
+    counted = set(job["done"])  # the progress kept: a batch written is counted after it
+    assert counted <= renamed
+    again = verb(home, "rename-field", "project", "status", "state", "--dry-run")
+    assert {n["path"] for n in again["notes"]} == set(planned) - renamed  # what is left
 
     rerun = subprocess.run(
-        [*cmd, "project", "status", "state"], env=env, capture_output=True, text=True
+        [*cmd, "project", "status", "state", "--json"], env=env, capture_output=True, text=True
     )
     assert rerun.returncode == 0, rerun.stderr
+    done = json.loads(rerun.stdout)
     after = notes(home)
-    for rel in before:
-        if rel.startswith("Projects/K") or rel in ("Projects/Garden.md", "Projects/Shed.md"):
-            assert after[rel].decode() == _renamed(before[rel].decode()), rel
-        else:
-            assert after[rel] == before[rel], rel
+    changed = {r for r in after if after[r] != before[r]}
+    assert changed == set(planned)  # exactly the dry run's notes, nothing else
+    for rel in changed:
+        assert hashlib.sha256(after[rel]).hexdigest() == planned[rel], rel
+        assert after[rel].decode() == _renamed(before[rel].decode())
+    assert done["after"] == dry["after"] and done["version"] == dry["version"]
+    assert set(done["written"]) == set(planned) - renamed
+    assert "state" in own_type(pack_doc(home), "project")["fields"]
     log = verb(home, "log")
     assert log["unfinished"] is None and len(log["changes"]) == 1
-    assert log["changes"][0]["notes_written"] + len(renamed) >= count
+    [entry] = log["changes"]
+    assert entry["ok"] and (entry["before"], entry["after"]) == (dry["before"], dry["after"])
+    assert entry["notes_written"] == len(planned) - len(renamed)
 
 
 def test_an_installed_pack_is_copied_into_the_vault(home: Path, env_home: Path) -> None:

@@ -325,3 +325,408 @@ def test_alias_closure_differs_an_alias_is_another_name_not_another_type(
     pack = load_pack("closure", env_home)
     person = pack.infer_type("x.md", {"type": "person"})
     assert person is not None and person.name == "person"
+
+
+# -- the rest of gbrain's four files, case by case -------------------------------------------
+# Every case of schema-pack-infer-type-and-subtype (9), -lint-rules (34), -loader (41) and
+# -merge (25) is above or below, or is one README's table lists, or has no vaultbrain
+# counterpart (the loader's per-source SQL, database tiers, ReDoS budget, candidate audit).
+
+
+def test_no_path_and_the_legacy_signature(env_home: Path) -> None:
+    # "returns concept for missing path": DIFFERENCE (untyped default), no type
+    pack = gb(env_home, "p8", [ptype("media", "/media/")])
+    assert typed(pack, "") == {} and pack.infer_type("", {}) is None
+    # "inferTypeFromPack (legacy back-compat)": the type alone, no subtype
+    subs = [{"name": "video", "when": {"path_pattern": "^media/"}}]
+    pack = gb(env_home, "p9", [ptype("media", "/media/", subtypes=subs)])
+    t = pack.type_for_path("media/x.md")
+    assert t is not None and t.name == "media"
+
+
+def _bt(
+    name: str,
+    aliases: tuple[str, ...] = (),
+    prefixes: tuple[str, ...] = (),
+    expert: bool = False,
+    extractable: bool = False,
+) -> dict[str, Any]:
+    """gbrain's lint-rules ``baseType``."""
+    doc = ptype(name, *prefixes, primitive="entity", aliases=list(aliases))
+    return doc | {"expert_routing": expert, "extractable": extractable}
+
+
+_TWO = [_bt("person"), _bt("company")]
+_WORKS_AT = {"name": "works_at", "inference": {"page_type": "person", "target_type": "company"}}
+_ATTENDED = {"page_type": "meeting", "fields": ["attendees"], "link_type": "attended"}
+
+# (gbrain's case, page types, other keys, the issues (gbrain's rule, severity) vaultbrain gives)
+LINT_CASES: list[tuple[str, list[dict[str, Any]], dict[str, Any], list[tuple[str, str]]]] = [
+    ("aliasShadowsType clean", [_bt("person", ("alias-only",))], {}, []),
+    (
+        "aliasShadowsType single",
+        [_bt("person"), _bt("researcher", ("person",))],
+        {},
+        [("alias_shadows_type", "error")],
+    ),
+    ("aliasShadowsType self-alias", [_bt("person", ("person",))], {}, []),
+    ("aliasDeclaredByTwoTypes clean", [_bt("p", ("x",))], {}, []),
+    (
+        "aliasDeclaredByTwoTypes single",
+        [_bt("a", ("shared",)), _bt("b", ("shared",))],
+        {},
+        [("alias_declared_by_two_types", "error")],
+    ),
+    (
+        # gbrain's a:[x,y] b:[x,y] is an alias cycle its resolvePack refuses (and so does
+        # vaultbrain's loader, test_packs_merge); two collisions without a cycle:
+        "aliasDeclaredByTwoTypes multiple",
+        [_bt("a", ("x",)), _bt("b", ("x",)), _bt("c", ("y",)), _bt("d", ("y",))],
+        {},
+        [("alias_declared_by_two_types", "error")] * 2,
+    ),
+    (
+        "aliasReferencesUndeclaredType clean",  # (its shadow is aliasShadowsType's, as there)
+        [_bt("person"), _bt("researcher", ("person",))],
+        {},
+        [("alias_shadows_type", "error")],
+    ),
+    # DIFFERENCE (alias closure): gbrain warns on an alias naming no declared type; here an
+    # alias is another name, and only one naming a type of a pack vaultbrain knows warns
+    ("aliasReferencesUndeclaredType single", [_bt("r", ("ghost",))], {}, []),
+    ("aliasReferencesUndeclaredType multiple", [_bt("r", ("g1", "g2"))], {}, []),
+    (
+        "enrichableTypesUndeclared clean",
+        [_bt("person")],
+        {"enrichable_types": [{"type": "person", "rubric": "r"}]},
+        [],
+    ),
+    (
+        "enrichableTypesUndeclared single",
+        [_bt("person")],
+        {"enrichable_types": [{"type": "ghost", "rubric": "r"}]},
+        [("enrichable_types_undeclared", "error")],
+    ),
+    (
+        "enrichableTypesUndeclared aggregates",
+        [_bt("person")],
+        {"enrichable_types": [{"type": "g1", "rubric": "r"}, {"type": "g2", "rubric": "r"}]},
+        [("enrichable_types_undeclared", "error")] * 2,
+    ),
+    ("linkTypesUndeclared clean", _TWO, {"link_types": [_WORKS_AT]}, []),
+    (
+        "linkTypesUndeclared page_type",
+        [_bt("company")],
+        {
+            "link_types": [
+                _WORKS_AT | {"inference": {"page_type": "ghost", "target_type": "company"}}
+            ]
+        },
+        [("link_types_undeclared", "error")],
+    ),
+    (
+        "linkTypesUndeclared both",
+        [_bt("person")],
+        {"link_types": [_WORKS_AT | {"inference": {"page_type": "g1", "target_type": "g2"}}]},
+        [("link_types_undeclared", "error")] * 2,
+    ),
+    (
+        "frontmatterLinksUndeclared clean",
+        [_bt("meeting")],
+        {"link_types": [{"name": "attended"}], "frontmatter_links": [_ATTENDED]},
+        [],
+    ),
+    (
+        "frontmatterLinksUndeclared page_type",
+        [_bt("meeting")],
+        {
+            "link_types": [{"name": "attended"}],
+            "frontmatter_links": [_ATTENDED | {"page_type": "ghost"}],
+        },
+        [("frontmatter_links_undeclared_page_type", "error")],
+    ),
+    (
+        "frontmatterLinksUndeclared link_type",
+        [_bt("meeting")],
+        {"frontmatter_links": [_ATTENDED | {"link_type": "ghost"}]},
+        [("frontmatter_links_undeclared_link_type", "error")],
+    ),
+    ("expertRoutingWithoutPrefix clean", [_bt("r", prefixes=("people/",), expert=True)], {}, []),
+    (
+        "expertRoutingWithoutPrefix warns",
+        [_bt("r", expert=True)],
+        {},
+        [("expert_routing_without_prefix", "warning")],
+    ),
+    ("expertRoutingWithoutPrefix non-expert", [_bt("concept")], {}, []),
+    ("prefixCollision clean", [_bt("a", prefixes=("a/",)), _bt("b", prefixes=("b/",))], {}, []),
+    # (the second type of a collision gets no note: vaultbrain also names it unreachable)
+    (
+        "prefixCollision single",
+        [_bt("a", prefixes=("shared/",)), _bt("b", prefixes=("shared/",))],
+        {},
+        [("prefix_collision", "error"), ("unreachable_type", "error")],
+    ),
+    (
+        "prefixCollision aggregates",
+        [_bt("a", prefixes=("x/", "y/")), _bt("b", prefixes=("x/", "y/"))],
+        {},
+        [("prefix_collision", "error")] * 2 + [("unreachable_type", "error")],
+    ),
+    (
+        "prefixStrictSubsetOverlap clean",
+        [_bt("a", prefixes=("people/",)), _bt("b", prefixes=("companies/",))],
+        {},
+        [],
+    ),
+    (
+        "prefixStrictSubsetOverlap flags",
+        [
+            _bt("researcher", prefixes=("people/researchers/",)),
+            _bt("person", prefixes=("people/",)),
+        ],
+        {},
+        [("prefix_strict_subset_overlap", "warning")],
+    ),
+    (
+        "prefixStrictSubsetOverlap identical is a collision",
+        [_bt("a", prefixes=("x/",)), _bt("b", prefixes=("x/",))],
+        {},
+        [("prefix_collision", "error"), ("unreachable_type", "error")],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "page_types", "keys", "want"), LINT_CASES, ids=[c[0] for c in LINT_CASES]
+)
+def test_gbrain_lint_rule_cases(
+    env_home: Path,
+    case: str,
+    page_types: list[dict[str, Any]],
+    keys: dict[str, Any],
+    want: list[tuple[str, str]],
+) -> None:
+    report = lint(env_home, "lr", page_types, **keys)
+    got = sorted((GBRAIN_RULES.get(i.rule, i.rule), i.severity) for i in report.issues)
+    assert got == sorted(want), case
+    assert report.ok == (not any(s == "error" for _, s in want))
+
+
+def test_lint_composition_as_gbrain_reports_it(env_home: Path) -> None:
+    clean = lint(env_home, "k1", [_bt("person", prefixes=("people/",))])
+    assert clean.ok and clean.errors == [] and clean.issues == []
+    bad = lint(env_home, "k2", [_bt("a", prefixes=("x/",)), _bt("b", prefixes=("x/",))])
+    assert not bad.ok and bad.errors
+    warned = lint(env_home, "k3", [_bt("r", expert=True)])
+    assert warned.ok and warned.errors == [] and warned.warnings
+    # gbrain's database-aware rules (extractable_empty_corpus, …) are not run on a file:
+    # vaultbrain's lint is all file plane, so `schema lint` is runFilePlaneLintRules
+    db = lint(env_home, "k4", [_bt("r", prefixes=("ghost/",), extractable=True)])
+    assert db.issues == []
+
+
+def test_the_rule_registry_names_gbrains_file_plane_rules() -> None:
+    # gbrain's ALL_LINT_RULES: 14, of which 4 read its database; the other 10 are the file
+    # plane, each under its gbrain name here (frontmatter_links_undeclared as its two issues)
+    file_plane = {
+        "alias_shadows_type",
+        "alias_declared_by_two_types",
+        "alias_references_undeclared_type",
+        "enrichable_types_undeclared",
+        "link_types_undeclared",
+        "frontmatter_links_undeclared",
+        "expert_routing_without_prefix",
+        "prefix_collision",
+        "prefix_strict_subset_overlap",
+        "link_regex_catastrophic_backtrack",
+    }
+    named = {r.removesuffix("_page_type").removesuffix("_link_type") for r in GBRAIN_RULES.values()}
+    assert named == file_plane
+    assert len(set(GBRAIN_RULES.values())) == len(GBRAIN_RULES)  # unique names
+
+
+def test_the_primitives_are_gbrains() -> None:
+    # gbrain's PACK_PRIMITIVES; its per-primitive defaults table (link verbs, entity's expert
+    # routing) is exported but nothing of gbrain reads it: a type is expert-routed when it
+    # says so, in both tools
+    from vaultbrain.packs.model import PRIMITIVES
+
+    assert PRIMITIVES == ("entity", "media", "temporal", "annotation", "concept")
+
+
+def test_a_yaml_manifest_round_trips_with_a_block_description(env_home: Path) -> None:
+    text = (
+        "api_version: gbrain-schema-pack-v1\nname: round\nversion: 1.2.3\nextends: null\n"
+        "description: |\n  A pack.\n  # not a comment\npage_types:\n  - name: person\n"
+        "    primitive: entity\n    path_prefixes: [people/]\n    description: |\n"
+        "      Someone.\n  - name: paper\n    path_prefixes: [papers/]\n"
+        "link_types:\n  - name: cites\n"
+    )
+    write_pack(env_home, "round", text)
+    pack = load_pack("round", env_home)
+    assert (pack.name, pack.version) == ("round", "1.2.3")
+    assert [t.name for t in pack.types] == ["person", "paper"]
+    assert pack.manifest.description == "A pack.\n# not a comment\n"
+    assert [lt.name for lt in pack.manifest.link_types] == ["cites"]
+
+
+# -- merge: the rest of schema-pack-merge.test.ts ----------------------------------------
+
+
+def _pt(name: str, *prefixes: str, aliases: tuple[str, ...] = ()) -> dict[str, Any]:
+    return ptype(name, *prefixes, primitive="entity", aliases=list(aliases))
+
+
+def _chain(home: Path, *packs: tuple[str, str | None, dict[str, Any]]) -> ResolvedPack:
+    for name, parent, keys in packs:
+        write_pack(home, name, manifest(name, extends=parent, **keys))
+    return load_pack(packs[-1][0], home)
+
+
+def test_merge_parent_types_visible_and_a_middle_packs_new_type_prepended(env_home: Path) -> None:
+    pack = _chain(
+        env_home,
+        ("base", None, {"page_types": [_pt("note", "notes/")]}),
+        ("parent", "base", {"page_types": [_pt("paper", "notes/papers/")]}),
+        ("gc", "parent", {"page_types": []}),
+    )
+    assert [t.name for t in pack.types] == ["paper", "note"]
+    assert pack.type_for_path("notes/papers/x.md").name == "paper"
+    assert pack.type_for_path("notes/other.md").name == "note"
+
+
+def test_merge_three_levels_override_keeps_the_base_position(env_home: Path) -> None:
+    pack = _chain(
+        env_home,
+        ("base", None, {"page_types": [_pt("strong", "s/"), _pt("person", "p/")]}),
+        (
+            "parent",
+            "base",
+            {"page_types": [_pt("person", "p/", "people/"), _pt("mid", "m/")]},
+        ),
+        ("child", "parent", {"page_types": [_pt("kid", "k/")]}),
+    )
+    assert [t.name for t in pack.types] == ["kid", "mid", "strong", "person"]
+    assert pack.get_type("person").path_prefixes == ["p/", "people/"]
+    assert len(pack.types) == 4  # the merged total is what `schema active` counts
+
+
+def test_merge_link_frontmatter_enrichable_and_filing_keys(env_home: Path) -> None:
+    base = {
+        "page_types": [_pt("person", "people/"), _pt("paper", "papers/")],
+        "link_types": [{"name": "founded"}, {"name": "works_at", "description": "base"}],
+        "frontmatter_links": [
+            {"page_type": "person", "fields": ["company"], "link_type": "works_at"}
+        ],
+        "enrichable_types": [{"type": "person", "rubric": "person-default"}],
+        "filing_rules": [{"kind": "person", "directory": "people/", "examples": []}],
+    }
+    child = {
+        "link_types": [
+            {"name": "invested_in"},
+            {"name": "works_at", "description": "child"},
+            {"name": "member_of"},
+        ],
+        "frontmatter_links": [{"page_type": "person", "fields": ["org"], "link_type": "member_of"}],
+        "enrichable_types": [{"type": "paper", "rubric": "paper-default"}],
+        "filing_rules": [{"kind": "paper", "directory": "papers/", "examples": []}],
+    }
+    pack = _chain(env_home, ("lb", None, base), ("lc", "lb", child))
+    m = pack.manifest
+    assert sorted(lt.name for lt in m.link_types) == [
+        "founded",
+        "invested_in",
+        "member_of",
+        "works_at",
+    ]
+    assert next(lt for lt in m.link_types if lt.name == "works_at").description == "child"
+    assert sorted(f"{f.page_type}/{f.link_type}" for f in m.frontmatter_links) == [
+        "person/member_of",
+        "person/works_at",
+    ]
+    assert sorted(e.type for e in m.enrichable_types) == ["paper", "person"]
+    assert sorted(f.kind for f in m.filing_rules) == ["paper", "person"]
+
+
+def test_merge_takes_kinds_union_phases_and_calibration_the_childs(env_home: Path) -> None:
+    # (takes_kinds merge as gbrain's; nothing of vaultbrain reads them: README's table)
+    cal = [{"name": "deal_success", "aggregator": "scalar_brier", "page_types": ["deal"]}]
+    base = {
+        "page_types": [_pt("deal", "deals/")],
+        "takes_kinds": ["fact", "take", "bet", "hunch", "thesis"],
+        "phases": ["extract_atoms"],
+        "calibration_domains": cal,
+    }
+    pack = _chain(env_home, ("tb", None, base), ("tc", "tb", {}))
+    assert {"thesis", "fact"} <= set(pack.manifest.takes_kinds)
+    assert not pack.manifest.phases and not pack.manifest.calibration_domains
+    pack = _chain(
+        env_home,
+        ("tb2", None, {"takes_kinds": ["fact"], "phases": ["extract_atoms"]}),
+        ("tc2", "tb2", {"takes_kinds": ["fact", "wager"], "phases": ["synthesize_concepts"]}),
+    )
+    assert sorted(pack.manifest.takes_kinds) == ["fact", "wager"]
+    assert list(pack.manifest.phases) == ["synthesize_concepts"]
+
+
+def test_borrow_from_takes_the_named_parts_and_fails_closed(env_home: Path) -> None:
+    lens = {
+        "page_types": [_pt("atom", "atoms/"), _pt("unrelated", "u/")],
+        "link_types": [{"name": "derived_from"}, {"name": "noise"}],
+    }
+    write_pack(env_home, "lens", manifest("lens", extends=None, **lens))
+    borrow = [{"pack": "lens", "types": ["atom"], "link_types": ["derived_from"]}]
+    pack = _chain(
+        env_home,
+        ("bc", None, {"page_types": [_pt("own", "own/")], "borrow_from": borrow}),
+    )
+    assert sorted(t.name for t in pack.types) == ["atom", "own"]
+    assert [lt.name for lt in pack.manifest.link_types] == ["derived_from"]
+    pack = _chain(env_home, ("bd", None, {"borrow_from": [{"pack": "lens", "types": ["atom"]}]}))
+    assert [t.name for t in pack.types] == ["atom"] and list(pack.manifest.link_types) == []
+    write_pack(
+        env_home,
+        "be",
+        manifest("be", extends=None, borrow_from=[{"pack": "ghost", "types": ["x"]}]),
+    )
+    with pytest.raises(PackError) as err:
+        load_pack("be", env_home)
+    assert err.value.code == "UNKNOWN_PACK"
+
+
+def test_an_edited_borrowed_pack_is_read_again_by_the_borrower(env_home: Path) -> None:
+    # gbrain's cache invalidation of a borrower: the borrower loaded after the lender
+    # changed has the lender's change
+    write_pack(env_home, "lend", manifest("lend", extends=None, page_types=[_pt("atom", "a/")]))
+    borrow = [{"pack": "lend", "types": ["atom"]}]
+    write_pack(env_home, "borrower", manifest("borrower", extends=None, borrow_from=borrow))
+    assert load_pack("borrower", env_home).get_type("atom").path_prefixes == ["a/"]
+    write_pack(env_home, "lend", manifest("lend", extends=None, page_types=[_pt("atom", "b/")]))
+    assert load_pack("borrower", env_home).get_type("atom").path_prefixes == ["b/"]
+
+
+def test_alias_cycles_across_the_chain_and_a_dangling_alias(env_home: Path) -> None:
+    write_pack(env_home, "cb", manifest("cb", extends=None, page_types=[_pt("a", aliases=("b",))]))
+    write_pack(env_home, "cp", manifest("cp", extends="cb", page_types=[_pt("b", aliases=("c",))]))
+    write_pack(env_home, "cc", manifest("cc", extends="cp", page_types=[_pt("c", aliases=("a",))]))
+    with pytest.raises(PackError) as err:
+        load_pack("cc", env_home)
+    assert err.value.code == "ALIAS_CYCLE"
+    # an alias naming no type is benign: the pack loads, the alias names its type
+    pack = _chain(
+        env_home,
+        ("db", None, {"page_types": [_pt("x", "x/", aliases=("ghost",))]}),
+        ("dc", "db", {"page_types": [_pt("y", "y/")]}),
+    )
+    assert pack.get_type("ghost").name == "x"
+
+
+def test_merge_by_key_first_wins_and_union_keeps_order() -> None:
+    from vaultbrain.packs.merge import merge_by_key, union
+
+    out = merge_by_key(
+        [[{"k": "a", "v": 1}], [{"k": "a", "v": 2}, {"k": "b", "v": 3}]], lambda x: x["k"]
+    )
+    assert out == [{"k": "a", "v": 1}, {"k": "b", "v": 3}]
+    assert union([["a", "b"], ["b", "c"]]) == ["a", "b", "c"]

@@ -28,7 +28,7 @@ class Candidate:
     status: str = "proposed"  # proposed | ignored | applied
     source: str = "heuristic"  # heuristic | llm
     reason: str = ""
-    evidence: str = "folder"  # folder | type | tag | category: what says these notes are a kind
+    evidence: str = "folder"  # folder | type | tag | category | name: what says they are a kind
     folders: list[str] = field(default_factory=list)  # its path prefixes (folders) in the pack
     aliases: list[str] = field(default_factory=list)  # the vault's own spellings of its name
 

@@ -19,7 +19,7 @@ from vaultbrain.packs.detect import detect
 from vaultbrain.packs.lint import LintReport, chain_layers, lint_pack
 from vaultbrain.packs.loader import find_pack, installed_dir, load_pack_path
 from vaultbrain.packs.model import is_type_name
-from vaultbrain.packs.resolved import PackError, ResolvedPack, as_data
+from vaultbrain.packs.resolved import PackError, ResolvedPack, as_data, normalize_prefix
 from vaultbrain.vault.atomic import atomic_write_file
 
 if TYPE_CHECKING:
@@ -126,6 +126,13 @@ def review_candidates(
     return review
 
 
+def _holds(entry: dict[str, Any], prefixes: list[str]) -> bool:
+    """Whether one of ``entry``'s folders holds one of ``prefixes`` (strictly inside)."""
+    theirs = [normalize_prefix(str(p)) for p in entry.get("path_prefixes") or []]
+    mine = [normalize_prefix(p) for p in prefixes]
+    return any(m != t and m.startswith(t) for m in mine for t in theirs)
+
+
 def delta_name(pack: ResolvedPack) -> str:
     return pack.name if pack.name.endswith("-local") else f"{pack.name[:56]}-local"
 
@@ -184,8 +191,11 @@ def write_delta(app: PackContext, pack: ResolvedPack, accepted: list[Candidate])
         if c.name in index:
             types[index[c.name]] = entry
         else:
-            types.append(entry)
-            index[c.name] = len(types) - 1
+            # before a type accepted earlier whose folder holds one of its folders (a skill's
+            # references/ inside the skill's folder): the first prefix that matches wins
+            at = next((i for i, t in enumerate(types) if _holds(t, c.path_prefixes)), len(types))
+            types.insert(at, entry)
+            index = {t.get("name"): i for i, t in enumerate(types)}
         added.append(c.name)
     data["page_types"] = types
     folder = app.state_dir / DELTAS / name

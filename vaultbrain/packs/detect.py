@@ -19,7 +19,10 @@
    folder holding two or more folders of ``min_notes`` notes is split into them; when none
    of them is a kind of its own among the others and its notes share properties, the
    folder holding them is the kind (trips filed by year). Below the third level a folder is
-   a kind only when its name recurs in other branches (a ``references/`` per skill).
+   a kind only when its name recurs in other branches (a ``references/`` per skill);
+4. a file name that recurs, one note in each of many folders, on notes of one shape (a
+   ``SKILL.md`` in each skill's folder): a type of that name, its folders those where the
+   note is the only one no other proposal types (``detect_names.py``).
 
 A type from ``type:`` values or tags takes as its folder the folder whose evidence it holds
 (80% of the notes there that say a kind say this one, and they are half its notes or more),
@@ -37,7 +40,8 @@ descriptions and fields, and falls back to the heuristic ones when the LLM is of
 ever edited behind their back. A proposal is named by its folder (``Reading/``), or, when it
 has none, by its evidence (``type:permanent``, ``tag:book``).
 
-Here: the proposals from evidence; ``detect_folders.py``: those from folders. Beside them:
+Here: the proposals from evidence; ``detect_folders.py``: those from folders;
+``detect_names.py``: those from file names. Beside them:
 ``signs.py`` (what makes notes one kind, and the folders that are places), ``naming.py``,
 ``inference.py`` (fields and primitive) and ``candidates.py`` (the proposals and their file).
 """
@@ -59,6 +63,7 @@ from vaultbrain.packs.detect_folders import (
     saying_below,
     says_another,
 )
+from vaultbrain.packs.detect_names import name_kinds
 from vaultbrain.packs.inference import guess_primitive, infer_fields
 from vaultbrain.packs.model import ResolvedPack
 from vaultbrain.packs.naming import singular_name, type_slug
@@ -138,6 +143,12 @@ def propose(
         # folder) keeps it: its tags, categories and folder say nothing over it.
         left = [n for n in left if not own_types(n)]
     out.extend(cluster(left, pack, min_notes, places, taken, everyone=untyped))
+    # a file name that recurs in folder after folder (a SKILL.md in each skill's folder)
+    prefixes = {p.lower() for c in out for p in c.path_prefixes}
+    for spelled, members, owned in name_kinds(left, untyped, prefixes, min_notes):
+        # (the folders are the named notes' own: nothing else there is typed by them)
+        named = [n for n in members if n.folder in owned]
+        out.append(_from_evidence("name", ("name", spelled), named, [], owned, pack, taken))
     out = _one_per_name(out)
     # (a kind no folder holds first, then folders, deepest first)
     out.sort(key=lambda c: (bool(c.path_prefixes), -c.folder.count("/"), c.folder.lower()))
@@ -308,6 +319,7 @@ def _from_evidence(
         "type": f"{len(members)} notes say type: {spelled}",
         "tag": f"{len(members)} notes are tagged #{spelled}",
         "category": f"{len(members)} notes have the category {spelled}",
+        "name": f"{len(members)} notes are named {spelled}, one in each of their folders",
     }[how]
     where = f"; its folder {owned[0]}/ holds them" if len(owned) == 1 else ""
     if len(owned) > 1:

@@ -72,8 +72,9 @@ def record_change(
         "notes_written": written,
         "notes_skipped": skipped,
     }
-    brain.store.append_jsonl(CHANGES, {k: v for k, v in entry.items() if v is not None})
-    return entry
+    entry = {k: v for k, v in entry.items() if v is not None}
+    brain.store.append_jsonl(CHANGES, entry)
+    return entry  # (as recorded: what `schema log` shows)
 
 
 def log_entries(brain: Brain) -> list[dict[str, Any]]:

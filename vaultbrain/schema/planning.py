@@ -5,6 +5,7 @@ is left of it."""
 from __future__ import annotations
 
 import copy
+import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -71,6 +72,7 @@ class Plan:
             "lint": self.lint,
             "notes": [
                 {"path": n.path, "change": n.change, "writes": n.after is not None}
+                | ({"sha256": _sha(n.after)} if n.after is not None else {})
                 for n in self.notes
             ],
             "skipped": [{"path": n.path, "reason": n.change} for n in self.skipped],
@@ -79,6 +81,12 @@ class Plan:
 
 
 Change = Callable[[dict[str, Any], ResolvedPack], None]
+
+
+def _sha(text: str) -> str:
+    """The hash of a note's planned text: what a dry run says the note will be, byte for
+    byte (the apply that follows writes exactly it)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _bump(version: str, breaking: bool) -> str:
