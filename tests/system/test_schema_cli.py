@@ -535,6 +535,26 @@ def test_review_candidates_apply_rename_ignore(vault: Path, env_home: Path) -> N
     assert "FOLDER=NAME" in result.output
 
 
+def test_a_second_apply_before_install_keeps_the_types_accepted_first(
+    vault: Path, env_home: Path
+) -> None:
+    # Accepting one proposal, then another before the delta is installed: the delta holds
+    # both (it used to be rewritten with the second only, the first still said "applied").
+    _shape(vault)
+    schema(vault, "review-candidates", "--apply", "Reading/")
+    delta = vault / ".vaultbrain" / "schema-deltas" / "vaultbrain-base-local" / "pack.yaml"
+    first = yaml.safe_load(delta.read_text())
+    assert [t["name"] for t in first["page_types"]] == ["reading"]
+    schema(vault, "review-candidates", "--apply", "Recipes/")
+    second = yaml.safe_load(delta.read_text())
+    assert sorted(t["name"] for t in second["page_types"]) == ["reading", "recipe"]
+    assert second["version"] != first["version"]
+    schema(vault, "install", str(delta.parent))
+    schema(vault, "use", "vaultbrain-base-local")
+    out = schema(vault, "detect").output
+    assert "0 of 17 notes in folders have no type" in out and "no folder needs a new type" in out
+
+
 def test_review_orphans(vault: Path) -> None:
     _shape(vault)
     note(vault, "People/Odd.md", {"type": "recipe"})

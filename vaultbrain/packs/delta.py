@@ -142,9 +142,16 @@ def write_delta(app: PackContext, pack: ResolvedPack, accepted: list[Candidate])
     name = delta_name(pack)
     installed = find_pack(name)
     replaces = installed is not None and installed.parent.parent == installed_dir()
+    folder = app.state_dir / DELTAS / name
+    path = folder / "pack.yaml"
+    pending = _pending(path, pack.name)
     if name == pack.name and pack.source:
         # The active pack is an earlier delta: build on its own declarations.
         data = yaml.safe_load(Path(pack.source).read_text("utf-8"))
+        data["version"] = _bump(str(data.get("version", "0.1.0")))
+    elif pending is not None:
+        # A delta written before and not installed yet: the types accepted then stay.
+        data = pending
         data["version"] = _bump(str(data.get("version", "0.1.0")))
     else:
         data = {
@@ -198,8 +205,6 @@ def write_delta(app: PackContext, pack: ResolvedPack, accepted: list[Candidate])
             index = {t.get("name"): i for i, t in enumerate(types)}
         added.append(c.name)
     data["page_types"] = types
-    folder = app.state_dir / DELTAS / name
-    path = folder / "pack.yaml"
     text = (
         f"# A pack delta written by `vaultbrain schema review-candidates` on "
         f"{app.now().isoformat(timespec='seconds')}.\n"
@@ -219,6 +224,18 @@ def write_delta(app: PackContext, pack: ResolvedPack, accepted: list[Candidate])
     report = lint_pack(resolved, chain_layers(resolved))
     extends = str(data.get("extends") or "")
     return Delta(path, name, extends, added, extended, report, replaces)
+
+
+def _pending(path: Path, parent: str) -> dict[str, Any] | None:
+    """The delta written earlier at ``path`` on top of ``parent``, when it is still there
+    and reads; None otherwise (then a new delta is written)."""
+    try:
+        data = yaml.safe_load(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    if not isinstance(data, dict) or str(data.get("extends") or "") != parent:
+        return None
+    return data
 
 
 def _bump(version: str) -> str:
