@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 from vaultbrain.errors import UserError
 from vaultbrain.patterns import LazyPattern
 from vaultbrain.vault.inline import spans
-from vaultbrain.vault.note import parse_note
+from vaultbrain.vault.note import newline_of, parse_note
 from vaultbrain.vault.typed import is_thought
 
 if TYPE_CHECKING:
@@ -415,11 +415,11 @@ def append_line(text: str, new_raw: str) -> str:
     last and unfinished (ending it would hand a half-typed thought to the daemon). A last
     line that carries one of our anchors is finished whatever its ending: the new line
     follows it."""
-    nl = "\r\n" if "\r\n" in text else "\n"
-    if not text or text.endswith("\n"):
+    nl = newline_of(text)
+    if not text or text.endswith(("\n", "\r")):
         return f"{text}{new_raw}{nl}"
-    start = text.rfind("\n") + 1
-    last = text[start:]
+    last = split_lines(text)[-1]
+    start = len(text) - len(last)
     if "^vb-" in last:
         return f"{text}{nl}{new_raw}{nl}"
     return f"{text[:start]}{new_raw}{nl}{last}"

@@ -1,0 +1,56 @@
+"""Line endings as Obsidian's editor reads them (``\\r\\n``, ``\\r``, ``\\n``; never U+2028,
+form feed or the other breaks ``str.splitlines`` knows) in the note and inbox helpers."""
+
+from __future__ import annotations
+
+import pytest
+
+from vaultbrain.vault.inbox import append_line, scan_inbox
+from vaultbrain.vault.note import append_to_section, newline_of, parse_note, update_frontmatter
+
+OLD_MAC = "---\rtags: [a]\r---\r- one\r- two\r"
+
+
+def test_an_old_mac_note_has_properties_and_its_thoughts_are_read() -> None:
+    note = parse_note(OLD_MAC)
+    assert note.has_frontmatter and note.data == {"tags": ["a"]} and note.newline == "\r"
+    assert note.body == "- one\r- two\r"
+    assert [(x.number, x.text) for x in scan_inbox(OLD_MAC)] == [(3, "one"), (4, "two")]
+
+
+def test_an_old_mac_note_is_edited_with_its_own_endings() -> None:
+    assert update_frontmatter(OLD_MAC, {"id": "x"}) == "---\rtags: [a]\rid: x\r---\r- one\r- two\r"
+    assert update_frontmatter(OLD_MAC, {"tags": ["b"]}).startswith("---\rtags:\r  - b\r---\r")
+    assert update_frontmatter("- a\r- b\r", {"id": "x"}) == "---\rid: x\r---\r- a\r- b\r"
+    assert append_to_section("x\r## Log\r- a\r", "## Log", "- b") == "x\r## Log\r- a\r- b\r"
+
+
+@pytest.mark.parametrize(
+    ("text", "nl"),
+    [
+        ("", "\n"),
+        ("a\nb\n", "\n"),
+        ("a\r\nb\r\n", "\r\n"),
+        ("a\rb\r", "\r"),
+        ("a\r\nb\r\nc\n", "\r\n"),
+        ("a\nb\nc\r\n", "\n"),
+        ("a\u2028b\x0cc\x85", "\n"),
+    ],
+)
+def test_the_ending_a_note_uses_most(text: str, nl: str) -> None:
+    assert newline_of(text) == nl
+
+
+def test_an_added_line_takes_the_note_s_ending_and_goes_above_an_unfinished_last_line() -> None:
+    assert append_line("- a\r- b\r", "- [ ] n") == "- a\r- b\r- [ ] n\r"
+    assert append_line("- a\r- b", "- [ ] n") == "- a\r- [ ] n\r- b"
+    assert append_line("- a\r\n- b", "- [ ] n") == "- a\r\n- [ ] n\r\n- b"
+    assert append_line("- a ^vb-abcdef\r- b ^vb-bcdefa", "N") == (
+        "- a ^vb-abcdef\r- b ^vb-bcdefa\rN\r"
+    )
+
+
+@pytest.mark.parametrize("sep", ["\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c", "\x1e"])
+def test_what_obsidian_shows_inside_one_line_is_one_thought(sep: str) -> None:
+    text = f"- one{sep}still one\r\n- two\n"
+    assert [(x.number, x.text) for x in scan_inbox(text)] == [(0, f"one{sep}still one"), (1, "two")]
