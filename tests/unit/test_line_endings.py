@@ -54,3 +54,23 @@ def test_an_added_line_takes_the_note_s_ending_and_goes_above_an_unfinished_last
 def test_what_obsidian_shows_inside_one_line_is_one_thought(sep: str) -> None:
     text = f"- one{sep}still one\r\n- two\n"
     assert [(x.number, x.text) for x in scan_inbox(text)] == [(0, f"one{sep}still one"), (1, "two")]
+
+
+def test_a_comment_opened_mid_line_hides_the_lines_until_it_closes() -> None:
+    text = (
+        "- buy paint %% a note to self\n"
+        "still in the comment\n"
+        "- and this %% closes it\n"
+        "- a `%%` in code opens nothing\n"
+        "- next thought\n"
+    )
+    assert [x.text for x in scan_inbox(text)] == [
+        "buy paint %% a note to self",
+        "a `%%` in code opens nothing",
+        "next thought",
+    ]
+
+
+@pytest.mark.parametrize("line", ["#todo", "#todo #later/soon", "[^1]", "<br>", "%% x %%"])
+def test_a_line_of_only_syntax_is_no_thought(line: str) -> None:
+    assert scan_inbox(f"- {line}\n- a real one\n")[0].text == "a real one"

@@ -38,6 +38,12 @@ TITLES = [
     ("see [[Quarterly plan|plan → review]] today", "see plan → review today"),
     ("call [Sam](People/Sam.md) about rent", "call Sam about rent"),
     ("escaped \\[\\[Nope\\]\\] brackets", "escaped Nope brackets"),
+    ("call\u200bSam about the lease", "callSam about the lease"),
+    ("call \u202eTom\u202c about rent", "call Tom about rent"),
+    ("co\u00adop meeting \u2066x\u2069", "coop meeting x"),
+    ("להתקשר \u200fלדנה", "להתקשר \u200fלדנה"),  # (a direction mark shapes what is shown)
+    ("***really*** call **Ann _today_**", "really call Ann today"),
+    ("buy milk &amp; eggs", "buy milk & eggs"),
 ]
 
 

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from vaultbrain.errors import UserError
 from vaultbrain.patterns import LazyPattern
-from vaultbrain.vault.inline import spans
+from vaultbrain.vault.inline import Span, plain_words, spans
 from vaultbrain.vault.note import newline_of, parse_note
 from vaultbrain.vault.typed import is_thought
 
@@ -138,6 +138,10 @@ def scan_inbox(text: str, with_undecodable: bool = False) -> list[InboxLine]:
             if "%%" not in stripped[2:]:
                 in_obsidian_comment = True
             continue
+        if "%%" in raw and _opens_comment(raw):
+            # ``buy paint %% a note to self`` opens a comment the next lines are inside of,
+            # hidden by Obsidian until a line that closes it: never thoughts.
+            in_obsidian_comment = True
         if not stripped:
             continue
         mm = marker_at(raw, len(bom))
@@ -185,8 +189,8 @@ def scan_inbox(text: str, with_undecodable: bool = False) -> list[InboxLine]:
         undecodable = bad and UNDECODABLE.search(raw) is not None
         if undecodable and block_id is None and not with_undecodable:
             continue
-        if block_id is None and not is_thought(rest):
-            continue  # only emoji or punctuation: it would be an untitled record
+        if block_id is None and (not is_thought(rest) or _no_words(rest)):
+            continue  # only emoji, punctuation or tags: it would be an untitled record
         out.append(
             InboxLine(
                 i,
@@ -204,6 +208,39 @@ def scan_inbox(text: str, with_undecodable: bool = False) -> list[InboxLine]:
             )
         )
     return out
+
+
+def _opens_comment(raw: str) -> bool:
+    """Whether a line leaves an Obsidian ``%%`` comment open: an odd number of ``%%``
+    outside the person's code spans (a ``%%`` in code is text)."""
+    if "`" in raw:
+        raw = "".join(raw[s.start : s.end] if s.kind != "code" else "" for s in _all(raw))
+    return raw.count("%%") % 2 == 1
+
+
+def _all(raw: str) -> list[Span]:
+    """``raw`` cut into its spans and the text between them, in order."""
+    out: list[Span] = []
+    at = 0
+    for s in spans(raw):
+        out += [Span(at, s.start, "text"), s] if s.start > at else [s]
+        at = s.end
+    return [*out, Span(at, len(raw), "text")]
+
+
+# Signs that a line's words may all be syntax: a footnote, a comment, HTML, math.
+_MAY_BE_BARE = LazyPattern(r"\[\^|\^\[|%%|<|\$\$")
+_TAGS_ONLY = LazyPattern(r"(?:#[^\s#]+[ \t]*)+")
+
+
+def _no_words(rest: str) -> bool:
+    """Whether a line holds no words once its syntax is out: only tags (``#todo``: no
+    thought to title), or only a footnote reference, a comment, HTML or math. Checked only
+    where such syntax is (most lines have none: a year-old inbox is read every pass)."""
+    text = rest.strip()
+    if text.startswith("#") and _TAGS_ONLY.fullmatch(text):
+        return True
+    return _MAY_BE_BARE.search(text) is not None and not is_thought(plain_words(text))
 
 
 # -- which lines are text, by CommonMark's block rules ------------------------------------

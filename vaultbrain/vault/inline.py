@@ -41,6 +41,10 @@ _TAG = LazyPattern(r"(?:(?<=\s)|^)#(?=[\w/-]*[^\W\d_])([\w/-]+)")
 # What reads as syntax in a link or a line when left over (an unpaired ``~~``, an empty
 # ``** **``): removed from the words once the real syntax is read.
 _LEFTOVER = LazyPattern(r"~~|==|\*\*|__|`+")
+# Shown as nothing: soft hyphen, zero-width space, word joiner, BOM, and the direction
+# embeddings, overrides and isolates (the marks LRM and RLM, and the joiners ZWJ and ZWNJ,
+# which shape what is shown, stay).
+_INVISIBLE = LazyPattern("[\u00ad\u200b\u2060\ufeff\u202a-\u202e\u2066-\u2069]")
 _MD: MarkdownIt | None = None
 
 
@@ -118,7 +122,11 @@ def plain_words(text: str) -> str:
     highlights, code spans and math lose their marks and keep their text; a wikilink or an
     embed becomes what it shows (its alias, or the note's name); a Markdown link its text;
     footnote references, comments and HTML tags go; a ``#tag`` keeps its word. Spaces are
-    collapsed. Idempotent."""
+    collapsed; characters Obsidian shows as nothing go (a zero-width space, a soft hyphen,
+    a direction override: in a title or a file name they make two names that look alike).
+    Idempotent."""
+    if _INVISIBLE.search(text):
+        text = _INVISIBLE.sub("", text)
     if not _SYNTAX.search(text):
         return " ".join(text.split())
     text = _COMMENT.sub(" ", text) if "%%" in text else text
