@@ -74,3 +74,13 @@ def test_a_comment_opened_mid_line_hides_the_lines_until_it_closes() -> None:
 @pytest.mark.parametrize("line", ["#todo", "#todo #later/soon", "[^1]", "<br>", "%% x %%"])
 def test_a_line_of_only_syntax_is_no_thought(line: str) -> None:
     assert scan_inbox(f"- {line}\n- a real one\n")[0].text == "a real one"
+
+
+def test_a_merge_relinks_no_taken_line_split_at_a_u2028() -> None:
+    """A merge points the inbox's links at the kept note, except on lines vaultbrain took
+    (they are redrawn from their captures): a taken thought holding U+2028 is one line."""
+    from vaultbrain.capture.merge import _inbox_relink
+
+    text = "- [x] see [[Old]]\u2028again → [[People/Old|Old]] ^vb-abc123\r\n- ask [[Old]]\r\n"
+    out = _inbox_relink(text, {"old"}, "People/New", "New")
+    assert out == text.replace("- ask [[Old]]", "- ask [[People/New|Old]]")
