@@ -84,3 +84,16 @@ def test_a_merge_relinks_no_taken_line_split_at_a_u2028() -> None:
     text = "- [x] see [[Old]]\u2028again → [[People/Old|Old]] ^vb-abc123\r\n- ask [[Old]]\r\n"
     out = _inbox_relink(text, {"old"}, "People/New", "New")
     assert out == text.replace("- ask [[Old]]", "- ask [[People/New|Old]]")
+
+
+def test_a_late_copys_new_lines_keep_the_notes_endings_and_u2028() -> None:
+    """A sync tool's late save of the inbox: the lines it alone holds are added back, whole
+    (a thought holding U+2028 is one line) and with the note's own endings."""
+    from vaultbrain.vault.late import Seen, joined, new_lines
+
+    seen = Seen.of(b"- a\r\n")
+    late = "- a\r\n- b\u2028still b\r\n- c\r\n"
+    added = new_lines(late, seen, "- a\r\n- c\r\n")
+    assert added == "- b\u2028still b\r\n"
+    assert joined("- a\r\n- c", added) == "- a\r\n- c\r\n- b\u2028still b\r\n"
+    assert new_lines("- x\r- y\r", Seen.of(b""), "- x\r") == "- y\r"
