@@ -75,6 +75,13 @@ def test_markdown_a_person_types_is_read_as_obsidian_shows_it(
     for t in typed:
         wait_for(lambda t=t: _captures(vault).get(t, {}).get("status") == "filed", 30, proc.log)
     wait_for(lambda: "⏳" not in inbox.read_text("utf-8"), 30, proc.log)
+    # A type after an arrow, in emphasis and with a full stop: the type, as Obsidian shows it.
+    milk = "buy milk &amp; eggs for Dana"
+    text = inbox.read_text("utf-8")
+    (line,) = [x for x in text.split("\n") if x.startswith(f"- [x] {milk}")]
+    inbox.write_text(text.replace(line, f"{line} → **project**."), "utf-8")
+    wait_for(lambda: _captures(vault)[milk]["status"] == "corrected", 30, proc.log)
+    wait_for(lambda: "**project**" not in inbox.read_text("utf-8"), 30, proc.log)
     # A second look changes nothing (no line taken twice).
     run(vault, "capture", "one more thought to make a pass")
     wait_for(lambda: "one more thought to make a pass" in _captures(vault), 30, proc.log)
@@ -91,6 +98,7 @@ def test_markdown_a_person_types_is_read_as_obsidian_shows_it(
     for t in typed:
         (line,) = [x for x in after if x.startswith(f"- [x] {t} → [[")]
         assert line.count("^vb-") == 1
+    assert [d["type"] for d in caps[milk]["destinations"]] == ["project"]
     for t in typed:
         for d in caps[t]["destinations"]:
             assert not any(c in d["path"] for c in "\u200b\u202e\u202c"), d
