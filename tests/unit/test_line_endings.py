@@ -97,3 +97,17 @@ def test_a_late_copys_new_lines_keep_the_notes_endings_and_u2028() -> None:
     assert added == "- b\u2028still b\r\n"
     assert joined("- a\r\n- c", added) == "- a\r\n- c\r\n- b\u2028still b\r\n"
     assert new_lines("- x\r- y\r", Seen.of(b""), "- x\r") == "- y\r"
+
+
+def test_an_html_comment_opened_mid_line_hides_its_paragraphs_lines() -> None:
+    text = (
+        "- call Sam <!-- a note\n"
+        "still hidden\n"
+        "and this -->\n"
+        "- next one\n"
+        "- open <!-- again\n"
+        "- a new item ends the paragraph, and the comment\n"
+        "- a `<!--` in code\n"
+        "- after it\n"
+    )
+    assert [x.number for x in scan_inbox(text)] == [0, 3, 4, 5, 6, 7]

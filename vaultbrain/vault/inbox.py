@@ -121,6 +121,7 @@ def scan_inbox(text: str, with_undecodable: bool = False) -> list[InboxLine]:
     start_line = _first_line(lines, note.has_frontmatter, text[: note.body_start])
     out: list[InboxLine] = []
     in_obsidian_comment = False
+    html_comment_from: int | None = None  # the last line inside an open HTML comment
     # bound once: a LazyPattern's method, looked up in a loop, costs more than a pattern's
     marker_at = _MARKER.match
     for i in _text_lines(lines, start_line):
@@ -134,6 +135,14 @@ def scan_inbox(text: str, with_undecodable: bool = False) -> list[InboxLine]:
             if "%%" in raw:
                 in_obsidian_comment = False
             continue
+        if html_comment_from is not None:
+            # An HTML comment opened inside a paragraph runs on to its ``-->`` in the same
+            # paragraph (a blank line, another block or a new list item ends the paragraph).
+            item = marker_at(raw)
+            if html_comment_from == i - 1 and not (item and item.group("marker")):
+                html_comment_from = None if "-->" in raw else i
+                continue
+            html_comment_from = None
         if stripped.startswith("%%"):
             if "%%" not in stripped[2:]:
                 in_obsidian_comment = True
@@ -142,6 +151,8 @@ def scan_inbox(text: str, with_undecodable: bool = False) -> list[InboxLine]:
             # ``buy paint %% a note to self`` opens a comment the next lines are inside of,
             # hidden by Obsidian until a line that closes it: never thoughts.
             in_obsidian_comment = True
+        if "<!--" in raw and raw.rfind("<!--") > raw.rfind("-->"):
+            html_comment_from = i  # ``call Sam <!-- why`` hides the lines after it
         if not stripped:
             continue
         mm = marker_at(raw, len(bom))
