@@ -157,3 +157,12 @@ def test_a_new_notes_name_is_never_split_at_its_arrow() -> None:
     assert _follow([("idea", "review")], plan) == [("idea", "Quarterly plan")]
     party = _linked("Ann party", rel=None)  # (a word of the name is not the name)
     assert _follow([("person", "Ann")], party) == [("person", "Ann")]
+
+
+def test_a_known_notes_name_is_never_split_at_its_arrow() -> None:
+    glaze = _linked("Projects/Kiln → Glaze", kind="project", title="Kiln → Glaze")
+    assert _follow([("person", "Kiln")], glaze) == [("project", "Kiln → Glaze")]
+    assert _follow([("person", "Kiln"), ("person", "Tom")], glaze) == [
+        ("project", "Kiln → Glaze"),
+        ("person", "Tom"),
+    ]

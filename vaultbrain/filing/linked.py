@@ -144,8 +144,8 @@ def _stands_for(d: Destination, lk: Linked, names: set[str]) -> bool:
     key = fold(d.title)
     if key in names:
         return True
-    if lk.rel is None and any(key in [*_ARROW.split(n), _ARROW.sub(" ", n)] for n in names):
-        return True  # a new note's name read at its arrow (``Foo`` of ``[[Foo → Bar]]``)
+    if any(key in [*_ARROW.split(n), _ARROW.sub(" ", n)] for n in names):
+        return True  # the name read at its arrow (``Foo`` of ``[[Foo → Bar]]``)
     if lk.type and d.type == lk.type and key:
         words = f" {key} "
         if any(f" {n} " in words for n in names):
