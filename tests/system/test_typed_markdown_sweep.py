@@ -110,3 +110,22 @@ def test_markdown_a_person_types_is_read_as_obsidian_shows_it(
     assert paths["call \u202eTom\u202c about rent"] == ["Admin/Call Tom about rent.md"]
     due = frontmatter(vault / paths["document the `📅 2026-01-05` syntax for the team"][0])
     assert "due" not in due  # a Tasks date inside code is text
+
+
+def test_a_line_that_is_only_a_markdown_link_is_saved_as_a_link(
+    vault: Path, lmstudio: FakeLMStudio
+) -> None:
+    """``[The kiln guide](https://…)``, as a web page's "copy as Markdown" gives it: a link
+    note titled by the link's text, as a bare URL is; with words around it, a thought."""
+    run(vault, "init")
+    run(vault, "settings", "set", "second_opinion", "false")
+    lmstudio.responder = _answer
+    url = "https://example.org/guides/kiln-firing"
+    doc = json.loads(run(vault, "capture", "--json", f"[The **kiln** guide]({url})").output)
+    assert doc["status"] == "filed"
+    (dest,) = doc["destinations"]
+    assert dest["type"] == "link" and dest["path"] == "Links/The kiln guide.md"
+    assert frontmatter(vault / dest["path"])["url"] == url
+    assert not any("kiln" in json.dumps(r, ensure_ascii=False) for r in lmstudio.requests)
+    doc = json.loads(run(vault, "capture", "--json", f"read [the guide]({url}) soon").output)
+    assert [d["type"] for d in doc["destinations"]] == ["admin"]
