@@ -374,6 +374,22 @@ def _edit(old: str, new: str) -> list[ReviewItem]:
 
 REVIEW_ROWS = [
     ("as written", "", "", None, Gesture.NONE, ()),
+    (
+        "→ **type**. after the id",
+        "no suggestion ^vbr-aaa111",
+        "no suggestion ^vbr-aaa111 → **project**.",
+        "aaa111",
+        Gesture.RETYPE,
+        ("project",),
+    ),
+    (
+        "→ #type before the id",
+        "no suggestion ^vbr-aaa111",
+        "no suggestion → #idea ^vbr-aaa111",
+        "aaa111",
+        Gesture.RETYPE,
+        ("idea",),
+    ),
     ("tick", "- [ ] **Met Sarah", "- [x] **Met Sarah", "abc123", Gesture.CONFIRM, ()),
     ("tick a thought with a guess", "- [ ] **kite", "- [x] **kite", "bbb222", Gesture.CONFIRM, ()),
     ("cancel [-]", "- [ ] **kite", "- [-] **kite", "bbb222", Gesture.DISMISS, ()),
