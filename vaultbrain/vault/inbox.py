@@ -5,7 +5,9 @@ CommonMark's block rules (markdown-it-py, with GFM tables, Obsidian's ``$$`` mat
 footnotes) read the note. Frontmatter, fenced code of any fence length (a ```` fence
 holding a ```python block is one block), indented code, HTML blocks and ``<!-- -->``
 comments, tables, math blocks, footnote definitions, headings, rules and block quotes are
-never thoughts, nor Obsidian's ``%% %%`` comments, nor a line of only emoji or punctuation
+never thoughts, nor Obsidian's ``%% %%`` comments (one opened in the middle of a line hides
+the lines after it until it closes; an HTML comment, the rest of its paragraph), nor a line
+of only emoji, punctuation, tags or a footnote reference
 (:func:`vaultbrain.vault.typed.is_thought`). One line is one thought, even where Markdown
 would join lines into one paragraph; a table or a ``$$`` block right under a list item
 (a "lazy" continuation to CommonMark, a table or math to the eye) is still not taken. List
