@@ -374,6 +374,22 @@ def _edit(old: str, new: str) -> list[ReviewItem]:
 
 REVIEW_ROWS = [
     ("as written", "", "", None, Gesture.NONE, ()),
+    (
+        "→ **type**. after the id",
+        "no suggestion ^vbr-aaa111",
+        "no suggestion ^vbr-aaa111 → **project**.",
+        "aaa111",
+        Gesture.RETYPE,
+        ("project",),
+    ),
+    (
+        "→ #type before the id",
+        "no suggestion ^vbr-aaa111",
+        "no suggestion → #idea ^vbr-aaa111",
+        "aaa111",
+        Gesture.RETYPE,
+        ("idea",),
+    ),
     ("tick", "- [ ] **Met Sarah", "- [x] **Met Sarah", "abc123", Gesture.CONFIRM, ()),
     ("tick a thought with a guess", "- [ ] **kite", "- [x] **kite", "bbb222", Gesture.CONFIRM, ()),
     ("cancel [-]", "- [ ] **kite", "- [-] **kite", "bbb222", Gesture.DISMISS, ()),
@@ -592,6 +608,17 @@ MARKDOWN = [
     ("arrow and a type word", "swap -> project b"),
     ("arrow and a link", "ping Bob → [[Projects/Kiln]]"),
     ("arrow, a link and words", "call Dana → [[Projects/Kiln|Kiln]] budget"),
+    ("arrow inside a link to no note", "talk to [[Foo → Bar]] about the launch"),
+    ("arrow and pipe inside a link", "see [[Quarterly plan|plan → review]] today"),
+    ("arrow and a type inside a link", "file [[Notes → project]] soon"),
+    ("link to a heading, no alias", "lunch with [[Sam#Work]] on Friday"),
+    ("link to a block without #", "ping [[Sam^abc]] re: invoices"),
+    ("link in inline code", "document the `[[Sam]] → idea` syntax"),
+    ("escaped brackets", "escaped \\[\\[Nope\\]\\] brackets → admin for Ann"),
+    ("Markdown link to a note", "call [Sam → Bob](People/Sam.md) about rent"),
+    ("only a link", "[[Sam → Bob]]"),
+    ("only a tag and words", "#idea a garden shed with a green roof"),
+    ("bold around an arrow", "call **Sam → Tom** today"),
 ]
 
 
@@ -670,6 +697,36 @@ def test_a_thought_with_markdown_in_needs_review_is_read_as_words(name, thought)
         items = parse_items(note.replace(old, new) if old else note, thoughts)
         acts = decide_lines(None, views, items, BASE, NAMES).acts
         assert [a.gesture for a in acts if a.kind == "vbr"] == expected, (old, new)
+
+
+@pytest.mark.parametrize(
+    ("typed", "gesture", "types"),
+    [
+        ("→ **idea**", Gesture.RETYPE, ("idea",)),
+        ("→ *idea*", Gesture.RETYPE, ("idea",)),
+        ("→ __idea__", Gesture.RETYPE, ("idea",)),
+        ("→ #idea", Gesture.RETYPE, ("idea",)),
+        ("→ idea.", Gesture.RETYPE, ("idea",)),
+        ("→ Idea!", Gesture.RETYPE, ("idea",)),
+        ("→ **person**, idea", Gesture.RETYPE, ("person", "idea")),
+        ("→ `idea`", Gesture.NONE, ()),  # code: the person quoting the word
+        ("→ [[idea]]", Gesture.NONE, ()),
+        ("→ [[Projects/Kiln]]", Gesture.NONE, ()),
+        ("→ ask mom later.", Gesture.NONE, ()),
+        ("→ #todo", Gesture.NONE, ()),
+    ],
+)
+def test_a_type_after_an_arrow_reads_as_obsidian_shows_it(typed, gesture, types) -> None:
+    """Emphasis, a tag's ``#`` or a full stop around the type after an arrow: the type,
+    as the person sees it; a code span or a link there is their text, never a gesture."""
+    thought = "call Sam about the fence"
+    v = view(S.SUGGESTED, text=thought)
+    for raw in (
+        f"- [ ] {thought} {v.written_suffix} ^vb-abc123 {typed}",
+        f"- [ ] {thought} {v.written_suffix} {typed} ^vb-abc123",
+    ):
+        reading = read_inbox_line(line_of(raw), v, NAMES)
+        assert (reading.gesture, reading.types) == (gesture, types), raw
 
 
 def test_a_link_we_drew_in_needs_review_is_never_a_strike() -> None:

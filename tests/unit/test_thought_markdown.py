@@ -33,6 +33,17 @@ TITLES = [
     ("costs $50 and $60 in total", "costs $50 and $60 in total"),
     ("snake_case_names stay", "snake_case_names stay"),
     ("C# and F# are languages", "C# and F# are languages"),
+    ("ask `[[Sam]]` about the syntax", "ask Sam about the syntax"),
+    ("see [[Foo → Bar]] later", "see Foo → Bar later"),
+    ("see [[Quarterly plan|plan → review]] today", "see plan → review today"),
+    ("call [Sam](People/Sam.md) about rent", "call Sam about rent"),
+    ("escaped \\[\\[Nope\\]\\] brackets", "escaped Nope brackets"),
+    ("call\u200bSam about the lease", "callSam about the lease"),
+    ("call \u202eTom\u202c about rent", "call Tom about rent"),
+    ("co\u00adop meeting \u2066x\u2069", "coop meeting x"),
+    ("להתקשר \u200fלדנה", "להתקשר \u200fלדנה"),  # (a direction mark shapes what is shown)
+    ("***really*** call **Ann _today_**", "really call Ann today"),
+    ("buy milk &amp; eggs", "buy milk & eggs"),
 ]
 
 
@@ -56,6 +67,23 @@ def test_wikilinks_typed_in_a_thought() -> None:
         WikiLink("Dune", "Ch 3", "", embed=True),
     ]
     assert wikilinks(text)[0].name == "Sarah Connor"
+
+
+@pytest.mark.parametrize(
+    ("text", "links"),
+    [
+        ("call [Sam](People/Sam.md) about rent", [WikiLink("People/Sam", "", "Sam")]),
+        ("see [notes](<Work/Q3 plan.md#Goals>)", [WikiLink("Work/Q3 plan", "Goals", "notes")]),
+        ("see [notes](Work/Q3%20plan.md)", [WikiLink("Work/Q3 plan", "", "notes")]),
+        ("read [the guide](https://x.org/guide.md)", []),
+        ("open [vault](obsidian://open?vault=x) and [top](#top)", []),
+        ("escaped \\[\\[Nope\\]\\] and `[x](y.md)`", []),
+        ("talk to [[Foo → Bar]]", [WikiLink("Foo → Bar")]),
+        ("ping [[Sam^abc]]", [WikiLink("Sam^abc")]),
+    ],
+)
+def test_markdown_links_to_notes_are_typed_links_too(text: str, links: list[WikiLink]) -> None:
+    assert wikilinks(text) == links
 
 
 def test_a_thoughts_own_arrow_and_link_stay_its_words() -> None:
@@ -115,3 +143,26 @@ def test_a_link_to_a_note_not_made_yet_gives_the_new_note_its_name() -> None:
     zed = _linked("Zed Quinn", "Zed", rel=None)
     assert _follow([("person", "Zed")], zed) == [("person", "Zed Quinn")]
     assert _follow([("idea", "Pottery")], zed) == [("idea", "Pottery")]  # not added
+
+
+def test_a_new_notes_name_is_never_split_at_its_arrow() -> None:
+    """``[[Foo → Bar]]`` to no note yet: a classifier that read the arrow as a break and
+    named "Foo", "Bar" or "Foo Bar" names that note; a person named elsewhere stays."""
+    kiln = _linked("Kiln → Glaze", rel=None)
+    for named in ("Kiln", "Glaze", "Kiln Glaze", "kiln → glaze"):
+        assert _follow([("person", named)], kiln) == [("person", "Kiln → Glaze")]
+    assert _follow([("person", "Kiln"), ("person", "Glaze")], kiln) == [("person", "Kiln → Glaze")]
+    assert _follow([("person", "Ann")], kiln) == [("person", "Ann")]
+    plan = _linked("Quarterly plan", "plan → review", rel=None)
+    assert _follow([("idea", "review")], plan) == [("idea", "Quarterly plan")]
+    party = _linked("Ann party", rel=None)  # (a word of the name is not the name)
+    assert _follow([("person", "Ann")], party) == [("person", "Ann")]
+
+
+def test_a_known_notes_name_is_never_split_at_its_arrow() -> None:
+    glaze = _linked("Projects/Kiln → Glaze", kind="project", title="Kiln → Glaze")
+    assert _follow([("person", "Kiln")], glaze) == [("project", "Kiln → Glaze")]
+    assert _follow([("person", "Kiln"), ("person", "Tom")], glaze) == [
+        ("project", "Kiln → Glaze"),
+        ("person", "Tom"),
+    ]

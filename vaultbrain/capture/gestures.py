@@ -125,9 +125,12 @@ class Reading:
     title: str = ""  # RETYPE with a name: ``→ person Sarah Chen`` (the note's title)
 
 
-# An arrow and the words after it, at the end of a part of a line the person added.
+# An arrow and the words after it, at the end of a part of a line the person added. A word
+# as Obsidian shows it: in emphasis (``**idea**``), as a tag (``#idea``), with a full stop.
+_WORD = r"(?:\*{1,2}|_{1,2})?#?[^\W\d_][\w-]*\*{0,2}"
 _ARROW = LazyPattern(
-    r"(?:^|(?<=\s)|(?<=[^\w\s]))(?:→|->)\s*(?P<types>[^\W\d_][\w-]*(?:\s*(?:,|&|\+|\s)\s*[^\W\d_][\w-]*)*)\s*$"
+    rf"(?:^|(?<=\s)|(?<=[^\w\s]))(?:→|->)\s*(?P<types>{_WORD}(?:\s*(?:,|&|\+|\s)\s*{_WORD})*)"
+    r"[.!;]?\s*$"
 )
 _STRIKE = LazyPattern(r"~~(?=\S).*?(?<=\S)~~|~~[^~]+$")
 # One type, then a name of up to four capitalised words (the arrow's words, as matched).
@@ -146,7 +149,7 @@ def read_arrow(part: str, names: TypeNames, strict: bool = False) -> tuple[Readi
     m = _ARROW.search(guarded)  # (its words are outside any span: as in ``part``)
     if not m:
         return None, part
-    words = [w for w in re.split(r"\s*(?:,|&|\+|\s)\s*", m.group("types")) if w]
+    words = [w.strip("*_#") for w in re.split(r"\s*(?:,|&|\+|\s)\s*", m.group("types")) if w]
     found = [names.get(w) for w in words]
     rest = part[: m.start()].rstrip()
     if all(found):

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain.capture import acts
+from vaultbrain.capture import acts, daily
+from vaultbrain.capture.daily import where
 from vaultbrain.capture.gestures import (
     Gesture,
     LineView,
@@ -177,7 +178,9 @@ def _read(
             return note, []
 
         section = section_lines(note.text, heading)
-        return note, [line for line in lines if line.number in section]
+        lines = [line for line in lines if line.number in section]
+        daily.note_bytes(brain, rel, note.text, lines)  # not UTF-8: listed where they are
+        return note, lines
     unreadable.note_inbox(brain, rel, note.text)  # lines that are not UTF-8: listed, marked
     return note, lines
 
@@ -328,11 +331,8 @@ def _draw(
         if line.block_id:
             cid = line.block_id
             if cid in seen:
-                _say_once(
-                    memory,
-                    result,
-                    f"line {line.number + 1}: a second copy of ^vb-{cid}; left alone",
-                )
+                place = where(brain, rel, text, line.number)
+                _say_once(memory, result, f"{place}: a second copy of ^vb-{cid}; left alone")
                 continue
             seen.add(cid)
             view = _view(brain, cid, summaries.get(cid), memory)
@@ -392,7 +392,7 @@ def _draw(
         why = _unfileable(line, words)
         if why is not None:
             replacements[line.number] = f"{_MARK.sub('', line.raw)}{NOT_FILED}{why}"
-            _say_once(memory, result, f"line {line.number + 1}: not filed: {why}")
+            _say_once(memory, result, f"{where(brain, rel, text, line.number)}: not filed: {why}")
             continue
         cid = journal.new_id()
         while cid in seen:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from vaultbrain.errors import UserError
 from vaultbrain.graph.extract import base_key, link_key, note_key
 from vaultbrain.graph.index import ARCHIVE
+from vaultbrain.vault.inbox import split_lines
 from vaultbrain.vault.note import parse_note, update_frontmatter
 
 if TYPE_CHECKING:
@@ -152,7 +153,7 @@ def relink(text: str, olds: set[str], new_target: str, display: str) -> str:
 
 def _inbox_relink(text: str, olds: set[str], new_target: str, display: str) -> str:
     """The inbox: the lines vaultbrain took (``^vb-``) are redrawn from their captures."""
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text)  # (a U+2028 in a thought is no line break)
     return "".join(
         line if "^vb-" in line else relink(line, olds, new_target, display) for line in lines
     )

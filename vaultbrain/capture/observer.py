@@ -18,7 +18,7 @@ from vaultbrain.capture.review import parse_items
 from vaultbrain.errors import UserError
 from vaultbrain.filing.inbox import REVIEW_NOTE, split_taken
 from vaultbrain.patterns import LazyPattern
-from vaultbrain.vault.inbox import scan_inbox
+from vaultbrain.vault.inbox import scan_inbox, split_lines
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -97,7 +97,7 @@ def write_gesture(brain: Brain, item_id: str, gesture: str, types: str = "") -> 
         ) -> str | None:
             if note is None:
                 return None
-            lines = note.text.splitlines(keepends=True)
+            lines = split_lines(note.text)  # (a U+2028 in a thought is no line break)
             for i, line in enumerate(lines):
                 body = line.rstrip("\r\n")
                 if not pattern.search(body):

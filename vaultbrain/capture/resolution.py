@@ -36,6 +36,7 @@ from vaultbrain.filing.style import SUGGESTED
 from vaultbrain.filing.sync import notes_sync, restore_base
 from vaultbrain.packs import PageType
 from vaultbrain.patterns import LazyPattern
+from vaultbrain.vault.inbox import split_lines
 from vaultbrain.vault.note import parse_note, update_frontmatter
 
 if TYPE_CHECKING:
@@ -387,7 +388,7 @@ def _unlink(brain: Brain, rel: str, capture_id: str, gone: list[str]) -> bool:
                 text = update_frontmatter(
                     text, {k: v for k, v in changes.items() if k not in remove}, remove
                 )
-        lines = text.splitlines(keepends=True)
+        lines = split_lines(text)  # (a thought's own U+2028 is not a line break)
         for i, line in enumerate(lines):
             if marker in line and line.lstrip().startswith("- "):
                 lines[i] = _relink_log_line(line, link)

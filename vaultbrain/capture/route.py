@@ -65,7 +65,8 @@ def _youtube_like(text: str) -> bool:
 
 
 def _bare_url_like(text: str) -> bool:
-    return "://" in text and len(text.split()) == 1
+    # (or a Markdown link and nothing else: ``[the guide](https://…)``)
+    return "://" in text and (len(text.split()) == 1 or text.lstrip().startswith("["))
 
 
 register(Special("youtube", _youtube_like, "vaultbrain.youtube.capture:take_capture"))

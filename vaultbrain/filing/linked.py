@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from vaultbrain.classify.result import UNKNOWN, Classification, Destination
 from vaultbrain.errors import VaultbrainError
+from vaultbrain.patterns import LazyPattern
 from vaultbrain.vault.inline import WikiLink, wikilinks
 from vaultbrain.vault.names import fold
 
@@ -25,6 +26,9 @@ if TYPE_CHECKING:
     from vaultbrain.filing.index import RecordIndex
     from vaultbrain.filing.names import NameIndex
     from vaultbrain.packs import ResolvedPack
+
+
+_ARROW = LazyPattern(r"\s*(?:→|->|=>|⇒)\s*")
 
 
 @dataclass(frozen=True)
@@ -140,6 +144,8 @@ def _stands_for(d: Destination, lk: Linked, names: set[str]) -> bool:
     key = fold(d.title)
     if key in names:
         return True
+    if any(key in [*_ARROW.split(n), _ARROW.sub(" ", n)] for n in names):
+        return True  # the name read at its arrow (``Foo`` of ``[[Foo → Bar]]``)
     if lk.type and d.type == lk.type and key:
         words = f" {key} "
         if any(f" {n} " in words for n in names):

@@ -218,10 +218,28 @@ def section_lines(text: str, heading: str) -> set[int]:
     return out
 
 
+def line_place(text: str, number: int, heading: str = "") -> str:
+    """Where line ``number`` (0-based) of a note is, as the person finds it: its line as
+    Obsidian numbers it (from the top, frontmatter included) and, in a daily note's capture
+    section (``heading``), which line under the heading above it it is: ``line 8 (the 2nd
+    under “## Inbox”)``."""
+    place = f"line {number + 1}"
+    if not heading:
+        return place
+    lines = split_lines(text)
+    for n in range(min(number, len(lines)) - 1, -1, -1):
+        h = _HEADING.match(lines[n].rstrip("\r\n"))
+        if h:
+            title = f"{h.group(1)} {h.group(2).strip()}"
+            return f"{place} (the {_ordinal(number - n)} under “{title}”)"
+    return place
+
+
 __all__ = [
     "DailyConfig",
     "daily_config",
     "heading_parts",
+    "line_place",
     "moment_format",
     "recent_daily_notes",
     "section_lines",

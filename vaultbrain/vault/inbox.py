@@ -5,7 +5,9 @@ CommonMark's block rules (markdown-it-py, with GFM tables, Obsidian's ``$$`` mat
 footnotes) read the note. Frontmatter, fenced code of any fence length (a ```` fence
 holding a ```python block is one block), indented code, HTML blocks and ``<!-- -->``
 comments, tables, math blocks, footnote definitions, headings, rules and block quotes are
-never thoughts, nor Obsidian's ``%% %%`` comments, nor a line of only emoji or punctuation
+never thoughts, nor Obsidian's ``%% %%`` comments (one opened in the middle of a line hides
+the lines after it until it closes; an HTML comment, the rest of its paragraph), nor a line
+of only emoji, punctuation, tags or a footnote reference
 (:func:`vaultbrain.vault.typed.is_thought`). One line is one thought, even where Markdown
 would join lines into one paragraph; a table or a ``$$`` block right under a list item
 (a "lazy" continuation to CommonMark, a table or math to the eye) is still not taken. List
@@ -32,8 +34,8 @@ from typing import TYPE_CHECKING
 
 from vaultbrain.errors import UserError
 from vaultbrain.patterns import LazyPattern
-from vaultbrain.vault.inline import spans
-from vaultbrain.vault.note import parse_note
+from vaultbrain.vault.inline import Span, plain_words, spans
+from vaultbrain.vault.note import newline_of, parse_note
 from vaultbrain.vault.typed import is_thought
 
 if TYPE_CHECKING:
@@ -121,6 +123,7 @@ def scan_inbox(text: str, with_undecodable: bool = False) -> list[InboxLine]:
     start_line = _first_line(lines, note.has_frontmatter, text[: note.body_start])
     out: list[InboxLine] = []
     in_obsidian_comment = False
+    html_comment_from: int | None = None  # the last line inside an open HTML comment
     # bound once: a LazyPattern's method, looked up in a loop, costs more than a pattern's
     marker_at = _MARKER.match
     for i in _text_lines(lines, start_line):
@@ -134,10 +137,24 @@ def scan_inbox(text: str, with_undecodable: bool = False) -> list[InboxLine]:
             if "%%" in raw:
                 in_obsidian_comment = False
             continue
+        if html_comment_from is not None:
+            # An HTML comment opened inside a paragraph runs on to its ``-->`` in the same
+            # paragraph (a blank line, another block or a new list item ends the paragraph).
+            item = marker_at(raw)
+            if html_comment_from == i - 1 and not (item and item.group("marker")):
+                html_comment_from = None if "-->" in raw else i
+                continue
+            html_comment_from = None
         if stripped.startswith("%%"):
             if "%%" not in stripped[2:]:
                 in_obsidian_comment = True
             continue
+        if "%%" in raw and _opens_comment(raw):
+            # ``buy paint %% a note to self`` opens a comment the next lines are inside of,
+            # hidden by Obsidian until a line that closes it: never thoughts.
+            in_obsidian_comment = True
+        if "<!--" in raw and raw.rfind("<!--") > raw.rfind("-->"):
+            html_comment_from = i  # ``call Sam <!-- why`` hides the lines after it
         if not stripped:
             continue
         mm = marker_at(raw, len(bom))
@@ -185,8 +202,8 @@ def scan_inbox(text: str, with_undecodable: bool = False) -> list[InboxLine]:
         undecodable = bad and UNDECODABLE.search(raw) is not None
         if undecodable and block_id is None and not with_undecodable:
             continue
-        if block_id is None and not is_thought(rest):
-            continue  # only emoji or punctuation: it would be an untitled record
+        if block_id is None and (not is_thought(rest) or _no_words(rest)):
+            continue  # only emoji, punctuation or tags: it would be an untitled record
         out.append(
             InboxLine(
                 i,
@@ -204,6 +221,39 @@ def scan_inbox(text: str, with_undecodable: bool = False) -> list[InboxLine]:
             )
         )
     return out
+
+
+def _opens_comment(raw: str) -> bool:
+    """Whether a line leaves an Obsidian ``%%`` comment open: an odd number of ``%%``
+    outside the person's code spans (a ``%%`` in code is text)."""
+    if "`" in raw:
+        raw = "".join(raw[s.start : s.end] if s.kind != "code" else "" for s in _all(raw))
+    return raw.count("%%") % 2 == 1
+
+
+def _all(raw: str) -> list[Span]:
+    """``raw`` cut into its spans and the text between them, in order."""
+    out: list[Span] = []
+    at = 0
+    for s in spans(raw):
+        out += [Span(at, s.start, "text"), s] if s.start > at else [s]
+        at = s.end
+    return [*out, Span(at, len(raw), "text")]
+
+
+# Signs that a line's words may all be syntax: a footnote, a comment, HTML, math.
+_MAY_BE_BARE = LazyPattern(r"\[\^|\^\[|%%|<|\$\$")
+_TAGS_ONLY = LazyPattern(r"(?:#[^\s#]+[ \t]*)+")
+
+
+def _no_words(rest: str) -> bool:
+    """Whether a line holds no words once its syntax is out: only tags (``#todo``: no
+    thought to title), or only a footnote reference, a comment, HTML or math. Checked only
+    where such syntax is (most lines have none: a year-old inbox is read every pass)."""
+    text = rest.strip()
+    if text.startswith("#") and _TAGS_ONLY.fullmatch(text):
+        return True
+    return _MAY_BE_BARE.search(text) is not None and not is_thought(plain_words(text))
 
 
 # -- which lines are text, by CommonMark's block rules ------------------------------------
@@ -415,11 +465,11 @@ def append_line(text: str, new_raw: str) -> str:
     last and unfinished (ending it would hand a half-typed thought to the daemon). A last
     line that carries one of our anchors is finished whatever its ending: the new line
     follows it."""
-    nl = "\r\n" if "\r\n" in text else "\n"
-    if not text or text.endswith("\n"):
+    nl = newline_of(text)
+    if not text or text.endswith(("\n", "\r")):
         return f"{text}{new_raw}{nl}"
-    start = text.rfind("\n") + 1
-    last = text[start:]
+    last = split_lines(text)[-1]
+    start = len(text) - len(last)
     if "^vb-" in last:
         return f"{text}{nl}{new_raw}{nl}"
     return f"{text[:start]}{new_raw}{nl}{last}"

@@ -41,6 +41,10 @@ _TAG = LazyPattern(r"(?:(?<=\s)|^)#(?=[\w/-]*[^\W\d_])([\w/-]+)")
 # What reads as syntax in a link or a line when left over (an unpaired ``~~``, an empty
 # ``** **``): removed from the words once the real syntax is read.
 _LEFTOVER = LazyPattern(r"~~|==|\*\*|__|`+")
+# Shown as nothing: soft hyphen, zero-width space, word joiner, BOM, and the direction
+# embeddings, overrides and isolates (the marks LRM and RLM, and the joiners ZWJ and ZWNJ,
+# which shape what is shown, stay).
+_INVISIBLE = LazyPattern("[\u00ad\u200b\u2060\ufeff\u202a-\u202e\u2066-\u2069]")
 _MD: MarkdownIt | None = None
 
 
@@ -79,14 +83,38 @@ def parse_wikilink(inner: str, embed: bool = False) -> WikiLink:
 
 
 def wikilinks(text: str) -> list[WikiLink]:
-    """The wikilinks and embeds typed in ``text``, in order (none inside a code span)."""
-    if "[[" not in text:
+    """The wikilinks and embeds typed in ``text``, and its Markdown links to a note of the
+    vault (``[Sam](People/Sam.md)``: as ``[[People/Sam|Sam]]``), in order (none inside a
+    code span)."""
+    if "[[" not in text and "](" not in text:
         return []
     found: list[WikiLink] = []
-    for token in _inline(text):
+    tokens = _inline(text)
+    for n, token in enumerate(tokens):
         if token.type == "wikilink":
             found.append(token.meta["link"])
+        elif token.type == "link_open":
+            found.extend(_note_link(str(token.attrGet("href") or ""), tokens[n + 1 :]))
     return [link for link in found if link.target]
+
+
+_SCHEME = LazyPattern(r"[A-Za-z][A-Za-z0-9+.-]*:|/|#|\.\./")
+
+
+def _note_link(href: str, after: list[Token]) -> list[WikiLink]:
+    """A Markdown link's target as a wikilink, when it is a path in the vault (no scheme:
+    ``https:``, ``obsidian:``, ``mailto:`` are addresses), shown as its text."""
+    from urllib.parse import unquote
+
+    if not href or _SCHEME.match(href):
+        return []
+    shown: list[str] = []
+    for token in after:
+        if token.type == "link_close":
+            break
+        shown.append(_shown(token))
+    link = parse_wikilink(unquote(href).removeprefix("./").replace("|", " "))
+    return [WikiLink(link.target, link.heading, " ".join("".join(shown).split()))]
 
 
 def plain_words(text: str) -> str:
@@ -94,7 +122,11 @@ def plain_words(text: str) -> str:
     highlights, code spans and math lose their marks and keep their text; a wikilink or an
     embed becomes what it shows (its alias, or the note's name); a Markdown link its text;
     footnote references, comments and HTML tags go; a ``#tag`` keeps its word. Spaces are
-    collapsed. Idempotent."""
+    collapsed; characters Obsidian shows as nothing go (a zero-width space, a soft hyphen,
+    a direction override: in a title or a file name they make two names that look alike).
+    Idempotent."""
+    if _INVISIBLE.search(text):
+        text = _INVISIBLE.sub("", text)
     if not _SYNTAX.search(text):
         return " ".join(text.split())
     text = _COMMENT.sub(" ", text) if "%%" in text else text
@@ -105,13 +137,15 @@ def plain_words(text: str) -> str:
     out = "".join(parts)
     out = _HIGHLIGHT.sub(r"\1", out) if "==" in out else out
     out = _TAG.sub(r"\1", out) if "#" in out else out
-    out = _LEFTOVER.sub(" ", out)
+    out = _unbracketed(_LEFTOVER.sub(" ", out))  # (``\[\[x\]\]`` shows brackets: no link)
     return " ".join(out.split())
 
 
 def _shown(token: Token) -> str:
     kind = token.type
-    if kind in ("text", "code_inline", "math_inline", "math_inline_double"):
+    if kind in ("code_inline", "math_inline", "math_inline_double"):
+        return _unbracketed(token.content)
+    if kind == "text":
         return token.content
     if kind == "wikilink":
         link: WikiLink = token.meta["link"]
@@ -121,6 +155,16 @@ def _shown(token: Token) -> str:
     if kind == "image":
         return "".join(_shown(child) for child in token.children or ())
     return ""  # marks (s_open, em_close, link_open…), html, footnote references
+
+
+def _unbracketed(literal: str) -> str:
+    """Literal text (a code span's, math's, escaped brackets) without ``[[`` and ``]]``:
+    kept, they would make a link of its words wherever the words are written again (a title
+    in Properties, our link's label on the inbox line), which the person said they are not."""
+    return _BRACKETS.sub("", literal) if "[[" in literal or "]]" in literal else literal
+
+
+_BRACKETS = LazyPattern(r"\[\[|\]\]")
 
 
 def _inline(text: str) -> list[Token]:
@@ -300,9 +344,9 @@ def _span_words(raw: str, kind: str) -> str:
         inner = raw.strip("`")
         if inner.startswith(" ") and inner.endswith(" ") and inner.strip():
             inner = inner[1:-1]
-        return " ".join(inner.split())
+        return " ".join(_unbracketed(inner).split())
     if kind == "math":
-        return " ".join(raw.strip("$").split())
+        return " ".join(_unbracketed(raw.strip("$")).split())
     if kind == "escape":  # (only ASCII punctuation is escaped: ``\→`` shows its backslash)
         return raw[1:] if raw[1] in _ASCII_PUNCTUATION else raw
     if kind == "wikilink":

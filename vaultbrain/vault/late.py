@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import threading
 import time
 import weakref
@@ -30,6 +31,7 @@ except ImportError:  # pragma: no cover - Windows
 import hashlib
 
 from vaultbrain.vault.atomic import read_all
+from vaultbrain.vault.note import newline_of
 
 GRACE = 5.0  # seconds a displaced file is watched
 KEEP = 64  # displaced files watched at once (an open descriptor each); the oldest goes first
@@ -60,7 +62,7 @@ class Seen:
     def of(cls, data: bytes) -> Seen:
         if len(data) <= MAX_SEEN:
             return cls(len(data), data)
-        lines = data.decode("utf-8", "surrogateescape").splitlines()
+        lines = _lines(data.decode("utf-8", "surrogateescape"))
         return cls(len(data), None, _tail_hash(data, len(data)), frozenset(map(hash, lines)))
 
     def same(self, after: bytes) -> bool:
@@ -82,7 +84,7 @@ class Seen:
     def _lines(self) -> set[str]:
         cached = self.__dict__.get("_line_set")
         if cached is None:
-            cached = set(self.data.decode("utf-8", "surrogateescape").splitlines())  # type: ignore[union-attr]
+            cached = set(_lines(self.data.decode("utf-8", "surrogateescape")))  # type: ignore[union-attr]
             object.__setattr__(self, "_line_set", cached)
         return cached
 
@@ -299,12 +301,23 @@ def free_all(fds: list[int]) -> None:
 def new_lines(text: str, seen: Seen, have: str) -> str:
     """The lines of a late save ``text`` that neither the displaced file held (``seen``) nor
     the note has now (``have``), each ending in a newline."""
-    now = set(have.splitlines())
-    return "".join(x + "\n" for x in text.splitlines() if x not in now and not seen.has_line(x))
+    now = set(_lines(have))
+    nl = newline_of(have or text)
+    return "".join(x + nl for x in _lines(text) if x not in now and not seen.has_line(x))
 
 
 def joined(text: str, added: str) -> str:
     """``added`` (whole lines) after ``text``, on a line of their own."""
-    if text and added and not text.endswith("\n"):
-        return text + "\n" + added
+    if text and added and not text.endswith(("\n", "\r")):
+        return text + newline_of(text) + added
     return text + added
+
+
+_EOL = re.compile(r"\r\n|\r|\n")
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of ``text`` as Obsidian has them: only ``\r\n``, ``\r`` and ``\n`` end
+    one (``str.splitlines`` would also cut a thought at a U+2028 or a form feed)."""
+    parts = _EOL.split(text)
+    return parts[:-1] if parts and not parts[-1] else parts

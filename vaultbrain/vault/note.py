@@ -124,7 +124,24 @@ def simple_frontmatter(block: str, as_stored: bool = False) -> dict[str, Any] | 
     return data
 
 
-_FENCE_OPEN = LazyPattern(r"---[ \t]*(\r?\n)")
+# A line ends at ``\r\n``, ``\r`` or ``\n``, as in Obsidian's editor (CodeMirror splits on
+# all three): a note saved by an old Mac editor (lone ``\r``) has Properties too.
+_FENCE_OPEN = LazyPattern(r"---[ \t]*(\r\n|\r|\n)")
+_EOL = LazyPattern(r"\r\n|\r|\n")
+_EOL_LINE = LazyPattern(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+def newline_of(text: str) -> str:
+    """The line ending the note uses most (``\r\n``, a lone ``\r`` or ``\n``; ``\n`` for
+    a note with none): what a line vaultbrain adds to it ends with, so a Windows note stays
+    CRLF and an old Mac one stays CR."""
+    crlf = text.count("\r\n")
+    cr, lf = text.count("\r") - crlf, text.count("\n") - crlf
+    if crlf > lf and crlf >= cr:
+        return "\r\n"
+    return "\r" if cr > lf and cr > crlf else "\n"
+
+
 _FENCE_CLOSE = LazyPattern(r"^(?:---|\.\.\.)[ \t]*$")
 _KEY_LINE = LazyPattern(
     r"""^(?:"(?P<dq>(?:[^"\\]|\\.)*)"|'(?P<sq>(?:[^']|'')*)'|(?P<plain>[^\s#'"\-?:{}\[\],&*!|>%@`][^:#]*?|-[^\s:][^:#]*?))[ \t]*:(?:[ \t]|$)"""
@@ -183,7 +200,17 @@ def parse_note(text: str) -> ParsedNote:
     body_start = len(text)
     cursor = pos
     fence_close = _FENCE_CLOSE.match  # bound once, for the loop
-    while cursor <= len(text):
+    if newline == "\r":  # an old Mac note: its lines end at a lone CR
+        eol = _EOL.search
+        while cursor <= len(text):
+            end = eol(text, cursor)
+            if fence_close(text[cursor : end.start() if end else len(text)]):
+                close_at, body_start = cursor, end.end() if end else len(text)
+                break
+            if end is None:
+                break
+            cursor = end.end()
+    while close_at is None and cursor <= len(text):
         nl = text.find("\n", cursor)
         line_end = len(text) if nl == -1 else nl
         line = text[cursor:line_end].rstrip("\r")
@@ -465,7 +492,7 @@ def update_frontmatter(
         additions = {k: v for k, v in changes.items() if v is not None or k in changes}
         if not additions:
             return text
-        return render_frontmatter(additions) + text
+        return render_frontmatter(additions, newline_of(text)) + text
     nl = note.newline
     if not removals and not any(k in note.data or _names_key(note.raw, k) for k in changes):
         # Only new properties (an id written into a hand-made note): appended after the
@@ -502,7 +529,7 @@ def update_frontmatter(
         i += 1
     while out and not out[-1]:
         out.pop()  # a removed last key leaves nothing, not an empty line
-    if out and not out[-1].endswith("\n"):
+    if out and not out[-1].endswith(("\n", "\r")):
         out[-1] += nl
     out.extend(appended)
     raw = "".join(out)
@@ -514,9 +541,9 @@ def append_to_section(text: str, heading: str, line: str) -> str:
 
     Only the new line (and, when the section is new, its heading) is added; nothing else moves.
     """
-    nl = "\r\n" if "\r\n" in text else "\n"
+    nl = newline_of(text)
     level = len(heading) - len(heading.lstrip("#"))
-    lines = text.splitlines(keepends=True)
+    lines = _EOL_LINE.findall(text)
     start = None
     for i, existing in enumerate(lines):
         if existing.rstrip("\r\n").strip() == heading:
@@ -524,7 +551,7 @@ def append_to_section(text: str, heading: str, line: str) -> str:
             break
     if start is None:
         prefix = text
-        if prefix and not prefix.endswith("\n"):
+        if prefix and not prefix.endswith(("\n", "\r")):
             prefix += nl
         if prefix and not prefix.endswith(nl + nl) and prefix.strip():
             prefix += nl
@@ -540,7 +567,7 @@ def append_to_section(text: str, heading: str, line: str) -> str:
     insert_at = end
     while insert_at > start + 1 and not lines[insert_at - 1].strip():
         insert_at -= 1
-    if insert_at > 0 and not lines[insert_at - 1].endswith("\n"):
+    if insert_at > 0 and not lines[insert_at - 1].endswith(("\n", "\r")):
         lines[insert_at - 1] += nl
     lines.insert(insert_at, f"{line}{nl}")
     return "".join(lines)
