@@ -349,6 +349,19 @@ def test_daily_note_gets_one_link_to_the_digest(seeded: Path) -> None:
     assert not (seeded / "Daily/2026-11-30.md").exists()
 
 
+@pytest.mark.parametrize("nl", ["\r\n", "\r"])
+def test_the_digest_link_keeps_the_daily_notes_line_endings(seeded: Path, nl: str) -> None:
+    # A Windows (CRLF) or old Mac (lone CR) daily note gets the link in its own endings:
+    # Obsidian shows a lone CR as a line break, so a "\n" added to it would be a stray byte.
+    Brain(seeded).settings.set("daily_notes_folder", "Daily")
+    daily = seeded / "Daily/2026-12-01.md"
+    daily.parent.mkdir()
+    daily.write_bytes(f"# Tuesday{nl}{nl}- walked the dog".encode())
+    assert run(seeded, "digest", "run", "--date", DAY).exit_code == 0
+    want = f"# Tuesday{nl}{nl}- walked the dog{nl}{nl}[[Brain/Digests/2026-12-01|Daily digest]]{nl}"
+    assert daily.read_bytes() == want.encode()
+
+
 def test_schedule_json_lists_the_jobs(seeded: Path) -> None:
     result = run(seeded, "schedule", "--json")
     assert result.exit_code == 0, result.output

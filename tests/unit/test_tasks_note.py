@@ -177,6 +177,17 @@ def test_a_note_without_a_line_gets_one_before_the_log(admin: PageType) -> None:
     assert after == before.replace("\n## Log", f"\n{OPEN}\n\n## Log")
 
 
+@pytest.mark.parametrize("nl", ["\r\n", "\r"])
+def test_a_line_added_to_a_note_keeps_its_line_endings(admin: PageType, nl: str) -> None:
+    # A Windows or old Mac note: the Tasks line it gets ends as its other lines do.
+    without = note("Some notes.").replace(
+        "\n## Log\n- 2026-11-01 filed from [[Inbox#^vb-abc123|inbox]]\n", ""
+    )
+    before = without.rstrip("\n").replace("\n", nl)
+    after = sync_task_line(before, admin, FIELDS, TODAY)
+    assert after == before + nl + nl + OPEN + nl
+
+
 def test_archiving_closes_the_task(admin: PageType) -> None:
     after = close_task(note(), admin, TODAY)
     data = parse_note(after).data

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
 from vaultbrain.vault.files import NoteFile, Vault, is_ignored
+from vaultbrain.vault.note import newline_of
 
 from .facts import collect_daily, collect_weekly, iso_week
 from .insights import ask_daily, ask_weekly
@@ -180,9 +181,9 @@ def _link_daily_note(app: Brain, day: dt.date, digest_rel: str) -> str | None:
         if note is None or f"[[{target}|" in note.text or f"[[{target}]]" in note.text:
             return None  # no daily note that day, or linked already
         text = note.text
-        if text and not text.endswith("\n"):
-            text += "\r\n" if "\r\n" in text else "\n"
-        nl = "\r\n" if "\r\n" in text else "\n"
+        nl = newline_of(text)
+        if text and not text.endswith(("\n", "\r")):
+            text += nl
         if text.strip() and not text.endswith(nl + nl):
             text += nl  # a paragraph of its own, not the tail of a list item
         return text + line + nl

@@ -22,6 +22,7 @@ from vaultbrain.vault import tasks as tk
 from vaultbrain.vault.note import (
     ParsedNote,
     append_to_section,
+    newline_of,
     parse_note,
     update_frontmatter,
 )
@@ -239,12 +240,12 @@ def _replace_body_line(text: str, body_start: int, index: int, new: str | None) 
 
 def _insert_task_line(text: str, body_start: int, line: str) -> str:
     """Add the Tasks line where the template puts it: before ``## Log``, else at the end."""
-    nl = "\r\n" if "\r\n" in text else "\n"
+    nl = newline_of(text)
     body = text[body_start:]
     lines = body.splitlines(keepends=True)
     at = next((i for i, x in enumerate(lines) if x.rstrip("\r\n").strip() == "## Log"), None)
     if at is None:
-        if body and not body.endswith("\n"):
+        if body and not body.endswith(("\n", "\r")):
             body += nl
         sep = nl if body.strip() and not body.endswith(nl + nl) else ""
         return text[:body_start] + body + sep + line + nl
