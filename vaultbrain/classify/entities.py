@@ -14,20 +14,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Container
-from typing import Any
 
 from vaultbrain.classify.mentions import (
     COMMON,
     CUES,
     HONORIFICS,
     JOINS,
-    PARTICLES,
     WEAK_CUES,
     KnownNames,
     PersonMention,
     capitalised,
     titlecase_name,
 )
+from vaultbrain.classify.namerun import ARROW_GAP, POSSESSIVE, bare_word, extend_name
 from vaultbrain.classify.namewords import (
     FAMILY,
     GERMAN_NOUN_ENDINGS,
@@ -69,11 +68,6 @@ _DETERMINERS = {"the", "a", "an", "my", "our", "your", "his", "her", "their", "t
 _DETERMINERS |= {"these", "those", "some", "all", "any", "every", "de", "het", "een", "il", "la"}
 _DETERMINERS |= {"le", "les", "un", "una", "uno", "der", "die", "das", "den", "dem", "ein", "eine"}
 _TOKEN = LazyPattern(r"[^\W\d_](?:[\w'’\-]*[^\W_])?\.?|[,&+]|w/")
-_POSSESSIVE = LazyPattern(r"['’]s$")
-
-
-def _bare(tok: str) -> str:
-    return _POSSESSIVE.sub("", tok.rstrip(".")).rstrip(".")
 
 
 def find_people(
@@ -132,7 +126,7 @@ def find_people(
         (but ``McDonald``, ``O'Brien``, ``DeShawn``, ``LaToya`` are names)."""
         if any(c.isdigit() or c == "_" for c in tok):
             return True
-        bare = _bare(tok)
+        bare = bare_word(tok)
         humps = _HUMPS.findall(bare)
         return len(humps) > 1 or bool(humps) and not _NAME_PREFIX.match(bare)
 
@@ -141,16 +135,16 @@ def find_people(
         these that is no given name or surname is a shop or a place, not someone."""
         if k == 0:
             return False
-        low = _bare(toks[k]).lower()
+        low = bare_word(toks[k]).lower()
         prev_low = toks[k - 1].lower()
-        if known.person(_bare(toks[k])):
+        if known.person(bare_word(toks[k])):
             return False
         # "São Paulo", "New York", "Big Mac": after a capitalised word that is only a word
         if (
             not sentence_start(k - 1)
             and not sentence_start(k)
             and capitalised(toks[k - 1])
-            and only_a_word(_bare(toks[k - 1]).lower())
+            and only_a_word(bare_word(toks[k - 1]).lower())
         ):
             return True
         if given_name(low):
@@ -166,14 +160,14 @@ def find_people(
     def calendar(k: int) -> bool:
         """A month or a feast after a preposition ("for August", "to Easter", "till May"): a
         time, not the person the word may also name."""
-        low = _bare(toks[k]).lower()
+        low = bare_word(toks[k]).lower()
         return low in CALENDAR_NAMES and k > 0 and toks[k - 1].lower() in TIME_PREPOSITIONS
 
     def after_article(k: int) -> bool:
         """A capitalised word after an article ("the Hendry job", "wegen dem Carport", "el
         Prado"): a thing, a place or a firm that the word names, not someone addressed by
         name (an honorific opens a name before this is asked)."""
-        return k > 0 and toks[k - 1].lower() in ARTICLES and not known.person(_bare(toks[k]))
+        return k > 0 and toks[k - 1].lower() in ARTICLES and not known.person(bare_word(toks[k]))
 
     def before(k: int) -> str:
         """The text between the previous token and token ``k``."""
@@ -189,7 +183,7 @@ def find_people(
         """Token ``k`` is the subject of something people do ("Teodora leads", "Rose needs",
         "June says", "Daisy's dog", "Bill from next door", "Hope and Faith")."""
         nxt = following(k)
-        if _POSSESSIVE.search(toks[k]) or nxt in PERSON_VERBS and nxt not in WEAK_VERBS:
+        if POSSESSIVE.search(toks[k]) or nxt in PERSON_VERBS and nxt not in WEAK_VERBS:
             return True
         if nxt == "from" and k + 2 < len(toks) and toks[k + 2].lower() in ("the", "next", "work"):
             return True
@@ -201,7 +195,7 @@ def find_people(
 
     def name_word(k: int) -> bool:
         """A capitalised given name that is also a word, where the context makes it a name."""
-        low = _bare(toks[k]).lower()
+        low = bare_word(toks[k]).lower()
         if not ambiguous(low):
             return False
         if k and toks[k - 1].lower() in NOT_BEFORE_NAME:
@@ -220,13 +214,13 @@ def find_people(
         the context says so, or no word at all (a capitalised rare English word mid-sentence,
         "Cressida", is no word), or one of a pair of names, or the object of a contact verb
         ("call Kwame") that the corpus does not know as a word."""
-        low = _bare(toks[k]).lower()
+        low = bare_word(toks[k]).lower()
         if pair(k):
             return True
         if ambiguous(low):
             return name_word(k)
         said = 2 if subject(k) else 1 if not sentence_start(k) else 0
-        if not ordinary(_bare(toks[k]), said) and not noun(k):
+        if not ordinary(bare_word(toks[k]), said) and not noun(k):
             return True
         return (
             k > 0
@@ -239,9 +233,9 @@ def find_people(
     def pair(k: int) -> bool:
         """Token ``k`` and the next are a given name and a surname, or a surname and a given
         name ("Mei Lin", "Chen Jia", "Grace Hopper"): a full name, wherever it stands."""
-        if k + 1 >= len(toks) or not capitalised(toks[k + 1]) or _POSSESSIVE.search(toks[k]):
+        if k + 1 >= len(toks) or not capitalised(toks[k + 1]) or POSSESSIVE.search(toks[k]):
             return False
-        a, b = _bare(toks[k]).lower(), _bare(toks[k + 1]).lower()
+        a, b = bare_word(toks[k]).lower(), bare_word(toks[k + 1]).lower()
         if {a, b} & (COMMON | CUES | HONORIFICS) or identifier(toks[k]) or identifier(toks[k + 1]):
             return False
         return (given_name(a) or surname(a)) and (given_name(b) or surname(b))
@@ -249,18 +243,18 @@ def find_people(
     def shop(k: int) -> bool:
         """A possessive after an article or someone else's ("a McDonald's", "at the
         tailor's", "her nonna's ragù"): a shop, a trade or another person's relative."""
-        return bool(_POSSESSIVE.search(toks[k])) and k > 0 and toks[k - 1].lower() in OTHERS
+        return bool(POSSESSIVE.search(toks[k])) and k > 0 and toks[k - 1].lower() in OTHERS
 
     def place(k: int) -> bool:
         """ "moved to Busan", "lives in Leeds", "back from Lagos": a place, not a person."""
         head = text[max(0, spans[k].start() - 40) : spans[k].start()]
-        return not _POSSESSIVE.search(toks[k]) and ends_in_place_cue(head)
+        return not POSSESSIVE.search(toks[k]) and ends_in_place_cue(head)
 
     def noun(k: int) -> bool:
         """In a German thought, a capitalised noun: a known ending, or a compound of a word."""
         if not german:
             return False
-        low = _bare(toks[k]).lower()
+        low = bare_word(toks[k]).lower()
         if low.endswith(GERMAN_NOUN_ENDINGS):
             return True
         return len(low) >= 8 and any(
@@ -296,14 +290,14 @@ def find_people(
     taken = 0  # the tokens before this are part of a name found already
     while i < len(toks):
         tok = toks[i]
-        low = _bare(tok).lower()
+        low = bare_word(tok).lower()
         if (
             tok.islower()
             and low not in HONORIFICS
             and low not in NAME_WORDS
             and not (low in FAMILY and low not in common)  # "papa anrufen"
             # after a cue, or said of ("sanjay's", "bex has"), a rare word may be a name
-            and ordinary(low, 2 if _POSSESSIVE.search(tok) or subject(i) else int(is_cue(prev)))
+            and ordinary(low, 2 if POSSESSIVE.search(tok) or subject(i) else int(is_cue(prev)))
             and not (is_cue(prev) and stray(low))
             and not (i == 0 and given_name(low) and subject(i))  # "raj wants in"
         ):
@@ -319,15 +313,17 @@ def find_people(
             and capitalised(tok)
             and i + 1 < len(toks)
             and capitalised(toks[i + 1])
-            and _bare(toks[i + 1]).lower() in TITLES
+            and bare_word(toks[i + 1]).lower() in TITLES
         )
         if opens and i + 1 < len(toks) and toks[i + 1] not in JOINS:
             j = i + 1
             while (
-                j + 1 < len(toks) and _bare(toks[j]).lower() in HONORIFICS and capitalised(toks[j])
+                j + 1 < len(toks)
+                and bare_word(toks[j]).lower() in HONORIFICS
+                and capitalised(toks[j])
             ):
                 j += 1  # "Staff Nurse", "Frau Dr."
-            nxt = _bare(toks[j])
+            nxt = bare_word(toks[j])
             after = nxt.lower()  # "frau koch", "mrs chen": a surname after a title
             if (
                 capitalised(nxt) or not ordinary(nxt) or surname(after) or given_name(after)
@@ -343,7 +339,7 @@ def find_people(
             and (i == 0 or is_cue(prev) or prev in WEAK_CUES or prev in JOINS)
             and not (i + 1 < len(toks) and capitalised(toks[i + 1]))
         ):
-            words = [_bare(tok)]  # "ring mum", "get gran a charger": someone, not a word
+            words = [bare_word(tok)]  # "ring mum", "get gran a charger": someone, not a word
             evidence = "family"
             i += 1
         elif (
@@ -358,16 +354,16 @@ def find_people(
             and not identifier(tok)
             and not (compound(low) and not given_name(low) and not pair(i))  # "Zahnarzttermin"
             and not shop_or_place(i)
-            and not known.other_type(_bare(tok))
-            and not (len(_bare(tok)) > 1 and _bare(tok).isupper())  # CAF, MOT: not a name
-            and not (shop(i) and not known.person(_bare(tok)))  # "a McDonald's": a shop
+            and not known.other_type(bare_word(tok))
+            and not (len(bare_word(tok)) > 1 and bare_word(tok).isupper())  # CAF, MOT: not a name
+            and not (shop(i) and not known.person(bare_word(tok)))  # "a McDonald's": a shop
             and not place(i)
             # "my mum's Toyota Corolla", "Sarah's Kindle": what someone has, not someone
-            and not (i > 0 and _POSSESSIVE.search(toks[i - 1]) and not name_word(i))
+            and not (i > 0 and POSSESSIVE.search(toks[i - 1]) and not name_word(i))
         ):
-            words = [_bare(tok)]
+            words = [bare_word(tok)]
             # "Teodora leads the rollout", "ask Will", "review Marek's PR"
-            said = sentence_start(i) or _POSSESSIVE.search(tok) and given_name(low)
+            said = sentence_start(i) or POSSESSIVE.search(tok) and given_name(low)
             if said and subject(i) or ambiguous(low):
                 evidence = "subject"  # "Teodora leads the rollout", "ask Will"
             i += 1
@@ -375,62 +371,62 @@ def find_people(
             tok.islower()
             and (is_cue(prev) or prev in JOINS and out and out[-1].evidence != "guess")
             and (
-                not ordinary(_bare(tok), 1)
+                not ordinary(bare_word(tok), 1)
                 # after "and" or a comma, a word is one of a list of names only right after
                 # a name ("Priya, marco and sam", but "anrufen, sie hat Geburtstag")
-                and (is_cue(prev) or taken == i - 1 or only_a_name(_bare(tok).lower()))
-                or _bare(tok) in NAME_WORDS
+                and (is_cue(prev) or taken == i - 1 or only_a_name(bare_word(tok).lower()))
+                or bare_word(tok) in NAME_WORDS
                 and prev != "and"
                 or is_cue(prev)
-                and stray(_bare(tok).lower())
+                and stray(bare_word(tok).lower())
             )
-            and len(_bare(tok)) > 2
+            and len(bare_word(tok)) > 2
         ):
-            words = [_bare(tok)]
+            words = [bare_word(tok)]
             # "coffee w priya": a name if the model agrees; a given name that is no word
             # ("txt wendell") is one on this evidence alone
             # ("txt wendell"), or a given name no everyday word is after a contact verb
             # ("txt wendy") is one on this evidence alone
-            bare = _bare(tok).lower()
+            bare = bare_word(tok).lower()
             named = (
                 only_a_name(bare) or is_cue(prev) and given_name(bare) and not everyday_word(bare)
             )
             evidence = "cue" if named else "cue-lower"
             i += 1
-        elif known.person(_bare(tok)) and (capitalised(tok) or not ordinary(_bare(tok))):
-            words = [_bare(tok)]
+        elif known.person(bare_word(tok)) and (capitalised(tok) or not ordinary(bare_word(tok))):
+            words = [bare_word(tok)]
             i += 1
         elif (
             tok.islower()
             and not shorthand(low)
             and (i == 0 or prev in WEAK_CUES)
             and (
-                not ordinary(_bare(tok), 2 if i == 0 and subject(i) else 0)
+                not ordinary(bare_word(tok), 2 if i == 0 and subject(i) else 0)
                 or i == 0
                 and given_name(low)
                 and subject(i)
             )
             and not is_cue(tok)  # "rmind dotty": a cue typed in a hurry, no name
-            and len(_bare(tok)) > 2
-            and _bare(tok).isalpha()
+            and len(bare_word(tok)) > 2
+            and bare_word(tok).isalpha()
         ):
             # "lucía works at the hospital": a name only if the model says a person is named;
             # on better evidence when something is said of it ("santiago teaches…")
-            words = [_bare(tok)]
-            strong = i == 0 and subject(i) or _POSSESSIVE.search(tok)
+            words = [bare_word(tok)]
+            strong = i == 0 and subject(i) or POSSESSIVE.search(tok)
             evidence = "subject" if strong else "guess"
-            if evidence == "guess" and only_a_name(_bare(tok).lower()) and subject(i):
+            if evidence == "guess" and only_a_name(bare_word(tok).lower()) and subject(i):
                 evidence = "subject"  # "moritz is organising the reunion"
             i += 1
         elif (
             tok.islower()
-            and _POSSESSIVE.search(tok)
-            and not ordinary(_bare(tok), 2)
+            and POSSESSIVE.search(tok)
+            and not ordinary(bare_word(tok), 2)
             and not shop(i)  # "the tailor's", "her nonna's ragù": no one of the person's own
-            and len(_bare(tok)) > 2
-            and _bare(tok).isalpha()
+            and len(bare_word(tok)) > 2
+            and bare_word(tok).isalpha()
         ):
-            words = [_bare(tok)]  # "sign imogen's card": someone's
+            words = [bare_word(tok)]  # "sign imogen's card": someone's
             evidence = "subject"
             i += 1
         if not words:
@@ -438,8 +434,8 @@ def find_people(
             i += 1
             continue
         # A name does not run on across an arrow ("ping Bob → Kiln": Bob, then a project).
-        stop = next((k for k in range(i, len(toks)) if _ARROW_GAP.search(before(k))), len(toks))
-        i = _extend(toks[:stop], i, words, evidence, ordinary, known)
+        stop = next((k for k in range(i, len(toks)) if ARROW_GAP.search(before(k))), len(toks))
+        i = extend_name(toks[:stop], i, words, evidence, ordinary, known)
         # "Dinner with Ada Lovelace": a given name before the name is its first name, even a
         # given name that is also a word ("with Rosa Parks", "Will Byers")
         if (
@@ -448,33 +444,33 @@ def find_people(
             and start > taken
             and capitalised(toks[start - 1])
             and (
-                given_name(_bare(toks[start - 1]).lower())
+                given_name(bare_word(toks[start - 1]).lower())
                 # "Tupac Quispe": before a surname, a capitalised word no everyday English
                 # word is ("Tupac", but "Ask Quispe", "Thank Okafor") is the first name
                 or len(words) == 1
                 and surname(words[0].lower())
-                and not everyday_word(_bare(toks[start - 1]).lower())
+                and not everyday_word(bare_word(toks[start - 1]).lower())
                 and not is_cue(toks[start - 1])
-                and not shorthand(_bare(toks[start - 1]).lower())
+                and not shorthand(bare_word(toks[start - 1]).lower())
             )
-            and _bare(toks[start - 1]).lower() not in COMMON | CUES | HONORIFICS
-            and not _POSSESSIVE.search(toks[start - 1])
+            and bare_word(toks[start - 1]).lower() not in COMMON | CUES | HONORIFICS
+            and not POSSESSIVE.search(toks[start - 1])
             and not identifier(toks[start - 1])
         ):
             start -= 1
-            words.insert(0, _bare(toks[start]))
+            words.insert(0, bare_word(toks[start]))
             if evidence in ("capitalised", "guess"):
                 evidence = "fullname"
         if (
             words
             and capitalised(words[0])
             and start > taken
-            and _bare(toks[start - 1]).lower() in NICKNAMES
+            and bare_word(toks[start - 1]).lower() in NICKNAMES
             and capitalised(toks[start - 1])
             and given_name(words[0].lower())
         ):
             start -= 1  # "Big Steve at the scrapyard": his nickname, whole
-            words.insert(0, _bare(toks[start]))
+            words.insert(0, bare_word(toks[start]))
         if evidence == "capitalised" and start > 0 and is_cue(toks[start - 1]):
             evidence = "cue"
         if evidence in ("capitalised", "guess") and start > 0 and toks[start - 1] in JOINS and out:
@@ -522,71 +518,3 @@ def _person_shaped(target: str, known: KnownNames) -> bool:
         return True
     last = lows[-1]
     return given_name(first) and (surname(last) or given_name(last) or not everyday_word(last))
-
-
-_ARROW_GAP = LazyPattern(r"→|->|=>")
-_PARTICLE_JOINED = LazyPattern(r"^(?:al|el|ul|ad|ud|bin|ibn|abu|d|de|di|da|du|van|von)[-'’][A-Z]")
-
-
-def _extend(
-    toks: list[str],
-    i: int,
-    words: list[str],
-    evidence: str,
-    ordinary: Any,
-    known: KnownNames,
-) -> int:
-    """Extend a name from token ``i``: more capitalised words, particles before one ("van der
-    Berg", "de la Cruz"), a joined particle ("al-Hassan", "d'Arcy"), a surname that is also a
-    word after a first name ("Ji-woo Park", "Peter Rose"). Returns the next token's index."""
-    while i < len(toks) and not _POSSESSIVE.search(toks[i - 1]):
-        nxt = toks[i]
-        if nxt.lower() in PARTICLES and i + 1 < len(toks):
-            j = i
-            while j < len(toks) and toks[j].lower() in PARTICLES:
-                j += 1
-            if j < len(toks) and capitalised(toks[j]) and not ordinary(_bare(toks[j])):
-                words += [*toks[i:j], _bare(toks[j])]
-                i = j + 1
-                continue
-            break
-        bare = _bare(nxt)
-        if _PARTICLE_JOINED.match(nxt):
-            words.append(bare)
-            i += 1
-            continue
-        if nxt[:1].isalpha() and (
-            capitalised(nxt)
-            and not ordinary(bare)
-            or evidence == "cue-lower"
-            and not ordinary(bare)
-        ):
-            if evidence == "cue-lower" and not capitalised(nxt) and known.person(" ".join(words)):
-                break
-            words.append(bare)
-            i += 1
-            continue
-        if (
-            capitalised(nxt)
-            and capitalised(words[-1])
-            and (surname(bare.lower()) or given_name(bare.lower()))
-            and bare.lower() not in COMMON | CUES | HONORIFICS
-            and not _POSSESSIVE.search(words[-1])
-        ):
-            words.append(bare)  # "Mei Lin", "Zhang Min", "Rosa Parks": a name's second part
-            i += 1
-            continue
-        if (
-            capitalised(nxt)
-            and capitalised(words[-1])
-            and bare.lower() not in COMMON
-            and bare.lower() not in CUES
-            and bare.lower() not in HONORIFICS
-            and not bare.isupper()
-            and not (i + 1 < len(toks) and capitalised(toks[i + 1]))
-            and not ordinary(words[-1])
-        ):
-            words.append(bare)  # a surname that is also a word
-            i += 1
-        break
-    return i

@@ -1,0 +1,92 @@
+"""Extending a person's name found in a thought (``classify/entities.py``) over the words
+after its first: more capitalised words, particles ("van der Berg"), a joined particle
+("al-Hassan"), a surname that is also a word ("Ji-woo Park")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vaultbrain.classify.mentions import (
+    COMMON,
+    CUES,
+    HONORIFICS,
+    PARTICLES,
+    KnownNames,
+    capitalised,
+)
+from vaultbrain.classify.namewords import given_name, surname
+from vaultbrain.patterns import LazyPattern
+
+POSSESSIVE = LazyPattern(r"['’]s$")
+
+
+def bare_word(tok: str) -> str:
+    return POSSESSIVE.sub("", tok.rstrip(".")).rstrip(".")
+
+
+ARROW_GAP = LazyPattern(r"→|->|=>")
+_PARTICLE_JOINED = LazyPattern(r"^(?:al|el|ul|ad|ud|bin|ibn|abu|d|de|di|da|du|van|von)[-'’][A-Z]")
+
+
+def extend_name(
+    toks: list[str],
+    i: int,
+    words: list[str],
+    evidence: str,
+    ordinary: Any,
+    known: KnownNames,
+) -> int:
+    """Extend a name from token ``i``: more capitalised words, particles before one ("van der
+    Berg", "de la Cruz"), a joined particle ("al-Hassan", "d'Arcy"), a surname that is also a
+    word after a first name ("Ji-woo Park", "Peter Rose"). Returns the next token's index."""
+    while i < len(toks) and not POSSESSIVE.search(toks[i - 1]):
+        nxt = toks[i]
+        if nxt.lower() in PARTICLES and i + 1 < len(toks):
+            j = i
+            while j < len(toks) and toks[j].lower() in PARTICLES:
+                j += 1
+            if j < len(toks) and capitalised(toks[j]) and not ordinary(bare_word(toks[j])):
+                words += [*toks[i:j], bare_word(toks[j])]
+                i = j + 1
+                continue
+            break
+        bare = bare_word(nxt)
+        if _PARTICLE_JOINED.match(nxt):
+            words.append(bare)
+            i += 1
+            continue
+        if nxt[:1].isalpha() and (
+            capitalised(nxt)
+            and not ordinary(bare)
+            or evidence == "cue-lower"
+            and not ordinary(bare)
+        ):
+            if evidence == "cue-lower" and not capitalised(nxt) and known.person(" ".join(words)):
+                break
+            words.append(bare)
+            i += 1
+            continue
+        if (
+            capitalised(nxt)
+            and capitalised(words[-1])
+            and (surname(bare.lower()) or given_name(bare.lower()))
+            and bare.lower() not in COMMON | CUES | HONORIFICS
+            and not POSSESSIVE.search(words[-1])
+        ):
+            words.append(bare)  # "Mei Lin", "Zhang Min", "Rosa Parks": a name's second part
+            i += 1
+            continue
+        if (
+            capitalised(nxt)
+            and capitalised(words[-1])
+            and bare.lower() not in COMMON
+            and bare.lower() not in CUES
+            and bare.lower() not in HONORIFICS
+            and not bare.isupper()
+            and not (i + 1 < len(toks) and capitalised(toks[i + 1]))
+            and not ordinary(words[-1])
+        ):
+            words.append(bare)  # a surname that is also a word
+            i += 1
+        break
+    return i
