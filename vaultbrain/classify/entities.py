@@ -26,7 +26,7 @@ from vaultbrain.classify.mentions import (
     capitalised,
     titlecase_name,
 )
-from vaultbrain.classify.namerun import ARROW_GAP, POSSESSIVE, bare_word, extend_name
+from vaultbrain.classify.namerun import ARROW_GAP, POSSESSIVE, bare_word, extend_name, shouted
 from vaultbrain.classify.namewords import (
     FAMILY,
     GERMAN_NOUN_ENDINGS,
@@ -79,6 +79,8 @@ def find_people(
     "moved to" or "lives in" is a place, and in a German thought a capitalised noun ("der
     Steuerberater") is no one."""
     known = known or KnownNames()
+    if shouted(text):  # "CALL DEREK ABOUT THE QUOTE": read as lower case, on the same evidence
+        text = text.lower()
     text = _unlink(text, known)
     spans = list(_TOKEN.finditer(text))
     toks = [m.group(0) for m in spans]

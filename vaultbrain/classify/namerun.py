@@ -90,3 +90,14 @@ def extend_name(
             i += 1
         break
     return i
+
+
+_LETTERS = LazyPattern(r"[^\W\d_]{2,}")
+
+
+def shouted(text: str) -> bool:
+    """A line typed in capitals throughout ("CALL DEREK ABOUT THE QUOTE"): its case says
+    nothing of which words are names, so it is read as if typed in lower case (three words
+    or more: "MOT", "RSVP Sam" are no shouting)."""
+    words = _LETTERS.findall(text)
+    return len(words) >= 3 and all(w.isupper() for w in words)
