@@ -14,7 +14,14 @@ from vaultbrain.classify.mentions import (
     KnownNames,
     capitalised,
 )
-from vaultbrain.classify.namewords import given_name, surname
+from vaultbrain.classify.namewords import (
+    PERSON_VERBS,
+    WEAK_VERBS,
+    foreign_word,
+    frequent_word,
+    given_name,
+    surname,
+)
 from vaultbrain.patterns import LazyPattern
 
 POSSESSIVE = LazyPattern(r"['’]s$")
@@ -41,16 +48,27 @@ def extend_name(
     word after a first name ("Ji-woo Park", "Peter Rose"). Returns the next token's index."""
     while i < len(toks) and not POSSESSIVE.search(toks[i - 1]):
         nxt = toks[i]
+        lower = not any(capitalised(w) for w in words)  # "abena mensah", "nguyen van an"
         if nxt.lower() in PARTICLES and i + 1 < len(toks):
             j = i
             while j < len(toks) and toks[j].lower() in PARTICLES:
                 j += 1
-            if j < len(toks) and capitalised(toks[j]) and not ordinary(bare_word(toks[j])):
+            if j < len(toks) and (
+                capitalised(toks[j])
+                and not ordinary(bare_word(toks[j]))
+                or lower
+                and toks[j].islower()
+                and given_name(bare_word(toks[j]))
+            ):
                 words += [*toks[i:j], bare_word(toks[j])]
                 i = j + 1
                 continue
             break
         bare = bare_word(nxt)
+        if lower and nxt.islower() and second_part(toks, i, ordinary):
+            words.append(bare)  # "send arjun mehta the", "xiaoling chen is", "ji-woo park joined"
+            i += 1
+            continue
         if _PARTICLE_JOINED.match(nxt):
             words.append(bare)
             i += 1
@@ -92,6 +110,31 @@ def extend_name(
     return i
 
 
+def second_part(toks: list[str], i: int, ordinary: Any) -> bool:
+    """Token ``i``, after a name typed in lower case, is its surname: a surname of the lists
+    that is no everyday word ("mensah", "chen"), or a word of no list that is no frequent
+    word either ("mehta"); an everyday word that is a surname ("park") only when something
+    is said of the whole ("ji-woo park joined")."""
+    word = bare_word(toks[i])
+    low = word.lower()
+    if len(low) < 2 or low in COMMON | CUES | HONORIFICS | PERSON_VERBS:
+        return False
+    if not low.replace("-", "").isalpha():
+        return False
+    if not surname(low):
+        return (
+            len(low) > 2
+            and not frequent_word(low, rare=False)
+            and not ordinary(word, 1)
+            and bool(_VOWEL.search(low))
+        )
+    if not ordinary(word, 2) and not foreign_word(low):
+        return True  # no everyday word, nor one of the corpus's ("aus" in "frau becker aus")
+    after = toks[i + 1].lower() if i + 1 < len(toks) else ""
+    return after in PERSON_VERBS and after not in WEAK_VERBS
+
+
+_VOWEL = LazyPattern(r"[aeiouy]")
 _LETTERS = LazyPattern(r"[^\W\d_]{2,}")
 
 

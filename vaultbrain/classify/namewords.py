@@ -305,6 +305,8 @@ def only_a_word(word: str, context: int = 0) -> bool:
     something is said of them ("sanjay's", "raj wants"): any but everyday English words."""
     if given_name(word):
         return False
+    if context == 1 and surname(word) and not everyday_word(word) and not foreign_word(word):
+        return False  # "call nguyen", "remind okafor": a surname no everyday word is
     if context >= 2:
         return everyday_word(word)
     return frequent_word(word, rare=not context)
