@@ -479,6 +479,13 @@ def find_people(
             evidence = "cue" if out[-1].strong else evidence
         if evidence == "capitalised" and sum(1 for w in words if capitalised(w)) >= 2:
             evidence = "fullname"  # "Kalani Kahale": two names together are someone
+        if (
+            evidence in ("guess", "cue-lower")
+            and len(words) >= 2
+            and not any(capitalised(w) for w in words)
+            and surname(words[-1].lower())
+        ):
+            evidence = "fullname"  # "abena mensah", "remind chidi okeke": the surname says so
         emit(words, evidence)
         taken = i
         prev = ""
