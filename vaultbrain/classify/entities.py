@@ -30,6 +30,7 @@ from vaultbrain.classify.namerun import ARROW_GAP, POSSESSIVE, bare_word, extend
 from vaultbrain.classify.namewords import (
     FAMILY,
     GERMAN_NOUN_ENDINGS,
+    KIN_TITLES,
     MONTH_NAMES,
     NAME_WORDS,
     NICKNAMES,
@@ -328,7 +329,10 @@ def find_people(
             nxt = bare_word(toks[j])
             after = nxt.lower()  # "frau koch", "mrs chen": a surname after a title
             if (
-                capitalised(nxt) or not ordinary(nxt) or surname(after) or given_name(after)
+                capitalised(nxt)
+                or not ordinary(nxt, 2 if low in KIN_TITLES else 0)  # "uncle segun"
+                or surname(after)
+                or given_name(after)
             ) and after not in JOINS | COMMON | CUES:
                 words = [t.rstrip(".") + ("." if t.endswith(".") else "") for t in toks[i:j]]
                 words.append(nxt)

@@ -77,7 +77,15 @@ TITLES = frozenset(
     oma opa mamie papy papi mamé abuela abuelo abuelita abuelito avó avô vovó vovô
     tia tio tía tío tata dona don doña señora señor senhora senhor frau herr
     fräulein madame monsieur mme mlle mister miss missus mr mrs ms mx dr prof st
-    uncle aunt auntie cousin onkel tante oncle zio zia
+    uncle aunt auntie aunty cousin onkel tante oncle zio zia professor
+    """.split()
+)
+# titles that are no word of their own when typed in lower case: the word after one is a
+# name unless it is an everyday word ("uncle segun", "dr okafor", but "dr appointment")
+KIN_TITLES = frozenset(
+    """
+    uncle aunt auntie aunty cousin onkel tante oncle zio zia tia tio tía tío dr mr mrs ms mx
+    prof professor pastor nana nanna granny grandma grandpa grandad granddad abuela abuelo
     """.split()
 )
 
