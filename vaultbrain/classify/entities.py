@@ -29,6 +29,7 @@ from vaultbrain.classify.mentions import (
 from vaultbrain.classify.namerun import ARROW_GAP, POSSESSIVE, bare_word, extend_name, shouted
 from vaultbrain.classify.namewords import (
     FAMILY,
+    FOREIGN_AUXILIARIES,
     GERMAN_NOUN_ENDINGS,
     KIN_TITLES,
     MONTH_NAMES,
@@ -37,6 +38,7 @@ from vaultbrain.classify.namewords import (
     NOT_BEFORE_NAME,
     OTHERS,
     PERSON_VERBS,
+    ROMAN_HINDI,
     TITLE_MODIFIERS,
     TITLES,
     WEAK_VERBS,
@@ -88,6 +90,7 @@ def find_people(
     out: list[PersonMention] = []
     seen: set[str] = set()
     german = is_german(toks)
+    hindi = sum(1 for t in toks if t.lower() in ROMAN_HINDI) >= 2  # "ko call karna"
     # the words of another language the thought has ("pracuje", "teraz"): in an English
     # thought a word only another language writes, after a contact verb, is a name ("ring
     # gaz", "msg jas"); in a Polish one it is a word ("w Krakowie": in Kraków)
@@ -114,7 +117,7 @@ def find_people(
         never a given name that is no everyday word ("tomasz"). ``context``: how strongly
         the words around say a person is meant (:func:`~.namewords.only_a_word`)."""
         w = word.lower()
-        if w in COMMON or w in CUES or w in JOINS:
+        if w in COMMON or w in CUES or w in JOINS or hindi and w in ROMAN_HINDI:
             return True
         if w in common:  # but a given name no English word is ("tomasz"): a name
             return w in NAME_WORDS or not given_name(w) or everyday_word(w)
@@ -190,6 +193,9 @@ def find_people(
             return True
         if nxt == "from" and k + 2 < len(toks) and toks[k + 2].lower() in ("the", "next", "work"):
             return True
+        if nxt in FOREIGN_AUXILIARIES and k + 2 < len(toks) and capitalised(toks[k]):
+            if foreign_word(toks[k + 2].lower()):  # "Thibault a trouvé": a verb of theirs
+                return True
         return (
             nxt in ("and", "&", "und", "et", "y", "e")
             and k + 2 < len(toks)

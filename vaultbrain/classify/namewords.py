@@ -111,6 +111,27 @@ FAMILY = frozenset(
     """.split()
 )
 
+# Hindi and Urdu written in Latin letters (no wordfreq list has them): postpositions,
+# pronouns, auxiliaries, the commonest verbs and adverbs. In a line with two of them or
+# more, none is a name ("Rohan bhaiya ko call karna", "aaj ka din"); English spellings of
+# the same letters ("to", "me", "is", "main", "par") are left out.
+ROMAN_HINDI = frozenset(
+    """
+    hai hain tha thi thay ho hoga hogi hoge hua hui hue ka ki ke ko se mein mai pe aur
+    bhi nahi nahin nai kya kyun kyu kaise kab kahan yeh ye woh wo vo iss uss mera meri mere
+    tera teri tere apna apni apne hum tum aap unka unki unke uska uski uske karna karni
+    karne karo karenge kiya kiye raha rahi rahe gaya gayi gaye aaj kal abhi bahut bohot
+    bohat thoda zyada yaar yar accha acha achha theek thik chalo bas sab kuch koi jab tab
+    agar lekin phir toh hota hoti wala wali wale jaana jana jaldi baad pehle saath liye
+    lena dena bolna bolo batana batao milna chahiye sakta sakti
+    """.split()
+)
+# auxiliaries of the other languages thoughts come in, before a verb of theirs: a name
+# before one is its subject ("Thibault a trouvé", "Rodrigo vai casar", "Lucía ha dicho")
+FOREIGN_AUXILIARIES = frozenset(
+    "a est va ha han está esta estão vai foi tem è sta heeft gaat wird ist hat".split()
+)
+
 NOT_BEFORE_NAME = frozenset(
     """
     the a an in by until till since of early late mid next last this before after during
