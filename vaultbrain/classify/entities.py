@@ -70,6 +70,8 @@ TIME_PREPOSITIONS = frozenset("for to till until from through over since around"
 _DETERMINERS = {"the", "a", "an", "my", "our", "your", "his", "her", "their", "this", "that"}
 _DETERMINERS |= {"these", "those", "some", "all", "any", "every", "de", "het", "een", "il", "la"}
 _DETERMINERS |= {"le", "les", "un", "una", "uno", "der", "die", "das", "den", "dem", "ein", "eine"}
+# what stands between a contact verb and its object in the languages people write
+_LINKERS = frozenset("to para pra a à al o la".split())
 _TOKEN = LazyPattern(r"[^\W\d_](?:[\w'’\-]*[^\W_])?\.?|[,&+]|w/")
 
 
@@ -201,6 +203,21 @@ def find_people(
             and k + 2 < len(toks)
             and (toks[k + 2] in ("I", "me") or capitalised(toks[k + 2]))
         )
+
+    def appositive(k: int) -> bool:
+        """ "Gwilym the contractor says": a name, who they are, then what they do."""
+        return following(k) == "the" and any(
+            toks[j].lower() in PERSON_VERBS and toks[j].lower() not in WEAK_VERBS
+            for j in range(k + 3, min(k + 5, len(toks)))
+        )
+
+    def cue_before(k: int) -> bool:
+        """A contact verb before token ``k``, or before the preposition and article its
+        object takes ("call Kwame", "ligar para a Joana", "talk to Sam")."""
+        j = k - 1
+        while j > 0 and k - j <= 2 and toks[j].lower() in _LINKERS:
+            j -= 1
+        return is_cue(toks[j])
 
     def name_word(k: int) -> bool:
         """A capitalised given name that is also a word, where the context makes it a name."""
@@ -362,7 +379,12 @@ def find_people(
             and could_be_named(i)
             # "Recycle the old laptops", "Bake a cake": a sentence's first word before "the"
             # is its verb, unless it is someone's name
-            and not (sentence_start(i) and following(i) in _DETERMINERS and not given_name(low))
+            and not (
+                sentence_start(i)
+                and following(i) in _DETERMINERS
+                and not given_name(low)
+                and not appositive(i)
+            )
             and not identifier(tok)
             and not (compound(low) and not given_name(low) and not pair(i))  # "Zahnarzttermin"
             and not shop_or_place(i)
@@ -483,7 +505,7 @@ def find_people(
         ):
             start -= 1  # "Big Steve at the scrapyard": his nickname, whole
             words.insert(0, bare_word(toks[start]))
-        if evidence == "capitalised" and start > 0 and is_cue(toks[start - 1]):
+        if evidence == "capitalised" and start > 0 and cue_before(start):
             evidence = "cue"
         if evidence in ("capitalised", "guess") and start > 0 and toks[start - 1] in JOINS and out:
             evidence = "cue" if out[-1].strong else evidence
