@@ -28,6 +28,7 @@ from vaultbrain.classify.mentions import (
 )
 from vaultbrain.classify.namerun import ARROW_GAP, POSSESSIVE, bare_word, extend_name, shouted
 from vaultbrain.classify.namewords import (
+    BUYING_VERBS,
     FAMILY,
     FOREIGN_AUXILIARIES,
     GERMAN_NOUN_ENDINGS,
@@ -38,6 +39,7 @@ from vaultbrain.classify.namewords import (
     NOT_BEFORE_NAME,
     OTHERS,
     PERSON_VERBS,
+    RETAIL_VERBS,
     ROMAN_HINDI,
     TITLE_MODIFIERS,
     TITLES,
@@ -155,6 +157,10 @@ def find_people(
             and only_a_word(bare_word(toks[k - 1]).lower())
         ):
             return True
+        if prev_low in ("at", "via", "from") and any(
+            t.lower() in (RETAIL_VERBS if prev_low != "from" else BUYING_VERBS) for t in toks[:k]
+        ):
+            return True  # "book the tables at Nando's", "buy the wardrobe from Argos"
         if given_name(low):
             return False
         if prev_low not in ("at", "from", "a", "an", "the", "in", "via"):

@@ -132,6 +132,15 @@ FOREIGN_AUXILIARIES = frozenset(
     "a est va ha han está esta estão vai foi tem è sta heeft gaat wird ist hat".split()
 )
 
+# what is done at a shop, a restaurant or a firm: a name after "at" or "via" in a line with
+# one of these is the place ("book the tables at Nando's", "ship the returns via Evri"), and
+# after "from" in a line with a buying verb ("buy the wardrobe from Argos"); "dinner at
+# Yara's", "borrow the tent from Robin", "met via Kate" name someone
+BUYING_VERBS = frozenset("buy buying bought order ordering ordered purchase purchased".split())
+RETAIL_VERBS = BUYING_VERBS | frozenset(
+    "book booked reserve reserved return returned ship shipped shop refund exchange".split()
+)
+
 NOT_BEFORE_NAME = frozenset(
     """
     the a an in by until till since of early late mid next last this before after during
