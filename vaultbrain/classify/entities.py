@@ -210,6 +210,13 @@ def find_people(
             and (toks[k + 2] in ("I", "me") or capitalised(toks[k + 2]))
         )
 
+    def said_of(k: int) -> bool:
+        """Something is said of token ``k``: it is a subject, or a surname of the lists that
+        opens the line before "is" or "has" ("mei is moving", "chen has the keys")."""
+        if subject(k):
+            return True
+        return k == 0 and following(k) in WEAK_VERBS and surname(bare_word(toks[k]).lower())
+
     def appositive(k: int) -> bool:
         """ "Gwilym the contractor says": a name, who they are, then what they do."""
         return following(k) == "the" and any(
@@ -329,7 +336,7 @@ def find_people(
             and low not in NAME_WORDS
             and not (low in FAMILY and low not in common)  # "papa anrufen"
             # after a cue, or said of ("sanjay's", "bex has"), a rare word may be a name
-            and ordinary(low, 2 if POSSESSIVE.search(tok) or subject(i) else int(is_cue(prev)))
+            and ordinary(low, 2 if POSSESSIVE.search(tok) or said_of(i) else int(is_cue(prev)))
             and not (is_cue(prev) and stray(low))
             and not (i == 0 and given_name(low) and subject(i))  # "raj wants in"
         ):
@@ -441,7 +448,7 @@ def find_people(
             and not shorthand(low)
             and (i == 0 or prev in WEAK_CUES)
             and (
-                not ordinary(bare_word(tok), 2 if i == 0 and subject(i) else 0)
+                not ordinary(bare_word(tok), 2 if i == 0 and said_of(i) else 0)
                 or i == 0
                 and given_name(low)
                 and subject(i)
