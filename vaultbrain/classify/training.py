@@ -62,7 +62,7 @@ def corpus_key(labels: list[str], pack_name: str) -> str:
 
 def _corpus_key(labels: list[str], pack_name: str) -> str:
     path = corpus_path(pack_name) or corpus_path(BASE_PACK)
-    h = hashlib.sha256(("|".join(labels) + "|v13").encode())
+    h = hashlib.sha256(("|".join(labels) + "|v14").encode())
     if path is not None:
         h.update(path.read_bytes())
     return h.hexdigest()[:12]
