@@ -38,6 +38,7 @@ from vaultbrain.classify.namewords import (
     NICKNAMES,
     NOT_BEFORE_NAME,
     OTHERS,
+    PERSON_NOUNS,
     PERSON_VERBS,
     RETAIL_VERBS,
     ROMAN_HINDI,
@@ -216,6 +217,16 @@ def find_people(
         if subject(k):
             return True
         return k == 0 and following(k) in WEAK_VERBS and surname(bare_word(toks[k]).lower())
+
+    def pet(k: int) -> bool:
+        """Token ``k`` is a noun after an article or a possessive ("a husky", "our new cat")
+        that names no one: a name "called" after it is the pet's or the thing's. A noun of
+        a person ("a guy", "a friend") or of someone who does something ("a plumber", "a
+        dentist", "an electrician") names someone."""
+        noun = toks[k].lower()
+        if noun in PERSON_NOUNS or noun.endswith(("er", "or", "ist", "ian", "ant", "ent")):
+            return False
+        return any(toks[j].lower() in _DETERMINERS for j in range(max(0, k - 2), k))
 
     def appositive(k: int) -> bool:
         """ "Gwilym the contractor says": a name, who they are, then what they do."""
@@ -521,7 +532,11 @@ def find_people(
         if evidence == "capitalised" and start > 0 and cue_before(start):
             evidence = "cue"
         if evidence in ("capitalised", "guess") and start > 0 and toks[start - 1] in JOINS and out:
-            evidence = "cue" if out[-1].strong else evidence
+            # "Priya and marco", but not "Mr Chaudhry from the cash and carry"
+            evidence = "cue" if out[-1].strong and taken == start - 1 else evidence
+        if start > 2 and toks[start - 1].lower() in ("called", "named") and pet(start - 2):
+            taken, prev = i, ""
+            continue  # "a husky called Luna": a pet's name or a thing's
         if evidence == "capitalised" and sum(1 for w in words if capitalised(w)) >= 2:
             evidence = "fullname"  # "Kalani Kahale": two names together are someone
         if (

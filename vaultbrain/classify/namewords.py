@@ -141,6 +141,16 @@ RETAIL_VERBS = BUYING_VERBS | frozenset(
     "book booked reserve reserved return returned ship shipped shop refund exchange".split()
 )
 
+# nouns of people that no agent ending (-er, -ist, -ian) shows: "a guy called Dave" names
+# someone, "a husky called Luna" a pet
+PERSON_NOUNS = frozenset(
+    """
+    guy bloke man woman lady girl boy lad lass chap fella dude kid child baby son daughter
+    nephew niece cousin friend mate colleague neighbour neighbor someone person gentleman
+    student client boss coach nurse vet chef husband wife girlfriend boyfriend partner
+    """.split()
+)
+
 NOT_BEFORE_NAME = frozenset(
     """
     the a an in by until till since of early late mid next last this before after during
