@@ -166,6 +166,9 @@ _PLACE_CUES = (
     r"|\b(?:based|born|living|lives|live|works?|working|studying|studies|stays?|staying)\s+in"
     r"|\b(?:back|is|'s|am|are|was|were|came|comes?|flew|moved|originally|just|returned)\s+from"
     r"|\b(?:nach|aus|en|au|aux|em)"
+    # a move in the Romance languages: "se muda a", "mudou-se para", "déménage à"
+    r"|\b(?:mud\w*|déménag\w*|vai|vou|voy|fue|foi|viaj\w*|volv\w*|trasfer\w*|trasloc\w*)"
+    r"(?:-se)?\s+(?:a|à|para|pra)"
     r")\s*$"
 )
 
@@ -181,7 +184,7 @@ def place_cues() -> re.Pattern[str]:
 # "with" or "met". What re.I matches to "i" and casefold() does not: the dotted and the
 # dotless capital I (every other letter of these words casefolds as re.I matches it).
 _CUE_ENDS: tuple[str, ...] = ("to", "in", "near", "around", "outside", "inside", "from")
-_CUE_ENDS += ("nach", "aus", "en", "au", "aux", "em")
+_CUE_ENDS += ("nach", "aus", "en", "au", "aux", "em", "a", "à", "para", "pra")
 _DOTLESS = str.maketrans({"\u0130": "i", "\u0131": "i"})
 
 
