@@ -466,7 +466,7 @@ def find_people(
             )
             and not is_cue(tok)  # "rmind dotty": a cue typed in a hurry, no name
             and len(bare_word(tok)) > 2
-            and bare_word(tok).isalpha()
+            and bare_word(tok).replace("-", "").isalpha()  # "ji-woo"
         ):
             # "lucía works at the hospital": a name only if the model says a person is named;
             # on better evidence when something is said of it ("santiago teaches…")
