@@ -29,6 +29,7 @@ from vaultbrain.classify.phrases import phrase
 from vaultbrain.classify.reading import (
     THRESHOLD,
     Embedded,
+    addressed,
     decide,
     filed_people,
     hints,
@@ -123,7 +124,8 @@ def analyse(
         sure = emb.model.confidence([firsts[t] for t in emb.labels], len(feats))
     found = find_date(thought, today)
     due, due_words = (found[0].isoformat(), found[1]) if found else (None, None)
-    chosen, raw, people_to_file = decide(emb.labels, probs, firsts, sure, people)
+    to_person = addressed(thought, people)
+    chosen, raw, people_to_file = decide(emb.labels, probs, firsts, sure, people, to_person)
     # the model reads a person, but no name is given on any evidence: said, never invented
     unnamed = (
         ["person"]

@@ -25,6 +25,7 @@ from vaultbrain.classify.mentions import KnownNames, PersonMention
 from vaultbrain.classify.noise import letter_pairs
 from vaultbrain.classify.reading import (
     Embedded,
+    addressed,
     decide,
     filed_people,
     hints,
@@ -130,7 +131,8 @@ def fit_calibration(
         firsts = {t: every.get(primary(t), 0.0) for t in labels}
         sure = model.confidence([firsts[t] for t in labels], len(fs))
         people = filed_people(found[ex.text])
-        chosen, raw, named = decide(labels, probs, firsts, sure, people)
+        to_person = addressed(ex.text, people)
+        chosen, raw, named = decide(labels, probs, firsts, sure, people, to_person)
         if not chosen:
             continue
         gold = [t for t in ex.labels if not t.startswith("1:")]
