@@ -422,7 +422,7 @@ def find_people(
             words = [bare_word(tok)]
             # "Teodora leads the rollout", "ask Will", "review Marek's PR"
             said = sentence_start(i) or POSSESSIVE.search(tok) and given_name(low)
-            if said and subject(i) or ambiguous(low):
+            if said and (subject(i) or appositive(i)) or ambiguous(low):
                 evidence = "subject"  # "Teodora leads the rollout", "ask Will"
             i += 1
         elif (
