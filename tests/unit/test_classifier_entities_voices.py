@@ -31,6 +31,10 @@ def names(text: str) -> list[str]:
         ("email priyanka sharma the minutes", ["Priyanka Sharma"]),
         ("ring tran van minh about the deposit", ["Tran van Minh"]),
         ("so-yeon kim joined the choir last week", ["So-Yeon Kim"]),
+        # "let X know" tells someone something (dictation writes "know" as "no")
+        ("let dayo know the car is fixed", ["Dayo"]),
+        ("let bex no im running late", ["Bex"]),
+        ("let the dog out before bed", []),
         # but not the word after it
         ("tom reckons we should paint it green", ["Tom"]),
         ("frau lindner aus dem 2. Stock hat angerufen", ["Frau Lindner"]),

@@ -75,6 +75,7 @@ _DETERMINERS |= {"these", "those", "some", "all", "any", "every", "de", "het", "
 _DETERMINERS |= {"le", "les", "un", "una", "uno", "der", "die", "das", "den", "dem", "ein", "eine"}
 # what stands between a contact verb and its object in the languages people write
 _LINKERS = frozenset("to para pra a à al o la".split())
+_KNOW = frozenset({"know", "no", "knw"})
 _TOKEN = LazyPattern(r"[^\W\d_](?:[\w'’\-]*[^\W_])?\.?|[,&+]|w/")
 
 
@@ -214,7 +215,7 @@ def find_people(
     def said_of(k: int) -> bool:
         """Something is said of token ``k``: it is a subject, or a surname of the lists that
         opens the line before "is" or "has" ("mei is moving", "chen has the keys")."""
-        if subject(k):
+        if subject(k) or told(k):
             return True
         return k == 0 and following(k) in WEAK_VERBS and surname(bare_word(toks[k]).lower())
 
@@ -227,6 +228,10 @@ def find_people(
         if noun in PERSON_NOUNS or noun.endswith(("er", "or", "ist", "ian", "ant", "ent")):
             return False
         return any(toks[j].lower() in _DETERMINERS for j in range(max(0, k - 2), k))
+
+    def told(k: int) -> bool:
+        """ "let dayo know", "let dayo no" (dictation's homophone): told something."""
+        return 0 < k < len(toks) - 1 and toks[k - 1].lower() == "let" and following(k) in _KNOW
 
     def appositive(k: int) -> bool:
         """ "Gwilym the contractor says": a name, who they are, then what they do."""
@@ -457,9 +462,9 @@ def find_people(
         elif (
             tok.islower()
             and not shorthand(low)
-            and (i == 0 or prev in WEAK_CUES)
+            and (i == 0 or prev in WEAK_CUES or told(i))
             and (
-                not ordinary(bare_word(tok), 2 if i == 0 and said_of(i) else 0)
+                not ordinary(bare_word(tok), 2 if (i == 0 or told(i)) and said_of(i) else 0)
                 or i == 0
                 and given_name(low)
                 and subject(i)
@@ -471,7 +476,7 @@ def find_people(
             # "lucía works at the hospital": a name only if the model says a person is named;
             # on better evidence when something is said of it ("santiago teaches…")
             words = [bare_word(tok)]
-            strong = i == 0 and subject(i) or POSSESSIVE.search(tok)
+            strong = i == 0 and subject(i) or POSSESSIVE.search(tok) or told(i)
             evidence = "subject" if strong else "guess"
             if evidence == "guess" and only_a_name(bare_word(tok).lower()) and subject(i):
                 evidence = "subject"  # "moritz is organising the reunion"
