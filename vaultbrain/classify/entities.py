@@ -26,7 +26,14 @@ from vaultbrain.classify.mentions import (
     capitalised,
     titlecase_name,
 )
-from vaultbrain.classify.namerun import ARROW_GAP, POSSESSIVE, bare_word, extend_name, shouted
+from vaultbrain.classify.namerun import (
+    ARROW_GAP,
+    POSSESSIVE,
+    bare_word,
+    extend_name,
+    shouted,
+    unlink,
+)
 from vaultbrain.classify.namewords import (
     BUYING_VERBS,
     FAMILY,
@@ -90,7 +97,7 @@ def find_people(
     known = known or KnownNames()
     if shouted(text):  # "CALL DEREK ABOUT THE QUOTE": read as lower case, on the same evidence
         text = text.lower()
-    text = _unlink(text, known)
+    text = unlink(text, known)
     spans = list(_TOKEN.finditer(text))
     toks = [m.group(0) for m in spans]
     out: list[PersonMention] = []
@@ -555,40 +562,3 @@ def find_people(
         taken = i
         prev = ""
     return out
-
-
-_WIKILINK = LazyPattern(r"\[\[([^\[\]|#]+)([^\[\]]*)\]\]")
-
-
-def _unlink(text: str, known: KnownNames) -> str:
-    """``text`` with the words of each ``[[link]]`` that names no person lowercased: a link
-    names a note, and "[[Council Tax]]" or "[[Crafts]]" is no one. A link is a person's when
-    the vault knows it as one or it has a person's shape (a given name and a surname, or a
-    given name that is no word: "[[Rohan Mehta]]", "[[Thandiwe]]")."""
-    if "[[" not in text:
-        return text
-
-    def sub(m: re.Match[str]) -> str:
-        return m.group(0) if _person_shaped(m.group(1).strip(), known) else m.group(0).lower()
-
-    return _WIKILINK.sub(sub, text)
-
-
-def _person_shaped(target: str, known: KnownNames) -> bool:
-    if known.person(target):
-        return True
-    if known.other_type(target):
-        return False
-    words = target.split()
-    if not 1 <= len(words) <= 5 or not capitalised(words[0]) or not capitalised(words[-1]):
-        return False
-    lows = [w.lower() for w in words]
-    if len(words) == 1:
-        return given_name(lows[0]) and not everyday_word(lows[0])
-    if any(w in COMMON or w in HONORIFICS for w in lows[1:]):
-        return False
-    first = lows[0]
-    if first in HONORIFICS:  # "[[Dr Mensah]]"
-        return True
-    last = lows[-1]
-    return given_name(first) and (surname(last) or given_name(last) or not everyday_word(last))

@@ -1,9 +1,12 @@
-"""Extending a person's name found in a thought (``classify/entities.py``) over the words
-after its first: more capitalised words, particles ("van der Berg"), a joined particle
-("al-Hassan"), a surname that is also a word ("Ji-woo Park")."""
+"""The shape of a person's name, for the person finder (``classify/entities.py``): a name
+extended over the words after its first (more capitalised words, particles: "van der Berg",
+a joined particle: "al-Hassan", a surname that is also a word: "Ji-woo Park", a name typed
+in lower case: "abena mensah"), a line in capitals read as lower case, and the ``[[links]]``
+that have a person's shape."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from vaultbrain.classify.mentions import (
@@ -17,6 +20,7 @@ from vaultbrain.classify.mentions import (
 from vaultbrain.classify.namewords import (
     PERSON_VERBS,
     WEAK_VERBS,
+    everyday_word,
     foreign_word,
     frequent_word,
     given_name,
@@ -144,3 +148,40 @@ def shouted(text: str) -> bool:
     or more: "MOT", "RSVP Sam" are no shouting)."""
     words = _LETTERS.findall(text)
     return len(words) >= 3 and all(w.isupper() for w in words)
+
+
+_WIKILINK = LazyPattern(r"\[\[([^\[\]|#]+)([^\[\]]*)\]\]")
+
+
+def unlink(text: str, known: KnownNames) -> str:
+    """``text`` with the words of each ``[[link]]`` that names no person lowercased: a link
+    names a note, and "[[Council Tax]]" or "[[Crafts]]" is no one. A link is a person's when
+    the vault knows it as one or it has a person's shape (a given name and a surname, or a
+    given name that is no word: "[[Rohan Mehta]]", "[[Thandiwe]]")."""
+    if "[[" not in text:
+        return text
+
+    def sub(m: re.Match[str]) -> str:
+        return m.group(0) if _person_shaped(m.group(1).strip(), known) else m.group(0).lower()
+
+    return _WIKILINK.sub(sub, text)
+
+
+def _person_shaped(target: str, known: KnownNames) -> bool:
+    if known.person(target):
+        return True
+    if known.other_type(target):
+        return False
+    words = target.split()
+    if not 1 <= len(words) <= 5 or not capitalised(words[0]) or not capitalised(words[-1]):
+        return False
+    lows = [w.lower() for w in words]
+    if len(words) == 1:
+        return given_name(lows[0]) and not everyday_word(lows[0])
+    if any(w in COMMON or w in HONORIFICS for w in lows[1:]):
+        return False
+    first = lows[0]
+    if first in HONORIFICS:  # "[[Dr Mensah]]"
+        return True
+    last = lows[-1]
+    return given_name(first) and (surname(last) or given_name(last) or not everyday_word(last))
