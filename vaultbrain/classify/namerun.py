@@ -125,17 +125,26 @@ def second_part(toks: list[str], i: int, ordinary: Any) -> bool:
         return False
     if not low.replace("-", "").isalpha():
         return False
+    after = toks[i + 1].lower() if i + 1 < len(toks) else ""
     if not surname(low):
+        # and a name's end follows: "send arjun mehta the", but "ring ahmed tonite"
         return (
             len(low) > 2
+            and after in _AFTER_NAME | PERSON_VERBS
             and not frequent_word(low, rare=False)
             and not ordinary(word, 1)
             and bool(_VOWEL.search(low))
         )
     if not ordinary(word, 2) and not foreign_word(low):
         return True  # no everyday word, nor one of the corpus's ("aus" in "frau becker aus")
-    after = toks[i + 1].lower() if i + 1 < len(toks) else ""
     return after in PERSON_VERBS and after not in WEAK_VERBS
+
+
+# what follows a name in a sentence: an article (the name was an object), a preposition, a
+# conjunction or a verb
+_AFTER_NAME = frozenset(
+    "the a an about re for to on at in with from and & , is was has had will can".split()
+)
 
 
 _VOWEL = LazyPattern(r"[aeiouy]")
