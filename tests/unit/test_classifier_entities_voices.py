@@ -14,6 +14,7 @@ from vaultbrain.classify.corpus import corpus_vocabulary, load_corpus
 from vaultbrain.classify.embedded import classify_embedded
 from vaultbrain.classify.entities import find_people
 from vaultbrain.classify.namerun import shouted
+from vaultbrain.classify.namewords import hyphen_name
 from vaultbrain.classify.reading import addressed, decide
 
 COMMON = corpus_vocabulary(load_corpus("vaultbrain-base"))
@@ -75,6 +76,15 @@ def names(text: str) -> list[str]:
 )
 def test_each_class_of_miss(text: str, want: list[str]) -> None:
     assert names(text) == want
+
+
+def test_a_hyphenated_given_name_has_a_given_name_or_korean_syllables_in_each_part() -> None:
+    for name in ("jean-luc", "anna-lena", "ji-woo", "so-yeon", "young-hee"):
+        assert hyphen_name(name), name
+    for word in ("pop-up", "go-kart", "follow-up", "co-op", "sci-fi", "t-shirts", "no-go"):
+        assert not hyphen_name(word), word
+    assert names("pop-up cinema in the car park") == []
+    assert names("anna-lena is the new physio") == ["Anna-Lena"]
 
 
 def test_a_lower_case_full_name_is_strong_evidence() -> None:

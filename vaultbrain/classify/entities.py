@@ -57,6 +57,7 @@ from vaultbrain.classify.namewords import (
     everyday_word,
     foreign_word,
     given_name,
+    hyphen_name,
     is_german,
     one_vowel_more,
     only_a_name,
@@ -388,11 +389,17 @@ def find_people(
             nxt = bare_word(toks[j])
             after = nxt.lower()  # "frau koch", "mrs chen": a surname after a title
             if (
-                capitalised(nxt)
-                or not ordinary(nxt, 2 if low in KIN_TITLES else 0)  # "uncle segun"
-                or surname(after)
-                or given_name(after)
-            ) and after not in JOINS | COMMON | CUES:
+                (
+                    capitalised(nxt)
+                    or not ordinary(nxt, 2 if low in KIN_TITLES else 0)  # "uncle segun"
+                    or surname(after)
+                    or given_name(after)
+                )
+                and after not in JOINS | COMMON | CUES
+                and not (
+                    after in PERSON_VERBS and not capitalised(nxt)  # "prof said", "mr said"
+                )
+            ):
                 words = [t.rstrip(".") + ("." if t.endswith(".") else "") for t in toks[i:j]]
                 words.append(nxt)
                 evidence = "honorific"
@@ -478,7 +485,7 @@ def find_people(
             )
             and not is_cue(tok)  # "rmind dotty": a cue typed in a hurry, no name
             and len(bare_word(tok)) > 2
-            and bare_word(tok).replace("-", "").isalpha()  # "ji-woo"
+            and (bare_word(tok).isalpha() or hyphen_name(low))  # "ji-woo", not "pop-up"
         ):
             # "lucía works at the hospital": a name only if the model says a person is named;
             # on better evidence when something is said of it ("santiago teaches…")

@@ -367,3 +367,27 @@ def only_a_name(word: str) -> bool:
     """A given name that is no frequent word ("wendell", "thandiwe", "moritz"): a name even
     typed in lower case."""
     return word not in NAME_WORDS and given_name(word) and not frequent_word(word)
+
+
+# a syllable of Korean as names romanise it, by the Revised Romanization or the older
+# spellings ("ji", "woo", "yeon", "hyun", "young", "hee")
+_SYLLABLE = re.compile(
+    r"(?:kk|tt|pp|ss|jj|ch|[gkndtrlmbpsjh])?"
+    r"(?:yae|wae|yeo|woo|yoo|you|ae|ya|eo|ye|wa|oe|yo|oo|wo|we|wi|yu|eu|ui|ee|[aeiou])(?:ng|[knlmpt])?"
+)
+
+
+def hyphen_name(word: str) -> bool:
+    """A hyphenated given name (``word`` lowercase): given names joined ("jean-luc",
+    "anna-lena") or two romanised Korean syllables, not both everyday words ("ji-woo",
+    "so-yeon", but "pop-up", "go-kart", "follow-up", "co-op" are words)."""
+    parts = word.split("-")
+    if len(parts) < 2 or not all(parts):
+        return False
+    if all(given_name(p) for p in parts):
+        return True
+    return (
+        len(parts) == 2
+        and all(_SYLLABLE.fullmatch(p) for p in parts)
+        and not all(everyday_word(p) for p in parts)
+    )
