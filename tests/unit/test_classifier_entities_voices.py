@@ -32,6 +32,8 @@ def names(text: str) -> list[str]:
         ("email priyanka sharma the minutes", ["Priyanka Sharma"]),
         ("ring tran van minh about the deposit", ["Tran van Minh"]),
         ("so-yeon kim joined the choir last week", ["So-Yeon Kim"]),
+        ("liam o'brien prefers a call after ten", ["Liam O'Brien"]),
+        ("maría josé is running the raffle", ["María José"]),
         # "let X know" tells someone something (dictation writes "know" as "no")
         ("let dayo know the car is fixed", ["Dayo"]),
         ("let bex no im running late", ["Bex"]),

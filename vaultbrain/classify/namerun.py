@@ -13,6 +13,7 @@ from vaultbrain.classify.mentions import (
     COMMON,
     CUES,
     HONORIFICS,
+    JOINS,
     PARTICLES,
     KnownNames,
     capitalised,
@@ -115,29 +116,31 @@ def extend_name(
 
 
 def second_part(toks: list[str], i: int, ordinary: Any) -> bool:
-    """Token ``i``, after a name typed in lower case, is its surname: a surname of the lists
-    that is no everyday word ("mensah", "chen"), or a word of no list that is no frequent
-    word either ("mehta"); an everyday word that is a surname ("park") only when something
-    is said of the whole ("ji-woo park joined")."""
+    """Token ``i``, after a name typed in lower case, is the name's next part: a surname or
+    given name of the lists that is no everyday word ("mensah", "chen", "maría josé"), a
+    word of no list that is no frequent word either where a name's end follows ("mehta" in
+    "send arjun mehta the"); an everyday word that is a surname ("park") only when
+    something is said of the whole ("ji-woo park joined")."""
     word = bare_word(toks[i])
     low = word.lower()
-    if len(low) < 2 or low in COMMON | CUES | HONORIFICS | PERSON_VERBS:
+    if len(low) < 2 or low in COMMON | CUES | HONORIFICS | PERSON_VERBS | JOINS:
         return False
-    if not low.replace("-", "").isalpha():
+    if not low.replace("-", "").replace("'", "").replace("’", "").isalpha():
         return False
     after = toks[i + 1].lower() if i + 1 < len(toks) else ""
-    if not surname(low):
-        # and a name's end follows: "send arjun mehta the", but "ring ahmed tonite"
-        return (
-            len(low) > 2
-            and after in _AFTER_NAME | PERSON_VERBS
-            and not frequent_word(low, rare=False)
-            and not ordinary(word, 1)
-            and bool(_VOWEL.search(low))
-        )
-    if not ordinary(word, 2) and not foreign_word(low):
+    listed = surname(low) or given_name(low)
+    if listed and not ordinary(word, 2) and not foreign_word(low):
         return True  # no everyday word, nor one of the corpus's ("aus" in "frau becker aus")
-    return after in PERSON_VERBS and after not in WEAK_VERBS
+    if listed and after in PERSON_VERBS and after not in WEAK_VERBS:
+        return True
+    # a word of no list where a name's end follows: "send arjun mehta the", not "ring ahmed
+    # tonite"
+    return (
+        len(low) > 2
+        and after in _AFTER_NAME | PERSON_VERBS
+        and (listed or not frequent_word(low, rare=False) and bool(_VOWEL.search(low)))
+        and not ordinary(word, 1)
+    )
 
 
 # what follows a name in a sentence: an article (the name was an object), a preposition, a
