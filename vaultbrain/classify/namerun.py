@@ -78,6 +78,8 @@ def extend_name(
             words.append(bare)
             i += 1
             continue
+        if capitalised(nxt) and lower and evidence == "guess":
+            break  # "wetin Chinedu": who capitalises a name capitalises all of it
         if nxt[:1].isalpha() and (
             capitalised(nxt)
             and not ordinary(bare)
