@@ -11,7 +11,7 @@ import datetime as dt
 import pytest
 
 from vaultbrain.classify.corpus import corpus_vocabulary, load_corpus
-from vaultbrain.classify.embedded import classify_embedded
+from vaultbrain.classify.embedded import classify_embedded, rounded_down
 from vaultbrain.classify.entities import find_people
 from vaultbrain.classify.namerun import shouted
 from vaultbrain.classify.namewords import hyphen_name
@@ -59,6 +59,10 @@ def names(text: str) -> list[str]:
         ("Inès a acheté une nouvelle voiture", ["Inès"]),
         # a contact verb across its preposition and article
         ("telefonar para a Beatriz amanhã", ["Beatriz"]),
+        # a Turkish case ending on a name is no part of it; "in", "from", "to" end a phrase
+        ("Yarın Zeynep'in doğum günü, buy a cake", ["Zeynep"]),
+        ("Selin Ankara'da yaşıyor", ["Selin"]),
+        ("Emre İzmir'e taşındı, opening a café there", ["Emre"]),
         # a move in a Romance language ends at a place
         ("Hamid se mudó a Sevilla el año pasado", ["Hamid"]),
         # a shop or a firm after at/via/from in a line that books, buys, returns or ships
@@ -119,3 +123,11 @@ def test_a_thought_addressed_to_someone_files_to_them_first() -> None:
 def test_the_embedded_classifier_files_a_shouted_contact_to_the_person() -> None:
     c = classify_embedded("RING BARBARA ABOUT THE CHURCH RAFFLE", dt.date(2026, 12, 1))
     assert [d.title for d in c.destinations if d.type == "person"] == ["Barbara"]
+
+
+def test_the_embedded_confidence_is_rounded_down() -> None:
+    # a measured precision of 0.499 must not pass min_confidence 0.5 as "0.50"
+    assert (
+        rounded_down(0.499) == 0.49 and rounded_down(0.9499) == 0.94 and rounded_down(0.95) == 0.95
+    )
+    assert rounded_down(1.0) == 1.0 and rounded_down(0.0) == 0.0

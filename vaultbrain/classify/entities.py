@@ -32,6 +32,7 @@ from vaultbrain.classify.namerun import (
     bare_word,
     extend_name,
     shouted,
+    turkish_place,
     unlink,
 )
 from vaultbrain.classify.namewords import (
@@ -310,6 +311,8 @@ def find_people(
 
     def place(k: int) -> bool:
         """ "moved to Busan", "lives in Leeds", "back from Lagos": a place, not a person."""
+        if turkish_place(toks[k], dative=False):
+            return True  # "Ankara'da", "Londra'dan" (but "Ahmet'e sor": ask Ahmet)
         head = text[max(0, spans[k].start() - 40) : spans[k].start()]
         return not POSSESSIVE.search(toks[k]) and ends_in_place_cue(head)
 

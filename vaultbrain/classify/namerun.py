@@ -32,8 +32,30 @@ from vaultbrain.patterns import LazyPattern
 POSSESSIVE = LazyPattern(r"['’]s$")
 
 
+# a Turkish case ending, written after an apostrophe on a proper name ("Zeynep'in",
+# "Ahmet'e", "Ankara'da", "Elif'le")
+_TURKISH_CASE = LazyPattern(r"(?<=[^\W\d_])['’](?:n?[iıuü]n|y?[iıuü]|y?[ea]|[dt][ea]n?|y?l[ea])$")
+
+
+_TURKISH_PLACE = LazyPattern(r"(?<=[^\W\d_])['’](?:[dt][ea]n?)$")
+_TURKISH_DATIVE = LazyPattern(r"(?<=[^\W\d_])['’]y?[ea]$")
+
+
+def turkish_place(tok: str, dative: bool = True) -> bool:
+    """A capitalised word with a Turkish ending of place: "in", "from" and (``dative``) "to"
+    ("Ankara'da", "Londra'dan", "İzmir'e"): a place, or the end of the phrase it closes."""
+    if not tok[:1].isupper():
+        return False
+    return _TURKISH_PLACE.search(tok) is not None or dative and bool(_TURKISH_DATIVE.search(tok))
+
+
 def bare_word(tok: str) -> str:
-    return POSSESSIVE.sub("", tok.rstrip(".")).rstrip(".")
+    """A token without its trailing dot, its possessive "'s" and, on a capitalised word, a
+    Turkish case ending."""
+    word = POSSESSIVE.sub("", tok.rstrip(".")).rstrip(".")
+    if word[:1].isupper() and ("'" in word or "’" in word):
+        word = _TURKISH_CASE.sub("", word)
+    return word
 
 
 ARROW_GAP = LazyPattern(r"→|->|=>")
@@ -53,6 +75,8 @@ def extend_name(
     word after a first name ("Ji-woo Park", "Peter Rose"). Returns the next token's index."""
     while i < len(toks) and not POSSESSIVE.search(toks[i - 1]):
         nxt = toks[i]
+        if turkish_place(nxt):
+            break  # "Emre İzmir'e taşındı": Emre, moved to İzmir
         lower = not any(capitalised(w) for w in words)  # "abena mensah", "nguyen van an"
         if nxt.lower() in PARTICLES and i + 1 < len(toks):
             j = i
