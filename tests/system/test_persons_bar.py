@@ -12,7 +12,7 @@ from support.cli import run, run_json
 # is deterministic, so these stay suggestions from one run to the next.
 IDEAS = [
     "repair workshop for old radios",
-    "perhaps a street piano",
+    "perhaps a swap shop for toys",
     "free museum days newsletter",
     "maybe learn the cello",
     "board game for beekeepers",

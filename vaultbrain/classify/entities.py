@@ -14,29 +14,42 @@ from __future__ import annotations
 
 import re
 from collections.abc import Container
-from typing import Any
 
 from vaultbrain.classify.mentions import (
     COMMON,
     CUES,
     HONORIFICS,
     JOINS,
-    PARTICLES,
     WEAK_CUES,
     KnownNames,
     PersonMention,
     capitalised,
     titlecase_name,
 )
+from vaultbrain.classify.namerun import (
+    ARROW_GAP,
+    POSSESSIVE,
+    bare_word,
+    extend_name,
+    shouted,
+    turkish_place,
+    unlink,
+)
 from vaultbrain.classify.namewords import (
+    BUYING_VERBS,
     FAMILY,
+    FOREIGN_AUXILIARIES,
     GERMAN_NOUN_ENDINGS,
+    KIN_TITLES,
     MONTH_NAMES,
     NAME_WORDS,
     NICKNAMES,
     NOT_BEFORE_NAME,
     OTHERS,
+    PERSON_NOUNS,
     PERSON_VERBS,
+    RETAIL_VERBS,
+    ROMAN_HINDI,
     TITLE_MODIFIERS,
     TITLES,
     WEAK_VERBS,
@@ -45,6 +58,7 @@ from vaultbrain.classify.namewords import (
     everyday_word,
     foreign_word,
     given_name,
+    hyphen_name,
     is_german,
     one_vowel_more,
     only_a_name,
@@ -68,12 +82,10 @@ TIME_PREPOSITIONS = frozenset("for to till until from through over since around"
 _DETERMINERS = {"the", "a", "an", "my", "our", "your", "his", "her", "their", "this", "that"}
 _DETERMINERS |= {"these", "those", "some", "all", "any", "every", "de", "het", "een", "il", "la"}
 _DETERMINERS |= {"le", "les", "un", "una", "uno", "der", "die", "das", "den", "dem", "ein", "eine"}
+# what stands between a contact verb and its object in the languages people write
+_LINKERS = frozenset("to para pra a à al o la".split())
+_KNOW = frozenset({"know", "no", "knw"})
 _TOKEN = LazyPattern(r"[^\W\d_](?:[\w'’\-]*[^\W_])?\.?|[,&+]|w/")
-_POSSESSIVE = LazyPattern(r"['’]s$")
-
-
-def _bare(tok: str) -> str:
-    return _POSSESSIVE.sub("", tok.rstrip(".")).rstrip(".")
 
 
 def find_people(
@@ -85,12 +97,15 @@ def find_people(
     "moved to" or "lives in" is a place, and in a German thought a capitalised noun ("der
     Steuerberater") is no one."""
     known = known or KnownNames()
-    text = _unlink(text, known)
+    if shouted(text):  # "CALL DEREK ABOUT THE QUOTE": read as lower case, on the same evidence
+        text = text.lower()
+    text = unlink(text, known)
     spans = list(_TOKEN.finditer(text))
     toks = [m.group(0) for m in spans]
     out: list[PersonMention] = []
     seen: set[str] = set()
     german = is_german(toks)
+    hindi = sum(1 for t in toks if t.lower() in ROMAN_HINDI) >= 2  # "ko call karna"
     # the words of another language the thought has ("pracuje", "teraz"): in an English
     # thought a word only another language writes, after a contact verb, is a name ("ring
     # gaz", "msg jas"); in a Polish one it is a word ("w Krakowie": in Kraków)
@@ -117,7 +132,7 @@ def find_people(
         never a given name that is no everyday word ("tomasz"). ``context``: how strongly
         the words around say a person is meant (:func:`~.namewords.only_a_word`)."""
         w = word.lower()
-        if w in COMMON or w in CUES or w in JOINS:
+        if w in COMMON or w in CUES or w in JOINS or hindi and w in ROMAN_HINDI:
             return True
         if w in common:  # but a given name no English word is ("tomasz"): a name
             return w in NAME_WORDS or not given_name(w) or everyday_word(w)
@@ -132,7 +147,7 @@ def find_people(
         (but ``McDonald``, ``O'Brien``, ``DeShawn``, ``LaToya`` are names)."""
         if any(c.isdigit() or c == "_" for c in tok):
             return True
-        bare = _bare(tok)
+        bare = bare_word(tok)
         humps = _HUMPS.findall(bare)
         return len(humps) > 1 or bool(humps) and not _NAME_PREFIX.match(bare)
 
@@ -141,18 +156,22 @@ def find_people(
         these that is no given name or surname is a shop or a place, not someone."""
         if k == 0:
             return False
-        low = _bare(toks[k]).lower()
+        low = bare_word(toks[k]).lower()
         prev_low = toks[k - 1].lower()
-        if known.person(_bare(toks[k])):
+        if known.person(bare_word(toks[k])):
             return False
         # "São Paulo", "New York", "Big Mac": after a capitalised word that is only a word
         if (
             not sentence_start(k - 1)
             and not sentence_start(k)
             and capitalised(toks[k - 1])
-            and only_a_word(_bare(toks[k - 1]).lower())
+            and only_a_word(bare_word(toks[k - 1]).lower())
         ):
             return True
+        if prev_low in ("at", "via", "from") and any(
+            t.lower() in (RETAIL_VERBS if prev_low != "from" else BUYING_VERBS) for t in toks[:k]
+        ):
+            return True  # "book the tables at Nando's", "buy the wardrobe from Argos"
         if given_name(low):
             return False
         if prev_low not in ("at", "from", "a", "an", "the", "in", "via"):
@@ -166,14 +185,14 @@ def find_people(
     def calendar(k: int) -> bool:
         """A month or a feast after a preposition ("for August", "to Easter", "till May"): a
         time, not the person the word may also name."""
-        low = _bare(toks[k]).lower()
+        low = bare_word(toks[k]).lower()
         return low in CALENDAR_NAMES and k > 0 and toks[k - 1].lower() in TIME_PREPOSITIONS
 
     def after_article(k: int) -> bool:
         """A capitalised word after an article ("the Hendry job", "wegen dem Carport", "el
         Prado"): a thing, a place or a firm that the word names, not someone addressed by
         name (an honorific opens a name before this is asked)."""
-        return k > 0 and toks[k - 1].lower() in ARTICLES and not known.person(_bare(toks[k]))
+        return k > 0 and toks[k - 1].lower() in ARTICLES and not known.person(bare_word(toks[k]))
 
     def before(k: int) -> str:
         """The text between the previous token and token ``k``."""
@@ -189,19 +208,58 @@ def find_people(
         """Token ``k`` is the subject of something people do ("Teodora leads", "Rose needs",
         "June says", "Daisy's dog", "Bill from next door", "Hope and Faith")."""
         nxt = following(k)
-        if _POSSESSIVE.search(toks[k]) or nxt in PERSON_VERBS and nxt not in WEAK_VERBS:
+        if POSSESSIVE.search(toks[k]) or nxt in PERSON_VERBS and nxt not in WEAK_VERBS:
             return True
         if nxt == "from" and k + 2 < len(toks) and toks[k + 2].lower() in ("the", "next", "work"):
             return True
+        if nxt in FOREIGN_AUXILIARIES and k + 2 < len(toks) and capitalised(toks[k]):
+            if foreign_word(toks[k + 2].lower()):  # "Thibault a trouvé": a verb of theirs
+                return True
         return (
             nxt in ("and", "&", "und", "et", "y", "e")
             and k + 2 < len(toks)
             and (toks[k + 2] in ("I", "me") or capitalised(toks[k + 2]))
         )
 
+    def said_of(k: int) -> bool:
+        """Something is said of token ``k``: it is a subject, or a surname of the lists that
+        opens the line before "is" or "has" ("mei is moving", "chen has the keys")."""
+        if subject(k) or told(k):
+            return True
+        return k == 0 and following(k) in WEAK_VERBS and surname(bare_word(toks[k]).lower())
+
+    def pet(k: int) -> bool:
+        """Token ``k`` is a noun after an article or a possessive ("a husky", "our new cat")
+        that names no one: a name "called" after it is the pet's or the thing's. A noun of
+        a person ("a guy", "a friend") or of someone who does something ("a plumber", "a
+        dentist", "an electrician") names someone."""
+        noun = toks[k].lower()
+        if noun in PERSON_NOUNS or noun.endswith(("er", "or", "ist", "ian", "ant", "ent")):
+            return False
+        return any(toks[j].lower() in _DETERMINERS for j in range(max(0, k - 2), k))
+
+    def told(k: int) -> bool:
+        """ "let dayo know", "let dayo no" (dictation's homophone): told something."""
+        return 0 < k < len(toks) - 1 and toks[k - 1].lower() == "let" and following(k) in _KNOW
+
+    def appositive(k: int) -> bool:
+        """ "Gwilym the contractor says": a name, who they are, then what they do."""
+        return following(k) == "the" and any(
+            toks[j].lower() in PERSON_VERBS and toks[j].lower() not in WEAK_VERBS
+            for j in range(k + 3, min(k + 5, len(toks)))
+        )
+
+    def cue_before(k: int) -> bool:
+        """A contact verb before token ``k``, or before the preposition and article its
+        object takes ("call Kwame", "ligar para a Joana", "talk to Sam")."""
+        j = k - 1
+        while j > 0 and k - j <= 2 and toks[j].lower() in _LINKERS:
+            j -= 1
+        return is_cue(toks[j])
+
     def name_word(k: int) -> bool:
         """A capitalised given name that is also a word, where the context makes it a name."""
-        low = _bare(toks[k]).lower()
+        low = bare_word(toks[k]).lower()
         if not ambiguous(low):
             return False
         if k and toks[k - 1].lower() in NOT_BEFORE_NAME:
@@ -220,13 +278,13 @@ def find_people(
         the context says so, or no word at all (a capitalised rare English word mid-sentence,
         "Cressida", is no word), or one of a pair of names, or the object of a contact verb
         ("call Kwame") that the corpus does not know as a word."""
-        low = _bare(toks[k]).lower()
+        low = bare_word(toks[k]).lower()
         if pair(k):
             return True
         if ambiguous(low):
             return name_word(k)
         said = 2 if subject(k) else 1 if not sentence_start(k) else 0
-        if not ordinary(_bare(toks[k]), said) and not noun(k):
+        if not ordinary(bare_word(toks[k]), said) and not noun(k):
             return True
         return (
             k > 0
@@ -239,9 +297,9 @@ def find_people(
     def pair(k: int) -> bool:
         """Token ``k`` and the next are a given name and a surname, or a surname and a given
         name ("Mei Lin", "Chen Jia", "Grace Hopper"): a full name, wherever it stands."""
-        if k + 1 >= len(toks) or not capitalised(toks[k + 1]) or _POSSESSIVE.search(toks[k]):
+        if k + 1 >= len(toks) or not capitalised(toks[k + 1]) or POSSESSIVE.search(toks[k]):
             return False
-        a, b = _bare(toks[k]).lower(), _bare(toks[k + 1]).lower()
+        a, b = bare_word(toks[k]).lower(), bare_word(toks[k + 1]).lower()
         if {a, b} & (COMMON | CUES | HONORIFICS) or identifier(toks[k]) or identifier(toks[k + 1]):
             return False
         return (given_name(a) or surname(a)) and (given_name(b) or surname(b))
@@ -249,18 +307,20 @@ def find_people(
     def shop(k: int) -> bool:
         """A possessive after an article or someone else's ("a McDonald's", "at the
         tailor's", "her nonna's ragù"): a shop, a trade or another person's relative."""
-        return bool(_POSSESSIVE.search(toks[k])) and k > 0 and toks[k - 1].lower() in OTHERS
+        return bool(POSSESSIVE.search(toks[k])) and k > 0 and toks[k - 1].lower() in OTHERS
 
     def place(k: int) -> bool:
         """ "moved to Busan", "lives in Leeds", "back from Lagos": a place, not a person."""
+        if turkish_place(toks[k], dative=False):
+            return True  # "Ankara'da", "Londra'dan" (but "Ahmet'e sor": ask Ahmet)
         head = text[max(0, spans[k].start() - 40) : spans[k].start()]
-        return not _POSSESSIVE.search(toks[k]) and ends_in_place_cue(head)
+        return not POSSESSIVE.search(toks[k]) and ends_in_place_cue(head)
 
     def noun(k: int) -> bool:
         """In a German thought, a capitalised noun: a known ending, or a compound of a word."""
         if not german:
             return False
-        low = _bare(toks[k]).lower()
+        low = bare_word(toks[k]).lower()
         if low.endswith(GERMAN_NOUN_ENDINGS):
             return True
         return len(low) >= 8 and any(
@@ -296,14 +356,14 @@ def find_people(
     taken = 0  # the tokens before this are part of a name found already
     while i < len(toks):
         tok = toks[i]
-        low = _bare(tok).lower()
+        low = bare_word(tok).lower()
         if (
             tok.islower()
             and low not in HONORIFICS
             and low not in NAME_WORDS
             and not (low in FAMILY and low not in common)  # "papa anrufen"
             # after a cue, or said of ("sanjay's", "bex has"), a rare word may be a name
-            and ordinary(low, 2 if _POSSESSIVE.search(tok) or subject(i) else int(is_cue(prev)))
+            and ordinary(low, 2 if POSSESSIVE.search(tok) or said_of(i) else int(is_cue(prev)))
             and not (is_cue(prev) and stray(low))
             and not (i == 0 and given_name(low) and subject(i))  # "raj wants in"
         ):
@@ -319,19 +379,30 @@ def find_people(
             and capitalised(tok)
             and i + 1 < len(toks)
             and capitalised(toks[i + 1])
-            and _bare(toks[i + 1]).lower() in TITLES
+            and bare_word(toks[i + 1]).lower() in TITLES
         )
         if opens and i + 1 < len(toks) and toks[i + 1] not in JOINS:
             j = i + 1
             while (
-                j + 1 < len(toks) and _bare(toks[j]).lower() in HONORIFICS and capitalised(toks[j])
+                j + 1 < len(toks)
+                and bare_word(toks[j]).lower() in HONORIFICS
+                and capitalised(toks[j])
             ):
                 j += 1  # "Staff Nurse", "Frau Dr."
-            nxt = _bare(toks[j])
+            nxt = bare_word(toks[j])
             after = nxt.lower()  # "frau koch", "mrs chen": a surname after a title
             if (
-                capitalised(nxt) or not ordinary(nxt) or surname(after) or given_name(after)
-            ) and after not in JOINS | COMMON | CUES:
+                (
+                    capitalised(nxt)
+                    or not ordinary(nxt, 2 if low in KIN_TITLES else 0)  # "uncle segun"
+                    or surname(after)
+                    or given_name(after)
+                )
+                and after not in JOINS | COMMON | CUES
+                and not (
+                    after in PERSON_VERBS and not capitalised(nxt)  # "prof said", "mr said"
+                )
+            ):
                 words = [t.rstrip(".") + ("." if t.endswith(".") else "") for t in toks[i:j]]
                 words.append(nxt)
                 evidence = "honorific"
@@ -343,7 +414,7 @@ def find_people(
             and (i == 0 or is_cue(prev) or prev in WEAK_CUES or prev in JOINS)
             and not (i + 1 < len(toks) and capitalised(toks[i + 1]))
         ):
-            words = [_bare(tok)]  # "ring mum", "get gran a charger": someone, not a word
+            words = [bare_word(tok)]  # "ring mum", "get gran a charger": someone, not a word
             evidence = "family"
             i += 1
         elif (
@@ -354,83 +425,88 @@ def find_people(
             and could_be_named(i)
             # "Recycle the old laptops", "Bake a cake": a sentence's first word before "the"
             # is its verb, unless it is someone's name
-            and not (sentence_start(i) and following(i) in _DETERMINERS and not given_name(low))
+            and not (
+                sentence_start(i)
+                and following(i) in _DETERMINERS
+                and not given_name(low)
+                and not appositive(i)
+            )
             and not identifier(tok)
             and not (compound(low) and not given_name(low) and not pair(i))  # "Zahnarzttermin"
             and not shop_or_place(i)
-            and not known.other_type(_bare(tok))
-            and not (len(_bare(tok)) > 1 and _bare(tok).isupper())  # CAF, MOT: not a name
-            and not (shop(i) and not known.person(_bare(tok)))  # "a McDonald's": a shop
+            and not known.other_type(bare_word(tok))
+            and not (len(bare_word(tok)) > 1 and bare_word(tok).isupper())  # CAF, MOT: not a name
+            and not (shop(i) and not known.person(bare_word(tok)))  # "a McDonald's": a shop
             and not place(i)
             # "my mum's Toyota Corolla", "Sarah's Kindle": what someone has, not someone
-            and not (i > 0 and _POSSESSIVE.search(toks[i - 1]) and not name_word(i))
+            and not (i > 0 and POSSESSIVE.search(toks[i - 1]) and not name_word(i))
         ):
-            words = [_bare(tok)]
+            words = [bare_word(tok)]
             # "Teodora leads the rollout", "ask Will", "review Marek's PR"
-            said = sentence_start(i) or _POSSESSIVE.search(tok) and given_name(low)
-            if said and subject(i) or ambiguous(low):
+            said = sentence_start(i) or POSSESSIVE.search(tok) and given_name(low)
+            if said and (subject(i) or appositive(i)) or ambiguous(low):
                 evidence = "subject"  # "Teodora leads the rollout", "ask Will"
             i += 1
         elif (
             tok.islower()
             and (is_cue(prev) or prev in JOINS and out and out[-1].evidence != "guess")
             and (
-                not ordinary(_bare(tok), 1)
+                not ordinary(bare_word(tok), 1)
                 # after "and" or a comma, a word is one of a list of names only right after
                 # a name ("Priya, marco and sam", but "anrufen, sie hat Geburtstag")
-                and (is_cue(prev) or taken == i - 1 or only_a_name(_bare(tok).lower()))
-                or _bare(tok) in NAME_WORDS
+                and (is_cue(prev) or taken == i - 1 or only_a_name(bare_word(tok).lower()))
+                or bare_word(tok) in NAME_WORDS
                 and prev != "and"
                 or is_cue(prev)
-                and stray(_bare(tok).lower())
+                and stray(bare_word(tok).lower())
             )
-            and len(_bare(tok)) > 2
+            and len(bare_word(tok)) > 2
         ):
-            words = [_bare(tok)]
+            words = [bare_word(tok)]
             # "coffee w priya": a name if the model agrees; a given name that is no word
             # ("txt wendell") is one on this evidence alone
             # ("txt wendell"), or a given name no everyday word is after a contact verb
             # ("txt wendy") is one on this evidence alone
-            bare = _bare(tok).lower()
+            bare = bare_word(tok).lower()
             named = (
                 only_a_name(bare) or is_cue(prev) and given_name(bare) and not everyday_word(bare)
             )
             evidence = "cue" if named else "cue-lower"
             i += 1
-        elif known.person(_bare(tok)) and (capitalised(tok) or not ordinary(_bare(tok))):
-            words = [_bare(tok)]
+        elif known.person(bare_word(tok)) and (capitalised(tok) or not ordinary(bare_word(tok))):
+            words = [bare_word(tok)]
             i += 1
         elif (
             tok.islower()
             and not shorthand(low)
-            and (i == 0 or prev in WEAK_CUES)
+            and (i == 0 or prev in WEAK_CUES or told(i))
             and (
-                not ordinary(_bare(tok), 2 if i == 0 and subject(i) else 0)
+                not ordinary(bare_word(tok), 2 if (i == 0 or told(i)) and said_of(i) else 0)
                 or i == 0
                 and given_name(low)
                 and subject(i)
             )
             and not is_cue(tok)  # "rmind dotty": a cue typed in a hurry, no name
-            and len(_bare(tok)) > 2
-            and _bare(tok).isalpha()
+            and len(bare_word(tok)) > 2
+            and (bare_word(tok).isalpha() or hyphen_name(low))  # "ji-woo", not "pop-up"
         ):
             # "lucía works at the hospital": a name only if the model says a person is named;
             # on better evidence when something is said of it ("santiago teaches…")
-            words = [_bare(tok)]
-            strong = i == 0 and subject(i) or _POSSESSIVE.search(tok)
+            words = [bare_word(tok)]
+            strong = i == 0 and subject(i) or POSSESSIVE.search(tok) or told(i)
             evidence = "subject" if strong else "guess"
-            if evidence == "guess" and only_a_name(_bare(tok).lower()) and subject(i):
+            if evidence == "guess" and only_a_name(bare_word(tok).lower()) and subject(i):
                 evidence = "subject"  # "moritz is organising the reunion"
             i += 1
         elif (
             tok.islower()
-            and _POSSESSIVE.search(tok)
-            and not ordinary(_bare(tok), 2)
+            and POSSESSIVE.search(tok)
+            and not ordinary(bare_word(tok), 2)
             and not shop(i)  # "the tailor's", "her nonna's ragù": no one of the person's own
-            and len(_bare(tok)) > 2
-            and _bare(tok).isalpha()
+            and len(bare_word(tok)) > 2
+            and bare_word(tok).isalpha()
         ):
-            words = [_bare(tok)]  # "sign imogen's card": someone's
+            words = [bare_word(tok)]  # "sign imogen's card": someone's
             evidence = "subject"
             i += 1
         if not words:
@@ -438,8 +514,8 @@ def find_people(
             i += 1
             continue
         # A name does not run on across an arrow ("ping Bob → Kiln": Bob, then a project).
-        stop = next((k for k in range(i, len(toks)) if _ARROW_GAP.search(before(k))), len(toks))
-        i = _extend(toks[:stop], i, words, evidence, ordinary, known)
+        stop = next((k for k in range(i, len(toks)) if ARROW_GAP.search(before(k))), len(toks))
+        i = extend_name(toks[:stop], i, words, evidence, ordinary, known)
         # "Dinner with Ada Lovelace": a given name before the name is its first name, even a
         # given name that is also a word ("with Rosa Parks", "Will Byers")
         if (
@@ -448,145 +524,51 @@ def find_people(
             and start > taken
             and capitalised(toks[start - 1])
             and (
-                given_name(_bare(toks[start - 1]).lower())
+                given_name(bare_word(toks[start - 1]).lower())
                 # "Tupac Quispe": before a surname, a capitalised word no everyday English
                 # word is ("Tupac", but "Ask Quispe", "Thank Okafor") is the first name
                 or len(words) == 1
                 and surname(words[0].lower())
-                and not everyday_word(_bare(toks[start - 1]).lower())
+                and not everyday_word(bare_word(toks[start - 1]).lower())
                 and not is_cue(toks[start - 1])
-                and not shorthand(_bare(toks[start - 1]).lower())
+                and not shorthand(bare_word(toks[start - 1]).lower())
             )
-            and _bare(toks[start - 1]).lower() not in COMMON | CUES | HONORIFICS
-            and not _POSSESSIVE.search(toks[start - 1])
+            and bare_word(toks[start - 1]).lower() not in COMMON | CUES | HONORIFICS
+            and not POSSESSIVE.search(toks[start - 1])
             and not identifier(toks[start - 1])
         ):
             start -= 1
-            words.insert(0, _bare(toks[start]))
+            words.insert(0, bare_word(toks[start]))
             if evidence in ("capitalised", "guess"):
                 evidence = "fullname"
         if (
             words
             and capitalised(words[0])
             and start > taken
-            and _bare(toks[start - 1]).lower() in NICKNAMES
+            and bare_word(toks[start - 1]).lower() in NICKNAMES
             and capitalised(toks[start - 1])
             and given_name(words[0].lower())
         ):
             start -= 1  # "Big Steve at the scrapyard": his nickname, whole
-            words.insert(0, _bare(toks[start]))
-        if evidence == "capitalised" and start > 0 and is_cue(toks[start - 1]):
+            words.insert(0, bare_word(toks[start]))
+        if evidence == "capitalised" and start > 0 and cue_before(start):
             evidence = "cue"
         if evidence in ("capitalised", "guess") and start > 0 and toks[start - 1] in JOINS and out:
-            evidence = "cue" if out[-1].strong else evidence
+            # "Priya and marco", but not "Mr Chaudhry from the cash and carry"
+            evidence = "cue" if out[-1].strong and taken == start - 1 else evidence
+        if start > 2 and toks[start - 1].lower() in ("called", "named") and pet(start - 2):
+            taken, prev = i, ""
+            continue  # "a husky called Luna": a pet's name or a thing's
         if evidence == "capitalised" and sum(1 for w in words if capitalised(w)) >= 2:
             evidence = "fullname"  # "Kalani Kahale": two names together are someone
+        if (
+            evidence in ("guess", "cue-lower")
+            and len(words) >= 2
+            and not any(capitalised(w) for w in words)
+            and surname(words[-1].lower())
+        ):
+            evidence = "fullname"  # "abena mensah", "remind chidi okeke": the surname says so
         emit(words, evidence)
         taken = i
         prev = ""
     return out
-
-
-_WIKILINK = LazyPattern(r"\[\[([^\[\]|#]+)([^\[\]]*)\]\]")
-
-
-def _unlink(text: str, known: KnownNames) -> str:
-    """``text`` with the words of each ``[[link]]`` that names no person lowercased: a link
-    names a note, and "[[Council Tax]]" or "[[Crafts]]" is no one. A link is a person's when
-    the vault knows it as one or it has a person's shape (a given name and a surname, or a
-    given name that is no word: "[[Rohan Mehta]]", "[[Thandiwe]]")."""
-    if "[[" not in text:
-        return text
-
-    def sub(m: re.Match[str]) -> str:
-        return m.group(0) if _person_shaped(m.group(1).strip(), known) else m.group(0).lower()
-
-    return _WIKILINK.sub(sub, text)
-
-
-def _person_shaped(target: str, known: KnownNames) -> bool:
-    if known.person(target):
-        return True
-    if known.other_type(target):
-        return False
-    words = target.split()
-    if not 1 <= len(words) <= 5 or not capitalised(words[0]) or not capitalised(words[-1]):
-        return False
-    lows = [w.lower() for w in words]
-    if len(words) == 1:
-        return given_name(lows[0]) and not everyday_word(lows[0])
-    if any(w in COMMON or w in HONORIFICS for w in lows[1:]):
-        return False
-    first = lows[0]
-    if first in HONORIFICS:  # "[[Dr Mensah]]"
-        return True
-    last = lows[-1]
-    return given_name(first) and (surname(last) or given_name(last) or not everyday_word(last))
-
-
-_ARROW_GAP = LazyPattern(r"→|->|=>")
-_PARTICLE_JOINED = LazyPattern(r"^(?:al|el|ul|ad|ud|bin|ibn|abu|d|de|di|da|du|van|von)[-'’][A-Z]")
-
-
-def _extend(
-    toks: list[str],
-    i: int,
-    words: list[str],
-    evidence: str,
-    ordinary: Any,
-    known: KnownNames,
-) -> int:
-    """Extend a name from token ``i``: more capitalised words, particles before one ("van der
-    Berg", "de la Cruz"), a joined particle ("al-Hassan", "d'Arcy"), a surname that is also a
-    word after a first name ("Ji-woo Park", "Peter Rose"). Returns the next token's index."""
-    while i < len(toks) and not _POSSESSIVE.search(toks[i - 1]):
-        nxt = toks[i]
-        if nxt.lower() in PARTICLES and i + 1 < len(toks):
-            j = i
-            while j < len(toks) and toks[j].lower() in PARTICLES:
-                j += 1
-            if j < len(toks) and capitalised(toks[j]) and not ordinary(_bare(toks[j])):
-                words += [*toks[i:j], _bare(toks[j])]
-                i = j + 1
-                continue
-            break
-        bare = _bare(nxt)
-        if _PARTICLE_JOINED.match(nxt):
-            words.append(bare)
-            i += 1
-            continue
-        if nxt[:1].isalpha() and (
-            capitalised(nxt)
-            and not ordinary(bare)
-            or evidence == "cue-lower"
-            and not ordinary(bare)
-        ):
-            if evidence == "cue-lower" and not capitalised(nxt) and known.person(" ".join(words)):
-                break
-            words.append(bare)
-            i += 1
-            continue
-        if (
-            capitalised(nxt)
-            and capitalised(words[-1])
-            and (surname(bare.lower()) or given_name(bare.lower()))
-            and bare.lower() not in COMMON | CUES | HONORIFICS
-            and not _POSSESSIVE.search(words[-1])
-        ):
-            words.append(bare)  # "Mei Lin", "Zhang Min", "Rosa Parks": a name's second part
-            i += 1
-            continue
-        if (
-            capitalised(nxt)
-            and capitalised(words[-1])
-            and bare.lower() not in COMMON
-            and bare.lower() not in CUES
-            and bare.lower() not in HONORIFICS
-            and not bare.isupper()
-            and not (i + 1 < len(toks) and capitalised(toks[i + 1]))
-            and not ordinary(words[-1])
-        ):
-            words.append(bare)  # a surname that is also a word
-            i += 1
-        break
-    return i

@@ -27,6 +27,7 @@ CUES |= {"txt", "msg", "tel", "rang", "phoned", "whatsapp", "send", "give", "pay
 CUES |= {"emailed", "ask", "asked", "tell", "told", "ping", "pinged", "remind", "thank"}
 CUES |= {"invite", "visit", "visited", "saw", "see", "dm", "message", "messaged", "phone"}
 CUES |= {"mit", "avec", "con", "llamar", "appeler", "anrufen", "fragen"}
+CUES |= {"ligar", "telefonar", "chiamare", "telefonare"}
 JOINS = {"and", "&", "+", ",", "und", "et", "y", "e"}
 # Words after which a lowercase unknown word may be a name, if the model thinks so.
 WEAK_CUES = {"get", "for", "to", "from", "sign", "buy", "by"}

@@ -77,7 +77,15 @@ TITLES = frozenset(
     oma opa mamie papy papi mamé abuela abuelo abuelita abuelito avó avô vovó vovô
     tia tio tía tío tata dona don doña señora señor senhora senhor frau herr
     fräulein madame monsieur mme mlle mister miss missus mr mrs ms mx dr prof st
-    uncle aunt auntie cousin onkel tante oncle zio zia
+    uncle aunt auntie aunty cousin onkel tante oncle zio zia professor
+    """.split()
+)
+# titles that are no word of their own when typed in lower case: the word after one is a
+# name unless it is an everyday word ("uncle segun", "dr okafor", but "dr appointment")
+KIN_TITLES = frozenset(
+    """
+    uncle aunt auntie aunty cousin onkel tante oncle zio zia tia tio tía tío dr mr mrs ms mx
+    prof professor pastor nana nanna granny grandma grandpa grandad granddad abuela abuelo
     """.split()
 )
 
@@ -103,6 +111,46 @@ FAMILY = frozenset(
     """.split()
 )
 
+# Hindi and Urdu written in Latin letters (no wordfreq list has them): postpositions,
+# pronouns, auxiliaries, the commonest verbs and adverbs. In a line with two of them or
+# more, none is a name ("Rohan bhaiya ko call karna", "aaj ka din"); English spellings of
+# the same letters ("to", "me", "is", "main", "par") are left out.
+ROMAN_HINDI = frozenset(
+    """
+    hai hain tha thi thay ho hoga hogi hoge hua hui hue ka ki ke ko se mein mai pe aur
+    bhi nahi nahin nai kya kyun kyu kaise kab kahan yeh ye woh wo vo iss uss mera meri mere
+    tera teri tere apna apni apne hum tum aap unka unki unke uska uski uske karna karni
+    karne karo karenge kiya kiye raha rahi rahe gaya gayi gaye aaj kal abhi bahut bohot
+    bohat thoda zyada yaar yar accha acha achha theek thik chalo bas sab kuch koi jab tab
+    agar lekin phir toh hota hoti wala wali wale jaana jana jaldi baad pehle saath liye
+    lena dena bolna bolo batana batao milna chahiye sakta sakti
+    """.split()
+)
+# auxiliaries of the other languages thoughts come in, before a verb of theirs: a name
+# before one is its subject ("Thibault a trouvé", "Rodrigo vai casar", "Lucía ha dicho")
+FOREIGN_AUXILIARIES = frozenset(
+    "a est va ha han está esta estão vai foi tem è sta heeft gaat wird ist hat".split()
+)
+
+# what is done at a shop, a restaurant or a firm: a name after "at" or "via" in a line with
+# one of these is the place ("book the tables at Nando's", "ship the returns via Evri"), and
+# after "from" in a line with a buying verb ("buy the wardrobe from Argos"); "dinner at
+# Yara's", "borrow the tent from Robin", "met via Kate" name someone
+BUYING_VERBS = frozenset("buy buying bought order ordering ordered purchase purchased".split())
+RETAIL_VERBS = BUYING_VERBS | frozenset(
+    "book booked reserve reserved return returned ship shipped shop refund exchange".split()
+)
+
+# nouns of people that no agent ending (-er, -ist, -ian) shows: "a guy called Dave" names
+# someone, "a husky called Luna" a pet
+PERSON_NOUNS = frozenset(
+    """
+    guy bloke man woman lady girl boy lad lass chap fella dude kid child baby son daughter
+    nephew niece cousin friend mate colleague neighbour neighbor someone person gentleman
+    student client boss coach nurse vet chef husband wife girlfriend boyfriend partner
+    """.split()
+)
+
 NOT_BEFORE_NAME = frozenset(
     """
     the a an in by until till since of early late mid next last this before after during
@@ -118,6 +166,9 @@ _PLACE_CUES = (
     r"|\b(?:based|born|living|lives|live|works?|working|studying|studies|stays?|staying)\s+in"
     r"|\b(?:back|is|'s|am|are|was|were|came|comes?|flew|moved|originally|just|returned)\s+from"
     r"|\b(?:nach|aus|en|au|aux|em)"
+    # a move in the Romance languages: "se muda a", "mudou-se para", "déménage à"
+    r"|\b(?:mud\w*|déménag\w*|vai|vou|voy|fue|foi|viaj\w*|volv\w*|trasfer\w*|trasloc\w*)"
+    r"(?:-se)?\s+(?:a|à|para|pra)"
     r")\s*$"
 )
 
@@ -133,7 +184,7 @@ def place_cues() -> re.Pattern[str]:
 # "with" or "met". What re.I matches to "i" and casefold() does not: the dotted and the
 # dotless capital I (every other letter of these words casefolds as re.I matches it).
 _CUE_ENDS: tuple[str, ...] = ("to", "in", "near", "around", "outside", "inside", "from")
-_CUE_ENDS += ("nach", "aus", "en", "au", "aux", "em")
+_CUE_ENDS += ("nach", "aus", "en", "au", "aux", "em", "a", "à", "para", "pra")
 _DOTLESS = str.maketrans({"\u0130": "i", "\u0131": "i"})
 
 
@@ -305,6 +356,8 @@ def only_a_word(word: str, context: int = 0) -> bool:
     something is said of them ("sanjay's", "raj wants"): any but everyday English words."""
     if given_name(word):
         return False
+    if context == 1 and surname(word) and not everyday_word(word) and not foreign_word(word):
+        return False  # "call nguyen", "remind okafor": a surname no everyday word is
     if context >= 2:
         return everyday_word(word)
     return frequent_word(word, rare=not context)
@@ -314,3 +367,27 @@ def only_a_name(word: str) -> bool:
     """A given name that is no frequent word ("wendell", "thandiwe", "moritz"): a name even
     typed in lower case."""
     return word not in NAME_WORDS and given_name(word) and not frequent_word(word)
+
+
+# a syllable of Korean as names romanise it, by the Revised Romanization or the older
+# spellings ("ji", "woo", "yeon", "hyun", "young", "hee")
+_SYLLABLE = re.compile(
+    r"(?:kk|tt|pp|ss|jj|ch|[gkndtrlmbpsjh])?"
+    r"(?:yae|wae|yeo|woo|yoo|you|ae|ya|eo|ye|wa|oe|yo|oo|wo|we|wi|yu|eu|ui|ee|[aeiou])(?:ng|[knlmpt])?"
+)
+
+
+def hyphen_name(word: str) -> bool:
+    """A hyphenated given name (``word`` lowercase): given names joined ("jean-luc",
+    "anna-lena") or two romanised Korean syllables, not both everyday words ("ji-woo",
+    "so-yeon", but "pop-up", "go-kart", "follow-up", "co-op" are words)."""
+    parts = word.split("-")
+    if len(parts) < 2 or not all(parts):
+        return False
+    if all(given_name(p) for p in parts):
+        return True
+    return (
+        len(parts) == 2
+        and all(_SYLLABLE.fullmatch(p) for p in parts)
+        and not all(everyday_word(p) for p in parts)
+    )

@@ -13,7 +13,7 @@ from vaultbrain.classify.learned import (
     Counts,
     Model,
 )
-from vaultbrain.classify.mentions import KnownNames, PersonMention
+from vaultbrain.classify.mentions import CUES, KnownNames, PersonMention
 from vaultbrain.classify.reliability import Reliability
 from vaultbrain.patterns import LazyPattern
 
@@ -111,15 +111,28 @@ def filed_people(people: list[PersonMention]) -> list[PersonMention]:
     return people
 
 
+def addressed(text: str, people: list[PersonMention]) -> bool:
+    """The thought opens with a contact verb and the person it is addressed to, named on
+    good evidence ("send Stelian the cable schedule", "- [ ] email [[Beatriz Costa]] the
+    minutes"): the corpus files such a thought to the person first, its task second."""
+    words = [w for w in WORDS.findall(text.lower()) if any(c.isalpha() for c in w)][:4]
+    if len(words) < 2 or words[0] not in CUES:
+        return False
+    return any(p.strong and p.name.lower().split()[0] == words[1] for p in people)
+
+
 def decide(
     labels: list[str],
     probs: dict[str, float],
     firsts: dict[str, float],
     sure: float | None,
     people: list[PersonMention],
+    to_person: bool = False,
 ) -> tuple[list[str], float, list[PersonMention]]:
     """The types a thought is filed to (the primary first), the raw confidence of that
-    reading, and the people it files: from the model's odds and the people found."""
+    reading, and the people it files: from the model's odds and the people found.
+    ``to_person``: the thought is addressed to someone it names (:func:`addressed`), whose
+    record is then its primary destination."""
     # The primary type by its own odds (a thought naming a person and a task is one or the
     # other first), then every other type likely enough to be a destination too.
     ranked = sorted(firsts, key=lambda t: (-firsts[t], -probs[t]))
@@ -141,6 +154,9 @@ def decide(
             chosen.remove("person")
     if not chosen:
         return [], 0.0, named
+    if to_person and named and "person" in chosen and chosen[0] != "person":
+        chosen.remove("person")
+        chosen.insert(0, "person")
     first = chosen[0]
     raw = (
         sure if sure is not None and ranked and first == ranked[0] else firsts.get(first, THRESHOLD)

@@ -25,6 +25,7 @@ from vaultbrain.classify.mentions import KnownNames, PersonMention
 from vaultbrain.classify.noise import letter_pairs
 from vaultbrain.classify.reading import (
     Embedded,
+    addressed,
     decide,
     filed_people,
     hints,
@@ -62,7 +63,7 @@ def corpus_key(labels: list[str], pack_name: str) -> str:
 
 def _corpus_key(labels: list[str], pack_name: str) -> str:
     path = corpus_path(pack_name) or corpus_path(BASE_PACK)
-    h = hashlib.sha256(("|".join(labels) + "|v13").encode())
+    h = hashlib.sha256(("|".join(labels) + "|v14").encode())
     if path is not None:
         h.update(path.read_bytes())
     return h.hexdigest()[:12]
@@ -130,7 +131,8 @@ def fit_calibration(
         firsts = {t: every.get(primary(t), 0.0) for t in labels}
         sure = model.confidence([firsts[t] for t in labels], len(fs))
         people = filed_people(found[ex.text])
-        chosen, raw, named = decide(labels, probs, firsts, sure, people)
+        to_person = addressed(ex.text, people)
+        chosen, raw, named = decide(labels, probs, firsts, sure, people, to_person)
         if not chosen:
             continue
         gold = [t for t in ex.labels if not t.startswith("1:")]

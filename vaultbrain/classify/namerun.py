@@ -1,0 +1,225 @@
+"""The shape of a person's name, for the person finder (``classify/entities.py``): a name
+extended over the words after its first (more capitalised words, particles: "van der Berg",
+a joined particle: "al-Hassan", a surname that is also a word: "Ji-woo Park", a name typed
+in lower case: "abena mensah"), a line in capitals read as lower case, and the ``[[links]]``
+that have a person's shape."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from vaultbrain.classify.mentions import (
+    COMMON,
+    CUES,
+    HONORIFICS,
+    JOINS,
+    PARTICLES,
+    KnownNames,
+    capitalised,
+)
+from vaultbrain.classify.namewords import (
+    PERSON_VERBS,
+    WEAK_VERBS,
+    everyday_word,
+    foreign_word,
+    frequent_word,
+    given_name,
+    surname,
+)
+from vaultbrain.patterns import LazyPattern
+
+POSSESSIVE = LazyPattern(r"['’]s$")
+
+
+# a Turkish case ending, written after an apostrophe on a proper name ("Zeynep'in",
+# "Ahmet'e", "Ankara'da", "Elif'le")
+_TURKISH_CASE = LazyPattern(r"(?<=[^\W\d_])['’](?:n?[iıuü]n|y?[iıuü]|y?[ea]|[dt][ea]n?|y?l[ea])$")
+
+
+_TURKISH_PLACE = LazyPattern(r"(?<=[^\W\d_])['’](?:[dt][ea]n?)$")
+_TURKISH_DATIVE = LazyPattern(r"(?<=[^\W\d_])['’]y?[ea]$")
+
+
+def turkish_place(tok: str, dative: bool = True) -> bool:
+    """A capitalised word with a Turkish ending of place: "in", "from" and (``dative``) "to"
+    ("Ankara'da", "Londra'dan", "İzmir'e"): a place, or the end of the phrase it closes."""
+    if not tok[:1].isupper():
+        return False
+    return _TURKISH_PLACE.search(tok) is not None or dative and bool(_TURKISH_DATIVE.search(tok))
+
+
+def bare_word(tok: str) -> str:
+    """A token without its trailing dot, its possessive "'s" and, on a capitalised word, a
+    Turkish case ending."""
+    word = POSSESSIVE.sub("", tok.rstrip(".")).rstrip(".")
+    if word[:1].isupper() and ("'" in word or "’" in word):
+        word = _TURKISH_CASE.sub("", word)
+    return word
+
+
+ARROW_GAP = LazyPattern(r"→|->|=>")
+_PARTICLE_JOINED = LazyPattern(r"^(?:al|el|ul|ad|ud|bin|ibn|abu|d|de|di|da|du|van|von)[-'’][A-Z]")
+
+
+def extend_name(
+    toks: list[str],
+    i: int,
+    words: list[str],
+    evidence: str,
+    ordinary: Any,
+    known: KnownNames,
+) -> int:
+    """Extend a name from token ``i``: more capitalised words, particles before one ("van der
+    Berg", "de la Cruz"), a joined particle ("al-Hassan", "d'Arcy"), a surname that is also a
+    word after a first name ("Ji-woo Park", "Peter Rose"). Returns the next token's index."""
+    while i < len(toks) and not POSSESSIVE.search(toks[i - 1]):
+        nxt = toks[i]
+        if turkish_place(nxt):
+            break  # "Emre İzmir'e taşındı": Emre, moved to İzmir
+        lower = not any(capitalised(w) for w in words)  # "abena mensah", "nguyen van an"
+        if nxt.lower() in PARTICLES and i + 1 < len(toks):
+            j = i
+            while j < len(toks) and toks[j].lower() in PARTICLES:
+                j += 1
+            if j < len(toks) and (
+                capitalised(toks[j])
+                and not ordinary(bare_word(toks[j]))
+                or lower
+                and toks[j].islower()
+                and given_name(bare_word(toks[j]))
+            ):
+                words += [*toks[i:j], bare_word(toks[j])]
+                i = j + 1
+                continue
+            break
+        bare = bare_word(nxt)
+        if lower and nxt.islower() and second_part(toks, i, ordinary):
+            words.append(bare)  # "send arjun mehta the", "xiaoling chen is", "ji-woo park joined"
+            i += 1
+            continue
+        if _PARTICLE_JOINED.match(nxt):
+            words.append(bare)
+            i += 1
+            continue
+        if capitalised(nxt) and lower and evidence == "guess":
+            break  # "wetin Chinedu": who capitalises a name capitalises all of it
+        if nxt[:1].isalpha() and (
+            capitalised(nxt)
+            and not ordinary(bare)
+            or evidence == "cue-lower"
+            and not ordinary(bare)
+        ):
+            if evidence == "cue-lower" and not capitalised(nxt) and known.person(" ".join(words)):
+                break
+            words.append(bare)
+            i += 1
+            continue
+        if (
+            capitalised(nxt)
+            and capitalised(words[-1])
+            and (surname(bare.lower()) or given_name(bare.lower()))
+            and bare.lower() not in COMMON | CUES | HONORIFICS
+            and not POSSESSIVE.search(words[-1])
+        ):
+            words.append(bare)  # "Mei Lin", "Zhang Min", "Rosa Parks": a name's second part
+            i += 1
+            continue
+        if (
+            capitalised(nxt)
+            and capitalised(words[-1])
+            and bare.lower() not in COMMON
+            and bare.lower() not in CUES
+            and bare.lower() not in HONORIFICS
+            and not bare.isupper()
+            and not (i + 1 < len(toks) and capitalised(toks[i + 1]))
+            and not ordinary(words[-1])
+        ):
+            words.append(bare)  # a surname that is also a word
+            i += 1
+        break
+    return i
+
+
+def second_part(toks: list[str], i: int, ordinary: Any) -> bool:
+    """Token ``i``, after a name typed in lower case, is the name's next part: a surname or
+    given name of the lists that is no everyday word ("mensah", "chen", "maría josé"), a
+    word of no list that is no frequent word either where a name's end follows ("mehta" in
+    "send arjun mehta the"); an everyday word that is a surname ("park") only when
+    something is said of the whole ("ji-woo park joined")."""
+    word = bare_word(toks[i])
+    low = word.lower()
+    if len(low) < 2 or low in COMMON | CUES | HONORIFICS | PERSON_VERBS | JOINS:
+        return False
+    if not low.replace("-", "").replace("'", "").replace("’", "").isalpha():
+        return False
+    after = toks[i + 1].lower() if i + 1 < len(toks) else ""
+    listed = surname(low) or given_name(low)
+    if listed and not ordinary(word, 2) and not foreign_word(low):
+        return True  # no everyday word, nor one of the corpus's ("aus" in "frau becker aus")
+    if listed and after in PERSON_VERBS and after not in WEAK_VERBS:
+        return True
+    # a word of no list where a name's end follows: "send arjun mehta the", not "ring ahmed
+    # tonite"
+    return (
+        len(low) > 2
+        and after in _AFTER_NAME | PERSON_VERBS
+        and (listed or not frequent_word(low, rare=False) and bool(_VOWEL.search(low)))
+        and not ordinary(word, 1)
+    )
+
+
+# what follows a name in a sentence: an article (the name was an object), a preposition, a
+# conjunction or a verb
+_AFTER_NAME = frozenset(
+    "the a an about re for to on at in with from and & , is was has had will can".split()
+)
+
+
+_VOWEL = LazyPattern(r"[aeiouy]")
+_LETTERS = LazyPattern(r"[^\W\d_]{2,}")
+
+
+def shouted(text: str) -> bool:
+    """A line typed in capitals throughout ("CALL DEREK ABOUT THE QUOTE"): its case says
+    nothing of which words are names, so it is read as if typed in lower case (three words
+    or more: "MOT", "RSVP Sam" are no shouting)."""
+    words = _LETTERS.findall(text)
+    return len(words) >= 3 and all(w.isupper() for w in words)
+
+
+_WIKILINK = LazyPattern(r"\[\[([^\[\]|#]+)([^\[\]]*)\]\]")
+
+
+def unlink(text: str, known: KnownNames) -> str:
+    """``text`` with the words of each ``[[link]]`` that names no person lowercased: a link
+    names a note, and "[[Council Tax]]" or "[[Crafts]]" is no one. A link is a person's when
+    the vault knows it as one or it has a person's shape (a given name and a surname, or a
+    given name that is no word: "[[Rohan Mehta]]", "[[Thandiwe]]")."""
+    if "[[" not in text:
+        return text
+
+    def sub(m: re.Match[str]) -> str:
+        return m.group(0) if _person_shaped(m.group(1).strip(), known) else m.group(0).lower()
+
+    return _WIKILINK.sub(sub, text)
+
+
+def _person_shaped(target: str, known: KnownNames) -> bool:
+    if known.person(target):
+        return True
+    if known.other_type(target):
+        return False
+    words = target.split()
+    if not 1 <= len(words) <= 5 or not capitalised(words[0]) or not capitalised(words[-1]):
+        return False
+    lows = [w.lower() for w in words]
+    if len(words) == 1:
+        return given_name(lows[0]) and not everyday_word(lows[0])
+    if any(w in COMMON or w in HONORIFICS for w in lows[1:]):
+        return False
+    first = lows[0]
+    if first in HONORIFICS:  # "[[Dr Mensah]]"
+        return True
+    last = lows[-1]
+    return given_name(first) and (surname(last) or given_name(last) or not everyday_word(last))
