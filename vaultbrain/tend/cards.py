@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 from vaultbrain.tend.card import EMAIL, Card, prop_text
 from vaultbrain.tend.card_cache import CACHE_VERSION, NO_CARD, CardCache, pack_card, unpack_cards
+from vaultbrain.tend.seed import seeds
 
 log = logging.getLogger("vaultbrain.tend")
 
@@ -70,7 +71,15 @@ def _card(brain: Brain, rel: str, text: str, hash_: str, mtime_ns: int) -> Card 
     data, body = _read(text)
     if data is None:
         return None
-    if data.get("archived") is True:
+    return card_from(brain, rel, data, body, hash_, mtime_ns)
+
+
+def card_from(
+    brain: Brain, rel: str, data: dict[str, Any], body: str, hash_: str, mtime_ns: int
+) -> Card | None:
+    """The card of a note whose properties and body are ``data`` and ``body`` (read from it,
+    or from what the reindex read of it: vaultbrain/tend/seed.py)."""
+    if rel.startswith(ARCHIVE) or data.get("archived") is True:
         return None
     ptype = brain.pack.infer_type(rel, data)
     if ptype is None:
@@ -92,10 +101,15 @@ def _card(brain: Brain, rel: str, text: str, hash_: str, mtime_ns: int) -> Card 
         [a.strip() for a in aliases if isinstance(a, str) and a.strip()],
     )
     # (the properties' strings as one text: neither pattern matches across a line's end)
+    # (a search only where its mark is: a pattern that may start anywhere costs the text)
     props = prop_text(data)
-    card.emails.update(e.lower() for e in EMAIL.findall(props))
-    card.links.update(link_key(t) for t, _ in WIKILINK.findall(props) if t.strip())
-    body_keys = [link_key(t) for t, _ in WIKILINK.findall(body) if t.strip()]
+    if "@" in props:
+        card.emails.update(e.lower() for e in EMAIL.findall(props))
+    if "[[" in props:
+        card.links.update(link_key(t) for t, _ in WIKILINK.findall(props) if t.strip())
+    body_keys = (
+        [link_key(t) for t, _ in WIKILINK.findall(body) if t.strip()] if "[[" in body else []
+    )
     card.links.update(body_keys)
     card.typed = _inferred(brain, ptype.name, body, body_keys)
     return card
@@ -300,6 +314,8 @@ def survey(brain: Brain, types: set[str] | None = None) -> Survey:
         kept: list[tuple[str, int, int]] = []
         other: dict[str, set[str]] = {}
 
+        seeded = seeds(brain, _unknown(order, known))  # (a first cycle: none kept yet)
+
         def look(rel: str, entry: os.DirEntry[str], record: bool) -> None:
             try:
                 st = entry.stat(follow_symlinks=False)
@@ -315,11 +331,18 @@ def survey(brain: Brain, types: set[str] | None = None) -> Survey:
                     if not rel.startswith("Brain/"):
                         other[rel] = set(json.loads(row[3]))
                     return
-            try:
-                note = vault.read(rel, entry)
-            except (UserError, OSError):
-                return
-            card = _card(brain, rel, note.text, note.hash, note.mtime_ns) if record else None
+            seed = seeded.get(rel) if record else None
+            card = None
+            if seed is not None:  # (what the reindex read of it, at this very stat)
+                card = card_from(brain, rel, seed.data, seed.body, seed.hash, st.st_mtime_ns)
+                stat = (st.st_mtime_ns, st.st_size)
+            if card is None:
+                try:
+                    note = vault.read(rel, entry)
+                except (UserError, OSError):
+                    return
+                card = _card(brain, rel, note.text, note.hash, note.mtime_ns) if record else None
+                stat = (note.mtime_ns, note.size)
             packed: str | None = None
             links: str | None = None
             fresh[rel] = card
@@ -337,7 +360,6 @@ def survey(brain: Brain, types: set[str] | None = None) -> Survey:
                 if packed is None:
                     unkept.append(rel)
                     return  # (properties JSON cannot hold: read again each time)
-            stat = (note.mtime_ns, note.size)
             if stat == (st.st_mtime_ns, st.st_size):  # (not changed while read)
                 put.append((rel, *stat, packed, links))
             else:
@@ -366,6 +388,23 @@ def survey(brain: Brain, types: set[str] | None = None) -> Survey:
         cache.close()
     out = Survey(brain, cards, kept, types, other, list(walked), cards_key, others_key)
     out.changes = changes
+    return out
+
+
+def _unknown(
+    entries: list[tuple[str, os.DirEntry[str]]],
+    known: dict[str, tuple[int, int, str | None, str | None]],
+) -> dict[str, tuple[int, int]]:
+    """The notes of ``entries`` the cache holds at no stat they have now: their stats."""
+    out: dict[str, tuple[int, int]] = {}
+    for rel, entry in entries:
+        try:
+            st = entry.stat(follow_symlinks=False)  # (cached by the entry: ``look`` asks again)
+        except OSError:
+            continue
+        row = known.get(rel)
+        if row is None or (row[0], row[1]) != (st.st_mtime_ns, st.st_size):
+            out[rel] = (st.st_mtime_ns, st.st_size)
     return out
 
 
