@@ -35,7 +35,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import LLMError, UserError
-from vaultbrain.graph.enrich_rules import _empty, propose
+from vaultbrain.graph.enrich_rules import _empty, propose, reading
 from vaultbrain.graph.index import LIVE, GraphIndex
 from vaultbrain.graph.links import find_note
 from vaultbrain.graph.open import graph_of
@@ -175,6 +175,7 @@ def enrich(
                     enrichable,
                 )
             ]
+    index = reading(index)  # (each note's rows asked once in the run)
     today = brain.today()
     summarise = llm_summariser(brain) if use_llm else None
     people_types = sorted({t.name for t in brain.all_types() if t.expert_routing})

@@ -8,7 +8,7 @@ import datetime as dt
 import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from vaultbrain.graph.index import GraphIndex
 from vaultbrain.graph.links import outgoing
@@ -58,7 +58,66 @@ def _empty(value: Any) -> bool:
     return value is None or value == "" or value == [] or value == {}
 
 
-def _backlinks(index: GraphIndex, nid: int) -> list[int]:
+class Reading:
+    """The graph index as one enrich run reads it: each note's row, properties, names,
+    backlinks and each link key's note asked of the database once (a run asks each of them
+    of most notes three or four times; nothing writes the index while it runs: the notes it
+    fills are synced after). Anything else is the index's own."""
+
+    def __init__(self, index: GraphIndex) -> None:
+        self.index = index
+        self.db, self.lock = index.db, index.lock
+        self._rows: dict[int, dict[str, Any]] = {}
+        self._data: dict[int, dict[str, Any]] = {}
+        self._keys: dict[int, list[str]] = {}
+        self._back: dict[int, list[int]] = {}
+        self._resolved: dict[str, int | None] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.index, name)
+
+    def note_row(self, nid: int) -> dict[str, Any]:
+        row = self._rows.get(nid)
+        if row is None:
+            row = self._rows[nid] = self.index.note_row(nid)
+        return dict(row)
+
+    def note_data(self, nid: int) -> dict[str, Any]:
+        data = self._data.get(nid)
+        if data is None:
+            data = self._data[nid] = self.index.note_data(nid)
+        return data  # (read, never changed, by the rules)
+
+    def keys_of(self, nid: int) -> list[str]:
+        keys = self._keys.get(nid)
+        if keys is None:
+            keys = self._keys[nid] = self.index.keys_of(nid)
+        return list(keys)
+
+    def resolve(self, key: str) -> int | None:
+        if key not in self._resolved:
+            self._resolved[key] = self.index.resolve(key)
+        return self._resolved[key]
+
+    def backlinks(self, nid: int) -> list[int]:
+        back = self._back.get(nid)
+        if back is None:
+            back = self._back[nid] = _find_backlinks(self, nid)
+        return list(back)
+
+
+def reading(index: GraphIndex) -> GraphIndex:
+    """``index`` as one run reads it (:class:`Reading`), typed as the index it stands for."""
+    return cast(GraphIndex, Reading(index))
+
+
+def _backlinks(index: GraphIndex | Reading, nid: int) -> list[int]:
+    if isinstance(index, Reading):
+        return index.backlinks(nid)
+    return _find_backlinks(index, nid)
+
+
+def _find_backlinks(index: GraphIndex | Reading, nid: int) -> list[int]:
     keys = index.keys_of(nid)
     if not keys:
         return []

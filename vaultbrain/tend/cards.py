@@ -337,6 +337,7 @@ def survey(brain: Brain, types: set[str] | None = None) -> Survey:
                 card = card_from(brain, rel, seed.data, seed.body, seed.hash, st.st_mtime_ns)
                 stat = (st.st_mtime_ns, st.st_size)
             if card is None:
+                seed = None  # (no card of it: its file says what it is)
                 try:
                     note = vault.read(rel, entry)
                 except (UserError, OSError):
@@ -356,7 +357,7 @@ def survey(brain: Brain, types: set[str] | None = None) -> Survey:
                 fresh_links[rel] = card.links
                 if types is None or card.type in types:
                     cards.append(card)
-                packed = pack_card(card)
+                packed = pack_card(card, seed.json if seed is not None else None)
                 if packed is None:
                     unkept.append(rel)
                     return  # (properties JSON cannot hold: read again each time)

@@ -496,8 +496,10 @@ def propose(brain: Brain, pairs: Iterable[Pair], dry_run: bool = False) -> list[
         }
         known[pair.key] = rec
         new.append(rec)
-        if not dry_run:
-            col.put(rec)
+    if new and not dry_run:
+        with brain.store.bulk():  # (one transaction: a first cycle's many, at once)
+            for rec in new:
+                col.put(rec)
     if not dry_run:
         for rec in list(known.values()):
             if rec.get("status") != OPEN:

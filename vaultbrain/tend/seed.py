@@ -29,12 +29,13 @@ RACY_NS = 2_000_000_000  # (the scan's window: a stat younger than this may hide
 
 
 class Seed:
-    """What the reindex read of one note: its properties, body and content hash."""
+    """What the reindex read of one note: its properties (and their JSON as the index keeps
+    it, dates as written), body and content hash."""
 
-    __slots__ = ("body", "data", "hash")
+    __slots__ = ("body", "data", "hash", "json")
 
-    def __init__(self, data: dict[str, Any], body: str, hash_: str) -> None:
-        self.data, self.body, self.hash = data, body, hash_
+    def __init__(self, data: dict[str, Any], json_: str, body: str, hash_: str) -> None:
+        self.data, self.json, self.body, self.hash = data, json_, body, hash_
 
 
 def seeds(brain: Brain, wanted: dict[str, tuple[int, int]]) -> dict[str, Seed]:
@@ -86,7 +87,7 @@ def _seeds(brain: Brain, wanted: dict[str, tuple[int, int]]) -> dict[str, Seed]:
     rels = list(found)
     decoded = json.loads("[" + ",".join(found[r][0] for r in rels) + "]")
     return {
-        r: Seed(d, found[r][1], hashes[r])
+        r: Seed(d, found[r][0], found[r][1], hashes[r])
         for r, d in zip(rels, decoded, strict=True)
         if isinstance(d, dict) and d
     }
