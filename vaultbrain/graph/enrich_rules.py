@@ -64,7 +64,7 @@ class Reading:
     of most notes three or four times; nothing writes the index while it runs: the notes it
     fills are synced after). Anything else is the index's own."""
 
-    def __init__(self, index: GraphIndex) -> None:
+    def __init__(self, index: GraphIndex, whole: bool = False) -> None:
         self.index = index
         self.db, self.lock = index.db, index.lock
         self._rows: dict[int, dict[str, Any]] = {}
@@ -72,6 +72,22 @@ class Reading:
         self._keys: dict[int, list[str]] = {}
         self._back: dict[int, list[int]] = {}
         self._resolved: dict[str, int | None] = {}
+        # ``whole`` (a run that reads most notes): every name and link read at once, not
+        # asked note by note: link key -> (kind, note) of the notes it names, and
+        # link key -> the notes linking by it, note -> the keys it links by
+        self._named: dict[str, list[tuple[int, int]]] | None = None
+        self._linking: dict[str, set[int]] = {}
+        self._links: dict[int, list[str]] = {}
+        if whole:
+            named: dict[str, list[tuple[int, int]]] = {}
+            with index.lock:
+                for key, kind, note in index.db.execute("SELECT key, kind, note FROM names"):
+                    named.setdefault(key, []).append((kind, note))
+                    self._keys.setdefault(note, []).append(key)
+                for src, key in index.db.execute("SELECT DISTINCT src, key FROM links"):
+                    self._linking.setdefault(key, set()).add(src)
+                    self._links.setdefault(src, []).append(key)
+            self._named = named
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.index, name)
@@ -91,13 +107,39 @@ class Reading:
     def keys_of(self, nid: int) -> list[str]:
         keys = self._keys.get(nid)
         if keys is None:
-            keys = self._keys[nid] = self.index.keys_of(nid)
+            keys = self._keys[nid] = [] if self._named is not None else self.index.keys_of(nid)
         return list(keys)
 
     def resolve(self, key: str) -> int | None:
         if key not in self._resolved:
-            self._resolved[key] = self.index.resolve(key)
+            if self._named is None:
+                self._resolved[key] = self.index.resolve(key)
+            else:  # (GraphIndex.resolve's rule, on the names read at once)
+                rows = self._named.get(key, [])
+                found = None
+                for kind in (0, 1, 2):
+                    notes = {note for k, note in rows if k == kind}
+                    if notes:
+                        found = notes.pop() if len(notes) == 1 else None
+                        break
+                self._resolved[key] = found
         return self._resolved[key]
+
+    @property
+    def whole(self) -> bool:
+        return self._named is not None
+
+    def linking(self, key: str) -> set[int]:
+        """The notes that link by ``key`` (a ``whole`` reading)."""
+        return self._linking.get(key, set())
+
+    def link_keys(self, nid: int) -> list[str]:
+        """The keys a note links by (each once)."""
+        if self._named is not None:
+            return list(self._links.get(nid, ()))
+        with self.lock:
+            sql = "SELECT DISTINCT key FROM links WHERE src=?"
+            return [k for (k,) in self.db.execute(sql, (nid,))]
 
     def backlinks(self, nid: int) -> list[int]:
         back = self._back.get(nid)
@@ -106,9 +148,19 @@ class Reading:
         return list(back)
 
 
-def reading(index: GraphIndex) -> GraphIndex:
-    """``index`` as one run reads it (:class:`Reading`), typed as the index it stands for."""
-    return cast(GraphIndex, Reading(index))
+def reading(index: GraphIndex, whole: bool = False) -> GraphIndex:
+    """``index`` as one run reads it (:class:`Reading`), typed as the index it stands for
+    (``whole``: a run that reads most notes, every name and link read at once)."""
+    return cast(GraphIndex, Reading(index, whole))
+
+
+def link_keys_of(index: GraphIndex | Reading, nid: int) -> list[str]:
+    """The keys a note links by, each once."""
+    if isinstance(index, Reading):
+        return index.link_keys(nid)
+    with index.lock:
+        sql = "SELECT DISTINCT key FROM links WHERE src=?"
+        return [k for (k,) in index.db.execute(sql, (nid,))]
 
 
 def _backlinks(index: GraphIndex | Reading, nid: int) -> list[int]:
@@ -121,6 +173,10 @@ def _find_backlinks(index: GraphIndex | Reading, nid: int) -> list[int]:
     keys = index.keys_of(nid)
     if not keys:
         return []
+    if isinstance(index, Reading) and index.whole:
+        return sorted(
+            {s for k in keys if index.resolve(k) == nid for s in index.linking(k) if s != nid}
+        )
     marks = ",".join("?" * len(keys))
     with index.lock:
         rows = index.db.execute(

@@ -9,7 +9,7 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain.graph.enrich_rules import _backlinks, _empty, _stated_day, propose
+from vaultbrain.graph.enrich_rules import _backlinks, _empty, _stated_day, link_keys_of, propose
 from vaultbrain.graph.extract import base_key, note_key
 from vaultbrain.graph.index import GraphIndex
 
@@ -164,9 +164,7 @@ class Since:
         with index.lock:
             back = _backlinks(index, nid)
             own_keys = index.keys_of(nid)
-            link_keys = [
-                k for (k,) in index.db.execute("SELECT DISTINCT key FROM links WHERE src=?", (nid,))
-            ]
+            link_keys = link_keys_of(index, nid)
             outs = {index.resolve(k) for k in link_keys}
             future = any((_stated_day(index, s)[0] or 0) > self.today.toordinal() for s in back)
         deps = sorted({self.rels[s] for s in back if s in self.rels})

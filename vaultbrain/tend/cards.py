@@ -187,9 +187,11 @@ class Survey:
     @property
     def cards(self) -> list[Card]:
         if self._cards is None:
+            texts: dict[str, tuple[int, int, str]] = {}
             cache = CardCache(self._brain)
             try:
-                texts = cache.texts()
+                if self._kept:  # (a walk that read every card anew keeps none to fetch)
+                    texts = cache.texts()
             finally:
                 cache.close()
             packed: list[tuple[str, str, int]] = []
