@@ -303,3 +303,48 @@ def test_a_first_cycle_takes_what_the_reindex_read_and_still_follows_the_files(
     # kept as read: the next cycle, after an edit, is brought up to date from them
     _write(vault, "Admin/Renew passport.md", "---\ntype: admin\ntitle: Renew passport\n---\n")
     _same_as_scratch(vault, "2026-11-25")
+
+
+def test_people_who_come_and_go_are_grouped_anew_from_the_notes_they_share_a_block_with(
+    vault: Path,
+) -> None:
+    _setup(vault)
+    first = _same_as_scratch(vault, "2026-11-25", since=False)
+    short_sam = ("person", "People/Sam Ortiz.md", "People/Sam.md")
+    assert short_sam in {p[:3] for p in first["pairs"]}
+
+    def pairs() -> set[tuple[str, str, str]]:
+        return {p[:3] for p in _same_as_scratch(vault, "2026-11-25")["pairs"]}
+
+    # a second Sam with a surname: "Sam" is no longer surely the short form of one of them
+    _person(vault, "Sam Lee")
+    assert short_sam not in pairs()
+    (vault / "People/Sam Lee.md").unlink()
+    assert short_sam in pairs()
+    # a name that is another's alias; then a third note gives it: nobody's in particular
+    _person(vault, "Alexis Berg", "aliases:", "  - Lex")
+    _person(vault, "Lex")
+    assert ("person", "People/Alexis Berg.md", "People/Lex.md") in pairs()
+    _person(vault, "Lex Again", "aliases:", "  - Lex")
+    assert not any("People/Lex.md" in p for p in pairs())
+    # the same e-mail under another name joins the Sams' group; the address changed again
+    _person(vault, "S. Ortiz", "contact: SAM@example.com")
+    assert ("person", "People/Sam Ortiz.md", "People/S. Ortiz.md") in pairs()
+    _person(vault, "S. Ortiz", "contact: sonia@example.com")
+    assert not any("People/S. Ortiz.md" in p for p in pairs())
+    # a person whose file name a project links by: the project's people read again
+    _write(
+        vault,
+        "Projects/Bee plan.md",
+        "---\ntype: project\nname: Bee plan\n---\nWith [[Robin]].\n",
+    )
+    _write(
+        vault,
+        "Projects/Plan bees.md",
+        "---\ntype: project\nname: Plan bees\n---\nWith [[Robyn]].\n",
+    )
+    bees = ("project", "Projects/Bee plan.md", "Projects/Plan bees.md")
+    assert any({p[1], p[2]} == set(bees[1:]) for p in pairs())
+    _person(vault, "Robin")
+    _person(vault, "Robyn")
+    assert not any({p[1], p[2]} == set(bees[1:]) for p in pairs())
