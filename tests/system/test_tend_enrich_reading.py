@@ -80,3 +80,62 @@ def test_a_run_that_reads_the_index_at_once_finds_what_asking_note_by_note_finds
     monkeypatch.setattr(enrich_mod, "WHOLE_AT", 1)
     assert enrich(brain, graph, dry_run=True) == plain
     assert any(r["path"] == "People/Sarah.md" for r in plain)
+
+
+def test_a_person_met_finds_again_only_the_records_a_line_naming_them_may_change(
+    vault: Path,
+) -> None:
+    from vaultbrain.graph.enrich_since import Since
+
+    run(vault, "init")
+    run(vault, "schema", "use", "vaultbrain-recommended")
+    _write(vault, "People/Tom.md", "---\ntype: person\nname: Tom\n---\n")
+    _write(vault, "People/Ann Lee.md", "---\ntype: person\nname: Ann Lee\n---\n")
+    _write(
+        vault,
+        "Meetings/Lunch.md",
+        '---\ntype: meeting\ntitle: Lunch\ndate: 2026-11-02\nattendees:\n  - "[[Tom]]"\n'
+        "---\nTom came with Gail: gail@example.com\n",
+    )
+    _write(
+        vault,
+        "Meetings/Tea.md",
+        '---\ntype: meeting\ntitle: Tea\ndate: 2026-11-03\nattendees:\n  - "[[Ann Lee]]"\n'
+        "---\nAnn Lee: ann@example.com\n",
+    )
+    brain = Brain(vault, clock=lambda: dt.datetime(2026, 11, 25, 9, 0))
+
+    def both() -> list[dict[str, Any]]:
+        reindex(brain)
+        graph = graph_of(brain)
+        since = enrich(brain, graph, dry_run=True, since_last=True)
+        assert since == enrich(brain, graph, dry_run=True)  # (as from scratch)
+        return since
+
+    def contact(rows: list[dict[str, Any]], rel: str) -> Any:
+        return next((r["fields"].get("contact") for r in rows if r["path"] == rel), None)
+
+    first = both()
+    assert contact(first, "People/Tom.md")["value"] == "gail@example.com"
+    assert contact(first, "People/Ann Lee.md")["value"] == "ann@example.com"
+    # Gail met: the line is about someone else now; Ann's records are not found again
+    _write(vault, "People/Gail.md", "---\ntype: person\nname: Gail\n---\n")
+    reindex(brain)
+    graph = graph_of(brain)
+    enrichable = [e.type for e in brain.pack.manifest.enrichable_types]
+    people = sorted({t.name for t in brain.all_types() if t.expert_routing})
+    since = Since(
+        brain,
+        graph,
+        [*enrichable, "|", *people],  # (as enrich asks)
+        lambda: enrich_mod.people_names(graph, people),
+        dt.date(2026, 11, 25),
+    )
+    assert since.dirty is not None
+    assert "People/Tom.md" in since.dirty and "People/Ann Lee.md" not in since.dirty
+    after = both()
+    assert contact(after, "People/Tom.md") is None
+    assert contact(after, "People/Ann Lee.md") == contact(first, "People/Ann Lee.md")
+    # a name beyond plain words: every record found again, as before
+    _write(vault, "People/Zoë.md", "---\ntype: person\nname: Zoë\n---\n")
+    assert contact(both(), "People/Ann Lee.md") == contact(first, "People/Ann Lee.md")
