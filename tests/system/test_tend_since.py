@@ -290,8 +290,12 @@ def test_a_first_cycle_takes_what_the_reindex_read_and_still_follows_the_files(
     assert "People/Broken.md" not in found  # (properties the index holds as none: read)
 
     today = dt.date(2026, 11, 25)
+    taken: list[dict[str, Any]] = []  # (what the cycle's walk took from the reindex)
+    real = seed.seeds
+    monkeypatch.setattr(seed, "seeds", lambda b, w: taken.append(real(b, w)) or taken[-1])
     got, cycle = _cycle(brain, today)
     assert cycle.survey.changes is None  # (a first cycle: nothing kept before)
+    assert len(taken) == 1 and set(taken[0]) == set(found)
     assert got == _scratch(brain, today)
     cards = {c.rel: c for c in cycle.cards}
     for rel, card in cards.items():

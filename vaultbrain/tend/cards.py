@@ -27,9 +27,9 @@ from vaultbrain.vault.note import parse_note, simple_frontmatter
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
+from vaultbrain.tend import seed
 from vaultbrain.tend.card import EMAIL, Card, prop_text
 from vaultbrain.tend.card_cache import CACHE_VERSION, NO_CARD, CardCache, pack_card, unpack_cards
-from vaultbrain.tend.seed import seeds
 
 log = logging.getLogger("vaultbrain.tend")
 
@@ -316,7 +316,9 @@ def survey(brain: Brain, types: set[str] | None = None) -> Survey:
         kept: list[tuple[str, int, int]] = []
         other: dict[str, set[str]] = {}
 
-        seeded = seeds(brain, _unknown(order, known))  # (a first cycle: none kept yet)
+        # (a first cycle, none kept yet: what the reindex read; a few notes new: read)
+        new = sum(1 for rel, _ in order if rel not in known)
+        seeded = seed.seeds(brain, _unknown(order, known)) if new >= seed.SEED_AT_LEAST else {}
 
         def look(rel: str, entry: os.DirEntry[str], record: bool) -> None:
             try:
@@ -333,13 +335,13 @@ def survey(brain: Brain, types: set[str] | None = None) -> Survey:
                     if not rel.startswith("Brain/"):
                         other[rel] = set(json.loads(row[3]))
                     return
-            seed = seeded.get(rel) if record else None
+            got = seeded.get(rel) if record else None
             card = None
-            if seed is not None:  # (what the reindex read of it, at this very stat)
-                card = card_from(brain, rel, seed.data, seed.body, seed.hash, st.st_mtime_ns)
+            if got is not None:  # (what the reindex read of it, at this very stat)
+                card = card_from(brain, rel, got.data, got.body, got.hash, st.st_mtime_ns)
                 stat = (st.st_mtime_ns, st.st_size)
             if card is None:
-                seed = None  # (no card of it: its file says what it is)
+                got = None  # (no card of it: its file says what it is)
                 try:
                     note = vault.read(rel, entry)
                 except (UserError, OSError):
@@ -359,7 +361,7 @@ def survey(brain: Brain, types: set[str] | None = None) -> Survey:
                 fresh_links[rel] = card.links
                 if types is None or card.type in types:
                     cards.append(card)
-                packed = pack_card(card, seed.json if seed is not None else None)
+                packed = pack_card(card, got.json if got is not None else None)
                 if packed is None:
                     unkept.append(rel)
                     return  # (properties JSON cannot hold: read again each time)
