@@ -116,6 +116,19 @@ def _person_full(card: Card) -> list[str]:
     return best
 
 
+def person_keys(card: Card) -> list[str]:
+    """The blocks of a person note: every key :func:`person_pairs` groups it by
+    (vaultbrain/tend/pairs_since.py)."""
+    keys = {"e:" + e for e in card.emails} | {"n:" + n for n in card.names()}
+    full = _person_full(card)
+    fl = _first_last(full)
+    if fl is not None:
+        keys |= {f"fl:{fl[0][:3]}\t{fl[1]}", "ff:" + fl[0]}
+    elif len(full) == 1:
+        keys |= {"n:" + full[0], "ff:" + full[0]}
+    return sorted(keys)
+
+
 def _people_apart(a: Card, b: Card) -> bool:
     """Two people who cannot be one: different surnames, or e-mail addresses and none shared."""
     if a.emails and b.emails and not (a.emails & b.emails):
@@ -394,7 +407,7 @@ def find_pairs_kept(brain: Brain, survey: Survey) -> list[Pair]:
     ps.write_blocks(
         brain,
         survey.cards_key,
-        ps.blocks_of(survey.cards, people_types),
+        ps.blocks_of(survey.cards, people_types, person_keys),
         ps.linked_of(survey.cards, wanted - people_types),
     )
     return _kept(brain, survey, pairs, meta, digest, grouping, survey.cards_key)
@@ -480,7 +493,7 @@ def _since(
     for t, rels in sorted(regroup.items()):  # (the groups the changed people are in, alone)
         mine = blocks.setdefault(t, {})
         now_keys = {
-            r: ps.person_keys(c) for r in rels if (c := changes.now[r]) is not None and c.type == t
+            r: person_keys(c) for r in rels if (c := changes.now[r]) is not None and c.type == t
         }
         members = ps.closure(mine, rels, now_keys)
         for r in rels:

@@ -1,10 +1,10 @@
 """Consolidate after a day that met new people, in proportion to the notes that changed.
 
 A person's pairs are decided only by the person notes it shares a *block* with (an e-mail
-address, a name, a first name and surname, a first name: :func:`person_keys`), and a group
-of merged notes is joined only through blocks. So the notes that share a block with a note
-that changed (as it was, or as it is), and those that share one with them, and so on
-(:func:`closure`), hold every pair a change can make or undo, and each of their blocks
+address, a name, a first name and surname, a first name: consolidate.py ``person_keys``),
+and a group of merged notes is joined only through blocks. So the notes that share a block
+with a note that changed (as it was, or as it is), and those that share one with them, and so
+on (:func:`closure`), hold every pair a change can make or undo, and each of their blocks
 whole: :func:`~vaultbrain.tend.consolidate.person_pairs` of them alone finds what it finds
 of every person note. A project's pairs read the people its links reach: a person who came
 or went changes them only where a project links by that person's path or file name.
@@ -16,6 +16,7 @@ link key. The kept pairs name the version of it they were found with (its ``gen`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.tend.card import Card
@@ -28,25 +29,14 @@ Blocks = dict[str, dict[str, list[str]]]  # person type -> note path -> its bloc
 Linked = dict[str, dict[str, int]]  # other type -> link key -> how many of its notes link by it
 
 
-def person_keys(card: Card) -> list[str]:
-    """The blocks of a person note: every key :func:`person_pairs` groups it by."""
-    from vaultbrain.tend.consolidate import _first_last, _person_full
-
-    keys = {"e:" + e for e in card.emails} | {"n:" + n for n in card.names()}
-    full = _person_full(card)
-    fl = _first_last(full)
-    if fl is not None:
-        keys |= {f"fl:{fl[0][:3]}\t{fl[1]}", "ff:" + fl[0]}
-    elif len(full) == 1:
-        keys |= {"n:" + full[0], "ff:" + full[0]}
-    return sorted(keys)
-
-
-def blocks_of(cards: list[Card], person_types: set[str]) -> Blocks:
+def blocks_of(
+    cards: list[Card], person_types: set[str], keys: Callable[[Card], list[str]]
+) -> Blocks:
+    """Each person note's blocks (``keys``: consolidate.py ``person_keys``)."""
     out: Blocks = {t: {} for t in person_types}
     for c in cards:
         if c.type in person_types:
-            out[c.type][c.rel] = person_keys(c)
+            out[c.type][c.rel] = keys(c)
     return out
 
 
