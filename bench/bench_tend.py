@@ -5,7 +5,8 @@ first name + surname spelled two ways; projects under two titles with the same p
 100 distinct people who share first names (no proposal may join two of them). Prints the
 recall of the planted duplicates, the false proposals, and the cycle's time (every phase; no
 embedding server) against a warm ``reindex`` of the same vault (target: within 2x). The first
-cycle reads every note (and fills tend's caches); the next ones read what changed.
+cycle takes what the reindex read of every note from the search index (and fills tend's
+caches); the next ones read what changed.
 
     python bench/bench_tend.py [--notes 10000] [--runs 3] [--touch 100]
 """

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -238,3 +239,116 @@ def test_a_cache_that_cannot_be_read_makes_every_phase_find_anew(vault: Path) ->
     assert cycle.survey.changes is None  # (no account of what changed: found anew)
     assert got == _scratch(brain, today)
     assert "People/Quiet One.md" not in got["orphans"]
+
+
+def _card_facts(card: Card) -> tuple[Any, ...]:
+    """What the phases read of a card (its properties' dates as the days they state)."""
+    return (
+        card.type,
+        card.title,
+        card.hash,
+        card.aliases,
+        card.emails,
+        card.links,
+        card.size,
+        card.n_keys,
+        card.typed,
+        sorted(card.dates()),
+        card.get("status"),
+    )
+
+
+def test_a_first_cycle_takes_what_the_reindex_read_and_still_follows_the_files(
+    vault: Path, monkeypatch: Any
+) -> None:
+    from vaultbrain.tend import seed
+
+    monkeypatch.setattr(seed, "SEED_AT_LEAST", 1)  # (a small vault: seeded all the same)
+    _setup(vault)
+    _write(
+        vault,
+        "People/Dana Reyes.md",
+        "---\ntype: person\nname: Dana Reyes\naliases:\n  - Dee\nlast_interaction: 2026-10-02\n"
+        "created: 2026-10-01T08:30:00\n---\nMet with [[People/Sam Ortiz]] on 2026-10-03.\n",
+    )
+    _write(vault, "People/Broken.md", "---\ntype: person\nname: [unclosed\n---\nText.\n")
+    long_ago = time.time_ns() - 3_600 * 10**9  # (a lived-in vault: no note written just now)
+    for path in vault.rglob("*.md"):
+        os.utime(path, ns=(long_ago, long_ago))
+    brain = _brain(vault, "2026-11-25")  # (the reindex reads every note, the index built)
+    # a note edited outside vaultbrain after the reindex: its file, not the index, counts
+    _person(vault, "Sam", body="Call back about [[People/Dana Reyes]].\n")
+    walked = dict(brain.vault.iter_notes())
+    wanted = {
+        rel: (st.st_mtime_ns, st.st_size)
+        for rel, entry in walked.items()
+        if rel.startswith(RECORDS) and (st := entry.stat())
+    }
+    found = seed.seeds(brain, wanted)
+    assert "People/Dana Reyes.md" in found and "Admin/Renew passport.md" in found
+    assert "People/Sam.md" not in found  # (its stat is not the one the reindex read)
+    assert "People/Broken.md" not in found  # (properties the index holds as none: read)
+
+    today = dt.date(2026, 11, 25)
+    taken: list[dict[str, Any]] = []  # (what the cycle's walk took from the reindex)
+    real = seed.seeds
+    monkeypatch.setattr(seed, "seeds", lambda b, w: taken.append(real(b, w)) or taken[-1])
+    got, cycle = _cycle(brain, today)
+    assert cycle.survey.changes is None  # (a first cycle: nothing kept before)
+    assert len(taken) == 1 and set(taken[0]) == set(found)
+    assert got == _scratch(brain, today)
+    cards = {c.rel: c for c in cycle.cards}
+    for rel, card in cards.items():
+        from_file = card_of(brain, rel)
+        assert from_file is not None
+        assert _card_facts(card) == _card_facts(from_file), rel
+    assert cards["People/Sam.md"].links == {"people/dana reyes"}
+    assert cards["People/Dana Reyes.md"].aliases == ["Dee"]
+    # kept as read: the next cycle, after an edit, is brought up to date from them
+    _write(vault, "Admin/Renew passport.md", "---\ntype: admin\ntitle: Renew passport\n---\n")
+    _same_as_scratch(vault, "2026-11-25")
+
+
+def test_people_who_come_and_go_are_grouped_anew_from_the_notes_they_share_a_block_with(
+    vault: Path,
+) -> None:
+    _setup(vault)
+    first = _same_as_scratch(vault, "2026-11-25", since=False)
+    short_sam = ("person", "People/Sam Ortiz.md", "People/Sam.md")
+    assert short_sam in {p[:3] for p in first["pairs"]}
+
+    def pairs() -> set[tuple[str, str, str]]:
+        return {p[:3] for p in _same_as_scratch(vault, "2026-11-25")["pairs"]}
+
+    # a second Sam with a surname: "Sam" is no longer surely the short form of one of them
+    _person(vault, "Sam Lee")
+    assert short_sam not in pairs()
+    (vault / "People/Sam Lee.md").unlink()
+    assert short_sam in pairs()
+    # a name that is another's alias; then a third note gives it: nobody's in particular
+    _person(vault, "Alexis Berg", "aliases:", "  - Lex")
+    _person(vault, "Lex")
+    assert ("person", "People/Alexis Berg.md", "People/Lex.md") in pairs()
+    _person(vault, "Lex Again", "aliases:", "  - Lex")
+    assert not any("People/Lex.md" in p for p in pairs())
+    # the same e-mail under another name joins the Sams' group; the address changed again
+    _person(vault, "S. Ortiz", "contact: SAM@example.com")
+    assert ("person", "People/Sam Ortiz.md", "People/S. Ortiz.md") in pairs()
+    _person(vault, "S. Ortiz", "contact: sonia@example.com")
+    assert not any("People/S. Ortiz.md" in p for p in pairs())
+    # a person whose file name a project links by: the project's people read again
+    _write(
+        vault,
+        "Projects/Bee plan.md",
+        "---\ntype: project\nname: Bee plan\n---\nWith [[Robin]].\n",
+    )
+    _write(
+        vault,
+        "Projects/Plan bees.md",
+        "---\ntype: project\nname: Plan bees\n---\nWith [[Robyn]].\n",
+    )
+    bees = ("project", "Projects/Bee plan.md", "Projects/Plan bees.md")
+    assert any({p[1], p[2]} == set(bees[1:]) for p in pairs())
+    _person(vault, "Robin")
+    _person(vault, "Robyn")
+    assert not any({p[1], p[2]} == set(bees[1:]) for p in pairs())

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import LLMError, UserError
-from vaultbrain.graph.enrich_rules import _empty, propose
+from vaultbrain.graph.enrich_rules import _empty, propose, reading
 from vaultbrain.graph.index import LIVE, GraphIndex
 from vaultbrain.graph.links import find_note
 from vaultbrain.graph.open import graph_of
@@ -93,6 +93,9 @@ def llm_summariser(brain: Brain) -> Any:
         return " ".join(text.split())[:400] if isinstance(text, str) and text.strip() else None
 
     return summarise
+
+
+WHOLE_AT = 200  # records found anew from which a run reads the index's links at once
 
 
 def people_names(index: GraphIndex, types: list[str]) -> dict[str, int]:
@@ -175,6 +178,7 @@ def enrich(
                     enrichable,
                 )
             ]
+    graph, index = index, reading(index)  # (each note's rows asked once in the run)
     today = brain.today()
     summarise = llm_summariser(brain) if use_llm else None
     people_types = sorted({t.name for t in brain.all_types() if t.expert_routing})
@@ -190,6 +194,12 @@ def enrich(
         else None
     )
     people = people_names(index, people_types) if since is None else {}
+    many = since.dirty if since is not None and since.dirty is not None else targets
+    if len(targets) >= WHOLE_AT and len(many) >= WHOLE_AT:
+        # (most records found anew: every name and link read at once, not note by note)
+        index = reading(graph, whole=True)
+        if since is not None:
+            since.index = index
     out = []
     for nid in targets:
         if since is not None and since.nothing(nid):

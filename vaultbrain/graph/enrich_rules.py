@@ -8,7 +8,7 @@ import datetime as dt
 import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from vaultbrain.graph.index import GraphIndex
 from vaultbrain.graph.links import outgoing
@@ -58,10 +58,125 @@ def _empty(value: Any) -> bool:
     return value is None or value == "" or value == [] or value == {}
 
 
-def _backlinks(index: GraphIndex, nid: int) -> list[int]:
+class Reading:
+    """The graph index as one enrich run reads it: each note's row, properties, names,
+    backlinks and each link key's note asked of the database once (a run asks each of them
+    of most notes three or four times; nothing writes the index while it runs: the notes it
+    fills are synced after). Anything else is the index's own."""
+
+    def __init__(self, index: GraphIndex, whole: bool = False) -> None:
+        self.index = index
+        self.db, self.lock = index.db, index.lock
+        self._rows: dict[int, dict[str, Any]] = {}
+        self._data: dict[int, dict[str, Any]] = {}
+        self._keys: dict[int, list[str]] = {}
+        self._back: dict[int, list[int]] = {}
+        self._resolved: dict[str, int | None] = {}
+        # ``whole`` (a run that reads most notes): every name and link read at once, not
+        # asked note by note: link key -> (kind, note) of the notes it names, and
+        # link key -> the notes linking by it, note -> the keys it links by
+        self._named: dict[str, list[tuple[int, int]]] | None = None
+        self._linking: dict[str, set[int]] = {}
+        self._links: dict[int, list[str]] = {}
+        if whole:
+            named: dict[str, list[tuple[int, int]]] = {}
+            with index.lock:
+                for key, kind, note in index.db.execute("SELECT key, kind, note FROM names"):
+                    named.setdefault(key, []).append((kind, note))
+                    self._keys.setdefault(note, []).append(key)
+                for src, key in index.db.execute("SELECT DISTINCT src, key FROM links"):
+                    self._linking.setdefault(key, set()).add(src)
+                    self._links.setdefault(src, []).append(key)
+            self._named = named
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.index, name)
+
+    def note_row(self, nid: int) -> dict[str, Any]:
+        row = self._rows.get(nid)
+        if row is None:
+            row = self._rows[nid] = self.index.note_row(nid)
+        return dict(row)
+
+    def note_data(self, nid: int) -> dict[str, Any]:
+        data = self._data.get(nid)
+        if data is None:
+            data = self._data[nid] = self.index.note_data(nid)
+        return data  # (read, never changed, by the rules)
+
+    def keys_of(self, nid: int) -> list[str]:
+        keys = self._keys.get(nid)
+        if keys is None:
+            keys = self._keys[nid] = [] if self._named is not None else self.index.keys_of(nid)
+        return list(keys)
+
+    def resolve(self, key: str) -> int | None:
+        if key not in self._resolved:
+            if self._named is None:
+                self._resolved[key] = self.index.resolve(key)
+            else:  # (GraphIndex.resolve's rule, on the names read at once)
+                rows = self._named.get(key, [])
+                found = None
+                for kind in (0, 1, 2):
+                    notes = {note for k, note in rows if k == kind}
+                    if notes:
+                        found = notes.pop() if len(notes) == 1 else None
+                        break
+                self._resolved[key] = found
+        return self._resolved[key]
+
+    @property
+    def whole(self) -> bool:
+        return self._named is not None
+
+    def linking(self, key: str) -> set[int]:
+        """The notes that link by ``key`` (a ``whole`` reading)."""
+        return self._linking.get(key, set())
+
+    def link_keys(self, nid: int) -> list[str]:
+        """The keys a note links by (each once)."""
+        if self._named is not None:
+            return list(self._links.get(nid, ()))
+        with self.lock:
+            sql = "SELECT DISTINCT key FROM links WHERE src=?"
+            return [k for (k,) in self.db.execute(sql, (nid,))]
+
+    def backlinks(self, nid: int) -> list[int]:
+        back = self._back.get(nid)
+        if back is None:
+            back = self._back[nid] = _find_backlinks(self, nid)
+        return list(back)
+
+
+def reading(index: GraphIndex, whole: bool = False) -> GraphIndex:
+    """``index`` as one run reads it (:class:`Reading`), typed as the index it stands for
+    (``whole``: a run that reads most notes, every name and link read at once)."""
+    return cast(GraphIndex, Reading(index, whole))
+
+
+def link_keys_of(index: GraphIndex | Reading, nid: int) -> list[str]:
+    """The keys a note links by, each once."""
+    if isinstance(index, Reading):
+        return index.link_keys(nid)
+    with index.lock:
+        sql = "SELECT DISTINCT key FROM links WHERE src=?"
+        return [k for (k,) in index.db.execute(sql, (nid,))]
+
+
+def _backlinks(index: GraphIndex | Reading, nid: int) -> list[int]:
+    if isinstance(index, Reading):
+        return index.backlinks(nid)
+    return _find_backlinks(index, nid)
+
+
+def _find_backlinks(index: GraphIndex | Reading, nid: int) -> list[int]:
     keys = index.keys_of(nid)
     if not keys:
         return []
+    if isinstance(index, Reading) and index.whole:
+        return sorted(
+            {s for k in keys if index.resolve(k) == nid for s in index.linking(k) if s != nid}
+        )
     marks = ",".join("?" * len(keys))
     with index.lock:
         rows = index.db.execute(

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from vaultbrain.graph.enrich_rules import _backlinks, _empty, _stated_day, propose
+from vaultbrain.graph.enrich_rules import _backlinks, _empty, _stated_day, link_keys_of, propose
 from vaultbrain.graph.extract import base_key, note_key
 from vaultbrain.graph.index import GraphIndex
 
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 
 SINCE = "enrich-since.json"  # what the last run found per record, and from which notes
 _SINCE_VERSION = "4"
+_PLAIN_NAME = re.compile(r"[a-z0-9]+(?: [a-z0-9]+)*")  # (a folded name FTS words spell alike)
 # A record the last run found nothing for, from nothing but its own note (kept as a name).
 _PLAIN: dict[str, Any] = {"proposals": {}, "deps": [], "keys": [], "future": False}
 
@@ -76,14 +78,20 @@ class Since:
         self.found_new = False
         self.last_day: str | None = None
         self.last_stats: set[str] = set()
-        if isinstance(last, dict) and last.get("key") == self.key:
+        if isinstance(last, dict) and str(last.get("key", "")).startswith(base[:-1] + ","):
             self.records = last.get("records") or {}
             for rel in str(last.get("plain") or "").split("\x00"):
                 if rel:
                     self.records[rel] = _PLAIN
-            self.last_day = last.get("day")
-            self.last_stats = set(str(last.get("stats") or "").split("\x00")) - {""}
-            self.dirty = self._dirty(last)
+            # (the people's names changed: the records a line naming one of them may say
+            # something about; None: every record)
+            named = set() if last.get("key") == self.key else self._named_anew(last)
+            if named is None:
+                self.records = {}
+            else:
+                self.last_day = last.get("day")
+                self.last_stats = set(str(last.get("stats") or "").split("\x00")) - {""}
+                self.dirty = self._dirty(last) | named
 
     @property
     def people(self) -> dict[str, int]:
@@ -91,6 +99,44 @@ class Since:
         if self._people is None:
             self._people = self._people_of()
         return self._people
+
+    def _named_anew(self, last: dict[str, Any]) -> set[str] | None:
+        """The records whose contact a change of the people's names may change (the names
+        are what tells a line about someone else, enrich_rules.py ``_contact``): those whose
+        note, or a note they are found from, holds a changed name as words, or any letter
+        beyond ASCII (where folding is more than lower case). None: names not plain words."""
+        try:
+            old = json.loads(str(last["key"]))[-1]
+        except (ValueError, IndexError, TypeError):
+            return None
+        if not isinstance(old, list):
+            return None
+        now = {f"{k}\t{self.rels.get(v, '')}" for k, v in self.people.items()}
+        changed = {str(line).split("\t", 1)[0] for line in now.symmetric_difference(old)}
+        if not all(_PLAIN_NAME.fullmatch(n) for n in changed):
+            return None
+        if not changed:
+            return set()
+        query = " OR ".join(f'"{n}"' for n in sorted(changed))
+        with self.index.lock:
+            found = {
+                r
+                for (r,) in self.index.db.execute(
+                    "SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?", (query,)
+                )
+            }
+            found |= {
+                r
+                for (r,) in self.index.db.execute(
+                    "SELECT rowid FROM notes_fts WHERE length(body) != length(CAST(body AS BLOB))"
+                )
+            }
+        named = {self.rels[r] for r in found if r in self.rels}
+        return {
+            rel
+            for rel, rec in self.records.items()
+            if rel in named or not named.isdisjoint(rec.get("deps") or ())
+        }
 
     def _dirty(self, last: dict[str, Any]) -> set[str]:
         changed = {line.split(":", 2)[2] for line in self.stats - self.last_stats}
@@ -164,9 +210,7 @@ class Since:
         with index.lock:
             back = _backlinks(index, nid)
             own_keys = index.keys_of(nid)
-            link_keys = [
-                k for (k,) in index.db.execute("SELECT DISTINCT key FROM links WHERE src=?", (nid,))
-            ]
+            link_keys = link_keys_of(index, nid)
             outs = {index.resolve(k) for k in link_keys}
             future = any((_stated_day(index, s)[0] or 0) > self.today.toordinal() for s in back)
         deps = sorted({self.rels[s] for s in back if s in self.rels})

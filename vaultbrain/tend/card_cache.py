@@ -63,13 +63,17 @@ def _dumps(data: dict[str, Any]) -> str:
     return json.dumps(_freeze(data), ensure_ascii=False)
 
 
-def pack_card(card: Card) -> str | None:
+def pack_card(card: Card, props_json: str | None = None) -> str | None:
     """A card as the cache keeps it: its fields joined by NUL (split in C), the properties
-    as JSON last (None: a card the cache cannot hold as it is; it is read each time)."""
-    try:
-        data = _dumps(card.data)
-    except TypeError:
-        return None
+    as JSON last (None: a card the cache cannot hold as it is; it is read each time).
+    ``props_json``: the properties as JSON already (what the graph index keeps of them)."""
+    if props_json is not None:
+        data = props_json
+    else:
+        try:
+            data = _dumps(card.data)
+        except TypeError:
+            return None
     head = [
         card.type,
         card.title,
@@ -78,7 +82,8 @@ def pack_card(card: Card) -> str | None:
         "\n".join(sorted(card.emails)),
         "\n".join(sorted(card.links)),
         str(card.size),
-        ",".join(DAY.findall(card.body)),  # (as written; ``dates`` reads the days of them)
+        # (as written; ``dates`` reads the days of them)
+        ",".join(DAY.findall(card.body)) if "-" in card.body else "",
         str(len(card.data)),
         json.dumps(card.typed, ensure_ascii=False) if card.typed else "",
     ]

@@ -27,6 +27,7 @@ from vaultbrain.vault.note import parse_note, simple_frontmatter
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
 
+from vaultbrain.tend import seed
 from vaultbrain.tend.card import EMAIL, Card, prop_text
 from vaultbrain.tend.card_cache import CACHE_VERSION, NO_CARD, CardCache, pack_card, unpack_cards
 
@@ -70,7 +71,15 @@ def _card(brain: Brain, rel: str, text: str, hash_: str, mtime_ns: int) -> Card 
     data, body = _read(text)
     if data is None:
         return None
-    if data.get("archived") is True:
+    return card_from(brain, rel, data, body, hash_, mtime_ns)
+
+
+def card_from(
+    brain: Brain, rel: str, data: dict[str, Any], body: str, hash_: str, mtime_ns: int
+) -> Card | None:
+    """The card of a note whose properties and body are ``data`` and ``body`` (read from it,
+    or from what the reindex read of it: vaultbrain/tend/seed.py)."""
+    if rel.startswith(ARCHIVE) or data.get("archived") is True:
         return None
     ptype = brain.pack.infer_type(rel, data)
     if ptype is None:
@@ -92,10 +101,15 @@ def _card(brain: Brain, rel: str, text: str, hash_: str, mtime_ns: int) -> Card 
         [a.strip() for a in aliases if isinstance(a, str) and a.strip()],
     )
     # (the properties' strings as one text: neither pattern matches across a line's end)
+    # (a search only where its mark is: a pattern that may start anywhere costs the text)
     props = prop_text(data)
-    card.emails.update(e.lower() for e in EMAIL.findall(props))
-    card.links.update(link_key(t) for t, _ in WIKILINK.findall(props) if t.strip())
-    body_keys = [link_key(t) for t, _ in WIKILINK.findall(body) if t.strip()]
+    if "@" in props:
+        card.emails.update(e.lower() for e in EMAIL.findall(props))
+    if "[[" in props:
+        card.links.update(link_key(t) for t, _ in WIKILINK.findall(props) if t.strip())
+    body_keys = (
+        [link_key(t) for t, _ in WIKILINK.findall(body) if t.strip()] if "[[" in body else []
+    )
     card.links.update(body_keys)
     card.typed = _inferred(brain, ptype.name, body, body_keys)
     return card
@@ -173,9 +187,11 @@ class Survey:
     @property
     def cards(self) -> list[Card]:
         if self._cards is None:
+            texts: dict[str, tuple[int, int, str]] = {}
             cache = CardCache(self._brain)
             try:
-                texts = cache.texts()
+                if self._kept:  # (a walk that read every card anew keeps none to fetch)
+                    texts = cache.texts()
             finally:
                 cache.close()
             packed: list[tuple[str, str, int]] = []
@@ -300,6 +316,10 @@ def survey(brain: Brain, types: set[str] | None = None) -> Survey:
         kept: list[tuple[str, int, int]] = []
         other: dict[str, set[str]] = {}
 
+        # (a first cycle, none kept yet: what the reindex read; a few notes new: read)
+        new = sum(1 for rel, _ in order if rel not in known)
+        seeded = seed.seeds(brain, _unknown(order, known)) if new >= seed.SEED_AT_LEAST else {}
+
         def look(rel: str, entry: os.DirEntry[str], record: bool) -> None:
             try:
                 st = entry.stat(follow_symlinks=False)
@@ -315,11 +335,19 @@ def survey(brain: Brain, types: set[str] | None = None) -> Survey:
                     if not rel.startswith("Brain/"):
                         other[rel] = set(json.loads(row[3]))
                     return
-            try:
-                note = vault.read(rel, entry)
-            except (UserError, OSError):
-                return
-            card = _card(brain, rel, note.text, note.hash, note.mtime_ns) if record else None
+            got = seeded.get(rel) if record else None
+            card = None
+            if got is not None:  # (what the reindex read of it, at this very stat)
+                card = card_from(brain, rel, got.data, got.body, got.hash, st.st_mtime_ns)
+                stat = (st.st_mtime_ns, st.st_size)
+            if card is None:
+                got = None  # (no card of it: its file says what it is)
+                try:
+                    note = vault.read(rel, entry)
+                except (UserError, OSError):
+                    return
+                card = _card(brain, rel, note.text, note.hash, note.mtime_ns) if record else None
+                stat = (note.mtime_ns, note.size)
             packed: str | None = None
             links: str | None = None
             fresh[rel] = card
@@ -333,11 +361,10 @@ def survey(brain: Brain, types: set[str] | None = None) -> Survey:
                 fresh_links[rel] = card.links
                 if types is None or card.type in types:
                     cards.append(card)
-                packed = pack_card(card)
+                packed = pack_card(card, got.json if got is not None else None)
                 if packed is None:
                     unkept.append(rel)
                     return  # (properties JSON cannot hold: read again each time)
-            stat = (note.mtime_ns, note.size)
             if stat == (st.st_mtime_ns, st.st_size):  # (not changed while read)
                 put.append((rel, *stat, packed, links))
             else:
@@ -366,6 +393,23 @@ def survey(brain: Brain, types: set[str] | None = None) -> Survey:
         cache.close()
     out = Survey(brain, cards, kept, types, other, list(walked), cards_key, others_key)
     out.changes = changes
+    return out
+
+
+def _unknown(
+    entries: list[tuple[str, os.DirEntry[str]]],
+    known: dict[str, tuple[int, int, str | None, str | None]],
+) -> dict[str, tuple[int, int]]:
+    """The notes of ``entries`` the cache holds at no stat they have now: their stats."""
+    out: dict[str, tuple[int, int]] = {}
+    for rel, entry in entries:
+        try:
+            st = entry.stat(follow_symlinks=False)  # (cached by the entry: ``look`` asks again)
+        except OSError:
+            continue
+        row = known.get(rel)
+        if row is None or (row[0], row[1]) != (st.st_mtime_ns, st.st_size):
+            out[rel] = (st.st_mtime_ns, st.st_size)
     return out
 
 

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.merge import COLLECTION, GONE, OPEN, proposals
-from vaultbrain.graph.extract import note_key
+from vaultbrain.graph.extract import base_key, note_key
+from vaultbrain.tend import pairs_since as ps
 from vaultbrain.tend.cards import Card, Survey, resolver
 from vaultbrain.vault.names import PERSON_WORDS, fold
 
@@ -113,6 +114,19 @@ def _person_full(card: Card) -> list[str]:
         if len(t) > len(best):
             best = t
     return best
+
+
+def person_keys(card: Card) -> list[str]:
+    """The blocks of a person note: every key :func:`person_pairs` groups it by
+    (vaultbrain/tend/pairs_since.py)."""
+    keys = {"e:" + e for e in card.emails} | {"n:" + n for n in card.names()}
+    full = _person_full(card)
+    fl = _first_last(full)
+    if fl is not None:
+        keys |= {f"fl:{fl[0][:3]}\t{fl[1]}", "ff:" + fl[0]}
+    elif len(full) == 1:
+        keys |= {"n:" + full[0], "ff:" + full[0]}
+    return sorted(keys)
 
 
 def _people_apart(a: Card, b: Card) -> bool:
@@ -388,7 +402,15 @@ def find_pairs_kept(brain: Brain, survey: Survey) -> list[Pair]:
     if pairs is None:
         meta = {}
         pairs = find_pairs(brain, survey.cards, meta)
-    return _kept(brain, survey, pairs, meta, digest, grouping)
+    wanted = set(merge_types(brain))
+    people_types = {t for t in wanted if is_person_type(brain, t)}
+    ps.write_blocks(
+        brain,
+        survey.cards_key,
+        ps.blocks_of(survey.cards, people_types, person_keys),
+        ps.linked_of(survey.cards, wanted - people_types),
+    )
+    return _kept(brain, survey, pairs, meta, digest, grouping, survey.cards_key)
 
 
 def _kept(
@@ -398,8 +420,10 @@ def _kept(
     meta: Meta,
     digest: Any,
     grouping: Any,
+    blocks: Any,
 ) -> list[Pair]:
-    """``pairs`` kept for the next cycle (with what they were found from), and returned."""
+    """``pairs`` kept for the next cycle (with what they were found from: ``blocks``, the
+    version of the blocks kept beside them, vaultbrain/tend/pairs_since.py), and returned."""
     brain.store.write_json(
         PAIRS_SEEN,
         {
@@ -409,6 +433,7 @@ def _kept(
             "version": _MATCH_VERSION,
             "pairs": [p.__dict__ for p in pairs],
             "meta": meta,
+            "blocks": blocks,
         },
         durable=False,
     )
@@ -421,9 +446,10 @@ def _since(
     """The last cycle's pairs brought up to date with the notes changed since (the survey's
     :class:`~vaultbrain.tend.cards.Changes`), when none changed what groups the notes (a
     name, an alias, an e-mail address, a link, a card of a consolidated type come or gone)
-    only the groups a changed note is in have their kept note chosen again; the types whose
-    notes did (every type, when a person came or went: the people others' links reach)
-    are found again from their cards alone. None: found anew."""
+    only the groups a changed note is in have their kept note chosen again; the groups of
+    the people whose notes did are found again from the notes they share a block with
+    (vaultbrain/tend/pairs_since.py), the other types whose notes did (or whose notes link
+    by a key a person came or went by) from their cards alone. None: found anew."""
     changes = survey.changes
     if (
         changes is None
@@ -440,16 +466,47 @@ def _since(
 
     people_types = {t for t in wanted if is_person_type(brain, t)}
     dirty: set[str] = set()  # the types whose groups are found again
+    regroup: dict[str, set[str]] = {}  # a person type: its notes whose groups are found again
+    came: set[str] = set()  # the link keys a person came or went by
     for rel, now in changes.now.items():
         then = changes.then[rel]
         if grouped_by(then) != grouped_by(now):
-            dirty |= {c.type for c in (then, now) if c is not None and c.type in wanted}
+            for c in (then, now):
+                if c is not None and c.type in people_types:
+                    regroup.setdefault(c.type, set()).add(rel)
+                elif c is not None and c.type in wanted:
+                    dirty.add(c.type)
         if (then is not None and then.type in people_types) != (
             now is not None and now.type in people_types
         ):
-            dirty |= wanted  # (the people the others' links resolve to: every type)
+            came |= {note_key(rel), base_key(rel)}
+    gen = kept.get("blocks")
+    found_blocks = ps.read_blocks(brain, gen) if regroup or came or dirty else None
+    if (regroup or came or dirty) and found_blocks is None:
+        return None  # (no blocks kept with these pairs: found anew)
+    blocks, linked = found_blocks or ({}, {})
+    for t in wanted - people_types:  # (the types whose notes link by a key a person came by)
+        if came & set(linked.get(t) or {}):
+            dirty.add(t)
     meta: Meta = {k: (v[0], v[1]) for k, v in (kept.get("meta") or {}).items()}
     pairs = [p for p in pairs_kept() if p.type not in dirty]
+    for t, rels in sorted(regroup.items()):  # (the groups the changed people are in, alone)
+        mine = blocks.setdefault(t, {})
+        now_keys = {
+            r: person_keys(c) for r in rels if (c := changes.now[r]) is not None and c.type == t
+        }
+        members = ps.closure(mine, rels, now_keys)
+        for r in rels:
+            mine.pop(r, None)
+        mine.update(now_keys)
+        found_t: Meta = {}
+        group = sorted(
+            (c for c in survey.some(members).values() if c.type == t), key=lambda c: c.rel
+        )
+        again_t = person_pairs(group, found_t)
+        pairs = [p for p in pairs if p.type != t or p.keep not in members] + again_t
+        meta = {k: v for k, v in meta.items() if k not in members}
+        meta.update(found_t)
     touched = {p.keep for p in pairs if p.keep in changes.now or p.other in changes.now}
     if touched:
         moved = [p for p in pairs if p.keep in touched]
@@ -461,7 +518,8 @@ def _since(
     if dirty:
         need = dirty | (people_types if dirty - people_types else set())
         found: Meta = {}
-        fresh = find_pairs(brain, survey.of_types(need), found, only=dirty)
+        cards = survey.of_types(need)
+        fresh = find_pairs(brain, cards, found, only=dirty)
         members = {p.keep for p in pairs} | {p.other for p in pairs}
         meta = {k: v for k, v in meta.items() if k in members}
         meta.update(found)
@@ -469,8 +527,13 @@ def _since(
         for p in [*pairs, *fresh]:
             by_type[p.type].append(p)
         pairs = [p for t in sorted(by_type) for p in by_type[t]]  # (find_pairs's order)
+        # (the dirty types' link counts, from their cards as found now)
+        linked.update(ps.linked_of(cards, dirty - people_types))
+    if found_blocks is not None:  # (changed: another version of them)
+        gen = survey.cards_key
+        ps.write_blocks(brain, gen, blocks, linked)
     # (the digest and grouping are not read after a cycle of changes: kept when they were)
-    return _kept(brain, survey, pairs, meta, None, None)
+    return _kept(brain, survey, pairs, meta, None, None, gen)
 
 
 # -- the proposals -----------------------------------------------------------------------------
@@ -496,8 +559,10 @@ def propose(brain: Brain, pairs: Iterable[Pair], dry_run: bool = False) -> list[
         }
         known[pair.key] = rec
         new.append(rec)
-        if not dry_run:
-            col.put(rec)
+    if new and not dry_run:
+        with brain.store.bulk():  # (one transaction: a first cycle's many, at once)
+            for rec in new:
+                col.put(rec)
     if not dry_run:
         for rec in list(known.values()):
             if rec.get("status") != OPEN:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from vaultbrain.errors import UserError
 from vaultbrain.graph.extract import base_key, note_key
+from vaultbrain.procs import collector_paused
 from vaultbrain.tend import consolidate as cons
 from vaultbrain.tend.cards import Card, Survey, survey
 from vaultbrain.tend.report import render_report, report_path
@@ -396,10 +397,13 @@ def run_tend(
     results: dict[str, dict[str, Any]] = {}
     # (the caller holds the digest's run lock: the scheduler, the command)
     cycle = Cycle(brain, day, dry_run)
-    for i, phase in enumerate(phases):
-        if progress is not None:
-            progress(phase, i, len(phases))
-        results[phase] = cycle.run(phase)
+    # (a first cycle makes 10,000 cards and what the phases find of them, none garbage:
+    # the cyclic collector would walk them again and again as they come, as in a reindex)
+    with collector_paused():
+        for i, phase in enumerate(phases):
+            if progress is not None:
+                progress(phase, i, len(phases))
+            results[phase] = cycle.run(phase)
     if progress is not None:
         progress("report", len(phases), len(phases))
     rel = report_path(day)
