@@ -50,7 +50,7 @@ def test_a_stray_byte_in_the_daily_section_is_said_where_the_person_sees_it(
         proc.log,
     )
     place = "line 9 (the 2nd under “## Inbox”)"
-    wait_for(lambda: f"{rel}, {place}: not filed" in proc.output(), 30, proc.log)
+    wait_for(lambda: f"daily note: {rel}, {place}: not filed" in proc.output(), 30, proc.log)
     assert proc.stop() == 0
     out = proc.output()
     assert "Traceback" not in out

@@ -475,7 +475,6 @@ class Daemon:
             result = reconcile_inbox(self.app, self.journal, idle=idle, take_new=take_new)
             daily = reconcile_daily(self.app, self.journal, idle=idle, take_new=take_new)
             result.new += daily.new
-            result.skipped += daily.skipped
             result.conflict |= daily.conflict
             result.unfinished |= daily.unfinished
         except VaultbrainError as exc:
@@ -486,8 +485,9 @@ class Daemon:
         ended = time.monotonic()
         self._last_pass = (started, ended, ended - started)
         self.stats.passes += 1
-        for problem in result.skipped:
-            log.warning("inbox: %s", problem)
+        for where, problems in (("inbox", result.skipped), ("daily note", daily.skipped)):
+            for problem in problems:
+                log.warning("%s: %s", where, problem)
         if result.conflict:
             self._inbox_changed_at = time.monotonic()  # the person is typing: wait again
             return
