@@ -13,8 +13,10 @@ generated vault.
   four languages, names that are words, questions…), never trained on: the same figures;
   a third (classifier-dev3.txt, issue 42's voices) and a fourth (classifier-dev4.txt,
   written before the judge round changed the classifier and never tuned on: the guard
-  against fitting the third), a fifth (classifier-dev5.txt) and a sixth (classifier-dev6.txt,
-  written blind while the sixth round tuned on the fourth and fifth), with issue 42's targets.
+  against fitting the third), a fifth (classifier-dev5.txt), a sixth (classifier-dev6.txt,
+  written blind while the sixth round tuned on the fourth and fifth) and a seventh
+  (classifier-dev7.txt, written blind while the seventh round tuned on the fourth to sixth),
+  with issue 42's targets.
 - How many examples per type the embedded classifier needs to learn a person's own way of
   writing (four families of thoughts the corpus reads otherwise, taught as corrected
   captures): the share of the family's other thoughts it then files rightly.
@@ -184,6 +186,7 @@ DEV3 = DATA / "classifier-dev3.txt"
 DEV4 = DATA / "classifier-dev4.txt"  # held out in the judge round; tuned on since the fifth
 DEV5 = DATA / "classifier-dev5.txt"  # written before the fifth judge round: never tuned on
 DEV6 = DATA / "classifier-dev6.txt"  # written blind in the sixth round: never tuned on
+DEV7 = DATA / "classifier-dev7.txt"  # written blind in the seventh round: never tuned on
 
 
 def held_out_cases(
@@ -496,6 +499,7 @@ def main() -> int:
     cases4, noise4 = held_out_cases(DEV4)
     cases5, noise5 = held_out_cases(DEV5)
     cases6, noise6 = held_out_cases(DEV6)
+    cases7, noise7 = held_out_cases(DEV7)
     held = {}
     for label, (cs, noise) in (
         ("second dev set", (cases2, noise2)),
@@ -503,6 +507,7 @@ def main() -> int:
         ("fourth dev set", (cases4, noise4)),
         ("fifth dev set", (cases5, noise5)),
         ("sixth dev set", (cases6, noise6)),
+        ("seventh dev set", (cases7, noise7)),
     ):
         got = held[label] = evaluate(cs, no_llm, noise, misses=misses if args.misses else None)
         if args.misses:

@@ -179,3 +179,54 @@ def test_the_sixth_dev_set_is_held_out_and_in_voices_no_other_set_has() -> None:
     text = " ".join(ex.text for ex in held_out)
     for mark in ("dinnae", "ptal", "Tito", "sensei", "McDonald's", "goroutine"):
         assert mark in text
+
+
+def test_the_seventh_dev_set_is_held_out_and_in_voices_no_other_set_has() -> None:
+    """bench/data/classifier-dev7.txt, written blind while the seventh round tuned on the
+    fourth to sixth sets: no thought of it is in the corpus, the probe or another dev set; at
+    least six of its voices are headings of no other set; its noise names no one, holds no
+    bare URL and has the kinds no earlier set had (crontab, Dockerfile, LaTeX, an OTP text)."""
+    root = Path(__file__).resolve().parents[2]
+    data = root / "bench" / "data"
+    with open(data / "classifier-dev7.txt", encoding="utf-8") as fh:
+        lines = fh.readlines()
+    held_out = [ex for ex in map(parse_line, lines) if ex is not None]
+    assert len(held_out) >= 150
+    seen = {" ".join(ex.text.lower().split()) for ex in load_corpus("vaultbrain-base")}
+    others = [data / f"classifier-dev{n}.txt" for n in (2, 3, 4, 5, 6)]
+    other_headings = set()
+    for other in [*others, root / "corpus" / "vaultbrain-base.txt", root / "corpus" / "probe.txt"]:
+        with open(other, encoding="utf-8") as fh:
+            other_lines = fh.readlines()
+        seen |= {" ".join(ex.text.lower().split()) for ex in map(parse_line, other_lines) if ex}
+        other_headings |= _headings(other_lines, short=True)
+    texts = [" ".join(ex.text.lower().split()) for ex in held_out]
+    assert not [t for t in texts if t in seen]
+    assert len(set(texts)) == len(texts), "no thought twice"
+    firsts = [ex.labels[0] if ex.labels else "x" for ex in held_out]
+    assert all(firsts.count(t) >= 15 for t in ("person", "project", "idea", "admin"))
+    voices = {h for h in _headings(lines) if not h.startswith("noise")}
+    assert len(voices - other_headings) >= 6, voices & other_headings
+    section, noise = "", []
+    for line in lines:
+        if line.startswith("# -- "):
+            section = line[5:].strip().lower()
+        elif section.startswith("noise") and (ex := parse_line(line)) is not None:
+            noise.append(ex)
+    assert len(noise) >= 15
+    assert all(not ex.labels and not ex.people for ex in noise)
+    assert not [ex.text for ex in noise if ex.text.startswith(("http://", "https://"))]
+    noise_text = " ".join(ex.text for ex in noise)
+    for mark in ("/usr/local/bin/backup.sh", "RUN apt-get", "\\hline", "verification code"):
+        assert mark in noise_text
+    text = " ".join(ex.text for ex in held_out)
+    for mark in (
+        "so yeah",
+        "arvo",
+        "abeg",
+        "preponed",
+        "Tanaka-san",
+        "Tết",
+        "María José Fernández",
+    ):
+        assert mark in text
