@@ -59,6 +59,22 @@ def bare_word(tok: str) -> str:
 
 
 ARROW_GAP = LazyPattern(r"→|->|=>")
+
+_HUMPS = LazyPattern(r"[a-z\u00df-\u00ff][A-Z\u00c0-\u00de]")  # a capital inside: "KeyError"
+# names with a capital inside: McDonald, MacAllister, DeShawn, LaToya, DiCaprio, VanDyke
+_NAME_PREFIX = LazyPattern(r"^(?:Mc|Mac|De|Di|Da|Du|La|Le|Van|Von|Fitz|St|O'|D')[A-Z][a-z]")
+
+
+def identifier(tok: str) -> bool:
+    """A name in code, not a person's: ``ValueError``, ``getUser``, ``csv_importer``, ``v2``
+    (but ``McDonald``, ``O'Brien``, ``DeShawn``, ``LaToya`` are names)."""
+    if any(c.isdigit() or c == "_" for c in tok):
+        return True
+    bare = bare_word(tok)
+    humps = _HUMPS.findall(bare)
+    return len(humps) > 1 or bool(humps) and not _NAME_PREFIX.match(bare)
+
+
 _PARTICLE_JOINED = LazyPattern(r"^(?:al|el|ul|ad|ud|bin|ibn|abu|d|de|di|da|du|van|von)[-'’][A-Z]")
 
 
@@ -186,6 +202,56 @@ def shouted(text: str) -> bool:
     or more: "MOT", "RSVP Sam" are no shouting)."""
     words = _LETTERS.findall(text)
     return len(words) >= 3 and all(w.isupper() for w in words)
+
+
+_CAPITALS_RUN = LazyPattern(r"\b[^\W\d_]{2,}(?:[ \t]+[^\W\d_]{2,})+\b")
+
+
+def capital_names(text: str) -> str:
+    """``text`` with each name typed in capitals inside a line that is not ("met PIOTR
+    WIŚNIEWSKI at the fair", "ring HANNAH BERGSTRÖM") written as a name is: two words in
+    capitals or more, a given name first and a given name or surname next, each word read
+    by Unicode case (``str.isupper``), whatever its alphabet. An acronym is no given name
+    ("NHS GP", "CNC work"), and stays as written."""
+    if not any(c.isupper() for c in text[1:]):
+        return text
+
+    def sub(m: re.Match[str]) -> str:
+        words = m.group(0).split()
+        k = 0
+        out: list[str] = []
+        while k < len(words):
+            a = words[k]
+            b = words[k + 1] if k + 1 < len(words) else ""
+            if (
+                a.isupper()
+                and b.isupper()
+                and given_name(a.lower())
+                and (surname(b.lower()) or given_name(b.lower()) or _unlisted_name(b.lower()))
+            ):
+                run = [a.capitalize(), b.capitalize()]
+                k += 2
+                while k < len(words) and words[k].isupper() and surname(words[k].lower()):
+                    run.append(words[k].capitalize())
+                    k += 1
+                out += run
+                continue
+            out.append(a)
+            k += 1
+        return m.group(0) if out == words else " ".join(out)
+
+    return _CAPITALS_RUN.sub(sub, text)
+
+
+def _unlisted_name(word: str) -> bool:
+    """A surname of no list that is no word either ("wiśniewski", "bergström"): long enough
+    and voiced to be no acronym, no word of the corpus's nor a frequent one."""
+    return (
+        len(word) > 3
+        and _VOWEL.search(word) is not None
+        and word not in COMMON | CUES | HONORIFICS
+        and not frequent_word(word)
+    )
 
 
 _WIKILINK = LazyPattern(r"\[\[([^\[\]|#]+)([^\[\]]*)\]\]")
