@@ -45,6 +45,13 @@ def names(text: str) -> list[str]:
         ("leo ni siku nzuri for a walk", []),
         ("pupunta ako sa Manila next week", []),
         ("kita tayo sa Friday ni Carlo", ["Carlo"]),
+        # names of more shapes: a joined Arabic particle typed in lower case, a chat handle,
+        # a two-letter given name after a contact word
+        ("lunch w/ khalid al-masri on thursday", ["Khalid Al-Masri"]),
+        ("@priya can you sanity check the query", ["Priya"]),
+        ("forward the invoice to accounts@example.org", []),
+        ("coffee w/ ed after standup", ["Ed"]),
+        ("call us if the parcel is late", []),
         # who capitalises one name capitalises all: a lowercase first word is a verb
         ("tumpigie Bibi Zawadi kesho about the fees", ["Bibi Zawadi"]),
     ],

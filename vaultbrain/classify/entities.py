@@ -32,7 +32,9 @@ from vaultbrain.classify.namerun import (
     bare_word,
     capital_names,
     extend_name,
+    handle,
     identifier,
+    short_name,
     shouted,
     turkish_place,
     unlink,
@@ -473,7 +475,7 @@ def find_people(
                 or is_cue(prev)
                 and stray(bare_word(tok).lower())
             )
-            and len(bare_word(tok)) > 2
+            and (len(bare_word(tok)) > 2 or is_cue(prev) and short_name(tok))  # "w/ jo"
         ):
             words = [bare_word(tok)]
             # "coffee w priya": a name if the model agrees; a given name that is no word
@@ -492,7 +494,7 @@ def find_people(
         elif (
             tok.islower()
             and not shorthand(low)
-            and (i == 0 or prev in WEAK_CUES or told(i))
+            and (i == 0 or prev in WEAK_CUES or told(i) or handle(text, spans[i].start()))
             and (
                 not ordinary(bare_word(tok), 2 if (i == 0 or told(i)) and said_of(i) else 0)
                 or i == 0
@@ -507,6 +509,7 @@ def find_people(
             # on better evidence when something is said of it ("santiago teaches…")
             words = [bare_word(tok)]
             strong = i == 0 and subject(i) or POSSESSIVE.search(tok) or told(i)
+            strong = strong or handle(text, spans[i].start())  # "@dana ptal": addressed
             evidence = "subject" if strong else "guess"
             if evidence == "guess" and only_a_name(bare_word(tok).lower()) and subject(i):
                 evidence = "subject"  # "moritz is organising the reunion"

@@ -76,6 +76,9 @@ def identifier(tok: str) -> bool:
 
 
 _PARTICLE_JOINED = LazyPattern(r"^(?:al|el|ul|ad|ud|bin|ibn|abu|d|de|di|da|du|van|von)[-'’][A-Z]")
+# the same in a name typed in lower case ("mohammed al-rashid", "omar bin-laden"); no "d'",
+# "de-" nor "di-", which English writes ("d'you", "de-ice")
+_PARTICLE_LOWER = LazyPattern(r"^(?:al|el|ul|ad|ud|bin|ibn|abu)-[^\W\d_]{3,}$")
 
 
 def extend_name(
@@ -114,7 +117,7 @@ def extend_name(
             words.append(bare)  # "send arjun mehta the", "xiaoling chen is", "ji-woo park joined"
             i += 1
             continue
-        if _PARTICLE_JOINED.match(nxt):
+        if _PARTICLE_JOINED.match(nxt) or lower and _PARTICLE_LOWER.match(nxt):
             words.append(bare)
             i += 1
             continue
@@ -155,6 +158,22 @@ def extend_name(
             i += 1
         break
     return i
+
+
+def short_name(word: str) -> bool:
+    """A given name of two letters ("jo", "ed", "al"), after a contact verb: no pronoun
+    nor article that the lists hold as a name too ("us", "my", "an", "le")."""
+    low = word.lower()
+    return len(low) == 2 and low.isalpha() and given_name(low) and low not in _NOT_SHORT_NAMES
+
+
+_NOT_SHORT_NAMES = COMMON | {"us", "le", "el", "la", "de", "ma", "pa", "ya", "yo", "ur"}
+
+
+def handle(text: str, start: int) -> bool:
+    """The word at ``start`` is a chat handle ("@dana ptal", "cc @marco"): an "@" before
+    it that opens a word, not an email address's."""
+    return text[start - 1 : start] == "@" and (start < 2 or text[start - 2].isspace())
 
 
 def second_part(toks: list[str], i: int, ordinary: Any) -> bool:
