@@ -34,7 +34,9 @@ from vaultbrain.classify.namerun import (
     extend_name,
     handle,
     identifier,
+    is_cue,
     short_name,
+    shorthand,
     shouted,
     turkish_place,
     unlink,
@@ -74,14 +76,12 @@ from vaultbrain.classify.namewords import (
     hyphen_name,
     is_german,
     mixed_function_words,
-    one_vowel_more,
     only_a_name,
     only_a_word,
     surname,
 )
 from vaultbrain.patterns import LazyPattern
 
-_VOWEL = re.compile(r"[aeiouyäöüåæøœàáâãèéêëìíîïòóôõùúûıiw]", re.I)
 _TOKEN = LazyPattern(r"[^\W\d_](?:[\w'’\-]*[^\W_])?\.?|[,&+]|w/")
 
 
@@ -168,10 +168,6 @@ def find_people(
         if prev_low not in ("at", "from", "a", "an", "the", "in", "via"):
             return False
         return not surname(low)
-
-    def shorthand(low: str) -> bool:
-        """A word with no vowel ("chk", "pls", "txt", "dlvrd"): shorthand, no one's name."""
-        return len(low) > 1 and not _VOWEL.search(low)
 
     def calendar(k: int) -> bool:
         """A month or a feast after a preposition ("for August", "to Easter", "till May"): a
@@ -321,10 +317,6 @@ def find_people(
         return len(low) >= 8 and any(
             low[j:] in common for j in range(3, len(low) - 3) if len(low) - j >= 4
         )
-
-    def is_cue(word: str) -> bool:
-        w = word.lower()
-        return w in CUES or len(w) >= 3 and any(v in CUES for v in one_vowel_more(w))
 
     def emit(words: list[str], evidence: str) -> None:
         if not words:

@@ -25,6 +25,7 @@ from vaultbrain.classify.namewords import (
     foreign_word,
     frequent_word,
     given_name,
+    one_vowel_more,
     surname,
 )
 from vaultbrain.patterns import LazyPattern
@@ -158,6 +159,21 @@ def extend_name(
             i += 1
         break
     return i
+
+
+_NO_VOWEL = LazyPattern(r"[aeiouyäöüåæøœàáâãèéêëìíîïòóôõùúûıiw]", re.I)
+
+
+def shorthand(low: str) -> bool:
+    """A word with no vowel ("chk", "pls", "txt", "dlvrd"): shorthand, no one's name."""
+    return len(low) > 1 and not _NO_VOWEL.search(low)
+
+
+def is_cue(word: str) -> bool:
+    """A word after which a lowercase word is someone's name ("call", "w/"), or one of them
+    typed in a hurry with a vowel left out ("cll", "rmnd")."""
+    w = word.lower()
+    return w in CUES or len(w) >= 3 and any(v in CUES for v in one_vowel_more(w))
 
 
 def short_name(word: str) -> bool:
