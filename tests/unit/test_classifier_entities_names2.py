@@ -52,6 +52,12 @@ def names(text: str) -> list[str]:
         ("forward the invoice to accounts@example.org", []),
         ("coffee w/ ed after standup", ["Ed"]),
         ("call us if the parcel is late", []),
+        # after a contact word, capitalised words ending in a surname are one name
+        ("ring Te Aroha Ngata about the hall booking", ["Te Aroha Ngata"]),
+        ("email Google Cloud Support the logs", []),
+        # two names joined by "&" after an article, the last possessive, are a firm
+        ("a Marks & Spencer's picnic for the team", []),
+        ("Priya & Sam's wedding is in the spring", ["Priya", "Sam"]),
         # who capitalises one name capitalises all: a lowercase first word is a verb
         ("tumpigie Bibi Zawadi kesho about the fees", ["Bibi Zawadi"]),
     ],

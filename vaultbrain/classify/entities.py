@@ -31,7 +31,9 @@ from vaultbrain.classify.namerun import (
     POSSESSIVE,
     bare_word,
     capital_names,
+    cue_run,
     extend_name,
+    firm_pair,
     handle,
     identifier,
     is_cue,
@@ -424,6 +426,8 @@ def find_people(
             words = [bare_word(tok)]  # "ring mum", "get gran a charger": someone, not a word
             evidence = "family"
             i += 1
+        elif (run := cue_run(toks, i)) > i:
+            words, evidence, i = [bare_word(t) for t in toks[i:run]], "cue", run  # "Te Rangi"
         elif (
             capitalised(tok)
             and not shorthand(low)
@@ -439,6 +443,7 @@ def find_people(
                 and not appositive(i)
             )
             and not identifier(tok)
+            and not firm_pair(toks, i)  # "a Ben & Jerry's style": a firm
             and not (compound(low) and not given_name(low) and not pair(i))  # "Zahnarzttermin"
             and not shop_or_place(i)
             and not known.other_type(bare_word(tok))

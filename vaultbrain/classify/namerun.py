@@ -176,6 +176,44 @@ def is_cue(word: str) -> bool:
     return w in CUES or len(w) >= 3 and any(v in CUES for v in one_vowel_more(w))
 
 
+_FIRM_ARTICLES = frozenset({"a", "an", "the"})
+
+
+def firm_pair(toks: list[str], k: int) -> bool:
+    """Token ``k`` is one of two names joined by "&" after an article, the last with its
+    possessive ("a Ben & Jerry's style", "the Marks & Spencer's one"): a firm, no one."""
+
+    def pair_at(j: int) -> bool:
+        return (
+            0 < j
+            and j + 2 < len(toks)
+            and toks[j - 1].lower() in _FIRM_ARTICLES
+            and toks[j + 1] in ("&", "+")
+            and capitalised(toks[j])
+            and capitalised(toks[j + 2])
+            and bool(POSSESSIVE.search(toks[j + 2]))
+        )
+
+    return pair_at(k) or pair_at(k - 2)
+
+
+def cue_run(toks: list[str], i: int) -> int:
+    """After a contact word, two to four capitalised words whose last is a surname or given
+    name and none a word of a sentence's start, a title or a cue ("send Te Rangi Walker
+    the photos", "ring Ngozi Adaeze Okafor"): a full name, the index after it (else ``i``)."""
+    if i == 0 or not is_cue(toks[i - 1]):
+        return i
+    j = i
+    while j < len(toks) and j - i < 4 and capitalised(toks[j]) and toks[j][1:].islower():
+        low = toks[j].lower()
+        if low in COMMON | CUES | HONORIFICS or POSSESSIVE.search(toks[j]):
+            break
+        j += 1
+    while j > i + 1 and not (surname(toks[j - 1].lower()) or given_name(toks[j - 1].lower())):
+        j -= 1
+    return j if j > i + 1 else i
+
+
 def short_name(word: str) -> bool:
     """A given name of two letters ("jo", "ed", "al"), after a contact verb: no pronoun
     nor article that the lists hold as a name too ("us", "my", "an", "le")."""
