@@ -32,9 +32,12 @@ def names(text: str) -> list[str]:
         # "Ate" is a Tagalog elder sister only before a name inside a sentence
         ("nagluto si Ate Marites ng adobo for the party", ["Ate Marites"]),
         ("Ate a whole pizza at lunch", []),
+        # before a word in lower case, such a title needs a given name: a dish is no one
+        ("make baba ganoush for the picnic", []),
         # a title after the name, as Japanese and Hindi write it
         ("email Tanaka sensei the recital dates", ["Tanaka sensei"]),
         ("ask Yamada san about the visa letter", ["Yamada san"]),
+        ("Suzuki sensei moved the lesson to six", ["Suzuki sensei"]),
         # a given name that is also a title, before a word, is the name ("Lola" in Spanish)
         ("cenar con Lola para hablar del viaje", ["Lola"]),
         # a name typed in capitals in a line that is not, in any alphabet

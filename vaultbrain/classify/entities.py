@@ -51,6 +51,7 @@ from vaultbrain.classify.namewords import (
     CAPITAL_TITLES,
     DETERMINERS,
     FAMILY,
+    FAR_TITLES,
     FOREIGN_AUXILIARIES,
     GERMAN_NOUN_ENDINGS,
     KIN_TITLES,
@@ -199,6 +200,8 @@ def find_people(
         nxt = following(k)
         if POSSESSIVE.search(toks[k]) or nxt in PERSON_VERBS and nxt not in WEAK_VERBS:
             return True
+        if nxt in AFTER_TITLES and capitalised(toks[k]):
+            return True  # "Tanaka san called": a name, its title after it
         if nxt == "from" and k + 2 < len(toks) and toks[k + 2].lower() in ("the", "next", "work"):
             return True
         if nxt in FOREIGN_AUXILIARIES and k + 2 < len(toks) and capitalised(toks[k]):
@@ -411,6 +414,7 @@ def find_people(
                 and not (
                     after in PERSON_VERBS and not capitalised(nxt)  # "prof said", "mr said"
                 )
+                and (capitalised(nxt) or low not in FAR_TITLES or given_name(after))
             ):
                 words = [t.rstrip(".") + ("." if t.endswith(".") else "") for t in toks[i:j]]
                 words.append(nxt)

@@ -105,6 +105,11 @@ KIN_TITLES = frozenset(
     prof professor pastor nana nanna granny grandma grandpa grandad granddad abuela abuelo
     """.split()
 )
+# the titles above from cultures the word lists know least: before a word in lower case,
+# a title only if that word is a given name ("baba ganoush" is a dish, "mama Wanjiru" someone)
+FAR_TITLES = frozenset(
+    "mama baba bibi babu mzee tita tito kuya lola lolo manang manong sheikh ustaz".split()
+)
 # titles that are also an everyday word ("ate": a Tagalog elder sister, and the past of
 # "eat"): a title only capitalised inside a sentence before a capitalised name ("si Ate Joy")
 CAPITAL_TITLES = frozenset({"ate"})
