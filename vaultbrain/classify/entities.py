@@ -30,17 +30,34 @@ from vaultbrain.classify.namerun import (
     ARROW_GAP,
     POSSESSIVE,
     bare_word,
+    capital_names,
+    cue_run,
     extend_name,
+    firm_pair,
+    handle,
+    identifier,
+    is_cue,
+    short_name,
+    shorthand,
     shouted,
     turkish_place,
     unlink,
 )
 from vaultbrain.classify.namewords import (
+    AFTER_TITLES,
+    ARTICLES,
     BUYING_VERBS,
+    CALENDAR_NAMES,
+    CAPITAL_TITLES,
+    DETERMINERS,
     FAMILY,
+    FAR_TITLES,
     FOREIGN_AUXILIARIES,
     GERMAN_NOUN_ENDINGS,
     KIN_TITLES,
+    KNOW,
+    LINKERS,
+    LOCATIVES,
     MONTH_NAMES,
     NAME_WORDS,
     NICKNAMES,
@@ -50,6 +67,7 @@ from vaultbrain.classify.namewords import (
     PERSON_VERBS,
     RETAIL_VERBS,
     ROMAN_HINDI,
+    TIME_PREPOSITIONS,
     TITLE_MODIFIERS,
     TITLES,
     WEAK_VERBS,
@@ -60,31 +78,13 @@ from vaultbrain.classify.namewords import (
     given_name,
     hyphen_name,
     is_german,
-    one_vowel_more,
+    mixed_function_words,
     only_a_name,
     only_a_word,
     surname,
 )
 from vaultbrain.patterns import LazyPattern
 
-_HUMPS = re.compile(r"[a-z\u00df-\u00ff][A-Z\u00c0-\u00de]")  # a capital inside a word: "KeyError"
-# names with a capital inside: McDonald, MacAllister, DeShawn, LaToya, DiCaprio, VanDyke
-_NAME_PREFIX = re.compile(r"^(?:Mc|Mac|De|Di|Da|Du|La|Le|Van|Von|Fitz|St|O'|D')[A-Z][a-z]")
-_VOWEL = re.compile(r"[aeiouyäöüåæøœàáâãèéêëìíîïòóôõùúûıiw]", re.I)
-# articles of the languages people write (not "a", "de", "la", "le": a preposition or part
-# of a name in one of them: "llamar a Carmen", "Anneke de Vries", "Marine Le Pen")
-ARTICLES = frozenset(
-    "the an der die das dem den des ein eine einen einem einer het el los las il lo gli "
-    "un una une uno".split()
-)
-CALENDAR_NAMES = MONTH_NAMES | {"easter", "christmas", "whitsun", "pentecost"}
-TIME_PREPOSITIONS = frozenset("for to till until from through over since around".split())
-_DETERMINERS = {"the", "a", "an", "my", "our", "your", "his", "her", "their", "this", "that"}
-_DETERMINERS |= {"these", "those", "some", "all", "any", "every", "de", "het", "een", "il", "la"}
-_DETERMINERS |= {"le", "les", "un", "una", "uno", "der", "die", "das", "den", "dem", "ein", "eine"}
-# what stands between a contact verb and its object in the languages people write
-_LINKERS = frozenset("to para pra a à al o la".split())
-_KNOW = frozenset({"know", "no", "knw"})
 _TOKEN = LazyPattern(r"[^\W\d_](?:[\w'’\-]*[^\W_])?\.?|[,&+]|w/")
 
 
@@ -99,6 +99,8 @@ def find_people(
     known = known or KnownNames()
     if shouted(text):  # "CALL DEREK ABOUT THE QUOTE": read as lower case, on the same evidence
         text = text.lower()
+    else:
+        text = capital_names(text)  # "met PIOTR WIŚNIEWSKI": a name in capitals, read as one
     text = unlink(text, known)
     spans = list(_TOKEN.finditer(text))
     toks = [m.group(0) for m in spans]
@@ -106,6 +108,7 @@ def find_people(
     seen: set[str] = set()
     german = is_german(toks)
     hindi = sum(1 for t in toks if t.lower() in ROMAN_HINDI) >= 2  # "ko call karna"
+    function = mixed_function_words({t.lower() for t in toks})  # "leo nimechoka sana"
     # the words of another language the thought has ("pracuje", "teraz"): in an English
     # thought a word only another language writes, after a contact verb, is a name ("ring
     # gaz", "msg jas"); in a Polish one it is a word ("w Krakowie": in Kraków)
@@ -132,7 +135,7 @@ def find_people(
         never a given name that is no everyday word ("tomasz"). ``context``: how strongly
         the words around say a person is meant (:func:`~.namewords.only_a_word`)."""
         w = word.lower()
-        if w in COMMON or w in CUES or w in JOINS or hindi and w in ROMAN_HINDI:
+        if w in COMMON or w in CUES or w in JOINS or hindi and w in ROMAN_HINDI or w in function:
             return True
         if w in common:  # but a given name no English word is ("tomasz"): a name
             return w in NAME_WORDS or not given_name(w) or everyday_word(w)
@@ -141,15 +144,6 @@ def find_people(
     def ambiguous(low: str) -> bool:
         """A given name that is also a word ("will", "mark", "oliver"): a name by context."""
         return low in NAME_WORDS or given_name(low) and ordinary(low)
-
-    def identifier(tok: str) -> bool:
-        """A name in code, not a person's: ``ValueError``, ``getUser``, ``csv_importer``, ``v2``
-        (but ``McDonald``, ``O'Brien``, ``DeShawn``, ``LaToya`` are names)."""
-        if any(c.isdigit() or c == "_" for c in tok):
-            return True
-        bare = bare_word(tok)
-        humps = _HUMPS.findall(bare)
-        return len(humps) > 1 or bool(humps) and not _NAME_PREFIX.match(bare)
 
     def shop_or_place(k: int) -> bool:
         """ "from Greggs", "at Wickes", "to Screwfix", "a McDonald's": a capitalised word after
@@ -177,10 +171,6 @@ def find_people(
         if prev_low not in ("at", "from", "a", "an", "the", "in", "via"):
             return False
         return not surname(low)
-
-    def shorthand(low: str) -> bool:
-        """A word with no vowel ("chk", "pls", "txt", "dlvrd"): shorthand, no one's name."""
-        return len(low) > 1 and not _VOWEL.search(low)
 
     def calendar(k: int) -> bool:
         """A month or a feast after a preposition ("for August", "to Easter", "till May"): a
@@ -210,6 +200,8 @@ def find_people(
         nxt = following(k)
         if POSSESSIVE.search(toks[k]) or nxt in PERSON_VERBS and nxt not in WEAK_VERBS:
             return True
+        if nxt in AFTER_TITLES and capitalised(toks[k]):
+            return True  # "Tanaka san called": a name, its title after it
         if nxt == "from" and k + 2 < len(toks) and toks[k + 2].lower() in ("the", "next", "work"):
             return True
         if nxt in FOREIGN_AUXILIARIES and k + 2 < len(toks) and capitalised(toks[k]):
@@ -236,11 +228,11 @@ def find_people(
         noun = toks[k].lower()
         if noun in PERSON_NOUNS or noun.endswith(("er", "or", "ist", "ian", "ant", "ent")):
             return False
-        return any(toks[j].lower() in _DETERMINERS for j in range(max(0, k - 2), k))
+        return any(toks[j].lower() in DETERMINERS for j in range(max(0, k - 2), k))
 
     def told(k: int) -> bool:
         """ "let dayo know", "let dayo no" (dictation's homophone): told something."""
-        return 0 < k < len(toks) - 1 and toks[k - 1].lower() == "let" and following(k) in _KNOW
+        return 0 < k < len(toks) - 1 and toks[k - 1].lower() == "let" and following(k) in KNOW
 
     def appositive(k: int) -> bool:
         """ "Gwilym the contractor says": a name, who they are, then what they do."""
@@ -253,7 +245,7 @@ def find_people(
         """A contact verb before token ``k``, or before the preposition and article its
         object takes ("call Kwame", "ligar para a Joana", "talk to Sam")."""
         j = k - 1
-        while j > 0 and k - j <= 2 and toks[j].lower() in _LINKERS:
+        while j > 0 and k - j <= 2 and toks[j].lower() in LINKERS:
             j -= 1
         return is_cue(toks[j])
 
@@ -264,6 +256,8 @@ def find_people(
             return False
         if k and toks[k - 1].lower() in NOT_BEFORE_NAME:
             return False
+        if k and toks[k - 1].lower() in LOCATIVES and toks[k - 1].lower() in function:
+            return False  # "sa Sunday": a time
         if german and not sentence_start(k) and not is_cue(toks[k - 1]):
             return False  # "einen neuen Job": in German every noun has a capital
         if low in MONTH_NAMES and re.compile(r"\s*\d").match(text[spans[k].end() :]):
@@ -313,6 +307,8 @@ def find_people(
         """ "moved to Busan", "lives in Leeds", "back from Lagos": a place, not a person."""
         if turkish_place(toks[k], dative=False):
             return True  # "Ankara'da", "Londra'dan" (but "Ahmet'e sor": ask Ahmet)
+        if k and toks[k - 1].lower() in LOCATIVES and toks[k - 1].lower() in function:
+            return True  # "nurse na sa London": in London
         head = text[max(0, spans[k].start() - 40) : spans[k].start()]
         return not POSSESSIVE.search(toks[k]) and ends_in_place_cue(head)
 
@@ -326,10 +322,6 @@ def find_people(
         return len(low) >= 8 and any(
             low[j:] in common for j in range(3, len(low) - 3) if len(low) - j >= 4
         )
-
-    def is_cue(word: str) -> bool:
-        w = word.lower()
-        return w in CUES or len(w) >= 3 and any(v in CUES for v in one_vowel_more(w))
 
     def emit(words: list[str], evidence: str) -> None:
         if not words:
@@ -346,11 +338,17 @@ def find_people(
             evidence = "known"
         elif not any(capitalised(w) for w in words):
             name = titlecase_name(name)
+            if evidence == "guess":
+                lower_guesses.append(name.lower())
+        elif evidence not in ("capitalised", "guess", "cue-lower"):
+            capital_found.append(name)
         key = (record or name).lower()
         if key not in seen:
             seen.add(key)
             out.append(PersonMention(name, record, evidence))
 
+    lower_guesses: list[str] = []  # names guessed from a word typed in lower case
+    capital_found: list[str] = []  # names typed with capitals, on evidence
     i = 0
     prev = ""
     taken = 0  # the tokens before this are part of a name found already
@@ -374,13 +372,27 @@ def find_people(
         start = i
         words: list[str] = []
         evidence = "capitalised"
-        opens = low in HONORIFICS or (
-            low in TITLE_MODIFIERS  # "Charge Nurse Kowalski", "Head Chef Rossi"
-            and capitalised(tok)
-            and i + 1 < len(toks)
-            and capitalised(toks[i + 1])
-            and bare_word(toks[i + 1]).lower() in TITLES
+        opens = (
+            low in HONORIFICS
+            or (
+                low in CAPITAL_TITLES and capitalised(tok) and not sentence_start(i)  # "si Ate Joy"
+            )
+            or (
+                low in TITLE_MODIFIERS  # "Charge Nurse Kowalski", "Head Chef Rossi"
+                and capitalised(tok)
+                and i + 1 < len(toks)
+                and capitalised(toks[i + 1])
+                and bare_word(toks[i + 1]).lower() in TITLES
+            )
         )
+        if (
+            opens
+            and capitalised(tok)
+            and given_name(low)
+            and i + 1 < len(toks)
+            and not capitalised(toks[i + 1])
+        ):
+            opens = False  # "quedar con Lola para": a given name, not the title it also is
         if opens and i + 1 < len(toks) and toks[i + 1] not in JOINS:
             j = i + 1
             while (
@@ -398,10 +410,11 @@ def find_people(
                     or surname(after)
                     or given_name(after)
                 )
-                and after not in JOINS | COMMON | CUES
+                and after not in JOINS | COMMON | CUES | function  # "nurse na": a particle
                 and not (
                     after in PERSON_VERBS and not capitalised(nxt)  # "prof said", "mr said"
                 )
+                and (capitalised(nxt) or low not in FAR_TITLES or given_name(after))
             ):
                 words = [t.rstrip(".") + ("." if t.endswith(".") else "") for t in toks[i:j]]
                 words.append(nxt)
@@ -417,6 +430,8 @@ def find_people(
             words = [bare_word(tok)]  # "ring mum", "get gran a charger": someone, not a word
             evidence = "family"
             i += 1
+        elif (run := cue_run(toks, i)) > i:
+            words, evidence, i = [bare_word(t) for t in toks[i:run]], "cue", run  # "Te Rangi"
         elif (
             capitalised(tok)
             and not shorthand(low)
@@ -427,11 +442,12 @@ def find_people(
             # is its verb, unless it is someone's name
             and not (
                 sentence_start(i)
-                and following(i) in _DETERMINERS
+                and following(i) in DETERMINERS
                 and not given_name(low)
                 and not appositive(i)
             )
             and not identifier(tok)
+            and not firm_pair(toks, i)  # "a Ben & Jerry's style": a firm
             and not (compound(low) and not given_name(low) and not pair(i))  # "Zahnarzttermin"
             and not shop_or_place(i)
             and not known.other_type(bare_word(tok))
@@ -460,7 +476,7 @@ def find_people(
                 or is_cue(prev)
                 and stray(bare_word(tok).lower())
             )
-            and len(bare_word(tok)) > 2
+            and (len(bare_word(tok)) > 2 or is_cue(prev) and short_name(tok))  # "w/ jo"
         ):
             words = [bare_word(tok)]
             # "coffee w priya": a name if the model agrees; a given name that is no word
@@ -479,7 +495,7 @@ def find_people(
         elif (
             tok.islower()
             and not shorthand(low)
-            and (i == 0 or prev in WEAK_CUES or told(i))
+            and (i == 0 or prev in WEAK_CUES or told(i) or handle(text, spans[i].start()))
             and (
                 not ordinary(bare_word(tok), 2 if (i == 0 or told(i)) and said_of(i) else 0)
                 or i == 0
@@ -494,6 +510,7 @@ def find_people(
             # on better evidence when something is said of it ("santiago teaches…")
             words = [bare_word(tok)]
             strong = i == 0 and subject(i) or POSSESSIVE.search(tok) or told(i)
+            strong = strong or handle(text, spans[i].start())  # "@dana ptal": addressed
             evidence = "subject" if strong else "guess"
             if evidence == "guess" and only_a_name(bare_word(tok).lower()) and subject(i):
                 evidence = "subject"  # "moritz is organising the reunion"
@@ -516,6 +533,9 @@ def find_people(
         # A name does not run on across an arrow ("ping Bob → Kiln": Bob, then a project).
         stop = next((k for k in range(i, len(toks)) if ARROW_GAP.search(before(k))), len(toks))
         i = extend_name(toks[:stop], i, words, evidence, ordinary, known)
+        if i < stop and toks[i] in AFTER_TITLES and any(capitalised(w) for w in words):
+            words.append(toks[i])  # "Mori sensei", "Tanaka san": the title after the name
+            i += 1
         # "Dinner with Ada Lovelace": a given name before the name is its first name, even a
         # given name that is also a word ("with Rosa Parks", "Will Byers")
         if (
@@ -571,4 +591,10 @@ def find_people(
         emit(words, evidence)
         taken = i
         prev = ""
+    # "mpigie Mama Wanjiku": who capitalises one name capitalises the others, so a word
+    # guessed a name in lower case is a word (a verb of another language); so is one of no
+    # given name in a Tagalog or Swahili line ("pupunta ako sa")
+    drop = {g for g in lower_guesses if capital_found or function and not given_name(g)}
+    if drop:
+        return [m for m in out if m.record or m.name.lower() not in drop]
     return out

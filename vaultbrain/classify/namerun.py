@@ -25,6 +25,7 @@ from vaultbrain.classify.namewords import (
     foreign_word,
     frequent_word,
     given_name,
+    one_vowel_more,
     surname,
 )
 from vaultbrain.patterns import LazyPattern
@@ -59,7 +60,26 @@ def bare_word(tok: str) -> str:
 
 
 ARROW_GAP = LazyPattern(r"→|->|=>")
+
+_HUMPS = LazyPattern(r"[a-z\u00df-\u00ff][A-Z\u00c0-\u00de]")  # a capital inside: "KeyError"
+# names with a capital inside: McDonald, MacAllister, DeShawn, LaToya, DiCaprio, VanDyke
+_NAME_PREFIX = LazyPattern(r"^(?:Mc|Mac|De|Di|Da|Du|La|Le|Van|Von|Fitz|St|O'|D')[A-Z][a-z]")
+
+
+def identifier(tok: str) -> bool:
+    """A name in code, not a person's: ``ValueError``, ``getUser``, ``csv_importer``, ``v2``
+    (but ``McDonald``, ``O'Brien``, ``DeShawn``, ``LaToya`` are names)."""
+    if any(c.isdigit() or c == "_" for c in tok):
+        return True
+    bare = bare_word(tok)
+    humps = _HUMPS.findall(bare)
+    return len(humps) > 1 or bool(humps) and not _NAME_PREFIX.match(bare)
+
+
 _PARTICLE_JOINED = LazyPattern(r"^(?:al|el|ul|ad|ud|bin|ibn|abu|d|de|di|da|du|van|von)[-'’][A-Z]")
+# the same in a name typed in lower case ("mohammed al-rashid", "omar bin-laden"); no "d'",
+# "de-" nor "di-", which English writes ("d'you", "de-ice")
+_PARTICLE_LOWER = LazyPattern(r"^(?:al|el|ul|ad|ud|bin|ibn|abu)-[^\W\d_]{3,}$")
 
 
 def extend_name(
@@ -98,7 +118,7 @@ def extend_name(
             words.append(bare)  # "send arjun mehta the", "xiaoling chen is", "ji-woo park joined"
             i += 1
             continue
-        if _PARTICLE_JOINED.match(nxt):
+        if _PARTICLE_JOINED.match(nxt) or lower and _PARTICLE_LOWER.match(nxt):
             words.append(bare)
             i += 1
             continue
@@ -139,6 +159,75 @@ def extend_name(
             i += 1
         break
     return i
+
+
+_NO_VOWEL = LazyPattern(r"[aeiouyäöüåæøœàáâãèéêëìíîïòóôõùúûıiw]", re.I)
+
+
+def shorthand(low: str) -> bool:
+    """A word with no vowel ("chk", "pls", "txt", "dlvrd"): shorthand, no one's name."""
+    return len(low) > 1 and not _NO_VOWEL.search(low)
+
+
+def is_cue(word: str) -> bool:
+    """A word after which a lowercase word is someone's name ("call", "w/"), or one of them
+    typed in a hurry with a vowel left out ("cll", "rmnd")."""
+    w = word.lower()
+    return w in CUES or len(w) >= 3 and any(v in CUES for v in one_vowel_more(w))
+
+
+_FIRM_ARTICLES = frozenset({"a", "an", "the"})
+
+
+def firm_pair(toks: list[str], k: int) -> bool:
+    """Token ``k`` is one of two names joined by "&" after an article, the last with its
+    possessive ("a Ben & Jerry's style", "the Marks & Spencer's one"): a firm, no one."""
+
+    def pair_at(j: int) -> bool:
+        return (
+            0 < j
+            and j + 2 < len(toks)
+            and toks[j - 1].lower() in _FIRM_ARTICLES
+            and toks[j + 1] in ("&", "+")
+            and capitalised(toks[j])
+            and capitalised(toks[j + 2])
+            and bool(POSSESSIVE.search(toks[j + 2]))
+        )
+
+    return pair_at(k) or pair_at(k - 2)
+
+
+def cue_run(toks: list[str], i: int) -> int:
+    """After a contact word, two to four capitalised words whose last is a surname or given
+    name and none a word of a sentence's start, a title or a cue ("send Te Rangi Walker
+    the photos", "ring Ngozi Adaeze Okafor"): a full name, the index after it (else ``i``)."""
+    if i == 0 or not is_cue(toks[i - 1]):
+        return i
+    j = i
+    while j < len(toks) and j - i < 4 and capitalised(toks[j]) and toks[j][1:].islower():
+        low = toks[j].lower()
+        if low in COMMON | CUES | HONORIFICS or POSSESSIVE.search(toks[j]):
+            break
+        j += 1
+    while j > i + 1 and not (surname(toks[j - 1].lower()) or given_name(toks[j - 1].lower())):
+        j -= 1
+    return j if j > i + 1 else i
+
+
+def short_name(word: str) -> bool:
+    """A given name of two letters ("jo", "ed", "al"), after a contact verb: no pronoun
+    nor article that the lists hold as a name too ("us", "my", "an", "le")."""
+    low = word.lower()
+    return len(low) == 2 and low.isalpha() and given_name(low) and low not in _NOT_SHORT_NAMES
+
+
+_NOT_SHORT_NAMES = COMMON | {"us", "le", "el", "la", "de", "ma", "pa", "ya", "yo", "ur"}
+
+
+def handle(text: str, start: int) -> bool:
+    """The word at ``start`` is a chat handle ("@dana ptal", "cc @marco"): an "@" before
+    it that opens a word, not an email address's."""
+    return text[start - 1 : start] == "@" and (start < 2 or text[start - 2].isspace())
 
 
 def second_part(toks: list[str], i: int, ordinary: Any) -> bool:
@@ -186,6 +275,56 @@ def shouted(text: str) -> bool:
     or more: "MOT", "RSVP Sam" are no shouting)."""
     words = _LETTERS.findall(text)
     return len(words) >= 3 and all(w.isupper() for w in words)
+
+
+_CAPITALS_RUN = LazyPattern(r"\b[^\W\d_]{2,}(?:[ \t]+[^\W\d_]{2,})+\b")
+
+
+def capital_names(text: str) -> str:
+    """``text`` with each name typed in capitals inside a line that is not ("met PIOTR
+    WIŚNIEWSKI at the fair", "ring HANNAH BERGSTRÖM") written as a name is: two words in
+    capitals or more, a given name first and a given name or surname next, each word read
+    by Unicode case (``str.isupper``), whatever its alphabet. An acronym is no given name
+    ("NHS GP", "CNC work"), and stays as written."""
+    if not any(c.isupper() for c in text[1:]):
+        return text
+
+    def sub(m: re.Match[str]) -> str:
+        words = m.group(0).split()
+        k = 0
+        out: list[str] = []
+        while k < len(words):
+            a = words[k]
+            b = words[k + 1] if k + 1 < len(words) else ""
+            if (
+                a.isupper()
+                and b.isupper()
+                and given_name(a.lower())
+                and (surname(b.lower()) or given_name(b.lower()) or _unlisted_name(b.lower()))
+            ):
+                run = [a.capitalize(), b.capitalize()]
+                k += 2
+                while k < len(words) and words[k].isupper() and surname(words[k].lower()):
+                    run.append(words[k].capitalize())
+                    k += 1
+                out += run
+                continue
+            out.append(a)
+            k += 1
+        return m.group(0) if out == words else " ".join(out)
+
+    return _CAPITALS_RUN.sub(sub, text)
+
+
+def _unlisted_name(word: str) -> bool:
+    """A surname of no list that is no word either ("wiśniewski", "bergström"): long enough
+    and voiced to be no acronym, no word of the corpus's nor a frequent one."""
+    return (
+        len(word) > 3
+        and _VOWEL.search(word) is not None
+        and word not in COMMON | CUES | HONORIFICS
+        and not frequent_word(word)
+    )
 
 
 _WIKILINK = LazyPattern(r"\[\[([^\[\]|#]+)([^\[\]]*)\]\]")

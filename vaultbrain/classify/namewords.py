@@ -43,6 +43,22 @@ NAME_WORDS = frozenset(
 # months (and "may") are dates after these, and before a day number
 MONTH_NAMES = frozenset({"may", "june", "april", "august"})
 
+
+# articles of the languages people write (not "a", "de", "la", "le": a preposition or part
+# of a name in one of them: "llamar a Carmen", "Anneke de Vries", "Marine Le Pen")
+ARTICLES = frozenset(
+    "the an der die das dem den des ein eine einen einem einer het el los las il lo gli "
+    "un una une uno".split()
+)
+CALENDAR_NAMES = MONTH_NAMES | {"easter", "christmas", "whitsun", "pentecost"}
+TIME_PREPOSITIONS = frozenset("for to till until from through over since around".split())
+DETERMINERS = {"the", "a", "an", "my", "our", "your", "his", "her", "their", "this", "that"}
+DETERMINERS |= {"these", "those", "some", "all", "any", "every", "de", "het", "een", "il", "la"}
+DETERMINERS |= {"le", "les", "un", "una", "uno", "der", "die", "das", "den", "dem", "ein", "eine"}
+# what stands between a contact verb and its object in the languages people write
+LINKERS = frozenset("to para pra a à al o la".split())
+KNOW = frozenset({"know", "no", "knw"})  # "let dayo know", and dictation's homophones
+
 PERSON_VERBS = frozenset(
     """
     says said told tells asked asks wants wanted needs needed thinks thought reckons reckoned
@@ -78,6 +94,7 @@ TITLES = frozenset(
     tia tio tía tío tata dona don doña señora señor senhora senhor frau herr
     fräulein madame monsieur mme mlle mister miss missus mr mrs ms mx dr prof st
     uncle aunt auntie aunty cousin onkel tante oncle zio zia professor
+    mama baba bibi babu mzee tita tito kuya lola lolo manang manong sheikh ustaz
     """.split()
 )
 # titles that are no word of their own when typed in lower case: the word after one is a
@@ -88,6 +105,17 @@ KIN_TITLES = frozenset(
     prof professor pastor nana nanna granny grandma grandpa grandad granddad abuela abuelo
     """.split()
 )
+# the titles above from cultures the word lists know least: before a word in lower case,
+# a title only if that word is a given name ("baba ganoush" is a dish, "mama Wanjiru" someone)
+FAR_TITLES = frozenset(
+    "mama baba bibi babu mzee tita tito kuya lola lolo manang manong sheikh ustaz".split()
+)
+# titles that are also an everyday word ("ate": a Tagalog elder sister, and the past of
+# "eat"): a title only capitalised inside a sentence before a capitalised name ("si Ate Joy")
+CAPITAL_TITLES = frozenset({"ate"})
+# titles written after the name, in lower case ("Mori sensei", "Tanaka san", "Sharma ji"):
+# part of the name, as "uncle" is before one
+AFTER_TITLES = frozenset("sensei senpai sama san kun ji sahib saheb".split())
 
 # words that open a title as "Charge" opens "Charge Nurse Kowalski" ("Senior Partner",
 # "Head Chef", "Detective Sergeant")
@@ -126,6 +154,41 @@ ROMAN_HINDI = frozenset(
     lena dena bolna bolo batana batao milna chahiye sakta sakti
     """.split()
 )
+# Tagalog and Swahili mixed with English (Taglish, Sheng): markers, pronouns, particles,
+# conjunctions and the commonest adverbs. As with Hindi, in a line with two different ones
+# none is a name ("leo nimechoka sana": today I'm very tired; "si Ate Joy ay nurse na"),
+# and a name after a marker stays one ("ni Lola Remy"). English words are left out ("at",
+# "may"), and so are words a Romance line has twice ("la", "ya").
+TAGALOG = frozenset(
+    """
+    ang ng mga sa si ni kay sina nina kina na ay ko mo niya namin natin nila ako ikaw siya
+    kami tayo sila po ba pa naman lang din rin daw raw nga yung iyong ito iyan iyon dito
+    diyan doon hindi oo wala mag bago kasi pero tapos talaga sobra ngayon bukas kahapon
+    salamat
+    """.split()
+)
+SWAHILI = frozenset(
+    """
+    na ni wa za kwa vya sana leo kesho jana sasa hapa huko pale mimi wewe yeye sisi wao
+    lakini kama pia bado hii hiyo ile huyu yule kwenye nini gani wapi lini ndiyo hapana
+    asante habari nzuri sawa pole karibu tafadhali kuhusu mpaka hadi baada kabla
+    """.split()
+)
+# Tagalog's "sa" (in, at, to): a capitalised word after it is a place or a time ("sa
+# London", "sa Sunday"), in a Tagalog line
+LOCATIVES = frozenset({"sa"})
+
+
+def mixed_function_words(words: set[str]) -> frozenset[str]:
+    """The Tagalog and Swahili function words that are no names in a line of these
+    lowercase ``words``: those of each language it has two different ones of."""
+    out: frozenset[str] = frozenset()
+    for lang in (TAGALOG, SWAHILI):
+        if len(words & lang) >= 2:
+            out |= lang
+    return out
+
+
 # auxiliaries of the other languages thoughts come in, before a verb of theirs: a name
 # before one is its subject ("Thibault a trouvé", "Rodrigo vai casar", "Lucía ha dicho")
 FOREIGN_AUXILIARIES = frozenset(
