@@ -153,6 +153,23 @@ def test_provider_heuristic_never_calls_the_server(vault: Path, lmstudio: FakeLM
     assert (vault / "Ideas").joinpath("A podcast about bees.md").is_file()
 
 
+def test_a_note_titled_by_a_kind_word_is_not_what_every_such_thought_names(
+    vault: Path, lmstudio: FakeLMStudio
+) -> None:
+    # A stray `Ideas/Idea.md` (made by hand, or by an old "#idea" line) must not swallow
+    # every later "idea: …" thought: the word for a kind of thing names no record.
+    run(vault, "settings", "set", "provider", "heuristic")
+    run(vault, "db", "add", "idea", "--set", "title=Idea")
+    assert (vault / "Ideas/Idea.md").is_file()
+    run(vault, "capture", "Idea: a podcast about bees")
+    assert (vault / "Ideas/A podcast about bees.md").is_file()
+    assert "bees" not in (vault / "Ideas/Idea.md").read_text()
+    # A record the thought does name by its title is still updated.
+    run(vault, "db", "add", "idea", "--set", "title=Bee podcast")
+    run(vault, "capture", "Idea: the bee podcast could have a guest beekeeper")
+    assert "guest beekeeper" in (vault / "Ideas/Bee podcast.md").read_text()
+
+
 def test_env_overrides_provider(
     vault: Path, monkeypatch: pytest.MonkeyPatch, lmstudio: FakeLMStudio
 ) -> None:

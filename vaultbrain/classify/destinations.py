@@ -121,12 +121,23 @@ def admin_title(thought: str, due_words: str | None, people: list[PersonMention]
     return phrase(_strip_date(unprotect(guarded), due_words), 10)
 
 
+# Words that say what kind of thing a thought is ("idea: …", "project: …", "todo …"): a
+# record titled by one of them (a stray `Ideas/Idea.md`) is not what every such thought names.
+_KIND_WORDS = frozenset(
+    "idea ideas project projects task tasks todo to-do admin note notes person people".split()
+)
+
+
 def named_record(type_name: str, thought: str, names: KnownNames) -> str | None:
-    """The title of a vault record of this type that the thought names (the longest name)."""
+    """The title of a vault record of this type that the thought names (the longest name).
+    A name that is only the word for a kind of thing (``Idea``) names nothing."""
     words = WORDS.findall(thought.lower())
     for n in range(6, 0, -1):
         for i in range(len(words) - n + 1):
-            for ty, title in sorted(names.names.get(" ".join(words[i : i + n]), ())):
+            key = " ".join(words[i : i + n])
+            if n == 1 and (key in _KIND_WORDS or key in (type_name, f"{type_name}s")):
+                continue
+            for ty, title in sorted(names.names.get(key, ())):
                 if ty == type_name:
                     return title
     return None
