@@ -457,6 +457,6 @@ def machine_reason(text: str) -> str | None:
         or data_reason(text)
         or markup_reason(text)
         or hash_reason(text)
-        or path_reason(text)
         or ops_reason(text)
+        or path_reason(text)
     )

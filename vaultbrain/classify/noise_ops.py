@@ -50,6 +50,8 @@ _MAKE_VARS = LazyPattern(
     r"\$\((?:[A-Z_][A-Z0-9_]*|(?:wildcard|patsubst|shell|addprefix|notdir|subst|filter)\s[^)]*)\)"
     r"|\$[@^<?*](?=\s|$|/)"
 )
+# a recipe: a program's name, then an argument only a command has (a flag, a path, a chain)
+_RECIPE = LazyPattern(r"^[a-z][\w.+-]*(?:\s+\S+)*?\s+(?:--?[a-z][\w-]*|\S*/\S*|&&|\|\|?|\$\()")
 _MAKE_ASSIGN = LazyPattern(r"^[A-Z][A-Z0-9_]*\s*(?::=|\?=|::=|!=)\s*\S")
 _MAKE_TARGET = LazyPattern(r"^[\w./%-]+\s*::?\s*(?:\S.*)?$")
 
@@ -58,8 +60,8 @@ def _make(text: str) -> bool:
     if _MAKE_SPECIAL.match(text) or _MAKE_ASSIGN.match(text):
         return True
     m = _MAKE_RULE.match(text)
-    if m and shell_reason(m.group(3)) is not None:
-        return True  # "dist: clean ; python -m build --wheel"
+    if m and (shell_reason(m.group(3)) is not None or _RECIPE.match(m.group(3))):
+        return True  # "dist: clean ; python -m build --wheel", "up: ; twine upload dist/*"
     # a target or a recipe with make's own variables: "build: $(OBJS)", "\t$(CC) -o $@ $^"
     hits = len(_MAKE_VARS.findall(text))
     return hits >= 2 or (hits == 1 and _MAKE_TARGET.match(text.strip()) is not None)
@@ -146,7 +148,15 @@ _CSS_VALUE = LazyPattern(
     r"|#[0-9a-fA-F]{3,8}|[a-z-]+\([^()]*\)|-?[a-z][a-z0-9]*(?:-[a-z0-9]+)*|[/,]"
 )
 _CSS_HINT = LazyPattern(
-    r"\d(?:px|em|rem|vh|vw|pt|ch|fr|ms|s|deg|%)\b|#[0-9a-fA-F]{3,8}\b|[a-z-]+\(|\"|'|,|\b[a-z]+-[a-z]"
+    r"\d(?:px|em|rem|vh|vw|pt|ch|fr|ms|s|deg|%)|#[0-9a-fA-F]{3,8}\b|[a-z-]+\(|\"|'"
+)
+_CSS_KEYWORDS = frozenset(
+    "none block inline inline-block flex inline-flex grid inline-grid contents absolute "
+    "relative fixed sticky static hidden visible scroll auto pointer default bold normal "
+    "italic center left right top bottom middle baseline nowrap wrap inherit initial unset "
+    "transparent currentcolor solid dashed dotted uppercase lowercase capitalize underline "
+    "ease ease-in ease-out ease-in-out linear cover contain no-repeat space-between "
+    "space-around stretch column row 0 1 important".split()
 )
 _PS = LazyPattern(
     r"^\s*\$env:\w+\s*(?:[+-]?=|$)|^\s*\$[A-Za-z_]\w*\s*[+-]?=\s*(?:[\"'@$]|\[[A-Za-z.]+\]"
@@ -165,8 +175,11 @@ def _css(text: str) -> bool:
     rest = _CSS_VALUE.sub("", value).strip()
     if rest:
         return False  # a value CSS's tokens do not make up
-    # a property CSS alone names ("font-family") is enough; a plain word wants a CSS value
-    return "-" in prop or _CSS_HINT.search(value) is not None or len(value.split()) == 1
+    # a property CSS alone names ("font-family") is enough; a plain word ("order", "content")
+    # wants a value of CSS's own: a unit, a colour, a call, a quote, or its keywords only
+    if "-" in prop or _CSS_HINT.search(value):
+        return True
+    return all(w in _CSS_KEYWORDS for w in value.lower().replace(",", " ").split())
 
 
 # -- a regular expression alone, LaTeX, conflict markers, colour escapes -------------------
@@ -205,10 +218,10 @@ _ANSI = LazyPattern(
 )
 
 # -- texts and notifications a service sent -------------------------------------------------
-_OTP_CODE = LazyPattern(r"(?<![\w.,£$€-])(?:[A-Z]-)?\d{4,8}(?![\w,%]|\.\d)")
+_OTP_CODE = LazyPattern(r"(?<![\w.,£$€-])(?:[A-Z]-)?(?:\d{4,8}|\d{3}[- ]\d{3})(?![\w,%]|\.\d)")
 _OTP_CUES = (
     LazyPattern(r"\bis\s+your\b[^.]{0,40}\b(?:code|pin|passcode|otp|password)\b", re.I),
-    LazyPattern(r"\byour\b[^.]{0,30}\b(?:code|pin|passcode|otp)\s+is\b", re.I),
+    LazyPattern(r"\byour\b[^.]{0,30}\b(?:code|pin|passcode|otp)(?:\s+is\b|\s*:\s*[\dA-Z])", re.I),
     LazyPattern(
         r"\b(?:verification|security|one[- ]time|login|log-in|sign[- ]in|confirmation"
         r"|authentication|2fa|two-factor|access)\s+(?:code|pin|passcode|password)\b",
@@ -225,9 +238,8 @@ _TICKET = LazyPattern(
 )
 _TRACKER = LazyPattern(
     r"\bstatus\s+changed\s+from\s+.+\s+to\s+\S|\bchanged\s+the\s+status\b"
-    r"|\b(?:was|has\s+been)\s+(?:assigned|resolved|closed|reopened|transitioned|updated|created"
-    r"|merged)\s+(?:to|by|from|as)\b|\bassigned\s+(?:this\s+)?(?:issue\s+)?to\s+you\b"
-    r"|\bmentioned\s+you\s+(?:in|on)\b|\bcommented\s+on\b|\bby\s+[\w.-]+(?:-bot|\[bot\]|bot)\b",
+    r"|\bassigned\s+(?:this\s+)?(?:issue\s+)?to\s+you\b|\bmentioned\s+you\s+(?:in|on)\b"
+    r"|\bby\s+[\w.-]+(?:-bot|\[bot\])(?=\W*$)",
     re.I,
 )
 _BOT = LazyPattern(
