@@ -229,6 +229,22 @@ LOOKALIKES = [
     "2026-12-01 10:30 dentist",
     "12/11/2026 dentist at 10:30",
     "[09:12] remember the meds",
+    # the second look: a path-like word, a tag, a shout, an operator in a person's words
+    "ADD eggs and/or milk to the list",
+    "ADD Sam to the group chat",
+    "alias for the shared inbox is team@;",
+    "Require all granted leave forms by friday",
+    "Sam #1 PASSED the exam!!",
+    "Room #4 FIXED finally",
+    "[RESOLVED] the boiler issue",
+    "[GitHub] look at the new actions pricing",
+    "X != Y, check the maths",
+    "PLAN != REALITY",
+    "shop: milk ; then eggs and/or bread",
+    "top: 3 things for today;",
+    "width: 2m;",
+    "5 * 3 = 15 for the maths homework",
+    "Jo & Sam & Ana: dinner \\\\",
 ]
 
 

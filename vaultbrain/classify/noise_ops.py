@@ -51,8 +51,11 @@ _MAKE_VARS = LazyPattern(
     r"|\$[@^<?*](?=\s|$|/)"
 )
 # a recipe: a program's name, then an argument only a command has (a flag, a path, a chain)
-_RECIPE = LazyPattern(r"^[a-z][\w.+-]*(?:\s+\S+)*?\s+(?:--?[a-z][\w-]*|\S*/\S*|&&|\|\|?|\$\()")
-_MAKE_ASSIGN = LazyPattern(r"^[A-Z][A-Z0-9_]*\s*(?::=|\?=|::=|!=)\s*\S")
+_RECIPE = LazyPattern(
+    r"^[a-z][\w.+-]*(?:\s+\S+)*?\s+(?:--?[a-z][\w-]*|\.{0,2}/\S*|~/\S*|\S+/\*?|\S+/\S*\.\w+"
+    r"|&&|\|\|?|\$\()(?=\s|$)"
+)
+_MAKE_ASSIGN = LazyPattern(r"^[A-Z][A-Z0-9_]+\s*(?::=|\?=|::=)\s*\S")
 _MAKE_TARGET = LazyPattern(r"^[\w./%-]+\s*::?\s*(?:\S.*)?$")
 
 
@@ -73,7 +76,7 @@ _DOCKER = LazyPattern(
         (
             r"^FROM\s+(?:--platform=\S+\s+)?[\w./-]+(?::[\w.-]+|@sha256:[0-9a-f]+)(?:\s+AS\s+\w+)?"
             r"\s*$|^FROM\s+[\w./-]+\s+(?:AS|as)\s+[\w-]+\s*$",
-            r"^(?:COPY|ADD)\s+(?:--[\w-]+=\S+\s+)*(?:\S+\s+)+(?:\.|\S*/\S*)\s*$",
+            r"^(?:COPY|ADD)\s+(?:--[\w-]+=\S+\s+)*(?:\S+\s+)+(?:\.|\.{0,2}/\S*|~/\S*|\S+/)\s*$",
             r"^(?:COPY|ADD)\s+--[\w-]+=\S+",
             r"^EXPOSE\s+\d+(?:/(?:tcp|udp))?(?:\s+\d+(?:/(?:tcp|udp))?)*\s*$",
             r"^(?:ENTRYPOINT|CMD|VOLUME|SHELL)\s+\[\s*\"",
@@ -101,9 +104,9 @@ _NGINX = LazyPattern(
             r"|ssl_certificate(?:_key)?|ssl_protocols|ssl_ciphers|add_header|try_files"
             r"|client_max_body_size|error_page|access_log|error_log|worker_processes"
             r"|worker_connections|fastcgi_pass|fastcgi_param|keepalive_timeout|sendfile"
-            r"|gzip_types|limit_req_zone|upstream_addr|alias)\s+[^;]+;\s*$",
+            r"|gzip_types|limit_req_zone|upstream_addr)\s+[^;]+;\s*$",
             r"^\s*listen\s+(?:\[::\]:)?\d+(?:\s+\w+)*\s*;\s*$",
-            r"^\s*(?:root|include)\s+\S*/\S*\s*;\s*$",
+            r"^\s*(?:root|include|alias)\s+\S*/\S*\s*;\s*$",
             r"^\s*return\s+[1-5]\d\d(?:\s+\S+)?\s*;\s*$",
             r"^\s*index\s+(?:[\w-]+\.\w+\s*)+;\s*$",
             r"^\s*location\s+(?:[~=^*]+\s*)?\S+\s*\{\s*$|^\s*(?:server|http|events|upstream\s+"
@@ -116,7 +119,7 @@ _APACHE = LazyPattern(
     r"|FilesMatch|Proxy)\b[^>]*>\s*$"
     r"|^\s*(?:RewriteRule\s+\S+\s+\S+|RewriteCond\s+%\{|RewriteEngine\s+(?:On|Off)\s*$"
     r"|DocumentRoot\s+\"?/|ServerName\s+[\w-]+(?:\.[\w-]+)+(?::\d+)?\s*$|ServerAlias\s+[\w*-]+\."
-    r"|ProxyPass(?:Reverse)?\s+/|AllowOverride\s+(?:All|None)\b|Require\s+all\s+(?:granted|denied)"
+    r"|ProxyPass(?:Reverse)?\s+/|AllowOverride\s+(?:All|None)\b|Require\s+all\s+(?:granted|denied)\s*$"
     r"|Options\s+[+-]?(?:Indexes|FollowSymLinks|MultiViews|ExecCGI)\b|ErrorDocument\s+\d{3}\s"
     r"|SSLCertificate(?:Key)?File\s+/|LoadModule\s+\w+_module\s)"
 )
@@ -209,7 +212,8 @@ _LATEX_COMMANDS = (
 )
 _LATEX = LazyPattern(
     rf"^\s*\\(?:{_LATEX_COMMANDS})\b|\\(?:{_LATEX_COMMANDS})\s*[{{\[]"
-    r"|^[^&]*(?:&[^&]*){2,}\\\\\s*(?:\\hline\s*)?$|\$\s*\\[a-z]+\{[^}]*\}"
+    r"|^[^&]*(?=(?:&[^&]*)*&\s*[-+$\\\d.])(?:&[^&]*){2,}\\\\\s*(?:\\hline\s*)?$"
+    r"|\$\s*\\[a-z]+\{[^}]*\}"
 )
 _CONFLICT = LazyPattern(r"^(?:<{7}|>{7}|\|{7})(?:\s+\S.*)?$|^={7}$")
 _ANSI = LazyPattern(
@@ -244,11 +248,13 @@ _TRACKER = LazyPattern(
 )
 _BOT = LazyPattern(
     r"^\s*\[(?:JIRA|Jira|GitHub|GitLab|Bitbucket|Confluence|Jenkins|Linear|Asana|Sentry"
-    r"|PagerDuty|Opsgenie|Datadog)\]\s+\S"
+    r"|PagerDuty|Opsgenie|Datadog)\]\s+(?:Re:\s+)?(?:\[[\w.-]+/[\w.-]+\]|\(?[A-Z][A-Z0-9]+-\d+\b"
+    r"|.*\(#\d+\)\s*$)"
     r"|^\s*[\w-]+\[bot\]\s+(?:merged|opened|closed|commented|pushed|approved|requested|bumped"
     r"|created|deleted|labeled)\b"
-    r"|#\d+.*\b(?:FAILED|FAILURE|SUCCESS|SUCCEEDED|PASSED|UNSTABLE|ABORTED|FIXED|BROKEN)\b"
-    r"|^\s*\[?(?:FIRING|RESOLVED)(?::\d+)?\]"
+    r"|(?i:build|pipeline|job|run|workflow|deploy(?:ment)?)\s+#\d+\b.*\b(?:FAILED|FAILURE"
+    r"|SUCCESS|SUCCEEDED|PASSED|UNSTABLE|ABORTED|FIXED|BROKEN)\b"
+    r"|^\s*\[(?:FIRING|RESOLVED):\d+\]"
 )
 # Markdown front matter pasted: a key Obsidian, Hugo or Jekyll reads, with a typed value
 _FRONT_MATTER = LazyPattern(
