@@ -126,6 +126,16 @@ NOISE = [
     ("[03/12/2026, 18:40:02] Priya: running late, start without me", "a chat export line"),
     ("3/12/26, 7:15 pm - Dad: did you get the parcel", "a chat export line"),
     ("[21:14] <jo_k> anyone tried the new build?", "a chat export line"),
+    # a pinned dependency, an ignore glob, a key, a CI step, a Kubernetes kind, a modeline
+    ("django==5.0.3", "a dependency line"),
+    ("pydantic>=2.5,<3", "a dependency line"),
+    ("__pycache__/", "a config line"),
+    ("*.log", "a config line"),
+    ("-----BEGIN CERTIFICATE-----", "a key or a certificate"),
+    ("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG4x sam@desk", "a key or a certificate"),
+    ("- uses: actions/setup-python@v5", "a config line"),
+    ("kind: StatefulSet", "a config line"),
+    ("/* vim: set ts=2 sw=2: */", "a config line"),
 ]
 
 LOOKALIKES = [
@@ -245,6 +255,20 @@ LOOKALIKES = [
     "width: 2m;",
     "5 * 3 = 15 for the maths homework",
     "Jo & Sam & Ana: dinner \\\\",
+    # a slash, a star, a comparison, a key's words in a person's
+    "w/",
+    "misc/",
+    "*sigh*",
+    "*.* everything",
+    "2.0 >= 1.9 obviously",
+    "x == y for the maths test",
+    "kind: generous, said Sam",
+    "uses: the car on friday",
+    "vim: learn the motions this week",
+    "vim: set up the new laptop",
+    "----- BEGIN notes -----",
+    "ssh-rsa key for the NAS, ask IT",
+    "Python 3.12 == latest, upgrade",
 ]
 
 

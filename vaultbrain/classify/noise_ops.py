@@ -1,7 +1,9 @@
 """Operations text pasted into the inbox (classify/noise.py's classes of machine text): a
 crontab line, a Makefile line, a Dockerfile instruction, an nginx, Apache or systemd line, a
 CSS declaration, PowerShell, a regular expression alone, LaTeX, a git conflict marker, colour
-escapes, a verification-code text, a tracker's or a bot's notification, a chat export's line.
+escapes, a verification-code text, a tracker's or a bot's notification, a chat export's line, pasted
+front matter, a pinned dependency, an ignore file's glob, a key's or a certificate's line, a
+CI step's action, a Kubernetes kind, an editor's modeline.
 
 Each is told by evidence of its shape, which a thought does not have: a crontab line has five
 schedule fields with a ``*`` or a step, or an ``@daily``, then a command ("0 3 nights left at
@@ -256,6 +258,28 @@ _BOT = LazyPattern(
     r"|SUCCESS|SUCCEEDED|PASSED|UNSTABLE|ABORTED|FIXED|BROKEN)\b"
     r"|^\s*\[(?:FIRING|RESOLVED):\d+\]"
 )
+# a dependency pinned (requirements.txt), an ignore file's glob, a key or certificate's line,
+# a CI step's action, a Kubernetes kind, an editor's modeline
+_PIN = LazyPattern(
+    r"^[A-Za-z][\w.-]*(?:\[[\w,]+\])?\s*(?:==|>=|<=|~=|!=|===)\s*\d[\w.*+!-]*"
+    r"(?:\s*,\s*(?:==|>=|<=|~=|!=|<|>)\s*\d[\w.*+!-]*)*(?:\s*;\s*python_version\s*[<>=!]+\s*\S+)?$"
+)
+_IGNORE = LazyPattern(
+    r"^!?(?:\*\*/)?\*\.[A-Za-z0-9]{1,6}$|^!?/?\.?[\w-]*[_.][\w.-]*/$"
+    r"|^!?/?(?:build|dist|target|out|coverage|vendor|bin|obj|node_modules|venv)/$"
+)
+_KEY = LazyPattern(
+    r"^-----(?:BEGIN|END) [A-Z0-9 ]+-----$|^(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+"
+    r"|sk-ssh-ed25519@openssh\.com)\s+AAAA[\w+/=]{12,}(?:\s+\S+)?$"
+)
+_CI_STEP = LazyPattern(
+    r"^-?\s*uses:\s*[\w.-]+/[\w./-]+@[\w.-]+\s*$"
+    r"|^kind:\s*(?:Deployment|Service|Pod|ConfigMap|Secret|Ingress|StatefulSet|DaemonSet|Job"
+    r"|CronJob|Namespace|PersistentVolumeClaim|ServiceAccount|RoleBinding|ClusterRole"
+    r"|ClusterRoleBinding|HorizontalPodAutoscaler|NetworkPolicy|CustomResourceDefinition)\s*$"
+    r"|^(?:#|//|/\*|--|\")?\s*(?:vim?|ex):\s*(?:set?\s+)?(?:\w+(?:=\w+)?[\s:]+)*\w+=\w+"
+    r"(?:[\s:]+\w+(?:=\w+)?)*:?\s*(?:\*/)?$"
+)
 # Markdown front matter pasted: a key Obsidian, Hugo or Jekyll reads, with a typed value
 _FRONT_MATTER = LazyPattern(
     r"^(?:title|aliases|tags|cssclass(?:es)?|publish|layout|permalink|draft|slug|categories"
@@ -315,6 +339,12 @@ def ops_reason(text: str) -> str | None:
         return "a verification code text"
     if _notification(t):
         return "a notification"
+    if _KEY.match(t):
+        return "a key or a certificate"
+    if _PIN.match(t):
+        return "a dependency line"
+    if _IGNORE.match(t) or _CI_STEP.match(t):
+        return "a config line"
     if _FRONT_MATTER.match(t):
         return "a config line"
     if _CHAT.match(t):
