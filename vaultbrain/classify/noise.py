@@ -36,6 +36,7 @@ from vaultbrain.classify.noise_data import (
 )
 from vaultbrain.classify.noise_machine import code_reason, diff_reason, path_reason, shell_reason
 from vaultbrain.classify.noise_mail import mail_reason
+from vaultbrain.classify.noise_ops import ops_reason
 from vaultbrain.classify.noise_output import output_reason
 from vaultbrain.patterns import LazyPattern
 from vaultbrain.vault.inline import unshield
@@ -444,7 +445,7 @@ def noise_reason(text: str, known: Container[str], pairs: frozenset[str]) -> str
 
 def machine_reason(text: str) -> str | None:
     """Why ``text`` is machine text other than a program's output (classify/noise_mail.py,
-    noise_machine.py, noise_data.py), or None."""
+    noise_machine.py, noise_data.py, noise_ops.py), or None."""
     return (
         mail_reason(text)
         or output_reason(text)
@@ -456,5 +457,6 @@ def machine_reason(text: str) -> str | None:
         or data_reason(text)
         or markup_reason(text)
         or hash_reason(text)
+        or ops_reason(text)
         or path_reason(text)
     )

@@ -120,7 +120,7 @@ _CODE_LINE = LazyPattern(
             # user: raise ValueError(\"no user\")" (a diff's "- " read as a list marker)
             r"^\s*(?:if|elif|else|for|while|try|except|with|return|raise|throw|yield|await|assert"
             r"|unless|until|match|case)\b(?=.*(?:\b[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+\s*\("
-            r"|\b[A-Za-z_$][\w$]*\((?:\)|\s*['\"`])|\b(?:self|this)\.\w|[;{]\s*$|===?|!==?|&&"
+            r"|\b[A-Za-z_$][\w$]*\((?:\)|\s*['\"`])|\b(?:self|this)\.\w|[)\]'\"]\s*;\s*$|\{\s*$|===?|!==?|&&"
             r"|\|\|))",
             # an assignment from a call: "rows = db.fetch_all(query)", "x = load('a.csv')"
             r"^\s*[a-z_][\w]*(?:\s*,\s*[a-z_]\w*)*\s*=\s*(?:await\s+)?(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*"
