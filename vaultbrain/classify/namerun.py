@@ -19,7 +19,11 @@ from vaultbrain.classify.mentions import (
     capitalised,
 )
 from vaultbrain.classify.namewords import (
+    CALENDAR_NAMES,
+    KNOW,
+    LINKERS,
     PERSON_VERBS,
+    TIME_PREPOSITIONS,
     WEAK_VERBS,
     everyday_word,
     foreign_word,
@@ -362,3 +366,35 @@ def _person_shaped(target: str, known: KnownNames) -> bool:
         return True
     last = lows[-1]
     return given_name(first) and (surname(last) or given_name(last) or not everyday_word(last))
+
+
+def calendar(toks: list[str], k: int) -> bool:
+    """A month or a feast after a preposition ("for August", "to Easter", "till May"): a
+    time, not the person the word may also name."""
+    low = bare_word(toks[k]).lower()
+    return low in CALENDAR_NAMES and k > 0 and toks[k - 1].lower() in TIME_PREPOSITIONS
+
+
+def told(toks: list[str], k: int) -> bool:
+    """ "let dayo know", "let dayo no" (dictation's homophone): told something."""
+    return 0 < k < len(toks) - 1 and toks[k - 1].lower() == "let" and toks[k + 1].lower() in KNOW
+
+
+def cue_before(toks: list[str], k: int) -> bool:
+    """A contact verb before token ``k``, or before the preposition and article its
+    object takes ("call Kwame", "ligar para a Joana", "talk to Sam")."""
+    j = k - 1
+    while j > 0 and k - j <= 2 and toks[j].lower() in LINKERS:
+        j -= 1
+    return is_cue(toks[j])
+
+
+def full_pair(toks: list[str], k: int) -> bool:
+    """Token ``k`` and the next are a given name and a surname, or a surname and a given
+    name ("Mei Lin", "Chen Jia", "Grace Hopper"): a full name, wherever it stands."""
+    if k + 1 >= len(toks) or not capitalised(toks[k + 1]) or POSSESSIVE.search(toks[k]):
+        return False
+    a, b = bare_word(toks[k]).lower(), bare_word(toks[k + 1]).lower()
+    if {a, b} & (COMMON | CUES | HONORIFICS) or identifier(toks[k]) or identifier(toks[k + 1]):
+        return False
+    return (given_name(a) or surname(a)) and (given_name(b) or surname(b))
