@@ -36,6 +36,13 @@ def names(text: str) -> list[str]:
         ("pop into Wilkos for bin bags", []),
         ("price up paint at Wickes and Dulux", []),
         ("ran into Cressida at the market", ["Cressida"]),
+        # a shop of two words, and a second shop joined to it by "and"
+        ("reserve a telly at Harvey Norman or Dick Smith", []),
+        ("buy the bike from Sam Smith", []),
+        # a given name in capitals after a contact word is someone; letters beyond ASCII too
+        ("text BJØRN the gate code", ["BJØRN"]),
+        ("ask SUNNY to water the plants", ["SUNNY"]),
+        ("email HR about the leave", []),
         # a town after a travel word, and before its sights
         ("flights to Austin for the wedding", []),
         ("we're moving down to Hobart in spring", []),
@@ -53,6 +60,7 @@ def names(text: str) -> list[str]:
         ("gọi cho anh Tuấn về cái xe", ["anh Tuấn"]),
         ("chị Lan mới về nhà", ["chị Lan"]),
         ("hẹn cô Mai ở Đà Nẵng", ["cô Mai"]),
+        ("moved to New York with Sam Smith", ["Sam Smith"]),
         # Pidgin and romaji words are everyday words, not names
         ("wahala no dey finish for this office", []),
         ("abeg remind Tunde about the generator", ["Tunde"]),

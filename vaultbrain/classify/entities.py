@@ -168,6 +168,8 @@ def find_people(
         prev_low = toks[k - 1].lower()
         if known.person(bare_word(toks[k])):
             return False
+        if capitalised(toks[k - 1]) and not sentence_start(k) and shop_or_place(k - 1):
+            return True  # "at Harvey Norman": the shop's second word
         if prev_low in ("and", "or", "&"):  # "at Harvey Norman and Dick Smith": two shops
             j = k - 2
             while j >= 0 and capitalised(toks[j]):
@@ -295,6 +297,8 @@ def find_people(
             return True  # "nurse na sa London": in London
         if k and toks[k - 1].lower() in VIET_LOCATIVES:
             return True  # "ở Hà Nội": in Hanoi
+        if k and capitalised(toks[k - 1]) and not sentence_start(k) and place(k - 1):
+            return True  # "to New York", "ở Hà Nội": the place's second word
         head = text[max(0, spans[k].start() - 40) : spans[k].start()]
         return not POSSESSIVE.search(toks[k]) and ends_in_place_cue(head)
 
@@ -441,7 +445,8 @@ def find_people(
             and not shop_or_place(i)
             and not street(toks, i)  # "14 Jackson Road", "Chelsea Road refurb"
             and not known.other_type(bare_word(tok))
-            and not (len(bare_word(tok)) > 1 and bare_word(tok).isupper())  # CAF, MOT: not a name
+            # CAF, MOT: no name; but a given name in capitals after a contact word is one
+            and not (len(low) > 1 and tok.isupper() and not (is_cue(prev) and given_name(low)))
             and not (shop(i) and not known.person(bare_word(tok)))  # "a McDonald's": a shop
             and not place(i)
             # "my mum's Toyota Corolla", "Sarah's Kindle": what someone has, not someone
