@@ -37,7 +37,7 @@ def names(text: str) -> list[str]:
         ("price up paint at Wickes and Dulux", []),
         ("ran into Cressida at the market", ["Cressida"]),
         # a shop of two words, and a second shop joined to it by "and"
-        ("reserve a telly at Harvey Norman or Dick Smith", []),
+        ("reserve the sofa at Harvey Norman or Dick Smith", []),
         ("buy the bike from Sam Smith", []),
         # a given name in capitals after a contact word is someone; letters beyond ASCII too
         ("text BJØRN the gate code", ["BJØRN"]),
