@@ -43,6 +43,9 @@ def names(text: str) -> list[str]:
         ("text BJØRN the gate code", ["BJØRN"]),
         ("ask SUNNY to water the plants", ["SUNNY"]),
         ("email HR about the leave", []),
+        # two lowercase names no English writes often, before what a couple does
+        ("sione and tevita are moving to auckland", ["Sione", "Tevita"]),
+        ("eggs and milk are low", []),
         # a town after a travel word, and before its sights
         ("flights to Austin for the wedding", []),
         ("we're moving down to Hobart in spring", []),

@@ -40,6 +40,7 @@ from vaultbrain.classify.namerun import (
     handle,
     identifier,
     is_cue,
+    lower_pair,
     short_name,
     shorthand,
     shouted,
@@ -229,7 +230,7 @@ def find_people(
             nxt in ("and", "&", "und", "et", "y", "e")
             and k + 2 < len(toks)
             and (toks[k + 2] in ("I", "me") or capitalised(toks[k + 2]))
-        )
+        ) or lower_pair(toks, k, common)  # "ruth and tevita are moving in"
 
     def said_of(k: int) -> bool:
         """Something is said of token ``k``: it is a subject, or a surname of the lists that

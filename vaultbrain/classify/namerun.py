@@ -7,6 +7,7 @@ that have a person's shape."""
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from typing import Any
 
 from vaultbrain.classify.mentions import (
@@ -30,6 +31,7 @@ from vaultbrain.classify.namewords import (
     frequent_word,
     given_name,
     one_vowel_more,
+    only_a_word,
     surname,
 )
 from vaultbrain.patterns import LazyPattern
@@ -398,3 +400,18 @@ def full_pair(toks: list[str], k: int) -> bool:
     if {a, b} & (COMMON | CUES | HONORIFICS) or identifier(toks[k]) or identifier(toks[k + 1]):
         return False
     return (given_name(a) or surname(a)) and (given_name(b) or surname(b))
+
+
+# what a couple does, after "x and y" opening a line: "are having a baby", "have moved"
+_COUPLE_VERBS = frozenset("are were have had got paid moved".split())
+
+
+def lower_pair(toks: list[str], k: int, common: Container[str]) -> bool:
+    """A line opens with two lowercase names joined by "and": two words no English writes
+    often, before what people do ("sione and tevita are moving"); not two things ("eggs and
+    milk are low")."""
+    if k or len(toks) < 4 or toks[1] != "and" or not (toks[0].islower() and toks[2].islower()):
+        return False
+    a, b = bare_word(toks[0]), bare_word(toks[2])
+    rare = not any(everyday_word(w) or w in common for w in (a, b))
+    return rare and not only_a_word(b) and (toks[3] in _COUPLE_VERBS or toks[3] in PERSON_VERBS)
