@@ -55,6 +55,9 @@ def names(text: str) -> list[str]:
         # a brand before what it makes
         ("get a Ralph Lauren voucher for the raffle", []),
         ("a Paul Smith wallet for dad's birthday", []),
+        # a chain its founder named: a surname with an "s" that no surname is
+        ("a coffee van like Tim Hortons by the station", []),
+        ("dinner with Dan Phillips and Sam Edwards", ["Dan Phillips", "Sam Edwards"]),
         # a pet: a name, "the" and an animal; "the nurse" is someone's job
         ("Pepper the spaniel needs her jabs", []),
         ("Luna the cat is off her food", []),

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from vaultbrain.classify.mentions import capitalised
-from vaultbrain.classify.namewords import DETERMINERS, PERSON_NOUNS
+from vaultbrain.classify.namewords import DETERMINERS, PERSON_NOUNS, given_name, surname
 
 # A capitalised word before one of these is a street, not a person ("Jackson Road", "Chelsea
 # Rd", "Florence Ave"), and so is the name before it ("14 Jackson Road"); "Dr" and "St" are
@@ -125,11 +125,21 @@ def owned(toks: Sequence[str], k: int) -> bool:
 
 def no_one(toks: Sequence[str], start: int, end: int) -> bool:
     """The name ``toks[start:end]`` is no one: a street ("Jackson Road", "14 Jackson"), a
-    brand before what it makes ("a Ted Baker gift card"), a pet ("Max the labrador"), or a
-    town before its sights ("Lincoln's old pubs")."""
+    brand before what it makes ("a Ted Baker gift card"), a chain named after its founder
+    ("Tim Hortons"), a pet ("Max the labrador"), or a town before its sights ("Lincoln's old
+    pubs")."""
     last = toks[end - 1]
     if any(capitalised(t) and t.lower().rstrip(".") in STREET_WORDS for t in toks[start + 1 : end]):
         return True
-    if street(toks, end - 1) or brand(toks, end) or pet(toks, end - 1):
+    if street(toks, end - 1) or brand(toks, end) or pet(toks, end - 1) or chain(toks[start:end]):
         return True
     return last.lower().endswith(("'s", "’s")) and sights(toks, end - 1)
+
+
+def chain(words: Sequence[str]) -> bool:
+    """A full name whose last word is a surname with an "s" added that is no surname itself
+    ("Tim Hortons"): a chain its founder named, as "Sainsbury's" is written "Sainsburys"."""
+    if len(words) < 2 or not words[-1].endswith("s"):
+        return False
+    low = words[-1].lower()
+    return not (surname(low) or given_name(low)) and surname(low[:-1])
