@@ -58,6 +58,9 @@ def names(text: str) -> list[str]:
         # a chain its founder named: a surname with an "s" that no surname is
         ("a coffee van like Tim Hortons by the station", []),
         ("dinner with Dan Phillips and Sam Edwards", ["Dan Phillips", "Sam Edwards"]),
+        # a given name, then who they are to the writer: someone
+        ("Tomasz my landlord wants the rent early", ["Tomasz"]),
+        ("Order our dinner from the new place", []),
         # a pet: a name, "the" and an animal; "the nurse" is someone's job
         ("Pepper the spaniel needs her jabs", []),
         ("Luna the cat is off her food", []),

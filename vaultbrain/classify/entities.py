@@ -34,6 +34,7 @@ from vaultbrain.classify.namerun import (
     capital_names,
     cue_before,
     cue_run,
+    described,
     extend_name,
     firm_pair,
     full_pair,
@@ -41,6 +42,7 @@ from vaultbrain.classify.namerun import (
     identifier,
     is_cue,
     lower_pair,
+    shop,
     short_name,
     shorthand,
     shouted,
@@ -64,7 +66,6 @@ from vaultbrain.classify.namewords import (
     NAME_WORDS,
     NICKNAMES,
     NOT_BEFORE_NAME,
-    OTHERS,
     PERSON_VERBS,
     RETAIL_VERBS,
     ROMAN_HINDI,
@@ -219,6 +220,8 @@ def find_people(
         nxt = following(k)
         if POSSESSIVE.search(toks[k]) or nxt in PERSON_VERBS and nxt not in WEAK_VERBS:
             return True
+        if described(toks, k):  # "Hunter our drummer broke his wrist"
+            return True
         if nxt in AFTER_TITLES and capitalised(toks[k]):
             return True  # "Tanaka san called": a name, its title after it
         if nxt == "from" and k + 2 < len(toks) and toks[k + 2].lower() in ("the", "next", "work"):
@@ -284,11 +287,6 @@ def find_people(
             and low not in COMMON
             and not (foreign_word(low) and not stray(low))  # "w Krakowie" in a Polish thought
         )
-
-    def shop(k: int) -> bool:
-        """A possessive after an article or someone else's ("a McDonald's", "at the
-        tailor's", "her nonna's ragù"): a shop, a trade or another person's relative."""
-        return bool(POSSESSIVE.search(toks[k])) and k > 0 and toks[k - 1].lower() in OTHERS
 
     def place(k: int) -> bool:
         """ "moved to Busan", "lives in Leeds", "back from Lagos": a place, not a person."""
@@ -448,7 +446,7 @@ def find_people(
             and not known.other_type(bare_word(tok))
             # CAF, MOT: no name; but a given name in capitals after a contact word is one
             and not (len(low) > 1 and tok.isupper() and not (is_cue(prev) and given_name(low)))
-            and not (shop(i) and not known.person(bare_word(tok)))  # "a McDonald's": a shop
+            and not (shop(toks, i) and not known.person(bare_word(tok)))  # "a McDonald's": a shop
             and not place(i)
             # "my mum's Toyota Corolla", "Sarah's Kindle": what someone has, not someone
             and not (i > 0 and POSSESSIVE.search(toks[i - 1]) and not name_word(i))
@@ -515,7 +513,7 @@ def find_people(
             tok.islower()
             and POSSESSIVE.search(tok)
             and not ordinary(bare_word(tok), 2)
-            and not shop(i)  # "the tailor's", "her nonna's ragù": no one of the person's own
+            and not shop(toks, i)  # "the tailor's", "her nonna's ragù": no one of the person's own
             and len(bare_word(tok)) > 2
             and bare_word(tok).isalpha()
         ):

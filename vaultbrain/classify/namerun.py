@@ -23,6 +23,8 @@ from vaultbrain.classify.namewords import (
     CALENDAR_NAMES,
     KNOW,
     LINKERS,
+    OTHERS,
+    PERSON_NOUNS,
     PERSON_VERBS,
     TIME_PREPOSITIONS,
     WEAK_VERBS,
@@ -415,3 +417,19 @@ def lower_pair(toks: list[str], k: int, common: Container[str]) -> bool:
     a, b = bare_word(toks[0]), bare_word(toks[2])
     rare = not any(everyday_word(w) or w in common for w in (a, b))
     return rare and not only_a_word(b) and (toks[3] in _COUPLE_VERBS or toks[3] in PERSON_VERBS)
+
+
+def described(toks: list[str], k: int) -> bool:
+    """A given name, then who they are to the writer ("Hunter our drummer", "Tomasz my
+    landlord"): someone, said of before what they did."""
+    if k + 2 >= len(toks) or toks[k + 1].lower() not in ("our", "my") or not capitalised(toks[k]):
+        return False
+    noun = toks[k + 2].lower()
+    who = noun in PERSON_NOUNS or noun.endswith(("er", "ist", "lord", "man", "woman"))
+    return who and given_name(bare_word(toks[k]).lower())
+
+
+def shop(toks: list[str], k: int) -> bool:
+    """A possessive after an article or someone else's ("a McDonald's", "at the tailor's",
+    "her nonna's ragù"): a shop, a trade or another person's relative."""
+    return bool(POSSESSIVE.search(toks[k])) and k > 0 and toks[k - 1].lower() in OTHERS
