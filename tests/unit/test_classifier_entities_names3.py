@@ -61,6 +61,9 @@ def names(text: str) -> list[str]:
         # a given name, then who they are to the writer: someone
         ("Tomasz my landlord wants the rent early", ["Tomasz"]),
         ("Order our dinner from the new place", []),
+        # a name does not run on across a full stop; a title's stop is no sentence end
+        ("I owe Sam Smith. Never again", ["Sam Smith"]),
+        ("met Dr. Okafor at the clinic", ["Dr. Okafor"]),
         # a pet: a name, "the" and an animal; "the nurse" is someone's job
         ("Pepper the spaniel needs her jabs", []),
         ("Luna the cat is off her food", []),

@@ -105,6 +105,9 @@ def extend_name(
         nxt = toks[i]
         if turkish_place(nxt):
             break  # "Emre İzmir'e taşındı": Emre, moved to İzmir
+        end = toks[i - 1]  # "for Monzo. Never share it": a sentence ends ("J. Smith" does not)
+        if end.endswith(".") and len(end) > 2 and end[:-1].lower() not in HONORIFICS:
+            break
         lower = not any(capitalised(w) for w in words)  # "abena mensah", "nguyen van an"
         if nxt.lower() in PARTICLES and i + 1 < len(toks):
             j = i
