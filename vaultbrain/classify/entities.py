@@ -30,16 +30,23 @@ from vaultbrain.classify.namerun import (
     ARROW_GAP,
     POSSESSIVE,
     bare_word,
+    calendar,
     capital_names,
+    cue_before,
     cue_run,
+    described,
     extend_name,
     firm_pair,
+    full_pair,
     handle,
     identifier,
     is_cue,
+    lower_pair,
+    shop,
     short_name,
     shorthand,
     shouted,
+    told,
     turkish_place,
     unlink,
 )
@@ -47,7 +54,6 @@ from vaultbrain.classify.namewords import (
     AFTER_TITLES,
     ARTICLES,
     BUYING_VERBS,
-    CALENDAR_NAMES,
     CAPITAL_TITLES,
     DETERMINERS,
     FAMILY,
@@ -55,19 +61,14 @@ from vaultbrain.classify.namewords import (
     FOREIGN_AUXILIARIES,
     GERMAN_NOUN_ENDINGS,
     KIN_TITLES,
-    KNOW,
-    LINKERS,
     LOCATIVES,
     MONTH_NAMES,
     NAME_WORDS,
     NICKNAMES,
     NOT_BEFORE_NAME,
-    OTHERS,
-    PERSON_NOUNS,
     PERSON_VERBS,
     RETAIL_VERBS,
     ROMAN_HINDI,
-    TIME_PREPOSITIONS,
     TITLE_MODIFIERS,
     TITLES,
     WEAK_VERBS,
@@ -82,6 +83,17 @@ from vaultbrain.classify.namewords import (
     only_a_name,
     only_a_word,
     surname,
+)
+from vaultbrain.classify.placewords import (
+    ERRAND_VERBS,
+    LOANWORDS,
+    VIET_LOCATIVES,
+    VIETNAMESE,
+    no_one,
+    owned,
+    street,
+    viet_title,
+    vietnamese,
 )
 from vaultbrain.patterns import LazyPattern
 
@@ -109,6 +121,8 @@ def find_people(
     german = is_german(toks)
     hindi = sum(1 for t in toks if t.lower() in ROMAN_HINDI) >= 2  # "ko call karna"
     function = mixed_function_words({t.lower() for t in toks})  # "leo nimechoka sana"
+    viet = vietnamese({t.lower() for t in toks})  # "gọi cho chị Hoa"
+    function |= VIETNAMESE if viet else frozenset()
     # the words of another language the thought has ("pracuje", "teraz"): in an English
     # thought a word only another language writes, after a contact verb, is a name ("ring
     # gaz", "msg jas"); in a Polish one it is a word ("w Krakowie": in Kraków)
@@ -137,6 +151,8 @@ def find_people(
         w = word.lower()
         if w in COMMON or w in CUES or w in JOINS or hindi and w in ROMAN_HINDI or w in function:
             return True
+        if w in LOANWORDS:  # "wahala everywhere today", "nomikai on kinyoubi"
+            return True
         if w in common:  # but a given name no English word is ("tomasz"): a name
             return w in NAME_WORDS or not given_name(w) or everyday_word(w)
         return only_a_word(w, context) and not known.person(word)
@@ -154,6 +170,13 @@ def find_people(
         prev_low = toks[k - 1].lower()
         if known.person(bare_word(toks[k])):
             return False
+        if capitalised(toks[k - 1]) and not sentence_start(k) and shop_or_place(k - 1):
+            return True  # "at Harvey Norman": the shop's second word
+        if prev_low in ("and", "or", "&"):  # "at Harvey Norman and Dick Smith": two shops
+            j = k - 2
+            while j >= 0 and capitalised(toks[j]):
+                j -= 1
+            return k - 1 > j + 1 > 0 and shop_or_place(j + 1)
         # "São Paulo", "New York", "Big Mac": after a capitalised word that is only a word
         if (
             not sentence_start(k - 1)
@@ -168,15 +191,12 @@ def find_people(
             return True  # "book the tables at Nando's", "buy the wardrobe from Argos"
         if given_name(low):
             return False
+        # "grab some snags from Coles", "pop into Bunnings" (not "ran into Cressida")
+        if prev_low in ("at", "from", "into") and any(t.lower() in ERRAND_VERBS for t in toks):
+            return True
         if prev_low not in ("at", "from", "a", "an", "the", "in", "via"):
             return False
         return not surname(low)
-
-    def calendar(k: int) -> bool:
-        """A month or a feast after a preposition ("for August", "to Easter", "till May"): a
-        time, not the person the word may also name."""
-        low = bare_word(toks[k]).lower()
-        return low in CALENDAR_NAMES and k > 0 and toks[k - 1].lower() in TIME_PREPOSITIONS
 
     def after_article(k: int) -> bool:
         """A capitalised word after an article ("the Hendry job", "wegen dem Carport", "el
@@ -200,6 +220,8 @@ def find_people(
         nxt = following(k)
         if POSSESSIVE.search(toks[k]) or nxt in PERSON_VERBS and nxt not in WEAK_VERBS:
             return True
+        if described(toks, k):  # "Hunter our drummer broke his wrist"
+            return True
         if nxt in AFTER_TITLES and capitalised(toks[k]):
             return True  # "Tanaka san called": a name, its title after it
         if nxt == "from" and k + 2 < len(toks) and toks[k + 2].lower() in ("the", "next", "work"):
@@ -211,28 +233,14 @@ def find_people(
             nxt in ("and", "&", "und", "et", "y", "e")
             and k + 2 < len(toks)
             and (toks[k + 2] in ("I", "me") or capitalised(toks[k + 2]))
-        )
+        ) or lower_pair(toks, k, common)  # "ruth and tevita are moving in"
 
     def said_of(k: int) -> bool:
         """Something is said of token ``k``: it is a subject, or a surname of the lists that
         opens the line before "is" or "has" ("mei is moving", "chen has the keys")."""
-        if subject(k) or told(k):
+        if subject(k) or told(toks, k):
             return True
         return k == 0 and following(k) in WEAK_VERBS and surname(bare_word(toks[k]).lower())
-
-    def pet(k: int) -> bool:
-        """Token ``k`` is a noun after an article or a possessive ("a husky", "our new cat")
-        that names no one: a name "called" after it is the pet's or the thing's. A noun of
-        a person ("a guy", "a friend") or of someone who does something ("a plumber", "a
-        dentist", "an electrician") names someone."""
-        noun = toks[k].lower()
-        if noun in PERSON_NOUNS or noun.endswith(("er", "or", "ist", "ian", "ant", "ent")):
-            return False
-        return any(toks[j].lower() in DETERMINERS for j in range(max(0, k - 2), k))
-
-    def told(k: int) -> bool:
-        """ "let dayo know", "let dayo no" (dictation's homophone): told something."""
-        return 0 < k < len(toks) - 1 and toks[k - 1].lower() == "let" and following(k) in KNOW
 
     def appositive(k: int) -> bool:
         """ "Gwilym the contractor says": a name, who they are, then what they do."""
@@ -240,14 +248,6 @@ def find_people(
             toks[j].lower() in PERSON_VERBS and toks[j].lower() not in WEAK_VERBS
             for j in range(k + 3, min(k + 5, len(toks)))
         )
-
-    def cue_before(k: int) -> bool:
-        """A contact verb before token ``k``, or before the preposition and article its
-        object takes ("call Kwame", "ligar para a Joana", "talk to Sam")."""
-        j = k - 1
-        while j > 0 and k - j <= 2 and toks[j].lower() in LINKERS:
-            j -= 1
-        return is_cue(toks[j])
 
     def name_word(k: int) -> bool:
         """A capitalised given name that is also a word, where the context makes it a name."""
@@ -264,7 +264,7 @@ def find_people(
             return False  # "June 3": a date
         if sentence_start(k):
             # "Pearl is ninety", "Lily got in": a weak verb leaves it to the model
-            return subject(k) or following(k) in WEAK_VERBS or pair(k)
+            return subject(k) or following(k) in WEAK_VERBS or full_pair(toks, k)
         return True
 
     def could_be_named(k: int) -> bool:
@@ -273,7 +273,7 @@ def find_people(
         "Cressida", is no word), or one of a pair of names, or the object of a contact verb
         ("call Kwame") that the corpus does not know as a word."""
         low = bare_word(toks[k]).lower()
-        if pair(k):
+        if full_pair(toks, k):
             return True
         if ambiguous(low):
             return name_word(k)
@@ -288,27 +288,16 @@ def find_people(
             and not (foreign_word(low) and not stray(low))  # "w Krakowie" in a Polish thought
         )
 
-    def pair(k: int) -> bool:
-        """Token ``k`` and the next are a given name and a surname, or a surname and a given
-        name ("Mei Lin", "Chen Jia", "Grace Hopper"): a full name, wherever it stands."""
-        if k + 1 >= len(toks) or not capitalised(toks[k + 1]) or POSSESSIVE.search(toks[k]):
-            return False
-        a, b = bare_word(toks[k]).lower(), bare_word(toks[k + 1]).lower()
-        if {a, b} & (COMMON | CUES | HONORIFICS) or identifier(toks[k]) or identifier(toks[k + 1]):
-            return False
-        return (given_name(a) or surname(a)) and (given_name(b) or surname(b))
-
-    def shop(k: int) -> bool:
-        """A possessive after an article or someone else's ("a McDonald's", "at the
-        tailor's", "her nonna's ragù"): a shop, a trade or another person's relative."""
-        return bool(POSSESSIVE.search(toks[k])) and k > 0 and toks[k - 1].lower() in OTHERS
-
     def place(k: int) -> bool:
         """ "moved to Busan", "lives in Leeds", "back from Lagos": a place, not a person."""
         if turkish_place(toks[k], dative=False):
             return True  # "Ankara'da", "Londra'dan" (but "Ahmet'e sor": ask Ahmet)
         if k and toks[k - 1].lower() in LOCATIVES and toks[k - 1].lower() in function:
             return True  # "nurse na sa London": in London
+        if k and toks[k - 1].lower() in VIET_LOCATIVES:
+            return True  # "ở Hà Nội": in Hanoi
+        if k and capitalised(toks[k - 1]) and not sentence_start(k) and place(k - 1):
+            return True  # "to New York", "ở Hà Nội": the place's second word
         head = text[max(0, spans[k].start() - 40) : spans[k].start()]
         return not POSSESSIVE.search(toks[k]) and ends_in_place_cue(head)
 
@@ -374,6 +363,7 @@ def find_people(
         evidence = "capitalised"
         opens = (
             low in HONORIFICS
+            or viet_title(low, viet)  # "chị Hoa", "anh Minh"
             or (
                 low in CAPITAL_TITLES and capitalised(tok) and not sentence_start(i)  # "si Ate Joy"
             )
@@ -435,7 +425,7 @@ def find_people(
         elif (
             capitalised(tok)
             and not shorthand(low)
-            and not calendar(i)
+            and not calendar(toks, i)
             and not after_article(i)
             and could_be_named(i)
             # "Recycle the old laptops", "Bake a cake": a sentence's first word before "the"
@@ -448,11 +438,15 @@ def find_people(
             )
             and not identifier(tok)
             and not firm_pair(toks, i)  # "a Ben & Jerry's style": a firm
-            and not (compound(low) and not given_name(low) and not pair(i))  # "Zahnarzttermin"
+            and not (
+                compound(low) and not given_name(low) and not full_pair(toks, i)
+            )  # "Zahnarzttermin"
             and not shop_or_place(i)
+            and not street(toks, i)  # "14 Jackson Road", "Chelsea Road refurb"
             and not known.other_type(bare_word(tok))
-            and not (len(bare_word(tok)) > 1 and bare_word(tok).isupper())  # CAF, MOT: not a name
-            and not (shop(i) and not known.person(bare_word(tok)))  # "a McDonald's": a shop
+            # CAF, MOT: no name; but a given name in capitals after a contact word is one
+            and not (len(low) > 1 and tok.isupper() and not (is_cue(prev) and given_name(low)))
+            and not (shop(toks, i) and not known.person(bare_word(tok)))  # "a McDonald's": a shop
             and not place(i)
             # "my mum's Toyota Corolla", "Sarah's Kindle": what someone has, not someone
             and not (i > 0 and POSSESSIVE.search(toks[i - 1]) and not name_word(i))
@@ -495,9 +489,9 @@ def find_people(
         elif (
             tok.islower()
             and not shorthand(low)
-            and (i == 0 or prev in WEAK_CUES or told(i) or handle(text, spans[i].start()))
+            and (i == 0 or prev in WEAK_CUES or told(toks, i) or handle(text, spans[i].start()))
             and (
-                not ordinary(bare_word(tok), 2 if (i == 0 or told(i)) and said_of(i) else 0)
+                not ordinary(bare_word(tok), 2 if (i == 0 or told(toks, i)) and said_of(i) else 0)
                 or i == 0
                 and given_name(low)
                 and subject(i)
@@ -509,7 +503,7 @@ def find_people(
             # "lucía works at the hospital": a name only if the model says a person is named;
             # on better evidence when something is said of it ("santiago teaches…")
             words = [bare_word(tok)]
-            strong = i == 0 and subject(i) or POSSESSIVE.search(tok) or told(i)
+            strong = i == 0 and subject(i) or POSSESSIVE.search(tok) or told(toks, i)
             strong = strong or handle(text, spans[i].start())  # "@dana ptal": addressed
             evidence = "subject" if strong else "guess"
             if evidence == "guess" and only_a_name(bare_word(tok).lower()) and subject(i):
@@ -519,7 +513,7 @@ def find_people(
             tok.islower()
             and POSSESSIVE.search(tok)
             and not ordinary(bare_word(tok), 2)
-            and not shop(i)  # "the tailor's", "her nonna's ragù": no one of the person's own
+            and not shop(toks, i)  # "the tailor's", "her nonna's ragù": no one of the person's own
             and len(bare_word(tok)) > 2
             and bare_word(tok).isalpha()
         ):
@@ -571,14 +565,17 @@ def find_people(
         ):
             start -= 1  # "Big Steve at the scrapyard": his nickname, whole
             words.insert(0, bare_word(toks[start]))
-        if evidence == "capitalised" and start > 0 and cue_before(start):
+        if evidence == "capitalised" and start > 0 and cue_before(toks, start):
             evidence = "cue"
         if evidence in ("capitalised", "guess") and start > 0 and toks[start - 1] in JOINS and out:
             # "Priya and marco", but not "Mr Chaudhry from the cash and carry"
             evidence = "cue" if out[-1].strong and taken == start - 1 else evidence
-        if start > 2 and toks[start - 1].lower() in ("called", "named") and pet(start - 2):
+        if start > 2 and toks[start - 1].lower() in ("called", "named") and owned(toks, start - 2):
             taken, prev = i, ""
             continue  # "a husky called Luna": a pet's name or a thing's
+        if no_one(toks, start, i):
+            taken, prev = i, ""
+            continue  # a street, a brand, a pet, a town ("a Ted Baker gift card")
         if evidence == "capitalised" and sum(1 for w in words if capitalised(w)) >= 2:
             evidence = "fullname"  # "Kalani Kahale": two names together are someone
         if (

@@ -7,6 +7,7 @@ that have a person's shape."""
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from typing import Any
 
 from vaultbrain.classify.mentions import (
@@ -19,13 +20,20 @@ from vaultbrain.classify.mentions import (
     capitalised,
 )
 from vaultbrain.classify.namewords import (
+    CALENDAR_NAMES,
+    KNOW,
+    LINKERS,
+    OTHERS,
+    PERSON_NOUNS,
     PERSON_VERBS,
+    TIME_PREPOSITIONS,
     WEAK_VERBS,
     everyday_word,
     foreign_word,
     frequent_word,
     given_name,
     one_vowel_more,
+    only_a_word,
     surname,
 )
 from vaultbrain.patterns import LazyPattern
@@ -97,6 +105,9 @@ def extend_name(
         nxt = toks[i]
         if turkish_place(nxt):
             break  # "Emre İzmir'e taşındı": Emre, moved to İzmir
+        end = toks[i - 1]  # "for Monzo. Never share it": a sentence ends ("J. Smith" does not)
+        if end.endswith(".") and len(end) > 2 and end[:-1].lower() not in HONORIFICS:
+            break
         lower = not any(capitalised(w) for w in words)  # "abena mensah", "nguyen van an"
         if nxt.lower() in PARTICLES and i + 1 < len(toks):
             j = i
@@ -362,3 +373,66 @@ def _person_shaped(target: str, known: KnownNames) -> bool:
         return True
     last = lows[-1]
     return given_name(first) and (surname(last) or given_name(last) or not everyday_word(last))
+
+
+def calendar(toks: list[str], k: int) -> bool:
+    """A month or a feast after a preposition ("for August", "to Easter", "till May"): a
+    time, not the person the word may also name."""
+    low = bare_word(toks[k]).lower()
+    return low in CALENDAR_NAMES and k > 0 and toks[k - 1].lower() in TIME_PREPOSITIONS
+
+
+def told(toks: list[str], k: int) -> bool:
+    """ "let dayo know", "let dayo no" (dictation's homophone): told something."""
+    return 0 < k < len(toks) - 1 and toks[k - 1].lower() == "let" and toks[k + 1].lower() in KNOW
+
+
+def cue_before(toks: list[str], k: int) -> bool:
+    """A contact verb before token ``k``, or before the preposition and article its
+    object takes ("call Kwame", "ligar para a Joana", "talk to Sam")."""
+    j = k - 1
+    while j > 0 and k - j <= 2 and toks[j].lower() in LINKERS:
+        j -= 1
+    return is_cue(toks[j])
+
+
+def full_pair(toks: list[str], k: int) -> bool:
+    """Token ``k`` and the next are a given name and a surname, or a surname and a given
+    name ("Mei Lin", "Chen Jia", "Grace Hopper"): a full name, wherever it stands."""
+    if k + 1 >= len(toks) or not capitalised(toks[k + 1]) or POSSESSIVE.search(toks[k]):
+        return False
+    a, b = bare_word(toks[k]).lower(), bare_word(toks[k + 1]).lower()
+    if {a, b} & (COMMON | CUES | HONORIFICS) or identifier(toks[k]) or identifier(toks[k + 1]):
+        return False
+    return (given_name(a) or surname(a)) and (given_name(b) or surname(b))
+
+
+# what a couple does, after "x and y" opening a line: "are having a baby", "have moved"
+_COUPLE_VERBS = frozenset("are were have had got paid moved".split())
+
+
+def lower_pair(toks: list[str], k: int, common: Container[str]) -> bool:
+    """A line opens with two lowercase names joined by "and": two words no English writes
+    often, before what people do ("sione and tevita are moving"); not two things ("eggs and
+    milk are low")."""
+    if k or len(toks) < 4 or toks[1] != "and" or not (toks[0].islower() and toks[2].islower()):
+        return False
+    a, b = bare_word(toks[0]), bare_word(toks[2])
+    rare = not any(everyday_word(w) or w in common for w in (a, b))
+    return rare and not only_a_word(b) and (toks[3] in _COUPLE_VERBS or toks[3] in PERSON_VERBS)
+
+
+def described(toks: list[str], k: int) -> bool:
+    """A given name, then who they are to the writer ("Hunter our drummer", "Tomasz my
+    landlord"): someone, said of before what they did."""
+    if k + 2 >= len(toks) or toks[k + 1].lower() not in ("our", "my") or not capitalised(toks[k]):
+        return False
+    noun = toks[k + 2].lower()
+    who = noun in PERSON_NOUNS or noun.endswith(("er", "ist", "lord", "man", "woman"))
+    return who and given_name(bare_word(toks[k]).lower())
+
+
+def shop(toks: list[str], k: int) -> bool:
+    """A possessive after an article or someone else's ("a McDonald's", "at the tailor's",
+    "her nonna's ragù"): a shop, a trade or another person's relative."""
+    return bool(POSSESSIVE.search(toks[k])) and k > 0 and toks[k - 1].lower() in OTHERS

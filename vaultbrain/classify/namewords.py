@@ -201,7 +201,7 @@ FOREIGN_AUXILIARIES = frozenset(
 # Yara's", "borrow the tent from Robin", "met via Kate" name someone
 BUYING_VERBS = frozenset("buy buying bought order ordering ordered purchase purchased".split())
 RETAIL_VERBS = BUYING_VERBS | frozenset(
-    "book booked reserve reserved return returned ship shipped shop refund exchange".split()
+    "book booked reserve reserved return returned ship shipped shop refund exchange price".split()
 )
 
 # nouns of people that no agent ending (-er, -ist, -ian) shows: "a guy called Dave" names
@@ -224,7 +224,11 @@ NOT_BEFORE_NAME = frozenset(
 
 _PLACE_CUES = (
     r"(?:\b(?:mov(?:e|ed|es|ing)|go(?:ing|es)?|went|fl(?:y|ew|ying)|travel\w*|trip|back|"
-    r"driv(?:e|ing)|drove|relocat\w*|holiday|visit(?:ing)?|days?\s+in|week\s+in)\s+to"
+    r"driv(?:e|ing)|drove|relocat\w*|holiday|visit(?:ing)?|days?\s+in|week\s+in|"
+    r"flights?|coach|train|bus|ferry)"
+    r"(?:\s+(?:up|down|over|out|back|across))?\s+to"
+    # "coach from Victoria to Bristol", "flights from Lagos"
+    r"|\b(?:coach|train|bus|ferry|flights?)\s+from(?:\s+\S+\s+to)?"
     r"|\b(?:in|near|around|outside|inside)"
     r"|\b(?:based|born|living|lives|live|works?|working|studying|studies|stays?|staying)\s+in"
     r"|\b(?:back|is|'s|am|are|was|were|came|comes?|flew|moved|originally|just|returned)\s+from"
