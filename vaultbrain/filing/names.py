@@ -19,7 +19,6 @@ vaultbrain/filing/db.py).
 
 from __future__ import annotations
 
-import functools
 import os
 import threading
 import time
@@ -32,6 +31,7 @@ from vaultbrain.errors import StorageError, VaultbrainError
 from vaultbrain.filing.index import records
 from vaultbrain.filing.namekeys import first_keys, fold_fast, name_keys
 from vaultbrain.filing.records import link_to
+from vaultbrain.filing.stored_names import StoredNames, record_names_of, stored_names
 from vaultbrain.patterns import LazyPattern
 from vaultbrain.vault.names import fold, kind_of_words, sanitize_filename, unique_name
 from vaultbrain.vault.note import parse_note
@@ -63,6 +63,10 @@ class NameIndex:
     # head names aliases or a name: the kind matters only for the few a name fits)
     entries: dict[str, list[Any]] = field(default_factory=dict)
     read_kind: Any = None  # rel -> kind, for a note whose kind is not known yet
+    # A process that does not watch the vault (a cold `vaultbrain capture`): the records'
+    # names are asked of the store's ``record_names`` for the keys a question needs, not
+    # folded into ``aliases`` for every record (their entries are learnt the same way).
+    records: StoredNames | None = None
 
     def lookup(self, name: str) -> list[str]:
         """Notes named ``name`` (case and accents folded): basename matches first (shortest
@@ -70,12 +74,24 @@ class NameIndex:
         key = fold(name)
         by_name = list(self.basenames.get(key, ()))
         by_alias = list(self.aliases.get(key, ()))
+        if self.records is not None:
+            by_alias += self.records.named(key)
         by_name.sort(key=lambda r: (r.count("/"), len(r), r))
         by_alias = sorted(r for r in by_alias if r not in by_name)
         return by_name + by_alias
 
     def entry(self, rel: str) -> list[Any] | None:
-        return self.entries.get(rel)
+        found = self.entries.get(rel)
+        if found is None and self.records is not None:
+            summary = self.records.summary(rel)
+            if summary is not None:
+                found = self.entries[rel] = [0, 0, *record_names_of(summary)]
+        return found
+
+    def prefetch(self, names: list[str]) -> None:
+        """The records these names could be, asked of the store at once (one query)."""
+        if self.records is not None:
+            self.records.prefetch([fold(n) for n in names])
 
     def by_first_name(self, word: str) -> list[str]:
         """Notes whose name is a full name starting with ``word`` (``jane`` -> Jane Doe),
@@ -90,6 +106,8 @@ class NameIndex:
             for key, rels in table.items():
                 if key.startswith(first):
                     near.update(rels)
+        if self.records is not None:
+            near.update(self.records.named_from(first))
         fits = []
         for rel in sorted(near):
             entry = self.entry(rel)
@@ -227,7 +245,13 @@ def note_names(brain: Brain) -> NameIndex:
     kept = 0  # the cache's notes the walk found again
     index = NameIndex()
     index.read_kind = _kind_reader(weakref.ref(brain))  # (kept weakly: _built is keyed by it)
-    by_path = records(brain).by_path
+    # Not watching the vault (a cold capture asks a few names once): the records' names stay
+    # in the store, asked for by key; only their paths are known here. A daemon keeps them all.
+    stored = stored_names(brain) if brain not in _followed else None
+    stored_ids = stored.ids if stored is not None else {}
+    stored_rels = stored.rels if stored is not None else {}
+    index.records = stored
+    by_path = records(brain).by_path if stored is None else None
     inbox = brain.inbox_rel.lower()
     changed = 0
     root = str(brain.vault.root)
@@ -247,11 +271,25 @@ def note_names(brain: Brain) -> NameIndex:
             or (len(rel) == len(inbox) and rel.lower() == inbox)
         ):
             continue
-        hit = by_path(rel)
+        if by_path is None:
+            low = rel.lower()
+            if low in stored_ids:
+                # A record (its names asked of the store when a question needs them).
+                stored_rels[low] = rel
+                key = fold_fast(name[:-3])
+                same = basenames.get(key)
+                if same is None:
+                    basenames[key] = [rel]
+                else:
+                    same.append(rel)
+                continue
+            hit = None
+        else:
+            hit = by_path(rel)
         if hit is not None and not hit[1].get("deleted"):
             # A record: its names are the store's (kept by the sync, as every other use
             # of a record's names is), so its note needs no stat (a system call per note).
-            aliases, others, kind = _record_names(hit[1])
+            aliases, others, kind = record_names_of(hit[1])
             entries[rel] = [0, 0, aliases, others, kind]
         else:
             try:
@@ -362,7 +400,7 @@ def _look_again(
             # A record (each capture's new note is one): its names are the store's, as in
             # the walk, so the note is not read and parsed again.
             index.remove(rel)
-            index.add(rel, 0, 0, *_record_names(hit[1]))
+            index.add(rel, 0, 0, *record_names_of(hit[1]))
             continue
         entry = index.entry(rel)
         if entry and entry[0] == st.st_mtime_ns and entry[1] == st.st_size:
@@ -387,20 +425,6 @@ def _kind_reader(ref: weakref.ref[Brain]) -> Any:
         return kind_of_note(rel, _read_frontmatter(brain, rel)) if brain is not None else ""
 
     return read_kind
-
-
-def _record_names(summary: dict[str, Any]) -> tuple[list[str], list[str], str]:
-    """(aliases, other names, kind) of a record, from the store's summary of it."""
-    aliases = [str(a) for a in summary.get("aliases") or [] if a]
-    title = str(summary.get("title") or "").strip()
-    return aliases, [title] if title else [], _kind_of_type(str(summary.get("type") or ""))
-
-
-@functools.lru_cache(maxsize=256)
-def _kind_of_type(type_name: str) -> str:
-    """A record's kind by its type (a pack has a handful of types; a walk meets 10,000
-    records)."""
-    return kind_of_words([type_name]) or "other"
 
 
 def _read_names(

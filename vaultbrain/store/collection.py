@@ -20,6 +20,7 @@ import time
 from collections.abc import Iterable, Iterator, MutableMapping
 from typing import TYPE_CHECKING, Any
 
+from vaultbrain.store.namekeys import key_rows
 from vaultbrain.store.records import summarize, to_json, validate_id
 
 if TYPE_CHECKING:
@@ -143,6 +144,13 @@ class Collection:
                 "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (*row, seq)
             )
             conn.execute("DELETE FROM dropped WHERE collection = ? AND id = ?", (self.name, rid))
+            conn.execute(
+                "DELETE FROM record_names WHERE collection = ? AND id = ?", (self.name, rid)
+            )
+            conn.executemany(
+                "INSERT OR IGNORE INTO record_names VALUES (?, ?, ?, ?)",
+                [(key, self.name, rid, how) for key, how in key_rows(summary)],
+            )
 
         with self._lock:
             self._store.write(write, durable=durable, size=len(text) + len(row[3]))
@@ -169,6 +177,10 @@ class Collection:
             if gone:
                 conn.execute(
                     "INSERT OR REPLACE INTO dropped VALUES (?, ?, ?)", (self.name, record_id, seq)
+                )
+                conn.execute(
+                    "DELETE FROM record_names WHERE collection = ? AND id = ?",
+                    (self.name, record_id),
                 )
 
         with self._lock:
