@@ -23,7 +23,6 @@ import os
 import threading
 import time
 import weakref
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -260,72 +259,85 @@ def note_names(brain: Brain) -> NameIndex:
     entries, basenames, by_alias = index.entries, index.basenames, index.aliases
     # (one tight loop: a cold `vaultbrain capture` walks 10,000 notes here; what add does,
     # written out)
-    for rel in _rels(dirs):
-        folder, _, name = rel.rpartition("/")
+    inbox_folder, _, inbox_name = inbox.rpartition("/")
+    for folder, listed in dirs.items():
+        prefix = f"{folder}/" if folder else ""
+        if not listed or prefix.startswith(OWN_FOLDER):
+            continue
         template = templates.get(folder)
         if template is None:
-            template = templates[folder] = brain.templates.holds(rel)
-        if (
-            template
-            or rel.startswith(OWN_FOLDER)
-            or (len(rel) == len(inbox) and rel.lower() == inbox)
-        ):
+            template = templates[folder] = brain.templates.holds(prefix + listed[0])
+        if template:
             continue
+        folder_notes = listed
+        if folder.lower() == inbox_folder:
+            folder_notes = [n for n in listed if n.lower() != inbox_name]
         if by_path is None:
-            low = rel.lower()
-            if low in stored_ids:
-                # A record (its names asked of the store when a question needs them).
-                stored_rels[low] = rel
-                key = fold_fast(name[:-3])
-                same = basenames.get(key)
-                if same is None:
-                    basenames[key] = [rel]
+            # (a cold capture meets 10,000 record notes here: each is a set lookup, a key
+            # and a list; the rest, the notes that are no records, go the long way below)
+            low_prefix = prefix.lower()
+            rest = []
+            for name in folder_notes:
+                low = low_prefix + name.lower()
+                if low in stored_ids:
+                    rel = stored_rels[low] = prefix + name
+                    key = fold_fast(name[:-3])
+                    same = basenames.get(key)
+                    if same is None:
+                        basenames[key] = [rel]
+                    else:
+                        same.append(rel)
                 else:
-                    same.append(rel)
-                continue
-            hit = None
-        else:
-            hit = by_path(rel)
-        if hit is not None and not hit[1].get("deleted"):
-            # A record: its names are the store's (kept by the sync, as every other use
-            # of a record's names is), so its note needs no stat (a system call per note).
-            aliases, others, kind = record_names_of(hit[1])
-            entries[rel] = [0, 0, aliases, others, kind]
-        else:
-            try:
-                st = os.lstat(os.path.join(root, rel))
-            except OSError:
-                continue
-            mtime, size = st.st_mtime_ns, st.st_size
-            if old is None:
-                old = _load(brain)
-            cached = old.get(rel)
-            if cached is not None and cached[0] == mtime and cached[1] == size and len(cached) > 4:
-                aliases, others = cached[2], cached[3]
-                entries[rel] = cached
-                kept += 1
+                    rest.append(name)
+            folder_notes = rest
+        for name in folder_notes:
+            rel = prefix + name
+            hit = by_path(rel) if by_path is not None else None
+            if hit is not None and not hit[1].get("deleted"):
+                # A record: its names are the store's (kept by the sync, as every other use
+                # of a record's names is), so its note needs no stat (a system call per note).
+                aliases, others, kind = record_names_of(hit[1])
+                entries[rel] = [0, 0, aliases, others, kind]
             else:
-                aliases, others, read_kind = _read_names(brain, rel, os.path.join(root, rel))
-                entries[rel] = [mtime, size, aliases, others, read_kind]
-                changed += 1
-        stem = name[:-3]
-        key = fold_fast(stem)
-        same = basenames.get(key)
-        if same is None:
-            basenames[key] = [rel]
-        else:
-            same.append(rel)
-        if aliases or len(others) > 1:
-            for key in name_keys(aliases, others):
-                by_alias.setdefault(key, []).append(rel)
-        elif others and others[0]:  # (a record's title: _name_keys of one name, written out)
-            key = fold_fast(others[0])
-            if key:
-                same = by_alias.get(key)
-                if same is None:
-                    by_alias[key] = [rel]
+                try:
+                    st = os.lstat(os.path.join(root, rel))
+                except OSError:
+                    continue
+                mtime, size = st.st_mtime_ns, st.st_size
+                if old is None:
+                    old = _load(brain)
+                cached = old.get(rel)
+                if (
+                    cached is not None
+                    and cached[0] == mtime
+                    and cached[1] == size
+                    and len(cached) > 4
+                ):
+                    aliases, others = cached[2], cached[3]
+                    entries[rel] = cached
+                    kept += 1
                 else:
-                    same.append(rel)
+                    aliases, others, read_kind = _read_names(brain, rel, os.path.join(root, rel))
+                    entries[rel] = [mtime, size, aliases, others, read_kind]
+                    changed += 1
+            stem = name[:-3]
+            key = fold_fast(stem)
+            same = basenames.get(key)
+            if same is None:
+                basenames[key] = [rel]
+            else:
+                same.append(rel)
+            if aliases or len(others) > 1:
+                for key in name_keys(aliases, others):
+                    by_alias.setdefault(key, []).append(rel)
+            elif others and others[0]:  # (a record's title: _name_keys of one name, written out)
+                key = fold_fast(others[0])
+                if key:
+                    same = by_alias.get(key)
+                    if same is None:
+                        by_alias[key] = [rel]
+                    else:
+                        same.append(rel)
     # Saved when it would spare the next process more than a few reads (a capture's own new
     # note is read again by the next one, which costs less than writing 10,000 entries).
     if old is None and brain.store.json_stamp(CACHE_FILE) is not None:
@@ -354,12 +366,6 @@ def _walk(root: str) -> dict[str, list[str]]:
         out[folder] = notes
         stack.extend(f"{folder}/{s}" if folder else s for s in subfolders)
     return out
-
-
-def _rels(dirs: dict[str, list[str]]) -> Iterator[str]:
-    for folder, notes in dirs.items():
-        for name in notes:
-            yield f"{folder}/{name}" if folder else name
 
 
 def _look_again(

@@ -186,8 +186,10 @@ def m005_tend_cards(conn: sqlite3.Connection, root: Path | None) -> None:
 def m006_record_names(conn: sqlite3.Connection, root: Path | None) -> None:
     """``record_names``: each record's names keyed as they are looked up (folded, lower-cased:
     :mod:`vaultbrain.store.namekeys`), kept with the record in one transaction, so a capture
-    asks for the keys one thought could name rather than loading every record's names. The
-    records already stored are keyed here, from their summaries."""
+    asks for the keys one thought could name rather than loading every record's names; and
+    an index of the live records' paths that answers "which notes are records" without
+    reading a record's document. The records already stored are keyed here, from their
+    summaries."""
     import json
 
     from vaultbrain.store.namekeys import key_rows
@@ -203,6 +205,7 @@ def m006_record_names(conn: sqlite3.Connection, root: Path | None) -> None:
             PRIMARY KEY (key, collection, id)
         ) WITHOUT ROWID;
         CREATE INDEX record_names_record ON record_names (collection, id);
+        CREATE INDEX records_live_paths ON records (deleted, collection, path);
         """,
     )
     rows = conn.execute("SELECT collection, id, summary FROM records")
