@@ -65,6 +65,8 @@ def key_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
+# (``CROSS JOIN``: the names first, then their records; left to itself, with no statistics,
+# SQLite may walk every live record instead.)
 # SQLite's BINARY collation compares UTF-8 bytes: every key that starts with a prefix sorts
 # between the prefix and the prefix followed by the largest code point.
 _LAST = "\U0010ffff"
@@ -88,7 +90,7 @@ def named(
     for at in range(0, len(keys), _IN_CHUNK):
         part = keys[at : at + _IN_CHUNK]
         rows = conn.execute(
-            "SELECT n.key, n.collection, r.summary FROM record_names n JOIN records r"
+            "SELECT n.key, n.collection, r.summary FROM record_names n CROSS JOIN records r"
             " ON r.collection = n.collection AND r.id = n.id"
             f" WHERE n.key IN ({','.join('?' * len(part))}) AND n.how IN (?, ?)"
             f" AND n.collection IN ({in_cols}) AND r.deleted = 0",
@@ -106,10 +108,10 @@ def named_from(
     if not prefix or not cols:
         return []
     rows = store.conn().execute(
-        "SELECT n.key, n.collection, r.summary FROM record_names n JOIN records r"
+        "SELECT n.key, n.collection, r.summary FROM record_names n CROSS JOIN records r"
         " ON r.collection = n.collection AND r.id = n.id"
         " WHERE n.key >= ? AND n.key < ? AND n.how IN (?, ?)"
-        f" AND n.collection IN ({','.join('?' * len(cols))}) AND r.deleted = 0",
+        f" AND +n.collection IN ({','.join('?' * len(cols))}) AND r.deleted = 0",
         (prefix, prefix + _LAST, FOLDED, BOTH, *cols),
     )
     return [(key, col, json.loads(summary)) for key, col, summary in rows]
