@@ -41,6 +41,7 @@ import vaultgen  # noqa: E402
 from benchlib import emit, row  # noqa: E402
 
 # What the `vaultbrain` script does (pip's entry point): import the CLI, call it.
+NEUTRAL = os.path.abspath(os.sep)  # the root folder: no vaultbrain/ in it
 VAULTBRAIN = "import sys; from vaultbrain.cli import main; sys.argv[0] = 'vaultbrain'; main()"
 
 
@@ -55,7 +56,9 @@ def timed(args: list[str], env: dict[str, str]) -> tuple[float, float]:
     """(CPU ms, wall ms) of one child process; it must succeed."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(args, capture_output=True, env=env)
+    # (not in the bench's folder: ``python -c`` looks for modules in the current folder
+    # first, so a tree checked out there would be imported instead of --against's)
+    done = subprocess.run(args, capture_output=True, env=env, cwd=NEUTRAL)
     wall = (time.perf_counter() - start) * 1000
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
@@ -72,6 +75,7 @@ def start_daemon(vault: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
             stdout=fh,
             stderr=fh,
             env=env,
+            cwd=NEUTRAL,
         )
     deadline = time.monotonic() + 120
     while "watching" not in log.read_text(errors="replace"):
@@ -171,7 +175,7 @@ def main() -> int:
         help="Leave out the rows of captures handed to a running daemon.",
     )
     args = parser.parse_args()
-    work = vaultgen.workdir_from_env()
+    work = vaultgen.workdir_from_env().resolve()  # (children run in another folder)
     vaultgen.isolate_home(work)  # also compiles vaultbrain, as pip does at install
     empty = vaultgen.fresh_copy(work, 0, "startup-empty")
     big = vaultgen.fresh_copy(work, args.notes, "startup-big")
@@ -197,6 +201,9 @@ def main() -> int:
         # On copies of their own: two versions on one state dir would each find the other's
         # caches (the pack's, the classifier's) not theirs at every turn.
         other = {**default, "PYTHONPATH": str(Path(args.against).resolve())}
+        import compileall
+
+        compileall.compile_dir(Path(args.against).resolve() / "vaultbrain", quiet=1)  # (as pip)
         runs["help-against"] = (runs["help"][0], {**base, **other})
         for name, size in (("empty", 0), ("big", args.notes)):
             copy = vaultgen.fresh_copy(work, size, f"startup-{name}-against")

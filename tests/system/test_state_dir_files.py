@@ -139,7 +139,7 @@ def test_an_old_state_dir_s_files_are_taken_in_once_and_removed(
     rows = store.conn().execute("SELECT key, created FROM classify_cache ORDER BY created")
     assert rows.fetchall()[0] == ("k1", 1.0)
     applied = [r[0] for r in store.conn().execute("SELECT name FROM _migrations ORDER BY name")]
-    assert applied[-2:] == ["m004_classify_cache", "m005_tend_cards"]
+    assert {"m004_classify_cache", "m005_tend_cards"} <= set(applied)
     store.close()
 
     # Once: a file of the same name written again later (by hand) is the later word for

@@ -69,6 +69,7 @@ def test_each_fixture_is_imported_whole_then_set_aside(tmp_path: Path, name: str
         "m003_blobs",
         "m004_classify_cache",
         "m005_tend_cards",
+        "m006_record_names",
     ]
 
 

@@ -27,8 +27,19 @@ def brain(vault: Path) -> Brain:
     return brain
 
 
+_LOADED = [False]
+
+
+@pytest.fixture(autouse=True, params=["asked of the store", "loaded"])
+def _mode(request: pytest.FixtureRequest) -> None:
+    """Each test twice: an index that asks the store question by question (a cold capture),
+    and one with every summary loaded (a scan, the daemon)."""
+    _LOADED[0] = request.param == "loaded"
+
+
 def _index(brain: Brain) -> RecordIndex:
-    return RecordIndex(brain.store, brain.pack)
+    index = RecordIndex(brain.store, brain.pack)
+    return index.load() if _LOADED[0] else index
 
 
 def test_the_collections_are_the_packs_each_once(brain: Brain) -> None:
@@ -123,6 +134,7 @@ def test_our_own_writes_update_the_lookup_directly(brain: Brain) -> None:
     brain.store.collection("people").put(rec)
     index.upsert("people", rec)
     assert index.find("person", "di evans")["id"] == "p4"
+    brain.store.collection("people").tombstone("p4")
     index.remove("people", "p4")
     assert index.find("person", "di evans") is None and index.by_id("p4") is None
 
@@ -187,7 +199,7 @@ def test_refresh_looks_at_the_records_another_process_changed_only(
     names, not every summary read again."""
     brain = new_brain(vault)
     _people(brain, 300)
-    index = RecordIndex(Store(brain.store.root), brain.pack)
+    index = RecordIndex(Store(brain.store.root), brain.pack).load()  # (every summary kept)
     other = Store(brain.store.root).collection("people")
     other.put(_rec("p3", "person", "Grace Hopper", "People/Grace Hopper.md"))
     other.tombstone("p4")

@@ -15,7 +15,9 @@ Any step may run twice after a crash without harm: each checks for its own effec
 
 from __future__ import annotations
 
+import os
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from vaultbrain.capture import lines
@@ -27,7 +29,7 @@ from vaultbrain.capture.plan import AmbiguousName, plan
 from vaultbrain.capture.route import take_special
 from vaultbrain.capture.write import write
 from vaultbrain.classify.result import Band, Classification, judge
-from vaultbrain.errors import UnsafePathError
+from vaultbrain.errors import StorageError, UnsafePathError, UserError, VaultbrainError
 from vaultbrain.machine import filed_elsewhere
 
 if TYPE_CHECKING:
@@ -45,9 +47,13 @@ def capture(brain: Brain, text: str, cid: str | None = None) -> Capture:
     journal = Journal(brain)
     known = journal.get(cid) if cid is not None else None
     if known is not None and known.text == thought:
-        return process(brain, cid)  # type: ignore[arg-type]
+        return _going_on(brain, cid, lambda: process(brain, cid))  # type: ignore[arg-type]
     if cid is None or known is not None:  # (an id an older capture has: a new one)
         cid = journal.new_id()
+    earlier, failed = failed_before(brain, journal, thought)
+    if failed is not None:  # the person tries again: the capture that failed goes on
+        return _going_on(brain, failed.id, lambda: process(brain, failed.id))
+    cid = earlier or cid  # (its line is in the inbox already; journaled now, under its id)
     lines.add_line(brain, thought, cid)
     elsewhere = filed_elsewhere(brain.vault, brain.state_dir)  # one filer per vault
     if elsewhere:
@@ -62,11 +68,72 @@ def capture(brain: Brain, text: str, cid: str | None = None) -> Capture:
         line_suffix=lines.WAITING,
     )
     if opened.lease != lease:  # opened meanwhile by the daemon the thought was handed to
-        return process(brain, cid)
-    done = process(brain, cid, hold_lease=True)
+        return _going_on(brain, cid, lambda: process(brain, cid))
+    done = _going_on(brain, cid, lambda: process(brain, cid, hold_lease=True))
     if done.lease:  # still pending: let the daemon retry it at once, not in 5 min
         done = journal.release(cid)
     return done
+
+
+def failed_before(
+    brain: Brain, journal: Journal, thought: str
+) -> tuple[str | None, Capture | None]:
+    """An earlier capture of this same thought by a command that failed before filing it,
+    which the person now tries again: (the id of its inbox line, which no capture has: the
+    state write failed after the line was added; or that capture, still pending, its lease
+    held by a process that is gone: the command died or failed while filing it). A retry
+    goes on with it instead of adding a second line and a second capture. Only a line
+    still as the command wrote it counts (``- [ ] <thought> ⏳ … ^vb-<id>``); (None, None)
+    when there is none."""
+    try:
+        note = brain.vault.try_read(brain.inbox_rel)
+    except (VaultbrainError, OSError):
+        return None, None
+    head = f"- [ ] {thought} {lines.WAITING} ^vb-"
+    if note is None or head not in note.text:  # (the usual case: one substring test)
+        return None, None
+    for line in reversed(note.text.splitlines()):
+        if not line.startswith(head):
+            continue
+        cid = line[len(head) :].strip()
+        if not cid.isalnum():
+            continue
+        cap = journal.get(cid)
+        if cap is None:
+            return cid, None
+        if cap.status is CaptureStatus.PENDING and cap.text == thought and _abandoned(cap):
+            return cid, cap
+    return None, None
+
+
+def _abandoned(cap: Capture) -> bool:
+    """Whether ``cap`` was left by a process that ended before it was done: its lease is
+    still there, but held by no process alive (a command that failed or was killed). A
+    command that ends with its capture pending on purpose (the LLM is down) lets go of it."""
+    lease = cap.lease
+    if not lease:
+        return False
+    return lease.get("pid") != os.getpid() and not Journal.leased_elsewhere(cap)
+
+
+def _going_on(brain: Brain, cid: str, step: Callable[[], Capture]) -> Capture:
+    """``step`` on the capture ``cid``, whose line and journal entry exist: a write that
+    fails (a full disk, a note the system refuses) says so, and that the thought waits
+    safely in the inbox, and that capturing it again takes up this capture, not a second."""
+    try:
+        return step()
+    except (StorageError, OSError) as exc:
+        filename = getattr(exc, "filename", None)
+        reason = (
+            str(exc).split("; nothing was changed")[0]
+            if isinstance(exc, StorageError)
+            else f"{getattr(exc, 'strerror', None) or exc}" + (f" ({filename})" if filename else "")
+        )
+        raise UserError(
+            f"the thought is in {brain.inbox_rel} (^vb-{cid}) but was not filed: {reason}; "
+            "once that is fixed, capture it again (this capture goes on, none is added) or "
+            "let the daemon file it"
+        ) from exc
 
 
 def process(

@@ -6,6 +6,7 @@ for a collection when another process changed it.
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Callable, MutableMapping
@@ -16,6 +17,7 @@ from vaultbrain.packs import ResolvedPack
 from vaultbrain.patterns import LazyPattern
 from vaultbrain.procs import collector_paused
 from vaultbrain.store import Store
+from vaultbrain.store.namekeys import LOWER, named
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -24,6 +26,9 @@ if TYPE_CHECKING:
 _FOLLOW_AT_MOST = 2000
 _WORD = LazyPattern(r"[\w][\w'’\-.&]*", re.UNICODE)
 MAX_NGRAM = 5
+# Questions asked of the store one by one before every record is loaded instead (a scan asks
+# one per note; a capture a handful).
+_ASK_BEFORE_LOADING = 64
 
 
 def collections_of(pack: ResolvedPack, extra: list[ResolvedPack] | None = None) -> list[str]:
@@ -96,7 +101,30 @@ class RecordIndex:
         self._paths: dict[str, tuple[str, str]] | None = None
         self._names_built = False
         self._hashes: dict[str, set[tuple[str, str]]] | None = None
-        self.refresh(force=True)
+        # Nothing is loaded until a question needs every record (all, by_hash…) or enough
+        # questions were asked: a cold capture asks a few names and paths, each one indexed
+        # query of the store (its record_names and path index), not 10,000 summaries.
+        self._loaded = False
+        self._asked = 0
+
+    def load(self) -> RecordIndex:
+        """Every record's summary in memory, from now on kept in step (a process that asks
+        many questions: a scan, the daemon)."""
+        if not self._loaded:
+            self._loaded = True
+            self.refresh(force=True)
+        return self
+
+    def _in_store(self) -> bool:
+        """Whether this question is asked of the store (nothing loaded yet, and not yet so
+        many questions that loading them all costs less)."""
+        if self._loaded:
+            return False
+        self._asked += 1
+        if self._asked > _ASK_BEFORE_LOADING:
+            self.load()
+            return False
+        return True
 
     @property
     def collections(self) -> list[str]:
@@ -109,6 +137,8 @@ class RecordIndex:
         processes: at most every 0.2 s, and always (``force``) before a decision that a
         stale view could get wrong, such as planning where a thought is filed.
         """
+        if not self._loaded:
+            return  # (nothing kept: each question reads the store as it is)
         now = time.monotonic()
         if not force and now - self._checked < 0.2:
             return
@@ -168,6 +198,11 @@ class RecordIndex:
         """The records each of ``keys`` names (title or alias, lower-cased)."""
         names = self._name_index()
         return {k: names[k] for k in keys if k in names}
+
+    def _stored(self, keys: list[str]) -> list[tuple[str, str, dict[str, Any]]]:
+        """(key, collection, summary) of each live record ``keys`` (lower-cased) name, as
+        the store's record_names has them."""
+        return named(self.store, keys, self.collections, LOWER)
 
     def _keys(self, summary: dict[str, Any]) -> list[str]:
         return record_names(summary)
@@ -229,12 +264,16 @@ class RecordIndex:
         """Our own write: update the lookup without a rebuild."""
         from vaultbrain.store.records import summarize
 
+        if not self._loaded:
+            return  # (nothing kept: the store has it)
         self._forget(collection, record["id"])
         if not record.get("deleted"):
             self._learn(collection, summarize(record))
         self._versions[collection] = self.store.collection(collection).version()
 
     def remove(self, collection: str, rid: str) -> None:
+        if not self._loaded:
+            return
         self._forget(collection, rid)
         self._versions[collection] = self.store.collection(collection).version()
 
@@ -245,6 +284,12 @@ class RecordIndex:
         if ptype is None:
             return None
         key = title.strip().lower()
+        if self._in_store():
+            found = {(c, str(sm.get("id"))): sm for _, c, sm in self._stored([key])}
+            for hit in sorted(found):
+                if found[hit].get("type") == ptype.name:
+                    return found[hit]
+            return None
         for collection, rid in sorted(self._named([key]).get(key, ())):
             summary = self._records.get(collection, {}).get(rid)
             if summary and summary.get("type") == ptype.name:
@@ -252,6 +297,24 @@ class RecordIndex:
         return None
 
     def by_path(self, rel: str) -> tuple[str, dict[str, Any]] | None:
+        if rel.isascii() and self._in_store():
+            # (ASCII: SQLite's lower() is Python's; another path loads every record)
+            rows = (
+                self.store.conn()
+                .execute(
+                    "SELECT collection, id, summary FROM records WHERE lower(path) = lower(?)"
+                    f" AND +deleted = 0 AND +collection IN ({','.join('?' * len(self.collections))})",
+                    (rel, *self.collections),
+                )
+                .fetchall()
+            )
+            if not rows:
+                return None
+            # (two records on one path: the one the loaded index would keep, the last)
+            order = {c: i for i, c in enumerate(self.collections)}
+            collection, _, summary = max(rows, key=lambda r: (order[r[0]], r[1]))
+            return collection, json.loads(summary)
+        self.load()
         if self._paths is None:
             self._paths = {
                 s["path"].lower(): (collection, rid)
@@ -267,6 +330,7 @@ class RecordIndex:
         return (collection, summary) if summary else None
 
     def by_id(self, rid: str) -> tuple[str, dict[str, Any]] | None:
+        self.load()
         for collection, records in self._records.items():  # (a few collections)
             summary = records.get(rid)
             if summary:
@@ -275,6 +339,7 @@ class RecordIndex:
 
     def by_hash(self, content_hash: str) -> list[tuple[str, dict[str, Any]]]:
         """Records whose note, when last read or written, had exactly this content."""
+        self.load()
         if self._hashes is None:
             self._hashes = {}
             for collection, records in self._records.items():
@@ -289,9 +354,11 @@ class RecordIndex:
         return out
 
     def all(self) -> list[tuple[str, dict[str, Any]]]:
+        self.load()
         return [(c, s) for c, recs in self._records.items() for s in recs.values()]
 
     def get(self, collection: str, rid: str) -> dict[str, Any] | None:
+        self.load()
         return self._records.get(collection, {}).get(rid)
 
     def mentioned(self, text: str, limit: int = 12) -> list[dict[str, Any]]:
@@ -304,7 +371,15 @@ class RecordIndex:
             for n in range(1, MAX_NGRAM + 1)
             if i + n <= len(words)
         ]
-        names = self._named(grams)
+        stored: dict[tuple[str, str], dict[str, Any]] = {}
+        if self._in_store():
+            names: dict[str, set[tuple[str, str]]] = {}
+            for key, collection, summary in self._stored(grams):
+                hit = (collection, str(summary.get("id")))
+                names.setdefault(key, set()).add(hit)
+                stored[hit] = summary
+        else:
+            names = self._named(grams)
         found: list[dict[str, Any]] = []
         seen: set[tuple[str, str]] = set()
         for i in range(len(words)):
@@ -316,16 +391,18 @@ class RecordIndex:
                     if hit in seen:
                         continue
                     seen.add(hit)
-                    summary = self._records.get(hit[0], {}).get(hit[1])
-                    if summary:
-                        found.append(summary)
+                    kept = stored.get(hit) or self._records.get(hit[0], {}).get(hit[1])
+                    if kept:
+                        found.append(kept)
                         if len(found) >= limit:
                             return found
         return found
 
     def versions(self) -> dict[str, Any]:
         """The store version each collection was last learnt at."""
+        self.load()
         return dict(self._versions)
 
     def __len__(self) -> int:
+        self.load()
         return sum(len(v) for v in self._records.values())

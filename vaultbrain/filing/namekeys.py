@@ -3,19 +3,11 @@ they are matched, and a full name also by its first name."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from vaultbrain.patterns import LazyPattern
+from vaultbrain.store.namekeys import fold_fast, name_keys, record_names
 from vaultbrain.vault.names import fold
 
-
-def name_keys(aliases: list[str], names: list[str]) -> list[str]:
-    out: list[str] = []
-    for n in (*aliases, *names):
-        key = fold_fast(n) if n else ""
-        if key and key not in out:
-            out.append(key)
-    return out
+__all__ = ["first_keys", "fold_fast", "name_keys", "record_names"]
 
 
 _FULL_NAME = LazyPattern(
@@ -42,18 +34,3 @@ def _first_key(name: str) -> str | None:
     if not all(w[0].isupper() for w in words):
         return None
     return fold(words[0])
-
-
-def fold_fast(name: str) -> str:
-    """:func:`fold` of a file name, which is almost always ASCII with single spaces."""
-    if name.isascii() and "  " not in name and name[:1] != " " and name[-1:] != " ":
-        return name.lower()
-    return fold(name)
-
-
-def record_names(summary: dict[str, Any]) -> list[str]:
-    """A record's names as its summary gives them, as the record index looks them up: its
-    title and aliases, stripped and lower-cased, each once."""
-    keys = [str(summary.get("title", "")).strip().lower()]
-    keys += [str(a).strip().lower() for a in summary.get("aliases", []) or []]
-    return list(dict.fromkeys(k for k in keys if k))

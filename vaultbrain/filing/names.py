@@ -19,12 +19,10 @@ vaultbrain/filing/db.py).
 
 from __future__ import annotations
 
-import functools
 import os
 import threading
 import time
 import weakref
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +30,7 @@ from vaultbrain.errors import StorageError, VaultbrainError
 from vaultbrain.filing.index import records
 from vaultbrain.filing.namekeys import first_keys, fold_fast, name_keys
 from vaultbrain.filing.records import link_to
+from vaultbrain.filing.stored_names import StoredNames, record_names_of, stored_names
 from vaultbrain.patterns import LazyPattern
 from vaultbrain.vault.names import fold, kind_of_words, sanitize_filename, unique_name
 from vaultbrain.vault.note import parse_note
@@ -63,6 +62,10 @@ class NameIndex:
     # head names aliases or a name: the kind matters only for the few a name fits)
     entries: dict[str, list[Any]] = field(default_factory=dict)
     read_kind: Any = None  # rel -> kind, for a note whose kind is not known yet
+    # A process that does not watch the vault (a cold `vaultbrain capture`): the records'
+    # names are asked of the store's ``record_names`` for the keys a question needs, not
+    # folded into ``aliases`` for every record (their entries are learnt the same way).
+    records: StoredNames | None = None
 
     def lookup(self, name: str) -> list[str]:
         """Notes named ``name`` (case and accents folded): basename matches first (shortest
@@ -70,12 +73,24 @@ class NameIndex:
         key = fold(name)
         by_name = list(self.basenames.get(key, ()))
         by_alias = list(self.aliases.get(key, ()))
+        if self.records is not None:
+            by_alias += self.records.named(key)
         by_name.sort(key=lambda r: (r.count("/"), len(r), r))
         by_alias = sorted(r for r in by_alias if r not in by_name)
         return by_name + by_alias
 
     def entry(self, rel: str) -> list[Any] | None:
-        return self.entries.get(rel)
+        found = self.entries.get(rel)
+        if found is None and self.records is not None:
+            summary = self.records.summary(rel)
+            if summary is not None:
+                found = self.entries[rel] = [0, 0, *record_names_of(summary)]
+        return found
+
+    def prefetch(self, names: list[str]) -> None:
+        """The records these names could be, asked of the store at once (one query)."""
+        if self.records is not None:
+            self.records.prefetch([fold(n) for n in names])
 
     def by_first_name(self, word: str) -> list[str]:
         """Notes whose name is a full name starting with ``word`` (``jane`` -> Jane Doe),
@@ -90,6 +105,8 @@ class NameIndex:
             for key, rels in table.items():
                 if key.startswith(first):
                     near.update(rels)
+        if self.records is not None:
+            near.update(self.records.named_from(first))
         fits = []
         for rel in sorted(near):
             entry = self.entry(rel)
@@ -227,7 +244,13 @@ def note_names(brain: Brain) -> NameIndex:
     kept = 0  # the cache's notes the walk found again
     index = NameIndex()
     index.read_kind = _kind_reader(weakref.ref(brain))  # (kept weakly: _built is keyed by it)
-    by_path = records(brain).by_path
+    # Not watching the vault (a cold capture asks a few names once): the records' names stay
+    # in the store, asked for by key; only their paths are known here. A daemon keeps them all.
+    stored = stored_names(brain) if brain not in _followed else None
+    stored_ids = stored.ids if stored is not None else {}
+    stored_rels = stored.rels if stored is not None else {}
+    index.records = stored
+    by_path = records(brain).by_path if stored is None else None
     inbox = brain.inbox_rel.lower()
     changed = 0
     root = str(brain.vault.root)
@@ -236,58 +259,85 @@ def note_names(brain: Brain) -> NameIndex:
     entries, basenames, by_alias = index.entries, index.basenames, index.aliases
     # (one tight loop: a cold `vaultbrain capture` walks 10,000 notes here; what add does,
     # written out)
-    for rel in _rels(dirs):
-        folder, _, name = rel.rpartition("/")
+    inbox_folder, _, inbox_name = inbox.rpartition("/")
+    for folder, listed in dirs.items():
+        prefix = f"{folder}/" if folder else ""
+        if not listed or prefix.startswith(OWN_FOLDER):
+            continue
         template = templates.get(folder)
         if template is None:
-            template = templates[folder] = brain.templates.holds(rel)
-        if (
-            template
-            or rel.startswith(OWN_FOLDER)
-            or (len(rel) == len(inbox) and rel.lower() == inbox)
-        ):
+            template = templates[folder] = brain.templates.holds(prefix + listed[0])
+        if template:
             continue
-        hit = by_path(rel)
-        if hit is not None and not hit[1].get("deleted"):
-            # A record: its names are the store's (kept by the sync, as every other use
-            # of a record's names is), so its note needs no stat (a system call per note).
-            aliases, others, kind = _record_names(hit[1])
-            entries[rel] = [0, 0, aliases, others, kind]
-        else:
-            try:
-                st = os.lstat(os.path.join(root, rel))
-            except OSError:
-                continue
-            mtime, size = st.st_mtime_ns, st.st_size
-            if old is None:
-                old = _load(brain)
-            cached = old.get(rel)
-            if cached is not None and cached[0] == mtime and cached[1] == size and len(cached) > 4:
-                aliases, others = cached[2], cached[3]
-                entries[rel] = cached
-                kept += 1
-            else:
-                aliases, others, read_kind = _read_names(brain, rel, os.path.join(root, rel))
-                entries[rel] = [mtime, size, aliases, others, read_kind]
-                changed += 1
-        stem = name[:-3]
-        key = fold_fast(stem)
-        same = basenames.get(key)
-        if same is None:
-            basenames[key] = [rel]
-        else:
-            same.append(rel)
-        if aliases or len(others) > 1:
-            for key in name_keys(aliases, others):
-                by_alias.setdefault(key, []).append(rel)
-        elif others and others[0]:  # (a record's title: _name_keys of one name, written out)
-            key = fold_fast(others[0])
-            if key:
-                same = by_alias.get(key)
-                if same is None:
-                    by_alias[key] = [rel]
+        folder_notes = listed
+        if folder.lower() == inbox_folder:
+            folder_notes = [n for n in listed if n.lower() != inbox_name]
+        if by_path is None:
+            # (a cold capture meets 10,000 record notes here: each is a set lookup, a key
+            # and a list; the rest, the notes that are no records, go the long way below)
+            low_prefix = prefix.lower()
+            rest = []
+            for name in folder_notes:
+                low = low_prefix + name.lower()
+                if low in stored_ids:
+                    rel = stored_rels[low] = prefix + name
+                    key = fold_fast(name[:-3])
+                    same = basenames.get(key)
+                    if same is None:
+                        basenames[key] = [rel]
+                    else:
+                        same.append(rel)
                 else:
-                    same.append(rel)
+                    rest.append(name)
+            folder_notes = rest
+        for name in folder_notes:
+            rel = prefix + name
+            hit = by_path(rel) if by_path is not None else None
+            if hit is not None and not hit[1].get("deleted"):
+                # A record: its names are the store's (kept by the sync, as every other use
+                # of a record's names is), so its note needs no stat (a system call per note).
+                aliases, others, kind = record_names_of(hit[1])
+                entries[rel] = [0, 0, aliases, others, kind]
+            else:
+                try:
+                    st = os.lstat(os.path.join(root, rel))
+                except OSError:
+                    continue
+                mtime, size = st.st_mtime_ns, st.st_size
+                if old is None:
+                    old = _load(brain)
+                cached = old.get(rel)
+                if (
+                    cached is not None
+                    and cached[0] == mtime
+                    and cached[1] == size
+                    and len(cached) > 4
+                ):
+                    aliases, others = cached[2], cached[3]
+                    entries[rel] = cached
+                    kept += 1
+                else:
+                    aliases, others, read_kind = _read_names(brain, rel, os.path.join(root, rel))
+                    entries[rel] = [mtime, size, aliases, others, read_kind]
+                    changed += 1
+            stem = name[:-3]
+            key = fold_fast(stem)
+            same = basenames.get(key)
+            if same is None:
+                basenames[key] = [rel]
+            else:
+                same.append(rel)
+            if aliases or len(others) > 1:
+                for key in name_keys(aliases, others):
+                    by_alias.setdefault(key, []).append(rel)
+            elif others and others[0]:  # (a record's title: _name_keys of one name, written out)
+                key = fold_fast(others[0])
+                if key:
+                    same = by_alias.get(key)
+                    if same is None:
+                        by_alias[key] = [rel]
+                    else:
+                        same.append(rel)
     # Saved when it would spare the next process more than a few reads (a capture's own new
     # note is read again by the next one, which costs less than writing 10,000 entries).
     if old is None and brain.store.json_stamp(CACHE_FILE) is not None:
@@ -316,12 +366,6 @@ def _walk(root: str) -> dict[str, list[str]]:
         out[folder] = notes
         stack.extend(f"{folder}/{s}" if folder else s for s in subfolders)
     return out
-
-
-def _rels(dirs: dict[str, list[str]]) -> Iterator[str]:
-    for folder, notes in dirs.items():
-        for name in notes:
-            yield f"{folder}/{name}" if folder else name
 
 
 def _look_again(
@@ -362,7 +406,7 @@ def _look_again(
             # A record (each capture's new note is one): its names are the store's, as in
             # the walk, so the note is not read and parsed again.
             index.remove(rel)
-            index.add(rel, 0, 0, *_record_names(hit[1]))
+            index.add(rel, 0, 0, *record_names_of(hit[1]))
             continue
         entry = index.entry(rel)
         if entry and entry[0] == st.st_mtime_ns and entry[1] == st.st_size:
@@ -387,20 +431,6 @@ def _kind_reader(ref: weakref.ref[Brain]) -> Any:
         return kind_of_note(rel, _read_frontmatter(brain, rel)) if brain is not None else ""
 
     return read_kind
-
-
-def _record_names(summary: dict[str, Any]) -> tuple[list[str], list[str], str]:
-    """(aliases, other names, kind) of a record, from the store's summary of it."""
-    aliases = [str(a) for a in summary.get("aliases") or [] if a]
-    title = str(summary.get("title") or "").strip()
-    return aliases, [title] if title else [], _kind_of_type(str(summary.get("type") or ""))
-
-
-@functools.lru_cache(maxsize=256)
-def _kind_of_type(type_name: str) -> str:
-    """A record's kind by its type (a pack has a handful of types; a walk meets 10,000
-    records)."""
-    return kind_of_words([type_name]) or "other"
 
 
 def _read_names(

@@ -20,6 +20,7 @@ import time
 from collections.abc import Iterable, Iterator, MutableMapping
 from typing import TYPE_CHECKING, Any
 
+from vaultbrain.store.namekeys import key_rows
 from vaultbrain.store.records import summarize, to_json, validate_id
 
 if TYPE_CHECKING:
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
 
 _BULK_CATCH_UP_S = 0.25  # in bulk mode another writer's rows are looked for this often
 _IN_CHUNK = 500  # ids per `IN (...)` lookup
+# Summaries read from the database one query at a time before the collection's summaries are
+# all loaded and kept instead (a capture reads a handful; a scan reads them all).
+_ASK_BEFORE_LOADING = 64
 _epochs = itertools.count(1)
 
 
@@ -40,6 +44,8 @@ class Collection:
         self._seen = 0  # the change sequence caught up to
         self._store_id: str | None = None
         self._epoch = 0
+        self._marked_db: str | None = None  # the database the marks of ``_epoch`` are of
+        self._asked = 0  # summaries read one by one while none is kept
         self._caught_at = 0.0
 
     # -- reading -------------------------------------------------------------------------
@@ -70,7 +76,7 @@ class Collection:
             ).fetchone()
             self._index = json.loads(whole) if whole else {}
             self._store_id = store_id
-            self._epoch = next(_epochs)  # read afresh: followers look at everything
+            self._epoch_of(store_id)
         else:
             index = self._index
             for rid, summary in conn.execute(
@@ -85,9 +91,19 @@ class Collection:
         self._seen = seq
         return self._index
 
+    def _epoch_of(self, store_id: str) -> int:
+        """The epoch of the change feed's marks in the database ``store_id``: a new one for
+        another database, or after a rollback (its sequence numbers are used again), when
+        followers must look at everything."""
+        if store_id != self._marked_db:
+            self._marked_db = store_id
+            self._epoch = next(_epochs)
+        return self._epoch
+
     def forget_cache(self) -> None:
         with self._lock:
             self._index = None
+            self._marked_db = None  # (a rollback: the marks given out may name lost changes)
 
     def get(self, record_id: str, *, include_deleted: bool = False) -> dict[str, Any] | None:
         row = (
@@ -143,6 +159,13 @@ class Collection:
                 "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (*row, seq)
             )
             conn.execute("DELETE FROM dropped WHERE collection = ? AND id = ?", (self.name, rid))
+            conn.execute(
+                "DELETE FROM record_names WHERE collection = ? AND id = ?", (self.name, rid)
+            )
+            conn.executemany(
+                "INSERT OR IGNORE INTO record_names VALUES (?, ?, ?, ?)",
+                [(key, self.name, rid, how) for key, how in key_rows(summary)],
+            )
 
         with self._lock:
             self._store.write(write, durable=durable, size=len(text) + len(row[3]))
@@ -170,6 +193,10 @@ class Collection:
                 conn.execute(
                     "INSERT OR REPLACE INTO dropped VALUES (?, ?, ?)", (self.name, record_id, seq)
                 )
+                conn.execute(
+                    "DELETE FROM record_names WHERE collection = ? AND id = ?",
+                    (self.name, record_id),
+                )
 
         with self._lock:
             self._store.write(write, size=len(record_id) + 40)
@@ -177,9 +204,35 @@ class Collection:
                 self._index.pop(record_id, None)
 
     # -- summaries -----------------------------------------------------------------------
+    def _few(self, n: int) -> bool:
+        """Whether ``n`` summaries are read from the database one query at a time (no
+        summary is kept yet, and few have been asked for) rather than all of them loaded:
+        a cold capture asks for a handful of a collection of 10,000."""
+        if self._index is not None:
+            return False
+        self._asked += n
+        return self._asked <= _ASK_BEFORE_LOADING
+
+    def _read_summaries(self, ids: list[str]) -> dict[str, dict[str, Any]]:
+        conn = self._store.conn()
+        out: dict[str, dict[str, Any]] = {}
+        for at in range(0, len(ids), _IN_CHUNK):
+            part = ids[at : at + _IN_CHUNK]
+            for rid, summary in conn.execute(
+                f"SELECT id, summary FROM records WHERE collection = ? AND id IN "
+                f"({','.join('?' * len(part))})",
+                (self.name, *part),
+            ):
+                out[rid] = json.loads(summary)
+        return out
+
     def summary(self, record_id: str, *, include_deleted: bool = False) -> dict[str, Any] | None:
         """A record's summary, without reading its document."""
-        found = self._load().get(record_id)
+        with self._lock:
+            if self._few(1):
+                found = self._read_summaries([record_id]).get(record_id)
+            else:
+                found = self._load().get(record_id)
         if found is None or (found.get("deleted") and not include_deleted):
             return None
         return found
@@ -187,9 +240,14 @@ class Collection:
     def summaries_of(self, ids: Iterable[str]) -> dict[str, dict[str, Any] | None]:
         """The summary of each of ``ids`` (None: no record, or deleted), caught up once."""
         with self._lock:
-            index = self._load()
+            wanted = list(ids)
+            index = (
+                self._read_summaries(list(dict.fromkeys(wanted)))
+                if self._few(len(wanted))
+                else self._load()
+            )
             out: dict[str, dict[str, Any] | None] = {}
-            for rid in ids:
+            for rid in wanted:
                 summary = index.get(rid)
                 out[rid] = None if summary is None or summary.get("deleted") else summary
             return out
@@ -269,16 +327,19 @@ class Collection:
         ids are None when ``mark`` is None or from before the summaries were read afresh
         (another database): then every summary is to be looked at."""
         with self._lock:
-            self._load()
-            now = (self._epoch, self._seen)
-            if mark is None or mark[0] != self._epoch:
+            now = self.changes_since_now()
+            if mark is None or mark[0] != now[0]:
                 return now, None
-            if mark[1] >= self._seen:
+            if mark[1] >= now[1]:
                 return now, []
             return now, self._changed_ids(self._store.conn(), mark[1])
 
     def changes_since_now(self) -> tuple[int, int]:
-        """The change feed's mark of now, as :meth:`changes_since` gives it."""
+        """The change feed's mark of now, as :meth:`changes_since` gives it (the summaries
+        caught up if they are kept; none read if not: a follower reads what it needs)."""
         with self._lock:
-            self._load()
-            return (self._epoch, self._seen)
+            if self._index is not None:
+                self._load()
+                return (self._epoch, self._seen)
+            store_id, seq = self._store.head(self._store.conn())
+            return (self._epoch_of(store_id), seq)

@@ -143,12 +143,14 @@ class Database:
         local = self._local
         conn: sqlite3.Connection | None = getattr(local, "conn", None)
         if conn is not None:
+            if conn.in_transaction:
+                return conn  # (bulk mode's batch: kept, whatever the file; no stat per write)
             try:
                 st = os.stat(self.path)
                 same = (st.st_ino, st.st_dev) == local.ident
             except FileNotFoundError:
                 same = False
-            if same or conn.in_transaction:
+            if same:
                 return conn
             self._forget(conn)
             local.conn = None

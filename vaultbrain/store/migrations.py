@@ -180,3 +180,40 @@ def m005_tend_cards(conn: sqlite3.Connection, root: Path | None) -> None:
             (root / ("tend-cards.sqlite" + suffix)).unlink()
         except OSError:
             pass  # (gone already, or not ours to remove: a cache nobody reads again)
+
+
+@migration
+def m006_record_names(conn: sqlite3.Connection, root: Path | None) -> None:
+    """``record_names``: each record's names keyed as they are looked up (folded, lower-cased:
+    :mod:`vaultbrain.store.namekeys`), kept with the record in one transaction, so a capture
+    asks for the keys one thought could name rather than loading every record's names; and
+    an index of the live records' paths that answers "which notes are records" without
+    reading a record's document. The records already stored are keyed here, from their
+    summaries."""
+    import json
+
+    from vaultbrain.store.namekeys import key_rows
+
+    _script(
+        conn,
+        """
+        CREATE TABLE record_names (
+            key TEXT NOT NULL,
+            collection TEXT NOT NULL,
+            id TEXT NOT NULL,
+            how TEXT NOT NULL,
+            PRIMARY KEY (key, collection, id)
+        ) WITHOUT ROWID;
+        CREATE INDEX record_names_record ON record_names (collection, id);
+        CREATE INDEX records_live_paths ON records (deleted, collection, path);
+        """,
+    )
+    rows = conn.execute("SELECT collection, id, summary FROM records")
+    conn.executemany(
+        "INSERT OR IGNORE INTO record_names VALUES (?, ?, ?, ?)",
+        (
+            (key, collection, rid, how)
+            for collection, rid, summary in rows
+            for key, how in key_rows(json.loads(summary))
+        ),
+    )
