@@ -14,8 +14,10 @@ generated vault.
   a third (classifier-dev3.txt, issue 42's voices) and a fourth (classifier-dev4.txt,
   written before the judge round changed the classifier and never tuned on: the guard
   against fitting the third), a fifth (classifier-dev5.txt), a sixth (classifier-dev6.txt,
-  written blind while the sixth round tuned on the fourth and fifth) and a seventh
-  (classifier-dev7.txt, written blind while the seventh round tuned on the fourth to sixth),
+  written blind while the sixth round tuned on the fourth and fifth), a seventh
+  (classifier-dev7.txt, written blind while the seventh round tuned on the fourth to sixth)
+  and an eighth (classifier-dev8.txt, written blind while the classifier was tuned on the
+  fourth to seventh),
   with issue 42's targets.
 - How many examples per type the embedded classifier needs to learn a person's own way of
   writing (four families of thoughts the corpus reads otherwise, taught as corrected
@@ -187,6 +189,7 @@ DEV4 = DATA / "classifier-dev4.txt"  # held out in the judge round; tuned on sin
 DEV5 = DATA / "classifier-dev5.txt"  # written before the fifth judge round: never tuned on
 DEV6 = DATA / "classifier-dev6.txt"  # written blind in the sixth round: never tuned on
 DEV7 = DATA / "classifier-dev7.txt"  # written blind in the seventh round: never tuned on
+DEV8 = DATA / "classifier-dev8.txt"  # written blind in the eighth round: never tuned on
 
 
 def held_out_cases(
@@ -500,6 +503,7 @@ def main() -> int:
     cases5, noise5 = held_out_cases(DEV5)
     cases6, noise6 = held_out_cases(DEV6)
     cases7, noise7 = held_out_cases(DEV7)
+    cases8, noise8 = held_out_cases(DEV8)
     held = {}
     for label, (cs, noise) in (
         ("second dev set", (cases2, noise2)),
@@ -508,6 +512,7 @@ def main() -> int:
         ("fifth dev set", (cases5, noise5)),
         ("sixth dev set", (cases6, noise6)),
         ("seventh dev set", (cases7, noise7)),
+        ("eighth dev set", (cases8, noise8)),
     ):
         got = held[label] = evaluate(cs, no_llm, noise, misses=misses if args.misses else None)
         if args.misses:

@@ -422,6 +422,7 @@ def main() -> int:
         "fifth dev set": bc.held_out_cases(bc.DEV5)[0],
         "sixth dev set": bc.held_out_cases(bc.DEV6)[0],
         "seventh dev set": bc.held_out_cases(bc.DEV7)[0],
+        "eighth dev set": bc.held_out_cases(bc.DEV8)[0],
     }
     if args.no_llm:
         from vaultbrain.classify.embedded import analyse
