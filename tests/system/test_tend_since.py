@@ -297,6 +297,8 @@ def test_a_first_cycle_takes_what_the_reindex_read_and_still_follows_the_files(
     assert "People/Dana Reyes.md" in found and "Admin/Renew passport.md" in found
     assert "People/Sam.md" not in found  # (its stat is not the one the reindex read)
     assert "People/Broken.md" not in found  # (properties the index holds as none: read)
+    # (the index holds the note's properties one way, whichever way it was filled)
+    assert found["People/Dana Reyes.md"].data["created"] == "2026-10-01T08:30:00"
 
     today = dt.date(2026, 11, 25)
     taken: list[dict[str, Any]] = []  # (what the cycle's walk took from the reindex)
