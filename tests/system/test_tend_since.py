@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from support.cli import run
 
 from vaultbrain.brain import Brain
@@ -258,12 +259,20 @@ def _card_facts(card: Card) -> tuple[Any, ...]:
     )
 
 
+@pytest.mark.parametrize("fill", ["inline", "beside"])
 def test_a_first_cycle_takes_what_the_reindex_read_and_still_follows_the_files(
-    vault: Path, monkeypatch: Any
+    vault: Path, monkeypatch: Any, fill: str
 ) -> None:
     from vaultbrain.tend import seed
 
     monkeypatch.setattr(seed, "SEED_AT_LEAST", 1)  # (a small vault: seeded all the same)
+    # Both ways the reindex fills the graph index: from the notes its scan parses (dates
+    # as the store keeps them, 2026-10-01T08:30:00: what a reindex with another thread
+    # alive does), or by a child beside the scan reading them itself (where it may fork).
+    if fill == "inline":
+        monkeypatch.setenv("VAULTBRAIN_GRAPH_FILL", "inline")
+    else:
+        monkeypatch.delenv("VAULTBRAIN_GRAPH_FILL", raising=False)
     _setup(vault)
     _write(
         vault,
@@ -288,6 +297,8 @@ def test_a_first_cycle_takes_what_the_reindex_read_and_still_follows_the_files(
     assert "People/Dana Reyes.md" in found and "Admin/Renew passport.md" in found
     assert "People/Sam.md" not in found  # (its stat is not the one the reindex read)
     assert "People/Broken.md" not in found  # (properties the index holds as none: read)
+    # (the index holds the note's properties one way, whichever way it was filled)
+    assert found["People/Dana Reyes.md"].data["created"] == "2026-10-01T08:30:00"
 
     today = dt.date(2026, 11, 25)
     taken: list[dict[str, Any]] = []  # (what the cycle's walk took from the reindex)
@@ -304,6 +315,7 @@ def test_a_first_cycle_takes_what_the_reindex_read_and_still_follows_the_files(
         assert _card_facts(card) == _card_facts(from_file), rel
     assert cards["People/Sam.md"].links == {"people/dana reyes"}
     assert cards["People/Dana Reyes.md"].aliases == ["Dee"]
+    assert dt.date(2026, 10, 1) in cards["People/Dana Reyes.md"].dates()  # (its `created`)
     # kept as read: the next cycle, after an edit, is brought up to date from them
     _write(vault, "Admin/Renew passport.md", "---\ntype: admin\ntitle: Renew passport\n---\n")
     _same_as_scratch(vault, "2026-11-25")

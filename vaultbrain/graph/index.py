@@ -44,6 +44,7 @@ from typing import Any
 from vaultbrain.errors import UserError
 from vaultbrain.graph.extract import NoteDoc, base_key, link_key, note_key, read_note
 from vaultbrain.packs.model import ResolvedPack
+from vaultbrain.vault.note import normalize
 from vaultbrain.vault.paths import has_stray_bytes
 
 INDEX_DIR = "graph"
@@ -125,6 +126,14 @@ CREATE TRIGGER IF NOT EXISTS notes_del AFTER DELETE ON notes
 
 Progress = Callable[[int, int], None]
 PROGRESS_EVERY = 100  # notes read between two calls of a progress callback
+
+
+def _as_stored(value: Any) -> Any:
+    """A property JSON cannot hold, as the note's parse keeps it (a date-time as
+    ``2026-10-01T08:30:00``): the index holds a note's properties one way, whether the scan's
+    parse filled it or its own read of the note (YAML's objects) did."""
+    got = normalize(value)
+    return got if got is not value else str(value)
 
 
 def stat_stamp(stats: Mapping[str, tuple[int, int]]) -> str:
@@ -260,7 +269,7 @@ class GraphIndex:
         row = (
             None if fresh else db.execute("SELECT id FROM notes WHERE rel=?", (doc.rel,)).fetchone()
         )
-        data = json.dumps(doc.data, default=str, ensure_ascii=False)
+        data = json.dumps(doc.data, default=_as_stored, ensure_ascii=False)
         if row is None:
             cur = db.execute(
                 "INSERT INTO notes(rel, mtime_ns, size, type, title, day, own, data) "

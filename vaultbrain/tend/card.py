@@ -14,6 +14,9 @@ from vaultbrain.vault.names import fold
 
 EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+# A property's day at its start: a date, or a date-time as the store keeps it (no word's end
+# after the day of 2026-10-01T08:30:00: what the graph index holds where the scan filled it)
+STATED_DAY = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:T\d\d:\d\d|\b)")
 FUTURE_KEYS = frozenset({"deadline", "due", "scheduled", "start"})
 
 
@@ -112,13 +115,11 @@ class Card:
                 found.append(value.date())
             elif isinstance(value, dt.date):
                 found.append(value)
-            elif isinstance(value, str) and DATE.fullmatch(value.strip()[:10]):
-                m = DATE.match(value.strip())
-                if m:
-                    try:
-                        found.append(dt.date(int(m[1]), int(m[2]), int(m[3])))
-                    except ValueError:
-                        pass
+            elif isinstance(value, str) and (m := STATED_DAY.match(value.strip())):
+                try:
+                    found.append(dt.date(int(m[1]), int(m[2]), int(m[3])))
+                except ValueError:
+                    pass
         return found + _days(
             self.body_dates if self.body_dates is not None else DAY.findall(self.body)
         )

@@ -8,7 +8,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from vaultbrain.tend.card import DATE, Card, decode
+from vaultbrain.tend.card import DATE, STATED_DAY, Card, decode
 
 _CLOSED = frozenset({"done", "cancelled", "completed", "archived"})
 _STALE_STATUSES = frozenset({"active", "planned", ""})
@@ -35,7 +35,7 @@ def _date(value: Any) -> dt.date | None:
     if isinstance(value, dt.date):
         return value
     if isinstance(value, str):
-        m = DATE.search(value)
+        m = STATED_DAY.match(value.strip()) or DATE.search(value)  # (2026-12-20T17:00 too)
         if m:
             try:
                 return dt.date(int(m[1]), int(m[2]), int(m[3]))
