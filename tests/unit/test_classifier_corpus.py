@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from vaultbrain.classify.corpus import (
     LETTERS,
@@ -141,19 +142,19 @@ def _headings(lines: list[str], short: bool = False) -> set[str]:
     return names
 
 
-def test_the_sixth_dev_set_is_held_out_and_in_voices_no_other_set_has() -> None:
-    """bench/data/classifier-dev6.txt, written blind while the sixth round tuned on the fourth
-    and fifth sets: no thought of it is in the corpus, the probe or another dev set; at least
-    six of its voices are headings of no other set; its noise names no one and holds no bare
-    URL (a bare URL is a Links record, not noise)."""
+def _blind_set(n: int) -> tuple[list[Any], list[Any]]:
+    """bench/data/classifier-dev{n}.txt checked as a set written blind: at least 150 thoughts,
+    none in the corpus, the probe or an earlier dev set, none twice; each type first at least
+    15 times; six voices no other set has; at least 15 noise lines that name no one and hold
+    no bare URL. Its thoughts and its noise lines."""
     root = Path(__file__).resolve().parents[2]
     data = root / "bench" / "data"
-    with open(data / "classifier-dev6.txt", encoding="utf-8") as fh:
+    with open(data / f"classifier-dev{n}.txt", encoding="utf-8") as fh:
         lines = fh.readlines()
     held_out = [ex for ex in map(parse_line, lines) if ex is not None]
     assert len(held_out) >= 150
     seen = {" ".join(ex.text.lower().split()) for ex in load_corpus("vaultbrain-base")}
-    others = [data / f"classifier-dev{n}.txt" for n in (2, 3, 4, 5)]
+    others = [data / f"classifier-dev{k}.txt" for k in range(2, n)]
     other_headings = set()
     for other in [*others, root / "corpus" / "vaultbrain-base.txt", root / "corpus" / "probe.txt"]:
         with open(other, encoding="utf-8") as fh:
@@ -176,6 +177,15 @@ def test_the_sixth_dev_set_is_held_out_and_in_voices_no_other_set_has() -> None:
     assert len(noise) >= 15
     assert all(not ex.labels and not ex.people for ex in noise)
     assert not [ex.text for ex in noise if ex.text.startswith(("http://", "https://"))]
+    return held_out, noise
+
+
+def test_the_sixth_dev_set_is_held_out_and_in_voices_no_other_set_has() -> None:
+    """bench/data/classifier-dev6.txt, written blind while the sixth round tuned on the fourth
+    and fifth sets: no thought of it is in the corpus, the probe or another dev set; at least
+    six of its voices are headings of no other set; its noise names no one and holds no bare
+    URL (a bare URL is a Links record, not noise)."""
+    held_out, _ = _blind_set(6)
     text = " ".join(ex.text for ex in held_out)
     for mark in ("dinnae", "ptal", "Tito", "sensei", "McDonald's", "goroutine"):
         assert mark in text
@@ -186,36 +196,7 @@ def test_the_seventh_dev_set_is_held_out_and_in_voices_no_other_set_has() -> Non
     fourth to sixth sets: no thought of it is in the corpus, the probe or another dev set; at
     least six of its voices are headings of no other set; its noise names no one, holds no
     bare URL and has the kinds no earlier set had (crontab, Dockerfile, LaTeX, an OTP text)."""
-    root = Path(__file__).resolve().parents[2]
-    data = root / "bench" / "data"
-    with open(data / "classifier-dev7.txt", encoding="utf-8") as fh:
-        lines = fh.readlines()
-    held_out = [ex for ex in map(parse_line, lines) if ex is not None]
-    assert len(held_out) >= 150
-    seen = {" ".join(ex.text.lower().split()) for ex in load_corpus("vaultbrain-base")}
-    others = [data / f"classifier-dev{n}.txt" for n in (2, 3, 4, 5, 6)]
-    other_headings = set()
-    for other in [*others, root / "corpus" / "vaultbrain-base.txt", root / "corpus" / "probe.txt"]:
-        with open(other, encoding="utf-8") as fh:
-            other_lines = fh.readlines()
-        seen |= {" ".join(ex.text.lower().split()) for ex in map(parse_line, other_lines) if ex}
-        other_headings |= _headings(other_lines, short=True)
-    texts = [" ".join(ex.text.lower().split()) for ex in held_out]
-    assert not [t for t in texts if t in seen]
-    assert len(set(texts)) == len(texts), "no thought twice"
-    firsts = [ex.labels[0] if ex.labels else "x" for ex in held_out]
-    assert all(firsts.count(t) >= 15 for t in ("person", "project", "idea", "admin"))
-    voices = {h for h in _headings(lines) if not h.startswith("noise")}
-    assert len(voices - other_headings) >= 6, voices & other_headings
-    section, noise = "", []
-    for line in lines:
-        if line.startswith("# -- "):
-            section = line[5:].strip().lower()
-        elif section.startswith("noise") and (ex := parse_line(line)) is not None:
-            noise.append(ex)
-    assert len(noise) >= 15
-    assert all(not ex.labels and not ex.people for ex in noise)
-    assert not [ex.text for ex in noise if ex.text.startswith(("http://", "https://"))]
+    held_out, noise = _blind_set(7)
     noise_text = " ".join(ex.text for ex in noise)
     for mark in ("/usr/local/bin/backup.sh", "RUN apt-get", "\\hline", "verification code"):
         assert mark in noise_text
@@ -238,36 +219,7 @@ def test_the_eighth_dev_set_is_held_out_and_in_voices_no_other_set_has() -> None
     least six of its voices are headings of no other set; its noise names no one, holds no bare
     URL and has the kinds no earlier set had (a spreadsheet formula, a REPL line, a quoted reply,
     an auto-reply, a MIME boundary, a SMART template, a test-runner failure)."""
-    root = Path(__file__).resolve().parents[2]
-    data = root / "bench" / "data"
-    with open(data / "classifier-dev8.txt", encoding="utf-8") as fh:
-        lines = fh.readlines()
-    held_out = [ex for ex in map(parse_line, lines) if ex is not None]
-    assert len(held_out) >= 150
-    seen = {" ".join(ex.text.lower().split()) for ex in load_corpus("vaultbrain-base")}
-    others = [data / f"classifier-dev{n}.txt" for n in (2, 3, 4, 5, 6, 7)]
-    other_headings = set()
-    for other in [*others, root / "corpus" / "vaultbrain-base.txt", root / "corpus" / "probe.txt"]:
-        with open(other, encoding="utf-8") as fh:
-            other_lines = fh.readlines()
-        seen |= {" ".join(ex.text.lower().split()) for ex in map(parse_line, other_lines) if ex}
-        other_headings |= _headings(other_lines, short=True)
-    texts = [" ".join(ex.text.lower().split()) for ex in held_out]
-    assert not [t for t in texts if t in seen]
-    assert len(set(texts)) == len(texts), "no thought twice"
-    firsts = [ex.labels[0] if ex.labels else "x" for ex in held_out]
-    assert all(firsts.count(t) >= 15 for t in ("person", "project", "idea", "admin"))
-    voices = {h for h in _headings(lines) if not h.startswith("noise")}
-    assert len(voices - other_headings) >= 6, voices & other_headings
-    section, noise = "", []
-    for line in lines:
-        if line.startswith("# -- "):
-            section = line[5:].strip().lower()
-        elif section.startswith("noise") and (ex := parse_line(line)) is not None:
-            noise.append(ex)
-    assert len(noise) >= 15
-    assert all(not ex.labels and not ex.people for ex in noise)
-    assert not [ex.text for ex in noise if ex.text.startswith(("http://", "https://"))]
+    held_out, noise = _blind_set(8)
     noise_text = " ".join(ex.text for ex in noise)
     for mark in (
         "=VLOOKUP(",
