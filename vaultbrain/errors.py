@@ -61,3 +61,13 @@ class LLMError(VaultbrainError):
         self.retryable = retryable
         self.cause = cause or message.split("; ", 1)[0][:160]
         self.partial = partial  # what the model had said when it was cut off (kind "length")
+
+
+def write_failure(exc: Exception) -> str:
+    """What a failed write says, in one line: a :class:`StorageError`'s reason (without its
+    "nothing was changed", which a caller whose thought is already in the inbox must not
+    say), or an ``OSError``'s, with the file it names."""
+    if isinstance(exc, StorageError):
+        return str(exc).split("; nothing was changed")[0]
+    filename = getattr(exc, "filename", None)
+    return f"{getattr(exc, 'strerror', None) or exc}" + (f" ({filename})" if filename else "")

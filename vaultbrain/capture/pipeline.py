@@ -29,7 +29,13 @@ from vaultbrain.capture.plan import AmbiguousName, plan
 from vaultbrain.capture.route import take_special
 from vaultbrain.capture.write import write
 from vaultbrain.classify.result import Band, Classification, judge
-from vaultbrain.errors import StorageError, UnsafePathError, UserError, VaultbrainError
+from vaultbrain.errors import (
+    StorageError,
+    UnsafePathError,
+    UserError,
+    VaultbrainError,
+    write_failure,
+)
 from vaultbrain.machine import filed_elsewhere
 
 if TYPE_CHECKING:
@@ -123,14 +129,9 @@ def _going_on(brain: Brain, cid: str, step: Callable[[], Capture]) -> Capture:
     try:
         return step()
     except (StorageError, OSError) as exc:
-        filename = getattr(exc, "filename", None)
-        reason = (
-            str(exc).split("; nothing was changed")[0]
-            if isinstance(exc, StorageError)
-            else f"{getattr(exc, 'strerror', None) or exc}" + (f" ({filename})" if filename else "")
-        )
         raise UserError(
-            f"the thought is in {brain.inbox_rel} (^vb-{cid}) but was not filed: {reason}; "
+            f"the thought is in {brain.inbox_rel} (^vb-{cid}) but was not filed: "
+            f"{write_failure(exc)}; "
             "once that is fixed, capture it again (this capture goes on, none is added) or "
             "let the daemon file it"
         ) from exc

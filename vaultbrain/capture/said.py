@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from vaultbrain.capture.model import WAITING_FOR_PERSON, CaptureStatus, capture_doc
-from vaultbrain.errors import StorageError, UserError, VaultbrainError
+from vaultbrain.errors import StorageError, UserError, VaultbrainError, write_failure
 
 if TYPE_CHECKING:
     from vaultbrain.brain import Brain
@@ -87,14 +87,8 @@ def capture_failure(brain: Brain, text: str, exc: Exception) -> Exception:
         line = None
     if line is None:
         return exc
-    filename = getattr(exc, "filename", None)
-    reason = (
-        str(exc).split("; nothing was changed")[0]
-        if isinstance(exc, StorageError)
-        else f"{getattr(exc, 'strerror', None) or exc}" + (f" ({filename})" if filename else "")
-    )
     return UserError(
         f"the thought is in {rel} (line {line.number + 1}, ^vb-{line.block_id}) but was not "
-        f"filed: {reason}; the daemon files it once the state dir can be written, so do not "
+        f"filed: {write_failure(exc)}; the daemon files it once the state dir can be written, so do not "
         "capture it again"
     )
