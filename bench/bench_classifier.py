@@ -15,9 +15,10 @@ generated vault.
   written before the judge round changed the classifier and never tuned on: the guard
   against fitting the third), a fifth (classifier-dev5.txt), a sixth (classifier-dev6.txt,
   written blind while the sixth round tuned on the fourth and fifth), a seventh
-  (classifier-dev7.txt, written blind while the seventh round tuned on the fourth to sixth)
-  and an eighth (classifier-dev8.txt, written blind while the classifier was tuned on the
-  fourth to seventh),
+  (classifier-dev7.txt, written blind while the seventh round tuned on the fourth to sixth),
+  an eighth (classifier-dev8.txt, written blind while the classifier was tuned on the
+  fourth to seventh) and a ninth (classifier-dev9.txt, written blind while it was tuned on the
+  second to eighth),
   with issue 42's targets.
 - How many examples per type the embedded classifier needs to learn a person's own way of
   writing (four families of thoughts the corpus reads otherwise, taught as corrected
@@ -190,6 +191,7 @@ DEV5 = DATA / "classifier-dev5.txt"  # written before the fifth judge round: nev
 DEV6 = DATA / "classifier-dev6.txt"  # written blind in the sixth round: never tuned on
 DEV7 = DATA / "classifier-dev7.txt"  # written blind in the seventh round: never tuned on
 DEV8 = DATA / "classifier-dev8.txt"  # written blind in the eighth round: never tuned on
+DEV9 = DATA / "classifier-dev9.txt"  # written blind in the ninth round: never tuned on
 
 
 def held_out_cases(
@@ -504,6 +506,7 @@ def main() -> int:
     cases6, noise6 = held_out_cases(DEV6)
     cases7, noise7 = held_out_cases(DEV7)
     cases8, noise8 = held_out_cases(DEV8)
+    cases9, noise9 = held_out_cases(DEV9)
     held = {}
     for label, (cs, noise) in (
         ("second dev set", (cases2, noise2)),
@@ -513,6 +516,7 @@ def main() -> int:
         ("sixth dev set", (cases6, noise6)),
         ("seventh dev set", (cases7, noise7)),
         ("eighth dev set", (cases8, noise8)),
+        ("ninth dev set", (cases9, noise9)),
     ):
         got = held[label] = evaluate(cs, no_llm, noise, misses=misses if args.misses else None)
         if args.misses:

@@ -423,6 +423,7 @@ def main() -> int:
         "sixth dev set": bc.held_out_cases(bc.DEV6)[0],
         "seventh dev set": bc.held_out_cases(bc.DEV7)[0],
         "eighth dev set": bc.held_out_cases(bc.DEV8)[0],
+        "ninth dev set": bc.held_out_cases(bc.DEV9)[0],
     }
     if args.no_llm:
         from vaultbrain.classify.embedded import analyse

@@ -236,3 +236,29 @@ def test_the_eighth_dev_set_is_held_out_and_in_voices_no_other_set_has() -> None
     people = {name for ex in held_out for name in ex.people}
     for name in ("Kim Min-jun", "Tanaka Hiroshi", "Mrs van der Berg", "J. Okafor", "Sully"):
         assert name in people
+
+
+def test_the_ninth_dev_set_is_held_out_and_in_voices_no_other_set_has() -> None:
+    """bench/data/classifier-dev9.txt, written blind while the classifier was tuned on the
+    second to eighth sets: no thought of it is in the corpus, the probe or another dev set; at
+    least six of its voices are headings of no other set; its noise names no one, holds no bare
+    URL and has the kinds no earlier set had (a kubectl row, a Terraform plan, a pytest summary,
+    an Excel error, a vCard, a subtitle timing line, a prompt injection)."""
+    held_out, noise = _blind_set(9)
+    noise_text = " ".join(ex.text for ex in noise)
+    for mark in (
+        "Running",
+        "Plan: 3 to add",
+        "passed",
+        "#REF!",
+        "BEGIN:VCARD",
+        " --> ",
+        "ignore previous instructions",
+    ):
+        assert mark in noise_text
+    text = " ".join(ex.text for ex in held_out)
+    for mark in ("→ tmrw", "full stop", "órale", "kvetch", "babushka", "laoshi", "doh forget"):
+        assert mark in text
+    people = {name for ex in held_out for name in ex.people}
+    for name in ("Siti binti Rahman", "J.R. Okoye", "Raj K.", "Prof. Ní Bhriain", "chase"):
+        assert name in people
